@@ -1,0 +1,69 @@
+//! Writes the Verilog of every Ferroce top module.
+
+use clap::Parser;
+use ferroce_hdl::tops::{self, TOPS, WIDTHS};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Generate the Verilog of every Ferroce top module, one file per top.
+///
+/// Module names are unique and start with `ferroce_` (name plus `_w<width>`), so the files of
+/// several widths and tops load into one Vivado project.
+#[derive(Parser)]
+#[command(name = "gen-verilog", version, about, long_about = None)]
+struct Args {
+    /// Output directory (created if missing).
+    #[arg(long, value_name = "DIR", default_value = "out/verilog")]
+    out: PathBuf,
+    /// AXI-Stream data width in bits.
+    #[arg(long, default_value_t = 512, value_parser = parse_width)]
+    width: usize,
+    /// List the top modules with a one-line description, and exit.
+    #[arg(long)]
+    list: bool,
+    /// Emit only these tops (names as printed by --list); default: all.
+    #[arg(long = "top", value_name = "NAME")]
+    only: Vec<String>,
+}
+
+fn parse_width(s: &str) -> Result<usize, String> {
+    let w: usize = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
+    if WIDTHS.contains(&w) {
+        Ok(w)
+    } else {
+        Err(format!("{w} is not a supported width (use one of {WIDTHS:?})"))
+    }
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    if args.list {
+        for t in TOPS.iter() {
+            println!("{:<14} {}", t.name, t.description);
+        }
+        return ExitCode::SUCCESS;
+    }
+    for name in &args.only {
+        if tops::find(name).is_none() {
+            let names: Vec<_> = TOPS.iter().map(|t| t.name).collect();
+            eprintln!("error: unknown top '{name}' (known: {})", names.join(", "));
+            return ExitCode::from(2);
+        }
+    }
+    if let Err(e) = std::fs::create_dir_all(&args.out) {
+        eprintln!("error: cannot create {}: {e}", args.out.display());
+        return ExitCode::FAILURE;
+    }
+    for t in TOPS.iter().filter(|t| args.only.is_empty() || args.only.iter().any(|n| n == t.name)) {
+        let module = t.module_name(args.width);
+        let v = t.verilog(args.width);
+        let path = args.out.join(format!("{module}.v"));
+        if let Err(e) = std::fs::write(&path, &v) {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+        let modules = v.matches("\nmodule ").count() + usize::from(v.starts_with("module "));
+        println!("{}: {} ({} bits, {} modules, {} bytes)", path.display(), t.description.split(':').next().unwrap_or(""), args.width, modules, v.len());
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,63 @@
+//! Verilog emission: rust-hdl names every top `top` and its children `top$child`; Ferroce gives
+//! each emitted top a unique `ferroce_` name so that all of them load into one Vivado project.
+
+use rust_hdl::prelude::*;
+
+/// Elaborates `uut` and returns its Verilog with `top` renamed to `module` and every child
+/// module `top$a$b` renamed to `module__a__b`.
+pub fn verilog<U: Block>(uut: &mut U, module: &str) -> String {
+    uut.connect_all();
+    rename(&generate_verilog(uut), module)
+}
+
+/// Renames the module identifiers rust-hdl generated.
+pub fn rename(src: &str, module: &str) -> String {
+    let mut out = String::with_capacity(src.len());
+    let bytes = src.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let at_word_start = i == 0 || !is_ident(bytes[i - 1]);
+        if at_word_start && src[i..].starts_with("top") && !bytes.get(i + 3).is_some_and(|&b| is_ident_no_dollar(b)) {
+            // `top` or `top$child$grandchild`
+            let mut j = i + 3;
+            while j < bytes.len() && is_ident(bytes[j]) {
+                j += 1;
+            }
+            out.push_str(module);
+            out.push_str(&src[i + 3..j].replace('$', "__"));
+            i = j;
+        } else {
+            out.push(bytes[i] as char);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
+}
+
+fn is_ident_no_dollar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Runs `f` on a thread with a large stack: wide `Bits` live on the stack during elaboration.
+pub fn with_big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(1 << 30)
+        .spawn(f)
+        .expect("spawn elaboration thread")
+        .join()
+        .expect("elaboration panicked")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn renames_top_and_children_only() {
+        let src = "module top(clock);\nmodule top$core(a);\n top$core core(.a(top_x));\n stop topx";
+        let out = super::rename(src, "ferroce_x");
+        assert_eq!(out, "module ferroce_x(clock);\nmodule ferroce_x__core(a);\n ferroce_x__core core(.a(top_x));\n stop topx");
+    }
+}

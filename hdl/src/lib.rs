@@ -1,0 +1,9 @@
+//! Ferroce: synthesizable RoCEv2 building blocks written with rust-hdl.
+//!
+//! Every top is listed in [`tops`]; `gen-verilog` writes them out with unique `ferroce_` module
+//! names (see [`emit`]).
+
+pub mod crc;
+pub mod emit;
+pub mod icrc;
+pub mod tops;

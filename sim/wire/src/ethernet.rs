@@ -1,0 +1,248 @@
+//! Ethernet II header with zero, one or two VLAN tags (802.1Q / 802.1ad).
+//!
+//! Layout: dst MAC (6), src MAC (6), then up to two 4-byte tags (TPID 0x8100 or 0x88A8 followed
+//! by PCP(3) DEI(1) VID(12)), then the ethertype. The frame carries no FCS.
+
+use crate::field::{be16, put16};
+use crate::{Error, Result};
+
+/// A 48-bit MAC address.
+pub type MacAddr = [u8; 6];
+
+/// Ethertype of IPv4.
+pub const ETHERTYPE_IPV4: u16 = 0x0800;
+/// Ethertype of IPv6.
+pub const ETHERTYPE_IPV6: u16 = 0x86DD;
+/// Ethertype of ARP.
+pub const ETHERTYPE_ARP: u16 = 0x0806;
+/// TPID of an 802.1Q (customer) VLAN tag.
+pub const TPID_8021Q: u16 = 0x8100;
+/// TPID of an 802.1ad (service) VLAN tag.
+pub const TPID_8021AD: u16 = 0x88A8;
+/// Length of the untagged header (dst, src, ethertype).
+pub const HEADER_LEN: usize = 14;
+/// Length of one VLAN tag.
+pub const VLAN_TAG_LEN: usize = 4;
+/// Most VLAN tags handled.
+pub const MAX_VLANS: usize = 2;
+/// Minimum Ethernet frame length without FCS; shorter frames are padded with zeros.
+pub const MIN_FRAME_LEN: usize = 60;
+
+/// True for the TPIDs this crate recognises as VLAN tags (0x8100, 0x88A8).
+pub fn is_vlan_tpid(t: u16) -> bool {
+    t == TPID_8021Q || t == TPID_8021AD
+}
+
+/// One VLAN tag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct VlanTag {
+    /// Tag protocol identifier: 0x8100 or 0x88A8.
+    pub tpid: u16,
+    /// Priority code point (3 bits).
+    pub pcp: u8,
+    /// Drop eligible indicator.
+    pub dei: bool,
+    /// VLAN identifier (12 bits).
+    pub vid: u16,
+}
+
+impl VlanTag {
+    /// Decodes a tag from its TPID and 16-bit TCI.
+    pub fn from_tci(tpid: u16, tci: u16) -> VlanTag {
+        VlanTag {
+            tpid,
+            pcp: (tci >> 13) as u8,
+            dei: tci & 0x1000 != 0,
+            vid: tci & 0x0FFF,
+        }
+    }
+    /// The 16-bit tag control information (PCP, DEI, VID).
+    pub fn tci(&self) -> u16 {
+        (u16::from(self.pcp & 7) << 13) | (u16::from(self.dei) << 12) | (self.vid & 0x0FFF)
+    }
+    fn check(&self) -> Result<()> {
+        if !is_vlan_tpid(self.tpid) {
+            return Err(Error::BadTpid(self.tpid));
+        }
+        if self.pcp > 7 {
+            return Err(Error::FieldRange("VLAN PCP"));
+        }
+        if self.vid > 0x0FFF {
+            return Err(Error::FieldRange("VLAN VID"));
+        }
+        Ok(())
+    }
+}
+
+/// A checked view of an Ethernet header (with its VLAN tags) over a byte buffer.
+#[derive(Debug, Clone)]
+pub struct Packet<T: AsRef<[u8]>> {
+    buffer: T,
+}
+
+impl<T: AsRef<[u8]>> Packet<T> {
+    /// Wraps a buffer without checking it.
+    pub const fn new_unchecked(buffer: T) -> Packet<T> {
+        Packet { buffer }
+    }
+
+    /// Wraps a buffer and checks that the whole header, VLAN tags included, is present and
+    /// that there are at most two tags.
+    pub fn new_checked(buffer: T) -> Result<Packet<T>> {
+        let p = Packet::new_unchecked(buffer);
+        p.check_len()?;
+        Ok(p)
+    }
+
+    /// Checks the buffer length against the header length implied by the VLAN tags.
+    pub fn check_len(&self) -> Result<()> {
+        let b = self.buffer.as_ref();
+        let mut off = 12;
+        let mut tags = 0;
+        loop {
+            if b.len() < off + 2 {
+                return Err(Error::Truncated);
+            }
+            if !is_vlan_tpid(be16(b, off)) {
+                return Ok(());
+            }
+            tags += 1;
+            if tags > MAX_VLANS {
+                return Err(Error::TooManyVlans);
+            }
+            off += VLAN_TAG_LEN;
+        }
+    }
+
+    /// Returns the underlying buffer.
+    pub fn into_inner(self) -> T {
+        self.buffer
+    }
+
+    /// Destination MAC address.
+    pub fn dst_addr(&self) -> MacAddr {
+        self.buffer.as_ref()[0..6].try_into().unwrap()
+    }
+
+    /// Source MAC address.
+    pub fn src_addr(&self) -> MacAddr {
+        self.buffer.as_ref()[6..12].try_into().unwrap()
+    }
+
+    /// Number of VLAN tags (0..=2 on a checked packet).
+    pub fn vlan_count(&self) -> usize {
+        let b = self.buffer.as_ref();
+        let mut n = 0;
+        while n < MAX_VLANS && b.len() >= 14 + 4 * n && is_vlan_tpid(be16(b, 12 + 4 * n)) {
+            n += 1;
+        }
+        n
+    }
+
+    /// VLAN tag number `i` (0 = outermost). Panics if `i >= vlan_count()`.
+    pub fn vlan(&self, i: usize) -> VlanTag {
+        assert!(i < self.vlan_count(), "no VLAN tag {i}");
+        let b = self.buffer.as_ref();
+        VlanTag::from_tci(be16(b, 12 + 4 * i), be16(b, 14 + 4 * i))
+    }
+
+    /// Header length: 14 + 4 per VLAN tag.
+    pub fn header_len(&self) -> usize {
+        HEADER_LEN + VLAN_TAG_LEN * self.vlan_count()
+    }
+
+    /// The ethertype following the VLAN tags.
+    pub fn ethertype(&self) -> u16 {
+        be16(self.buffer.as_ref(), self.header_len() - 2)
+    }
+
+    /// The bytes after the header.
+    pub fn payload(&self) -> &[u8] {
+        &self.buffer.as_ref()[self.header_len()..]
+    }
+}
+
+impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
+    /// Sets the destination MAC address.
+    pub fn set_dst_addr(&mut self, a: MacAddr) {
+        self.buffer.as_mut()[0..6].copy_from_slice(&a);
+    }
+    /// Sets the source MAC address.
+    pub fn set_src_addr(&mut self, a: MacAddr) {
+        self.buffer.as_mut()[6..12].copy_from_slice(&a);
+    }
+    /// Overwrites VLAN tag `i` in place (the tag must exist).
+    pub fn set_vlan(&mut self, i: usize, tag: VlanTag) {
+        assert!(i < self.vlan_count(), "no VLAN tag {i}");
+        let b = self.buffer.as_mut();
+        put16(b, 12 + 4 * i, tag.tpid);
+        put16(b, 14 + 4 * i, tag.tci());
+    }
+    /// Sets the ethertype that follows the existing VLAN tags.
+    pub fn set_ethertype(&mut self, t: u16) {
+        let at = self.header_len() - 2;
+        put16(self.buffer.as_mut(), at, t);
+    }
+    /// Mutable bytes after the header.
+    pub fn payload_mut(&mut self) -> &mut [u8] {
+        let at = self.header_len();
+        &mut self.buffer.as_mut()[at..]
+    }
+}
+
+/// Parsed Ethernet header.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Repr {
+    /// Destination MAC.
+    pub dst: MacAddr,
+    /// Source MAC.
+    pub src: MacAddr,
+    /// VLAN tags, outermost first (0–2).
+    pub vlans: Vec<VlanTag>,
+    /// Ethertype after the tags.
+    pub ethertype: u16,
+}
+
+impl Repr {
+    /// Parses a checked packet.
+    pub fn parse<T: AsRef<[u8]>>(p: &Packet<T>) -> Result<Repr> {
+        p.check_len()?;
+        let vlans = (0..p.vlan_count()).map(|i| p.vlan(i)).collect();
+        Ok(Repr {
+            dst: p.dst_addr(),
+            src: p.src_addr(),
+            vlans,
+            ethertype: p.ethertype(),
+        })
+    }
+
+    /// Header length this representation emits.
+    pub fn buffer_len(&self) -> usize {
+        HEADER_LEN + VLAN_TAG_LEN * self.vlans.len()
+    }
+
+    /// Writes the header into the start of `p`'s buffer.
+    pub fn emit<T: AsRef<[u8]> + AsMut<[u8]>>(&self, p: &mut Packet<T>) -> Result<()> {
+        if self.vlans.len() > MAX_VLANS {
+            return Err(Error::TooManyVlans);
+        }
+        for v in &self.vlans {
+            v.check()?;
+        }
+        if is_vlan_tpid(self.ethertype) {
+            return Err(Error::FieldRange("ethertype is a VLAN TPID"));
+        }
+        let b = p.buffer.as_mut();
+        if b.len() < self.buffer_len() {
+            return Err(Error::Truncated);
+        }
+        b[0..6].copy_from_slice(&self.dst);
+        b[6..12].copy_from_slice(&self.src);
+        for (i, v) in self.vlans.iter().enumerate() {
+            put16(b, 12 + 4 * i, v.tpid);
+            put16(b, 14 + 4 * i, v.tci());
+        }
+        put16(b, 12 + 4 * self.vlans.len(), self.ethertype);
+        Ok(())
+    }
+}

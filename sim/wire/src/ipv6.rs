@@ -1,0 +1,177 @@
+//! IPv6 fixed header (40 bytes; extension headers are not interpreted).
+
+use crate::field::{be16, put16};
+use crate::{Error, Result};
+use std::net::Ipv6Addr;
+
+/// Length of the IPv6 fixed header.
+pub const HEADER_LEN: usize = 40;
+
+/// A checked view of an IPv6 header (and the packet it heads) over a byte buffer.
+#[derive(Debug, Clone)]
+pub struct Packet<T: AsRef<[u8]>> {
+    buffer: T,
+}
+
+impl<T: AsRef<[u8]>> Packet<T> {
+    /// Wraps a buffer without checking it.
+    pub const fn new_unchecked(buffer: T) -> Packet<T> {
+        Packet { buffer }
+    }
+    /// Wraps a buffer and checks it with [`Packet::check_len`].
+    pub fn new_checked(buffer: T) -> Result<Packet<T>> {
+        let p = Packet::new_unchecked(buffer);
+        p.check_len()?;
+        Ok(p)
+    }
+    /// Checks that the buffer holds the 40-byte header and the payload length it announces
+    /// (extra bytes, e.g. MAC padding, are allowed).
+    pub fn check_len(&self) -> Result<()> {
+        let len = self.buffer.as_ref().len();
+        if len < HEADER_LEN || len < HEADER_LEN + usize::from(self.payload_len()) {
+            return Err(Error::Truncated);
+        }
+        Ok(())
+    }
+    /// Returns the underlying buffer.
+    pub fn into_inner(self) -> T {
+        self.buffer
+    }
+    fn b(&self) -> &[u8] {
+        self.buffer.as_ref()
+    }
+    /// Version nibble (6).
+    pub fn version(&self) -> u8 {
+        self.b()[0] >> 4
+    }
+    /// Traffic class (8 bits). Masked in the ICRC.
+    pub fn traffic_class(&self) -> u8 {
+        ((be16(self.b(), 0) >> 4) & 0xFF) as u8
+    }
+    /// Flow label (20 bits). Masked in the ICRC.
+    pub fn flow_label(&self) -> u32 {
+        let b = self.b();
+        (u32::from(b[1] & 0x0F) << 16) | (u32::from(b[2]) << 8) | u32::from(b[3])
+    }
+    /// Payload length (bytes after the fixed header).
+    pub fn payload_len(&self) -> u16 {
+        be16(self.b(), 4)
+    }
+    /// Next header (17 for UDP).
+    pub fn next_header(&self) -> u8 {
+        self.b()[6]
+    }
+    /// Hop limit. Masked in the ICRC.
+    pub fn hop_limit(&self) -> u8 {
+        self.b()[7]
+    }
+    /// Source address.
+    pub fn src_addr(&self) -> Ipv6Addr {
+        Ipv6Addr::from(<[u8; 16]>::try_from(&self.b()[8..24]).unwrap())
+    }
+    /// Destination address.
+    pub fn dst_addr(&self) -> Ipv6Addr {
+        Ipv6Addr::from(<[u8; 16]>::try_from(&self.b()[24..40]).unwrap())
+    }
+    /// The payload bytes (per the payload length).
+    pub fn payload(&self) -> &[u8] {
+        &self.b()[HEADER_LEN..HEADER_LEN + usize::from(self.payload_len())]
+    }
+}
+
+impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
+    fn bm(&mut self) -> &mut [u8] {
+        self.buffer.as_mut()
+    }
+    /// Sets version, traffic class and flow label (the first 4 bytes).
+    pub fn set_version_tc_flow(&mut self, version: u8, tc: u8, flow: u32) {
+        let w = (u32::from(version) << 28) | (u32::from(tc) << 20) | (flow & 0xF_FFFF);
+        self.bm()[0..4].copy_from_slice(&w.to_be_bytes());
+    }
+    /// Sets the payload length.
+    pub fn set_payload_len(&mut self, v: u16) {
+        put16(self.bm(), 4, v);
+    }
+    /// Sets the next header.
+    pub fn set_next_header(&mut self, v: u8) {
+        self.bm()[6] = v;
+    }
+    /// Sets the hop limit.
+    pub fn set_hop_limit(&mut self, v: u8) {
+        self.bm()[7] = v;
+    }
+    /// Sets the source address.
+    pub fn set_src_addr(&mut self, a: Ipv6Addr) {
+        self.bm()[8..24].copy_from_slice(&a.octets());
+    }
+    /// Sets the destination address.
+    pub fn set_dst_addr(&mut self, a: Ipv6Addr) {
+        self.bm()[24..40].copy_from_slice(&a.octets());
+    }
+    /// Mutable payload (per the payload length).
+    pub fn payload_mut(&mut self) -> &mut [u8] {
+        let end = HEADER_LEN + usize::from(self.payload_len());
+        &mut self.bm()[HEADER_LEN..end]
+    }
+}
+
+/// Parsed IPv6 fixed header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Repr {
+    /// Source address.
+    pub src: Ipv6Addr,
+    /// Destination address.
+    pub dst: Ipv6Addr,
+    /// Traffic class (DSCP + ECN).
+    pub traffic_class: u8,
+    /// Flow label (20 bits).
+    pub flow_label: u32,
+    /// Next header.
+    pub next_header: u8,
+    /// Hop limit.
+    pub hop_limit: u8,
+    /// Payload length.
+    pub payload_len: usize,
+}
+
+impl Repr {
+    /// Parses a checked packet (version must be 6).
+    pub fn parse<T: AsRef<[u8]>>(p: &Packet<T>) -> Result<Repr> {
+        p.check_len()?;
+        if p.version() != 6 {
+            return Err(Error::BadVersion(p.version()));
+        }
+        Ok(Repr {
+            src: p.src_addr(),
+            dst: p.dst_addr(),
+            traffic_class: p.traffic_class(),
+            flow_label: p.flow_label(),
+            next_header: p.next_header(),
+            hop_limit: p.hop_limit(),
+            payload_len: usize::from(p.payload_len()),
+        })
+    }
+    /// Header length (40).
+    pub const fn buffer_len(&self) -> usize {
+        HEADER_LEN
+    }
+    /// Writes the 40-byte header into the start of `p`'s buffer.
+    pub fn emit<T: AsRef<[u8]> + AsMut<[u8]>>(&self, p: &mut Packet<T>) -> Result<()> {
+        if p.buffer.as_ref().len() < HEADER_LEN {
+            return Err(Error::Truncated);
+        }
+        if self.flow_label > 0xF_FFFF {
+            return Err(Error::FieldRange("IPv6 flow label"));
+        }
+        if self.payload_len > usize::from(u16::MAX) {
+            return Err(Error::FieldRange("IPv6 payload length"));
+        }
+        p.set_version_tc_flow(6, self.traffic_class, self.flow_label);
+        p.set_payload_len(self.payload_len as u16);
+        p.set_next_header(self.next_header);
+        p.set_hop_limit(self.hop_limit);
+        p.set_src_addr(self.src);
+        p.set_dst_addr(self.dst);
+        Ok(())
+    }
+}
