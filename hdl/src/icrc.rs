@@ -131,6 +131,7 @@ pub struct IcrcCore<const W: usize, const K: usize> {
     cb8: Constant<Bits<8>>,      // B as 8 bits
     cbm8: Constant<Bits<8>>,     // B - 1 as 8 bits
     chp_pos: Constant<Bits<17>>, // position of beat K (header-prefix injection)
+    cinfo_pos: Constant<Bits<17>>, // first beat position whose decode is complete (K·B)
     lane: [Constant<Bits<W>>; 128],
     lane_idx: [Constant<Bits<8>>; 128],
     lane_idx_b: [Constant<Bits<8>>; 128],
@@ -220,6 +221,7 @@ pub struct IcrcCore<const W: usize, const K: usize> {
     wm: Signal<Local, Bits<W>>,
     wd: Signal<Local, Bits<W>>,
     fold: Signal<Local, Bits<32>>,
+    early: Signal<Local, Bit>,
     // ---- S4 ----
     st: DFF<Bits<32>>,
     lc4: DFF<Bit>,
@@ -361,6 +363,7 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
             cb8: c::<8>(b as u64),
             cbm8: c::<8>((b - 1) as u64),
             chp_pos: c::<17>(if hp_bytes > 0 { (kh * b) as u64 } else { 0x1FFFF }),
+            cinfo_pos: c::<17>((kh * b) as u64),
             lane,
             lane_idx,
             lane_idx_b,
@@ -445,6 +448,7 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
             wm: Default::default(),
             wd: Default::default(),
             fold: Default::default(),
+            early: Default::default(),
             st: Default::default(),
             lc4: Default::default(),
             s4: Default::default(),
@@ -646,6 +650,9 @@ impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
                 self.xm.next = (self.d2.q.val() & self.reg_and[e].val()) | self.reg_or[e].val();
             }
         }
+        // Beats before byte 27 (only at 64/128 bits) see a partly captured header: their bytes go
+        // through the header prefix, and nothing about the ICRC position may be taken from them.
+        self.early.next = self.p2.q.val() < self.cinfo_pos.val();
         self.covm.next = 0.into();
         self.wm.next = 0.into();
         for i in 0..K {
@@ -655,10 +662,11 @@ impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
                 {
                     self.covm.next = self.covm.val() | self.lane[i].val();
                 }
-                if (self.p2.q.val() == self.qpos2.q.val()
-                    && self.lane_idx[i].val() >= self.ql2.q.val()
-                    && self.lane_idx[i].val() < self.ql4.q.val())
-                    || (self.p2.q.val() == self.qposb2.q.val() && self.lane_idx_b[i].val() < self.ql4.q.val())
+                if !self.early.val()
+                    && ((self.p2.q.val() == self.qpos2.q.val()
+                        && self.lane_idx[i].val() >= self.ql2.q.val()
+                        && self.lane_idx[i].val() < self.ql4.q.val())
+                        || (self.p2.q.val() == self.qposb2.q.val() && self.lane_idx_b[i].val() < self.ql4.q.val()))
                 {
                     self.wm.next = self.wm.val() | self.lane[i].val();
                 }
@@ -675,7 +683,11 @@ impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
         }
         if self.en.val() {
             self.v3.d.next = self.v2.q.val();
-            self.dm3.d.next = self.xm.val() & self.covm.val();
+            if self.early.val() {
+                self.dm3.d.next = 0.into();
+            } else {
+                self.dm3.d.next = self.xm.val() & self.covm.val();
+            }
             if self.p2.q.val() == self.chp_pos.val() {
                 self.hp3.d.next = (self.hp2.q.val() & self.hp_and[0].val()) | self.hp_or[0].val();
                 for cmb in 1..6 {
@@ -688,8 +700,8 @@ impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
             }
             self.first3.d.next = self.p2.q.val() == 0;
             if self.check.val() {
-                self.cov3.d.next = self.p2.q.val() <= self.lcpos2.q.val();
-                self.lc3.d.next = self.v2.q.val() && self.p2.q.val() == self.lcpos2.q.val();
+                self.cov3.d.next = self.early.val() || self.p2.q.val() <= self.lcpos2.q.val();
+                self.lc3.d.next = self.v2.q.val() && !self.early.val() && self.p2.q.val() == self.lcpos2.q.val();
                 self.s3.d.next = self.mlow2.q.val() ^ self.cbm8.val();
             } else {
                 self.cov3.d.next = true;

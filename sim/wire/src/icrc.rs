@@ -132,8 +132,9 @@ fn l2_walk(frame: &[u8]) -> Option<(usize, u16)> {
     Some((l2, et))
 }
 
-/// Locates the RoCE IP packet per rules 1–2 of [`icrc_verdict`]: `(l2, iplen, minlen)`.
-fn locate(frame: &[u8]) -> Option<(usize, usize, usize)> {
+/// Locates the RoCE IP packet per rules 1–2 of [`icrc_verdict`]: `(l2, iplen, minlen)`;
+/// `None` for a frame that is not RoCEv2 by those rules.
+pub fn locate(frame: &[u8]) -> Option<(usize, usize, usize)> {
     let (l2, et) = l2_walk(frame)?;
     match et {
         0x0800 => {

