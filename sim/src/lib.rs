@@ -4,5 +4,6 @@
 pub use ferroce_wire as wire;
 
 pub mod axis;
+pub mod bench;
 pub mod icrc;
 pub mod verilated;
