@@ -83,6 +83,7 @@ fn main() {
     println!("cargo:rerun-if-changed=csrc");
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=FERROCE_SIM_WIDTHS");
+    println!("cargo:rerun-if-env-changed=FERROCE_SIM_OPT");
     let root = verilator_root();
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let csrc = Path::new(env!("CARGO_MANIFEST_DIR")).join("csrc");
@@ -98,7 +99,7 @@ fn main() {
     build
         .cpp(true)
         .std("c++17")
-        .opt_level(1)
+        .opt_level(std::env::var("FERROCE_SIM_OPT").ok().and_then(|v| v.parse().ok()).unwrap_or(2))
         .warnings(false)
         .flag_if_supported("-faligned-new")
         .flag_if_supported("-Wno-unused-parameter")
@@ -126,7 +127,7 @@ fn main() {
             let mdir = out.join(format!("obj_{module}"));
             let _ = std::fs::remove_dir_all(&mdir);
             run(Command::new("verilator")
-                .args(["--cc", "-O3", "--trace", "-Wno-fatal", "-Wno-WIDTH", "-Wno-UNSIGNED", "--x-assign", "0", "--x-initial", "0"])
+                .args(["--cc", "-O3", "--trace", "-Wno-fatal", "-Wno-WIDTH", "--x-assign", "0", "--x-initial", "0"])
                 .arg("--top-module")
                 .arg(&module)
                 .arg("--Mdir")

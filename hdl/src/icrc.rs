@@ -129,12 +129,13 @@ pub struct IcrcCore<const W: usize, const K: usize> {
     cb: Constant<Bits<17>>,      // B
     cbmask: Constant<Bits<17>>,  // B - 1
     cb8: Constant<Bits<8>>,      // B as 8 bits
+    cb9: Constant<Bits<9>>,      // B as 9 bits
     cbm8: Constant<Bits<8>>,     // B - 1 as 8 bits
     chp_pos: Constant<Bits<17>>, // position of beat K (header-prefix injection)
     cinfo_pos: Constant<Bits<17>>, // first beat position whose decode is complete (K·B)
     lane: [Constant<Bits<W>>; 128],
-    lane_idx: [Constant<Bits<8>>; 128],
-    lane_idx_b: [Constant<Bits<8>>; 128],
+    lane_idx: [Constant<Bits<9>>; 128],
+    lane_idx_b: [Constant<Bits<9>>; 128],
     cap_pos: [Constant<Bits<17>>; 16],
     cap_shift: [Constant<Bits<16>>; 16],
     cap_mask: [Constant<Bits<HDR_BITS>>; 16],
@@ -172,11 +173,11 @@ pub struct IcrcCore<const W: usize, const K: usize> {
     lenok2: DFF<Bit>,
     lcpos2: DFF<Bits<17>>, // position of the last covered beat
     mlow2: DFF<Bits<8>>,   // last covered lane in it
-    mlow21: DFF<Bits<8>>,  // ... plus one
+    mlow21: DFF<Bits<9>>,  // ... plus one
     qpos2: DFF<Bits<17>>,  // position of the beat holding the first ICRC byte
     qposb2: DFF<Bits<17>>, // ... plus B
-    ql2: DFF<Bits<8>>,     // ICRC lane
-    ql4: DFF<Bits<8>>,     // ICRC lane + 4
+    ql2: DFF<Bits<9>>,     // ICRC lane
+    ql4: DFF<Bits<9>>,     // ICRC lane + 4
     e2: DFF<Bits<17>>,     // end of the IP packet
     hp2: DFF<Bits<HP_BITS>>,
     // S1->S2 decode temporaries
@@ -201,7 +202,7 @@ pub struct IcrcCore<const W: usize, const K: usize> {
     is4: Signal<Local, Bit>,
     is6: Signal<Local, Bit>,
     qv: Signal<Local, Bits<17>>,
-    nv: Signal<Local, Bits<8>>,
+    nv: Signal<Local, Bits<9>>,
     // ---- S3 ----
     v3: DFF<Bit>,
     dm3: DFF<Bits<W>>, // classified data
@@ -250,6 +251,8 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
     /// Beats before the one holding byte 27 (the last byte the classification depends on).
     pub const KH: usize = 27 / K;
     const KB: usize = K;
+    /// 1 when some beats precede byte 27 (64 and 128 bits), else 0 (a loop bound).
+    const HAS_EARLY: usize = (27 / K > 0) as usize;
     const KM1: usize = K - 1;
     const KW: usize = K / 4;
     const NR1: usize = Self::NR + 1;
@@ -361,6 +364,7 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
             cb: c::<17>(b as u64),
             cbmask: c::<17>((b - 1) as u64),
             cb8: c::<8>(b as u64),
+            cb9: c::<9>(b as u64),
             cbm8: c::<8>((b - 1) as u64),
             chp_pos: c::<17>(if hp_bytes > 0 { (kh * b) as u64 } else { 0x1FFFF }),
             cinfo_pos: c::<17>((kh * b) as u64),
@@ -605,7 +609,7 @@ impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
         }
         for i in Self::KM1..Self::KB {
             if self.k1.q.val().get_bit(i) {
-                self.nv.next = self.cb8.val();
+                self.nv.next = self.cb9.val();
             }
         }
         if self.en.val() {
@@ -614,7 +618,7 @@ impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
             self.k2.d.next = self.k1.q.val();
             self.l2.d.next = self.l1.q.val();
             self.p2.d.next = self.p1.q.val();
-            self.n2.d.next = self.nv.val();
+            self.n2.d.next = bit_cast::<8, 9>(self.nv.val());
             if self.vl2.val() {
                 self.combo2.d.next = bit_cast::<3, 1>(self.is6.val().into()) | 4;
             } else if self.vl1.val() {
@@ -634,11 +638,11 @@ impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
             }
             self.lcpos2.d.next = (self.qv.val() - 1) & !self.cbmask.val();
             self.mlow2.d.next = bit_cast::<8, 17>((self.qv.val() - 1) & self.cbmask.val());
-            self.mlow21.d.next = bit_cast::<8, 17>((self.qv.val() - 1) & self.cbmask.val()) + 1;
+            self.mlow21.d.next = bit_cast::<9, 17>((self.qv.val() - 1) & self.cbmask.val()) + 1;
             self.qpos2.d.next = self.qv.val() & !self.cbmask.val();
             self.qposb2.d.next = (self.qv.val() & !self.cbmask.val()) + self.cb.val();
-            self.ql2.d.next = bit_cast::<8, 17>(self.qv.val() & self.cbmask.val());
-            self.ql4.d.next = bit_cast::<8, 17>(self.qv.val() & self.cbmask.val()) + 4;
+            self.ql2.d.next = bit_cast::<9, 17>(self.qv.val() & self.cbmask.val());
+            self.ql4.d.next = bit_cast::<9, 17>(self.qv.val() & self.cbmask.val()) + 4;
             self.e2.d.next = self.qv.val() + 4;
             self.hp2.d.next = bit_cast::<HP_BITS, HDR_BITS>(self.hdr.q.val()) & self.hp_cap.val();
         }
@@ -652,7 +656,10 @@ impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
         }
         // Beats before byte 27 (only at 64/128 bits) see a partly captured header: their bytes go
         // through the header prefix, and nothing about the ICRC position may be taken from them.
-        self.early.next = self.p2.q.val() < self.cinfo_pos.val();
+        self.early.next = false;
+        for _u in 0..Self::HAS_EARLY {
+            self.early.next = self.p2.q.val() < self.cinfo_pos.val();
+        }
         self.covm.next = 0.into();
         self.wm.next = 0.into();
         for i in 0..K {
@@ -830,11 +837,11 @@ impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
 }
 
 /// Byte-lane masks `0xFF << 8i` for lanes `i < K` (zero beyond), and lane indices as constants.
-fn lane_consts<const W: usize, const K: usize>() -> ([Constant<Bits<W>>; 128], [Constant<Bits<8>>; 128], [Constant<Bits<8>>; 128]) {
+fn lane_consts<const W: usize, const K: usize>() -> ([Constant<Bits<W>>; 128], [Constant<Bits<9>>; 128], [Constant<Bits<9>>; 128]) {
     (
         std::array::from_fn(|i| Constant::new(bits_from::<W>(|k| i < K && k / 8 == i))),
-        std::array::from_fn(|i| c::<8>(i as u64)),
-        std::array::from_fn(|i| c::<8>(((i + K) as u64) & 0xFF)),
+        std::array::from_fn(|i| c::<9>(i as u64)),
+        std::array::from_fn(|i| c::<9>((i + K) as u64)),
     )
 }
 
@@ -1008,14 +1015,15 @@ pub struct IcrcInsert<const W: usize, const K: usize> {
     pub m_axis_tlast: Signal<Out, Bit>,
     core: IcrcCore<W, K>,
     lane: [Constant<Bits<W>>; 128],
-    lane_idx: [Constant<Bits<8>>; 128],
-    lane_idx_b: [Constant<Bits<8>>; 128],
-    cb8: Constant<Bits<8>>,
+    lane_idx: [Constant<Bits<9>>; 128],
+    lane_idx_b: [Constant<Bits<9>>; 128],
+    cb9: Constant<Bits<9>>,
     sh32: [Constant<Bits<16>>; 32],
     adv: Signal<Local, Bit>,
     rot: Signal<Local, Bits<32>>,
     rep: Signal<Local, Bits<W>>,
-    n4: Signal<Local, Bits<8>>,
+    n4: Signal<Local, Bits<9>>,
+    n9: Signal<Local, Bits<9>>,
     keepm: Signal<Local, Bits<W>>,
     insm: Signal<Local, Bits<W>>,
     insk: Signal<Local, Bits<K>>,
@@ -1050,12 +1058,13 @@ impl<const W: usize, const K: usize> Default for IcrcInsert<W, K> {
             lane,
             lane_idx,
             lane_idx_b,
-            cb8: c::<8>(K as u64),
+            cb9: c::<9>(K as u64),
             sh32: std::array::from_fn(|w| c::<16>((w * 32) as u64)),
             adv: Default::default(),
             rot: Default::default(),
             rep: Default::default(),
             n4: Default::default(),
+            n9: Default::default(),
             keepm: Default::default(),
             insm: Default::default(),
             insk: Default::default(),
@@ -1105,7 +1114,8 @@ impl<const W: usize, const K: usize> Logic for IcrcInsert<W, K> {
         for w in 0..Self::KW {
             self.rep.next = self.rep.val() | (bit_cast::<W, 32>(self.rot.val()) << self.sh32[w].val());
         }
-        self.n4.next = self.core.t_n.val() + 4;
+        self.n9.next = bit_cast::<9, 8>(self.core.t_n.val());
+        self.n4.next = bit_cast::<9, 8>(self.core.t_n.val()) + 4;
         self.keepm.next = 0.into();
         self.insm.next = 0.into();
         self.insk.next = 0.into();
@@ -1115,7 +1125,7 @@ impl<const W: usize, const K: usize> Logic for IcrcInsert<W, K> {
             if self.core.t_keep.val().get_bit(i) {
                 self.keepm.next = self.keepm.val() | self.lane[i].val();
             }
-            if self.lane_idx[i].val() >= self.core.t_n.val() && self.lane_idx[i].val() < self.n4.val() {
+            if self.lane_idx[i].val() >= self.n9.val() && self.lane_idx[i].val() < self.n4.val() {
                 self.insm.next = self.insm.val() | self.lane[i].val();
                 self.insk.next = self.insk.val().replace_bit(i, true);
             }
@@ -1139,7 +1149,7 @@ impl<const W: usize, const K: usize> Logic for IcrcInsert<W, K> {
                 if self.core.t_valid.val() && self.core.t_last.val() && self.core.t_roce.val() {
                     self.od.d.next = (self.core.t_data.val() & self.keepm.val()) | (self.rep.val() & self.insm.val());
                     self.okp.d.next = self.core.t_keep.val() | self.insk.val();
-                    if self.n4.val() > self.cb8.val() {
+                    if self.n4.val() > self.cb9.val() {
                         self.ol.d.next = false;
                         self.pend.d.next = true;
                         self.pd.d.next = self.rep.val() & self.xm.val();

@@ -1,1 +1,1 @@
-
+//! Cross-crate tests live in `tests/tests/`; see `lint_gate.rs`.

@@ -1,0 +1,52 @@
+//! The `gen-verilog` command line.
+
+use std::process::Command;
+
+fn gen(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_gen-verilog")).args(args).output().unwrap();
+    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into(), String::from_utf8_lossy(&o.stderr).into())
+}
+
+#[test]
+fn list_names_every_top() {
+    let (code, out, _) = gen(&["--list"]);
+    assert_eq!(code, 0);
+    for t in ferroce_hdl::tops::TOPS.iter() {
+        assert!(out.lines().any(|l| l.starts_with(t.name) && l.contains(t.description)), "{out}");
+    }
+}
+
+#[test]
+fn writes_one_file_per_top_with_summary() {
+    let dir = std::env::temp_dir().join(format!("ferroce-gen-{}", std::process::id()));
+    let (code, out, err) = gen(&["--out", dir.to_str().unwrap(), "--width", "128"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), ferroce_hdl::tops::TOPS.len(), "one summary line per file: {out}");
+    for t in ferroce_hdl::tops::TOPS.iter() {
+        let p = dir.join(format!("ferroce_{}_w128.v", t.name));
+        let v = std::fs::read_to_string(&p).unwrap();
+        assert!(v.contains(&format!("module ferroce_{}_w128(", t.name)));
+        assert!(!v.contains("module top"));
+        assert!(out.contains(p.to_str().unwrap()));
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn bad_arguments_fail_clearly() {
+    let (code, _, err) = gen(&["--width", "100"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("100 is not a supported width"), "{err}");
+    let (code, _, err) = gen(&["--width", "wide"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("'wide' is not a number"), "{err}");
+    let (code, _, err) = gen(&["--frobnicate"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--frobnicate"), "{err}");
+    let (code, _, err) = gen(&["--top", "nope", "--out", "/tmp/ferroce-never"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("unknown top 'nope'"), "{err}");
+    let (code, out, _) = gen(&["--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("--width") && out.contains("--out") && out.contains("--list"));
+}
