@@ -31,7 +31,8 @@ const HP_BITS: usize = 192;
 /// Header-region masks cover bytes 0..80 (the last masked byte is BTH byte 4 of an IPv6 frame
 /// with two VLAN tags: 22 + 40 + 8 + 4 = 74).
 const HREGION_BYTES: usize = 80;
-const MAX_REGION_ENTRIES: usize = 64;
+/// Header-region masks: 6 (L2, IP version) combinations, stride 16 beats.
+const MAX_REGION_ENTRIES: usize = 96;
 const MAX_REV_STAGES: usize = 4;
 /// RoCEv2 UDP destination port.
 pub const ROCEV2_PORT: u16 = 4791;
@@ -139,8 +140,14 @@ pub struct IcrcCore<const W: usize, const K: usize> {
     cap_pos: [Constant<Bits<17>>; 16],
     cap_shift: [Constant<Bits<16>>; 16],
     cap_mask: [Constant<Bits<HDR_BITS>>; 16],
-    reg_combo: [Constant<Bits<3>>; MAX_REGION_ENTRIES],
-    reg_pos: [Constant<Bits<17>>; MAX_REGION_ENTRIES],
+    reg_pos: [Constant<Bits<17>>; 16],
+    kqm1: [Constant<Bits<17>>; 6],
+    kq: [Constant<Bits<17>>; 6],
+    kqb: [Constant<Bits<17>>; 6],
+    kem1: [Constant<Bits<17>>; 6],
+    lane_lt4: [Constant<Bit>; 128],
+    lane_m4: [Constant<Bits<9>>; 128],
+    lane_bm4: [Constant<Bits<9>>; 128],
     reg_and: [Constant<Bits<W>>; MAX_REGION_ENTRIES],
     reg_or: [Constant<Bits<W>>; MAX_REGION_ENTRIES],
     hp_and: [Constant<Bits<HP_BITS>>; 6],
@@ -161,6 +168,14 @@ pub struct IcrcCore<const W: usize, const K: usize> {
     l1: DFF<Bit>,
     p1: DFF<Bits<17>>,
     keepm: Signal<Local, Bits<W>>,
+    hn: Signal<Local, Bits<HDR_BITS>>,
+    r4: [Signal<Local, Bit>; 3],
+    r6: [Signal<Local, Bit>; 3],
+    e6: [Signal<Local, Bit>; 3],
+    ln: [Signal<Local, Bits<16>>; 6],
+    combo1: DFF<Bits<3>>,
+    roce1: DFF<Bit>,
+    len1: DFF<Bits<16>>,
     // ---- S2 ----
     v2: DFF<Bit>,
     d2: DFF<Bits<W>>,
@@ -169,39 +184,41 @@ pub struct IcrcCore<const W: usize, const K: usize> {
     p2: DFF<Bits<17>>,
     n2: DFF<Bits<8>>,
     combo2: DFF<Bits<3>>,
+    epos2: DFF<Bits<17>>,  // position of the beat holding the last ICRC byte
+    el2: DFF<Bits<9>>,     // its lane
+    rb2: DFF<Bits<16>>,    // one-hot: beat j of the header region
+    atk2: DFF<Bit>,        // beat K (the first with a complete decode)
+    early2: DFF<Bit>,      // a beat before beat K
+    lt2: DFF<Bit>,
+    eq2: DFF<Bit>,
+    gte2: DFF<Bit>,
+    eqe2: DFF<Bit>,
     roce2: DFF<Bit>,
     lenok2: DFF<Bit>,
     lcpos2: DFF<Bits<17>>, // position of the last covered beat
-    mlow2: DFF<Bits<8>>,   // last covered lane in it
-    mlow21: DFF<Bits<9>>,  // ... plus one
+    mlow2: DFF<Bits<9>>,   // last covered lane in it
     qpos2: DFF<Bits<17>>,  // position of the beat holding the first ICRC byte
     qposb2: DFF<Bits<17>>, // ... plus B
     ql2: DFF<Bits<9>>,     // ICRC lane
-    ql4: DFF<Bits<9>>,     // ICRC lane + 4
-    e2: DFF<Bits<17>>,     // end of the IP packet
     hp2: DFF<Bits<HP_BITS>>,
     // S1->S2 decode temporaries
     vl1: Signal<Local, Bit>,
     vl2: Signal<Local, Bit>,
     vl3: Signal<Local, Bit>,
-    eth: Signal<Local, Bits<8>>,
-    etl: Signal<Local, Bits<8>>,
-    vb: Signal<Local, Bits<8>>,
-    pr4: Signal<Local, Bits<8>>,
-    nh6: Signal<Local, Bits<8>>,
-    dp4h: Signal<Local, Bits<8>>,
-    dp4l: Signal<Local, Bits<8>>,
-    dp6h: Signal<Local, Bits<8>>,
-    dp6l: Signal<Local, Bits<8>>,
-    ln4h: Signal<Local, Bits<8>>,
-    ln4l: Signal<Local, Bits<8>>,
-    ln6h: Signal<Local, Bits<8>>,
-    ln6l: Signal<Local, Bits<8>>,
-    l2m4: Signal<Local, Bits<17>>,
-    iplen: Signal<Local, Bits<17>>,
-    is4: Signal<Local, Bit>,
-    is6: Signal<Local, Bit>,
     qv: Signal<Local, Bits<17>>,
+    qm1v: Signal<Local, Bits<17>>,
+    qbv: Signal<Local, Bits<17>>,
+    em1v: Signal<Local, Bits<17>>,
+    ka: Signal<Local, Bits<17>>,
+    kb: Signal<Local, Bits<17>>,
+    kc: Signal<Local, Bits<17>>,
+    kd: Signal<Local, Bits<17>>,
+    rbv: Signal<Local, Bits<16>>,
+    lt: Signal<Local, Bit>,
+    eq: Signal<Local, Bit>,
+    gte: Signal<Local, Bit>,
+    eqe: Signal<Local, Bit>,
+    kbit: Signal<Local, Bit>,
     nv: Signal<Local, Bits<9>>,
     // ---- S3 ----
     v3: DFF<Bit>,
@@ -222,7 +239,6 @@ pub struct IcrcCore<const W: usize, const K: usize> {
     wm: Signal<Local, Bits<W>>,
     wd: Signal<Local, Bits<W>>,
     fold: Signal<Local, Bits<32>>,
-    early: Signal<Local, Bit>,
     // ---- S4 ----
     st: DFF<Bits<32>>,
     lc4: DFF<Bit>,
@@ -258,8 +274,8 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
     const NR1: usize = Self::NR + 1;
     /// Header capture beats.
     pub const NCAP: usize = (HDR_BYTES + K - 1) / K;
-    /// Header-region entries: 6 (L2, IP version) combinations × beats of the region.
-    pub const NREG: usize = 6 * ((HREGION_BYTES + K - 1) / K);
+    /// Beats of the header region (bytes 0..80).
+    pub const NRB: usize = (HREGION_BYTES + K - 1) / K;
 
     pub fn new(check: bool) -> Self {
         assert_eq!(W, 8 * K, "K must be W / 8");
@@ -268,7 +284,7 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
         let kh = Self::KH;
         let hp_bytes = kh * b; // 0 when byte 27 is in beat 0
         assert!(hp_bytes * 8 <= HP_BITS);
-        assert!(Self::NREG <= MAX_REGION_ENTRIES && Self::NR <= MAX_REV_STAGES);
+        assert!(Self::NRB <= 16 && Self::NR <= MAX_REV_STAGES);
 
         let (lane, lane_idx, lane_idx_b) = lane_consts::<W, K>();
         let cap_pos = std::array::from_fn(|j| c::<17>(if j < Self::NCAP { (j * b) as u64 } else { 0x1FFFF }));
@@ -277,38 +293,34 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
             Constant::new(bits_from::<HDR_BITS>(|k| j < Self::NCAP && k / 8 >= j * b && k / 8 < (j + 1) * b))
         });
 
-        // Header-region classification per (combo, beat).
-        let nbeats = Self::NREG / 6;
-        let mut reg_combo = Vec::new();
-        let mut reg_pos = Vec::new();
-        let mut reg_and = Vec::new();
-        let mut reg_or = Vec::new();
-        for combo in 0..6 {
+        // Header-region classification per (combo, beat): entry combo * 16 + beat.
+        let nbeats = Self::NRB;
+        let cls = |combo: usize, j: usize, k: usize| {
             let (l2, v6) = combo_params(combo);
-            for j in 0..nbeats {
-                let cls = |k: usize| {
-                    let p = j * b + k / 8;
-                    if p < hp_bytes {
-                        (0u8, 0u8) // carried by the header prefix instead
-                    } else {
-                        header_byte_class(p, l2, v6)
-                    }
-                };
-                reg_combo.push(c::<3>(combo as u64));
-                reg_pos.push(c::<17>((j * b) as u64));
-                reg_and.push(Constant::new(bits_from::<W>(|k| (cls(k).0 >> (k % 8)) & 1 != 0)));
-                reg_or.push(Constant::new(bits_from::<W>(|k| (cls(k).1 >> (k % 8)) & 1 != 0)));
+            let p = j * b + k / 8;
+            if j >= nbeats {
+                (0xFFu8, 0u8)
+            } else if p < hp_bytes {
+                (0u8, 0u8) // carried by the header prefix instead
+            } else {
+                header_byte_class(p, l2, v6)
             }
-        }
-        while reg_combo.len() < MAX_REGION_ENTRIES {
-            reg_combo.push(c::<3>(7));
-            reg_pos.push(c::<17>(0x1FFFF));
-            reg_and.push(Constant::new(bits_from::<W>(|_| true)));
-            reg_or.push(Constant::new(bits_from::<W>(|_| false)));
-        }
-        let arr = |v: Vec<Constant<Bits<W>>>| -> [Constant<Bits<W>>; MAX_REGION_ENTRIES] {
-            v.try_into().unwrap_or_else(|_| unreachable!())
         };
+        let reg_and = std::array::from_fn(|e| Constant::new(bits_from::<W>(|k| (cls(e / 16, e % 16, k).0 >> (k % 8)) & 1 != 0)));
+        let reg_or = std::array::from_fn(|e| Constant::new(bits_from::<W>(|k| (cls(e / 16, e % 16, k).1 >> (k % 8)) & 1 != 0)));
+        let reg_pos = std::array::from_fn(|j| c::<17>(if j < nbeats { (j * b) as u64 } else { 0x1FFFF }));
+        // ICRC position q = l2 + iplen - 4 = length field + (l2 - 4) (+ 40 for IPv6).
+        let kq_of = |combo: usize| {
+            let (l2, v6) = combo_params(combo);
+            (l2 - 4 + if v6 { 40 } else { 0 }) as u64
+        };
+        let kqm1 = std::array::from_fn(|cmb| c::<17>(kq_of(cmb) - 1));
+        let kq = std::array::from_fn(|cmb| c::<17>(kq_of(cmb)));
+        let kqb = std::array::from_fn(|cmb| c::<17>(kq_of(cmb) + b as u64));
+        let kem1 = std::array::from_fn(|cmb| c::<17>(kq_of(cmb) + 3));
+        let lane_lt4 = std::array::from_fn(|i| Constant::new(i < 4));
+        let lane_m4 = std::array::from_fn(|i| c::<9>(i.saturating_sub(4) as u64));
+        let lane_bm4 = std::array::from_fn(|i| c::<9>((i + b - 4) as u64));
         let hp_and = std::array::from_fn(|combo| {
             let (l2, v6) = combo_params(combo);
             Constant::new(bits_from::<HP_BITS>(|k| k / 8 < hp_bytes && (header_byte_class(k / 8, l2, v6).0 >> (k % 8)) & 1 != 0))
@@ -374,10 +386,16 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
             cap_pos,
             cap_shift,
             cap_mask,
-            reg_combo: reg_combo.try_into().unwrap_or_else(|_| unreachable!()),
-            reg_pos: reg_pos.try_into().unwrap_or_else(|_| unreachable!()),
-            reg_and: arr(reg_and),
-            reg_or: arr(reg_or),
+            reg_pos,
+            reg_and,
+            reg_or,
+            kqm1,
+            kq,
+            kqb,
+            kem1,
+            lane_lt4,
+            lane_m4,
+            lane_bm4,
             hp_and,
             hp_or,
             hp_cap,
@@ -394,6 +412,14 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
             l1: Default::default(),
             p1: Default::default(),
             keepm: Default::default(),
+            hn: Default::default(),
+            r4: Default::default(),
+            r6: Default::default(),
+            e6: Default::default(),
+            ln: Default::default(),
+            combo1: Default::default(),
+            roce1: Default::default(),
+            len1: Default::default(),
             v2: Default::default(),
             d2: Default::default(),
             k2: Default::default(),
@@ -401,38 +427,40 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
             p2: Default::default(),
             n2: Default::default(),
             combo2: Default::default(),
+            epos2: Default::default(),
+            el2: Default::default(),
+            rb2: Default::default(),
+            atk2: Default::default(),
+            early2: Default::default(),
+            lt2: Default::default(),
+            eq2: Default::default(),
+            gte2: Default::default(),
+            eqe2: Default::default(),
             roce2: Default::default(),
             lenok2: Default::default(),
             lcpos2: Default::default(),
             mlow2: Default::default(),
-            mlow21: Default::default(),
             qpos2: Default::default(),
             qposb2: Default::default(),
             ql2: Default::default(),
-            ql4: Default::default(),
-            e2: Default::default(),
             hp2: Default::default(),
             vl1: Default::default(),
             vl2: Default::default(),
             vl3: Default::default(),
-            eth: Default::default(),
-            etl: Default::default(),
-            vb: Default::default(),
-            pr4: Default::default(),
-            nh6: Default::default(),
-            dp4h: Default::default(),
-            dp4l: Default::default(),
-            dp6h: Default::default(),
-            dp6l: Default::default(),
-            ln4h: Default::default(),
-            ln4l: Default::default(),
-            ln6h: Default::default(),
-            ln6l: Default::default(),
-            l2m4: Default::default(),
-            iplen: Default::default(),
-            is4: Default::default(),
-            is6: Default::default(),
             qv: Default::default(),
+            qm1v: Default::default(),
+            qbv: Default::default(),
+            em1v: Default::default(),
+            ka: Default::default(),
+            kb: Default::default(),
+            kc: Default::default(),
+            kd: Default::default(),
+            rbv: Default::default(),
+            lt: Default::default(),
+            eq: Default::default(),
+            gte: Default::default(),
+            eqe: Default::default(),
+            kbit: Default::default(),
             nv: Default::default(),
             v3: Default::default(),
             dm3: Default::default(),
@@ -452,7 +480,6 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
             wm: Default::default(),
             wd: Default::default(),
             fold: Default::default(),
-            early: Default::default(),
             st: Default::default(),
             lc4: Default::default(),
             s4: Default::default(),
@@ -476,9 +503,10 @@ impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, posc, hdr, v1, d1, k1, l1, p1, v2, d2, k2, l2, p2, n2, combo2, roce2,
-            lenok2, lcpos2, mlow2, mlow21, qpos2, qposb2, ql2, ql4, e2, hp2, v3, dm3, hp3, first3, cov3,
-            lc3, s3, raw3, k3, x3, n3, f3, qr3, st, lc4, s4
+            self, clock, posc, hdr, v1, d1, k1, l1, p1, combo1, roce1, len1, v2, d2, k2, l2, p2, n2,
+            combo2, roce2, lenok2, lcpos2, mlow2, qpos2, qposb2, ql2, epos2, el2, rb2, atk2, early2,
+            lt2, eq2, gte2, eqe2, hp2, v3, dm3, hp3, first3, cov3, lc3, s3, raw3, k3, x3, n3, f3,
+            qr3, st, lc4, s4
         );
         for q in 0..5 {
             self.bd[q].clock.next = self.clock.val();
@@ -503,13 +531,63 @@ impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
             self.rs[q].d.next = self.rs[q].q.val();
         }
 
-        // ================= S0 -> S1: register the beat, capture the frame head =================
+        // ================= S0 -> S1: register the beat, capture and decode the frame head ======
         self.keepm.next = 0.into();
         for i in 0..K {
             if self.in_keep.val().get_bit(i) {
                 self.keepm.next = self.keepm.val() | self.lane[i].val();
             }
         }
+        // hn: the frame head including this beat (bytes not yet received read as zero).
+        self.hn.next = self.hdr.q.val();
+        if self.in_valid.val() {
+            if self.posc.q.val() == 0 {
+                self.hn.next = bit_cast::<HDR_BITS, W>(self.in_data.val() & self.keepm.val());
+            }
+            for j in 1..Self::NCAP {
+                if self.posc.q.val() == self.cap_pos[j].val() {
+                    self.hn.next = (self.hdr.q.val() & !self.cap_mask[j].val())
+                        | (bit_cast::<HDR_BITS, W>(self.in_data.val() & self.keepm.val()) << self.cap_shift[j].val());
+                }
+            }
+        }
+        self.vl1.next = (self.hn.val().get_bits::<8>(96) == 0x81 && self.hn.val().get_bits::<8>(104) == 0x00)
+            || (self.hn.val().get_bits::<8>(96) == 0x88 && self.hn.val().get_bits::<8>(104) == 0xA8);
+        self.vl2.next = self.vl1.val()
+            && ((self.hn.val().get_bits::<8>(128) == 0x81 && self.hn.val().get_bits::<8>(136) == 0x00)
+                || (self.hn.val().get_bits::<8>(128) == 0x88 && self.hn.val().get_bits::<8>(136) == 0xA8));
+        self.vl3.next = self.vl2.val()
+            && ((self.hn.val().get_bits::<8>(160) == 0x81 && self.hn.val().get_bits::<8>(168) == 0x00)
+                || (self.hn.val().get_bits::<8>(160) == 0x88 && self.hn.val().get_bits::<8>(168) == 0xA8));
+        // Per L2 length (14, 18, 22: byte b at bit 8b), decided in parallel, selected last.
+        self.r4[0].next = self.hn.val().get_bits::<8>(96) == 0x08 && self.hn.val().get_bits::<8>(104) == 0x00
+            && self.hn.val().get_bits::<8>(112) == 0x45 && self.hn.val().get_bits::<8>(184) == 17
+            && self.hn.val().get_bits::<8>(288) == 0x12 && self.hn.val().get_bits::<8>(296) == 0xB7;
+        self.r6[0].next = self.hn.val().get_bits::<8>(96) == 0x86 && self.hn.val().get_bits::<8>(104) == 0xDD
+            && self.hn.val().get_bits::<4>(116) == 6 && self.hn.val().get_bits::<8>(160) == 17
+            && self.hn.val().get_bits::<8>(448) == 0x12 && self.hn.val().get_bits::<8>(456) == 0xB7;
+        self.r4[1].next = self.hn.val().get_bits::<8>(128) == 0x08 && self.hn.val().get_bits::<8>(136) == 0x00
+            && self.hn.val().get_bits::<8>(144) == 0x45 && self.hn.val().get_bits::<8>(216) == 17
+            && self.hn.val().get_bits::<8>(320) == 0x12 && self.hn.val().get_bits::<8>(328) == 0xB7;
+        self.r6[1].next = self.hn.val().get_bits::<8>(128) == 0x86 && self.hn.val().get_bits::<8>(136) == 0xDD
+            && self.hn.val().get_bits::<4>(148) == 6 && self.hn.val().get_bits::<8>(192) == 17
+            && self.hn.val().get_bits::<8>(480) == 0x12 && self.hn.val().get_bits::<8>(488) == 0xB7;
+        self.r4[2].next = self.hn.val().get_bits::<8>(160) == 0x08 && self.hn.val().get_bits::<8>(168) == 0x00
+            && self.hn.val().get_bits::<8>(176) == 0x45 && self.hn.val().get_bits::<8>(248) == 17
+            && self.hn.val().get_bits::<8>(352) == 0x12 && self.hn.val().get_bits::<8>(360) == 0xB7;
+        self.r6[2].next = self.hn.val().get_bits::<8>(160) == 0x86 && self.hn.val().get_bits::<8>(168) == 0xDD
+            && self.hn.val().get_bits::<4>(180) == 6 && self.hn.val().get_bits::<8>(224) == 17
+            && self.hn.val().get_bits::<8>(512) == 0x12 && self.hn.val().get_bits::<8>(520) == 0xB7;
+        self.e6[0].next = self.hn.val().get_bits::<8>(96) == 0x86 && self.hn.val().get_bits::<8>(104) == 0xDD;
+        self.e6[1].next = self.hn.val().get_bits::<8>(128) == 0x86 && self.hn.val().get_bits::<8>(136) == 0xDD;
+        self.e6[2].next = self.hn.val().get_bits::<8>(160) == 0x86 && self.hn.val().get_bits::<8>(168) == 0xDD;
+        // Length field: IPv4 total length (l2+2) or IPv6 payload length (l2+4), big-endian.
+        self.ln[0].next = (bit_cast::<16, 8>(self.hn.val().get_bits::<8>(128)) << 8) | bit_cast::<16, 8>(self.hn.val().get_bits::<8>(136));
+        self.ln[1].next = (bit_cast::<16, 8>(self.hn.val().get_bits::<8>(144)) << 8) | bit_cast::<16, 8>(self.hn.val().get_bits::<8>(152));
+        self.ln[2].next = (bit_cast::<16, 8>(self.hn.val().get_bits::<8>(160)) << 8) | bit_cast::<16, 8>(self.hn.val().get_bits::<8>(168));
+        self.ln[3].next = (bit_cast::<16, 8>(self.hn.val().get_bits::<8>(176)) << 8) | bit_cast::<16, 8>(self.hn.val().get_bits::<8>(184));
+        self.ln[4].next = (bit_cast::<16, 8>(self.hn.val().get_bits::<8>(192)) << 8) | bit_cast::<16, 8>(self.hn.val().get_bits::<8>(200));
+        self.ln[5].next = (bit_cast::<16, 8>(self.hn.val().get_bits::<8>(208)) << 8) | bit_cast::<16, 8>(self.hn.val().get_bits::<8>(216));
         if self.en.val() {
             self.v1.d.next = self.in_valid.val();
             self.d1.d.next = self.in_data.val();
@@ -517,89 +595,62 @@ impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
             self.l1.d.next = self.in_last.val();
             self.p1.d.next = self.posc.q.val();
             if self.in_valid.val() {
+                self.hdr.d.next = self.hn.val();
                 if self.in_last.val() {
                     self.posc.d.next = 0.into();
                 } else {
                     self.posc.d.next = self.posc.q.val() + self.cb.val();
                 }
-                if self.posc.q.val() == 0 {
-                    self.hdr.d.next = bit_cast::<HDR_BITS, W>(self.in_data.val() & self.keepm.val());
+            }
+            // combo = L2 select · 2 + IPv6; ln[] index = L2 select · 2 + IPv6 as well.
+            if self.vl2.val() {
+                self.roce1.d.next = !self.vl3.val() && (self.r4[2].val() || self.r6[2].val());
+                if self.e6[2].val() {
+                    self.combo1.d.next = 5.into();
+                    self.len1.d.next = self.ln[5].val();
+                } else {
+                    self.combo1.d.next = 4.into();
+                    self.len1.d.next = self.ln[4].val();
                 }
-                for j in 1..Self::NCAP {
-                    if self.posc.q.val() == self.cap_pos[j].val() {
-                        self.hdr.d.next = (self.hdr.q.val() & !self.cap_mask[j].val())
-                            | (bit_cast::<HDR_BITS, W>(self.in_data.val() & self.keepm.val())
-                                << self.cap_shift[j].val());
-                    }
+            } else if self.vl1.val() {
+                self.roce1.d.next = self.r4[1].val() || self.r6[1].val();
+                if self.e6[1].val() {
+                    self.combo1.d.next = 3.into();
+                    self.len1.d.next = self.ln[3].val();
+                } else {
+                    self.combo1.d.next = 2.into();
+                    self.len1.d.next = self.ln[2].val();
+                }
+            } else {
+                self.roce1.d.next = self.r4[0].val() || self.r6[0].val();
+                if self.e6[0].val() {
+                    self.combo1.d.next = 1.into();
+                    self.len1.d.next = self.ln[1].val();
+                } else {
+                    self.combo1.d.next = 0.into();
+                    self.len1.d.next = self.ln[0].val();
                 }
             }
         }
 
-        // ================= S1 -> S2: decode the headers =================
-        self.vl1.next = (self.hdr.q.val().get_bits::<8>(96) == 0x81 && self.hdr.q.val().get_bits::<8>(104) == 0x00)
-            || (self.hdr.q.val().get_bits::<8>(96) == 0x88 && self.hdr.q.val().get_bits::<8>(104) == 0xA8);
-        self.vl2.next = self.vl1.val()
-            && ((self.hdr.q.val().get_bits::<8>(128) == 0x81 && self.hdr.q.val().get_bits::<8>(136) == 0x00)
-                || (self.hdr.q.val().get_bits::<8>(128) == 0x88 && self.hdr.q.val().get_bits::<8>(136) == 0xA8));
-        self.vl3.next = self.vl2.val()
-            && ((self.hdr.q.val().get_bits::<8>(160) == 0x81 && self.hdr.q.val().get_bits::<8>(168) == 0x00)
-                || (self.hdr.q.val().get_bits::<8>(160) == 0x88 && self.hdr.q.val().get_bits::<8>(168) == 0xA8));
-        // Fields at l2 + offset, for l2 = 14, 18, 22 (byte b at bit 8b).
-        if self.vl2.val() {
-            self.eth.next = self.hdr.q.val().get_bits::<8>(160);
-            self.etl.next = self.hdr.q.val().get_bits::<8>(168);
-            self.vb.next = self.hdr.q.val().get_bits::<8>(176);
-            self.ln4h.next = self.hdr.q.val().get_bits::<8>(192);
-            self.ln4l.next = self.hdr.q.val().get_bits::<8>(200);
-            self.ln6h.next = self.hdr.q.val().get_bits::<8>(208);
-            self.ln6l.next = self.hdr.q.val().get_bits::<8>(216);
-            self.nh6.next = self.hdr.q.val().get_bits::<8>(224);
-            self.pr4.next = self.hdr.q.val().get_bits::<8>(248);
-            self.dp4h.next = self.hdr.q.val().get_bits::<8>(352);
-            self.dp4l.next = self.hdr.q.val().get_bits::<8>(360);
-            self.dp6h.next = self.hdr.q.val().get_bits::<8>(512);
-            self.dp6l.next = self.hdr.q.val().get_bits::<8>(520);
-            self.l2m4.next = 18.into();
-        } else if self.vl1.val() {
-            self.eth.next = self.hdr.q.val().get_bits::<8>(128);
-            self.etl.next = self.hdr.q.val().get_bits::<8>(136);
-            self.vb.next = self.hdr.q.val().get_bits::<8>(144);
-            self.ln4h.next = self.hdr.q.val().get_bits::<8>(160);
-            self.ln4l.next = self.hdr.q.val().get_bits::<8>(168);
-            self.ln6h.next = self.hdr.q.val().get_bits::<8>(176);
-            self.ln6l.next = self.hdr.q.val().get_bits::<8>(184);
-            self.nh6.next = self.hdr.q.val().get_bits::<8>(192);
-            self.pr4.next = self.hdr.q.val().get_bits::<8>(216);
-            self.dp4h.next = self.hdr.q.val().get_bits::<8>(320);
-            self.dp4l.next = self.hdr.q.val().get_bits::<8>(328);
-            self.dp6h.next = self.hdr.q.val().get_bits::<8>(480);
-            self.dp6l.next = self.hdr.q.val().get_bits::<8>(488);
-            self.l2m4.next = 14.into();
-        } else {
-            self.eth.next = self.hdr.q.val().get_bits::<8>(96);
-            self.etl.next = self.hdr.q.val().get_bits::<8>(104);
-            self.vb.next = self.hdr.q.val().get_bits::<8>(112);
-            self.ln4h.next = self.hdr.q.val().get_bits::<8>(128);
-            self.ln4l.next = self.hdr.q.val().get_bits::<8>(136);
-            self.ln6h.next = self.hdr.q.val().get_bits::<8>(144);
-            self.ln6l.next = self.hdr.q.val().get_bits::<8>(152);
-            self.nh6.next = self.hdr.q.val().get_bits::<8>(160);
-            self.pr4.next = self.hdr.q.val().get_bits::<8>(184);
-            self.dp4h.next = self.hdr.q.val().get_bits::<8>(288);
-            self.dp4l.next = self.hdr.q.val().get_bits::<8>(296);
-            self.dp6h.next = self.hdr.q.val().get_bits::<8>(448);
-            self.dp6l.next = self.hdr.q.val().get_bits::<8>(456);
-            self.l2m4.next = 10.into();
+        // ================= S1 -> S2: ICRC positions (parallel adders), beat predicates =========
+        self.ka.next = self.kqm1[0].val();
+        self.kb.next = self.kq[0].val();
+        self.kc.next = self.kqb[0].val();
+        self.kd.next = self.kem1[0].val();
+        for cmb in 1..6 {
+            if self.combo1.q.val() == self.combo_c[cmb].val() {
+                self.ka.next = self.kqm1[cmb].val();
+                self.kb.next = self.kq[cmb].val();
+                self.kc.next = self.kqb[cmb].val();
+                self.kd.next = self.kem1[cmb].val();
+            }
         }
-        self.is4.next = self.eth.val() == 0x08 && self.etl.val() == 0x00;
-        self.is6.next = self.eth.val() == 0x86 && self.etl.val() == 0xDD;
-        if self.is6.val() {
-            self.iplen.next = ((bit_cast::<17, 8>(self.ln6h.val()) << 8) | bit_cast::<17, 8>(self.ln6l.val())) + 40;
-        } else {
-            self.iplen.next = (bit_cast::<17, 8>(self.ln4h.val()) << 8) | bit_cast::<17, 8>(self.ln4l.val());
-        }
-        // ICRC position q = l2 + iplen - 4.
-        self.qv.next = self.iplen.val() + self.l2m4.val();
+        // q - 1, q, q + B, q + 3 where q = l2 + iplen - 4 is the ICRC position.
+        self.qm1v.next = bit_cast::<17, 16>(self.len1.q.val()) + self.ka.val();
+        self.qv.next = bit_cast::<17, 16>(self.len1.q.val()) + self.kb.val();
+        self.qbv.next = bit_cast::<17, 16>(self.len1.q.val()) + self.kc.val();
+        self.em1v.next = bit_cast::<17, 16>(self.len1.q.val()) + self.kd.val();
         // Valid bytes of the S1 beat: from the contiguous keep (one-hot boundary, OR-encoded).
         self.nv.next = 0.into();
         for i in 0..Self::KM1 {
@@ -612,6 +663,12 @@ impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
                 self.nv.next = self.cb9.val();
             }
         }
+        self.rbv.next = 0.into();
+        for j in 0..Self::NRB {
+            if self.p1.q.val() == self.reg_pos[j].val() {
+                self.rbv.next = self.rbv.val().replace_bit(j, true);
+            }
+        }
         if self.en.val() {
             self.v2.d.next = self.v1.q.val();
             self.d2.d.next = self.d1.q.val();
@@ -619,61 +676,86 @@ impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
             self.l2.d.next = self.l1.q.val();
             self.p2.d.next = self.p1.q.val();
             self.n2.d.next = bit_cast::<8, 9>(self.nv.val());
-            if self.vl2.val() {
-                self.combo2.d.next = bit_cast::<3, 1>(self.is6.val().into()) | 4;
-            } else if self.vl1.val() {
-                self.combo2.d.next = bit_cast::<3, 1>(self.is6.val().into()) | 2;
+            self.combo2.d.next = self.combo1.q.val();
+            self.roce2.d.next = self.roce1.q.val();
+            if self.combo1.q.val().get_bit(0) {
+                self.lenok2.d.next = self.len1.q.val() >= 24;
             } else {
-                self.combo2.d.next = bit_cast::<3, 1>(self.is6.val().into());
+                self.lenok2.d.next = self.len1.q.val() >= 44;
             }
-            self.roce2.d.next = !self.vl3.val()
-                && ((self.is4.val() && self.vb.val() == 0x45 && self.pr4.val() == 17
-                    && self.dp4h.val() == 0x12 && self.dp4l.val() == 0xB7)
-                    || (self.is6.val() && self.vb.val().get_bits::<4>(4) == 6 && self.nh6.val() == 17
-                        && self.dp6h.val() == 0x12 && self.dp6l.val() == 0xB7));
-            if self.is6.val() {
-                self.lenok2.d.next = self.iplen.val() >= 64;
-            } else {
-                self.lenok2.d.next = self.iplen.val() >= 44;
-            }
-            self.lcpos2.d.next = (self.qv.val() - 1) & !self.cbmask.val();
-            self.mlow2.d.next = bit_cast::<8, 17>((self.qv.val() - 1) & self.cbmask.val());
-            self.mlow21.d.next = bit_cast::<9, 17>((self.qv.val() - 1) & self.cbmask.val()) + 1;
+            self.lcpos2.d.next = self.qm1v.val() & !self.cbmask.val();
+            self.mlow2.d.next = bit_cast::<9, 17>(self.qm1v.val() & self.cbmask.val());
             self.qpos2.d.next = self.qv.val() & !self.cbmask.val();
-            self.qposb2.d.next = (self.qv.val() & !self.cbmask.val()) + self.cb.val();
+            self.qposb2.d.next = self.qbv.val() & !self.cbmask.val();
             self.ql2.d.next = bit_cast::<9, 17>(self.qv.val() & self.cbmask.val());
-            self.ql4.d.next = bit_cast::<9, 17>(self.qv.val() & self.cbmask.val()) + 4;
-            self.e2.d.next = self.qv.val() + 4;
+            self.epos2.d.next = self.em1v.val() & !self.cbmask.val();
+            self.el2.d.next = bit_cast::<9, 17>(self.em1v.val() & self.cbmask.val());
             self.hp2.d.next = bit_cast::<HP_BITS, HDR_BITS>(self.hdr.q.val()) & self.hp_cap.val();
+            self.rb2.d.next = self.rbv.val();
+            self.atk2.d.next = self.p1.q.val() == self.cinfo_pos.val();
+            self.early2.d.next = false;
+            for _u in 0..Self::HAS_EARLY {
+                self.early2.d.next = self.p1.q.val() < self.cinfo_pos.val();
+            }
+            // Against the previous beat's positions (the same frame from beat K + 1 on); beat K
+            // itself compares its fresh positions with constants in S3.
+            self.lt2.d.next = self.p1.q.val() < self.lcpos2.q.val();
+            self.eq2.d.next = self.p1.q.val() == self.lcpos2.q.val();
+            self.gte2.d.next = self.p1.q.val() > self.epos2.q.val();
+            self.eqe2.d.next = self.p1.q.val() == self.epos2.q.val();
         }
 
         // ================= S2 -> S3: classify bytes =================
-        self.xm.next = self.d2.q.val();
-        for e in 0..Self::NREG {
-            if self.combo2.q.val() == self.reg_combo[e].val() && self.p2.q.val() == self.reg_pos[e].val() {
-                self.xm.next = (self.d2.q.val() & self.reg_and[e].val()) | self.reg_or[e].val();
-            }
+        if self.atk2.q.val() {
+            // Beat K (beat 0 from 256 bits up): a RoCEv2 frame whose IP length is long enough
+            // covers beyond beat K's start and ends after it (otherwise the verdict is bad anyway).
+            self.lt.next = self.lcpos2.q.val() != self.cinfo_pos.val();
+            self.eq.next = self.lcpos2.q.val() == self.cinfo_pos.val();
+            self.gte.next = false;
+            self.eqe.next = self.epos2.q.val() == self.cinfo_pos.val();
+        } else {
+            self.lt.next = self.lt2.q.val();
+            self.eq.next = self.eq2.q.val();
+            self.gte.next = self.gte2.q.val();
+            self.eqe.next = self.eqe2.q.val();
         }
-        // Beats before byte 27 (only at 64/128 bits) see a partly captured header: their bytes go
-        // through the header prefix, and nothing about the ICRC position may be taken from them.
-        self.early.next = false;
-        for _u in 0..Self::HAS_EARLY {
-            self.early.next = self.p2.q.val() < self.cinfo_pos.val();
+        self.xm.next = self.d2.q.val();
+        for cmb in 0..6 {
+            for j in 0..Self::NRB {
+                if self.combo2.q.val() == self.combo_c[cmb].val() && self.rb2.q.val().get_bit(j) {
+                    self.xm.next = (self.d2.q.val() & self.reg_and[cmb * 16 + j].val()) | self.reg_or[cmb * 16 + j].val();
+                }
+            }
         }
         self.covm.next = 0.into();
         self.wm.next = 0.into();
+        self.kbit.next = false;
         for i in 0..K {
+            if self.el2.q.val() == self.lane_idx[i].val() {
+                self.kbit.next = self.k2.q.val().get_bit(i);
+            }
+        }
+        for i in 0..1 {
             if self.check.val() {
-                if self.p2.q.val() < self.lcpos2.q.val()
-                    || (self.p2.q.val() == self.lcpos2.q.val() && self.lane_idx[i].val() < self.mlow21.q.val())
-                {
+                if self.lt.val() || self.eq.val() {
                     self.covm.next = self.covm.val() | self.lane[i].val();
                 }
-                if !self.early.val()
+            }
+        }
+        for i in 1..K {
+            if self.check.val() {
+                if self.lt.val() || (self.eq.val() && self.lane_idx[i].val() <= self.mlow2.q.val()) {
+                    self.covm.next = self.covm.val() | self.lane[i].val();
+                }
+            }
+        }
+        for i in 0..K {
+            if self.check.val() {
+                if !self.early2.q.val()
                     && ((self.p2.q.val() == self.qpos2.q.val()
                         && self.lane_idx[i].val() >= self.ql2.q.val()
-                        && self.lane_idx[i].val() < self.ql4.q.val())
-                        || (self.p2.q.val() == self.qposb2.q.val() && self.lane_idx_b[i].val() < self.ql4.q.val()))
+                        && (self.lane_lt4[i].val() || self.lane_m4[i].val() < self.ql2.q.val()))
+                        || (self.p2.q.val() == self.qposb2.q.val() && self.lane_bm4[i].val() < self.ql2.q.val()))
                 {
                     self.wm.next = self.wm.val() | self.lane[i].val();
                 }
@@ -690,26 +772,27 @@ impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
         }
         if self.en.val() {
             self.v3.d.next = self.v2.q.val();
-            if self.early.val() {
+            if self.early2.q.val() {
                 self.dm3.d.next = 0.into();
             } else {
                 self.dm3.d.next = self.xm.val() & self.covm.val();
             }
-            if self.p2.q.val() == self.chp_pos.val() {
-                self.hp3.d.next = (self.hp2.q.val() & self.hp_and[0].val()) | self.hp_or[0].val();
-                for cmb in 1..6 {
-                    if self.combo2.q.val() == self.combo_c[cmb].val() {
-                        self.hp3.d.next = (self.hp2.q.val() & self.hp_and[cmb].val()) | self.hp_or[cmb].val();
+            self.hp3.d.next = 0.into();
+            for _u in 0..Self::HAS_EARLY {
+                if self.atk2.q.val() {
+                    self.hp3.d.next = (self.hp2.q.val() & self.hp_and[0].val()) | self.hp_or[0].val();
+                    for cmb in 1..6 {
+                        if self.combo2.q.val() == self.combo_c[cmb].val() {
+                            self.hp3.d.next = (self.hp2.q.val() & self.hp_and[cmb].val()) | self.hp_or[cmb].val();
+                        }
                     }
                 }
-            } else {
-                self.hp3.d.next = 0.into();
             }
-            self.first3.d.next = self.p2.q.val() == 0;
+            self.first3.d.next = self.rb2.q.val().get_bit(0);
             if self.check.val() {
-                self.cov3.d.next = self.early.val() || self.p2.q.val() <= self.lcpos2.q.val();
-                self.lc3.d.next = self.v2.q.val() && !self.early.val() && self.p2.q.val() == self.lcpos2.q.val();
-                self.s3.d.next = self.mlow2.q.val() ^ self.cbm8.val();
+                self.cov3.d.next = self.early2.q.val() || self.lt.val() || self.eq.val();
+                self.lc3.d.next = self.v2.q.val() && !self.early2.q.val() && self.eq.val();
+                self.s3.d.next = bit_cast::<8, 9>(self.mlow2.q.val()) ^ self.cbm8.val();
             } else {
                 self.cov3.d.next = true;
                 self.lc3.d.next = self.v2.q.val() && self.l2.q.val();
@@ -721,12 +804,9 @@ impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
             self.f3.d.next = self.fold.val();
             self.qr3.d.next = self.ql2.q.val().get_bits::<2>(0);
             self.x3.d.next = bit_cast::<8, 1>(self.l2.q.val().into())
-                | (bit_cast::<8, 1>((self.p2.q.val() == 0).into()) << 1)
+                | (bit_cast::<8, 1>(self.rb2.q.val().get_bit(0).into()) << 1)
                 | (bit_cast::<8, 1>(self.roce2.q.val().into()) << 2)
-                | (bit_cast::<8, 1>((self.lenok2.q.val()
-                    && (self.p2.q.val() + bit_cast::<17, 8>(self.n2.q.val())) >= self.e2.q.val())
-                .into())
-                    << 3);
+                | (bit_cast::<8, 1>((self.lenok2.q.val() && (self.gte.val() || (self.eqe.val() && self.kbit.val()))).into()) << 3);
         }
 
         // ================= S3 -> S4: state update =================
