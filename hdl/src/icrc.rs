@@ -124,6 +124,12 @@ pub struct IcrcCore<const W: usize, const K: usize> {
     /// The frame's ICRC (final XOR applied, wire order in bits 7:0 first) is valid with this beat.
     pub t_crc_valid: Signal<Out, Bit>,
     pub t_crc: Signal<Out, Bits<32>>,
+    /// Insert mode: lanes of the tail beat that take ICRC bytes (lanes n..n+4 within the beat).
+    pub t_ins: Signal<Out, Bits<K>>,
+    /// Insert mode: lanes of the extra beat that take the ICRC bytes spilling past the beat.
+    pub t_spill_keep: Signal<Out, Bits<K>>,
+    /// Insert mode: the ICRC does not fit in the tail beat (n + 4 > B).
+    pub t_spill: Signal<Out, Bit>,
 
     // ---- configuration constants (computed in Rust at elaboration) ----
     check: Constant<Bit>,
@@ -131,6 +137,7 @@ pub struct IcrcCore<const W: usize, const K: usize> {
     cbmask: Constant<Bits<17>>,  // B - 1
     cb8: Constant<Bits<8>>,      // B as 8 bits
     cb9: Constant<Bits<9>>,      // B as 9 bits
+    cbm4: Constant<Bits<9>>,     // B - 4
     cbm8: Constant<Bits<8>>,     // B - 1 as 8 bits
     chp_pos: Constant<Bits<17>>, // position of beat K (header-prefix injection)
     cinfo_pos: Constant<Bits<17>>, // first beat position whose decode is complete (K·B)
@@ -257,6 +264,14 @@ pub struct IcrcCore<const W: usize, const K: usize> {
     rvv: [DFF<Bit>; MAX_REV_STAGES],
     rs: [DFF<Bits<8>>; MAX_REV_STAGES],
     rt: [Signal<Local, Bits<32>>; 12],
+    // insert lanes for the tail beat, registered with it
+    ins_t: DFF<Bits<K>>,
+    spk_t: DFF<Bits<K>>,
+    sp_t: DFF<Bit>,
+    nt: Signal<Local, Bits<8>>,
+    n9: Signal<Local, Bits<9>>,
+    insv: Signal<Local, Bits<K>>,
+    spkv: Signal<Local, Bits<K>>,
 }
 
 impl<const W: usize, const K: usize> IcrcCore<W, K> {
@@ -377,6 +392,7 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
             cbmask: c::<17>((b - 1) as u64),
             cb8: c::<8>(b as u64),
             cb9: c::<9>(b as u64),
+            cbm4: c::<9>((b - 4) as u64),
             cbm8: c::<8>((b - 1) as u64),
             chp_pos: c::<17>(if hp_bytes > 0 { (kh * b) as u64 } else { 0x1FFFF }),
             cinfo_pos: c::<17>((kh * b) as u64),
@@ -495,6 +511,16 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
             rvv: Default::default(),
             rs: Default::default(),
             rt: Default::default(),
+            ins_t: Default::default(),
+            spk_t: Default::default(),
+            sp_t: Default::default(),
+            nt: Default::default(),
+            n9: Default::default(),
+            insv: Default::default(),
+            spkv: Default::default(),
+            t_ins: Default::default(),
+            t_spill_keep: Default::default(),
+            t_spill: Default::default(),
         }
     }
 }
@@ -506,7 +532,7 @@ impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
             self, clock, posc, hdr, v1, d1, k1, l1, p1, combo1, roce1, len1, v2, d2, k2, l2, p2, n2,
             combo2, roce2, lenok2, lcpos2, mlow2, qpos2, qposb2, ql2, epos2, el2, rb2, atk2, early2,
             lt2, eq2, gte2, eqe2, hp2, v3, dm3, hp3, first3, cov3, lc3, s3, raw3, k3, x3, n3, f3,
-            qr3, st, lc4, s4
+            qr3, st, lc4, s4, ins_t, spk_t, sp_t
         );
         for q in 0..5 {
             self.bd[q].clock.next = self.clock.val();
@@ -883,6 +909,32 @@ impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
             }
         }
 
+        // ================= insert lanes, one stage ahead of the tail =================
+        for q in Self::NR..Self::NR1 {
+            self.nt.next = self.bn[q - 1].q.val();
+        }
+        self.n9.next = bit_cast::<9, 8>(self.nt.val());
+        self.insv.next = 0.into();
+        self.spkv.next = 0.into();
+        // Lane i takes ICRC byte i - n when n <= i < n + 4, i.e. i >= n and (i < 4 or i - 4 < n);
+        // lane i of the extra beat when i + B < n + 4, i.e. i + B - 4 < n. No adder on n.
+        for i in 0..K {
+            if self.lane_idx[i].val() >= self.n9.val() && (self.lane_lt4[i].val() || self.lane_m4[i].val() < self.n9.val()) {
+                self.insv.next = self.insv.val().replace_bit(i, true);
+            }
+            if self.lane_bm4[i].val() < self.n9.val() {
+                self.spkv.next = self.spkv.val().replace_bit(i, true);
+            }
+        }
+        if self.en.val() {
+            self.ins_t.d.next = self.insv.val();
+            self.spk_t.d.next = self.spkv.val();
+            self.sp_t.d.next = self.n9.val() > self.cbm4.val();
+        }
+        self.t_ins.next = self.ins_t.q.val();
+        self.t_spill_keep.next = self.spk_t.q.val();
+        self.t_spill.next = self.sp_t.q.val();
+
         // ================= tail =================
         for q in Self::NR..Self::NR1 {
             self.t_valid.next = self.bx[q].q.val().get_bit(0);
@@ -1095,20 +1147,13 @@ pub struct IcrcInsert<const W: usize, const K: usize> {
     pub m_axis_tlast: Signal<Out, Bit>,
     core: IcrcCore<W, K>,
     lane: [Constant<Bits<W>>; 128],
-    lane_idx: [Constant<Bits<9>>; 128],
-    lane_idx_b: [Constant<Bits<9>>; 128],
-    cb9: Constant<Bits<9>>,
     sh32: [Constant<Bits<16>>; 32],
     adv: Signal<Local, Bit>,
     rot: Signal<Local, Bits<32>>,
     rep: Signal<Local, Bits<W>>,
-    n4: Signal<Local, Bits<9>>,
-    n9: Signal<Local, Bits<9>>,
     keepm: Signal<Local, Bits<W>>,
     insm: Signal<Local, Bits<W>>,
-    insk: Signal<Local, Bits<K>>,
     xm: Signal<Local, Bits<W>>,
-    xk: Signal<Local, Bits<K>>,
     ov: DFF<Bit>,
     od: DFF<Bits<W>>,
     okp: DFF<Bits<K>>,
@@ -1120,7 +1165,7 @@ pub struct IcrcInsert<const W: usize, const K: usize> {
 
 impl<const W: usize, const K: usize> Default for IcrcInsert<W, K> {
     fn default() -> Self {
-        let (lane, lane_idx, lane_idx_b) = lane_consts::<W, K>();
+        let (lane, _, _) = lane_consts::<W, K>();
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -1136,20 +1181,13 @@ impl<const W: usize, const K: usize> Default for IcrcInsert<W, K> {
             m_axis_tlast: Default::default(),
             core: IcrcCore::new(false),
             lane,
-            lane_idx,
-            lane_idx_b,
-            cb9: c::<9>(K as u64),
             sh32: std::array::from_fn(|w| c::<16>((w * 32) as u64)),
             adv: Default::default(),
             rot: Default::default(),
             rep: Default::default(),
-            n4: Default::default(),
-            n9: Default::default(),
             keepm: Default::default(),
             insm: Default::default(),
-            insk: Default::default(),
             xm: Default::default(),
-            xk: Default::default(),
             ov: Default::default(),
             od: Default::default(),
             okp: Default::default(),
@@ -1194,24 +1232,18 @@ impl<const W: usize, const K: usize> Logic for IcrcInsert<W, K> {
         for w in 0..Self::KW {
             self.rep.next = self.rep.val() | (bit_cast::<W, 32>(self.rot.val()) << self.sh32[w].val());
         }
-        self.n9.next = bit_cast::<9, 8>(self.core.t_n.val());
-        self.n4.next = bit_cast::<9, 8>(self.core.t_n.val()) + 4;
         self.keepm.next = 0.into();
         self.insm.next = 0.into();
-        self.insk.next = 0.into();
         self.xm.next = 0.into();
-        self.xk.next = 0.into();
         for i in 0..K {
             if self.core.t_keep.val().get_bit(i) {
                 self.keepm.next = self.keepm.val() | self.lane[i].val();
             }
-            if self.lane_idx[i].val() >= self.n9.val() && self.lane_idx[i].val() < self.n4.val() {
+            if self.core.t_ins.val().get_bit(i) {
                 self.insm.next = self.insm.val() | self.lane[i].val();
-                self.insk.next = self.insk.val().replace_bit(i, true);
             }
-            if self.lane_idx_b[i].val() < self.n4.val() {
+            if self.core.t_spill_keep.val().get_bit(i) {
                 self.xm.next = self.xm.val() | self.lane[i].val();
-                self.xk.next = self.xk.val().replace_bit(i, true);
             }
         }
         if self.adv.val() {
@@ -1228,12 +1260,12 @@ impl<const W: usize, const K: usize> Logic for IcrcInsert<W, K> {
                 self.ol.d.next = self.core.t_last.val();
                 if self.core.t_valid.val() && self.core.t_last.val() && self.core.t_roce.val() {
                     self.od.d.next = (self.core.t_data.val() & self.keepm.val()) | (self.rep.val() & self.insm.val());
-                    self.okp.d.next = self.core.t_keep.val() | self.insk.val();
-                    if self.n4.val() > self.cb9.val() {
+                    self.okp.d.next = self.core.t_keep.val() | self.core.t_ins.val();
+                    if self.core.t_spill.val() {
                         self.ol.d.next = false;
                         self.pend.d.next = true;
                         self.pd.d.next = self.rep.val() & self.xm.val();
-                        self.pk.d.next = self.xk.val();
+                        self.pk.d.next = self.core.t_spill_keep.val();
                     }
                 }
             }
