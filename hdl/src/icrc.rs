@@ -139,11 +139,9 @@ pub struct IcrcCore<const W: usize, const K: usize> {
     cb9: Constant<Bits<9>>,      // B as 9 bits
     cbm4: Constant<Bits<9>>,     // B - 4
     cbm8: Constant<Bits<8>>,     // B - 1 as 8 bits
-    chp_pos: Constant<Bits<17>>, // position of beat K (header-prefix injection)
     cinfo_pos: Constant<Bits<17>>, // first beat position whose decode is complete (K·B)
     lane: [Constant<Bits<W>>; 128],
     lane_idx: [Constant<Bits<9>>; 128],
-    lane_idx_b: [Constant<Bits<9>>; 128],
     cap_pos: [Constant<Bits<17>>; 16],
     cap_shift: [Constant<Bits<16>>; 16],
     cap_mask: [Constant<Bits<HDR_BITS>>; 16],
@@ -301,7 +299,7 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
         assert!(hp_bytes * 8 <= HP_BITS);
         assert!(Self::NRB <= 16 && Self::NR <= MAX_REV_STAGES);
 
-        let (lane, lane_idx, lane_idx_b) = lane_consts::<W, K>();
+        let (lane, lane_idx) = lane_consts::<W, K>();
         let cap_pos = std::array::from_fn(|j| c::<17>(if j < Self::NCAP { (j * b) as u64 } else { 0x1FFFF }));
         let cap_shift = std::array::from_fn(|j| c::<16>((j * W).min(HDR_BITS) as u64));
         let cap_mask = std::array::from_fn(|j| {
@@ -348,7 +346,6 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
 
         let md = crc::data_rows(W, 0);
         let m_data = std::array::from_fn(|i| Constant::new(bits_from::<W>(|k| md[i][k])));
-        let mh = crc::data_rows(HP_BITS, W);
         // Only the first hp_bytes of the prefix are real; the prefix is fed right before beat K.
         let m_hp = std::array::from_fn(|i| {
             Constant::new(bits_from::<HP_BITS>(|k| {
@@ -359,7 +356,6 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
                 }
             }))
         });
-        let _ = mh;
         let ms = crc::state_rows(b);
         let m_state = std::array::from_fn(|i| c::<32>(ms[i] as u64));
         let m_rev = std::array::from_fn(|ti| {
@@ -394,11 +390,9 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
             cb9: c::<9>(b as u64),
             cbm4: c::<9>((b - 4) as u64),
             cbm8: c::<8>((b - 1) as u64),
-            chp_pos: c::<17>(if hp_bytes > 0 { (kh * b) as u64 } else { 0x1FFFF }),
             cinfo_pos: c::<17>((kh * b) as u64),
             lane,
             lane_idx,
-            lane_idx_b,
             cap_pos,
             cap_shift,
             cap_mask,
@@ -968,12 +962,11 @@ impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
     }
 }
 
-/// Byte-lane masks `0xFF << 8i` for lanes `i < K` (zero beyond), and lane indices as constants.
-fn lane_consts<const W: usize, const K: usize>() -> ([Constant<Bits<W>>; 128], [Constant<Bits<9>>; 128], [Constant<Bits<9>>; 128]) {
+/// Byte-lane masks `0xFF << 8i` for lanes `i < K` (zero beyond), and the lane indices.
+fn lane_consts<const W: usize, const K: usize>() -> ([Constant<Bits<W>>; 128], [Constant<Bits<9>>; 128]) {
     (
         std::array::from_fn(|i| Constant::new(bits_from::<W>(|k| i < K && k / 8 == i))),
         std::array::from_fn(|i| c::<9>(i as u64)),
-        std::array::from_fn(|i| c::<9>((i + K) as u64)),
     )
 }
 
@@ -1102,9 +1095,9 @@ impl<const W: usize, const K: usize> Logic for IcrcCheck<W, K> {
                 }
                 if self.core.t_last.val() && self.core.t_roce.val() {
                     if self.core.t_complete.val() && self.crc_now.val() == self.wire_icrc.val() {
-                        self.ou.d.next = 3.into();
+                        self.ou.d.next = 3.into(); // verdict::ICRC_GOOD (a path does not translate to Verilog)
                     } else {
-                        self.ou.d.next = 1.into();
+                        self.ou.d.next = 1.into(); // verdict::ICRC_BAD
                     }
                     if self.core.t_complete.val() {
                         self.oc.d.next = self.crc_now.val();
@@ -1165,7 +1158,7 @@ pub struct IcrcInsert<const W: usize, const K: usize> {
 
 impl<const W: usize, const K: usize> Default for IcrcInsert<W, K> {
     fn default() -> Self {
-        let (lane, _, _) = lane_consts::<W, K>();
+        let (lane, _) = lane_consts::<W, K>();
         Self {
             clock: Default::default(),
             reset: Default::default(),

@@ -1,5 +1,6 @@
 //! Cycle figures of the hardware units, measured in Verilator (`ferroce-sim bench`).
 
+use crate::axis::FrameRun;
 use crate::icrc::{check_rtl, insert_rtl};
 use crate::verilated::Traffic;
 use crate::wire::gen::FrameGen;
@@ -66,34 +67,28 @@ pub fn icrc(width: usize, frames_per_row: usize) -> (Vec<Row>, Vec<Row>, f64) {
         let frame_bytes = if lo == hi { lo.to_string() } else { format!("{lo}-{hi}") };
         let (run, _) = check_rtl(frames, width, Traffic::FULL).expect("check run");
         sim_cycles += run.cycles;
-        let fill = run.frames[0].last_cycle - run.in_last_cycle[0];
-        let latency = run.frames.iter().zip(&run.in_last_cycle).map(|(o, i)| o.last_cycle - i).max().unwrap();
-        check_rows.push(Row {
-            label: label.clone(),
-            frames: frames.len(),
-            frame_bytes: frame_bytes.clone(),
-            beats: run.beats_in,
-            cycles: run.cycles,
-            efficiency: run.beats_in as f64 / (run.cycles - fill) as f64,
-            latency,
-        });
-        let stripped = strip(frames);
-        let run = insert_rtl(&stripped, width, Traffic::FULL).expect("insert run");
+        check_rows.push(row(label, frames.len(), &frame_bytes, &run, run.beats_in));
+        let run = insert_rtl(&strip(frames), width, Traffic::FULL).expect("insert run");
         sim_cycles += run.cycles;
-        let fill = run.frames[0].last_cycle - run.in_last_cycle[0];
-        let latency = run.frames.iter().zip(&run.in_last_cycle).map(|(o, i)| o.last_cycle - i).max().unwrap();
-        insert_rows.push(Row {
-            label: label.clone(),
-            frames: frames.len(),
-            frame_bytes,
-            beats: run.beats_out,
-            cycles: run.cycles,
-            efficiency: run.beats_out as f64 / (run.cycles - fill) as f64,
-            latency,
-        });
+        insert_rows.push(row(label, frames.len(), &frame_bytes, &run, run.beats_out));
     }
     let speed = sim_cycles as f64 / t0.elapsed().as_secs_f64();
     (check_rows, insert_rows, speed)
+}
+
+/// A row from a run: `beats` are the input beats (check) or output beats (insert).
+fn row(label: &str, frames: usize, frame_bytes: &str, run: &FrameRun, beats: usize) -> Row {
+    let fill = run.frames[0].last_cycle - run.in_last_cycle[0];
+    let latency = run.frames.iter().zip(&run.in_last_cycle).map(|(o, i)| o.last_cycle - i).max().unwrap();
+    Row {
+        label: label.to_string(),
+        frames,
+        frame_bytes: frame_bytes.to_string(),
+        beats,
+        cycles: run.cycles,
+        efficiency: beats as f64 / (run.cycles - fill) as f64,
+        latency,
+    }
 }
 
 /// Markdown table of rows.

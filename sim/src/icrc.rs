@@ -4,6 +4,7 @@
 use crate::axis::{run_frames, FrameRun};
 use crate::verilated::{Model, SimError, Traffic};
 use crate::wire::icrc::{icrc, icrc_verdict, locate, IcrcVerdict};
+use ferroce_hdl::icrc::verdict;
 
 /// Per-frame result of an ICRC check, as the hardware reports it on the last beat.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,8 +68,8 @@ pub fn check_rtl(frames: &[Vec<u8>], width: usize, traffic: Traffic) -> Result<(
         .frames
         .iter()
         .map(|f| CheckResult {
-            roce: f.side[0] & 1 != 0,
-            icrc_ok: f.side[0] == 3,
+            roce: f.side[0] != verdict::NOT_ROCE,
+            icrc_ok: f.side[0] == verdict::ICRC_GOOD,
             icrc: (f.side[2] != 0).then_some(f.side[1] as u32),
         })
         .collect();
@@ -92,5 +93,20 @@ mod tests {
         assert_eq!(r.json(0), r#"{"frame":0,"roce":true,"icrc_ok":true,"icrc_wire":"82fd002a"}"#);
         let n = CheckResult { roce: false, icrc_ok: false, icrc: None };
         assert_eq!(n.json(3), r#"{"frame":3,"roce":false,"icrc_ok":null,"icrc_wire":null}"#);
+    }
+}
+
+#[cfg(test)]
+mod verdict_codes {
+    /// The kernel writes the verdict codes as literals (a path does not translate to Verilog):
+    /// keep them equal to the documented constants.
+    #[test]
+    fn literals_match_constants() {
+        let src = include_str!("../../hdl/src/icrc.rs");
+        assert!(src.contains("self.ou.d.next = 3.into(); // verdict::ICRC_GOOD"));
+        assert!(src.contains("self.ou.d.next = 1.into(); // verdict::ICRC_BAD"));
+        assert_eq!(ferroce_hdl::icrc::verdict::ICRC_GOOD, 3);
+        assert_eq!(ferroce_hdl::icrc::verdict::ICRC_BAD, 1);
+        assert_eq!(ferroce_hdl::icrc::verdict::NOT_ROCE, 0);
     }
 }
