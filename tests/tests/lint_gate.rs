@@ -56,11 +56,6 @@ fn verilator_lint_clean() {
 #[test]
 fn yosys_check_clean() {
     for (m, p, _) in emit_all() {
-        // 64 and 512 bits cover both header-decode paths (prefix matrix and in-beat decode); the
-        // other widths share their structure.
-        if !(m.ends_with("_w64") || m.ends_with("_w512")) {
-            continue;
-        }
         let script = format!(
             "read_verilog {}; hierarchy -check -top {m}; proc; flatten; opt_clean; \
              check -assert; select -assert-none t:$dlatch t:$adlatch t:$dlatchsr t:$sr",
