@@ -4,8 +4,8 @@
 //!
 //! | stage | work |
 //! |---|---|
-//! | S1 | input beat registered; the first 66 frame bytes captured into `hdr` |
-//! | S2 | header decode from `hdr`: L2 length (0–2 VLAN tags), IP version, RoCEv2 (UDP 4791), IP length → ICRC position |
+//! | S1 | input beat registered; the first 66 frame bytes captured into `hdr` and decoded on the way in: L2 length (0–2 VLAN tags), IP version, RoCEv2 (UDP 4791), IP length field |
+//! | S2 | ICRC position and its derivatives from four parallel adders (per-(L2, IP version) constants); beat-position compares against the previous beat's positions |
 //! | S3 | byte classification: zero before the IP header − 4, `FF` for the 4 bytes before it (the `FF×8` prefix with the init folded in), all-ones in masked fields, data up to the ICRC, zero after it; fold of the wire ICRC lanes |
 //! | S4 | `state = A·state ⊕ M·data` (zero-init register, matrices computed from the polynomial) |
 //! | R0..R(NR-1) | undo the surplus zero bytes of the last covered beat, two `x^(-8·2^t)` stages per register |
@@ -276,7 +276,7 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
     /// log2 of the bytes per beat.
     pub const LG: usize = K.trailing_zeros() as usize;
     /// Register stages of the surplus-byte reversal.
-    pub const NR: usize = (K.trailing_zeros() as usize + 1) / 2;
+    pub const NR: usize = (Self::LG + 1) / 2;
     /// Beats before the one holding byte 27 (the last byte the classification depends on).
     pub const KH: usize = 27 / K;
     const KB: usize = K;
