@@ -84,6 +84,7 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=FERROCE_SIM_WIDTHS");
     println!("cargo:rerun-if-env-changed=FERROCE_SIM_OPT");
+    println!("cargo:rerun-if-env-changed=FERROCE_SIM_TOPS");
     let root = verilator_root();
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let csrc = Path::new(env!("CARGO_MANIFEST_DIR")).join("csrc");
@@ -118,10 +119,13 @@ fn main() {
 
     let mut registry = String::from("#include \"tb.h\"\n#include <cstring>\n");
     let mut names = Vec::new();
-    for top in TOPS.iter() {
-        for &w in &widths {
-            let module = top.module_name(w);
-            let verilog = top.verilog(w);
+    // Development shortcut: FERROCE_SIM_TOPS=sched builds only those tops (tests of the others
+    // then fail with SimError::UnknownModel).
+    let only: Option<Vec<String>> = std::env::var("FERROCE_SIM_TOPS").ok().filter(|v| !v.trim().is_empty()).map(|v| v.split(',').map(|t| t.trim().to_string()).collect());
+    for top in TOPS.iter().filter(|t| only.as_ref().map_or(true, |o| o.iter().any(|n| n == t.name))) {
+        for &variant in top.variants.iter().filter(|v| top.width_of(v).map_or(true, |w| widths.contains(&w))) {
+            let module = top.module_name(variant);
+            let verilog = top.verilog(variant);
             let vfile = vdir.join(format!("{module}.v"));
             std::fs::write(&vfile, &verilog).unwrap();
             let mdir = out.join(format!("obj_{module}"));

@@ -6,4 +6,5 @@
 pub mod crc;
 pub mod emit;
 pub mod icrc;
+pub mod sched;
 pub mod tops;

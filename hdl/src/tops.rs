@@ -1,64 +1,113 @@
 //! The registry of top modules that `gen-verilog` emits.
+//!
+//! Each top comes in variants: the bus widths for the AXI-Stream units (`w512`), the node and
+//! queue counts for the scheduler (`n2048_q32`). The module name is `ferroce_<top>_<variant>`.
 
 use crate::emit;
 use crate::icrc::{IcrcCheck, IcrcInsert};
+use crate::sched::{self, Sched};
 
 /// Bus widths every width-generic top supports.
 pub const WIDTHS: [usize; 5] = [64, 128, 256, 512, 1024];
+const WIDTH_VARIANTS: [&str; 5] = ["w64", "w128", "w256", "w512", "w1024"];
 
-/// A top module: its Ferroce name (without the width suffix) and what it does.
+/// A top module: its Ferroce name (without the variant suffix) and what it does.
 pub struct Top {
     pub name: &'static str,
     pub description: &'static str,
-    build: fn(usize) -> String,
+    /// Variant suffixes; for tops that are not width-generic the first one is the default.
+    pub variants: &'static [&'static str],
+    build: fn(&str, &str) -> String,
 }
 
 impl Top {
-    /// Module name at a bus width, e.g. `ferroce_icrc_check_w512`.
-    pub fn module_name(&self, width: usize) -> String {
-        format!("ferroce_{}_w{}", self.name, width)
+    /// Whether the variants are bus widths.
+    pub fn width_generic(&self) -> bool {
+        self.variants[0].starts_with('w')
     }
 
-    /// Generates the Verilog of this top at `width` bits (one of [`WIDTHS`]).
-    pub fn verilog(&self, width: usize) -> String {
-        assert!(WIDTHS.contains(&width), "unsupported width {width}");
+    /// The variant `gen-verilog --width W` emits: `w<W>`, or the default variant.
+    pub fn variant_for_width(&self, width: usize) -> &'static str {
+        if self.width_generic() {
+            self.variants.iter().find(|v| v[1..] == width.to_string()).copied().unwrap_or_else(|| panic!("unsupported width {width}"))
+        } else {
+            self.variants[0]
+        }
+    }
+
+    /// Bus width of a variant of a width-generic top.
+    pub fn width_of(&self, variant: &str) -> Option<usize> {
+        if self.width_generic() {
+            variant[1..].parse().ok()
+        } else {
+            None
+        }
+    }
+
+    /// Module name of a variant, e.g. `ferroce_icrc_check_w512`, `ferroce_sched_n2048_q32`.
+    pub fn module_name(&self, variant: &str) -> String {
+        format!("ferroce_{}_{}", self.name, variant)
+    }
+
+    /// Generates the Verilog of this top in one of its [`Top::variants`].
+    pub fn verilog(&self, variant: &str) -> String {
+        assert!(self.variants.contains(&variant), "top {} has no variant {variant}", self.name);
         let f = self.build;
-        emit::with_big_stack(move || f(width))
+        let module = self.module_name(variant);
+        let variant = variant.to_string();
+        emit::with_big_stack(move || f(&variant, &module))
     }
 }
 
 macro_rules! at_width {
-    ($width:expr, $name:expr, $ty:ident) => {
-        match $width {
-            64 => emit::verilog(&mut $ty::<64, 8>::default(), $name),
-            128 => emit::verilog(&mut $ty::<128, 16>::default(), $name),
-            256 => emit::verilog(&mut $ty::<256, 32>::default(), $name),
-            512 => emit::verilog(&mut $ty::<512, 64>::default(), $name),
-            1024 => emit::verilog(&mut $ty::<1024, 128>::default(), $name),
-            w => panic!("unsupported width {w}"),
+    ($variant:expr, $name:expr, $ty:ident) => {
+        match $variant {
+            "w64" => emit::verilog(&mut $ty::<64, 8>::default(), $name),
+            "w128" => emit::verilog(&mut $ty::<128, 16>::default(), $name),
+            "w256" => emit::verilog(&mut $ty::<256, 32>::default(), $name),
+            "w512" => emit::verilog(&mut $ty::<512, 64>::default(), $name),
+            "w1024" => emit::verilog(&mut $ty::<1024, 128>::default(), $name),
+            v => panic!("unsupported variant {v}"),
         }
     };
 }
 
-fn icrc_check(width: usize) -> String {
-    at_width!(width, &TOPS[0].module_name(width), IcrcCheck)
+fn icrc_check(variant: &str, module: &str) -> String {
+    at_width!(variant, module, IcrcCheck)
 }
 
-fn icrc_insert(width: usize) -> String {
-    at_width!(width, &TOPS[1].module_name(width), IcrcInsert)
+fn icrc_insert(variant: &str, module: &str) -> String {
+    at_width!(variant, module, IcrcInsert)
+}
+
+fn sched(variant: &str, module: &str) -> String {
+    match variant {
+        "n2048_q32" => sched::parity_rams_in_block_ram(emit::verilog(&mut Sched::<11, 12, 32>::default(), module)),
+        "n2048_q32_notb" => sched::parity_rams_in_block_ram(emit::verilog(&mut Sched::<11, 12, 32>::without_token_buckets(), module)),
+        "n64_q5" => emit::verilog(&mut Sched::<6, 7, 5>::default(), module),
+        v => panic!("unsupported variant {v}"),
+    }
 }
 
 /// Every top, in emission order.
-pub static TOPS: [Top; 2] = [
+pub static TOPS: [Top; 3] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
+        variants: &WIDTH_VARIANTS,
         build: icrc_check,
     },
     Top {
         name: "icrc_insert",
         description: "TX ICRC insertion: appends the 4 ICRC bytes to RoCEv2 frames, other frames pass unchanged",
+        variants: &WIDTH_VARIANTS,
         build: icrc_insert,
+    },
+    Top {
+        name: "sched",
+        description: "Scheduler: shared-space FIFOs (2048 nodes, 32 queues) and the QoS arbiter, one enqueue and one decision per cycle (_notb: without token buckets)",
+        variants: &["n2048_q32", "n2048_q32_notb", "n64_q5"],
+        build: sched,
     },
 ];
 

@@ -44,6 +44,8 @@ int ferroce_model_port_width(FerroceModel* m, int i) { return m->ports[i].width;
 int ferroce_model_port_dir(FerroceModel* m, int i) { return m->ports[i].dir; }
 void ferroce_model_set(FerroceModel* m, int i, const uint32_t* w) { port_set(m->ports[i], w); }
 void ferroce_model_get(FerroceModel* m, int i, uint32_t* w) { m->eval(); port_get(m->ports[i], w); }
+void ferroce_model_eval(FerroceModel* m) { m->eval(); }
+void ferroce_model_peek(FerroceModel* m, int i, uint32_t* w) { port_get(m->ports[i], w); }
 void ferroce_model_step(FerroceModel* m, uint64_t n) { for (uint64_t i = 0; i < n; i++) { m->eval(); tick_settled(m); } }
 void ferroce_model_trace(FerroceModel* m, const char* path) { m->trace_open(path); }
 

@@ -6,4 +6,8 @@ pub use ferroce_wire as wire;
 pub mod axis;
 pub mod bench;
 pub mod icrc;
+pub mod rx;
+pub mod rx_rtl;
+pub mod sched;
+pub mod sched_rtl;
 pub mod verilated;

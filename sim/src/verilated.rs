@@ -50,6 +50,8 @@ extern "C" {
     fn ferroce_model_set(m: *mut c_void, i: c_int, w: *const u32);
     fn ferroce_model_get(m: *mut c_void, i: c_int, w: *mut u32);
     fn ferroce_model_step(m: *mut c_void, n: u64);
+    fn ferroce_model_eval(m: *mut c_void);
+    fn ferroce_model_peek(m: *mut c_void, i: c_int, w: *mut u32);
     fn ferroce_model_trace(m: *mut c_void, path: *const c_char);
     fn ferroce_model_run_stream(m: *mut c_void, s: *mut RawStream);
 }
@@ -185,6 +187,20 @@ impl Model {
     pub fn get_u64(&mut self, port: usize) -> u64 {
         let w = self.get(port);
         w[0] as u64 | (w.get(1).copied().unwrap_or(0) as u64) << 32
+    }
+
+    /// Settles the combinational logic after inputs were set (for [`Model::peek_u64`]).
+    pub fn eval(&mut self) {
+        unsafe { ferroce_model_eval(self.raw) }
+    }
+
+    /// Reads a port of up to 64 bits as of the last evaluation (no re-evaluation: call
+    /// [`Model::eval`] once after setting inputs, then peek any number of outputs).
+    pub fn peek_u64(&mut self, port: usize) -> u64 {
+        let mut w = [0u32; 2];
+        assert!(self.ports[port].width <= 64, "peek_u64 on a port wider than 64 bits");
+        unsafe { ferroce_model_peek(self.raw, port as c_int, w.as_mut_ptr()) };
+        w[0] as u64 | (w[1] as u64) << 32
     }
 
     /// Steps the clock `n` cycles with the inputs as they are.

@@ -3,7 +3,7 @@
 //! multiply-driven nets, no logic loops), and all module names are unique `ferroce_` names so
 //! every file loads into one Vivado project.
 
-use ferroce_hdl::tops::{TOPS, WIDTHS};
+use ferroce_hdl::tops::TOPS;
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::process::Command;
@@ -13,9 +13,9 @@ fn emit_all() -> Vec<(String, PathBuf, String)> {
     std::fs::create_dir_all(&dir).unwrap();
     let mut out = Vec::new();
     for t in TOPS.iter() {
-        for &w in &WIDTHS {
-            let m = t.module_name(w);
-            let v = t.verilog(w);
+        for &variant in t.variants {
+            let m = t.module_name(variant);
+            let v = t.verilog(variant);
             let p = dir.join(format!("{m}.v"));
             std::fs::write(&p, &v).unwrap();
             out.push((m, p, v));
@@ -42,7 +42,7 @@ fn module_names_unique_and_prefixed() {
             }
         }
     }
-    assert!(seen.len() > TOPS.len() * WIDTHS.len());
+    assert!(seen.len() > TOPS.iter().map(|t| t.variants.len()).sum::<usize>());
 }
 
 #[test]

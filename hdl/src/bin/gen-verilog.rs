@@ -24,6 +24,10 @@ struct Args {
     /// Emit only these tops (names as printed by --list); default: all.
     #[arg(long = "top", value_name = "NAME")]
     only: Vec<String>,
+    /// Configuration of the tops that are not width-generic (as printed by --list, e.g.
+    /// n64_q5 for the scheduler); default: their first configuration.
+    #[arg(long, value_name = "NAME")]
+    variant: Option<String>,
 }
 
 fn parse_width(s: &str) -> Result<usize, String> {
@@ -39,7 +43,8 @@ fn main() -> ExitCode {
     let args = Args::parse();
     if args.list {
         for t in TOPS.iter() {
-            println!("{:<14} {}", t.name, t.description);
+            let variants = if t.width_generic() { "--width 64|128|256|512|1024".to_string() } else { format!("--variant {}", t.variants.join("|")) };
+            println!("{:<14} {} [{variants}]", t.name, t.description);
         }
         return ExitCode::SUCCESS;
     }
@@ -55,15 +60,26 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     for t in TOPS.iter().filter(|t| args.only.is_empty() || args.only.iter().any(|n| n == t.name)) {
-        let module = t.module_name(args.width);
-        let v = t.verilog(args.width);
+        let variant = match &args.variant {
+            Some(v) if !t.width_generic() => match t.variants.iter().find(|x| *x == v) {
+                Some(v) => *v,
+                None => {
+                    eprintln!("error: top '{}' has no variant '{v}' (known: {})", t.name, t.variants.join(", "));
+                    return ExitCode::from(2);
+                }
+            },
+            _ => t.variant_for_width(args.width),
+        };
+        let module = t.module_name(variant);
+        let v = t.verilog(variant);
         let path = args.out.join(format!("{module}.v"));
         if let Err(e) = std::fs::write(&path, &v) {
             eprintln!("error: cannot write {}: {e}", path.display());
             return ExitCode::FAILURE;
         }
         let modules = v.matches("\nmodule ").count() + usize::from(v.starts_with("module "));
-        println!("{}: {} ({} bits, {} modules, {} bytes)", path.display(), t.description.split(':').next().unwrap_or(""), args.width, modules, v.len());
+        let what = if t.width_generic() { format!("{} bits", args.width) } else { variant.replace('_', ", ") };
+        println!("{}: {} ({what}, {} modules, {} bytes)", path.display(), t.description.split(':').next().unwrap_or(""), modules, v.len());
     }
     ExitCode::SUCCESS
 }

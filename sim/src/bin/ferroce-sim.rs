@@ -40,6 +40,39 @@ enum Cmd {
         #[arg(long, default_value_t = 512, value_parser = parse_width)]
         width: usize,
     },
+    /// Parse every frame of a pcap with the RX front end; prints one JSON object per frame.
+    ///
+    /// Keys, in order: frame, verdict (accept|drop|pass), reason, icrc_ok, eth_dst, eth_src,
+    /// vlan, ip_version, ip_src, ip_dst, ip_dscp, ip_ecn, ip_ttl, udp_sport, udp_dport, bth_*,
+    /// reth, immdt, aeth, payload_len, payload_crc32. Rules: docs/rx.md.
+    Rx {
+        /// Capture to read (pcap, Ethernet link type).
+        #[arg(long, value_name = "FILE")]
+        pcap: PathBuf,
+        /// Which engine parses the frames.
+        #[arg(long, value_enum, default_value_t = Engine::Rtl)]
+        engine: Engine,
+        /// The frames in the capture end with a 4-byte FCS (it is stripped).
+        #[arg(long)]
+        fcs: bool,
+        /// Print the parser's counters as one JSON object on stderr at the end.
+        #[arg(long)]
+        counters: bool,
+    },
+    /// Replay a scheduler trace on the default scheduler (2048 nodes, 32 queues); prints one line
+    /// per `deq`: `<queue> <element>` or `empty`.
+    ///
+    /// Trace lines: `enq <queue> <element>`, `deq`, `weight <queue> <w>`, `tick <cycles>`; `#`
+    /// starts a comment. A bad line is reported as FILE:LINE and nothing runs (exit status 2).
+    /// Cycle-level rules: docs/sched.md.
+    Sched {
+        /// Trace to replay.
+        #[arg(long, value_name = "FILE")]
+        trace: PathBuf,
+        /// Which engine schedules.
+        #[arg(long, value_enum, default_value_t = Engine::Rtl)]
+        engine: Engine,
+    },
     /// Cycle figures measured in Verilator.
     Bench {
         #[command(subcommand)]
@@ -106,6 +139,8 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
+        Cmd::Rx { pcap, engine, fcs, counters } => run_rx(&pcap, engine, fcs, counters),
+        Cmd::Sched { trace, engine } => run_sched(&trace, engine),
         Cmd::Bench { what: BenchWhat::Icrc { width, frames } } => {
             let (check, insert, speed) = bench::icrc(width, frames);
             println!("IcrcCheck, {width} bits, back to back, no idle, no backpressure\n");
@@ -116,4 +151,86 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
     }
+}
+
+/// `ferroce-sim rx`: JSON lines on stdout; errors on stderr with exit code 2.
+fn run_rx(pcap: &std::path::Path, engine: Engine, fcs: bool, counters: bool) -> ExitCode {
+    use ferroce_sim::rx::{rx_model, RxCounters};
+    use std::io::Write;
+    let frames = match wire::pcap::read_pcap(pcap, fcs) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let results = match engine {
+        Engine::Model => frames.iter().map(|f| rx_model(f)).collect(),
+        Engine::Rtl => match ferroce_sim::rx_rtl::rx_rtl(&frames) {
+            Ok(r) if r.len() == frames.len() => r,
+            Ok(r) => {
+                eprintln!("error: the RTL returned {} results for {} frames", r.len(), frames.len());
+                return ExitCode::from(2);
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    // Buffered; a reader that goes away (`| head`) ends the output quietly.
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for (i, r) in results.iter().enumerate() {
+        if writeln!(out, "{}", r.json(i)).is_err() {
+            return ExitCode::SUCCESS;
+        }
+    }
+    if out.flush().is_err() {
+        return ExitCode::SUCCESS;
+    }
+    if counters {
+        eprintln!("{}", RxCounters::of(&results).json());
+    }
+    ExitCode::SUCCESS
+}
+
+/// `ferroce-sim sched`: one line per `deq` on stdout; a bad trace is an error on stderr with exit
+/// code 2.
+fn run_sched(path: &std::path::Path, engine: Engine) -> ExitCode {
+    use ferroce_sim::sched::{parse_trace, run_trace, SchedConfig, SchedEngine, SchedModel};
+    let cfg = SchedConfig::default();
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    };
+    let ops = match parse_trace(&text, &cfg) {
+        Ok(ops) => ops,
+        Err(e) => {
+            eprintln!("error: {}:{}: {}", path.display(), e.line, e.message);
+            return ExitCode::from(2);
+        }
+    };
+    let mut eng: Box<dyn SchedEngine> = match engine {
+        Engine::Model => match SchedModel::new(cfg) {
+            Ok(m) => Box::new(m),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+        Engine::Rtl => match ferroce_sim::sched_rtl::rtl_engine(&cfg) {
+            Ok(e) => e,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    for line in run_trace(eng.as_mut(), &ops) {
+        println!("{line}");
+    }
+    ExitCode::SUCCESS
 }
