@@ -109,6 +109,8 @@ pub struct Sched<const AW: usize, const EW: usize, const Q: usize> {
     head: [DFF<Bits<EW>>; Q],
     tail: [DFF<Bits<AW>>; Q],
     empty: DFF<Bits<32>>,
+    /// Per queue: exactly one element (head == tail); not kept for the pending queue.
+    single: DFF<Bits<32>>,
     pend: DFF<Bit>,
     pendq: DFF<Bits<5>>,
     e2v: DFF<Bit>,
@@ -132,7 +134,10 @@ pub struct Sched<const AW: usize, const EW: usize, const Q: usize> {
     entry: Signal<Local, Bits<EW>>,
     yfull: Signal<Local, Bits<EW>>,
     ypar: Signal<Local, Bit>,
-    tsel: Signal<Local, Bits<AW>>,
+    ptail: Signal<Local, Bits<AW>>,
+    psingle: Signal<Local, Bit>,
+    seff: Signal<Local, Bits<32>>,
+    sq: Signal<Local, Bit>,
     etail: Signal<Local, Bits<AW>>,
     ysingle: Signal<Local, Bit>,
     eempty: Signal<Local, Bit>,
@@ -142,6 +147,12 @@ pub struct Sched<const AW: usize, const EW: usize, const Q: usize> {
     level: [DFF<Bits<16>>; Q],
     limit: DFF<Bits<8>>,
     hptr: DFF<Bits<5>>,
+    /// Queues after `hptr` / `lptr` in cyclic order (thermometer masks kept with the pointers).
+    hgt: DFF<Bits<32>>,
+    /// Per queue: weight ≠ 0, and a whole token in the bucket (level ≥ 256), kept as flags.
+    wnz: DFF<Bits<32>>,
+    htok: DFF<Bits<32>>,
+    lgt: DFF<Bits<32>>,
     lptr: DFF<Bits<5>>,
     hcred: DFF<Bits<8>>,
     lcred: DFF<Bits<8>>,
@@ -181,6 +192,9 @@ pub struct Sched<const AW: usize, const EW: usize, const Q: usize> {
     burst: Signal<Local, Bits<8>>,
     lsum: Signal<Local, Bits<17>>,
     cap: Signal<Local, Bits<17>>,
+    lsub: Signal<Local, Bits<17>>,
+    lv0: Signal<Local, Bits<17>>,
+    lv1: Signal<Local, Bits<17>>,
     qidx: [Constant<Bits<5>>; 32],
     /// Token buckets built (false: bit 25 of the queue words is ignored and the buckets vanish).
     ctb: Constant<Bit>,
@@ -245,6 +259,7 @@ impl<const AW: usize, const EW: usize, const Q: usize> Default for Sched<AW, EW,
             head: std::array::from_fn(|_| Default::default()),
             tail: std::array::from_fn(|_| Default::default()),
             empty: Default::default(),
+            single: Default::default(),
             pend: Default::default(),
             pendq: Default::default(),
             e2v: Default::default(),
@@ -268,7 +283,10 @@ impl<const AW: usize, const EW: usize, const Q: usize> Default for Sched<AW, EW,
             entry: Default::default(),
             yfull: Default::default(),
             ypar: Default::default(),
-            tsel: Default::default(),
+            ptail: Default::default(),
+            psingle: Default::default(),
+            seff: Default::default(),
+            sq: Default::default(),
             etail: Default::default(),
             ysingle: Default::default(),
             eempty: Default::default(),
@@ -278,6 +296,10 @@ impl<const AW: usize, const EW: usize, const Q: usize> Default for Sched<AW, EW,
             level: std::array::from_fn(|_| Default::default()),
             limit: Default::default(),
             hptr: Default::default(),
+            hgt: Default::default(),
+            wnz: Default::default(),
+            htok: Default::default(),
+            lgt: Default::default(),
             lptr: Default::default(),
             hcred: Default::default(),
             lcred: Default::default(),
@@ -317,6 +339,9 @@ impl<const AW: usize, const EW: usize, const Q: usize> Default for Sched<AW, EW,
             burst: Default::default(),
             lsum: Default::default(),
             cap: Default::default(),
+            lsub: Default::default(),
+            lv0: Default::default(),
+            lv1: Default::default(),
             qidx: qidx5(),
             ctb: Constant::new(true),
             sel: Default::default(),
@@ -346,7 +371,7 @@ impl<const AW: usize, const EW: usize, const Q: usize> Logic for Sched<AW, EW, Q
     fn update(&mut self) {
         dff_setup!(
             self, clock, ov, ook, oq, ox, cdup, cbad, empty, pend, pendq, e2v, e2q, e2x, fav, fax, faval, fbv, fbx, fbval,
-            icnt, idone, limit, hptr, lptr, hcred, lcred, hcount
+            icnt, idone, limit, hptr, lptr, hcred, lcred, hcount, single, hgt, lgt, wnz, htok
         );
         self.go.next = self.idone.q.val() & !self.reset.val();
 
@@ -387,10 +412,10 @@ impl<const AW: usize, const EW: usize, const Q: usize> Logic for Sched<AW, EW, Q
         self.hm.next = 0.into();
         self.lm.next = 0.into();
         for q in 0..Q {
-            self.tok.next = !(self.ctb.val() & self.cfg[q].q.val().get_bit(25)) | self.level[q].q.val().get_bits::<8>(8).any();
+            self.tok.next = !(self.ctb.val() & self.cfg[q].q.val().get_bit(25)) | self.htok.q.val().get_bit(q);
             if self.avail.val().get_bit(q) & self.tok.val() {
                 self.elig.next = self.elig.val().replace_bit(q, true);
-                if self.cfg[q].q.val().get_bits::<8>(0).any() {
+                if self.wnz.q.val().get_bit(q) {
                     if self.cfg[q].q.val().get_bit(24) {
                         self.hm.next = self.hm.val().replace_bit(q, true);
                     } else {
@@ -405,8 +430,8 @@ impl<const AW: usize, const EW: usize, const Q: usize> Logic for Sched<AW, EW, Q
         // ---- weighted round robin in each table: stay on ptr while it has credit (hcred/lcred hold
         // the credit + 1, so a new turn loads the weight without a subtraction), else the first
         // eligible queue after ptr in cyclic order ----
-        self.hafter.next = self.hm.val() & (self.ones.val() << (bit_cast::<6, 5>(self.hptr.q.val()) + 1));
-        self.lafter.next = self.lm.val() & (self.ones.val() << (bit_cast::<6, 5>(self.lptr.q.val()) + 1));
+        self.hafter.next = self.hm.val() & self.hgt.q.val();
+        self.lafter.next = self.lm.val() & self.lgt.q.val();
         self.hfa.next = false;
         self.hfw.next = false;
         self.lfa.next = false;
@@ -482,6 +507,7 @@ impl<const AW: usize, const EW: usize, const Q: usize> Logic for Sched<AW, EW, Q
                 self.hcred.d.next = self.hcred.q.val() - 1;
             } else {
                 self.hptr.d.next = self.hsel.val();
+                self.hgt.d.next = (self.ones.val() << bit_cast::<6, 5>(self.hsel.val())) << 1;
                 self.hcred.d.next = self.hw.val();
             }
             if self.lm.val().any() {
@@ -493,6 +519,7 @@ impl<const AW: usize, const EW: usize, const Q: usize> Logic for Sched<AW, EW, Q
                 self.lcred.d.next = self.lcred.q.val() - 1;
             } else {
                 self.lptr.d.next = self.lsel.val();
+                self.lgt.d.next = (self.ones.val() << bit_cast::<6, 5>(self.lsel.val())) << 1;
                 self.lcred.d.next = self.lw.val();
             }
             self.hcount.d.next = 0.into();
@@ -504,18 +531,29 @@ impl<const AW: usize, const EW: usize, const Q: usize> Logic for Sched<AW, EW, Q
             self.lvl.next = self.level[q].q.val();
             self.rate.next = self.cfg[q].q.val().get_bits::<8>(8);
             self.burst.next = self.cfg[q].q.val().get_bits::<8>(16);
+            // both outcomes (served or not) are computed from registers; the decision only
+            // picks one, so the buckets add one level after the arbiter
             self.lsum.next = bit_cast::<17, 16>(self.lvl.val()) + bit_cast::<17, 8>(self.rate.val());
-            if self.served.val() {
-                self.lsum.next = self.lsum.val() - 256;
-            }
+            self.lsub.next = self.lsum.val() - 256;
             self.cap.next = bit_cast::<17, 8>(self.burst.val()) << 8;
+            self.lv0.next = self.lsum.val();
             if self.lsum.val() > self.cap.val() {
-                self.level[q].d.next = bit_cast::<16, 17>(self.cap.val());
+                self.lv0.next = self.cap.val();
+            }
+            self.lv1.next = self.lsub.val();
+            if self.lsub.val() > self.cap.val() {
+                self.lv1.next = self.cap.val();
+            }
+            if self.served.val() {
+                self.level[q].d.next = bit_cast::<16, 17>(self.lv1.val());
+                self.htok.d.next = self.htok.d.val().replace_bit(q, self.lv1.val().get_bits::<9>(8).any());
             } else {
-                self.level[q].d.next = bit_cast::<16, 17>(self.lsum.val());
+                self.level[q].d.next = bit_cast::<16, 17>(self.lv0.val());
+                self.htok.d.next = self.htok.d.val().replace_bit(q, self.lv0.val().get_bits::<9>(8).any());
             }
             if !self.ctb.val() {
                 self.level[q].d.next = 0.into();
+                self.htok.d.next = self.htok.d.val().replace_bit(q, false);
             }
         }
 
@@ -524,6 +562,7 @@ impl<const AW: usize, const EW: usize, const Q: usize> Logic for Sched<AW, EW, Q
             for q in 0..Q {
                 if self.cfg_addr.val() == self.qaddr[q].val() {
                     self.cfg[q].d.next = self.cfg_wdata.val().get_bits::<26>(0);
+                    self.wnz.d.next = self.wnz.d.val().replace_bit(q, self.cfg_wdata.val().get_bits::<8>(0).any());
                 }
             }
             if self.cfg_addr.val() == self.climit_addr.val() {
@@ -539,6 +578,10 @@ impl<const AW: usize, const EW: usize, const Q: usize> Logic for Sched<AW, EW, Q
             self.limit.d.next = self.climit_reset.val();
             self.hptr.d.next = 0.into();
             self.lptr.d.next = 0.into();
+            self.hgt.d.next = self.not0.val();
+            self.wnz.d.next = self.ones.val();
+            self.htok.d.next = 0.into();
+            self.lgt.d.next = self.not0.val();
             self.hcred.d.next = 0.into();
             self.lcred.d.next = 0.into();
             self.hcount.d.next = 0.into();
@@ -587,16 +630,28 @@ impl<const AW: usize, const EW: usize, const Q: usize> Logic for Sched<AW, EW, Q
         }
 
         // ---- dequeue: the head of dsel (the RAM output while its next-pointer read is in flight)
+        // Single-element flags: registered per queue, except for the queue whose head is the RAM
+        // output (its flag is that output compared with its tail), so the empty/head updates of
+        // a decision need no head multiplexer and comparator on their path.
         self.yfull.next = 0.into();
-        self.tsel.next = 0.into();
+        self.ptail.next = 0.into();
         self.etail.next = 0.into();
         for q in 0..Q {
             if self.sel.val() == self.qidx[q].val() {
                 self.yfull.next = self.head[q].q.val();
-                self.tsel.next = self.tail[q].q.val();
+            }
+            if self.pendq.q.val() == self.qidx[q].val() {
+                self.ptail.next = self.tail[q].q.val();
             }
             if self.e2q.q.val() == self.qidx[q].val() {
                 self.etail.next = self.tail[q].q.val();
+            }
+        }
+        self.psingle.next = self.next.read_data.val().get_bits::<AW>(0) == self.ptail.val();
+        self.seff.next = self.single.q.val();
+        for q in 0..Q {
+            if self.pend.q.val() & (self.pendq.q.val() == self.qidx[q].val()) {
+                self.seff.next = self.seff.val().replace_bit(q, self.psingle.val());
             }
         }
         if self.pend.q.val() & (self.pendq.q.val() == self.sel.val()) {
@@ -604,7 +659,7 @@ impl<const AW: usize, const EW: usize, const Q: usize> Logic for Sched<AW, EW, Q
         }
         self.y.next = self.yfull.val().get_bits::<AW>(0);
         self.ypar.next = (self.yfull.val() & self.cpar.val()).any();
-        self.ysingle.next = self.yfull.val().get_bits::<AW>(0) == self.tsel.val();
+        self.ysingle.next = self.seff.val().get_bit(self.sel.val().index());
         self.eempty.next = self.empty.q.val().get_bit(self.e2q.q.val().index());
         self.next.read_address.next = self.yfull.val().get_bits::<AW>(0);
         self.pend.d.next = self.dec.val() & !self.ysingle.val();
@@ -619,20 +674,23 @@ impl<const AW: usize, const EW: usize, const Q: usize> Logic for Sched<AW, EW, Q
         for q in 0..Q {
             self.deqhit.next = self.dec.val() & (self.sel.val() == self.qidx[q].val());
             self.enqhit.next = self.commit.val() & (self.e2q.q.val() == self.qidx[q].val());
+            self.sq.next = self.seff.val().get_bit(q);
             if self.enqhit.val() {
                 self.empty.d.next = self.empty.d.val().replace_bit(q, false);
                 self.tail[q].d.next = self.e2x.q.val();
-                if self.empty.q.val().get_bit(q) | (self.deqhit.val() & self.ysingle.val()) {
+                self.single.d.next = self.single.d.val().replace_bit(q, self.empty.q.val().get_bit(q) | (self.deqhit.val() & self.sq.val()));
+                if self.empty.q.val().get_bit(q) | (self.deqhit.val() & self.sq.val()) {
                     self.head[q].d.next = self.entry.val();
                 } else if self.pend.q.val() & (self.pendq.q.val() == self.qidx[q].val()) {
                     self.head[q].d.next = self.next.read_data.val();
                 }
             } else {
-                if self.deqhit.val() & self.ysingle.val() {
+                if self.deqhit.val() & self.sq.val() {
                     self.empty.d.next = self.empty.d.val().replace_bit(q, true);
                 }
                 if self.pend.q.val() & (self.pendq.q.val() == self.qidx[q].val()) {
                     self.head[q].d.next = self.next.read_data.val();
+                    self.single.d.next = self.single.d.val().replace_bit(q, self.psingle.val());
                 }
             }
         }
