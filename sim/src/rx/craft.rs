@@ -8,15 +8,15 @@
 
 use super::{icrc_fixed, supported_opcode, DropReason, RxVerdict};
 use crate::wire::ethernet::{
-    self, VlanTag, ETHERTYPE_ARP, ETHERTYPE_IPV4, MIN_FRAME_LEN, TPID_8021AD, TPID_8021Q,
+    self, ETHERTYPE_ARP, ETHERTYPE_IPV4, MIN_FRAME_LEN,
 };
-use crate::wire::gen::{flip_bit, FrameGen, FrameKind};
+use crate::wire::gen::{flip_bit, random_ip_repr, random_vlan_tags, FrameGen, FrameKind};
 use crate::wire::opcode::{Opcode, Transport};
 use crate::wire::packet::{natural_pad, IpRepr, RoceFrame};
 use crate::wire::{bth, ipv4, ipv6, udp};
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::net::{Ipv4Addr, Ipv6Addr};
+use std::net::Ipv4Addr;
 
 /// The expected outcome of a crafted frame.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -158,50 +158,12 @@ impl Built {
     }
 }
 
-fn vlan_tags(rng: &mut ChaCha8Rng, n: usize) -> Vec<VlanTag> {
-    (0..n)
-        .map(|_| VlanTag {
-            tpid: if rng.gen() { TPID_8021Q } else { TPID_8021AD },
-            pcp: rng.gen_range(0..8),
-            dei: rng.gen(),
-            vid: rng.gen_range(0..4096),
-        })
-        .collect()
-}
-
-fn ip_repr(rng: &mut ChaCha8Rng, v6: bool) -> IpRepr {
-    if v6 {
-        IpRepr::V6(ipv6::Repr {
-            src: Ipv6Addr::from(rng.gen::<u128>()),
-            dst: Ipv6Addr::from(rng.gen::<u128>()),
-            traffic_class: rng.gen(),
-            flow_label: rng.gen_range(0..=0xF_FFFF),
-            next_header: ipv4::PROTO_UDP,
-            hop_limit: rng.gen(),
-            payload_len: 0,
-        })
-    } else {
-        IpRepr::V4(ipv4::Repr {
-            src: Ipv4Addr::from(rng.gen::<u32>()),
-            dst: Ipv4Addr::from(rng.gen::<u32>()),
-            tos: rng.gen(),
-            ident: rng.gen(),
-            dont_frag: rng.gen(),
-            more_frags: false,
-            frag_offset: 0,
-            ttl: rng.gen(),
-            protocol: ipv4::PROTO_UDP,
-            payload_len: 0,
-        })
-    }
-}
-
 /// A valid RoCEv2 frame representation with random field values (masked fields included) and
 /// the given opcode, IP version, number of VLAN tags and payload length.
 pub fn roce_repr(rng: &mut ChaCha8Rng, op: Opcode, v6: bool, nvlans: usize, payload_len: usize) -> RoceFrame {
     let mut f = FrameGen::new(rng.gen()).roce_frame_with(op);
-    f.eth.vlans = vlan_tags(rng, nvlans);
-    f.ip = ip_repr(rng, v6);
+    f.eth.vlans = random_vlan_tags(rng, nvlans);
+    f.ip = random_ip_repr(rng, v6);
     f.payload = vec![0; payload_len];
     rng.fill_bytes(&mut f.payload);
     f.pad = None;
@@ -316,7 +278,7 @@ fn l2_header(nvlans: usize, ethertype: u16, rng: &mut ChaCha8Rng) -> Vec<u8> {
     let e = ethernet::Repr {
         dst: rng.gen(),
         src: rng.gen(),
-        vlans: vlan_tags(rng, nvlans),
+        vlans: random_vlan_tags(rng, nvlans),
         ethertype,
     };
     let mut v = vec![0u8; e.buffer_len()];

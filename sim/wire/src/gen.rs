@@ -107,18 +107,7 @@ impl FrameGen {
     }
 
     fn eth(&mut self, nvlans: usize) -> ethernet::Repr {
-        let vlans = (0..nvlans)
-            .map(|_| VlanTag {
-                tpid: if self.rng.gen() {
-                    TPID_8021Q
-                } else {
-                    TPID_8021AD
-                },
-                pcp: self.rng.gen_range(0..8),
-                dei: self.rng.gen(),
-                vid: self.rng.gen_range(0..4096),
-            })
-            .collect();
+        let vlans = random_vlan_tags(&mut self.rng, nvlans);
         ethernet::Repr {
             dst: self.mac(),
             src: self.mac(),
@@ -128,31 +117,7 @@ impl FrameGen {
     }
 
     fn ip(&mut self, v6: bool) -> IpRepr {
-        let r = &mut self.rng;
-        if v6 {
-            IpRepr::V6(ipv6::Repr {
-                src: Ipv6Addr::from(r.gen::<u128>()),
-                dst: Ipv6Addr::from(r.gen::<u128>()),
-                traffic_class: r.gen(),
-                flow_label: r.gen_range(0..=0xF_FFFF),
-                next_header: ipv4::PROTO_UDP,
-                hop_limit: r.gen(),
-                payload_len: 0,
-            })
-        } else {
-            IpRepr::V4(ipv4::Repr {
-                src: Ipv4Addr::from(r.gen::<u32>()),
-                dst: Ipv4Addr::from(r.gen::<u32>()),
-                tos: r.gen(),
-                ident: r.gen(),
-                dont_frag: r.gen(),
-                more_frags: false,
-                frag_offset: 0,
-                ttl: r.gen(),
-                protocol: ipv4::PROTO_UDP,
-                payload_len: 0,
-            })
-        }
+        random_ip_repr(&mut self.rng, v6)
     }
 
     fn ext(&mut self, opcode: Opcode) -> ExtRepr {
@@ -436,5 +401,46 @@ impl FrameGen {
             let n = self.rng.gen_range(1..=(end - 1).min(59));
             v[..n].to_vec()
         }
+    }
+}
+
+/// `n` random VLAN tags (802.1Q or 802.1ad, any PCP, DEI and VID).
+pub fn random_vlan_tags<R: Rng>(r: &mut R, n: usize) -> Vec<VlanTag> {
+    (0..n)
+        .map(|_| VlanTag {
+            tpid: if r.gen() { TPID_8021Q } else { TPID_8021AD },
+            pcp: r.gen_range(0..8),
+            dei: r.gen(),
+            vid: r.gen_range(0..4096),
+        })
+        .collect()
+}
+
+/// A random IPv4 (no fragmentation) or IPv6 header carrying UDP; lengths are left 0 for
+/// [`RoceFrame::emit`] to fill.
+pub fn random_ip_repr<R: Rng>(r: &mut R, v6: bool) -> IpRepr {
+    if v6 {
+        IpRepr::V6(ipv6::Repr {
+            src: Ipv6Addr::from(r.gen::<u128>()),
+            dst: Ipv6Addr::from(r.gen::<u128>()),
+            traffic_class: r.gen(),
+            flow_label: r.gen_range(0..=0xF_FFFF),
+            next_header: ipv4::PROTO_UDP,
+            hop_limit: r.gen(),
+            payload_len: 0,
+        })
+    } else {
+        IpRepr::V4(ipv4::Repr {
+            src: Ipv4Addr::from(r.gen::<u32>()),
+            dst: Ipv4Addr::from(r.gen::<u32>()),
+            tos: r.gen(),
+            ident: r.gen(),
+            dont_frag: r.gen(),
+            more_frags: false,
+            frag_offset: 0,
+            ttl: r.gen(),
+            protocol: ipv4::PROTO_UDP,
+            payload_len: 0,
+        })
     }
 }
