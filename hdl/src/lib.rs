@@ -6,5 +6,6 @@
 pub mod crc;
 pub mod emit;
 pub mod icrc;
+pub mod rx;
 pub mod sched;
 pub mod tops;

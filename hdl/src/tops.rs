@@ -5,6 +5,7 @@
 
 use crate::emit;
 use crate::icrc::{IcrcCheck, IcrcInsert};
+use crate::rx::RxHeader;
 use crate::sched::{self, Sched};
 
 /// Bus widths every width-generic top supports.
@@ -80,6 +81,10 @@ fn icrc_insert(variant: &str, module: &str) -> String {
     at_width!(variant, module, IcrcInsert)
 }
 
+fn rx_header(variant: &str, module: &str) -> String {
+    at_width!(variant, module, RxHeader)
+}
+
 fn sched(variant: &str, module: &str) -> String {
     match variant {
         "n2048_q32" => sched::parity_rams_in_block_ram(emit::verilog(&mut Sched::<11, 12, 32>::default(), module)),
@@ -90,7 +95,7 @@ fn sched(variant: &str, module: &str) -> String {
 }
 
 /// Every top, in emission order.
-pub static TOPS: [Top; 3] = [
+pub static TOPS: [Top; 4] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
@@ -108,6 +113,12 @@ pub static TOPS: [Top; 3] = [
         description: "Scheduler: shared-space FIFOs (2048 nodes, 32 queues) and the QoS arbiter, one enqueue and one decision per cycle (_notb: without token buckets)",
         variants: &["n2048_q32", "n2048_q32_notb", "n64_q5"],
         build: sched,
+    },
+    Top {
+        name: "rx_header",
+        description: "RX header decoder: per frame, RoCEv2 classification, header-time drop reason and the header record fields",
+        variants: &WIDTH_VARIANTS,
+        build: rx_header,
     },
 ];
 

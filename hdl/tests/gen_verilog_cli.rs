@@ -23,13 +23,28 @@ fn writes_one_file_per_top_with_summary() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.lines().count(), ferroce_hdl::tops::TOPS.len(), "one summary line per file: {out}");
     for t in ferroce_hdl::tops::TOPS.iter() {
-        let p = dir.join(format!("ferroce_{}_w128.v", t.name));
-        let v = std::fs::read_to_string(&p).unwrap();
-        assert!(v.contains(&format!("module ferroce_{}_w128(", t.name)));
+        // width-generic tops at --width, the others in their default configuration
+        let m = if t.width_generic() { format!("ferroce_{}_w128", t.name) } else { format!("ferroce_{}_{}", t.name, t.variants[0]) };
+        let p = dir.join(format!("{m}.v"));
+        let v = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        assert!(v.contains(&format!("module {m}(")));
         assert!(!v.contains("module top"));
         assert!(out.contains(p.to_str().unwrap()));
     }
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn variant_selects_a_configuration() {
+    let dir = std::env::temp_dir().join(format!("ferroce-gen-variant-{}", std::process::id()));
+    let (code, out, err) = gen(&["--out", dir.to_str().unwrap(), "--top", "sched", "--variant", "n64_q5"]);
+    assert_eq!(code, 0, "{err}");
+    let v = std::fs::read_to_string(dir.join("ferroce_sched_n64_q5.v")).unwrap();
+    assert!(v.contains("module ferroce_sched_n64_q5(") && out.contains("n64, q5"), "{out}");
+    std::fs::remove_dir_all(dir).unwrap();
+    let (code, _, err) = gen(&["--top", "sched", "--variant", "n7_q1", "--out", "/tmp/ferroce-never"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("has no variant 'n7_q1'") && err.contains("n2048_q32"), "{err}");
 }
 
 #[test]

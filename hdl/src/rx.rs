@@ -1,0 +1,832 @@
+//! RX front end (issue 3), first block: [`RxHeader`], the header decoder.
+//!
+//! `RxHeader` watches the frame stream (always ready, one beat per cycle, `tkeep` contiguous
+//! from lane 0, frame byte 0 in `tdata[7:0]`) and emits one registered record per frame: the
+//! classification (`h_pass`: not RoCEv2), the drop reason decided from the headers and the frame
+//! length (`h_reason`, every reason but `icrc`), and the fields of the header record, with the
+//! semantics of the software model `ferroce_sim::rx::rx_model` (docs/rx.md).
+//!
+//! | stage | work |
+//! |---|---|
+//! | S0 → S1 | beat byte-reversed and merged into `hdr`: the first [`HB`] frame bytes, frame byte `p` at byte `HB − 1 − p`, so every big-endian field is one contiguous bit range; frame length counted (a partial last beat ORs its byte count into the beat position, a multiple of `K`) |
+//! | S1 → S2 | (last beat only) VLAN tags, ethertype, classification; the IP header aligned to the top of the register (3-way mux: `l2` = 14, 18, 22) and the BTH aligned after it (2-way mux: IPv4/IPv6); every field taken at a fixed position; IPv4 header word sums (one per L2 length, in parallel with the VLAN decode); opcode table lookup |
+//! | S2 → S3 | IPv4 checksum compare, length checks, drop-reason precedence, payload offset and length, extension header presence; the record registered on the outputs |
+//!
+//! Latency: `h_valid` is high for one cycle, 3 cycles after the cycle in which the frame's last
+//! beat is taken. Records come out in frame order, back to back (one per cycle at most, one
+//! frame per beat at most). The fields of a pass record (`h_pass` = 1) are undefined.
+
+use num_bigint::BigUint;
+use rust_hdl::prelude::*;
+
+/// Frame bytes captured for decoding: enough for two VLAN tags, IPv6, UDP, BTH and the largest
+/// extension header (22 + 40 + 8 + 12 + 28 = 110), rounded up to a multiple of every bus width.
+pub const HB: usize = 128;
+const HBITS: usize = HB * 8;
+
+/// Drop reason codes on `h_reason` (0 = no header-time reason): the position in
+/// `ferroce_sim::rx::DropReason::ALL` plus one. `icrc` (10) is never reported by `RxHeader`.
+pub mod reason {
+    pub const NONE: u64 = 0;
+    pub const IP_HEADER: u64 = 1;
+    pub const TRUNCATED: u64 = 2;
+    pub const IP_LENGTH: u64 = 3;
+    pub const IP_CHECKSUM: u64 = 4;
+    pub const IP_FRAGMENT: u64 = 5;
+    pub const UDP_LENGTH: u64 = 6;
+    pub const TVER: u64 = 7;
+    pub const OPCODE: u64 = 8;
+    pub const PADCNT: u64 = 9;
+}
+
+/// One entry of the opcode table: bit 0 supported (RC, UC, UD, CNP; not RD, not reserved),
+/// bits 5:1 length of the extension headers, bit 6 RETH (right after the BTH), bit 7 AETH (right
+/// after the BTH), bit 8 ImmDt, bits 10:9 ImmDt offset after the BTH / 8 (0, 8 or 16 bytes).
+/// The ferroce-wire opcode table (sim/wire/src/opcode.rs) written out; the co-simulation sweeps
+/// all 256 opcodes against the model.
+pub fn opcode_info(v: u8) -> u16 {
+    const RETH: u16 = 1 << 6;
+    const AETH: u16 = 1 << 7;
+    const IMM: u16 = 1 << 8;
+    let e = |len: u16, flags: u16| 1 | (len << 1) | flags;
+    let op = v & 0x1F;
+    match v >> 5 {
+        // RC, and UC for operations up to 0x0B
+        0 | 1 if op <= 0x0B || (v >> 5 == 0 && (op <= 0x14 || op == 0x16 || op == 0x17)) => match op {
+            0x03 | 0x05 | 0x09 => e(4, IMM),
+            0x06 | 0x0A | 0x0C => e(16, RETH),
+            0x0B => e(20, RETH | IMM | (2 << 9)),
+            0x0D | 0x0F | 0x10 | 0x11 => e(4, AETH),
+            0x12 => e(12, AETH),
+            0x13 | 0x14 => e(28, 0),
+            0x16 | 0x17 => e(4, 0),
+            _ => e(0, 0),
+        },
+        // UD: DETH, then ImmDt for SEND only with immediate
+        3 if op == 0x04 => e(8, 0),
+        3 if op == 0x05 => e(12, IMM | (1 << 9)),
+        // CNP: 16 reserved bytes
+        4 if op == 0x01 => e(16, 0),
+        _ => 0,
+    }
+}
+
+fn bits_from<const N: usize>(f: impl Fn(usize) -> bool) -> Bits<N> {
+    let mut v = BigUint::default();
+    for i in 0..N {
+        if f(i) {
+            v.set_bit(i as u64, true);
+        }
+    }
+    Bits::<N>::from(v)
+}
+
+fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(Bits::<N>::from(BigUint::from(v)))
+}
+
+/// RX header decoder; see the module docs. `W` bus width in bits (64..1024), `K = W / 8`.
+#[derive(LogicBlock)]
+pub struct RxHeader<const W: usize, const K: usize> {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high: forgets any partial frame and any record in flight.
+    pub reset: Signal<In, Bit>,
+    pub s_axis_tvalid: Signal<In, Bit>,
+    /// Always 1.
+    pub s_axis_tready: Signal<Out, Bit>,
+    pub s_axis_tdata: Signal<In, Bits<W>>,
+    pub s_axis_tkeep: Signal<In, Bits<K>>,
+    pub s_axis_tlast: Signal<In, Bit>,
+    /// One record per frame (one-cycle pulse).
+    pub h_valid: Signal<Out, Bit>,
+    /// Not RoCEv2 (the other outputs are then undefined).
+    pub h_pass: Signal<Out, Bit>,
+    /// Drop reason known from the headers and the frame length ([`reason`]); 0 = none (the
+    /// frame is accepted or dropped for its ICRC).
+    pub h_reason: Signal<Out, Bits<4>>,
+    /// A header check failed: nothing is delivered (docs/rx.md, "Payload delivered").
+    pub h_hfail: Signal<Out, Bit>,
+    /// The ICRC is in the frame and the IP length is long enough for it (`icrc_ok` not null).
+    pub h_icrc_chk: Signal<Out, Bit>,
+    pub h_eth_dst: Signal<Out, Bits<48>>,
+    pub h_eth_src: Signal<Out, Bits<48>>,
+    /// An outer VLAN tag is present; `h_vlan` is its VID.
+    pub h_vlan_ok: Signal<Out, Bit>,
+    pub h_vlan: Signal<Out, Bits<12>>,
+    /// IP version 6 (ethertype 0x86DD), else 4.
+    pub h_ip_v6: Signal<Out, Bit>,
+    /// IP addresses (IPv4 in the low 32 bits).
+    pub h_ip_src: Signal<Out, Bits<128>>,
+    pub h_ip_dst: Signal<Out, Bits<128>>,
+    pub h_ip_dscp: Signal<Out, Bits<6>>,
+    pub h_ip_ecn: Signal<Out, Bits<2>>,
+    pub h_ip_ttl: Signal<Out, Bits<8>>,
+    pub h_udp_sport: Signal<Out, Bits<16>>,
+    pub h_udp_dport: Signal<Out, Bits<16>>,
+    /// The 12 BTH bytes are in the frame (the `h_bth_*` fields are meaningful).
+    pub h_bth_ok: Signal<Out, Bit>,
+    pub h_bth_opcode: Signal<Out, Bits<8>>,
+    pub h_bth_se: Signal<Out, Bit>,
+    pub h_bth_m: Signal<Out, Bit>,
+    pub h_bth_padcnt: Signal<Out, Bits<2>>,
+    pub h_bth_tver: Signal<Out, Bits<4>>,
+    pub h_bth_pkey: Signal<Out, Bits<16>>,
+    pub h_bth_fecn: Signal<Out, Bit>,
+    pub h_bth_becn: Signal<Out, Bit>,
+    pub h_bth_dqpn: Signal<Out, Bits<24>>,
+    pub h_bth_ackreq: Signal<Out, Bit>,
+    pub h_bth_psn: Signal<Out, Bits<24>>,
+    /// The opcode carries a RETH and its 16 bytes are in the frame.
+    pub h_reth_ok: Signal<Out, Bit>,
+    pub h_reth_va: Signal<Out, Bits<64>>,
+    pub h_reth_rkey: Signal<Out, Bits<32>>,
+    pub h_reth_dmalen: Signal<Out, Bits<32>>,
+    pub h_immdt_ok: Signal<Out, Bit>,
+    pub h_immdt: Signal<Out, Bits<32>>,
+    pub h_aeth_ok: Signal<Out, Bit>,
+    pub h_aeth_syndrome: Signal<Out, Bits<8>>,
+    pub h_aeth_msn: Signal<Out, Bits<24>>,
+    /// Frame offset of the payload (`hdr_end`).
+    pub h_pay_off: Signal<Out, Bits<16>>,
+    /// Payload bytes delivered (`payload_len` of the model).
+    pub h_pay_len: Signal<Out, Bits<16>>,
+
+    // ---- constants ----
+    ck: Constant<Bits<18>>,
+    lane_n: [Constant<Bits<18>>; 128],
+    rsh: [Constant<Bits<16>>; 128],
+    cap_pos: [Constant<Bits<18>>; 16],
+    cap_sh: [Constant<Bits<16>>; 16],
+    cap_mask: [Constant<Bits<HBITS>>; 16],
+    optab: Constant<Bits<4096>>,
+
+    // ---- S0 -> S1 ----
+    pos: DFF<Bits<18>>,
+    hdr: DFF<Bits<HBITS>>,
+    v1: DFF<Bit>,
+    l1: DFF<Bits<18>>,
+    tb: Signal<Local, Bits<8>>,
+    rb: Signal<Local, Bits<W>>,
+    nb: Signal<Local, Bits<18>>,
+    kx: Signal<Local, Bits<K>>,
+    full: Signal<Local, Bit>,
+    posk: Signal<Local, Bits<18>>,
+    hn: Signal<Local, Bits<HBITS>>,
+
+    // ---- S1 -> S2 ----
+    tp1: Signal<Local, Bits<16>>,
+    tp2: Signal<Local, Bits<16>>,
+    tp3: Signal<Local, Bits<16>>,
+    t1: Signal<Local, Bit>,
+    t2: Signal<Local, Bit>,
+    t3: Signal<Local, Bit>,
+    et: Signal<Local, Bits<16>>,
+    v6: Signal<Local, Bit>,
+    al: Signal<Local, Bits<HBITS>>, // IP header at the top
+    bt: Signal<Local, Bits<HBITS>>, // BTH at the top
+    l2v: Signal<Local, Bits<18>>,
+    ent: Signal<Local, Bits<16>>,
+    opx: Signal<Local, Bits<12>>,
+    cs: [Signal<Local, Bits<20>>; 3],
+    v2: DFF<Bit>,
+    pass2: DFF<Bit>,
+    len2: DFF<Bits<18>>,
+    iplen2: DFF<Bits<18>>,
+    ipend2: DFF<Bits<18>>,
+    bth12_2: DFF<Bits<18>>,
+    bthin2: DFF<Bit>,
+    verok2: DFF<Bit>,
+    cs2: DFF<Bits<20>>, // IPv4 header word sum (not folded)
+    frag2: DFF<Bit>,
+    udpl2: DFF<Bits<16>>,
+    ent2: DFF<Bits<16>>,
+    ethd2: DFF<Bits<48>>,
+    eths2: DFF<Bits<48>>,
+    vok2: DFF<Bit>,
+    vid2: DFF<Bits<12>>,
+    v6_2: DFF<Bit>,
+    src2: DFF<Bits<128>>,
+    dst2: DFF<Bits<128>>,
+    tc2: DFF<Bits<8>>,
+    ttl2: DFF<Bits<8>>,
+    sport2: DFF<Bits<16>>,
+    dport2: DFF<Bits<16>>,
+    opc2: DFF<Bits<8>>,
+    b1_2: DFF<Bits<8>>, // BTH byte 1: SE, M, PadCnt, TVer
+    pkey2: DFF<Bits<16>>,
+    b4_2: DFF<Bits<8>>, // BTH byte 4: FECN, BECN
+    dqpn2: DFF<Bits<24>>,
+    ack2: DFF<Bit>,
+    psn2: DFF<Bits<24>>,
+    va2: DFF<Bits<64>>,
+    rkey2: DFF<Bits<32>>,
+    dlen2: DFF<Bits<32>>,
+    imm2: DFF<Bits<32>>,
+    syn2: DFF<Bits<8>>,
+    msn2: DFF<Bits<24>>,
+
+    // ---- S2 -> S3 ----
+    ext: Signal<Local, Bits<18>>,
+    hend: Signal<Local, Bits<18>>,
+    miniplen: Signal<Local, Bits<18>>,
+    hl: Signal<Local, Bits<18>>,
+    pad: Signal<Local, Bits<18>>,
+    trunc: Signal<Local, Bit>,
+    ipsmall: Signal<Local, Bit>,
+    csok: Signal<Local, Bit>,
+    excess: Signal<Local, Bit>,
+    udpbad: Signal<Local, Bit>,
+    tverbad: Signal<Local, Bit>,
+    opcbad: Signal<Local, Bit>,
+    padbad: Signal<Local, Bit>,
+    hfail: Signal<Local, Bit>,
+    pend: Signal<Local, Bits<18>>,
+    immoff: Signal<Local, Bits<18>>,
+    extok: Signal<Local, Bit>,
+    ov: DFF<Bit>,
+    opass: DFF<Bit>,
+    oreason: DFF<Bits<4>>,
+    ohfail: DFF<Bit>,
+    oicrc: DFF<Bit>,
+    oethd: DFF<Bits<48>>,
+    oeths: DFF<Bits<48>>,
+    ovok: DFF<Bit>,
+    ovid: DFF<Bits<12>>,
+    ov6: DFF<Bit>,
+    osrc: DFF<Bits<128>>,
+    odst: DFF<Bits<128>>,
+    otc: DFF<Bits<8>>,
+    ottl: DFF<Bits<8>>,
+    osport: DFF<Bits<16>>,
+    odport: DFF<Bits<16>>,
+    obthok: DFF<Bit>,
+    oopc: DFF<Bits<8>>,
+    ob1: DFF<Bits<8>>,
+    opkey: DFF<Bits<16>>,
+    ob4: DFF<Bits<8>>,
+    odqpn: DFF<Bits<24>>,
+    oack: DFF<Bit>,
+    opsn: DFF<Bits<24>>,
+    orethok: DFF<Bit>,
+    ova: DFF<Bits<64>>,
+    orkey: DFF<Bits<32>>,
+    odlen: DFF<Bits<32>>,
+    oimmok: DFF<Bit>,
+    oimm: DFF<Bits<32>>,
+    oaethok: DFF<Bit>,
+    osyn: DFF<Bits<8>>,
+    omsn: DFF<Bits<24>>,
+    opoff: DFF<Bits<16>>,
+    oplen: DFF<Bits<16>>,
+}
+
+impl<const W: usize, const K: usize> RxHeader<W, K> {
+    /// Beats that carry captured bytes.
+    pub const NCAP: usize = HB / K;
+    const KM1: usize = K - 1;
+    /// Cycles from the cycle that takes the last beat to the cycle `h_valid` is high.
+    pub const LATENCY: usize = 3;
+}
+
+impl<const W: usize, const K: usize> Default for RxHeader<W, K> {
+    fn default() -> Self {
+        assert_eq!(W, 8 * K, "K must be W / 8");
+        assert!(K.is_power_of_two() && (8..=128).contains(&K), "bus width 64..1024 bits");
+        let ncap = Self::NCAP;
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_axis_tvalid: Default::default(),
+            s_axis_tready: Default::default(),
+            s_axis_tdata: Default::default(),
+            s_axis_tkeep: Default::default(),
+            s_axis_tlast: Default::default(),
+            h_valid: Default::default(),
+            h_pass: Default::default(),
+            h_reason: Default::default(),
+            h_hfail: Default::default(),
+            h_icrc_chk: Default::default(),
+            h_eth_dst: Default::default(),
+            h_eth_src: Default::default(),
+            h_vlan_ok: Default::default(),
+            h_vlan: Default::default(),
+            h_ip_v6: Default::default(),
+            h_ip_src: Default::default(),
+            h_ip_dst: Default::default(),
+            h_ip_dscp: Default::default(),
+            h_ip_ecn: Default::default(),
+            h_ip_ttl: Default::default(),
+            h_udp_sport: Default::default(),
+            h_udp_dport: Default::default(),
+            h_bth_ok: Default::default(),
+            h_bth_opcode: Default::default(),
+            h_bth_se: Default::default(),
+            h_bth_m: Default::default(),
+            h_bth_padcnt: Default::default(),
+            h_bth_tver: Default::default(),
+            h_bth_pkey: Default::default(),
+            h_bth_fecn: Default::default(),
+            h_bth_becn: Default::default(),
+            h_bth_dqpn: Default::default(),
+            h_bth_ackreq: Default::default(),
+            h_bth_psn: Default::default(),
+            h_reth_ok: Default::default(),
+            h_reth_va: Default::default(),
+            h_reth_rkey: Default::default(),
+            h_reth_dmalen: Default::default(),
+            h_immdt_ok: Default::default(),
+            h_immdt: Default::default(),
+            h_aeth_ok: Default::default(),
+            h_aeth_syndrome: Default::default(),
+            h_aeth_msn: Default::default(),
+            h_pay_off: Default::default(),
+            h_pay_len: Default::default(),
+            ck: c::<18>(K as u64),
+            lane_n: std::array::from_fn(|i| c::<18>(i as u64 + 1)),
+            rsh: std::array::from_fn(|i| c::<16>(if i < K { (8 * (K - 1 - i)) as u64 } else { 0 })),
+            cap_pos: std::array::from_fn(|j| c::<18>(if j < ncap { (j * K) as u64 } else { 0x3FFFF })),
+            cap_sh: std::array::from_fn(|j| c::<16>(if j < ncap { (8 * (HB - (j + 1) * K)) as u64 } else { 0 })),
+            cap_mask: std::array::from_fn(|j| {
+                // frame bytes j·K .. (j+1)·K sit at register bytes HB-(j+1)·K .. HB-j·K
+                Constant::new(bits_from::<HBITS>(|k| j < ncap && k / 8 >= HB - (j + 1) * K && k / 8 < HB - j * K))
+            }),
+            optab: Constant::new(bits_from::<4096>(|k| (opcode_info((k / 16) as u8) >> (k % 16)) & 1 != 0)),
+            pos: Default::default(),
+            hdr: Default::default(),
+            v1: Default::default(),
+            l1: Default::default(),
+            tb: Default::default(),
+            rb: Default::default(),
+            nb: Default::default(),
+            kx: Default::default(),
+            full: Default::default(),
+            posk: Default::default(),
+            hn: Default::default(),
+            tp1: Default::default(),
+            tp2: Default::default(),
+            tp3: Default::default(),
+            t1: Default::default(),
+            t2: Default::default(),
+            t3: Default::default(),
+            et: Default::default(),
+            v6: Default::default(),
+            al: Default::default(),
+            bt: Default::default(),
+            l2v: Default::default(),
+            ent: Default::default(),
+            opx: Default::default(),
+            cs: Default::default(),
+            v2: Default::default(),
+            pass2: Default::default(),
+            len2: Default::default(),
+            iplen2: Default::default(),
+            ipend2: Default::default(),
+            bth12_2: Default::default(),
+            bthin2: Default::default(),
+            verok2: Default::default(),
+            cs2: Default::default(),
+            frag2: Default::default(),
+            udpl2: Default::default(),
+            ent2: Default::default(),
+            ethd2: Default::default(),
+            eths2: Default::default(),
+            vok2: Default::default(),
+            vid2: Default::default(),
+            v6_2: Default::default(),
+            src2: Default::default(),
+            dst2: Default::default(),
+            tc2: Default::default(),
+            ttl2: Default::default(),
+            sport2: Default::default(),
+            dport2: Default::default(),
+            opc2: Default::default(),
+            b1_2: Default::default(),
+            pkey2: Default::default(),
+            b4_2: Default::default(),
+            dqpn2: Default::default(),
+            ack2: Default::default(),
+            psn2: Default::default(),
+            va2: Default::default(),
+            rkey2: Default::default(),
+            dlen2: Default::default(),
+            imm2: Default::default(),
+            syn2: Default::default(),
+            msn2: Default::default(),
+            ext: Default::default(),
+            hend: Default::default(),
+            miniplen: Default::default(),
+            hl: Default::default(),
+            pad: Default::default(),
+            trunc: Default::default(),
+            ipsmall: Default::default(),
+            csok: Default::default(),
+            excess: Default::default(),
+            udpbad: Default::default(),
+            tverbad: Default::default(),
+            opcbad: Default::default(),
+            padbad: Default::default(),
+            hfail: Default::default(),
+            pend: Default::default(),
+            immoff: Default::default(),
+            extok: Default::default(),
+            ov: Default::default(),
+            opass: Default::default(),
+            oreason: Default::default(),
+            ohfail: Default::default(),
+            oicrc: Default::default(),
+            oethd: Default::default(),
+            oeths: Default::default(),
+            ovok: Default::default(),
+            ovid: Default::default(),
+            ov6: Default::default(),
+            osrc: Default::default(),
+            odst: Default::default(),
+            otc: Default::default(),
+            ottl: Default::default(),
+            osport: Default::default(),
+            odport: Default::default(),
+            obthok: Default::default(),
+            oopc: Default::default(),
+            ob1: Default::default(),
+            opkey: Default::default(),
+            ob4: Default::default(),
+            odqpn: Default::default(),
+            oack: Default::default(),
+            opsn: Default::default(),
+            orethok: Default::default(),
+            ova: Default::default(),
+            orkey: Default::default(),
+            odlen: Default::default(),
+            oimmok: Default::default(),
+            oimm: Default::default(),
+            oaethok: Default::default(),
+            osyn: Default::default(),
+            omsn: Default::default(),
+            opoff: Default::default(),
+            oplen: Default::default(),
+        }
+    }
+}
+
+// Bit positions in `hdr` (frame byte p at bits 8(HB-1-p) .. 8(HB-1-p)+7): a big-endian field of
+// n bytes at offset o (from the frame start, or from the IP header in `al`, or from the BTH in
+// `bt`) is bits 8(HB-o-n) .. 8(HB-o)-1, written below as literals.
+impl<const W: usize, const K: usize> Logic for RxHeader<W, K> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, pos, hdr, v1, l1, v2, pass2, len2, iplen2, ipend2, bth12_2, bthin2, verok2,
+            cs2, frag2, udpl2, ent2, ethd2, eths2, vok2, vid2, v6_2, src2, dst2, tc2, ttl2, sport2,
+            dport2, opc2, b1_2, pkey2, b4_2, dqpn2, ack2, psn2, va2, rkey2, dlen2, imm2, syn2, msn2,
+            ov, opass, oreason, ohfail, oicrc, oethd, oeths, ovok, ovid, ov6, osrc, odst, otc, ottl,
+            osport, odport, obthok, oopc, ob1, opkey, ob4, odqpn, oack, opsn, orethok, ova, orkey,
+            odlen, oimmok, oimm, oaethok, osyn, omsn, opoff, oplen
+        );
+        self.s_axis_tready.next = true;
+
+        // ================= S0 -> S1: capture the frame head, count the length =================
+        // rb: the beat byte-reversed (lane i at byte K-1-i), bytes beyond tkeep zero.
+        // nb: bytes in the beat when not full (the last kept lane + 1, from a one-hot OR).
+        self.rb.next = 0.into();
+        self.nb.next = 0.into();
+        self.kx.next = self.s_axis_tkeep.val() >> 1;
+        for i in 0..K {
+            self.tb.next = self.s_axis_tdata.val().get_bits::<8>(i * 8);
+            if self.s_axis_tkeep.val().get_bit(i) {
+                self.rb.next = self.rb.val() | (bit_cast::<W, 8>(self.tb.val()) << self.rsh[i].val());
+            }
+            if self.s_axis_tkeep.val().get_bit(i) && !self.kx.val().get_bit(i) {
+                self.nb.next = self.nb.val() | self.lane_n[i].val();
+            }
+        }
+        self.full.next = false;
+        for i in Self::KM1..K {
+            self.full.next = self.s_axis_tkeep.val().get_bit(i);
+        }
+        self.posk.next = self.pos.q.val() + self.ck.val();
+        self.hn.next = self.hdr.q.val();
+        if self.pos.q.val() == 0 {
+            // the first beat clears the bytes of the previous frame
+            self.hn.next = bit_cast::<HBITS, W>(self.rb.val()) << self.cap_sh[0].val();
+        }
+        for j in 1..Self::NCAP {
+            if self.pos.q.val() == self.cap_pos[j].val() {
+                self.hn.next = (self.hdr.q.val() & !self.cap_mask[j].val()) | (bit_cast::<HBITS, W>(self.rb.val()) << self.cap_sh[j].val());
+            }
+        }
+        self.v1.d.next = false;
+        if self.s_axis_tvalid.val() {
+            self.hdr.d.next = self.hn.val();
+            if self.s_axis_tlast.val() {
+                self.pos.d.next = 0.into();
+                self.v1.d.next = true;
+                // pos is a multiple of K: a partial beat adds without a carry
+                if self.full.val() {
+                    self.l1.d.next = self.posk.val();
+                } else {
+                    self.l1.d.next = self.pos.q.val() | self.nb.val();
+                }
+            } else if !self.pos.q.val().get_bit(17) {
+                // saturates past 128 KiB (longer than any IP packet can end)
+                self.pos.d.next = self.posk.val();
+            }
+        }
+
+        // ================= S1 -> S2: classify, align, extract =================
+        self.tp1.next = self.hdr.q.val().get_bits::<16>(912); // bytes 12..14
+        self.tp2.next = self.hdr.q.val().get_bits::<16>(880); // bytes 16..18
+        self.tp3.next = self.hdr.q.val().get_bits::<16>(848); // bytes 20..22
+        self.t1.next = self.tp1.val() == 0x8100 || self.tp1.val() == 0x88A8;
+        self.t2.next = self.tp2.val() == 0x8100 || self.tp2.val() == 0x88A8;
+        self.t3.next = self.tp3.val() == 0x8100 || self.tp3.val() == 0x88A8;
+        if self.t1.val() && self.t2.val() {
+            self.et.next = self.tp3.val();
+            self.l2v.next = 22.into();
+            self.al.next = self.hdr.q.val() << 176;
+        } else if self.t1.val() {
+            self.et.next = self.tp2.val();
+            self.l2v.next = 18.into();
+            self.al.next = self.hdr.q.val() << 144;
+        } else {
+            self.et.next = self.tp1.val();
+            self.l2v.next = 14.into();
+            self.al.next = self.hdr.q.val() << 112;
+        }
+        self.v6.next = self.et.val() == 0x86DD;
+        if self.v6.val() {
+            self.bt.next = self.al.val() << 384;
+        } else {
+            self.bt.next = self.al.val() << 224;
+        }
+        self.opx.next = bit_cast::<12, 8>(self.bt.val().get_bits::<8>(1016)) << 4;
+        self.ent.next = self.optab.val().get_bits::<16>(self.opx.val().index());
+        // IPv4 header checksum: sum of the 10 header words for each L2 length (14, 18, 22),
+        // straight from `hdr` (in parallel with the VLAN decode); checked in S3.
+        self.cs[0].next = bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(896))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(880))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(864))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(848))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(832))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(816))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(800))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(784))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(768))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(752));
+        self.cs[1].next = bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(864))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(848))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(832))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(816))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(800))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(784))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(768))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(752))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(736))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(720));
+        self.cs[2].next = bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(832))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(816))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(800))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(784))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(768))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(752))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(736))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(720))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(704))
+            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(688));
+
+        self.v2.d.next = self.v1.q.val();
+        if self.v1.q.val() {
+            self.len2.d.next = self.l1.q.val();
+            self.ethd2.d.next = self.hdr.q.val().get_bits::<48>(976);
+            self.eths2.d.next = self.hdr.q.val().get_bits::<48>(928);
+            self.vok2.d.next = self.t1.val();
+            self.vid2.d.next = self.hdr.q.val().get_bits::<12>(896);
+            self.v6_2.d.next = self.v6.val();
+            self.ent2.d.next = self.ent.val();
+            self.opc2.d.next = self.bt.val().get_bits::<8>(1016);
+            self.b1_2.d.next = self.bt.val().get_bits::<8>(1008);
+            self.pkey2.d.next = self.bt.val().get_bits::<16>(992);
+            self.b4_2.d.next = self.bt.val().get_bits::<8>(984);
+            self.dqpn2.d.next = self.bt.val().get_bits::<24>(960);
+            self.ack2.d.next = self.bt.val().get_bit(959);
+            self.psn2.d.next = self.bt.val().get_bits::<24>(928);
+            self.va2.d.next = self.bt.val().get_bits::<64>(864);
+            self.rkey2.d.next = self.bt.val().get_bits::<32>(832);
+            self.dlen2.d.next = self.bt.val().get_bits::<32>(800);
+            self.syn2.d.next = self.bt.val().get_bits::<8>(920);
+            self.msn2.d.next = self.bt.val().get_bits::<24>(896);
+            self.imm2.d.next = self.bt.val().get_bits::<32>(896);
+            if self.ent.val().get_bits::<2>(9) == 1 {
+                self.imm2.d.next = self.bt.val().get_bits::<32>(832);
+            }
+            if self.ent.val().get_bits::<2>(9) == 2 {
+                self.imm2.d.next = self.bt.val().get_bits::<32>(768);
+            }
+            if self.v6.val() {
+                self.pass2.d.next = !(self.al.val().get_bits::<8>(968) == 17 && self.al.val().get_bits::<16>(672) == 4791
+                    && self.l1.q.val() >= self.l2v.val() + 44);
+                self.iplen2.d.next = bit_cast::<18, 16>(self.al.val().get_bits::<16>(976)) + 40;
+                self.ipend2.d.next = bit_cast::<18, 16>(self.al.val().get_bits::<16>(976)) + 40 + self.l2v.val();
+                self.bth12_2.d.next = self.l2v.val() + 60;
+                self.bthin2.d.next = self.l1.q.val() >= self.l2v.val() + 60;
+                self.verok2.d.next = self.al.val().get_bits::<4>(1020) == 6;
+                self.frag2.d.next = false;
+                self.udpl2.d.next = self.al.val().get_bits::<16>(656);
+                self.src2.d.next = self.al.val().get_bits::<128>(832);
+                self.dst2.d.next = self.al.val().get_bits::<128>(704);
+                self.tc2.d.next = self.al.val().get_bits::<8>(1012);
+                self.ttl2.d.next = self.al.val().get_bits::<8>(960);
+                self.sport2.d.next = self.al.val().get_bits::<16>(688);
+                self.dport2.d.next = self.al.val().get_bits::<16>(672);
+            } else {
+                self.pass2.d.next = !(self.et.val() == 0x0800 && self.al.val().get_bits::<8>(944) == 17
+                    && self.al.val().get_bits::<16>(832) == 4791 && self.l1.q.val() >= self.l2v.val() + 24);
+                self.iplen2.d.next = bit_cast::<18, 16>(self.al.val().get_bits::<16>(992));
+                self.ipend2.d.next = bit_cast::<18, 16>(self.al.val().get_bits::<16>(992)) + self.l2v.val();
+                self.bth12_2.d.next = self.l2v.val() + 40;
+                self.bthin2.d.next = self.l1.q.val() >= self.l2v.val() + 40;
+                self.verok2.d.next = self.al.val().get_bits::<4>(1020) == 4 && self.al.val().get_bits::<4>(1016) == 5;
+                self.frag2.d.next = self.al.val().get_bit(973) || self.al.val().get_bits::<13>(960) != 0;
+                self.udpl2.d.next = self.al.val().get_bits::<16>(816);
+                self.src2.d.next = bit_cast::<128, 32>(self.al.val().get_bits::<32>(896));
+                self.dst2.d.next = bit_cast::<128, 32>(self.al.val().get_bits::<32>(864));
+                self.tc2.d.next = self.al.val().get_bits::<8>(1008);
+                self.ttl2.d.next = self.al.val().get_bits::<8>(952);
+                self.sport2.d.next = self.al.val().get_bits::<16>(848);
+                self.dport2.d.next = self.al.val().get_bits::<16>(832);
+            }
+            if self.t1.val() && self.t2.val() {
+                self.cs2.d.next = self.cs[2].val();
+            } else if self.t1.val() {
+                self.cs2.d.next = self.cs[1].val();
+            } else {
+                self.cs2.d.next = self.cs[0].val();
+            }
+            if self.t1.val() && self.t2.val() && self.t3.val() {
+                self.pass2.d.next = true; // a third VLAN tag
+            }
+        }
+
+        // ================= S2 -> S3: checks, reason, payload =================
+        self.ext.next = 0.into();
+        if self.bthin2.q.val() {
+            self.ext.next = bit_cast::<18, 5>(self.ent2.q.val().get_bits::<5>(1));
+        }
+        self.hend.next = self.bth12_2.q.val() + self.ext.val();
+        if self.v6_2.q.val() {
+            self.hl.next = 40.into();
+        } else {
+            self.hl.next = 20.into();
+        }
+        self.miniplen.next = self.hl.val() + 24 + self.ext.val();
+        self.pad.next = bit_cast::<18, 2>(self.b1_2.q.val().get_bits::<2>(4));
+        self.trunc.next = self.len2.q.val() < self.ipend2.q.val() || self.len2.q.val() < self.hend.val() + 4;
+        self.ipsmall.next = self.iplen2.q.val() < self.miniplen.val();
+        // The folded sum is 0xFFFF iff low + high = 0xFFFF (high <= 9: a second fold never
+        // gives 0xFFFF), i.e. low = 0xFFF0 | !high.
+        self.csok.next = self.v6_2.q.val()
+            || (self.cs2.q.val().get_bits::<12>(4) == 0xFFF && self.cs2.q.val().get_bits::<4>(0) == !self.cs2.q.val().get_bits::<4>(16));
+        self.excess.next = self.len2.q.val() > self.ipend2.q.val() && self.len2.q.val() > 60;
+        self.udpbad.next = bit_cast::<18, 16>(self.udpl2.q.val()) + self.hl.val() != self.iplen2.q.val();
+        self.tverbad.next = self.b1_2.q.val().get_bits::<4>(0) != 0;
+        self.opcbad.next = !self.ent2.q.val().get_bit(0);
+        self.padbad.next = self.pad.val() + self.miniplen.val() > self.iplen2.q.val();
+        self.hfail.next = !self.verok2.q.val() || self.len2.q.val() < self.hend.val() || self.ipsmall.val() || !self.csok.val()
+            || self.frag2.q.val() || self.udpbad.val() || self.tverbad.val() || self.opcbad.val() || self.padbad.val();
+        // payload end: ip_end - 4 - PadCnt, cut at the frame end
+        self.pend.next = self.ipend2.q.val() - 4 - self.pad.val();
+        if self.len2.q.val() < self.pend.val() {
+            self.pend.next = self.len2.q.val();
+        }
+        self.immoff.next = 0.into();
+        if self.ent2.q.val().get_bits::<2>(9) == 1 {
+            self.immoff.next = 8.into();
+        }
+        if self.ent2.q.val().get_bits::<2>(9) == 2 {
+            self.immoff.next = 16.into();
+        }
+        self.extok.next = self.bthin2.q.val() && self.ent2.q.val().get_bit(0);
+
+        self.ov.d.next = self.v2.q.val();
+        if self.v2.q.val() {
+            self.opass.d.next = self.pass2.q.val();
+            self.oreason.d.next = 0.into();
+            if !self.verok2.q.val() {
+                self.oreason.d.next = 1.into();
+            } else if self.trunc.val() {
+                self.oreason.d.next = 2.into();
+            } else if self.ipsmall.val() || self.excess.val() {
+                self.oreason.d.next = 3.into();
+            } else if !self.csok.val() {
+                self.oreason.d.next = 4.into();
+            } else if self.frag2.q.val() {
+                self.oreason.d.next = 5.into();
+            } else if self.udpbad.val() {
+                self.oreason.d.next = 6.into();
+            } else if self.tverbad.val() {
+                self.oreason.d.next = 7.into();
+            } else if self.opcbad.val() {
+                self.oreason.d.next = 8.into();
+            } else if self.padbad.val() {
+                self.oreason.d.next = 9.into();
+            }
+            self.ohfail.d.next = self.hfail.val();
+            self.oicrc.d.next = self.iplen2.q.val() >= self.hl.val() + 24 && self.len2.q.val() >= self.ipend2.q.val();
+            self.oethd.d.next = self.ethd2.q.val();
+            self.oeths.d.next = self.eths2.q.val();
+            self.ovok.d.next = self.vok2.q.val();
+            self.ovid.d.next = self.vid2.q.val();
+            self.ov6.d.next = self.v6_2.q.val();
+            self.osrc.d.next = self.src2.q.val();
+            self.odst.d.next = self.dst2.q.val();
+            self.otc.d.next = self.tc2.q.val();
+            self.ottl.d.next = self.ttl2.q.val();
+            self.osport.d.next = self.sport2.q.val();
+            self.odport.d.next = self.dport2.q.val();
+            self.obthok.d.next = self.bthin2.q.val();
+            self.oopc.d.next = self.opc2.q.val();
+            self.ob1.d.next = self.b1_2.q.val();
+            self.opkey.d.next = self.pkey2.q.val();
+            self.ob4.d.next = self.b4_2.q.val();
+            self.odqpn.d.next = self.dqpn2.q.val();
+            self.oack.d.next = self.ack2.q.val();
+            self.opsn.d.next = self.psn2.q.val();
+            self.orethok.d.next = self.extok.val() && self.ent2.q.val().get_bit(6) && self.len2.q.val() >= self.bth12_2.q.val() + 16;
+            self.ova.d.next = self.va2.q.val();
+            self.orkey.d.next = self.rkey2.q.val();
+            self.odlen.d.next = self.dlen2.q.val();
+            self.oimmok.d.next = self.extok.val() && self.ent2.q.val().get_bit(8) && self.len2.q.val() >= self.bth12_2.q.val() + self.immoff.val() + 4;
+            self.oimm.d.next = self.imm2.q.val();
+            self.oaethok.d.next = self.extok.val() && self.ent2.q.val().get_bit(7) && self.len2.q.val() >= self.bth12_2.q.val() + 4;
+            self.osyn.d.next = self.syn2.q.val();
+            self.omsn.d.next = self.msn2.q.val();
+            self.opoff.d.next = bit_cast::<16, 18>(self.hend.val());
+            self.oplen.d.next = 0.into();
+            if !self.hfail.val() {
+                self.oplen.d.next = bit_cast::<16, 18>(self.pend.val() - self.hend.val());
+            }
+        }
+
+        if self.reset.val() {
+            self.pos.d.next = 0.into();
+            self.v1.d.next = false;
+            self.v2.d.next = false;
+            self.ov.d.next = false;
+        }
+
+        self.h_valid.next = self.ov.q.val();
+        self.h_pass.next = self.opass.q.val();
+        self.h_reason.next = self.oreason.q.val();
+        self.h_hfail.next = self.ohfail.q.val();
+        self.h_icrc_chk.next = self.oicrc.q.val();
+        self.h_eth_dst.next = self.oethd.q.val();
+        self.h_eth_src.next = self.oeths.q.val();
+        self.h_vlan_ok.next = self.ovok.q.val();
+        self.h_vlan.next = self.ovid.q.val();
+        self.h_ip_v6.next = self.ov6.q.val();
+        self.h_ip_src.next = self.osrc.q.val();
+        self.h_ip_dst.next = self.odst.q.val();
+        self.h_ip_dscp.next = self.otc.q.val().get_bits::<6>(2);
+        self.h_ip_ecn.next = self.otc.q.val().get_bits::<2>(0);
+        self.h_ip_ttl.next = self.ottl.q.val();
+        self.h_udp_sport.next = self.osport.q.val();
+        self.h_udp_dport.next = self.odport.q.val();
+        self.h_bth_ok.next = self.obthok.q.val();
+        self.h_bth_opcode.next = self.oopc.q.val();
+        self.h_bth_se.next = self.ob1.q.val().get_bit(7);
+        self.h_bth_m.next = self.ob1.q.val().get_bit(6);
+        self.h_bth_padcnt.next = self.ob1.q.val().get_bits::<2>(4);
+        self.h_bth_tver.next = self.ob1.q.val().get_bits::<4>(0);
+        self.h_bth_pkey.next = self.opkey.q.val();
+        self.h_bth_fecn.next = self.ob4.q.val().get_bit(7);
+        self.h_bth_becn.next = self.ob4.q.val().get_bit(6);
+        self.h_bth_dqpn.next = self.odqpn.q.val();
+        self.h_bth_ackreq.next = self.oack.q.val();
+        self.h_bth_psn.next = self.opsn.q.val();
+        self.h_reth_ok.next = self.orethok.q.val();
+        self.h_reth_va.next = self.ova.q.val();
+        self.h_reth_rkey.next = self.orkey.q.val();
+        self.h_reth_dmalen.next = self.odlen.q.val();
+        self.h_immdt_ok.next = self.oimmok.q.val();
+        self.h_immdt.next = self.oimm.q.val();
+        self.h_aeth_ok.next = self.oaethok.q.val();
+        self.h_aeth_syndrome.next = self.osyn.q.val();
+        self.h_aeth_msn.next = self.omsn.q.val();
+        self.h_pay_off.next = self.opoff.q.val();
+        self.h_pay_len.next = self.oplen.q.val();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::opcode_info;
+
+    #[test]
+    fn opcode_table_counts() {
+        // 23 RC + 12 UC + 2 UD + CNP supported; RD and reserved opcodes not.
+        let sup = (0..=255u8).filter(|&v| opcode_info(v) & 1 != 0).count();
+        assert_eq!(sup, 23 + 12 + 2 + 1);
+        assert_eq!(opcode_info(0x40), 0, "RD is not supported");
+        assert_eq!((opcode_info(0x0B) >> 1) & 0x1F, 20, "RC WRITE ONLY IMM: RETH + ImmDt");
+        assert_eq!((opcode_info(0x2C) & 1), 0, "UC READ is reserved");
+    }
+}
