@@ -16,6 +16,8 @@
 //! beat is taken. Records come out in frame order, back to back (one per cycle at most, one
 //! frame per beat at most). The fields of a pass record (`h_pass` = 1) are undefined.
 
+use ferroce_wire::immdt;
+use ferroce_wire::opcode::{Opcode, Transport};
 use num_bigint::BigUint;
 use rust_hdl::prelude::*;
 
@@ -42,33 +44,26 @@ pub mod reason {
 /// One entry of the opcode table: bit 0 supported (RC, UC, UD, CNP; not RD, not reserved),
 /// bits 5:1 length of the extension headers, bit 6 RETH (right after the BTH), bit 7 AETH (right
 /// after the BTH), bit 8 ImmDt, bits 10:9 ImmDt offset after the BTH / 8 (0, 8 or 16 bytes).
-/// The ferroce-wire opcode table (sim/wire/src/opcode.rs) written out; the co-simulation sweeps
-/// all 256 opcodes against the model.
+/// Computed from the ferroce-wire opcode table; the co-simulation sweeps all 256 opcodes against
+/// the model.
 pub fn opcode_info(v: u8) -> u16 {
-    const RETH: u16 = 1 << 6;
-    const AETH: u16 = 1 << 7;
-    const IMM: u16 = 1 << 8;
-    let e = |len: u16, flags: u16| 1 | (len << 1) | flags;
-    let op = v & 0x1F;
-    match v >> 5 {
-        // RC, and UC for operations up to 0x0B
-        0 | 1 if op <= 0x0B || (v >> 5 == 0 && (op <= 0x14 || op == 0x16 || op == 0x17)) => match op {
-            0x03 | 0x05 | 0x09 => e(4, IMM),
-            0x06 | 0x0A | 0x0C => e(16, RETH),
-            0x0B => e(20, RETH | IMM | (2 << 9)),
-            0x0D | 0x0F | 0x10 | 0x11 => e(4, AETH),
-            0x12 => e(12, AETH),
-            0x13 | 0x14 => e(28, 0),
-            0x16 | 0x17 => e(4, 0),
-            _ => e(0, 0),
-        },
-        // UD: DETH, then ImmDt for SEND only with immediate
-        3 if op == 0x04 => e(8, 0),
-        3 if op == 0x05 => e(12, IMM | (1 << 9)),
-        // CNP: 16 reserved bytes
-        4 if op == 0x01 => e(16, 0),
-        _ => 0,
+    let Some(op) = Opcode::new(v).ok().filter(|o| o.transport() != Transport::Rd) else {
+        return 0;
+    };
+    let e = op.ext_headers();
+    let mut info = 1 | ((e.len() as u16) << 1);
+    // Without RDETH/DETH (RC, UC) the RETH or AETH comes first after the BTH.
+    if e.reth && !e.deth {
+        info |= 1 << 6;
     }
+    if e.aeth && !e.deth {
+        info |= 1 << 7;
+    }
+    if e.immdt {
+        // ImmDt is the last extension header in wire order.
+        info |= 1 << 8 | (((e.len() - immdt::HEADER_LEN) / 8) as u16) << 9;
+    }
+    info
 }
 
 fn bits_from<const N: usize>(f: impl Fn(usize) -> bool) -> Bits<N> {
