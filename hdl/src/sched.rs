@@ -20,8 +20,6 @@ use rust_hdl::prelude::*;
 
 /// Enqueue requesters (`enq0_*` has the highest priority).
 pub const REQUESTERS: usize = 4;
-/// Width of a queue index on the ports.
-pub const QUEUE_BITS: usize = 5;
 /// Queues a scheduler can have (the register map and the `stall` port hold 32).
 pub const MAX_QUEUES: usize = 32;
 /// Register address of the limit of high priority.
