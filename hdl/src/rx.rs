@@ -183,6 +183,11 @@ pub struct RxHeader<const W: usize, const K: usize> {
     ent: Signal<Local, Bits<16>>,
     opx: Signal<Local, Bits<12>>,
     cs: [Signal<Local, Bits<20>>; 3],
+    csw: Signal<Local, Bits<16>>,
+    /// Bit position in `hdr` of the first IPv4 header word for L2 = 14, 18, 22 bytes, and of
+    /// word w relative to it.
+    cs_base: [Constant<Bits<11>>; 3],
+    cs_word: [Constant<Bits<11>>; 10],
     v2: DFF<Bit>,
     pass2: DFF<Bit>,
     len2: DFF<Bits<18>>,
@@ -371,6 +376,9 @@ impl<const W: usize, const K: usize> Default for RxHeader<W, K> {
             ent: Default::default(),
             opx: Default::default(),
             cs: Default::default(),
+            csw: Default::default(),
+            cs_base: std::array::from_fn(|l| c::<11>(896 - 32 * l as u64)),
+            cs_word: std::array::from_fn(|w| c::<11>(16 * w as u64)),
             v2: Default::default(),
             pass2: Default::default(),
             len2: Default::default(),
@@ -557,36 +565,13 @@ impl<const W: usize, const K: usize> Logic for RxHeader<W, K> {
         self.ent.next = self.optab.val().get_bits::<16>(self.opx.val().index());
         // IPv4 header checksum: sum of the 10 header words for each L2 length (14, 18, 22),
         // straight from `hdr` (in parallel with the VLAN decode); checked in S3.
-        self.cs[0].next = bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(896))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(880))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(864))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(848))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(832))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(816))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(800))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(784))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(768))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(752));
-        self.cs[1].next = bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(864))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(848))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(832))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(816))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(800))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(784))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(768))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(752))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(736))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(720));
-        self.cs[2].next = bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(832))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(816))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(800))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(784))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(768))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(752))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(736))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(720))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(704))
-            + bit_cast::<20, 16>(self.hdr.q.val().get_bits::<16>(688));
+        for l in 0..3 {
+            self.cs[l].next = 0.into();
+            for w in 0..10 {
+                self.csw.next = self.hdr.q.val().get_bits::<16>((self.cs_base[l].val() - self.cs_word[w].val()).index());
+                self.cs[l].next = self.cs[l].val() + bit_cast::<20, 16>(self.csw.val());
+            }
+        }
 
         self.v2.d.next = self.v1.q.val();
         if self.v1.q.val() {

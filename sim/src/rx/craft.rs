@@ -176,6 +176,18 @@ pub fn supported_opcodes() -> Vec<Opcode> {
     Opcode::all().iter().copied().filter(|o| o.transport() != Transport::Rd).collect()
 }
 
+/// The issue's example `ferroce-sim rx` line, verbatim: what [`issue_example`] must print.
+pub const ISSUE_EXAMPLE_JSON: &str = concat!(
+    r#"{"frame":0,"verdict":"accept","reason":null,"icrc_ok":true,"#,
+    r#""eth_dst":"aa:bb:cc:dd:ee:ff","eth_src":"11:22:33:44:55:66","vlan":null,"#,
+    r#""ip_version":4,"ip_src":"10.0.0.1","ip_dst":"10.0.0.2","ip_dscp":26,"ip_ecn":0,"ip_ttl":64,"#,
+    r#""udp_sport":49152,"udp_dport":4791,"#,
+    r#""bth_opcode":10,"bth_se":0,"bth_m":0,"bth_padcnt":0,"bth_tver":0,"bth_pkey":65535,"#,
+    r#""bth_fecn":0,"bth_becn":0,"bth_dqpn":17,"bth_ackreq":1,"bth_psn":12345,"#,
+    r#""reth":{"va":"0x00007f0000001000","rkey":4660,"dmalen":4096},"immdt":null,"aeth":null,"#,
+    r#""payload_len":1024,"payload_crc32":"1c291ca3"}"#
+);
+
 /// The frame of the issue's example line (RC RDMA WRITE only, 1024 payload bytes whose zlib
 /// CRC-32 is 1c291ca3).
 pub fn issue_example() -> RoceFrame {
@@ -901,16 +913,7 @@ pub fn random_labeled(seed: u64, n: usize) -> Vec<(Label, Vec<u8>)> {
                 (Label::Other, f)
             }
             _ => {
-                let kinds = [
-                    FrameKind::Arp,
-                    FrameKind::UdpOtherPort,
-                    FrameKind::Tcp,
-                    FrameKind::Ipv6NonUdp,
-                    FrameKind::Ipv4Ihl6,
-                    FrameKind::ThreeVlans,
-                    FrameKind::Runt,
-                    FrameKind::Garbage,
-                ];
+                let kinds: Vec<FrameKind> = FrameKind::ALL.into_iter().filter(|k| !matches!(k, FrameKind::Roce)).collect();
                 let k = kinds[rng.gen_range(0..kinds.len())];
                 let label = if matches!(k, FrameKind::Runt | FrameKind::Garbage) { Label::Other } else { Label::Pass };
                 (label, gen.of_kind(k))

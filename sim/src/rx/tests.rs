@@ -8,17 +8,7 @@ use crate::wire::packet::{IpRepr, RoceFrame};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 
-/// The issue's example line, verbatim (joined).
-const EXAMPLE: &str = concat!(
-    r#"{"frame":0,"verdict":"accept","reason":null,"icrc_ok":true,"#,
-    r#""eth_dst":"aa:bb:cc:dd:ee:ff","eth_src":"11:22:33:44:55:66","vlan":null,"#,
-    r#""ip_version":4,"ip_src":"10.0.0.1","ip_dst":"10.0.0.2","ip_dscp":26,"ip_ecn":0,"ip_ttl":64,"#,
-    r#""udp_sport":49152,"udp_dport":4791,"#,
-    r#""bth_opcode":10,"bth_se":0,"bth_m":0,"bth_padcnt":0,"bth_tver":0,"bth_pkey":65535,"#,
-    r#""bth_fecn":0,"bth_becn":0,"bth_dqpn":17,"bth_ackreq":1,"bth_psn":12345,"#,
-    r#""reth":{"va":"0x00007f0000001000","rkey":4660,"dmalen":4096},"immdt":null,"aeth":null,"#,
-    r#""payload_len":1024,"payload_crc32":"1c291ca3"}"#
-);
+use super::craft::ISSUE_EXAMPLE_JSON as EXAMPLE;
 
 /// The record of an accepted frame carries the fields of the representation it came from.
 fn check_fields(what: &str, rec: &RxRecord, f: &RoceFrame) {
