@@ -7,5 +7,6 @@ pub mod crc;
 pub mod emit;
 pub mod icrc;
 pub mod rx;
+pub mod rx_front;
 pub mod sched;
 pub mod tops;

@@ -86,14 +86,23 @@ pub struct RxHeader<const W: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high: forgets any partial frame and any record in flight.
     pub reset: Signal<In, Bit>,
+    /// Pipeline advance: every register holds while it is low (outputs included). Tie high for
+    /// an always-running decoder.
+    pub ce: Signal<In, Bit>,
     pub s_axis_tvalid: Signal<In, Bit>,
-    /// Always 1.
+    /// Always 1 (a beat is taken when `s_axis_tvalid` and `ce` are high).
     pub s_axis_tready: Signal<Out, Bit>,
     pub s_axis_tdata: Signal<In, Bits<W>>,
     pub s_axis_tkeep: Signal<In, Bits<K>>,
     pub s_axis_tlast: Signal<In, Bit>,
-    /// One record per frame (one-cycle pulse).
+    /// A record (one-cycle pulse while `ce` is high, held while it is low).
     pub h_valid: Signal<Out, Bit>,
+    /// The frame's first record: decoded when the header capture completes (beat
+    /// [`RxHeader::NCAP`]` − 1`) or at the last beat if the frame ends earlier. `h_pass`,
+    /// `h_hfail`, the header fields, `h_pay_off` and `h_pay_end` are final in it.
+    pub h_first: Signal<Out, Bit>,
+    /// The frame's final record (decoded at its last beat): every output is final.
+    pub h_final: Signal<Out, Bit>,
     /// Not RoCEv2 (the other outputs are then undefined).
     pub h_pass: Signal<Out, Bit>,
     /// Drop reason known from the headers and the frame length ([`reason`]); 0 = none (the
@@ -143,8 +152,10 @@ pub struct RxHeader<const W: usize, const K: usize> {
     pub h_aeth_msn: Signal<Out, Bits<24>>,
     /// Frame offset of the payload (`hdr_end`).
     pub h_pay_off: Signal<Out, Bits<16>>,
-    /// Payload bytes delivered (`payload_len` of the model).
+    /// Payload bytes delivered (`payload_len` of the model); final records only.
     pub h_pay_len: Signal<Out, Bits<16>>,
+    /// End of the payload region (`ip_end − 4 − PadCnt`), not cut at the frame end.
+    pub h_pay_end: Signal<Out, Bits<18>>,
 
     // ---- constants ----
     ck: Constant<Bits<18>>,
@@ -153,12 +164,16 @@ pub struct RxHeader<const W: usize, const K: usize> {
     cap_pos: [Constant<Bits<18>>; 16],
     cap_sh: [Constant<Bits<16>>; 16],
     cap_mask: [Constant<Bits<HBITS>>; 16],
+    /// Beat position of the beat that completes the capture (`(NCAP − 1)·K`).
+    hpt: Constant<Bits<18>>,
     optab: Constant<Bits<4096>>,
 
     // ---- S0 -> S1 ----
     pos: DFF<Bits<18>>,
     hdr: DFF<Bits<HBITS>>,
     v1: DFF<Bit>,
+    f1: DFF<Bit>,
+    e1: DFF<Bit>,
     l1: DFF<Bits<18>>,
     tb: Signal<Local, Bits<8>>,
     rb: Signal<Local, Bits<W>>,
@@ -189,6 +204,8 @@ pub struct RxHeader<const W: usize, const K: usize> {
     cs_base: [Constant<Bits<11>>; 3],
     cs_word: [Constant<Bits<11>>; 10],
     v2: DFF<Bit>,
+    f2: DFF<Bit>,
+    e2: DFF<Bit>,
     pass2: DFF<Bit>,
     len2: DFF<Bits<18>>,
     iplen2: DFF<Bits<18>>,
@@ -244,6 +261,8 @@ pub struct RxHeader<const W: usize, const K: usize> {
     immoff: Signal<Local, Bits<18>>,
     extok: Signal<Local, Bit>,
     ov: DFF<Bit>,
+    ofirst: DFF<Bit>,
+    ofinal: DFF<Bit>,
     opass: DFF<Bit>,
     oreason: DFF<Bits<4>>,
     ohfail: DFF<Bit>,
@@ -278,6 +297,7 @@ pub struct RxHeader<const W: usize, const K: usize> {
     omsn: DFF<Bits<24>>,
     opoff: DFF<Bits<16>>,
     oplen: DFF<Bits<16>>,
+    opend: DFF<Bits<18>>,
 }
 
 impl<const W: usize, const K: usize> RxHeader<W, K> {
@@ -296,12 +316,15 @@ impl<const W: usize, const K: usize> Default for RxHeader<W, K> {
         Self {
             clock: Default::default(),
             reset: Default::default(),
+            ce: Default::default(),
             s_axis_tvalid: Default::default(),
             s_axis_tready: Default::default(),
             s_axis_tdata: Default::default(),
             s_axis_tkeep: Default::default(),
             s_axis_tlast: Default::default(),
             h_valid: Default::default(),
+            h_first: Default::default(),
+            h_final: Default::default(),
             h_pass: Default::default(),
             h_reason: Default::default(),
             h_hfail: Default::default(),
@@ -341,6 +364,7 @@ impl<const W: usize, const K: usize> Default for RxHeader<W, K> {
             h_aeth_msn: Default::default(),
             h_pay_off: Default::default(),
             h_pay_len: Default::default(),
+            h_pay_end: Default::default(),
             ck: c::<18>(K as u64),
             lane_n: std::array::from_fn(|i| c::<18>(i as u64 + 1)),
             rsh: std::array::from_fn(|i| c::<16>(if i < K { (8 * (K - 1 - i)) as u64 } else { 0 })),
@@ -350,10 +374,13 @@ impl<const W: usize, const K: usize> Default for RxHeader<W, K> {
                 // frame bytes j·K .. (j+1)·K sit at register bytes HB-(j+1)·K .. HB-j·K
                 Constant::new(bits_from::<HBITS>(|k| j < ncap && k / 8 >= HB - (j + 1) * K && k / 8 < HB - j * K))
             }),
+            hpt: c::<18>(((ncap - 1) * K) as u64),
             optab: Constant::new(bits_from::<4096>(|k| (opcode_info((k / 16) as u8) >> (k % 16)) & 1 != 0)),
             pos: Default::default(),
             hdr: Default::default(),
             v1: Default::default(),
+            f1: Default::default(),
+            e1: Default::default(),
             l1: Default::default(),
             tb: Default::default(),
             rb: Default::default(),
@@ -380,6 +407,8 @@ impl<const W: usize, const K: usize> Default for RxHeader<W, K> {
             cs_base: std::array::from_fn(|l| c::<11>(896 - 32 * l as u64)),
             cs_word: std::array::from_fn(|w| c::<11>(16 * w as u64)),
             v2: Default::default(),
+            f2: Default::default(),
+            e2: Default::default(),
             pass2: Default::default(),
             len2: Default::default(),
             iplen2: Default::default(),
@@ -433,6 +462,8 @@ impl<const W: usize, const K: usize> Default for RxHeader<W, K> {
             immoff: Default::default(),
             extok: Default::default(),
             ov: Default::default(),
+            ofirst: Default::default(),
+            ofinal: Default::default(),
             opass: Default::default(),
             oreason: Default::default(),
             ohfail: Default::default(),
@@ -467,6 +498,7 @@ impl<const W: usize, const K: usize> Default for RxHeader<W, K> {
             omsn: Default::default(),
             opoff: Default::default(),
             oplen: Default::default(),
+            opend: Default::default(),
         }
     }
 }
@@ -478,12 +510,12 @@ impl<const W: usize, const K: usize> Logic for RxHeader<W, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, pos, hdr, v1, l1, v2, pass2, len2, iplen2, ipend2, bth12_2, bthin2, verok2,
+            self, clock, pos, hdr, v1, f1, e1, l1, v2, f2, e2, pass2, len2, iplen2, ipend2, bth12_2, bthin2, verok2,
             cs2, frag2, udpl2, ent2, ethd2, eths2, vok2, vid2, v6_2, src2, dst2, tc2, ttl2, sport2,
             dport2, opc2, b1_2, pkey2, b4_2, dqpn2, ack2, psn2, va2, rkey2, dlen2, imm2, syn2, msn2,
             ov, opass, oreason, ohfail, oicrc, oethd, oeths, ovok, ovid, ov6, osrc, odst, otc, ottl,
             osport, odport, obthok, oopc, ob1, opkey, ob4, odqpn, oack, opsn, orethok, ova, orkey,
-            odlen, oimmok, oimm, oaethok, osyn, omsn, opoff, oplen
+            odlen, oimmok, oimm, oaethok, osyn, omsn, opoff, oplen, ofirst, ofinal, opend
         );
         self.s_axis_tready.next = true;
 
@@ -517,21 +549,33 @@ impl<const W: usize, const K: usize> Logic for RxHeader<W, K> {
                 self.hn.next = (self.hdr.q.val() & !self.cap_mask[j].val()) | (bit_cast::<HBITS, W>(self.rb.val()) << self.cap_sh[j].val());
             }
         }
-        self.v1.d.next = false;
-        if self.s_axis_tvalid.val() {
-            self.hdr.d.next = self.hn.val();
-            if self.s_axis_tlast.val() {
-                self.pos.d.next = 0.into();
-                self.v1.d.next = true;
-                // pos is a multiple of K: a partial beat adds without a carry
-                if self.full.val() {
-                    self.l1.d.next = self.posk.val();
+        if self.ce.val() {
+            self.v1.d.next = false;
+            if self.s_axis_tvalid.val() {
+                self.hdr.d.next = self.hn.val();
+                // first record: at the beat that completes the capture, or at the last beat
+                // if the frame ends earlier; final record: at the last beat
+                self.f1.d.next = self.pos.q.val() <= self.hpt.val();
+                self.e1.d.next = self.s_axis_tlast.val();
+                if self.s_axis_tlast.val() {
+                    self.pos.d.next = 0.into();
+                    self.v1.d.next = true;
+                    // pos is a multiple of K: a partial beat adds without a carry
+                    if self.full.val() {
+                        self.l1.d.next = self.posk.val();
+                    } else {
+                        self.l1.d.next = self.pos.q.val() | self.nb.val();
+                    }
                 } else {
-                    self.l1.d.next = self.pos.q.val() | self.nb.val();
+                    if self.pos.q.val() == self.hpt.val() {
+                        self.v1.d.next = true;
+                        self.l1.d.next = self.posk.val();
+                    }
+                    if !self.pos.q.val().get_bit(17) {
+                        // saturates past 128 KiB (longer than any IP packet can end)
+                        self.pos.d.next = self.posk.val();
+                    }
                 }
-            } else if !self.pos.q.val().get_bit(17) {
-                // saturates past 128 KiB (longer than any IP packet can end)
-                self.pos.d.next = self.posk.val();
             }
         }
 
@@ -573,7 +617,10 @@ impl<const W: usize, const K: usize> Logic for RxHeader<W, K> {
             }
         }
 
+        if self.ce.val() {
         self.v2.d.next = self.v1.q.val();
+        self.f2.d.next = self.f1.q.val();
+        self.e2.d.next = self.e1.q.val();
         if self.v1.q.val() {
             self.len2.d.next = self.l1.q.val();
             self.ethd2.d.next = self.hdr.q.val().get_bits::<48>(976);
@@ -645,6 +692,7 @@ impl<const W: usize, const K: usize> Logic for RxHeader<W, K> {
                 self.pass2.d.next = true; // a third VLAN tag
             }
         }
+        }
 
         // ================= S2 -> S3: checks, reason, payload =================
         self.ext.next = 0.into();
@@ -686,8 +734,12 @@ impl<const W: usize, const K: usize> Logic for RxHeader<W, K> {
         }
         self.extok.next = self.bthin2.q.val() && self.ent2.q.val().get_bit(0);
 
+        if self.ce.val() {
         self.ov.d.next = self.v2.q.val();
+        self.ofirst.d.next = self.f2.q.val();
+        self.ofinal.d.next = self.e2.q.val();
         if self.v2.q.val() {
+            self.opend.d.next = self.ipend2.q.val() - 4 - self.pad.val();
             self.opass.d.next = self.pass2.q.val();
             self.oreason.d.next = 0.into();
             if !self.verok2.q.val() {
@@ -745,6 +797,7 @@ impl<const W: usize, const K: usize> Logic for RxHeader<W, K> {
                 self.oplen.d.next = bit_cast::<16, 18>(self.pend.val() - self.hend.val());
             }
         }
+        }
 
         if self.reset.val() {
             self.pos.d.next = 0.into();
@@ -754,6 +807,9 @@ impl<const W: usize, const K: usize> Logic for RxHeader<W, K> {
         }
 
         self.h_valid.next = self.ov.q.val();
+        self.h_first.next = self.ofirst.q.val();
+        self.h_final.next = self.ofinal.q.val();
+        self.h_pay_end.next = self.opend.q.val();
         self.h_pass.next = self.opass.q.val();
         self.h_reason.next = self.oreason.q.val();
         self.h_hfail.next = self.ohfail.q.val();

@@ -6,6 +6,7 @@
 use crate::emit;
 use crate::icrc::{IcrcCheck, IcrcInsert};
 use crate::rx::RxHeader;
+use crate::rx_front::RxFront;
 use crate::sched::{self, Sched};
 
 /// Bus widths every width-generic top supports.
@@ -85,6 +86,17 @@ fn rx_header(variant: &str, module: &str) -> String {
     at_width!(variant, module, RxHeader)
 }
 
+fn rx_front(variant: &str, module: &str) -> String {
+    match variant {
+        "w64" => emit::verilog(&mut RxFront::<64, 8, 21, 23>::default(), module),
+        "w128" => emit::verilog(&mut RxFront::<128, 16, 13, 15>::default(), module),
+        "w256" => emit::verilog(&mut RxFront::<256, 32, 9, 11>::default(), module),
+        "w512" => emit::verilog(&mut RxFront::<512, 64, 7, 9>::default(), module),
+        "w1024" => emit::verilog(&mut RxFront::<1024, 128, 6, 8>::default(), module),
+        v => panic!("unsupported variant {v}"),
+    }
+}
+
 fn sched(variant: &str, module: &str) -> String {
     match variant {
         "n2048_q32" => sched::parity_rams_in_block_ram(emit::verilog(&mut Sched::<11, 12, 32>::default(), module)),
@@ -95,7 +107,7 @@ fn sched(variant: &str, module: &str) -> String {
 }
 
 /// Every top, in emission order.
-pub static TOPS: [Top; 4] = [
+pub static TOPS: [Top; 5] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
@@ -119,6 +131,12 @@ pub static TOPS: [Top; 4] = [
         description: "RX header decoder: per frame, RoCEv2 classification, header-time drop reason and the header record fields",
         variants: &WIDTH_VARIANTS,
         build: rx_header,
+    },
+    Top {
+        name: "rx_front",
+        description: "RX front end: ICRC check, header decoder, payload realigned to byte 0 (drop mark on the last beat), header records, pass-through stream for other frames, counters",
+        variants: &WIDTH_VARIANTS,
+        build: rx_front,
     },
 ];
 

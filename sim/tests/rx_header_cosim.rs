@@ -60,6 +60,9 @@ struct Rec {
     msn: u64,
     pay_off: u64,
     pay_len: u64,
+    pay_end: u64,
+    first: bool,
+    fin: bool,
 }
 
 struct Dut {
@@ -68,25 +71,29 @@ struct Dut {
     p: std::collections::HashMap<&'static str, usize>,
     cycle: u64,
     recs: Vec<Rec>,
+    /// First records of frames longer than the header capture (decoded before their end).
+    early: Vec<Rec>,
 }
 
-const OUTS: [&str; 44] = [
+const OUTS: [&str; 48] = [
     "h_valid", "h_pass", "h_reason", "h_hfail", "h_icrc_chk", "h_eth_dst", "h_eth_src", "h_vlan_ok", "h_vlan", "h_ip_v6",
     "h_ip_src", "h_ip_dst", "h_ip_dscp", "h_ip_ecn", "h_ip_ttl", "h_udp_sport", "h_udp_dport", "h_bth_ok", "h_bth_opcode",
     "h_bth_se", "h_bth_m", "h_bth_padcnt", "h_bth_tver", "h_bth_pkey", "h_bth_fecn", "h_bth_becn", "h_bth_dqpn",
     "h_bth_ackreq", "h_bth_psn", "h_reth_ok", "h_reth_va", "h_reth_rkey", "h_reth_dmalen", "h_immdt_ok", "h_immdt",
     "h_aeth_ok", "h_aeth_syndrome", "h_aeth_msn", "h_pay_off", "h_pay_len", "s_axis_tvalid", "s_axis_tdata",
-    "s_axis_tkeep", "s_axis_tlast",
+    "s_axis_tkeep", "s_axis_tlast", "h_first", "h_final", "h_pay_end", "ce",
 ];
 
 impl Dut {
     fn new(width: usize) -> Dut {
         let mut m = Model::new(&format!("ferroce_rx_header_w{width}")).expect("model built (FERROCE_SIM_TOPS must include rx_header)");
         let p = OUTS.iter().map(|&n| (n, m.port(n).unwrap())).collect();
+        let ce = m.port("ce").unwrap();
+        m.set_u64(ce, 1);
         m.reset(2);
         let ready = m.port("s_axis_tready").unwrap();
         assert_eq!(m.get_u64(ready), 1, "always ready");
-        Dut { m, width, p, cycle: 0, recs: Vec::new() }
+        Dut { m, width, p, cycle: 0, recs: Vec::new(), early: Vec::new() }
     }
 
     fn u(&mut self, n: &str) -> u64 {
@@ -148,8 +155,16 @@ impl Dut {
                 msn: self.u("h_aeth_msn"),
                 pay_off: self.u("h_pay_off"),
                 pay_len: self.u("h_pay_len"),
+                pay_end: self.u("h_pay_end"),
+                first: self.b("h_first"),
+                fin: self.b("h_final"),
             };
-            self.recs.push(r);
+            if r.fin {
+                self.recs.push(r);
+            } else {
+                assert!(r.first, "a record that is neither first nor final");
+                self.early.push(r);
+            }
         }
     }
 
@@ -160,7 +175,9 @@ impl Dut {
         let b = self.width / 8;
         let (pv, pd, pk, pl) = (self.p["s_axis_tvalid"], self.p["s_axis_tdata"], self.p["s_axis_tkeep"], self.p["s_axis_tlast"]);
         let first = self.recs.len();
+        let first_early = self.early.len();
         let mut last_cycles = Vec::new();
+        let mut hp_cycles = Vec::new();
         for f in frames {
             let nbeats = f.len().div_ceil(b);
             for (j, chunk) in f.chunks(b).enumerate() {
@@ -186,6 +203,8 @@ impl Dut {
                 self.m.set_u64(pl, (j + 1 == nbeats) as u64);
                 if j + 1 == nbeats {
                     last_cycles.push(self.cycle);
+                } else if j + 1 == 128 / b {
+                    hp_cycles.push(self.cycle);
                 }
                 self.step();
             }
@@ -195,7 +214,30 @@ impl Dut {
             self.step();
         }
         let recs = &self.recs[first..];
-        assert_eq!(recs.len(), frames.len(), "{} bits: one record per frame", self.width);
+        assert_eq!(recs.len(), frames.len(), "{} bits: one final record per frame", self.width);
+        // Frames longer than the 128 captured bytes get a first record 3 cycles after the beat
+        // that completes the capture, which already fixes everything but the length checks.
+        let early = &self.early[first_early..];
+        let long: Vec<usize> = (0..frames.len()).filter(|&i| frames[i].len() > 128).collect();
+        assert_eq!(early.len(), long.len(), "{} bits: one first record per frame longer than the capture", self.width);
+        for ((&i, e), &c) in long.iter().zip(early).zip(&hp_cycles) {
+            let r = &recs[i];
+            let ctx = format!("{} bits, frame {i} ({} bytes)", self.width, frames[i].len());
+            assert!(!r.first, "{ctx}: the final record of a long frame is not its first");
+            assert_eq!(e.cycle, c + LATENCY, "{ctx}: first record latency");
+            assert_eq!(e.pass, r.pass, "{ctx}: first record pass");
+            if !r.pass {
+                assert_eq!((e.hfail, e.pay_off, e.pay_end), (r.hfail, r.pay_off, r.pay_end), "{ctx}: first record");
+                assert_eq!(
+                    (e.eth_dst, e.eth_src, e.vlan_ok, e.vlan, e.v6, e.ip_src, e.ip_dst, e.opcode, e.psn, e.va, e.immdt, e.msn),
+                    (r.eth_dst, r.eth_src, r.vlan_ok, r.vlan, r.v6, r.ip_src, r.ip_dst, r.opcode, r.psn, r.va, r.immdt, r.msn),
+                    "{ctx}: first record fields"
+                );
+            }
+        }
+        for (f, r) in frames.iter().zip(recs) {
+            assert_eq!(r.first, f.len() <= 128, "{} bits, {} bytes: first flag of the final record", self.width, f.len());
+        }
         recs.iter().cloned().zip(last_cycles).collect()
     }
 }

@@ -1,0 +1,899 @@
+//! RX front end (issue 3): [`RxFront`], the MAC-side receive path of Ferroce.
+//!
+//! Ethernet frames in (AXI-Stream, no FCS, `tkeep` contiguous from lane 0); out:
+//! - **records** (`r_valid`/`r_ready`): one per RoCEv2 frame (accepted or dropped), in frame
+//!   order, with the verdict, the drop reason and every field of `ferroce-sim rx`'s JSON;
+//! - **payload** (`m_pay_*`): per record with `r_pay_len > 0`, exactly that many bytes, realigned
+//!   to byte 0 (full beats but the last), without pad and ICRC; `m_pay_tuser` is 1 on the last
+//!   beat of a packet that is dropped (`r_drop`), so downstream never commits it;
+//! - **pass-through** (`m_pass_*`): frames that are not RoCEv2, beat for beat, untouched;
+//! - **counters** (`cnt_*`): frames in, accepted, passed and drops per reason.
+//!
+//! The semantics are those of the software model `ferroce_sim::rx::rx_model` (docs/rx.md).
+//!
+//! ```text
+//!  s_axis ─► IcrcCheck ─┬─► RxHeader ──┬─ first record ─► early FIFO ─┐
+//!           (verdict on │  (ce = hce)  └─ final record ─► verdict FIFO┤──► records (r_*)
+//!            last beat) └─► data FIFO (D beats) ──► realigner ─┬─► payload queue ─► m_pay
+//!                                                            └─► pass register ─► m_pass
+//! ```
+//!
+//! - `IcrcCheck` (8 cycles) puts the ICRC verdict on each frame's last beat.
+//! - `RxHeader` decodes every frame twice: a first record when its header capture completes
+//!   (`NCAP − 1` beats in; the last beat for shorter frames), which fixes the classification,
+//!   the header checks and the payload region; and a final record at its last beat, which adds
+//!   what depends on the frame length. The final record, with the ICRC verdict carried along
+//!   three stages, is the record output: `RxHeader` holds it (and stops) while `r_ready` is low.
+//! - Beats wait in the data FIFO until their frame's first record is in the early FIFO; the
+//!   realigner then forwards a pass frame to `m_pass`, or cuts the payload out of a RoCEv2 frame
+//!   with a funnel shift (`prev >> 8r | cur << 8(K − r)`, `r` = payload offset mod K). A payload
+//!   that ends before its frame does is held in one register until the frame's verdict is in the
+//!   verdict FIFO, so the drop mark lands on its last beat; the rest of the frame keeps flowing
+//!   meanwhile (no deadlock on frames with trailing bytes).
+//! - The data FIFO holds `NCAP + 5` beats: the realigner runs `NCAP + 3` beats behind the
+//!   input, which is exactly when each first record arrives, so back-to-back frames of every
+//!   size flow at one beat per cycle. The early and verdict FIFOs hold `D + 2` entries, more than
+//!   the frames that can be between the input and the realigner, so they never fill.
+//! - A payload beat that completes one output beat and starts the final one (the payload's
+//!   last bytes and the frame's end in one input beat) pushes two beats into the 4-entry payload
+//!   queue; the next frame's first payload beat pushes none, so the queue never runs away.
+
+use crate::icrc::IcrcCheck;
+use crate::rx::RxHeader;
+use num_bigint::BigUint;
+use rust_hdl::prelude::*;
+
+fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(Bits::<N>::from(BigUint::from(v)))
+}
+
+/// Data FIFO depth for `K` bytes per beat: the realigner's lag (`NCAP + 3`) plus two.
+pub const fn data_depth(k: usize) -> usize {
+    crate::rx::HB / k + 5
+}
+
+/// RX front end; see the module docs. `W` bus width (64..1024), `K = W / 8`, `D` data FIFO
+/// depth ([`data_depth`]), `E = D + 2` record FIFO depth.
+#[derive(LogicBlock)]
+pub struct RxFront<const W: usize, const K: usize, const D: usize, const E: usize> {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high: drops every frame in flight and clears the counters.
+    pub reset: Signal<In, Bit>,
+    pub s_axis_tvalid: Signal<In, Bit>,
+    pub s_axis_tready: Signal<Out, Bit>,
+    pub s_axis_tdata: Signal<In, Bits<W>>,
+    pub s_axis_tkeep: Signal<In, Bits<K>>,
+    pub s_axis_tlast: Signal<In, Bit>,
+    /// Payload stream.
+    pub m_pay_tvalid: Signal<Out, Bit>,
+    pub m_pay_tready: Signal<In, Bit>,
+    pub m_pay_tdata: Signal<Out, Bits<W>>,
+    pub m_pay_tkeep: Signal<Out, Bits<K>>,
+    pub m_pay_tlast: Signal<Out, Bit>,
+    /// 1 on the last beat of a dropped packet's payload.
+    pub m_pay_tuser: Signal<Out, Bit>,
+    /// Pass-through stream (not RoCEv2).
+    pub m_pass_tvalid: Signal<Out, Bit>,
+    pub m_pass_tready: Signal<In, Bit>,
+    pub m_pass_tdata: Signal<Out, Bits<W>>,
+    pub m_pass_tkeep: Signal<Out, Bits<K>>,
+    pub m_pass_tlast: Signal<Out, Bit>,
+    /// Record stream.
+    pub r_valid: Signal<Out, Bit>,
+    pub r_ready: Signal<In, Bit>,
+    /// The packet is dropped (`r_reason` says why), else accepted.
+    pub r_drop: Signal<Out, Bit>,
+    /// Drop reason: position in `DropReason::ALL` + 1 (`ip_header` 1 … `icrc` 10), 0 if none.
+    pub r_reason: Signal<Out, Bits<4>>,
+    /// `icrc_ok` is not null; `r_icrc_ok` is its value.
+    pub r_icrc_chk: Signal<Out, Bit>,
+    pub r_icrc_ok: Signal<Out, Bit>,
+    pub r_eth_dst: Signal<Out, Bits<48>>,
+    pub r_eth_src: Signal<Out, Bits<48>>,
+    pub r_vlan_ok: Signal<Out, Bit>,
+    pub r_vlan: Signal<Out, Bits<12>>,
+    pub r_ip_v6: Signal<Out, Bit>,
+    pub r_ip_src: Signal<Out, Bits<128>>,
+    pub r_ip_dst: Signal<Out, Bits<128>>,
+    pub r_ip_dscp: Signal<Out, Bits<6>>,
+    pub r_ip_ecn: Signal<Out, Bits<2>>,
+    pub r_ip_ttl: Signal<Out, Bits<8>>,
+    pub r_udp_sport: Signal<Out, Bits<16>>,
+    pub r_udp_dport: Signal<Out, Bits<16>>,
+    pub r_bth_ok: Signal<Out, Bit>,
+    pub r_bth_opcode: Signal<Out, Bits<8>>,
+    pub r_bth_se: Signal<Out, Bit>,
+    pub r_bth_m: Signal<Out, Bit>,
+    pub r_bth_padcnt: Signal<Out, Bits<2>>,
+    pub r_bth_tver: Signal<Out, Bits<4>>,
+    pub r_bth_pkey: Signal<Out, Bits<16>>,
+    pub r_bth_fecn: Signal<Out, Bit>,
+    pub r_bth_becn: Signal<Out, Bit>,
+    pub r_bth_dqpn: Signal<Out, Bits<24>>,
+    pub r_bth_ackreq: Signal<Out, Bit>,
+    pub r_bth_psn: Signal<Out, Bits<24>>,
+    pub r_reth_ok: Signal<Out, Bit>,
+    pub r_reth_va: Signal<Out, Bits<64>>,
+    pub r_reth_rkey: Signal<Out, Bits<32>>,
+    pub r_reth_dmalen: Signal<Out, Bits<32>>,
+    pub r_immdt_ok: Signal<Out, Bit>,
+    pub r_immdt: Signal<Out, Bits<32>>,
+    pub r_aeth_ok: Signal<Out, Bit>,
+    pub r_aeth_syndrome: Signal<Out, Bits<8>>,
+    pub r_aeth_msn: Signal<Out, Bits<24>>,
+    /// Payload bytes on `m_pay` for this packet.
+    pub r_pay_len: Signal<Out, Bits<16>>,
+    pub cnt_frames_in: Signal<Out, Bits<32>>,
+    pub cnt_accepted: Signal<Out, Bits<32>>,
+    pub cnt_passed: Signal<Out, Bits<32>>,
+    pub cnt_drop_ip_header: Signal<Out, Bits<32>>,
+    pub cnt_drop_truncated: Signal<Out, Bits<32>>,
+    pub cnt_drop_ip_length: Signal<Out, Bits<32>>,
+    pub cnt_drop_ip_checksum: Signal<Out, Bits<32>>,
+    pub cnt_drop_ip_fragment: Signal<Out, Bits<32>>,
+    pub cnt_drop_udp_length: Signal<Out, Bits<32>>,
+    pub cnt_drop_tver: Signal<Out, Bits<32>>,
+    pub cnt_drop_opcode: Signal<Out, Bits<32>>,
+    pub cnt_drop_padcnt: Signal<Out, Bits<32>>,
+    pub cnt_drop_icrc: Signal<Out, Bits<32>>,
+
+    ic: IcrcCheck<W, K>,
+    hd: RxHeader<W, K>,
+
+    // ---- constants ----
+    ck: Constant<Bits<18>>,
+    ck8: Constant<Bits<16>>,
+    kmask: Constant<Bits<18>>,
+    kall: Constant<Bits<K>>,
+    lane_n: [Constant<Bits<8>>; 128],
+    dix: [Constant<Bits<6>>; 32],
+    dlast: Constant<Bits<6>>,
+    elast: Constant<Bits<6>>,
+    ddep: Constant<Bits<6>>,
+    qix: [Constant<Bits<2>>; 4],
+    rix: [Constant<Bits<4>>; 10],
+
+    // ---- input side ----
+    hce: Signal<Local, Bit>,
+    room: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+    rvalid: Signal<Local, Bit>,
+    kx: Signal<Local, Bits<K>>,
+    nb: Signal<Local, Bits<8>>,
+    ic1: DFF<Bits<2>>,
+    ic2: DFF<Bits<2>>,
+    ic3: DFF<Bits<2>>,
+    freason: Signal<Local, Bits<4>>,
+    fbad: Signal<Local, Bit>,
+    fev: Signal<Local, Bit>,
+    eev: Signal<Local, Bit>,
+
+    // ---- data FIFO ----
+    dd: [DFF<Bits<W>>; D],
+    dk: [DFF<Bits<K>>; D],
+    dl: [DFF<Bit>; D],
+    dn: [DFF<Bits<8>>; D],
+    dwp: DFF<Bits<6>>,
+    drp: DFF<Bits<6>>,
+    dcnt: DFF<Bits<6>>,
+    // ---- early FIFO (first records) ----
+    ep: [DFF<Bit>; E],
+    ef: [DFF<Bit>; E],
+    eo: [DFF<Bits<18>>; E],
+    ee: [DFF<Bits<18>>; E],
+    ewp: DFF<Bits<6>>,
+    erp: DFF<Bits<6>>,
+    ecnt: DFF<Bits<6>>,
+    // ---- verdict FIFO (final records of RoCEv2 frames: drop) ----
+    vb: [DFF<Bit>; E],
+    vwp: DFF<Bits<6>>,
+    vrp: DFF<Bits<6>>,
+    vcnt: DFF<Bits<6>>,
+
+    // ---- realigner ----
+    hdat: Signal<Local, Bits<W>>,
+    hkeep: Signal<Local, Bits<K>>,
+    hlast: Signal<Local, Bit>,
+    hn8: Signal<Local, Bits<8>>,
+    hn: Signal<Local, Bits<18>>,
+    ipass: Signal<Local, Bit>,
+    ihfail: Signal<Local, Bit>,
+    is: Signal<Local, Bits<18>>,
+    ie: Signal<Local, Bits<18>>,
+    vbad: Signal<Local, Bit>,
+    r8: Signal<Local, Bits<16>>,
+    kr8: Signal<Local, Bits<16>>,
+    pn: Signal<Local, Bits<18>>,
+    au: Signal<Local, Bits<18>>,
+    cnt1: Signal<Local, Bits<18>>,
+    cnt2: Signal<Local, Bits<18>>,
+    fcnt: Signal<Local, Bits<18>>,
+    deliver: Signal<Local, Bit>,
+    ahead: Signal<Local, Bit>,
+    first: Signal<Local, Bit>,
+    ends: Signal<Local, Bit>,
+    work: Signal<Local, Bit>,
+    full_o: Signal<Local, Bit>,
+    fin_o: Signal<Local, Bit>,
+    rel: Signal<Local, Bit>,
+    funnel: Signal<Local, Bits<W>>,
+    fin_d: Signal<Local, Bits<W>>,
+    fin_k: Signal<Local, Bits<K>>,
+    need: Signal<Local, Bits<3>>,
+    /// Queue entries after this cycle's pushes, before its pop.
+    qfree: Signal<Local, Bits<3>>,
+    qpop: Signal<Local, Bit>,
+    go: Signal<Local, Bit>,
+    pa: Signal<Local, Bit>,
+    pa_d: Signal<Local, Bits<W>>,
+    pa_k: Signal<Local, Bits<K>>,
+    pa_l: Signal<Local, Bit>,
+    pa_u: Signal<Local, Bit>,
+    pb: Signal<Local, Bit>,
+    qw1: Signal<Local, Bits<2>>,
+    npush: Signal<Local, Bits<3>>,
+    rpos: DFF<Bits<18>>,
+    rdone: DFF<Bit>,
+    prev: DFF<Bits<W>>,
+    hv: DFF<Bit>,
+    hd_d: DFF<Bits<W>>,
+    hd_k: DFF<Bits<K>>,
+    // ---- payload queue ----
+    qd: [DFF<Bits<W>>; 4],
+    qk: [DFF<Bits<K>>; 4],
+    ql: [DFF<Bit>; 4],
+    qu: [DFF<Bit>; 4],
+    qwp: DFF<Bits<2>>,
+    qrp: DFF<Bits<2>>,
+    qcnt: DFF<Bits<3>>,
+    // ---- pass register ----
+    pv: DFF<Bit>,
+    pd: DFF<Bits<W>>,
+    pk: DFF<Bits<K>>,
+    pl: DFF<Bit>,
+    // ---- counters ----
+    c_in: DFF<Bits<32>>,
+    c_acc: DFF<Bits<32>>,
+    c_pass: DFF<Bits<32>>,
+    c_drop: [DFF<Bits<32>>; 10],
+}
+
+impl<const W: usize, const K: usize, const D: usize, const E: usize> Default for RxFront<W, K, D, E> {
+    fn default() -> Self {
+        assert_eq!(W, 8 * K, "K must be W / 8");
+        assert_eq!(D, data_depth(K), "D must be data_depth(K)");
+        assert_eq!(E, D + 2, "E must be D + 2");
+        assert!(E <= 32);
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_axis_tvalid: Default::default(),
+            s_axis_tready: Default::default(),
+            s_axis_tdata: Default::default(),
+            s_axis_tkeep: Default::default(),
+            s_axis_tlast: Default::default(),
+            m_pay_tvalid: Default::default(),
+            m_pay_tready: Default::default(),
+            m_pay_tdata: Default::default(),
+            m_pay_tkeep: Default::default(),
+            m_pay_tlast: Default::default(),
+            m_pay_tuser: Default::default(),
+            m_pass_tvalid: Default::default(),
+            m_pass_tready: Default::default(),
+            m_pass_tdata: Default::default(),
+            m_pass_tkeep: Default::default(),
+            m_pass_tlast: Default::default(),
+            r_valid: Default::default(),
+            r_ready: Default::default(),
+            r_drop: Default::default(),
+            r_reason: Default::default(),
+            r_icrc_chk: Default::default(),
+            r_icrc_ok: Default::default(),
+            r_eth_dst: Default::default(),
+            r_eth_src: Default::default(),
+            r_vlan_ok: Default::default(),
+            r_vlan: Default::default(),
+            r_ip_v6: Default::default(),
+            r_ip_src: Default::default(),
+            r_ip_dst: Default::default(),
+            r_ip_dscp: Default::default(),
+            r_ip_ecn: Default::default(),
+            r_ip_ttl: Default::default(),
+            r_udp_sport: Default::default(),
+            r_udp_dport: Default::default(),
+            r_bth_ok: Default::default(),
+            r_bth_opcode: Default::default(),
+            r_bth_se: Default::default(),
+            r_bth_m: Default::default(),
+            r_bth_padcnt: Default::default(),
+            r_bth_tver: Default::default(),
+            r_bth_pkey: Default::default(),
+            r_bth_fecn: Default::default(),
+            r_bth_becn: Default::default(),
+            r_bth_dqpn: Default::default(),
+            r_bth_ackreq: Default::default(),
+            r_bth_psn: Default::default(),
+            r_reth_ok: Default::default(),
+            r_reth_va: Default::default(),
+            r_reth_rkey: Default::default(),
+            r_reth_dmalen: Default::default(),
+            r_immdt_ok: Default::default(),
+            r_immdt: Default::default(),
+            r_aeth_ok: Default::default(),
+            r_aeth_syndrome: Default::default(),
+            r_aeth_msn: Default::default(),
+            r_pay_len: Default::default(),
+            cnt_frames_in: Default::default(),
+            cnt_accepted: Default::default(),
+            cnt_passed: Default::default(),
+            cnt_drop_ip_header: Default::default(),
+            cnt_drop_truncated: Default::default(),
+            cnt_drop_ip_length: Default::default(),
+            cnt_drop_ip_checksum: Default::default(),
+            cnt_drop_ip_fragment: Default::default(),
+            cnt_drop_udp_length: Default::default(),
+            cnt_drop_tver: Default::default(),
+            cnt_drop_opcode: Default::default(),
+            cnt_drop_padcnt: Default::default(),
+            cnt_drop_icrc: Default::default(),
+            ic: Default::default(),
+            hd: Default::default(),
+            ck: c::<18>(K as u64),
+            ck8: c::<16>(8 * K as u64),
+            kmask: c::<18>(K as u64 - 1),
+            kall: Constant::new(Bits::<K>::from((BigUint::from(1u8) << K) - 1u8)),
+            lane_n: std::array::from_fn(|i| c::<8>(i as u64 + 1)),
+            dix: std::array::from_fn(|i| c::<6>(i as u64)),
+            dlast: c::<6>(D as u64 - 1),
+            elast: c::<6>(E as u64 - 1),
+            ddep: c::<6>(D as u64),
+            qix: std::array::from_fn(|i| c::<2>(i as u64)),
+            rix: std::array::from_fn(|i| c::<4>(i as u64 + 1)),
+            hce: Default::default(),
+            room: Default::default(),
+            take: Default::default(),
+            rvalid: Default::default(),
+            kx: Default::default(),
+            nb: Default::default(),
+            ic1: Default::default(),
+            ic2: Default::default(),
+            ic3: Default::default(),
+            freason: Default::default(),
+            fbad: Default::default(),
+            fev: Default::default(),
+            eev: Default::default(),
+            dd: std::array::from_fn(|_| Default::default()),
+            dk: std::array::from_fn(|_| Default::default()),
+            dl: std::array::from_fn(|_| Default::default()),
+            dn: std::array::from_fn(|_| Default::default()),
+            dwp: Default::default(),
+            drp: Default::default(),
+            dcnt: Default::default(),
+            ep: std::array::from_fn(|_| Default::default()),
+            ef: std::array::from_fn(|_| Default::default()),
+            eo: std::array::from_fn(|_| Default::default()),
+            ee: std::array::from_fn(|_| Default::default()),
+            ewp: Default::default(),
+            erp: Default::default(),
+            ecnt: Default::default(),
+            vb: std::array::from_fn(|_| Default::default()),
+            vwp: Default::default(),
+            vrp: Default::default(),
+            vcnt: Default::default(),
+            hdat: Default::default(),
+            hkeep: Default::default(),
+            hlast: Default::default(),
+            hn8: Default::default(),
+            hn: Default::default(),
+            ipass: Default::default(),
+            ihfail: Default::default(),
+            is: Default::default(),
+            ie: Default::default(),
+            vbad: Default::default(),
+            r8: Default::default(),
+            kr8: Default::default(),
+            pn: Default::default(),
+            au: Default::default(),
+            cnt1: Default::default(),
+            cnt2: Default::default(),
+            fcnt: Default::default(),
+            deliver: Default::default(),
+            ahead: Default::default(),
+            first: Default::default(),
+            ends: Default::default(),
+            work: Default::default(),
+            full_o: Default::default(),
+            fin_o: Default::default(),
+            rel: Default::default(),
+            funnel: Default::default(),
+            fin_d: Default::default(),
+            fin_k: Default::default(),
+            need: Default::default(),
+            qfree: Default::default(),
+            qpop: Default::default(),
+            go: Default::default(),
+            pa: Default::default(),
+            pa_d: Default::default(),
+            pa_k: Default::default(),
+            pa_l: Default::default(),
+            pa_u: Default::default(),
+            pb: Default::default(),
+            qw1: Default::default(),
+            npush: Default::default(),
+            rpos: Default::default(),
+            rdone: Default::default(),
+            prev: Default::default(),
+            hv: Default::default(),
+            hd_d: Default::default(),
+            hd_k: Default::default(),
+            qd: std::array::from_fn(|_| Default::default()),
+            qk: std::array::from_fn(|_| Default::default()),
+            ql: std::array::from_fn(|_| Default::default()),
+            qu: std::array::from_fn(|_| Default::default()),
+            qwp: Default::default(),
+            qrp: Default::default(),
+            qcnt: Default::default(),
+            pv: Default::default(),
+            pd: Default::default(),
+            pk: Default::default(),
+            pl: Default::default(),
+            c_in: Default::default(),
+            c_acc: Default::default(),
+            c_pass: Default::default(),
+            c_drop: std::array::from_fn(|_| Default::default()),
+        }
+    }
+}
+
+impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for RxFront<W, K, D, E> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, ic1, ic2, ic3, dwp, drp, dcnt, ewp, erp, ecnt, vwp, vrp, vcnt, rpos, rdone, prev, hv, hd_d, hd_k,
+            qwp, qrp, qcnt, pv, pd, pk, pl, c_in, c_acc, c_pass
+        );
+        for i in 0..D {
+            self.dd[i].clock.next = self.clock.val();
+            self.dk[i].clock.next = self.clock.val();
+            self.dl[i].clock.next = self.clock.val();
+            self.dn[i].clock.next = self.clock.val();
+            self.dd[i].d.next = self.dd[i].q.val();
+            self.dk[i].d.next = self.dk[i].q.val();
+            self.dl[i].d.next = self.dl[i].q.val();
+            self.dn[i].d.next = self.dn[i].q.val();
+        }
+        for i in 0..E {
+            self.ep[i].clock.next = self.clock.val();
+            self.ef[i].clock.next = self.clock.val();
+            self.eo[i].clock.next = self.clock.val();
+            self.ee[i].clock.next = self.clock.val();
+            self.vb[i].clock.next = self.clock.val();
+            self.ep[i].d.next = self.ep[i].q.val();
+            self.ef[i].d.next = self.ef[i].q.val();
+            self.eo[i].d.next = self.eo[i].q.val();
+            self.ee[i].d.next = self.ee[i].q.val();
+            self.vb[i].d.next = self.vb[i].q.val();
+        }
+        for i in 0..4 {
+            self.qd[i].clock.next = self.clock.val();
+            self.qk[i].clock.next = self.clock.val();
+            self.ql[i].clock.next = self.clock.val();
+            self.qu[i].clock.next = self.clock.val();
+            self.qd[i].d.next = self.qd[i].q.val();
+            self.qk[i].d.next = self.qk[i].q.val();
+            self.ql[i].d.next = self.ql[i].q.val();
+            self.qu[i].d.next = self.qu[i].q.val();
+        }
+        for i in 0..10 {
+            self.c_drop[i].clock.next = self.clock.val();
+            self.c_drop[i].d.next = self.c_drop[i].q.val();
+        }
+        self.ic.clock.next = self.clock.val();
+        self.ic.reset.next = self.reset.val();
+        self.hd.clock.next = self.clock.val();
+        self.hd.reset.next = self.reset.val();
+
+        // ================= input: ICRC check, then header decoder and data FIFO =================
+        // The record output is RxHeader's final record; RxHeader (and with it the input) stops
+        // while a record waits for r_ready.
+        self.rvalid.next = self.hd.h_valid.val() && self.hd.h_final.val() && !self.hd.h_pass.val();
+        self.hce.next = !self.rvalid.val() || self.r_ready.val();
+        self.room.next = self.dcnt.q.val() < self.ddep.val();
+        self.take.next = self.ic.m_axis_tvalid.val() && self.hce.val() && self.room.val();
+        self.ic.s_axis_tvalid.next = self.s_axis_tvalid.val();
+        self.ic.s_axis_tdata.next = self.s_axis_tdata.val();
+        self.ic.s_axis_tkeep.next = self.s_axis_tkeep.val();
+        self.ic.s_axis_tlast.next = self.s_axis_tlast.val();
+        self.ic.m_axis_tready.next = self.hce.val() && self.room.val();
+        // = IcrcCheck's own s_axis_tready, computed here from its registered output
+        self.s_axis_tready.next = !self.ic.m_axis_tvalid.val() || (self.hce.val() && self.room.val());
+        self.hd.ce.next = self.hce.val();
+        self.hd.s_axis_tvalid.next = self.take.val();
+        self.hd.s_axis_tdata.next = self.ic.m_axis_tdata.val();
+        self.hd.s_axis_tkeep.next = self.ic.m_axis_tkeep.val();
+        self.hd.s_axis_tlast.next = self.ic.m_axis_tlast.val();
+        // ICRC verdict carried along RxHeader's three stages
+        if self.hce.val() {
+            self.ic1.d.next = self.ic.m_axis_tuser.val();
+            self.ic2.d.next = self.ic1.q.val();
+            self.ic3.d.next = self.ic2.q.val();
+        }
+        // bytes in the beat: K when full, else the last kept lane + 1
+        self.nb.next = 0.into();
+        self.kx.next = self.ic.m_axis_tkeep.val() >> 1;
+        for i in 0..K {
+            if self.ic.m_axis_tkeep.val().get_bit(i) && !self.kx.val().get_bit(i) {
+                self.nb.next = self.nb.val() | self.lane_n[i].val();
+            }
+        }
+
+        // final verdict: the header-time reason, else the ICRC
+        self.freason.next = self.hd.h_reason.val();
+        if self.hd.h_reason.val() == 0 && self.ic3.q.val() != 3 {
+            self.freason.next = 10.into();
+        }
+        self.fbad.next = self.freason.val() != 0;
+        self.fev.next = self.hd.h_valid.val() && self.hd.h_final.val() && self.hce.val();
+        self.eev.next = self.hd.h_valid.val() && self.hd.h_first.val() && self.hce.val();
+
+        // data FIFO push
+        if self.take.val() {
+            for i in 0..D {
+                if self.dwp.q.val() == self.dix[i].val() {
+                    self.dd[i].d.next = self.ic.m_axis_tdata.val();
+                    self.dk[i].d.next = self.ic.m_axis_tkeep.val();
+                    self.dl[i].d.next = self.ic.m_axis_tlast.val();
+                    self.dn[i].d.next = self.nb.val();
+                }
+            }
+            if self.dwp.q.val() == self.dlast.val() {
+                self.dwp.d.next = 0.into();
+            } else {
+                self.dwp.d.next = self.dwp.q.val() + 1;
+            }
+        }
+        // early FIFO push (first records)
+        if self.eev.val() {
+            for i in 0..E {
+                if self.ewp.q.val() == self.dix[i].val() {
+                    self.ep[i].d.next = self.hd.h_pass.val();
+                    self.ef[i].d.next = self.hd.h_hfail.val();
+                    self.eo[i].d.next = bit_cast::<18, 16>(self.hd.h_pay_off.val());
+                    self.ee[i].d.next = self.hd.h_pay_end.val();
+                }
+            }
+            if self.ewp.q.val() == self.elast.val() {
+                self.ewp.d.next = 0.into();
+            } else {
+                self.ewp.d.next = self.ewp.q.val() + 1;
+            }
+        }
+        // verdict FIFO push (final records of RoCEv2 frames)
+        if self.fev.val() && !self.hd.h_pass.val() {
+            for i in 0..E {
+                if self.vwp.q.val() == self.dix[i].val() {
+                    self.vb[i].d.next = self.fbad.val();
+                }
+            }
+            if self.vwp.q.val() == self.elast.val() {
+                self.vwp.d.next = 0.into();
+            } else {
+                self.vwp.d.next = self.vwp.q.val() + 1;
+            }
+        }
+        // counters
+        if self.fev.val() {
+            self.c_in.d.next = self.c_in.q.val() + 1;
+            if self.hd.h_pass.val() {
+                self.c_pass.d.next = self.c_pass.q.val() + 1;
+            } else if !self.fbad.val() {
+                self.c_acc.d.next = self.c_acc.q.val() + 1;
+            }
+            for i in 0..10 {
+                if !self.hd.h_pass.val() && self.freason.val() == self.rix[i].val() {
+                    self.c_drop[i].d.next = self.c_drop[i].q.val() + 1;
+                }
+            }
+        }
+
+        // ================= realigner =================
+        self.hdat.next = 0.into();
+        self.hkeep.next = 0.into();
+        self.hlast.next = false;
+        self.hn8.next = 0.into();
+        for i in 0..D {
+            if self.drp.q.val() == self.dix[i].val() {
+                self.hdat.next = self.dd[i].q.val();
+                self.hkeep.next = self.dk[i].q.val();
+                self.hlast.next = self.dl[i].q.val();
+                self.hn8.next = self.dn[i].q.val();
+            }
+        }
+        self.hn.next = bit_cast::<18, 8>(self.hn8.val());
+        self.ipass.next = false;
+        self.ihfail.next = false;
+        self.is.next = 0.into();
+        self.ie.next = 0.into();
+        for i in 0..E {
+            if self.erp.q.val() == self.dix[i].val() {
+                self.ipass.next = self.ep[i].q.val();
+                self.ihfail.next = self.ef[i].q.val();
+                self.is.next = self.eo[i].q.val();
+                self.ie.next = self.ee[i].q.val();
+            }
+        }
+        self.vbad.next = false;
+        for i in 0..E {
+            if self.vrp.q.val() == self.dix[i].val() {
+                self.vbad.next = self.vb[i].q.val();
+            }
+        }
+        self.r8.next = bit_cast::<16, 18>(self.is.val() & self.kmask.val()) << 3;
+        self.kr8.next = self.ck8.val() - self.r8.val();
+        self.pn.next = self.rpos.q.val() + self.hn.val();
+        // payload bytes of this beat counted from the beat start (the payload has not ended
+        // before this beat whenever they are used)
+        if self.ie.val() >= self.pn.val() {
+            self.au.next = self.hn.val();
+        } else {
+            self.au.next = self.ie.val() - self.rpos.q.val();
+        }
+        self.cnt1.next = self.au.val() - bit_cast::<18, 16>(self.r8.val() >> 3);
+        self.cnt2.next = self.au.val() + self.ck.val() - bit_cast::<18, 16>(self.r8.val() >> 3);
+        self.deliver.next = !self.ipass.val() && !self.ihfail.val();
+        self.ahead.next = self.pn.val() <= self.is.val();
+        self.first.next = self.rpos.q.val() <= self.is.val();
+        self.ends.next = self.ie.val() <= self.pn.val() || self.hlast.val();
+        self.work.next = self.deliver.val() && !self.rdone.q.val() && !self.ahead.val();
+        self.funnel.next = (self.prev.q.val() >> self.r8.val()) | (self.hdat.val() << self.kr8.val());
+        self.full_o.next = self.work.val() && !self.first.val() && (!self.ends.val() || self.cnt2.val() > self.ck.val());
+        self.fin_o.next = self.work.val() && self.ends.val() && (!self.first.val() || self.cnt1.val() != 0);
+        if self.first.val() {
+            self.fcnt.next = self.cnt1.val();
+        } else if self.cnt2.val() > self.ck.val() {
+            self.fcnt.next = self.cnt2.val() - self.ck.val();
+        } else {
+            self.fcnt.next = self.cnt2.val();
+        }
+        if self.first.val() || self.cnt2.val() > self.ck.val() {
+            self.fin_d.next = self.hdat.val() >> self.r8.val();
+        } else {
+            self.fin_d.next = self.funnel.val();
+        }
+        self.fin_k.next = self.kall.val() >> bit_cast::<16, 18>(self.ck.val() - self.fcnt.val());
+        // the held final beat goes out with the frame's last beat
+        self.rel.next = self.hlast.val() && self.hv.q.val();
+
+        // payload queue pushes: A (a full beat, or a final one, or the held one), B (a final
+        // beat after a full one in the same cycle)
+        self.pa.next = true;
+        self.pa_d.next = self.funnel.val();
+        self.pa_k.next = self.kall.val();
+        self.pa_l.next = false;
+        self.pa_u.next = false;
+        self.pb.next = false;
+        if self.rel.val() {
+            self.pa_d.next = self.hd_d.q.val();
+            self.pa_k.next = self.hd_k.q.val();
+            self.pa_l.next = true;
+            self.pa_u.next = self.vbad.val();
+        } else if self.full_o.val() {
+            self.pb.next = self.fin_o.val() && self.hlast.val();
+        } else if self.fin_o.val() && self.hlast.val() {
+            self.pa_d.next = self.fin_d.val();
+            self.pa_k.next = self.fin_k.val();
+            self.pa_l.next = true;
+            self.pa_u.next = self.vbad.val();
+        } else {
+            self.pa.next = false;
+        }
+        self.need.next = 0.into();
+        if self.pa.val() && self.pb.val() {
+            self.need.next = 2.into();
+        } else if self.pa.val() {
+            self.need.next = 1.into();
+        }
+        self.qpop.next = self.qcnt.q.val() != 0 && self.m_pay_tready.val();
+        // room for the pushes, counting this cycle's pop
+        self.qfree.next = self.qcnt.q.val() + self.need.val();
+        self.go.next = false;
+        if self.dcnt.q.val() != 0 && self.ecnt.q.val() != 0 {
+            if self.ipass.val() {
+                self.go.next = !self.pv.q.val() || self.m_pass_tready.val();
+            } else {
+                self.go.next = (self.qfree.val() <= 4 || (self.qpop.val() && self.qfree.val() <= 5)) && (!self.hlast.val() || self.vcnt.q.val() != 0);
+            }
+        }
+
+        // pass register
+        if self.pv.q.val() && self.m_pass_tready.val() {
+            self.pv.d.next = false;
+        }
+        self.npush.next = 0.into();
+        self.qw1.next = self.qwp.q.val() + 1;
+        if self.go.val() {
+            // pop the data FIFO
+            if self.drp.q.val() == self.dlast.val() {
+                self.drp.d.next = 0.into();
+            } else {
+                self.drp.d.next = self.drp.q.val() + 1;
+            }
+            if self.hlast.val() {
+                self.rpos.d.next = 0.into();
+                self.rdone.d.next = false;
+                self.hv.d.next = false;
+                if self.erp.q.val() == self.elast.val() {
+                    self.erp.d.next = 0.into();
+                } else {
+                    self.erp.d.next = self.erp.q.val() + 1;
+                }
+                if !self.ipass.val() {
+                    if self.vrp.q.val() == self.elast.val() {
+                        self.vrp.d.next = 0.into();
+                    } else {
+                        self.vrp.d.next = self.vrp.q.val() + 1;
+                    }
+                }
+            } else {
+                self.rpos.d.next = self.rpos.q.val() + self.ck.val();
+                if self.work.val() && self.ends.val() {
+                    self.rdone.d.next = true;
+                }
+            }
+            if self.ipass.val() {
+                self.pv.d.next = true;
+                self.pd.d.next = self.hdat.val();
+                self.pk.d.next = self.hkeep.val();
+                self.pl.d.next = self.hlast.val();
+            } else {
+                if self.work.val() && !self.ends.val() {
+                    self.prev.d.next = self.hdat.val();
+                }
+                if self.fin_o.val() && !self.hlast.val() {
+                    self.hv.d.next = true;
+                    self.hd_d.d.next = self.fin_d.val();
+                    self.hd_k.d.next = self.fin_k.val();
+                }
+                for i in 0..4 {
+                    if self.pa.val() && self.qwp.q.val() == self.qix[i].val() {
+                        self.qd[i].d.next = self.pa_d.val();
+                        self.qk[i].d.next = self.pa_k.val();
+                        self.ql[i].d.next = self.pa_l.val();
+                        self.qu[i].d.next = self.pa_u.val();
+                    }
+                    if self.pb.val() && self.qw1.val() == self.qix[i].val() {
+                        self.qd[i].d.next = self.fin_d.val();
+                        self.qk[i].d.next = self.fin_k.val();
+                        self.ql[i].d.next = true;
+                        self.qu[i].d.next = self.vbad.val();
+                    }
+                }
+                self.npush.next = self.need.val();
+                self.qwp.d.next = self.qwp.q.val() + bit_cast::<2, 3>(self.need.val());
+            }
+        }
+        if self.qpop.val() {
+            self.qrp.d.next = self.qrp.q.val() + 1;
+        }
+        if self.qpop.val() {
+            self.qcnt.d.next = self.qcnt.q.val() + self.npush.val() - 1;
+        } else {
+            self.qcnt.d.next = self.qcnt.q.val() + self.npush.val();
+        }
+
+        // FIFO counts
+        if self.take.val() && !(self.go.val()) {
+            self.dcnt.d.next = self.dcnt.q.val() + 1;
+        } else if !self.take.val() && self.go.val() {
+            self.dcnt.d.next = self.dcnt.q.val() - 1;
+        }
+        if self.eev.val() && !(self.go.val() && self.hlast.val()) {
+            self.ecnt.d.next = self.ecnt.q.val() + 1;
+        } else if !self.eev.val() && self.go.val() && self.hlast.val() {
+            self.ecnt.d.next = self.ecnt.q.val() - 1;
+        }
+        if (self.fev.val() && !self.hd.h_pass.val()) && !(self.go.val() && self.hlast.val() && !self.ipass.val()) {
+            self.vcnt.d.next = self.vcnt.q.val() + 1;
+        } else if !(self.fev.val() && !self.hd.h_pass.val()) && self.go.val() && self.hlast.val() && !self.ipass.val() {
+            self.vcnt.d.next = self.vcnt.q.val() - 1;
+        }
+
+        if self.reset.val() {
+            self.dwp.d.next = 0.into();
+            self.drp.d.next = 0.into();
+            self.dcnt.d.next = 0.into();
+            self.ewp.d.next = 0.into();
+            self.erp.d.next = 0.into();
+            self.ecnt.d.next = 0.into();
+            self.vwp.d.next = 0.into();
+            self.vrp.d.next = 0.into();
+            self.vcnt.d.next = 0.into();
+            self.rpos.d.next = 0.into();
+            self.rdone.d.next = false;
+            self.hv.d.next = false;
+            self.qwp.d.next = 0.into();
+            self.qrp.d.next = 0.into();
+            self.qcnt.d.next = 0.into();
+            self.pv.d.next = false;
+            self.c_in.d.next = 0.into();
+            self.c_acc.d.next = 0.into();
+            self.c_pass.d.next = 0.into();
+            for i in 0..10 {
+                self.c_drop[i].d.next = 0.into();
+            }
+        }
+
+        // ================= outputs =================
+        self.m_pay_tvalid.next = self.qcnt.q.val() != 0;
+        self.m_pay_tdata.next = 0.into();
+        self.m_pay_tkeep.next = 0.into();
+        self.m_pay_tlast.next = false;
+        self.m_pay_tuser.next = false;
+        for i in 0..4 {
+            if self.qrp.q.val() == self.qix[i].val() {
+                self.m_pay_tdata.next = self.qd[i].q.val();
+                self.m_pay_tkeep.next = self.qk[i].q.val();
+                self.m_pay_tlast.next = self.ql[i].q.val();
+                self.m_pay_tuser.next = self.qu[i].q.val();
+            }
+        }
+        self.m_pass_tvalid.next = self.pv.q.val();
+        self.m_pass_tdata.next = self.pd.q.val();
+        self.m_pass_tkeep.next = self.pk.q.val();
+        self.m_pass_tlast.next = self.pl.q.val();
+
+        self.r_valid.next = self.rvalid.val();
+        self.r_drop.next = self.fbad.val();
+        self.r_reason.next = self.freason.val();
+        self.r_icrc_chk.next = self.hd.h_icrc_chk.val();
+        self.r_icrc_ok.next = self.ic3.q.val() == 3;
+        self.r_eth_dst.next = self.hd.h_eth_dst.val();
+        self.r_eth_src.next = self.hd.h_eth_src.val();
+        self.r_vlan_ok.next = self.hd.h_vlan_ok.val();
+        self.r_vlan.next = self.hd.h_vlan.val();
+        self.r_ip_v6.next = self.hd.h_ip_v6.val();
+        self.r_ip_src.next = self.hd.h_ip_src.val();
+        self.r_ip_dst.next = self.hd.h_ip_dst.val();
+        self.r_ip_dscp.next = self.hd.h_ip_dscp.val();
+        self.r_ip_ecn.next = self.hd.h_ip_ecn.val();
+        self.r_ip_ttl.next = self.hd.h_ip_ttl.val();
+        self.r_udp_sport.next = self.hd.h_udp_sport.val();
+        self.r_udp_dport.next = self.hd.h_udp_dport.val();
+        self.r_bth_ok.next = self.hd.h_bth_ok.val();
+        self.r_bth_opcode.next = self.hd.h_bth_opcode.val();
+        self.r_bth_se.next = self.hd.h_bth_se.val();
+        self.r_bth_m.next = self.hd.h_bth_m.val();
+        self.r_bth_padcnt.next = self.hd.h_bth_padcnt.val();
+        self.r_bth_tver.next = self.hd.h_bth_tver.val();
+        self.r_bth_pkey.next = self.hd.h_bth_pkey.val();
+        self.r_bth_fecn.next = self.hd.h_bth_fecn.val();
+        self.r_bth_becn.next = self.hd.h_bth_becn.val();
+        self.r_bth_dqpn.next = self.hd.h_bth_dqpn.val();
+        self.r_bth_ackreq.next = self.hd.h_bth_ackreq.val();
+        self.r_bth_psn.next = self.hd.h_bth_psn.val();
+        self.r_reth_ok.next = self.hd.h_reth_ok.val();
+        self.r_reth_va.next = self.hd.h_reth_va.val();
+        self.r_reth_rkey.next = self.hd.h_reth_rkey.val();
+        self.r_reth_dmalen.next = self.hd.h_reth_dmalen.val();
+        self.r_immdt_ok.next = self.hd.h_immdt_ok.val();
+        self.r_immdt.next = self.hd.h_immdt.val();
+        self.r_aeth_ok.next = self.hd.h_aeth_ok.val();
+        self.r_aeth_syndrome.next = self.hd.h_aeth_syndrome.val();
+        self.r_aeth_msn.next = self.hd.h_aeth_msn.val();
+        self.r_pay_len.next = self.hd.h_pay_len.val();
+
+        self.cnt_frames_in.next = self.c_in.q.val();
+        self.cnt_accepted.next = self.c_acc.q.val();
+        self.cnt_passed.next = self.c_pass.q.val();
+        self.cnt_drop_ip_header.next = self.c_drop[0].q.val();
+        self.cnt_drop_truncated.next = self.c_drop[1].q.val();
+        self.cnt_drop_ip_length.next = self.c_drop[2].q.val();
+        self.cnt_drop_ip_checksum.next = self.c_drop[3].q.val();
+        self.cnt_drop_ip_fragment.next = self.c_drop[4].q.val();
+        self.cnt_drop_udp_length.next = self.c_drop[5].q.val();
+        self.cnt_drop_tver.next = self.c_drop[6].q.val();
+        self.cnt_drop_opcode.next = self.c_drop[7].q.val();
+        self.cnt_drop_padcnt.next = self.c_drop[8].q.val();
+        self.cnt_drop_icrc.next = self.c_drop[9].q.val();
+    }
+}
