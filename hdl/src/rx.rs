@@ -1,7 +1,7 @@
 //! RX front end (issue 3), first block: [`RxHeader`], the header decoder.
 //!
 //! `RxHeader` watches the frame stream (always ready, one beat per cycle, `tkeep` contiguous
-//! from lane 0, frame byte 0 in `tdata[7:0]`) and emits one registered record per frame: the
+//! from lane 0, frame byte 0 in `tdata[7:0]`) and emits registered records (below): the
 //! classification (`h_pass`: not RoCEv2), the drop reason decided from the headers and the frame
 //! length (`h_reason`, every reason but `icrc`), and the fields of the header record, with the
 //! semantics of the software model `ferroce_sim::rx::rx_model` (docs/rx.md).
@@ -9,12 +9,21 @@
 //! | stage | work |
 //! |---|---|
 //! | S0 → S1 | beat byte-reversed and merged into `hdr`: the first [`HB`] frame bytes, frame byte `p` at byte `HB − 1 − p`, so every big-endian field is one contiguous bit range; frame length counted (a partial last beat ORs its byte count into the beat position, a multiple of `K`) |
-//! | S1 → S2 | (last beat only) VLAN tags, ethertype, classification; the IP header aligned to the top of the register (3-way mux: `l2` = 14, 18, 22) and the BTH aligned after it (2-way mux: IPv4/IPv6); every field taken at a fixed position; IPv4 header word sums (one per L2 length, in parallel with the VLAN decode); opcode table lookup |
+//! | S1 → S2 | (record beats only) VLAN tags, ethertype, classification; the IP header aligned to the top of the register (3-way mux: `l2` = 14, 18, 22) and the BTH aligned after it (2-way mux: IPv4/IPv6); every field taken at a fixed position; IPv4 header word sums (one per L2 length, in parallel with the VLAN decode); opcode table lookup |
 //! | S2 → S3 | IPv4 checksum compare, length checks, drop-reason precedence, payload offset and length, extension header presence; the record registered on the outputs |
 //!
-//! Latency: `h_valid` is high for one cycle, 3 cycles after the cycle in which the frame's last
-//! beat is taken. Records come out in frame order, back to back (one per cycle at most, one
-//! frame per beat at most). The fields of a pass record (`h_pass` = 1) are undefined.
+//! Records: every frame gets a *final* record (`h_final`), decoded at its last beat. A frame
+//! longer than the capture (more than [`RxHeader::NCAP`] beats) also gets a *first* record
+//! (`h_first`, not final) decoded at beat `NCAP − 1`, the beat that completes the capture: the
+//! classification, the header checks (`h_hfail`), the header fields and the payload region
+//! (`h_pay_off`, `h_pay_end`) are final in it, which is what a cut-through consumer needs; the
+//! length checks, the drop reason and `h_pay_len` are not. A frame that ends within the capture
+//! has one record, both first and final.
+//!
+//! Latency: `h_valid` is high for one cycle, 3 cycles after the cycle in which the beat that
+//! triggers the record is taken. Records come out in frame order, at most one per cycle. `ce`
+//! low freezes every register (a record then stays on the outputs). The fields of a pass
+//! record (`h_pass` = 1) are undefined.
 
 use ferroce_wire::immdt;
 use ferroce_wire::opcode::{Opcode, Transport};
@@ -618,80 +627,80 @@ impl<const W: usize, const K: usize> Logic for RxHeader<W, K> {
         }
 
         if self.ce.val() {
-        self.v2.d.next = self.v1.q.val();
-        self.f2.d.next = self.f1.q.val();
-        self.e2.d.next = self.e1.q.val();
-        if self.v1.q.val() {
-            self.len2.d.next = self.l1.q.val();
-            self.ethd2.d.next = self.hdr.q.val().get_bits::<48>(976);
-            self.eths2.d.next = self.hdr.q.val().get_bits::<48>(928);
-            self.vok2.d.next = self.t1.val();
-            self.vid2.d.next = self.hdr.q.val().get_bits::<12>(896);
-            self.v6_2.d.next = self.v6.val();
-            self.ent2.d.next = self.ent.val();
-            self.opc2.d.next = self.bt.val().get_bits::<8>(1016);
-            self.b1_2.d.next = self.bt.val().get_bits::<8>(1008);
-            self.pkey2.d.next = self.bt.val().get_bits::<16>(992);
-            self.b4_2.d.next = self.bt.val().get_bits::<8>(984);
-            self.dqpn2.d.next = self.bt.val().get_bits::<24>(960);
-            self.ack2.d.next = self.bt.val().get_bit(959);
-            self.psn2.d.next = self.bt.val().get_bits::<24>(928);
-            self.va2.d.next = self.bt.val().get_bits::<64>(864);
-            self.rkey2.d.next = self.bt.val().get_bits::<32>(832);
-            self.dlen2.d.next = self.bt.val().get_bits::<32>(800);
-            self.syn2.d.next = self.bt.val().get_bits::<8>(920);
-            self.msn2.d.next = self.bt.val().get_bits::<24>(896);
-            self.imm2.d.next = self.bt.val().get_bits::<32>(896);
-            if self.ent.val().get_bits::<2>(9) == 1 {
-                self.imm2.d.next = self.bt.val().get_bits::<32>(832);
+            self.v2.d.next = self.v1.q.val();
+            self.f2.d.next = self.f1.q.val();
+            self.e2.d.next = self.e1.q.val();
+            if self.v1.q.val() {
+                self.len2.d.next = self.l1.q.val();
+                self.ethd2.d.next = self.hdr.q.val().get_bits::<48>(976);
+                self.eths2.d.next = self.hdr.q.val().get_bits::<48>(928);
+                self.vok2.d.next = self.t1.val();
+                self.vid2.d.next = self.hdr.q.val().get_bits::<12>(896);
+                self.v6_2.d.next = self.v6.val();
+                self.ent2.d.next = self.ent.val();
+                self.opc2.d.next = self.bt.val().get_bits::<8>(1016);
+                self.b1_2.d.next = self.bt.val().get_bits::<8>(1008);
+                self.pkey2.d.next = self.bt.val().get_bits::<16>(992);
+                self.b4_2.d.next = self.bt.val().get_bits::<8>(984);
+                self.dqpn2.d.next = self.bt.val().get_bits::<24>(960);
+                self.ack2.d.next = self.bt.val().get_bit(959);
+                self.psn2.d.next = self.bt.val().get_bits::<24>(928);
+                self.va2.d.next = self.bt.val().get_bits::<64>(864);
+                self.rkey2.d.next = self.bt.val().get_bits::<32>(832);
+                self.dlen2.d.next = self.bt.val().get_bits::<32>(800);
+                self.syn2.d.next = self.bt.val().get_bits::<8>(920);
+                self.msn2.d.next = self.bt.val().get_bits::<24>(896);
+                self.imm2.d.next = self.bt.val().get_bits::<32>(896);
+                if self.ent.val().get_bits::<2>(9) == 1 {
+                    self.imm2.d.next = self.bt.val().get_bits::<32>(832);
+                }
+                if self.ent.val().get_bits::<2>(9) == 2 {
+                    self.imm2.d.next = self.bt.val().get_bits::<32>(768);
+                }
+                if self.v6.val() {
+                    self.pass2.d.next = !(self.al.val().get_bits::<8>(968) == 17 && self.al.val().get_bits::<16>(672) == 4791
+                        && self.l1.q.val() >= self.l2v.val() + 44);
+                    self.iplen2.d.next = bit_cast::<18, 16>(self.al.val().get_bits::<16>(976)) + 40;
+                    self.ipend2.d.next = bit_cast::<18, 16>(self.al.val().get_bits::<16>(976)) + 40 + self.l2v.val();
+                    self.bth12_2.d.next = self.l2v.val() + 60;
+                    self.bthin2.d.next = self.l1.q.val() >= self.l2v.val() + 60;
+                    self.verok2.d.next = self.al.val().get_bits::<4>(1020) == 6;
+                    self.frag2.d.next = false;
+                    self.udpl2.d.next = self.al.val().get_bits::<16>(656);
+                    self.src2.d.next = self.al.val().get_bits::<128>(832);
+                    self.dst2.d.next = self.al.val().get_bits::<128>(704);
+                    self.tc2.d.next = self.al.val().get_bits::<8>(1012);
+                    self.ttl2.d.next = self.al.val().get_bits::<8>(960);
+                    self.sport2.d.next = self.al.val().get_bits::<16>(688);
+                    self.dport2.d.next = self.al.val().get_bits::<16>(672);
+                } else {
+                    self.pass2.d.next = !(self.et.val() == 0x0800 && self.al.val().get_bits::<8>(944) == 17
+                        && self.al.val().get_bits::<16>(832) == 4791 && self.l1.q.val() >= self.l2v.val() + 24);
+                    self.iplen2.d.next = bit_cast::<18, 16>(self.al.val().get_bits::<16>(992));
+                    self.ipend2.d.next = bit_cast::<18, 16>(self.al.val().get_bits::<16>(992)) + self.l2v.val();
+                    self.bth12_2.d.next = self.l2v.val() + 40;
+                    self.bthin2.d.next = self.l1.q.val() >= self.l2v.val() + 40;
+                    self.verok2.d.next = self.al.val().get_bits::<4>(1020) == 4 && self.al.val().get_bits::<4>(1016) == 5;
+                    self.frag2.d.next = self.al.val().get_bit(973) || self.al.val().get_bits::<13>(960) != 0;
+                    self.udpl2.d.next = self.al.val().get_bits::<16>(816);
+                    self.src2.d.next = bit_cast::<128, 32>(self.al.val().get_bits::<32>(896));
+                    self.dst2.d.next = bit_cast::<128, 32>(self.al.val().get_bits::<32>(864));
+                    self.tc2.d.next = self.al.val().get_bits::<8>(1008);
+                    self.ttl2.d.next = self.al.val().get_bits::<8>(952);
+                    self.sport2.d.next = self.al.val().get_bits::<16>(848);
+                    self.dport2.d.next = self.al.val().get_bits::<16>(832);
+                }
+                if self.t1.val() && self.t2.val() {
+                    self.cs2.d.next = self.cs[2].val();
+                } else if self.t1.val() {
+                    self.cs2.d.next = self.cs[1].val();
+                } else {
+                    self.cs2.d.next = self.cs[0].val();
+                }
+                if self.t1.val() && self.t2.val() && self.t3.val() {
+                    self.pass2.d.next = true; // a third VLAN tag
+                }
             }
-            if self.ent.val().get_bits::<2>(9) == 2 {
-                self.imm2.d.next = self.bt.val().get_bits::<32>(768);
-            }
-            if self.v6.val() {
-                self.pass2.d.next = !(self.al.val().get_bits::<8>(968) == 17 && self.al.val().get_bits::<16>(672) == 4791
-                    && self.l1.q.val() >= self.l2v.val() + 44);
-                self.iplen2.d.next = bit_cast::<18, 16>(self.al.val().get_bits::<16>(976)) + 40;
-                self.ipend2.d.next = bit_cast::<18, 16>(self.al.val().get_bits::<16>(976)) + 40 + self.l2v.val();
-                self.bth12_2.d.next = self.l2v.val() + 60;
-                self.bthin2.d.next = self.l1.q.val() >= self.l2v.val() + 60;
-                self.verok2.d.next = self.al.val().get_bits::<4>(1020) == 6;
-                self.frag2.d.next = false;
-                self.udpl2.d.next = self.al.val().get_bits::<16>(656);
-                self.src2.d.next = self.al.val().get_bits::<128>(832);
-                self.dst2.d.next = self.al.val().get_bits::<128>(704);
-                self.tc2.d.next = self.al.val().get_bits::<8>(1012);
-                self.ttl2.d.next = self.al.val().get_bits::<8>(960);
-                self.sport2.d.next = self.al.val().get_bits::<16>(688);
-                self.dport2.d.next = self.al.val().get_bits::<16>(672);
-            } else {
-                self.pass2.d.next = !(self.et.val() == 0x0800 && self.al.val().get_bits::<8>(944) == 17
-                    && self.al.val().get_bits::<16>(832) == 4791 && self.l1.q.val() >= self.l2v.val() + 24);
-                self.iplen2.d.next = bit_cast::<18, 16>(self.al.val().get_bits::<16>(992));
-                self.ipend2.d.next = bit_cast::<18, 16>(self.al.val().get_bits::<16>(992)) + self.l2v.val();
-                self.bth12_2.d.next = self.l2v.val() + 40;
-                self.bthin2.d.next = self.l1.q.val() >= self.l2v.val() + 40;
-                self.verok2.d.next = self.al.val().get_bits::<4>(1020) == 4 && self.al.val().get_bits::<4>(1016) == 5;
-                self.frag2.d.next = self.al.val().get_bit(973) || self.al.val().get_bits::<13>(960) != 0;
-                self.udpl2.d.next = self.al.val().get_bits::<16>(816);
-                self.src2.d.next = bit_cast::<128, 32>(self.al.val().get_bits::<32>(896));
-                self.dst2.d.next = bit_cast::<128, 32>(self.al.val().get_bits::<32>(864));
-                self.tc2.d.next = self.al.val().get_bits::<8>(1008);
-                self.ttl2.d.next = self.al.val().get_bits::<8>(952);
-                self.sport2.d.next = self.al.val().get_bits::<16>(848);
-                self.dport2.d.next = self.al.val().get_bits::<16>(832);
-            }
-            if self.t1.val() && self.t2.val() {
-                self.cs2.d.next = self.cs[2].val();
-            } else if self.t1.val() {
-                self.cs2.d.next = self.cs[1].val();
-            } else {
-                self.cs2.d.next = self.cs[0].val();
-            }
-            if self.t1.val() && self.t2.val() && self.t3.val() {
-                self.pass2.d.next = true; // a third VLAN tag
-            }
-        }
         }
 
         // ================= S2 -> S3: checks, reason, payload =================
@@ -735,68 +744,68 @@ impl<const W: usize, const K: usize> Logic for RxHeader<W, K> {
         self.extok.next = self.bthin2.q.val() && self.ent2.q.val().get_bit(0);
 
         if self.ce.val() {
-        self.ov.d.next = self.v2.q.val();
-        self.ofirst.d.next = self.f2.q.val();
-        self.ofinal.d.next = self.e2.q.val();
-        if self.v2.q.val() {
-            self.opend.d.next = self.ipend2.q.val() - 4 - self.pad.val();
-            self.opass.d.next = self.pass2.q.val();
-            self.oreason.d.next = 0.into();
-            if !self.verok2.q.val() {
-                self.oreason.d.next = 1.into();
-            } else if self.trunc.val() {
-                self.oreason.d.next = 2.into();
-            } else if self.ipsmall.val() || self.excess.val() {
-                self.oreason.d.next = 3.into();
-            } else if !self.csok.val() {
-                self.oreason.d.next = 4.into();
-            } else if self.frag2.q.val() {
-                self.oreason.d.next = 5.into();
-            } else if self.udpbad.val() {
-                self.oreason.d.next = 6.into();
-            } else if self.tverbad.val() {
-                self.oreason.d.next = 7.into();
-            } else if self.opcbad.val() {
-                self.oreason.d.next = 8.into();
-            } else if self.padbad.val() {
-                self.oreason.d.next = 9.into();
+            self.ov.d.next = self.v2.q.val();
+            self.ofirst.d.next = self.f2.q.val();
+            self.ofinal.d.next = self.e2.q.val();
+            if self.v2.q.val() {
+                self.opend.d.next = self.ipend2.q.val() - 4 - self.pad.val();
+                self.opass.d.next = self.pass2.q.val();
+                self.oreason.d.next = 0.into();
+                if !self.verok2.q.val() {
+                    self.oreason.d.next = 1.into();
+                } else if self.trunc.val() {
+                    self.oreason.d.next = 2.into();
+                } else if self.ipsmall.val() || self.excess.val() {
+                    self.oreason.d.next = 3.into();
+                } else if !self.csok.val() {
+                    self.oreason.d.next = 4.into();
+                } else if self.frag2.q.val() {
+                    self.oreason.d.next = 5.into();
+                } else if self.udpbad.val() {
+                    self.oreason.d.next = 6.into();
+                } else if self.tverbad.val() {
+                    self.oreason.d.next = 7.into();
+                } else if self.opcbad.val() {
+                    self.oreason.d.next = 8.into();
+                } else if self.padbad.val() {
+                    self.oreason.d.next = 9.into();
+                }
+                self.ohfail.d.next = self.hfail.val();
+                self.oicrc.d.next = self.iplen2.q.val() >= self.hl.val() + 24 && self.len2.q.val() >= self.ipend2.q.val();
+                self.oethd.d.next = self.ethd2.q.val();
+                self.oeths.d.next = self.eths2.q.val();
+                self.ovok.d.next = self.vok2.q.val();
+                self.ovid.d.next = self.vid2.q.val();
+                self.ov6.d.next = self.v6_2.q.val();
+                self.osrc.d.next = self.src2.q.val();
+                self.odst.d.next = self.dst2.q.val();
+                self.otc.d.next = self.tc2.q.val();
+                self.ottl.d.next = self.ttl2.q.val();
+                self.osport.d.next = self.sport2.q.val();
+                self.odport.d.next = self.dport2.q.val();
+                self.obthok.d.next = self.bthin2.q.val();
+                self.oopc.d.next = self.opc2.q.val();
+                self.ob1.d.next = self.b1_2.q.val();
+                self.opkey.d.next = self.pkey2.q.val();
+                self.ob4.d.next = self.b4_2.q.val();
+                self.odqpn.d.next = self.dqpn2.q.val();
+                self.oack.d.next = self.ack2.q.val();
+                self.opsn.d.next = self.psn2.q.val();
+                self.orethok.d.next = self.extok.val() && self.ent2.q.val().get_bit(6) && self.len2.q.val() >= self.bth12_2.q.val() + 16;
+                self.ova.d.next = self.va2.q.val();
+                self.orkey.d.next = self.rkey2.q.val();
+                self.odlen.d.next = self.dlen2.q.val();
+                self.oimmok.d.next = self.extok.val() && self.ent2.q.val().get_bit(8) && self.len2.q.val() >= self.bth12_2.q.val() + self.immoff.val() + 4;
+                self.oimm.d.next = self.imm2.q.val();
+                self.oaethok.d.next = self.extok.val() && self.ent2.q.val().get_bit(7) && self.len2.q.val() >= self.bth12_2.q.val() + 4;
+                self.osyn.d.next = self.syn2.q.val();
+                self.omsn.d.next = self.msn2.q.val();
+                self.opoff.d.next = bit_cast::<16, 18>(self.hend.val());
+                self.oplen.d.next = 0.into();
+                if !self.hfail.val() {
+                    self.oplen.d.next = bit_cast::<16, 18>(self.pend.val() - self.hend.val());
+                }
             }
-            self.ohfail.d.next = self.hfail.val();
-            self.oicrc.d.next = self.iplen2.q.val() >= self.hl.val() + 24 && self.len2.q.val() >= self.ipend2.q.val();
-            self.oethd.d.next = self.ethd2.q.val();
-            self.oeths.d.next = self.eths2.q.val();
-            self.ovok.d.next = self.vok2.q.val();
-            self.ovid.d.next = self.vid2.q.val();
-            self.ov6.d.next = self.v6_2.q.val();
-            self.osrc.d.next = self.src2.q.val();
-            self.odst.d.next = self.dst2.q.val();
-            self.otc.d.next = self.tc2.q.val();
-            self.ottl.d.next = self.ttl2.q.val();
-            self.osport.d.next = self.sport2.q.val();
-            self.odport.d.next = self.dport2.q.val();
-            self.obthok.d.next = self.bthin2.q.val();
-            self.oopc.d.next = self.opc2.q.val();
-            self.ob1.d.next = self.b1_2.q.val();
-            self.opkey.d.next = self.pkey2.q.val();
-            self.ob4.d.next = self.b4_2.q.val();
-            self.odqpn.d.next = self.dqpn2.q.val();
-            self.oack.d.next = self.ack2.q.val();
-            self.opsn.d.next = self.psn2.q.val();
-            self.orethok.d.next = self.extok.val() && self.ent2.q.val().get_bit(6) && self.len2.q.val() >= self.bth12_2.q.val() + 16;
-            self.ova.d.next = self.va2.q.val();
-            self.orkey.d.next = self.rkey2.q.val();
-            self.odlen.d.next = self.dlen2.q.val();
-            self.oimmok.d.next = self.extok.val() && self.ent2.q.val().get_bit(8) && self.len2.q.val() >= self.bth12_2.q.val() + self.immoff.val() + 4;
-            self.oimm.d.next = self.imm2.q.val();
-            self.oaethok.d.next = self.extok.val() && self.ent2.q.val().get_bit(7) && self.len2.q.val() >= self.bth12_2.q.val() + 4;
-            self.osyn.d.next = self.syn2.q.val();
-            self.omsn.d.next = self.msn2.q.val();
-            self.opoff.d.next = bit_cast::<16, 18>(self.hend.val());
-            self.oplen.d.next = 0.into();
-            if !self.hfail.val() {
-                self.oplen.d.next = bit_cast::<16, 18>(self.pend.val() - self.hend.val());
-            }
-        }
         }
 
         if self.reset.val() {
