@@ -166,6 +166,7 @@ pub struct RxFront<const W: usize, const K: usize, const D: usize, const E: usiz
     freason: Signal<Local, Bits<4>>,
     fbad: Signal<Local, Bit>,
     fev: Signal<Local, Bit>,
+    opush: DFF<Bit>,
     eev: Signal<Local, Bit>,
 
     // ---- data FIFO ----
@@ -361,6 +362,7 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Default for
             freason: Default::default(),
             fbad: Default::default(),
             fev: Default::default(),
+            opush: Default::default(),
             eev: Default::default(),
             dd: std::array::from_fn(|_| Default::default()),
             dk: std::array::from_fn(|_| Default::default()),
@@ -449,7 +451,7 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, ic1, ic2, ic3, dwp, drp, dcnt, ewp, erp, ecnt, vwp, vrp, vcnt, rpos, rdone, prev, hv, hd_d, hd_k,
+            self, clock, ic1, ic2, ic3, opush, dwp, drp, dcnt, ewp, erp, ecnt, vwp, vrp, vcnt, rpos, rdone, prev, hv, hd_d, hd_k,
             qwp, qrp, qcnt, pv, pd, pk, pl, c_in, c_acc, c_pass
         );
         for i in 0..D {
@@ -533,8 +535,11 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
             self.freason.next = 10.into();
         }
         self.fbad.next = self.freason.val() != 0;
-        self.fev.next = self.hd.h_valid.val() && self.hd.h_final.val() && self.hce.val();
-        self.eev.next = self.hd.h_valid.val() && self.hd.h_first.val() && self.hce.val();
+        // A record enters the FIFOs the first cycle it is out, whether or not r_ready takes it
+        // then (`opush` marks it while it waits), so the payload never waits for r_ready.
+        self.fev.next = self.hd.h_valid.val() && self.hd.h_final.val() && !self.opush.q.val();
+        self.eev.next = self.hd.h_valid.val() && self.hd.h_first.val() && !self.opush.q.val();
+        self.opush.d.next = self.hd.h_valid.val() && !self.hce.val();
 
         // data FIFO push
         if self.take.val() {
@@ -811,6 +816,7 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
             self.rpos.d.next = 0.into();
             self.rdone.d.next = false;
             self.hv.d.next = false;
+            self.opush.d.next = false;
             self.qwp.d.next = 0.into();
             self.qrp.d.next = 0.into();
             self.qcnt.d.next = 0.into();
