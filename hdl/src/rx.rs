@@ -119,7 +119,8 @@ pub struct RxHeader<const W: usize, const K: usize> {
     pub h_reason: Signal<Out, Bits<4>>,
     /// A header check failed: nothing is delivered (docs/rx.md, "Payload delivered").
     pub h_hfail: Signal<Out, Bit>,
-    /// The ICRC is in the frame and the IP length is long enough for it (`icrc_ok` not null).
+    /// The IP header is valid, the ICRC is in the frame and the IP length is long enough for
+    /// it (`icrc_ok` not null).
     pub h_icrc_chk: Signal<Out, Bit>,
     pub h_eth_dst: Signal<Out, Bits<48>>,
     pub h_eth_src: Signal<Out, Bits<48>>,
@@ -771,7 +772,7 @@ impl<const W: usize, const K: usize> Logic for RxHeader<W, K> {
                     self.oreason.d.next = 9.into();
                 }
                 self.ohfail.d.next = self.hfail.val();
-                self.oicrc.d.next = self.iplen2.q.val() >= self.hl.val() + 24 && self.len2.q.val() >= self.ipend2.q.val();
+                self.oicrc.d.next = self.verok2.q.val() && self.iplen2.q.val() >= self.hl.val() + 24 && self.len2.q.val() >= self.ipend2.q.val();
                 self.oethd.d.next = self.ethd2.q.val();
                 self.oeths.d.next = self.eths2.q.val();
                 self.ovok.d.next = self.vok2.q.val();

@@ -35,7 +35,7 @@
 //!   size flow at one beat per cycle. The early and verdict FIFOs hold `D + 2` entries, more than
 //!   the frames that can be between the input and the realigner, so they never fill.
 //! - A payload beat that completes one output beat and starts the final one (the payload's
-//!   last bytes and the frame's end in one input beat) pushes two beats into the 4-entry payload
+//!   last bytes and the frame's end in one input beat) pushes two beats into the 3-entry payload
 //!   queue; the next frame's first payload beat pushes none, so the queue never runs away.
 
 use crate::icrc::IcrcCheck;
@@ -142,7 +142,6 @@ pub struct RxFront<const W: usize, const K: usize, const D: usize, const E: usiz
 
     // ---- constants ----
     ck: Constant<Bits<18>>,
-    ck8: Constant<Bits<16>>,
     kmask: Constant<Bits<18>>,
     kall: Constant<Bits<K>>,
     lane_n: [Constant<Bits<8>>; 128],
@@ -150,7 +149,9 @@ pub struct RxFront<const W: usize, const K: usize, const D: usize, const E: usiz
     dlast: Constant<Bits<6>>,
     elast: Constant<Bits<6>>,
     ddep: Constant<Bits<6>>,
-    qix: [Constant<Bits<2>>; 4],
+    qix: [Constant<Bits<2>>; 3],
+    lk: Constant<Bits<18>>,
+    lidx: [Constant<Bits<8>>; 128],
     rix: [Constant<Bits<4>>; 10],
 
     // ---- input side ----
@@ -179,9 +180,30 @@ pub struct RxFront<const W: usize, const K: usize, const D: usize, const E: usiz
     dcnt: DFF<Bits<6>>,
     // ---- early FIFO (first records) ----
     ep: [DFF<Bit>; E],
-    ef: [DFF<Bit>; E],
-    eo: [DFF<Bits<18>>; E],
-    ee: [DFF<Bits<18>>; E],
+    /// the frame delivers nothing (a header check failed, or the payload is empty)
+    en: [DFF<Bit>; E],
+    /// beat index of the payload start
+    esb: [DFF<Bits<4>>; E],
+    /// payload offset mod K, and K minus it
+    er: [DFF<Bits<8>>; E],
+    ekr: [DFF<Bits<8>>; E],
+    /// beat index of the payload's last byte, and its bytes in that beat
+    eeb: [DFF<Bits<18>>; E],
+    eel: [DFF<Bits<8>>; E],
+    /// the payload's final output beat when it ends at `eeb`: bytes, and whether a full output
+    /// beat goes out with it
+    efc: [DFF<Bits<8>>; E],
+    edbl: [DFF<Bit>; E],
+    // plan of the pushed frame
+    ps: Signal<Local, Bits<18>>,
+    pe1: Signal<Local, Bits<18>>,
+    psb: Signal<Local, Bits<18>>,
+    pr: Signal<Local, Bits<18>>,
+    peb: Signal<Local, Bits<18>>,
+    pel: Signal<Local, Bits<18>>,
+    pfc: Signal<Local, Bits<18>>,
+    pdbl: Signal<Local, Bit>,
+    pkr: Signal<Local, Bits<18>>,
     ewp: DFF<Bits<6>>,
     erp: DFF<Bits<6>>,
     ecnt: DFF<Bits<6>>,
@@ -196,23 +218,29 @@ pub struct RxFront<const W: usize, const K: usize, const D: usize, const E: usiz
     hkeep: Signal<Local, Bits<K>>,
     hlast: Signal<Local, Bit>,
     hn8: Signal<Local, Bits<8>>,
-    hn: Signal<Local, Bits<18>>,
     ipass: Signal<Local, Bit>,
-    ihfail: Signal<Local, Bit>,
-    is: Signal<Local, Bits<18>>,
-    ie: Signal<Local, Bits<18>>,
+    inod: Signal<Local, Bit>,
+    isb: Signal<Local, Bits<4>>,
+    ir: Signal<Local, Bits<8>>,
+    ikr: Signal<Local, Bits<8>>,
+    ieb: Signal<Local, Bits<18>>,
+    iel: Signal<Local, Bits<8>>,
+    ifc: Signal<Local, Bits<8>>,
+    idbl: Signal<Local, Bit>,
     vbad: Signal<Local, Bit>,
     r8: Signal<Local, Bits<16>>,
     kr8: Signal<Local, Bits<16>>,
-    pn: Signal<Local, Bits<18>>,
-    au: Signal<Local, Bits<18>>,
-    cnt1: Signal<Local, Bits<18>>,
-    cnt2: Signal<Local, Bits<18>>,
-    fcnt: Signal<Local, Bits<18>>,
-    deliver: Signal<Local, Bit>,
-    ahead: Signal<Local, Bit>,
-    first: Signal<Local, Bit>,
+    pre: Signal<Local, Bit>,
+    at_sb: Signal<Local, Bit>,
+    at_eb: Signal<Local, Bit>,
+    normal: Signal<Local, Bit>,
+    hgt: Signal<Local, Bit>,
+    hmr: Signal<Local, Bits<8>>,
+    tcnt: Signal<Local, Bits<8>>,
+    fcnt: Signal<Local, Bits<8>>,
+    dbl: Signal<Local, Bit>,
     ends: Signal<Local, Bit>,
+    hsh: Signal<Local, Bits<W>>,
     work: Signal<Local, Bit>,
     full_o: Signal<Local, Bit>,
     fin_o: Signal<Local, Bit>,
@@ -221,8 +249,6 @@ pub struct RxFront<const W: usize, const K: usize, const D: usize, const E: usiz
     fin_d: Signal<Local, Bits<W>>,
     fin_k: Signal<Local, Bits<K>>,
     need: Signal<Local, Bits<3>>,
-    /// Queue entries after this cycle's pushes, before its pop.
-    qfree: Signal<Local, Bits<3>>,
     qpop: Signal<Local, Bit>,
     go: Signal<Local, Bit>,
     pa: Signal<Local, Bit>,
@@ -232,21 +258,24 @@ pub struct RxFront<const W: usize, const K: usize, const D: usize, const E: usiz
     pa_u: Signal<Local, Bit>,
     pb: Signal<Local, Bit>,
     qw1: Signal<Local, Bits<2>>,
+    qw2: Signal<Local, Bits<2>>,
     npush: Signal<Local, Bits<3>>,
-    rpos: DFF<Bits<18>>,
+    /// beat index in the frame of the beat at the data FIFO head
+    bi: DFF<Bits<18>>,
     rdone: DFF<Bit>,
+    /// the previous payload beat, shifted down by the payload offset mod K
     prev: DFF<Bits<W>>,
     hv: DFF<Bit>,
     hd_d: DFF<Bits<W>>,
     hd_k: DFF<Bits<K>>,
     // ---- payload queue ----
-    qd: [DFF<Bits<W>>; 4],
-    qk: [DFF<Bits<K>>; 4],
-    ql: [DFF<Bit>; 4],
-    qu: [DFF<Bit>; 4],
+    qd: [DFF<Bits<W>>; 3],
+    qk: [DFF<Bits<K>>; 3],
+    ql: [DFF<Bit>; 3],
+    qu: [DFF<Bit>; 3],
     qwp: DFF<Bits<2>>,
     qrp: DFF<Bits<2>>,
-    qcnt: DFF<Bits<3>>,
+    qcnt: DFF<Bits<2>>,
     // ---- pass register ----
     pv: DFF<Bit>,
     pd: DFF<Bits<W>>,
@@ -340,7 +369,6 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Default for
             ic: Default::default(),
             hd: Default::default(),
             ck: c::<18>(K as u64),
-            ck8: c::<16>(8 * K as u64),
             kmask: c::<18>(K as u64 - 1),
             kall: Constant::new(Bits::<K>::from((BigUint::from(1u8) << K) - 1u8)),
             lane_n: std::array::from_fn(|i| c::<8>(i as u64 + 1)),
@@ -349,6 +377,8 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Default for
             elast: c::<6>(E as u64 - 1),
             ddep: c::<6>(D as u64),
             qix: std::array::from_fn(|i| c::<2>(i as u64)),
+            lk: c::<18>(K.trailing_zeros() as u64),
+            lidx: std::array::from_fn(|i| c::<8>(i as u64)),
             rix: std::array::from_fn(|i| c::<4>(i as u64 + 1)),
             hce: Default::default(),
             room: Default::default(),
@@ -372,9 +402,23 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Default for
             drp: Default::default(),
             dcnt: Default::default(),
             ep: std::array::from_fn(|_| Default::default()),
-            ef: std::array::from_fn(|_| Default::default()),
-            eo: std::array::from_fn(|_| Default::default()),
-            ee: std::array::from_fn(|_| Default::default()),
+            en: std::array::from_fn(|_| Default::default()),
+            esb: std::array::from_fn(|_| Default::default()),
+            er: std::array::from_fn(|_| Default::default()),
+            ekr: std::array::from_fn(|_| Default::default()),
+            eeb: std::array::from_fn(|_| Default::default()),
+            eel: std::array::from_fn(|_| Default::default()),
+            efc: std::array::from_fn(|_| Default::default()),
+            edbl: std::array::from_fn(|_| Default::default()),
+            ps: Default::default(),
+            pe1: Default::default(),
+            psb: Default::default(),
+            pr: Default::default(),
+            peb: Default::default(),
+            pel: Default::default(),
+            pfc: Default::default(),
+            pdbl: Default::default(),
+            pkr: Default::default(),
             ewp: Default::default(),
             erp: Default::default(),
             ecnt: Default::default(),
@@ -386,23 +430,29 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Default for
             hkeep: Default::default(),
             hlast: Default::default(),
             hn8: Default::default(),
-            hn: Default::default(),
             ipass: Default::default(),
-            ihfail: Default::default(),
-            is: Default::default(),
-            ie: Default::default(),
+            inod: Default::default(),
+            isb: Default::default(),
+            ir: Default::default(),
+            ikr: Default::default(),
+            ieb: Default::default(),
+            iel: Default::default(),
+            ifc: Default::default(),
+            idbl: Default::default(),
             vbad: Default::default(),
             r8: Default::default(),
             kr8: Default::default(),
-            pn: Default::default(),
-            au: Default::default(),
-            cnt1: Default::default(),
-            cnt2: Default::default(),
+            pre: Default::default(),
+            at_sb: Default::default(),
+            at_eb: Default::default(),
+            normal: Default::default(),
+            hgt: Default::default(),
+            hmr: Default::default(),
+            tcnt: Default::default(),
             fcnt: Default::default(),
-            deliver: Default::default(),
-            ahead: Default::default(),
-            first: Default::default(),
+            dbl: Default::default(),
             ends: Default::default(),
+            hsh: Default::default(),
             work: Default::default(),
             full_o: Default::default(),
             fin_o: Default::default(),
@@ -411,7 +461,6 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Default for
             fin_d: Default::default(),
             fin_k: Default::default(),
             need: Default::default(),
-            qfree: Default::default(),
             qpop: Default::default(),
             go: Default::default(),
             pa: Default::default(),
@@ -421,8 +470,9 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Default for
             pa_u: Default::default(),
             pb: Default::default(),
             qw1: Default::default(),
+            qw2: Default::default(),
             npush: Default::default(),
-            rpos: Default::default(),
+            bi: Default::default(),
             rdone: Default::default(),
             prev: Default::default(),
             hv: Default::default(),
@@ -451,7 +501,7 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, ic1, ic2, ic3, opush, dwp, drp, dcnt, ewp, erp, ecnt, vwp, vrp, vcnt, rpos, rdone, prev, hv, hd_d, hd_k,
+            self, clock, ic1, ic2, ic3, opush, dwp, drp, dcnt, ewp, erp, ecnt, vwp, vrp, vcnt, bi, rdone, prev, hv, hd_d, hd_k,
             qwp, qrp, qcnt, pv, pd, pk, pl, c_in, c_acc, c_pass
         );
         for i in 0..D {
@@ -466,17 +516,27 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
         }
         for i in 0..E {
             self.ep[i].clock.next = self.clock.val();
-            self.ef[i].clock.next = self.clock.val();
-            self.eo[i].clock.next = self.clock.val();
-            self.ee[i].clock.next = self.clock.val();
+            self.en[i].clock.next = self.clock.val();
+            self.esb[i].clock.next = self.clock.val();
+            self.er[i].clock.next = self.clock.val();
+            self.ekr[i].clock.next = self.clock.val();
+            self.eeb[i].clock.next = self.clock.val();
+            self.eel[i].clock.next = self.clock.val();
+            self.efc[i].clock.next = self.clock.val();
+            self.edbl[i].clock.next = self.clock.val();
             self.vb[i].clock.next = self.clock.val();
             self.ep[i].d.next = self.ep[i].q.val();
-            self.ef[i].d.next = self.ef[i].q.val();
-            self.eo[i].d.next = self.eo[i].q.val();
-            self.ee[i].d.next = self.ee[i].q.val();
+            self.en[i].d.next = self.en[i].q.val();
+            self.esb[i].d.next = self.esb[i].q.val();
+            self.er[i].d.next = self.er[i].q.val();
+            self.ekr[i].d.next = self.ekr[i].q.val();
+            self.eeb[i].d.next = self.eeb[i].q.val();
+            self.eel[i].d.next = self.eel[i].q.val();
+            self.efc[i].d.next = self.efc[i].q.val();
+            self.edbl[i].d.next = self.edbl[i].q.val();
             self.vb[i].d.next = self.vb[i].q.val();
         }
-        for i in 0..4 {
+        for i in 0..3 {
             self.qd[i].clock.next = self.clock.val();
             self.qk[i].clock.next = self.clock.val();
             self.ql[i].clock.next = self.clock.val();
@@ -557,14 +617,35 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
                 self.dwp.d.next = self.dwp.q.val() + 1;
             }
         }
-        // early FIFO push (first records)
+        // early FIFO push (first records), with the frame's payload plan in beats
+        self.ps.next = bit_cast::<18, 16>(self.hd.h_pay_off.val());
+        self.pe1.next = self.hd.h_pay_end.val() - 1;
+        self.psb.next = self.ps.val() >> self.lk.val();
+        self.pr.next = self.ps.val() & self.kmask.val();
+        self.peb.next = self.pe1.val() >> self.lk.val();
+        self.pel.next = (self.pe1.val() & self.kmask.val()) + 1;
+        self.pkr.next = self.ck.val() - self.pr.val();
+        self.pdbl.next = false;
+        if self.peb.val() == self.psb.val() {
+            self.pfc.next = self.hd.h_pay_end.val() - self.ps.val();
+        } else if self.pel.val() > self.pr.val() {
+            self.pdbl.next = true;
+            self.pfc.next = self.pel.val() - self.pr.val();
+        } else {
+            self.pfc.next = self.pel.val() + self.ck.val() - self.pr.val();
+        }
         if self.eev.val() {
             for i in 0..E {
                 if self.ewp.q.val() == self.dix[i].val() {
                     self.ep[i].d.next = self.hd.h_pass.val();
-                    self.ef[i].d.next = self.hd.h_hfail.val();
-                    self.eo[i].d.next = bit_cast::<18, 16>(self.hd.h_pay_off.val());
-                    self.ee[i].d.next = self.hd.h_pay_end.val();
+                    self.en[i].d.next = self.hd.h_hfail.val() || self.hd.h_pay_end.val() <= self.ps.val();
+                    self.esb[i].d.next = self.psb.val().get_bits::<4>(0);
+                    self.er[i].d.next = self.pr.val().get_bits::<8>(0);
+                    self.ekr[i].d.next = self.pkr.val().get_bits::<8>(0);
+                    self.eeb[i].d.next = self.peb.val();
+                    self.eel[i].d.next = self.pel.val().get_bits::<8>(0);
+                    self.efc[i].d.next = self.pfc.val().get_bits::<8>(0);
+                    self.edbl[i].d.next = self.pdbl.val();
                 }
             }
             if self.ewp.q.val() == self.elast.val() {
@@ -614,17 +695,26 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
                 self.hn8.next = self.dn[i].q.val();
             }
         }
-        self.hn.next = bit_cast::<18, 8>(self.hn8.val());
         self.ipass.next = false;
-        self.ihfail.next = false;
-        self.is.next = 0.into();
-        self.ie.next = 0.into();
+        self.inod.next = false;
+        self.isb.next = 0.into();
+        self.ir.next = 0.into();
+        self.ikr.next = 0.into();
+        self.ieb.next = 0.into();
+        self.iel.next = 0.into();
+        self.ifc.next = 0.into();
+        self.idbl.next = false;
         for i in 0..E {
             if self.erp.q.val() == self.dix[i].val() {
                 self.ipass.next = self.ep[i].q.val();
-                self.ihfail.next = self.ef[i].q.val();
-                self.is.next = self.eo[i].q.val();
-                self.ie.next = self.ee[i].q.val();
+                self.inod.next = self.en[i].q.val();
+                self.isb.next = self.esb[i].q.val();
+                self.ir.next = self.er[i].q.val();
+                self.ikr.next = self.ekr[i].q.val();
+                self.ieb.next = self.eeb[i].q.val();
+                self.iel.next = self.eel[i].q.val();
+                self.ifc.next = self.efc[i].q.val();
+                self.idbl.next = self.edbl[i].q.val();
             }
         }
         self.vbad.next = false;
@@ -633,39 +723,45 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
                 self.vbad.next = self.vb[i].q.val();
             }
         }
-        self.r8.next = bit_cast::<16, 18>(self.is.val() & self.kmask.val()) << 3;
-        self.kr8.next = self.ck8.val() - self.r8.val();
-        self.pn.next = self.rpos.q.val() + self.hn.val();
-        // payload bytes of this beat counted from the beat start (the payload has not ended
-        // before this beat whenever they are used)
-        if self.ie.val() >= self.pn.val() {
-            self.au.next = self.hn.val();
+        self.r8.next = bit_cast::<16, 8>(self.ir.val()) << 3;
+        self.kr8.next = bit_cast::<16, 8>(self.ikr.val()) << 3;
+        // where the beat is in the payload plan (the payload starts within the first 16 beats)
+        self.pre.next = self.bi.q.val().get_bits::<14>(4) == 0 && self.bi.q.val().get_bits::<4>(0) < self.isb.val();
+        self.at_sb.next = self.bi.q.val().get_bits::<14>(4) == 0 && self.bi.q.val().get_bits::<4>(0) == self.isb.val();
+        self.at_eb.next = self.bi.q.val() == self.ieb.val();
+        // the plan's end, unless the frame ends first (then the bytes come from this beat)
+        self.normal.next = self.at_eb.val() && !(self.hlast.val() && self.hn8.val() < self.iel.val());
+        self.hgt.next = self.hn8.val() > self.ir.val();
+        self.hmr.next = self.hn8.val() - self.ir.val();
+        if self.hgt.val() {
+            self.tcnt.next = self.hmr.val();
+        } else if self.at_sb.val() {
+            self.tcnt.next = 0.into();
         } else {
-            self.au.next = self.ie.val() - self.rpos.q.val();
+            self.tcnt.next = self.hn8.val() + self.ikr.val();
         }
-        self.cnt1.next = self.au.val() - bit_cast::<18, 16>(self.r8.val() >> 3);
-        self.cnt2.next = self.au.val() + self.ck.val() - bit_cast::<18, 16>(self.r8.val() >> 3);
-        self.deliver.next = !self.ipass.val() && !self.ihfail.val();
-        self.ahead.next = self.pn.val() <= self.is.val();
-        self.first.next = self.rpos.q.val() <= self.is.val();
-        self.ends.next = self.ie.val() <= self.pn.val() || self.hlast.val();
-        self.work.next = self.deliver.val() && !self.rdone.q.val() && !self.ahead.val();
-        self.funnel.next = (self.prev.q.val() >> self.r8.val()) | (self.hdat.val() << self.kr8.val());
-        self.full_o.next = self.work.val() && !self.first.val() && (!self.ends.val() || self.cnt2.val() > self.ck.val());
-        self.fin_o.next = self.work.val() && self.ends.val() && (!self.first.val() || self.cnt1.val() != 0);
-        if self.first.val() {
-            self.fcnt.next = self.cnt1.val();
-        } else if self.cnt2.val() > self.ck.val() {
-            self.fcnt.next = self.cnt2.val() - self.ck.val();
+        if self.normal.val() {
+            self.fcnt.next = self.ifc.val();
+            self.dbl.next = self.idbl.val();
         } else {
-            self.fcnt.next = self.cnt2.val();
+            self.fcnt.next = self.tcnt.val();
+            self.dbl.next = self.hgt.val() && !self.at_sb.val();
         }
-        if self.first.val() || self.cnt2.val() > self.ck.val() {
-            self.fin_d.next = self.hdat.val() >> self.r8.val();
+        self.ends.next = self.at_eb.val() || self.hlast.val();
+        self.work.next = !self.ipass.val() && !self.inod.val() && !self.rdone.q.val() && !self.pre.val();
+        self.hsh.next = self.hdat.val() >> self.r8.val();
+        self.funnel.next = self.prev.q.val() | (self.hdat.val() << self.kr8.val());
+        self.full_o.next = self.work.val() && !self.at_sb.val() && (!self.ends.val() || self.dbl.val());
+        self.fin_o.next = self.work.val() && self.ends.val() && self.fcnt.val() != 0;
+        if self.at_sb.val() || self.dbl.val() {
+            self.fin_d.next = self.hsh.val();
         } else {
             self.fin_d.next = self.funnel.val();
         }
-        self.fin_k.next = self.kall.val() >> bit_cast::<16, 18>(self.ck.val() - self.fcnt.val());
+        self.fin_k.next = 0.into();
+        for l in 0..K {
+            self.fin_k.next = self.fin_k.val().replace_bit(l, self.fcnt.val() > self.lidx[l].val());
+        }
         // the held final beat goes out with the frame's last beat
         self.rel.next = self.hlast.val() && self.hv.q.val();
 
@@ -699,14 +795,13 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
             self.need.next = 1.into();
         }
         self.qpop.next = self.qcnt.q.val() != 0 && self.m_pay_tready.val();
-        // room for the pushes, counting this cycle's pop
-        self.qfree.next = self.qcnt.q.val() + self.need.val();
         self.go.next = false;
         if self.dcnt.q.val() != 0 && self.ecnt.q.val() != 0 {
             if self.ipass.val() {
                 self.go.next = !self.pv.q.val() || self.m_pass_tready.val();
             } else {
-                self.go.next = (self.qfree.val() <= 4 || (self.qpop.val() && self.qfree.val() <= 5)) && (!self.hlast.val() || self.vcnt.q.val() != 0);
+                // room for two pushes, counting this cycle's pop (the queue has three entries)
+                self.go.next = (self.qcnt.q.val() <= 1 || (self.qcnt.q.val() == 2 && self.m_pay_tready.val())) && (!self.hlast.val() || self.vcnt.q.val() != 0);
             }
         }
 
@@ -715,7 +810,16 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
             self.pv.d.next = false;
         }
         self.npush.next = 0.into();
-        self.qw1.next = self.qwp.q.val() + 1;
+        if self.qwp.q.val() == 2 {
+            self.qw1.next = 0.into();
+        } else {
+            self.qw1.next = self.qwp.q.val() + 1;
+        }
+        if self.qw1.val() == 2 {
+            self.qw2.next = 0.into();
+        } else {
+            self.qw2.next = self.qw1.val() + 1;
+        }
         if self.go.val() {
             // pop the data FIFO
             if self.drp.q.val() == self.dlast.val() {
@@ -724,7 +828,7 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
                 self.drp.d.next = self.drp.q.val() + 1;
             }
             if self.hlast.val() {
-                self.rpos.d.next = 0.into();
+                self.bi.d.next = 0.into();
                 self.rdone.d.next = false;
                 self.hv.d.next = false;
                 if self.erp.q.val() == self.elast.val() {
@@ -740,7 +844,7 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
                     }
                 }
             } else {
-                self.rpos.d.next = self.rpos.q.val() + self.ck.val();
+                self.bi.d.next = self.bi.q.val() + 1;
                 if self.work.val() && self.ends.val() {
                     self.rdone.d.next = true;
                 }
@@ -752,14 +856,14 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
                 self.pl.d.next = self.hlast.val();
             } else {
                 if self.work.val() && !self.ends.val() {
-                    self.prev.d.next = self.hdat.val();
+                    self.prev.d.next = self.hsh.val();
                 }
                 if self.fin_o.val() && !self.hlast.val() {
                     self.hv.d.next = true;
                     self.hd_d.d.next = self.fin_d.val();
                     self.hd_k.d.next = self.fin_k.val();
                 }
-                for i in 0..4 {
+                for i in 0..3 {
                     if self.pa.val() && self.qwp.q.val() == self.qix[i].val() {
                         self.qd[i].d.next = self.pa_d.val();
                         self.qk[i].d.next = self.pa_k.val();
@@ -774,16 +878,24 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
                     }
                 }
                 self.npush.next = self.need.val();
-                self.qwp.d.next = self.qwp.q.val() + bit_cast::<2, 3>(self.need.val());
+                if self.pb.val() {
+                    self.qwp.d.next = self.qw2.val();
+                } else if self.pa.val() {
+                    self.qwp.d.next = self.qw1.val();
+                }
             }
         }
         if self.qpop.val() {
-            self.qrp.d.next = self.qrp.q.val() + 1;
+            if self.qrp.q.val() == 2 {
+                self.qrp.d.next = 0.into();
+            } else {
+                self.qrp.d.next = self.qrp.q.val() + 1;
+            }
         }
         if self.qpop.val() {
-            self.qcnt.d.next = self.qcnt.q.val() + self.npush.val() - 1;
+            self.qcnt.d.next = self.qcnt.q.val() + bit_cast::<2, 3>(self.npush.val()) - 1;
         } else {
-            self.qcnt.d.next = self.qcnt.q.val() + self.npush.val();
+            self.qcnt.d.next = self.qcnt.q.val() + bit_cast::<2, 3>(self.npush.val());
         }
 
         // FIFO counts
@@ -813,7 +925,7 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
             self.vwp.d.next = 0.into();
             self.vrp.d.next = 0.into();
             self.vcnt.d.next = 0.into();
-            self.rpos.d.next = 0.into();
+            self.bi.d.next = 0.into();
             self.rdone.d.next = false;
             self.hv.d.next = false;
             self.opush.d.next = false;
@@ -835,7 +947,7 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
         self.m_pay_tkeep.next = 0.into();
         self.m_pay_tlast.next = false;
         self.m_pay_tuser.next = false;
-        for i in 0..4 {
+        for i in 0..3 {
             if self.qrp.q.val() == self.qix[i].val() {
                 self.m_pay_tdata.next = self.qd[i].q.val();
                 self.m_pay_tkeep.next = self.qk[i].q.val();

@@ -48,7 +48,8 @@
 //!
 //! # ICRC
 //!
-//! `icrc_ok` is null for `Pass`, and when the ICRC is not in the frame (`len < ip_end`) or
+//! `icrc_ok` is null for `Pass`, for `ip_header` drops (the ICRC's masks and coverage assume a
+//! valid IP header of 20 or 40 bytes), and when the ICRC is not in the frame (`len < ip_end`) or
 //! `iplen < hl + 24`. Otherwise it compares [`icrc_fixed`] over `frame[l2..ip_end-4]` with the
 //! wire value. The masks sit at fixed offsets chosen by the ethertype (IPv4: bytes 1, 8, 10,
 //! 11, UDP checksum at 26–27, BTH byte 4 at 32; IPv6: low nibble of byte 0, bytes 1–3, 7, 46,
@@ -567,7 +568,7 @@ pub fn rx_model(frame: &[u8]) -> RxResult {
         }
     };
 
-    let icrc_ok = (iplen >= hl + udp::HEADER_LEN + bth::HEADER_LEN + ICRC_LEN && len >= ip_end).then(|| {
+    let icrc_ok = (version_ok && iplen >= hl + udp::HEADER_LEN + bth::HEADER_LEN + ICRC_LEN && len >= ip_end).then(|| {
         let wire = u32::from_le_bytes(frame[ip_end - ICRC_LEN..ip_end].try_into().unwrap());
         icrc_fixed(&frame[l2..ip_end - ICRC_LEN], lay.v6) == wire
     });

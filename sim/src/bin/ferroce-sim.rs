@@ -164,11 +164,12 @@ fn run_rx(pcap: &std::path::Path, engine: Engine, fcs: bool, counters: bool) -> 
             return ExitCode::from(2);
         }
     };
-    let results = match engine {
-        Engine::Model => frames.iter().map(|f| rx_model(f)).collect(),
-        Engine::Rtl => match ferroce_sim::rx_rtl::rx_rtl(&frames) {
-            Ok(r) if r.len() == frames.len() => r,
-            Ok(r) => {
+    // The RTL engine reports its own counters (the cnt_* ports of the RX front end).
+    let (results, rtl_counters): (Vec<_>, Option<RxCounters>) = match engine {
+        Engine::Model => (frames.iter().map(|f| rx_model(f)).collect(), None),
+        Engine::Rtl => match ferroce_sim::rx_rtl::rx_rtl_with_counters(&frames) {
+            Ok((r, c)) if r.len() == frames.len() => (r, Some(c)),
+            Ok((r, _)) => {
                 eprintln!("error: the RTL returned {} results for {} frames", r.len(), frames.len());
                 return ExitCode::from(2);
             }
@@ -189,7 +190,7 @@ fn run_rx(pcap: &std::path::Path, engine: Engine, fcs: bool, counters: bool) -> 
         return ExitCode::SUCCESS;
     }
     if counters {
-        eprintln!("{}", RxCounters::of(&results).json());
+        eprintln!("{}", rtl_counters.unwrap_or_else(|| RxCounters::of(&results)).json());
     }
     ExitCode::SUCCESS
 }

@@ -384,12 +384,12 @@ pub fn crafted() -> Vec<Crafted> {
         let mut b = good(rng, Opcode::RC_SEND_ONLY, false, 0, 100);
         b.bytes[b.l2] = 0x55;
         b.fix();
-        out.push(drop_case("drop/ip_header/ipv4-version-5", b.bytes, IpHeader, Some(true), vec![]));
+        out.push(drop_case("drop/ip_header/ipv4-version-5", b.bytes, IpHeader, None, vec![]));
         for ihl in [4u8, 6, 15] {
             let mut b = good(rng, Opcode::RC_WRITE_ONLY, false, 1, 64);
             b.bytes[b.l2] = 0x40 | ihl;
             b.fix();
-            out.push(drop_case(&format!("drop/ip_header/ipv4-ihl-{ihl}-udp-at-20"), b.bytes, IpHeader, Some(true), vec![]));
+            out.push(drop_case(&format!("drop/ip_header/ipv4-ihl-{ihl}-udp-at-20"), b.bytes, IpHeader, None, vec![]));
         }
         // Real IPv4 options (IHL 6) whose last two bytes read as port 4791 at the fixed offset.
         let mut b = good(rng, Opcode::RC_SEND_ONLY, false, 0, 32);
@@ -404,11 +404,11 @@ pub fn crafted() -> Vec<Crafted> {
         b.bytes[l2 + 10..l2 + 12].copy_from_slice(&c.to_be_bytes());
         let c = icrc_fixed(&b.bytes[l2..l2 + iplen - 4], false);
         b.bytes[l2 + iplen - 4..l2 + iplen].copy_from_slice(&c.to_le_bytes());
-        out.push(drop_case("drop/ip_header/ipv4-options-ihl-6", b.bytes, IpHeader, Some(true), vec![]));
+        out.push(drop_case("drop/ip_header/ipv4-options-ihl-6", b.bytes, IpHeader, None, vec![]));
         let mut b = good(rng, Opcode::UD_SEND_ONLY, true, 2, 20);
         b.bytes[b.l2] = 0x40 | (b.bytes[b.l2] & 0x0F);
         b.fix();
-        out.push(drop_case("drop/ip_header/ipv6-version-4", b.bytes, IpHeader, Some(true), vec![]));
+        out.push(drop_case("drop/ip_header/ipv6-version-4", b.bytes, IpHeader, None, vec![]));
     }
     // truncated
     {
@@ -572,7 +572,7 @@ pub fn crafted() -> Vec<Crafted> {
         b.bytes[b.l2] = 0x65;
         b.fix();
         b.bytes[b.l2 + 10] ^= 0xFF;
-        out.push(drop_case("precedence/ip_header-over-ip_checksum", b.bytes, IpHeader, Some(true), vec![]));
+        out.push(drop_case("precedence/ip_header-over-ip_checksum", b.bytes, IpHeader, None, vec![]));
         // Truncated inside the payload with a bad checksum: nothing is delivered.
         let mut b = good(rng, Opcode::RC_SEND_ONLY, false, 0, 200);
         b.bytes[b.l2 + 10] ^= 0xFF;
