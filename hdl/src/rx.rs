@@ -16,9 +16,12 @@
 //! longer than the capture (more than [`RxHeader::NCAP`] beats) also gets a *first* record
 //! (`h_first`, not final) decoded at beat `NCAP − 1`, the beat that completes the capture: the
 //! classification, the header checks (`h_hfail`), the header fields and the payload region
-//! (`h_pay_off`, `h_pay_end`) are final in it, which is what a cut-through consumer needs; the
-//! length checks, the drop reason and `h_pay_len` are not. A frame that ends within the capture
-//! has one record, both first and final.
+//! (`h_pay_off`, `h_pay_end`) are final in it, which is what a cut-through consumer needs. In a
+//! first record that is not final, `h_reason` is the first failed header check (the length
+//! checks `truncated`, `ip_length` from excess bytes, and `icrc` come with the final record and
+//! take precedence as the docs say), `h_icrc_chk` is 0 and `h_pay_len` is the payload length
+//! the headers announce. A frame that ends within the capture has one record, both first and
+//! final.
 //!
 //! Latency: `h_valid` is high for one cycle, 3 cycles after the cycle in which the beat that
 //! triggers the record is taken. Records come out in frame order, at most one per cycle. `ce`
@@ -717,13 +720,14 @@ impl<const W: usize, const K: usize> Logic for RxHeader<W, K> {
         }
         self.miniplen.next = self.hl.val() + 24 + self.ext.val();
         self.pad.next = bit_cast::<18, 2>(self.b1_2.q.val().get_bits::<2>(4));
-        self.trunc.next = self.len2.q.val() < self.ipend2.q.val() || self.len2.q.val() < self.hend.val() + 4;
+        // the length checks belong to the final record (a first record's length is the capture's)
+        self.trunc.next = self.e2.q.val() && (self.len2.q.val() < self.ipend2.q.val() || self.len2.q.val() < self.hend.val() + 4);
         self.ipsmall.next = self.iplen2.q.val() < self.miniplen.val();
         // The folded sum is 0xFFFF iff low + high = 0xFFFF (high <= 9: a second fold never
         // gives 0xFFFF), i.e. low = 0xFFF0 | !high.
         self.csok.next = self.v6_2.q.val()
             || (self.cs2.q.val().get_bits::<12>(4) == 0xFFF && self.cs2.q.val().get_bits::<4>(0) == !self.cs2.q.val().get_bits::<4>(16));
-        self.excess.next = self.len2.q.val() > self.ipend2.q.val() && self.len2.q.val() > 60;
+        self.excess.next = self.e2.q.val() && self.len2.q.val() > self.ipend2.q.val() && self.len2.q.val() > 60;
         self.udpbad.next = bit_cast::<18, 16>(self.udpl2.q.val()) + self.hl.val() != self.iplen2.q.val();
         self.tverbad.next = self.b1_2.q.val().get_bits::<4>(0) != 0;
         self.opcbad.next = !self.ent2.q.val().get_bit(0);
@@ -732,7 +736,7 @@ impl<const W: usize, const K: usize> Logic for RxHeader<W, K> {
             || self.frag2.q.val() || self.udpbad.val() || self.tverbad.val() || self.opcbad.val() || self.padbad.val();
         // payload end: ip_end - 4 - PadCnt, cut at the frame end
         self.pend.next = self.ipend2.q.val() - 4 - self.pad.val();
-        if self.len2.q.val() < self.pend.val() {
+        if self.e2.q.val() && self.len2.q.val() < self.pend.val() {
             self.pend.next = self.len2.q.val();
         }
         self.immoff.next = 0.into();
@@ -772,7 +776,7 @@ impl<const W: usize, const K: usize> Logic for RxHeader<W, K> {
                     self.oreason.d.next = 9.into();
                 }
                 self.ohfail.d.next = self.hfail.val();
-                self.oicrc.d.next = self.verok2.q.val() && self.iplen2.q.val() >= self.hl.val() + 24 && self.len2.q.val() >= self.ipend2.q.val();
+                self.oicrc.d.next = self.e2.q.val() && self.verok2.q.val() && self.iplen2.q.val() >= self.hl.val() + 24 && self.len2.q.val() >= self.ipend2.q.val();
                 self.oethd.d.next = self.ethd2.q.val();
                 self.oeths.d.next = self.eths2.q.val();
                 self.ovok.d.next = self.vok2.q.val();

@@ -1,8 +1,10 @@
 //! RX front end (issue 3): [`RxFront`], the MAC-side receive path of Ferroce.
 //!
 //! Ethernet frames in (AXI-Stream, no FCS, `tkeep` contiguous from lane 0); out:
-//! - **records** (`r_valid`/`r_ready`): one per RoCEv2 frame (accepted or dropped), in frame
-//!   order, with the verdict, the drop reason and every field of `ferroce-sim rx`'s JSON;
+//! - **records** (`r_valid`/`r_ready`): per RoCEv2 frame (accepted or dropped), in frame order,
+//!   a final record (`r_final`) with the verdict, the drop reason and every field of
+//!   `ferroce-sim rx`'s JSON; a frame longer than the 128-byte header capture gets a header
+//!   record before it, 3 cycles after the capture completes (see `r_final`);
 //! - **payload** (`m_pay_*`): per record with `r_pay_len > 0`, exactly that many bytes, realigned
 //!   to byte 0 (full beats but the last), without pad and ICRC; `m_pay_tuser` is 1 on the last
 //!   beat of a packet that is dropped (`r_drop`), so downstream never commits it;
@@ -23,7 +25,8 @@
 //!   (`NCAP − 1` beats in; the last beat for shorter frames), which fixes the classification,
 //!   the header checks and the payload region; and a final record at its last beat, which adds
 //!   what depends on the frame length. The final record, with the ICRC verdict carried along
-//!   three stages, is the record output: `RxHeader` holds it (and stops) while `r_ready` is low.
+//!   three stages, is the final record; the first record of a long frame is its header
+//!   record. `RxHeader` holds a record (and stops) while `r_ready` is low.
 //! - Beats wait in the data FIFO until their frame's first record is in the early FIFO; the
 //!   realigner then forwards a pass frame to `m_pass`, or cuts the payload out of a RoCEv2 frame
 //!   with a funnel shift (`prev >> 8r | cur << 8(K − r)`, `r` = payload offset mod K). A payload
@@ -81,6 +84,12 @@ pub struct RxFront<const W: usize, const K: usize, const D: usize, const E: usiz
     /// Record stream.
     pub r_valid: Signal<Out, Bit>,
     pub r_ready: Signal<In, Bit>,
+    /// The final record of the packet. A packet longer than the header capture (128 bytes)
+    /// first gets a header record (`r_final` = 0) 3 cycles after the beat that completes the
+    /// capture: every header field is final in it, `r_drop`/`r_reason` reflect the header checks
+    /// only, `r_icrc_chk` is 0 and `r_pay_len` is the payload length its headers announce. The
+    /// final record (`r_final` = 1) follows at the end of the frame and is authoritative.
+    pub r_final: Signal<Out, Bit>,
     /// The packet is dropped (`r_reason` says why), else accepted.
     pub r_drop: Signal<Out, Bit>,
     /// Drop reason: position in `DropReason::ALL` + 1 (`ip_header` 1 … `icrc` 10), 0 if none.
@@ -315,6 +324,7 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Default for
             m_pass_tlast: Default::default(),
             r_valid: Default::default(),
             r_ready: Default::default(),
+            r_final: Default::default(),
             r_drop: Default::default(),
             r_reason: Default::default(),
             r_icrc_chk: Default::default(),
@@ -558,7 +568,7 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
         // ================= input: ICRC check, then header decoder and data FIFO =================
         // The record output is RxHeader's final record; RxHeader (and with it the input) stops
         // while a record waits for r_ready.
-        self.rvalid.next = self.hd.h_valid.val() && self.hd.h_final.val() && !self.hd.h_pass.val();
+        self.rvalid.next = self.hd.h_valid.val() && !self.hd.h_pass.val();
         self.hce.next = !self.rvalid.val() || self.r_ready.val();
         self.room.next = self.dcnt.q.val() < self.ddep.val();
         self.take.next = self.ic.m_axis_tvalid.val() && self.hce.val() && self.room.val();
@@ -591,7 +601,7 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
 
         // final verdict: the header-time reason, else the ICRC
         self.freason.next = self.hd.h_reason.val();
-        if self.hd.h_reason.val() == 0 && self.ic3.q.val() != 3 {
+        if self.hd.h_final.val() && self.hd.h_reason.val() == 0 && self.ic3.q.val() != 3 {
             self.freason.next = 10.into();
         }
         self.fbad.next = self.freason.val() != 0;
@@ -961,6 +971,7 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
         self.m_pass_tlast.next = self.pl.q.val();
 
         self.r_valid.next = self.rvalid.val();
+        self.r_final.next = self.hd.h_final.val();
         self.r_drop.next = self.fbad.val();
         self.r_reason.next = self.freason.val();
         self.r_icrc_chk.next = self.hd.h_icrc_chk.val();

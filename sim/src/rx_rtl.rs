@@ -20,12 +20,12 @@ use rand_chacha::ChaCha8Rng;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// The record ports, in the order of [`RtlRecord`]'s fields.
-pub const RECORD_PORTS: [&str; 38] = [
+pub const RECORD_PORTS: [&str; 39] = [
     "r_drop", "r_reason", "r_icrc_chk", "r_icrc_ok", "r_eth_dst", "r_eth_src", "r_vlan_ok", "r_vlan", "r_ip_v6", "r_ip_src",
     "r_ip_dst", "r_ip_dscp", "r_ip_ecn", "r_ip_ttl", "r_udp_sport", "r_udp_dport", "r_bth_ok", "r_bth_opcode", "r_bth_se",
     "r_bth_m", "r_bth_padcnt", "r_bth_tver", "r_bth_pkey", "r_bth_fecn", "r_bth_becn", "r_bth_dqpn", "r_bth_ackreq",
     "r_bth_psn", "r_reth_ok", "r_reth_va", "r_reth_rkey", "r_reth_dmalen", "r_immdt_ok", "r_immdt", "r_aeth_ok",
-    "r_aeth_syndrome", "r_aeth_msn", "r_pay_len",
+    "r_aeth_syndrome", "r_aeth_msn", "r_pay_len", "r_final",
 ];
 
 /// Counter port of a drop reason: `cnt_drop_<name>`.
@@ -88,6 +88,8 @@ pub struct RtlRecord {
     pub aeth_syndrome: u8,
     pub aeth_msn: u32,
     pub pay_len: usize,
+    /// The packet's final record (else the header record of a frame longer than the capture).
+    pub fin: bool,
 }
 
 fn mac_of(v: u64) -> [u8; 6] {
@@ -138,6 +140,7 @@ impl RtlRecord {
             aeth_syndrome: v[35] as u8,
             aeth_msn: v[36] as u32,
             pay_len: v[37] as usize,
+            fin: b(38),
         }
     }
 
@@ -194,6 +197,33 @@ impl RtlRecord {
     }
 }
 
+/// Checks a header record against its frame's final record: it came first, every header field
+/// is the same, and it drops the packet only if the final record does (a header check that
+/// failed cannot pass later; the final record may still drop a packet its headers accepted).
+fn check_header_record(h: &RtlRecord, r: &RtlRecord) -> Result<(), String> {
+    if h.fin || h.cycle >= r.cycle {
+        return Err(format!("header record (cycle {}, final {}) does not precede the final one (cycle {})", h.cycle, h.fin, r.cycle));
+    }
+    let fields = |x: &RtlRecord| {
+        let mut y = x.clone();
+        (y.cycle, y.drop, y.reason, y.icrc_chk, y.icrc_ok, y.pay_len, y.fin) = (0, false, 0, false, false, 0, false);
+        y
+    };
+    if fields(h) != fields(r) {
+        return Err(format!("header record fields differ from the final record's:\n  {h:?}\n  {r:?}"));
+    }
+    if h.icrc_chk {
+        return Err("header record with r_icrc_chk set".into());
+    }
+    if h.drop && !r.drop {
+        return Err(format!("header record drops (reason {}) but the final record accepts", h.reason));
+    }
+    if h.drop != (h.reason != 0) {
+        return Err(format!("header record with r_drop {} and r_reason {}", h.drop, h.reason));
+    }
+    Ok(())
+}
+
 /// A frame that came out on the payload or pass-through stream.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutFrame {
@@ -212,6 +242,10 @@ pub struct FrameTiming {
     pub last_in_cycle: u64,
     /// Cycle at which its record was taken (`None` for a pass).
     pub record_cycle: Option<u64>,
+    /// Frames longer than the 128-byte header capture: the cycle the beat completing the
+    /// capture was accepted, and (RoCEv2 frames) the cycle its header record was taken.
+    pub capture_cycle: Option<u64>,
+    pub header_record_cycle: Option<u64>,
     /// Cycle at which the last beat of its pass-through frame or payload was taken (`None` when
     /// it has neither).
     pub out_cycle: Option<u64>,
@@ -221,6 +255,12 @@ impl FrameTiming {
     /// Record latency: cycles from the last input beat to the record handshake.
     pub fn record_latency(&self) -> Option<u64> {
         self.record_cycle.map(|c| c - self.last_in_cycle)
+    }
+
+    /// Header record latency: cycles from the beat that completes the header capture to the
+    /// header record's handshake (frames longer than the capture).
+    pub fn header_record_latency(&self) -> Option<u64> {
+        Some(self.header_record_cycle? - self.capture_cycle?)
     }
 }
 
@@ -266,8 +306,10 @@ pub struct RxRun {
     pub results: Vec<RxResult>,
     /// One timing per input frame.
     pub timing: Vec<FrameTiming>,
-    /// The records as read, in output order.
+    /// The final records as read, in output order.
     pub records: Vec<RtlRecord>,
+    /// The header records (`r_final` = 0) as read, in output order.
+    pub header_records: Vec<RtlRecord>,
     /// Cycle figures.
     pub stats: RxRunStats,
 }
@@ -283,6 +325,13 @@ impl RxRun {
             any = true;
         }
         any.then_some((lo, hi))
+    }
+
+    /// (min, max) header record latency over the frames that have a header record.
+    pub fn header_record_latency(&self) -> Option<(u64, u64)> {
+        let mut l = self.timing.iter().filter_map(FrameTiming::header_record_latency).peekable();
+        l.peek()?;
+        Some(l.fold((u64::MAX, 0), |(lo, hi), x| (lo.min(x), hi.max(x))))
     }
 }
 
@@ -598,6 +647,9 @@ impl RxFrontRtl {
         let mut pass = Collector::new("m_pass");
         let mut held_rec: Option<Vec<u128>> = None;
         let mut records: Vec<RtlRecord> = Vec::new();
+        let mut header_records: Vec<RtlRecord> = Vec::new();
+        let mut capture_in = vec![None; frames.len()];
+        let capture_beat = (128 / bpb).max(1) - 1;
         let (mut quiet, mut stall_run, mut drain) = (0u64, 0u64, 0u64);
         let mut first_beat = None;
         let mut readies = [true; 3];
@@ -654,6 +706,9 @@ impl RxFrontRtl {
                     stats.in_beats += 1;
                     stall_run = 0;
                     presenting = false;
+                    if bi == capture_beat && frames[fi].len() > 128 {
+                        capture_in[fi] = Some(c);
+                    }
                     bi += 1;
                     if bi == frames[fi].len().div_ceil(bpb) {
                         last_in[fi] = c;
@@ -698,7 +753,12 @@ impl RxFrontRtl {
             }
             if let Some(r) = rec {
                 if readies[2] {
-                    records.push(RtlRecord::from_values(c, &r));
+                    let rec = RtlRecord::from_values(c, &r);
+                    if rec.fin {
+                        records.push(rec);
+                    } else {
+                        header_records.push(rec);
+                    }
                 } else {
                     stats.rec_stall_cycles += 1;
                     held_rec = Some(r);
@@ -733,11 +793,11 @@ impl RxFrontRtl {
             pass.frames.len(),
             frames.len()
         );
-        let (mut ri, mut yi, mut pi) = (0, 0, 0);
+        let (mut ri, mut yi, mut pi, mut hi) = (0, 0, 0, 0);
         let mut results = Vec::with_capacity(frames.len());
         let mut timing = Vec::with_capacity(frames.len());
         for (i, f) in frames.iter().enumerate() {
-            let mut t = FrameTiming { last_in_cycle: last_in[i], ..FrameTiming::default() };
+            let mut t = FrameTiming { last_in_cycle: last_in[i], capture_cycle: capture_in[i], ..FrameTiming::default() };
             if pass.frames.get(pi).is_some_and(|p| p.bytes == *f) {
                 t.out_cycle = Some(pass.frames[pi].last_cycle);
                 pi += 1;
@@ -753,6 +813,14 @@ impl RxFrontRtl {
             };
             ri += 1;
             t.record_cycle = Some(r.cycle);
+            if f.len() > 128 {
+                let Some(h) = header_records.get(hi) else {
+                    return Err(format!("frame {i} ({} bytes): no header record before the final one", f.len()));
+                };
+                hi += 1;
+                check_header_record(h, r).map_err(|e| format!("frame {i} ({} bytes): {e}", f.len()))?;
+                t.header_record_cycle = Some(h.cycle);
+            }
             let payload = if r.pay_len > 0 {
                 let Some(p) = pay.frames.get(yi) else {
                     return Err(format!(
@@ -789,15 +857,16 @@ impl RxFrontRtl {
             results.push(r.to_result(payload).map_err(|e| format!("frame {i} ({} bytes): {e}", f.len()))?);
             timing.push(t);
         }
-        if ri < records.len() || yi < pay.frames.len() || pi < pass.frames.len() {
+        if ri < records.len() || hi < header_records.len() || yi < pay.frames.len() || pi < pass.frames.len() {
             return Err(format!(
-                "left over after the last frame: {} records, {} payload frames, {} pass-through frames ({counts})",
+                "left over after the last frame: {} records, {} header records, {} payload frames, {} pass-through frames ({counts})",
                 records.len() - ri,
+                header_records.len() - hi,
                 pay.frames.len() - yi,
                 pass.frames.len() - pi
             ));
         }
-        Ok(RxRun { results, timing, records, stats })
+        Ok(RxRun { results, timing, records, header_records, stats })
     }
 
     /// Sends the first `beats` beats of `frame` without `tlast` (every output ready, whatever

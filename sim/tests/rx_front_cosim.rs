@@ -296,6 +296,13 @@ fn throughput(width: usize) {
     let beats_after_first = beats - order[0].len().div_ceil(width / 8) as u64;
     assert_eq!(after_first, beats_after_first, "{width} bits: one beat per cycle after the first frame");
     assert!(hi <= 40, "{width} bits: record latency up to {hi} cycles");
+    // Frames longer than the 128-byte capture: a header record a fixed few cycles after the beat
+    // that completes the capture (the ICRC check's 8 cycles plus the decoder's 3).
+    let (hlo, hhi) = run.header_record_latency().expect("header records");
+    let long = order.iter().filter(|f| f.len() > 128).count();
+    eprintln!("rx_front {width} bits: {long} header records, {hlo}..{hhi} cycles after the beat that completes the capture");
+    assert_eq!(run.header_records.len(), long, "{width} bits: one header record per frame longer than the capture");
+    assert!(hhi <= 12, "{width} bits: header record latency up to {hhi} cycles");
 }
 
 #[test]
