@@ -6,7 +6,9 @@
 //! idle × no backpressure / 30 % `tready` low on each output independently): the crafted set, each
 //! crafted non-accepted frame followed back to back by a good one, frames with one defect of every
 //! reason each followed by a good one, and the seeded random mix (`random_labeled`). Every frame's
-//! JSON line and payload bytes must be the model's; the AXI-Stream rules and the beat format of
+//! JSON line and payload bytes must be the model's; every RoCEv2 frame longer than the header
+//! capture must get a header record (`r_final` = 0) before its final record, with the same header
+//! fields and no drop its final record does not make; the AXI-Stream rules and the beat format of
 //! the three outputs are checked every cycle by the runner; the `cnt_*` counters must equal the
 //! model's counts after every run. Then frames cut by a reset after 1–3 beats (a RoCEv2 and a
 //! pass-through jumbo frame) leave no output and cleared counters, and the crafted set matches
@@ -14,7 +16,8 @@
 //!
 //! `rx_front_throughput_*`: at 64 and 512 bits, back-to-back valid frames of 60 to 9000 bytes
 //! (IPv4/IPv6, 0–2 VLAN tags) with every output always ready are taken one beat per cycle
-//! (`s_axis_tready` never low after the first frame); the record latency is printed and bounded.
+//! (`s_axis_tready` never low after the first frame); the record and header record latencies are
+//! printed and bounded.
 
 use ferroce_sim::rx::craft::{crafted, malformed, random_labeled, roce_repr, supported_opcodes, Built, Label};
 use ferroce_sim::rx::{classify, rx_model, DropReason, RxCounters, RxResult, RxVerdict};

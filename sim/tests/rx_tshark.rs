@@ -142,13 +142,22 @@ fn unhex(s: &str) -> Vec<u8> {
     (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
 }
 
+/// `ferroce-sim rx` with its default engine, the RTL of the RX front end (checked to print what
+/// the software model prints, so the comparison with tshark covers both).
 fn sim_rx(pcap: &std::path::Path) -> Vec<Value> {
-    let o = Command::new(env!("CARGO_BIN_EXE_ferroce-sim"))
-        .args(["rx", "--pcap", pcap.to_str().unwrap(), "--engine", "model"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8(o.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    let run = |engine: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_ferroce-sim"));
+        c.args(["rx", "--pcap", pcap.to_str().unwrap()]);
+        if let Some(e) = engine {
+            c.args(["--engine", e]);
+        }
+        let o = c.output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let rtl = run(None);
+    assert!(rtl == run(Some("model")), "ferroce-sim rx: the RTL and the model print different lines");
+    rtl.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
 #[test]
