@@ -14,19 +14,24 @@
 //! The semantics are those of the software model `ferroce_sim::rx::rx_model` (docs/rx.md).
 //!
 //! ```text
-//!  s_axis ─► IcrcCheck ─┬─► RxHeader ──┬─ first record ─► early FIFO ─┐
-//!           (verdict on │  (ce = hce)  └─ final record ─► verdict FIFO┤──► records (r_*)
-//!            last beat) └─► data FIFO (D beats) ──► realigner ─┬─► payload queue ─► m_pay
-//!                                                            └─► pass register ─► m_pass
+//!  s_axis ─► IcrcCheck ─┬─► RxHeader ──┬─ first record ─► early FIFO (plan) ─┐
+//!           (verdict on │  (ce = hce)  ├─ final record ─► verdict FIFO ──────┤
+//!            last beat) │              └─► records (r_*)                     │
+//!                       └─► data FIFO (D beats) ──────────────────► realigner ─┬─► payload queue ─► m_pay
+//!                                                                              └─► pass register ─► m_pass
 //! ```
 //!
 //! - `IcrcCheck` (8 cycles) puts the ICRC verdict on each frame's last beat.
 //! - `RxHeader` decodes every frame twice: a first record when its header capture completes
 //!   (`NCAP − 1` beats in; the last beat for shorter frames), which fixes the classification,
 //!   the header checks and the payload region; and a final record at its last beat, which adds
-//!   what depends on the frame length. The final record, with the ICRC verdict carried along
-//!   three stages, is the final record; the first record of a long frame is its header
-//!   record. `RxHeader` holds a record (and stops) while `r_ready` is low.
+//!   what depends on the frame length. Both go out on `r_*` (the first one only when it is not
+//!   also the final one, as `r_final` = 0); the final one carries the ICRC verdict, brought
+//!   along `RxHeader`'s three stages. `RxHeader` holds a record (and stops) while `r_ready` is
+//!   low; the record enters the FIFOs below in the cycle it first appears.
+//! - When a first record enters the early FIFO, the frame's payload is planned in beats: the
+//!   beat where it starts, its offset `r` in that beat, the beat where it ends, and the size of
+//!   the final output beat, so the realigner compares beat indices instead of byte offsets.
 //! - Beats wait in the data FIFO until their frame's first record is in the early FIFO; the
 //!   realigner then forwards a pass frame to `m_pass`, or cuts the payload out of a RoCEv2 frame
 //!   with a funnel shift (`prev >> 8r | cur << 8(K − r)`, `r` = payload offset mod K). A payload
