@@ -1038,6 +1038,7 @@ mod tests {
             ae.syndrome as u128,
             ae.msn as u128,
             rec.payload_len as u128,
+            1, // r_final
         ]
     }
 
