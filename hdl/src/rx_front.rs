@@ -93,7 +93,9 @@ pub struct RxFront<const W: usize, const K: usize, const D: usize, const E: usiz
     /// first gets a header record (`r_final` = 0) 3 cycles after the beat that completes the
     /// capture: every header field is final in it, `r_drop`/`r_reason` reflect the header checks
     /// only, `r_icrc_chk` is 0 and `r_pay_len` is the payload length its headers announce. The
-    /// final record (`r_final` = 1) follows at the end of the frame and is authoritative.
+    /// final record (`r_final` = 1) follows at the end of the frame and is authoritative. Take
+    /// a header record without waiting for the payload it announces: while it waits, the
+    /// decoder and the input stop.
     pub r_final: Signal<Out, Bit>,
     /// The packet is dropped (`r_reason` says why), else accepted.
     pub r_drop: Signal<Out, Bit>,
