@@ -3,26 +3,32 @@
 
 use crate::verilated::{Model, SimError, Stream, Traffic};
 
+/// One beat of up to `bytes_per_beat` bytes as the words of `tdata` and `tkeep` (byte 0 in
+/// `tdata[7:0]`, `tkeep` set from bit 0 for each byte).
+pub fn pack_beat(chunk: &[u8], bytes_per_beat: usize) -> (Vec<u32>, Vec<u32>) {
+    assert!(chunk.len() <= bytes_per_beat, "{} bytes in a beat of {bytes_per_beat}", chunk.len());
+    let mut d = vec![0u32; bytes_per_beat.div_ceil(4)];
+    for (i, &byte) in chunk.iter().enumerate() {
+        d[i / 4] |= (byte as u32) << (8 * (i % 4));
+    }
+    let mut k = vec![0u32; bytes_per_beat.div_ceil(32)];
+    for i in 0..chunk.len() {
+        k[i / 32] |= 1 << (i % 32);
+    }
+    (d, k)
+}
+
 /// Splits frames into beats of `width / 8` bytes and packs them as the words of the ports
 /// `tdata`, `tkeep`, `tlast` (in that order).
 pub fn pack_frames(frames: &[Vec<u8>], width: usize) -> (Vec<u32>, usize) {
     let b = width / 8;
-    let dw = width / 32;
-    let kw = b.div_ceil(32);
     let mut words = Vec::new();
     let mut beats = 0;
     for f in frames {
         assert!(!f.is_empty(), "an AXI-Stream frame has at least one byte");
         let nbeats = f.len().div_ceil(b);
         for (j, chunk) in f.chunks(b).enumerate() {
-            let mut d = vec![0u32; dw];
-            for (i, &byte) in chunk.iter().enumerate() {
-                d[i / 4] |= (byte as u32) << (8 * (i % 4));
-            }
-            let mut k = vec![0u32; kw];
-            for i in 0..chunk.len() {
-                k[i / 32] |= 1 << (i % 32);
-            }
+            let (d, k) = pack_beat(chunk, b);
             words.extend_from_slice(&d);
             words.extend_from_slice(&k);
             words.push((j + 1 == nbeats) as u32);

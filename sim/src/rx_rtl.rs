@@ -548,15 +548,7 @@ impl RxFrontRtl {
     }
 
     fn set_beat(&mut self, chunk: &[u8], last: bool) {
-        let b = self.width / 8;
-        let mut d = vec![0u32; b / 4];
-        for (i, &byte) in chunk.iter().enumerate() {
-            d[i / 4] |= (byte as u32) << (8 * (i % 4));
-        }
-        let mut k = vec![0u32; b.div_ceil(32)];
-        for i in 0..chunk.len() {
-            k[i / 32] |= 1 << (i % 32);
-        }
+        let (d, k) = crate::axis::pack_beat(chunk, self.width / 8);
         self.m.set_u64(self.p.s_valid, 1);
         self.m.set(self.p.s_data, &d);
         self.m.set(self.p.s_keep, &k);

@@ -7,6 +7,7 @@
 //! (`rx::craft::random_frames`), every opcode on valid frames of several layouts, and every
 //! prefix of the headers of valid frames; random idle cycles between beats.
 
+use ferroce_sim::axis::pack_beat;
 use ferroce_sim::rx::craft::{crafted, random_frames};
 use ferroce_sim::rx::{classify, rx_model, DropReason, RxVerdict};
 use ferroce_sim::verilated::Model;
@@ -189,14 +190,7 @@ impl Dut {
                     self.m.set_u64(pl, rng.gen::<u64>() & 1);
                     self.step();
                 }
-                let mut d = vec![0u32; b / 4];
-                for (i, &byte) in chunk.iter().enumerate() {
-                    d[i / 4] |= (byte as u32) << (8 * (i % 4));
-                }
-                let mut k = vec![0u32; b.div_ceil(32)];
-                for i in 0..chunk.len() {
-                    k[i / 32] |= 1 << (i % 32);
-                }
+                let (d, k) = pack_beat(chunk, b);
                 self.m.set_u64(pv, 1);
                 self.m.set(pd, &d);
                 self.m.set(pk, &k);
@@ -249,13 +243,10 @@ impl Dut {
         let b = self.width / 8;
         let (pv, pd, pk, pl) = (self.p["s_axis_tvalid"], self.p["s_axis_tdata"], self.p["s_axis_tkeep"], self.p["s_axis_tlast"]);
         for chunk in f.chunks(b).take(beats) {
-            let mut d = vec![0u32; b / 4];
-            for (i, &byte) in chunk.iter().enumerate() {
-                d[i / 4] |= (byte as u32) << (8 * (i % 4));
-            }
+            let (d, k) = pack_beat(chunk, b);
             self.m.set_u64(pv, 1);
             self.m.set(pd, &d);
-            self.m.set(pk, &vec![u32::MAX; b.div_ceil(32)]);
+            self.m.set(pk, &k);
             self.m.set_u64(pl, 0);
             self.step();
         }
