@@ -19,8 +19,8 @@
 //! added through a separate prefix matrix at beat K, so no lookahead buffer or stall is needed.
 
 use crate::crc;
-use num_bigint::BigUint;
 use rust_hdl::prelude::*;
+use crate::elab::{bits_from, c};
 
 /// Bytes of the frame head captured for decoding (the UDP destination port of an IPv6 frame with
 /// two VLAN tags ends at byte 65).
@@ -44,19 +44,7 @@ pub mod verdict {
     pub const ICRC_GOOD: u64 = 0b11;
 }
 
-fn bits_from<const N: usize>(f: impl Fn(usize) -> bool) -> Bits<N> {
-    let mut v = BigUint::default();
-    for i in 0..N {
-        if f(i) {
-            v.set_bit(i as u64, true);
-        }
-    }
-    Bits::<N>::from(v)
-}
 
-fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
-    Constant::new(Bits::<N>::from(BigUint::from(v)))
-}
 
 /// How a byte of the ICRC coverage is formed, given the L2 header length and IP version.
 /// Returns (and-mask, or-mask) for the byte at frame offset `p`.

@@ -4,6 +4,7 @@
 //! names (see [`emit`]).
 
 pub mod crc;
+pub mod elab;
 pub mod emit;
 pub mod icrc;
 pub mod rx;

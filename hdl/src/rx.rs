@@ -30,8 +30,8 @@
 
 use ferroce_wire::immdt;
 use ferroce_wire::opcode::{Opcode, Transport};
-use num_bigint::BigUint;
 use rust_hdl::prelude::*;
+use crate::elab::{bits_from, c};
 
 /// Frame bytes captured for decoding: enough for two VLAN tags, IPv6, UDP, BTH and the largest
 /// extension header (22 + 40 + 8 + 12 + 28 = 110), rounded up to a multiple of every bus width.
@@ -78,19 +78,7 @@ pub fn opcode_info(v: u8) -> u16 {
     info
 }
 
-fn bits_from<const N: usize>(f: impl Fn(usize) -> bool) -> Bits<N> {
-    let mut v = BigUint::default();
-    for i in 0..N {
-        if f(i) {
-            v.set_bit(i as u64, true);
-        }
-    }
-    Bits::<N>::from(v)
-}
 
-fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
-    Constant::new(Bits::<N>::from(BigUint::from(v)))
-}
 
 /// RX header decoder; see the module docs. `W` bus width in bits (64..1024), `K = W / 8`.
 #[derive(LogicBlock)]

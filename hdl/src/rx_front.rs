@@ -50,10 +50,8 @@ use crate::icrc::IcrcCheck;
 use crate::rx::RxHeader;
 use num_bigint::BigUint;
 use rust_hdl::prelude::*;
+use crate::elab::c;
 
-fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
-    Constant::new(Bits::<N>::from(BigUint::from(v)))
-}
 
 /// Data FIFO depth for `K` bytes per beat: the realigner's lag (`NCAP + 3`) plus two.
 pub const fn data_depth(k: usize) -> usize {

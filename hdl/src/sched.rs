@@ -17,6 +17,7 @@
 //! dequeue of one queue in one cycle work whatever the queue holds.
 
 use rust_hdl::prelude::*;
+use crate::elab::c;
 
 /// Enqueue requesters (`enq0_*` has the highest priority).
 pub const REQUESTERS: usize = 4;
@@ -47,9 +48,6 @@ pub fn parity_rams_in_block_ram(verilog: String) -> String {
     out
 }
 
-fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
-    Constant::new(Bits::<N>::from(v))
-}
 
 fn qidx5() -> [Constant<Bits<5>>; 32] {
     std::array::from_fn(|q| c::<5>(q as u64))
