@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Ferroce test command: installs what the tests need when it is missing (Debian packages:
-# verilator, yosys, python3, tshark), then runs every test of the workspace.
+# verilator, yosys, python3, tshark), then checks formatting and lints, and runs every test of
+# the workspace. CI runs exactly this (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,5 +17,20 @@ if [ ${#missing[@]} -gt 0 ]; then
     $sudo apt-get update -qq
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
 fi
+for component in rustfmt clippy; do
+    if ! cargo "${component/rustfmt/fmt}" --version >/dev/null 2>&1; then
+        echo "installing the Rust component $component"
+        rustup component add "$component"
+    fi
+done
 
+start=$SECONDS
+step() { printf '\n== %s (%d s so far)\n' "$1" $((SECONDS - start)); }
+
+step "cargo fmt --check"
+cargo fmt --all --check
+step "cargo clippy (warnings are errors)"
+cargo clippy --workspace --all-targets -q -- -D warnings
+step "cargo test"
 cargo test --workspace "$@"
+step "done"

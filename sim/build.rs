@@ -48,7 +48,11 @@ fn ports_of(verilog: &str, module: &str) -> Vec<PortDecl> {
         } else {
             (1, rest)
         };
-        ports.push(PortDecl { name: name.trim_end_matches(';').trim().to_string(), width, input });
+        ports.push(PortDecl {
+            name: name.trim_end_matches(';').trim().to_string(),
+            width,
+            input,
+        });
     }
     ports
 }
@@ -60,7 +64,15 @@ fn shim(module: &str, ports: &[PortDecl]) -> String {
     writeln!(s, "  VerilatedContext ctx; V{module}* top; VerilatedVcdC* tfp = nullptr;").unwrap();
     writeln!(s, "  M() {{ top = new V{module}(&ctx, \"top\");").unwrap();
     for (i, p) in ports.iter().enumerate() {
-        writeln!(s, "    ports.push_back(FerrocePort{{\"{}\", {}, {}, (void*)&top->{}}});", p.name, p.width, if p.input { 0 } else { 1 }, p.name).unwrap();
+        writeln!(
+            s,
+            "    ports.push_back(FerrocePort{{\"{}\", {}, {}, (void*)&top->{}}});",
+            p.name,
+            p.width,
+            if p.input { 0 } else { 1 },
+            p.name
+        )
+        .unwrap();
         if p.name == "clock" {
             writeln!(s, "    clock = {i};").unwrap();
         }
@@ -79,6 +91,37 @@ fn run(cmd: &mut Command) {
     assert!(status.success(), "{cmd:?} failed");
 }
 
+/// Elaborates one top, runs Verilator on it and writes its port-table shim; returns the module
+/// name and the Verilator output directory.
+fn verilate(top: &ferroce_hdl::tops::Top, variant: &str, vdir: &Path, out: &Path) -> (String, PathBuf) {
+    let module = top.module_name(variant);
+    let verilog = top.verilog(variant);
+    let vfile = vdir.join(format!("{module}.v"));
+    std::fs::write(&vfile, &verilog).unwrap();
+    let mdir = out.join(format!("obj_{module}"));
+    let _ = std::fs::remove_dir_all(&mdir);
+    run(Command::new("verilator")
+        .args([
+            "--cc",
+            "-O3",
+            "--trace",
+            "-Wno-fatal",
+            "-Wno-WIDTH",
+            "--x-assign",
+            "0",
+            "--x-initial",
+            "0",
+        ])
+        .arg("--top-module")
+        .arg(&module)
+        .arg("--Mdir")
+        .arg(&mdir)
+        .arg(&vfile));
+    let ports = ports_of(&verilog, &module);
+    std::fs::write(mdir.join(format!("shim_{module}.cpp")), shim(&module, &ports)).unwrap();
+    (module, mdir)
+}
+
 fn main() {
     println!("cargo:rerun-if-changed=csrc");
     println!("cargo:rerun-if-changed=build.rs");
@@ -92,7 +135,10 @@ fn main() {
     std::fs::create_dir_all(&vdir).unwrap();
 
     let widths: Vec<usize> = match std::env::var("FERROCE_SIM_WIDTHS") {
-        Ok(v) if !v.trim().is_empty() => v.split(',').map(|w| w.trim().parse().expect("FERROCE_SIM_WIDTHS: comma-separated widths")).collect(),
+        Ok(v) if !v.trim().is_empty() => v
+            .split(',')
+            .map(|w| w.trim().parse().expect("FERROCE_SIM_WIDTHS: comma-separated widths"))
+            .collect(),
         _ => WIDTHS.to_vec(),
     };
 
@@ -118,39 +164,37 @@ fn main() {
         .file(root.join("include/verilated_threads.cpp"));
 
     let mut registry = String::from("#include \"tb.h\"\n#include <cstring>\n");
-    let mut names = Vec::new();
     // Development shortcut: FERROCE_SIM_TOPS=sched builds only those tops (tests of the others
     // then fail with SimError::UnknownModel).
-    let only: Option<Vec<String>> = std::env::var("FERROCE_SIM_TOPS").ok().filter(|v| !v.trim().is_empty()).map(|v| v.split(',').map(|t| t.trim().to_string()).collect());
-    for top in TOPS.iter().filter(|t| only.as_ref().map_or(true, |o| o.iter().any(|n| n == t.name))) {
-        for &variant in top.variants.iter().filter(|v| top.width_of(v).map_or(true, |w| widths.contains(&w))) {
-            let module = top.module_name(variant);
-            let verilog = top.verilog(variant);
-            let vfile = vdir.join(format!("{module}.v"));
-            std::fs::write(&vfile, &verilog).unwrap();
-            let mdir = out.join(format!("obj_{module}"));
-            let _ = std::fs::remove_dir_all(&mdir);
-            run(Command::new("verilator")
-                .args(["--cc", "-O3", "--trace", "-Wno-fatal", "-Wno-WIDTH", "--x-assign", "0", "--x-initial", "0"])
-                .arg("--top-module")
-                .arg(&module)
-                .arg("--Mdir")
-                .arg(&mdir)
-                .arg(&vfile));
-            let ports = ports_of(&verilog, &module);
-            let shim_path = mdir.join(format!("shim_{module}.cpp"));
-            std::fs::write(&shim_path, shim(&module, &ports)).unwrap();
-            build.include(&mdir).file(&shim_path);
-            let mut cpps: Vec<_> = std::fs::read_dir(&mdir)
-                .unwrap()
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|e| e == "cpp") && p.file_name().unwrap().to_string_lossy().starts_with('V'))
-                .collect();
-            cpps.sort();
-            build.files(cpps);
-            writeln!(registry, "FerroceModel* ferroce_new_{module}();").unwrap();
-            names.push(module);
-        }
+    let only: Option<Vec<String>> = std::env::var("FERROCE_SIM_TOPS")
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .map(|v| v.split(',').map(|t| t.trim().to_string()).collect());
+    let jobs: Vec<(&'static ferroce_hdl::tops::Top, &'static str)> = TOPS
+        .iter()
+        .filter(|t| only.as_ref().map_or(true, |o| o.iter().any(|n| n == t.name)))
+        .flat_map(|t| {
+            t.variants
+                .iter()
+                .filter(|v| t.width_of(v).map_or(true, |w| widths.contains(&w)))
+                .map(move |v| (t, *v))
+        })
+        .collect();
+    // Elaborate and verilate the tops in parallel (each verilator run is single-threaded); the
+    // C++ compile below is parallel through the cc crate.
+    let built = ferroce_hdl::emit::parallel_map(&jobs, |&(top, variant)| verilate(top, variant, &vdir, &out));
+    let mut names = Vec::new();
+    for (module, mdir) in built {
+        build.include(&mdir).file(mdir.join(format!("shim_{module}.cpp")));
+        let mut cpps: Vec<_> = std::fs::read_dir(&mdir)
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "cpp") && p.file_name().unwrap().to_string_lossy().starts_with('V'))
+            .collect();
+        cpps.sort();
+        build.files(cpps);
+        writeln!(registry, "FerroceModel* ferroce_new_{module}();").unwrap();
+        names.push(module);
     }
     registry.push_str("extern \"C\" FerroceModel* ferroce_model_new(const char* name) {\n");
     for n in &names {
@@ -164,5 +208,12 @@ fn main() {
     println!("cargo:rustc-link-lib=pthread");
 
     let list: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
-    std::fs::write(out.join("models.rs"), format!("/// Verilator models built into this crate.\npub const MODELS: &[&str] = &[{}];\n", list.join(", "))).unwrap();
+    std::fs::write(
+        out.join("models.rs"),
+        format!(
+            "/// Verilator models built into this crate.\npub const MODELS: &[&str] = &[{}];\n",
+            list.join(", ")
+        ),
+    )
+    .unwrap();
 }

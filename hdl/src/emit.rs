@@ -52,12 +52,39 @@ pub fn with_big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static)
         .expect("elaboration panicked")
 }
 
+/// Runs `f` on every item on as many threads as there are cores (elaboration, Verilator and
+/// yosys runs over many tops); the results come back in item order.
+pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(items.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut out: Vec<(usize, R)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break done };
+                        done.push((i, f(item)));
+                    }
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().expect("worker panicked")).collect()
+    });
+    out.sort_by_key(|(i, _)| *i);
+    out.into_iter().map(|(_, r)| r).collect()
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
     fn renames_top_and_children_only() {
         let src = "module top(clock);\nmodule top$core(a);\n top$core core(.a(top_x));\n stop topx";
         let out = super::rename(src, "ferroce_x");
-        assert_eq!(out, "module ferroce_x(clock);\nmodule ferroce_x__core(a);\n ferroce_x__core core(.a(top_x));\n stop topx");
+        assert_eq!(
+            out,
+            "module ferroce_x(clock);\nmodule ferroce_x__core(a);\n ferroce_x__core core(.a(top_x));\n stop topx"
+        );
     }
 }

@@ -4,10 +4,9 @@
 //! queue counts for the scheduler (`n2048_q32`). The module name is `ferroce_<top>_<variant>`.
 
 use crate::emit;
-use crate::icrc::{IcrcCheck, IcrcInsert};
-use crate::rx::RxHeader;
-use crate::rx_front::RxFront;
+use crate::rx::{IcrcCheck, RxFront, RxHeader};
 use crate::sched::{self, Sched};
+use crate::tx::IcrcInsert;
 
 /// Bus widths every width-generic top supports.
 pub const WIDTHS: [usize; 5] = [64, 128, 256, 512, 1024];
@@ -31,7 +30,11 @@ impl Top {
     /// The variant `gen-verilog --width W` emits: `w<W>`, or the default variant.
     pub fn variant_for_width(&self, width: usize) -> &'static str {
         if self.width_generic() {
-            self.variants.iter().find(|v| v[1..] == width.to_string()).copied().unwrap_or_else(|| panic!("unsupported width {width}"))
+            self.variants
+                .iter()
+                .find(|v| v[1..] == width.to_string())
+                .copied()
+                .unwrap_or_else(|| panic!("unsupported width {width}"))
         } else {
             self.variants[0]
         }

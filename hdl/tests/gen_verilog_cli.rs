@@ -4,7 +4,11 @@ use std::process::Command;
 
 fn gen(args: &[&str]) -> (i32, String, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_gen-verilog")).args(args).output().unwrap();
-    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into(), String::from_utf8_lossy(&o.stderr).into())
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into(),
+        String::from_utf8_lossy(&o.stderr).into(),
+    )
 }
 
 #[test]
@@ -21,10 +25,18 @@ fn writes_one_file_per_top_with_summary() {
     let dir = std::env::temp_dir().join(format!("ferroce-gen-{}", std::process::id()));
     let (code, out, err) = gen(&["--out", dir.to_str().unwrap(), "--width", "128"]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(out.lines().count(), ferroce_hdl::tops::TOPS.len(), "one summary line per file: {out}");
+    assert_eq!(
+        out.lines().count(),
+        ferroce_hdl::tops::TOPS.len(),
+        "one summary line per file: {out}"
+    );
     for t in ferroce_hdl::tops::TOPS.iter() {
         // width-generic tops at --width, the others in their default configuration
-        let m = if t.width_generic() { format!("ferroce_{}_w128", t.name) } else { format!("ferroce_{}_{}", t.name, t.variants[0]) };
+        let m = if t.width_generic() {
+            format!("ferroce_{}_w128", t.name)
+        } else {
+            format!("ferroce_{}_{}", t.name, t.variants[0])
+        };
         let p = dir.join(format!("{m}.v"));
         let v = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
         assert!(v.contains(&format!("module {m}(")));

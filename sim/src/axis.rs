@@ -114,7 +114,12 @@ pub fn run_frames(
         if last {
             // Side ports are at most 32 bits wide: one word each after tlast.
             let vals = rest[1..=side.len()].iter().map(|&v| v as u64).collect();
-            frames_out.push(RxFrame { bytes: std::mem::take(&mut cur), keep_ok, side: vals, last_cycle: r.snk_cycle[i] });
+            frames_out.push(RxFrame {
+                bytes: std::mem::take(&mut cur),
+                keep_ok,
+                side: vals,
+                last_cycle: r.snk_cycle[i],
+            });
             keep_ok = true;
         }
     }
@@ -125,5 +130,11 @@ pub fn run_frames(
         beat += f.len().div_ceil(b);
         in_last.push(r.src_cycle[beat - 1]);
     }
-    Ok(FrameRun { frames: frames_out, cycles: r.cycles, beats_in: n_src_beats, beats_out: r.beats, in_last_cycle: in_last })
+    Ok(FrameRun {
+        frames: frames_out,
+        cycles: r.cycles,
+        beats_in: n_src_beats,
+        beats_out: r.beats,
+        in_last_cycle: in_last,
+    })
 }

@@ -1,7 +1,7 @@
 //! Cycle figures of the hardware units, measured in Verilator (`ferroce-sim bench`).
 
 use crate::axis::FrameRun;
-use crate::icrc::{check_rtl, insert_rtl};
+use crate::icrc_rtl::{check_rtl, insert_rtl};
 use crate::verilated::Traffic;
 use crate::wire::gen::FrameGen;
 use crate::wire::icrc::coverage;
@@ -40,7 +40,10 @@ pub struct Row {
 }
 
 fn strip(frames: &[Vec<u8>]) -> Vec<Vec<u8>> {
-    frames.iter().map(|f| coverage(f).map_or(f.clone(), |c| f[..c.icrc_at].to_vec())).collect()
+    frames
+        .iter()
+        .map(|f| coverage(f).map_or(f.clone(), |c| f[..c.icrc_at].to_vec()))
+        .collect()
 }
 
 /// Measures `IcrcCheck` and `IcrcInsert` at `width` bits: back-to-back frames, no idle, no
@@ -54,7 +57,9 @@ pub fn icrc(width: usize, frames_per_row: usize) -> (Vec<Row>, Vec<Row>, f64) {
     let mut mix_sizes = FrameGen::new(7);
     sets.push((
         "mix 0-4096".into(),
-        (0..frames_per_row).map(|i| send_frame(&mut g, PAYLOADS[(i * 5 + mix_sizes.payload_len()) % PAYLOADS.len()])).collect(),
+        (0..frames_per_row)
+            .map(|i| send_frame(&mut g, PAYLOADS[(i * 5 + mix_sizes.payload_len()) % PAYLOADS.len()]))
+            .collect(),
     ));
     sets.push(("mix random RoCEv2".into(), (0..frames_per_row).map(|_| g.roce()).collect()));
     let mut sim_cycles = 0u64;
@@ -79,7 +84,13 @@ pub fn icrc(width: usize, frames_per_row: usize) -> (Vec<Row>, Vec<Row>, f64) {
 /// A row from a run: `beats` are the input beats (check) or output beats (insert).
 fn row(label: &str, frames: usize, frame_bytes: &str, run: &FrameRun, beats: usize) -> Row {
     let fill = run.frames[0].last_cycle - run.in_last_cycle[0];
-    let latency = run.frames.iter().zip(&run.in_last_cycle).map(|(o, i)| o.last_cycle - i).max().unwrap();
+    let latency = run
+        .frames
+        .iter()
+        .zip(&run.in_last_cycle)
+        .map(|(o, i)| o.last_cycle - i)
+        .max()
+        .unwrap();
     Row {
         label: label.to_string(),
         frames,
@@ -93,7 +104,9 @@ fn row(label: &str, frames: usize, frame_bytes: &str, run: &FrameRun, beats: usi
 
 /// Markdown table of rows.
 pub fn table(rows: &[Row]) -> String {
-    let mut s = String::from("| frames | frame bytes | beats | cycles | cycles/frame | bus efficiency | max latency (cycles) |\n|---|---|---|---|---|---|---|\n");
+    let mut s = String::from(
+        "| frames | frame bytes | beats | cycles | cycles/frame | bus efficiency | max latency (cycles) |\n|---|---|---|---|---|---|---|\n",
+    );
     for r in rows {
         s.push_str(&format!(
             "| {} × {} | {} | {} | {} | {:.2} | {:.3} | {} |\n",

@@ -1,13 +1,20 @@
-//! Ferroce simulation: golden models of the hardware units and the Verilator co-simulation
-//! harness. The wire-format model lives in [`ferroce_wire`] (re-exported as [`wire`]).
+//! Ferroce co-simulation: the Verilator harness ([`verilated`], built by `build.rs` from every
+//! top that `ferroce-hdl` emits), the stream driver ([`axis`]), the RTL runners of each unit
+//! ([`icrc_rtl`], [`rx_rtl`], [`sched_rtl`]), the cycle benchmarks ([`bench`]) and the
+//! `ferroce-sim` command.
+//!
+//! The golden models the runners are compared with live in [`ferroce_models`] (re-exported as
+//! [`models`], with its [`rx`], [`sched`] and model-side [`icrc`] modules re-exported here), the
+//! wire formats in [`ferroce_wire`] ([`wire`]), the contracts in [`ferroce_contracts`].
 
+pub use ferroce_contracts as contracts;
+pub use ferroce_models as models;
+pub use ferroce_models::{icrc, rx, sched};
 pub use ferroce_wire as wire;
 
 pub mod axis;
 pub mod bench;
-pub mod icrc;
-pub mod rx;
+pub mod icrc_rtl;
 pub mod rx_rtl;
-pub mod sched;
 pub mod sched_rtl;
 pub mod verilated;

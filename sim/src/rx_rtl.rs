@@ -12,6 +12,7 @@
 //! the same JSON as [`crate::rx::rx_model`]'s (DETH, AtomicETH, AtomicAckETH and IETH, which the
 //! JSON does not show and the RTL record does not carry, are `None`).
 
+use crate::contracts::rx::{record, RecordField, NO_REASON};
 use crate::rx::{crc32, DropReason, RxBth, RxCounters, RxRecord, RxResult, RxVerdict};
 use crate::verilated::{Model, MODELS};
 use crate::wire::{aeth, immdt, reth};
@@ -19,18 +20,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-/// The record ports, in the order of [`RtlRecord`]'s fields.
-pub const RECORD_PORTS: [&str; 39] = [
-    "r_drop", "r_reason", "r_icrc_chk", "r_icrc_ok", "r_eth_dst", "r_eth_src", "r_vlan_ok", "r_vlan", "r_ip_v6", "r_ip_src",
-    "r_ip_dst", "r_ip_dscp", "r_ip_ecn", "r_ip_ttl", "r_udp_sport", "r_udp_dport", "r_bth_ok", "r_bth_opcode", "r_bth_se",
-    "r_bth_m", "r_bth_padcnt", "r_bth_tver", "r_bth_pkey", "r_bth_fecn", "r_bth_becn", "r_bth_dqpn", "r_bth_ackreq",
-    "r_bth_psn", "r_reth_ok", "r_reth_va", "r_reth_rkey", "r_reth_dmalen", "r_immdt_ok", "r_immdt", "r_aeth_ok",
-    "r_aeth_syndrome", "r_aeth_msn", "r_pay_len", "r_final",
-];
-
-/// Counter port of a drop reason: `cnt_drop_<name>`.
-pub fn drop_counter_port(r: DropReason) -> String {
-    format!("cnt_drop_{}", r.name())
+/// The record ports (`r_<name>` of the RX record schema), in schema order.
+pub fn record_ports() -> Vec<String> {
+    record::front().map(|f| format!("{}{}", record::FRONT_PREFIX, f.name)).collect()
 }
 
 /// Cycles with no valid on any output after which a run is over.
@@ -98,65 +90,72 @@ fn mac_of(v: u64) -> [u8; 6] {
 }
 
 impl RtlRecord {
-    fn from_values(cycle: u64, v: &[u128]) -> RtlRecord {
-        let b = |i: usize| v[i] != 0;
+    fn from_values(cycle: u64, values: &[u128]) -> RtlRecord {
+        let v = |f: RecordField| values[record::front_index(f)];
+        let b = |f: RecordField| v(f) != 0;
         RtlRecord {
             cycle,
-            drop: b(0),
-            reason: v[1] as u8,
-            icrc_chk: b(2),
-            icrc_ok: b(3),
-            eth_dst: v[4] as u64,
-            eth_src: v[5] as u64,
-            vlan_ok: b(6),
-            vlan: v[7] as u16,
-            ip_v6: b(8),
-            ip_src: v[9],
-            ip_dst: v[10],
-            ip_dscp: v[11] as u8,
-            ip_ecn: v[12] as u8,
-            ip_ttl: v[13] as u8,
-            udp_sport: v[14] as u16,
-            udp_dport: v[15] as u16,
-            bth_ok: b(16),
-            bth_opcode: v[17] as u8,
-            bth_se: b(18),
-            bth_m: b(19),
-            bth_padcnt: v[20] as u8,
-            bth_tver: v[21] as u8,
-            bth_pkey: v[22] as u16,
-            bth_fecn: b(23),
-            bth_becn: b(24),
-            bth_dqpn: v[25] as u32,
-            bth_ackreq: b(26),
-            bth_psn: v[27] as u32,
-            reth_ok: b(28),
-            reth_va: v[29] as u64,
-            reth_rkey: v[30] as u32,
-            reth_dmalen: v[31] as u32,
-            immdt_ok: b(32),
-            immdt: v[33] as u32,
-            aeth_ok: b(34),
-            aeth_syndrome: v[35] as u8,
-            aeth_msn: v[36] as u32,
-            pay_len: v[37] as usize,
-            fin: b(38),
+            drop: b(record::DROP),
+            reason: v(record::REASON) as u8,
+            icrc_chk: b(record::ICRC_CHK),
+            icrc_ok: b(record::ICRC_OK),
+            eth_dst: v(record::ETH_DST) as u64,
+            eth_src: v(record::ETH_SRC) as u64,
+            vlan_ok: b(record::VLAN_OK),
+            vlan: v(record::VLAN) as u16,
+            ip_v6: b(record::IP_V6),
+            ip_src: v(record::IP_SRC),
+            ip_dst: v(record::IP_DST),
+            ip_dscp: v(record::IP_DSCP) as u8,
+            ip_ecn: v(record::IP_ECN) as u8,
+            ip_ttl: v(record::IP_TTL) as u8,
+            udp_sport: v(record::UDP_SPORT) as u16,
+            udp_dport: v(record::UDP_DPORT) as u16,
+            bth_ok: b(record::BTH_OK),
+            bth_opcode: v(record::BTH_OPCODE) as u8,
+            bth_se: b(record::BTH_SE),
+            bth_m: b(record::BTH_M),
+            bth_padcnt: v(record::BTH_PADCNT) as u8,
+            bth_tver: v(record::BTH_TVER) as u8,
+            bth_pkey: v(record::BTH_PKEY) as u16,
+            bth_fecn: b(record::BTH_FECN),
+            bth_becn: b(record::BTH_BECN),
+            bth_dqpn: v(record::BTH_DQPN) as u32,
+            bth_ackreq: b(record::BTH_ACKREQ),
+            bth_psn: v(record::BTH_PSN) as u32,
+            reth_ok: b(record::RETH_OK),
+            reth_va: v(record::RETH_VA) as u64,
+            reth_rkey: v(record::RETH_RKEY) as u32,
+            reth_dmalen: v(record::RETH_DMALEN) as u32,
+            immdt_ok: b(record::IMMDT_OK),
+            immdt: v(record::IMMDT) as u32,
+            aeth_ok: b(record::AETH_OK),
+            aeth_syndrome: v(record::AETH_SYNDROME) as u8,
+            aeth_msn: v(record::AETH_MSN) as u32,
+            pay_len: v(record::PAY_LEN) as usize,
+            fin: b(record::FINAL),
         }
     }
 
     /// The verdict the record carries (an error for a reason code that does not fit `r_drop`).
     pub fn verdict(&self) -> Result<RxVerdict, String> {
-        match (self.drop, self.reason) {
-            (false, 0) => Ok(RxVerdict::Accept),
-            (true, r @ 1..=10) => Ok(RxVerdict::Drop(DropReason::ALL[usize::from(r) - 1])),
-            (d, r) => Err(format!("record with r_drop={} and r_reason={r}", u8::from(d))),
+        match (self.drop, DropReason::from_code(self.reason)) {
+            (false, None) if self.reason == NO_REASON => Ok(RxVerdict::Accept),
+            (true, Some(r)) => Ok(RxVerdict::Drop(r)),
+            (d, _) => Err(format!("record with r_drop={} and r_reason={}", u8::from(d), self.reason)),
         }
     }
 
     /// The result this record and the payload bytes delivered for it make.
     pub fn to_result(&self, payload: Vec<u8>) -> Result<RxResult, String> {
         let verdict = self.verdict()?;
-        let ip = |a: u128| if self.ip_v6 { IpAddr::V6(Ipv6Addr::from(a)) } else { IpAddr::V4(Ipv4Addr::from(a as u32)) };
+        let ip = |a: u128| {
+            if self.ip_v6 {
+                IpAddr::V6(Ipv6Addr::from(a))
+            } else {
+                IpAddr::V4(Ipv4Addr::from(a as u32))
+            }
+        };
         let record = RxRecord {
             icrc_ok: self.icrc_chk.then_some(self.icrc_ok),
             eth_dst: mac_of(self.eth_dst),
@@ -184,16 +183,27 @@ impl RtlRecord {
                 psn: self.bth_psn,
             }),
             deth: None,
-            reth: self.reth_ok.then_some(reth::Repr { va: self.reth_va, r_key: self.reth_rkey, dma_len: self.reth_dmalen }),
+            reth: self.reth_ok.then_some(reth::Repr {
+                va: self.reth_va,
+                r_key: self.reth_rkey,
+                dma_len: self.reth_dmalen,
+            }),
             atomic_eth: None,
-            aeth: self.aeth_ok.then_some(aeth::Repr { syndrome: self.aeth_syndrome, msn: self.aeth_msn }),
+            aeth: self.aeth_ok.then_some(aeth::Repr {
+                syndrome: self.aeth_syndrome,
+                msn: self.aeth_msn,
+            }),
             atomic_ack_eth: None,
             immdt: self.immdt_ok.then_some(immdt::Repr { imm: self.immdt }),
             ieth: None,
             payload_len: self.pay_len,
             payload_crc32: crc32(&payload),
         };
-        Ok(RxResult { verdict, record: Some(record), payload })
+        Ok(RxResult {
+            verdict,
+            record: Some(record),
+            payload,
+        })
     }
 }
 
@@ -202,7 +212,10 @@ impl RtlRecord {
 /// failed cannot pass later; the final record may still drop a packet its headers accepted).
 fn check_header_record(h: &RtlRecord, r: &RtlRecord) -> Result<(), String> {
     if h.fin || h.cycle >= r.cycle {
-        return Err(format!("header record (cycle {}, final {}) does not precede the final one (cycle {})", h.cycle, h.fin, r.cycle));
+        return Err(format!(
+            "header record (cycle {}, final {}) does not precede the final one (cycle {})",
+            h.cycle, h.fin, r.cycle
+        ));
     }
     let fields = |x: &RtlRecord| {
         let mut y = x.clone();
@@ -377,7 +390,15 @@ struct Collector {
 
 impl Collector {
     fn new(name: &'static str) -> Collector {
-        Collector { name, held: None, cur: Vec::new(), user_early: false, frames: Vec::new(), beats: 0, stalls: 0 }
+        Collector {
+            name,
+            held: None,
+            cur: Vec::new(),
+            user_early: false,
+            frames: Vec::new(),
+            beats: 0,
+            stalls: 0,
+        }
     }
 
     /// One cycle: `beat` is the output's beat when valid is high. Returns an AXI-Stream or beat
@@ -419,9 +440,17 @@ impl Collector {
         }
         self.beats += 1;
         if last {
-            self.frames.push(OutFrame { bytes: std::mem::take(&mut self.cur), user_last: user, last_cycle: cycle });
+            self.frames.push(OutFrame {
+                bytes: std::mem::take(&mut self.cur),
+                user_last: user,
+                last_cycle: cycle,
+            });
             if std::mem::take(&mut self.user_early) {
-                return Err(format!("cycle {cycle}: {} frame {} has tuser set on a beat before its last", self.name, self.frames.len() - 1));
+                return Err(format!(
+                    "cycle {cycle}: {} frame {} has tuser set on a beat before its last",
+                    self.name,
+                    self.frames.len() - 1
+                ));
             }
         } else if user {
             self.user_early = true;
@@ -459,25 +488,30 @@ impl RxFrontRtl {
             }
             Ok(i)
         };
-        let stream = |port: &mut dyn FnMut(&str, Option<usize>) -> Result<usize, String>, pre: &str, user: bool| -> Result<StreamPorts, String> {
-            Ok(StreamPorts {
-                valid: port(&format!("{pre}_tvalid"), Some(1))?,
-                ready: port(&format!("{pre}_tready"), Some(1))?,
-                data: port(&format!("{pre}_tdata"), Some(width))?,
-                keep: port(&format!("{pre}_tkeep"), Some(k))?,
-                last: port(&format!("{pre}_tlast"), Some(1))?,
-                user: if user { Some(port(&format!("{pre}_tuser"), Some(1))?) } else { None },
-            })
-        };
+        let stream =
+            |port: &mut dyn FnMut(&str, Option<usize>) -> Result<usize, String>, pre: &str, user: bool| -> Result<StreamPorts, String> {
+                Ok(StreamPorts {
+                    valid: port(&format!("{pre}_tvalid"), Some(1))?,
+                    ready: port(&format!("{pre}_tready"), Some(1))?,
+                    data: port(&format!("{pre}_tdata"), Some(width))?,
+                    keep: port(&format!("{pre}_tkeep"), Some(k))?,
+                    last: port(&format!("{pre}_tlast"), Some(1))?,
+                    user: if user {
+                        Some(port(&format!("{pre}_tuser"), Some(1))?)
+                    } else {
+                        None
+                    },
+                })
+            };
         let pay = stream(&mut port, "m_pay", true)?;
         let pass = stream(&mut port, "m_pass", false)?;
-        let rec = RECORD_PORTS
+        let rec = record_ports()
             .iter()
             .map(|n| port(n, None))
             .collect::<Result<Vec<usize>, String>>()?;
         let cnt_drop = DropReason::ALL
             .iter()
-            .map(|r| port(&drop_counter_port(*r), None))
+            .map(|r| port(&r.counter_port(), None))
             .collect::<Result<Vec<usize>, String>>()?;
         let p = Ports {
             reset: port("reset", Some(1))?,
@@ -498,9 +532,17 @@ impl RxFrontRtl {
         };
         let rec: Vec<(usize, usize)> = rec.into_iter().map(|i| (i, m.ports()[i].width)).collect();
         if let Some(&(i, w)) = rec.iter().find(|&&(_, w)| w > 128) {
-            return Err(format!("{name}: record port {} is {w} bits wide (at most 128 supported)", m.ports()[i].name));
+            return Err(format!(
+                "{name}: record port {} is {w} bits wide (at most 128 supported)",
+                m.ports()[i].name
+            ));
         }
-        let mut dut = RxFrontRtl { m, width, p: Ports { rec, ..p }, cycle: 0 };
+        let mut dut = RxFrontRtl {
+            m,
+            width,
+            p: Ports { rec, ..p },
+            cycle: 0,
+        };
         dut.reset(4);
         Ok(dut)
     }
@@ -737,8 +779,16 @@ impl RxFrontRtl {
                 match &rec {
                     None => return Err(format!("cycle {c}: r_valid dropped while stalled (r_ready low)")),
                     Some(r) if *r != h => {
-                        let diff: Vec<&str> = RECORD_PORTS.iter().zip(r.iter().zip(&h)).filter(|(_, (a, b))| a != b).map(|(n, _)| *n).collect();
-                        return Err(format!("cycle {c}: record changed while stalled (r_ready low): {}", diff.join(", ")));
+                        let diff: Vec<String> = record_ports()
+                            .into_iter()
+                            .zip(r.iter().zip(&h))
+                            .filter(|(_, (a, b))| a != b)
+                            .map(|(n, _)| n)
+                            .collect();
+                        return Err(format!(
+                            "cycle {c}: record changed while stalled (r_ready low): {}",
+                            diff.join(", ")
+                        ));
                     }
                     _ => {}
                 }
@@ -773,7 +823,11 @@ impl RxFrontRtl {
         stats.records = records.len() as u64;
         for c in [&pay, &pass] {
             if !c.cur.is_empty() {
-                return Err(format!("{}: a frame of {} bytes has no tlast beat at the end of the run", c.name, c.cur.len()));
+                return Err(format!(
+                    "{}: a frame of {} bytes has no tlast beat at the end of the run",
+                    c.name,
+                    c.cur.len()
+                ));
             }
         }
 
@@ -789,11 +843,19 @@ impl RxFrontRtl {
         let mut results = Vec::with_capacity(frames.len());
         let mut timing = Vec::with_capacity(frames.len());
         for (i, f) in frames.iter().enumerate() {
-            let mut t = FrameTiming { last_in_cycle: last_in[i], capture_cycle: capture_in[i], ..FrameTiming::default() };
+            let mut t = FrameTiming {
+                last_in_cycle: last_in[i],
+                capture_cycle: capture_in[i],
+                ..FrameTiming::default()
+            };
             if pass.frames.get(pi).is_some_and(|p| p.bytes == *f) {
                 t.out_cycle = Some(pass.frames[pi].last_cycle);
                 pi += 1;
-                results.push(RxResult { verdict: RxVerdict::Pass, record: None, payload: Vec::new() });
+                results.push(RxResult {
+                    verdict: RxVerdict::Pass,
+                    record: None,
+                    payload: Vec::new(),
+                });
                 timing.push(t);
                 continue;
             }
@@ -858,7 +920,13 @@ impl RxFrontRtl {
                 pass.frames.len() - pi
             ));
         }
-        Ok(RxRun { results, timing, records, header_records, stats })
+        Ok(RxRun {
+            results,
+            timing,
+            records,
+            header_records,
+            stats,
+        })
     }
 
     /// Sends the first `beats` beats of `frame` without `tlast` (every output ready, whatever
@@ -890,7 +958,11 @@ impl RxFrontRtl {
         self.reset(2);
         for k in 0..QUIET_CYCLES {
             self.m.eval();
-            for (n, v) in [("m_pay_tvalid", self.p.pay.valid), ("m_pass_tvalid", self.p.pass.valid), ("r_valid", self.p.r_valid)] {
+            for (n, v) in [
+                ("m_pay_tvalid", self.p.pay.valid),
+                ("m_pass_tvalid", self.p.pass.valid),
+                ("r_valid", self.p.r_valid),
+            ] {
                 if self.m.peek_u64(v) != 0 {
                     return Err(format!("{n} high {k} cycles after a reset that cut a frame after {beats} beats"));
                 }
@@ -912,7 +984,11 @@ pub const CLI_WIDTH: usize = 512;
 pub fn rx_rtl_with_counters(frames: &[Vec<u8>]) -> Result<(Vec<RxResult>, RxCounters), String> {
     let mut dut = RxFrontRtl::new(CLI_WIDTH)?;
     let nonempty: Vec<Vec<u8>> = frames.iter().filter(|f| !f.is_empty()).cloned().collect();
-    let run = if nonempty.is_empty() { Vec::new() } else { dut.run(&nonempty, 0, 0, 1)?.results };
+    let run = if nonempty.is_empty() {
+        Vec::new()
+    } else {
+        dut.run(&nonempty, 0, 0, 1)?.results
+    };
     let mut counters = dut.counters();
     let mut it = run.into_iter();
     let mut out = Vec::with_capacity(frames.len());
@@ -958,7 +1034,14 @@ mod tests {
         // Stalled, then taken unchanged.
         c.cycle(2, Some(beat(&[2, 3], 8, true, true)), false, 8).unwrap();
         c.cycle(3, Some(beat(&[2, 3], 8, true, true)), true, 8).unwrap();
-        assert_eq!(c.frames, [OutFrame { bytes: vec![1, 1, 1, 1, 1, 1, 1, 1, 2, 3], user_last: true, last_cycle: 3 }]);
+        assert_eq!(
+            c.frames,
+            [OutFrame {
+                bytes: vec![1, 1, 1, 1, 1, 1, 1, 1, 2, 3],
+                user_last: true,
+                last_cycle: 3
+            }]
+        );
         assert_eq!((c.beats, c.stalls), (2, 1));
         // Valid dropped while stalled.
         c.cycle(4, Some(beat(&[5], 8, true, false)), false, 8).unwrap();
@@ -966,17 +1049,26 @@ mod tests {
         // Payload changed while stalled.
         let mut c = Collector::new("m_pass");
         c.cycle(0, Some(beat(&[5], 8, true, false)), false, 8).unwrap();
-        assert!(c.cycle(1, Some(beat(&[6], 8, true, false)), true, 8).unwrap_err().contains("changed"));
+        assert!(c
+            .cycle(1, Some(beat(&[6], 8, true, false)), true, 8)
+            .unwrap_err()
+            .contains("changed"));
         // A short beat before the last, a hole in tkeep, tuser before the last beat.
         let mut c = Collector::new("m_pay");
-        assert!(c.cycle(0, Some(beat(&[1; 7], 8, false, false)), true, 8).unwrap_err().contains("tkeep"));
+        assert!(c
+            .cycle(0, Some(beat(&[1; 7], 8, false, false)), true, 8)
+            .unwrap_err()
+            .contains("tkeep"));
         let mut c = Collector::new("m_pay");
         let mut b = beat(&[1; 3], 8, true, false);
         b[2] = 0b1011;
         assert!(c.cycle(0, Some(b), true, 8).unwrap_err().contains("tkeep"));
         let mut c = Collector::new("m_pay");
         c.cycle(0, Some(beat(&[1; 8], 8, false, true)), true, 8).unwrap();
-        assert!(c.cycle(1, Some(beat(&[1; 8], 8, true, true)), true, 8).unwrap_err().contains("tuser"));
+        assert!(c
+            .cycle(1, Some(beat(&[1; 8], 8, true, true)), true, 8)
+            .unwrap_err()
+            .contains("tuser"));
     }
 
     /// The record ports' values as the RTL should give them for the model's result.
@@ -987,13 +1079,29 @@ mod tests {
             IpAddr::V4(a) => u32::from(*a) as u128,
             IpAddr::V6(a) => u128::from(*a),
         };
-        let t = rec.bth.unwrap_or(RxBth { opcode: 0, se: false, m: false, padcnt: 0, tver: 0, pkey: 0, fecn: false, becn: false, dqpn: 0, ackreq: false, psn: 0 });
-        let re = rec.reth.unwrap_or(reth::Repr { va: 0, r_key: 0, dma_len: 0 });
+        let t = rec.bth.unwrap_or(RxBth {
+            opcode: 0,
+            se: false,
+            m: false,
+            padcnt: 0,
+            tver: 0,
+            pkey: 0,
+            fecn: false,
+            becn: false,
+            dqpn: 0,
+            ackreq: false,
+            psn: 0,
+        });
+        let re = rec.reth.unwrap_or(reth::Repr {
+            va: 0,
+            r_key: 0,
+            dma_len: 0,
+        });
         let ae = rec.aeth.unwrap_or(aeth::Repr { syndrome: 0, msn: 0 });
         let b = |v: bool| v as u128;
         vec![
             b(r.verdict != RxVerdict::Accept),
-            r.verdict.reason().map_or(0, |d| d.index() as u128 + 1),
+            r.verdict.reason().map_or(0, |d| d.code().into()),
             b(rec.icrc_ok.is_some()),
             b(rec.icrc_ok == Some(true)),
             mac(&rec.eth_dst),
@@ -1043,15 +1151,23 @@ mod tests {
                 continue;
             }
             let v = values_of(&m);
-            assert_eq!(v.len(), RECORD_PORTS.len());
+            assert_eq!(v.len(), record_ports().len());
             let r = RtlRecord::from_values(0, &v).to_result(m.payload.clone()).unwrap();
             assert_eq!(r.json(7), m.json(7), "{}", c.name);
             n += 1;
         }
         assert!(n > 200);
-        let bad = RtlRecord { drop: true, reason: 0, ..RtlRecord::default() };
+        let bad = RtlRecord {
+            drop: true,
+            reason: 0,
+            ..RtlRecord::default()
+        };
         assert!(bad.to_result(vec![]).is_err());
-        let bad = RtlRecord { drop: false, reason: 3, ..RtlRecord::default() };
+        let bad = RtlRecord {
+            drop: false,
+            reason: 3,
+            ..RtlRecord::default()
+        };
         assert!(bad.to_result(vec![]).is_err());
     }
 }

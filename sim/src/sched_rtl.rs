@@ -10,7 +10,12 @@ pub const RTL_CONFIGS: [SchedConfig; 2] = [SchedConfig { node_bits: 11, queues: 
 /// Verilator model name of a configuration, e.g. `ferroce_sched_n2048_q32` (with token buckets)
 /// or `ferroce_sched_n2048_q32_notb`.
 pub fn model_name(cfg: &SchedConfig, token_buckets: bool) -> String {
-    format!("ferroce_sched_n{}_q{}{}", cfg.nodes(), cfg.queues, if token_buckets { "" } else { "_notb" })
+    format!(
+        "ferroce_sched_n{}_q{}{}",
+        cfg.nodes(),
+        cfg.queues,
+        if token_buckets { "" } else { "_notb" }
+    )
 }
 
 struct Ports {
@@ -154,7 +159,14 @@ impl SchedEngine for SchedRtl {
 pub fn rtl_engine(cfg: &SchedConfig) -> Result<Box<dyn SchedEngine>, String> {
     if !RTL_CONFIGS.contains(cfg) {
         let known: Vec<String> = RTL_CONFIGS.iter().map(|c| model_name(c, true)).collect();
-        return Err(format!("no RTL scheduler with {} nodes and {} queues (built: {})", cfg.nodes(), cfg.queues, known.join(", ")));
+        return Err(format!(
+            "no RTL scheduler with {} nodes and {} queues (built: {})",
+            cfg.nodes(),
+            cfg.queues,
+            known.join(", ")
+        ));
     }
-    SchedRtl::new(*cfg).map(|s| Box::new(s) as Box<dyn SchedEngine>).map_err(|e| e.to_string())
+    SchedRtl::new(*cfg)
+        .map(|s| Box::new(s) as Box<dyn SchedEngine>)
+        .map_err(|e| e.to_string())
 }

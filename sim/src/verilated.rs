@@ -64,7 +64,12 @@ pub enum SimError {
     /// The model has no port of that name.
     UnknownPort { model: String, port: String },
     /// The stream did not complete within the cycle budget.
-    Hang { model: String, cycles: u64, sent: u64, received: u64 },
+    Hang {
+        model: String,
+        cycles: u64,
+        sent: u64,
+        received: u64,
+    },
     /// The sink side broke the AXI-Stream rules (valid dropped or payload changed while stalled).
     Protocol { model: String, errors: u64, first_cycle: u64 },
 }
@@ -74,8 +79,20 @@ impl fmt::Display for SimError {
         match self {
             SimError::UnknownModel(m) => write!(f, "no Verilator model named '{m}' (built: {})", MODELS.join(", ")),
             SimError::UnknownPort { model, port } => write!(f, "model '{model}' has no port '{port}'"),
-            SimError::Hang { model, cycles, sent, received } => write!(f, "model '{model}' hung: {cycles} cycles, {sent} beats sent, {received} received"),
-            SimError::Protocol { model, errors, first_cycle } => write!(f, "model '{model}' broke AXI-Stream rules {errors} times, first at cycle {first_cycle}"),
+            SimError::Hang {
+                model,
+                cycles,
+                sent,
+                received,
+            } => write!(f, "model '{model}' hung: {cycles} cycles, {sent} beats sent, {received} received"),
+            SimError::Protocol {
+                model,
+                errors,
+                first_cycle,
+            } => write!(
+                f,
+                "model '{model}' broke AXI-Stream rules {errors} times, first at cycle {first_cycle}"
+            ),
         }
     }
 }
@@ -125,7 +142,11 @@ impl Model {
                 }
             })
             .collect();
-        let mut m = Model { raw, name: name.into(), ports };
+        let mut m = Model {
+            raw,
+            name: name.into(),
+            ports,
+        };
         if let Ok(t) = std::env::var("FERROCE_TRACE") {
             if !t.is_empty() && t != "0" {
                 let dir = if t == "1" { ".".to_string() } else { t };
@@ -156,10 +177,10 @@ impl Model {
 
     /// Index of a port by name.
     pub fn port(&self, name: &str) -> Result<usize, SimError> {
-        self.ports
-            .iter()
-            .position(|p| p.name == name)
-            .ok_or_else(|| SimError::UnknownPort { model: self.name.clone(), port: name.into() })
+        self.ports.iter().position(|p| p.name == name).ok_or_else(|| SimError::UnknownPort {
+            model: self.name.clone(),
+            port: name.into(),
+        })
     }
 
     /// Sets an input from little-endian 32-bit words (missing words are zero).
@@ -225,9 +246,7 @@ impl Model {
 
     /// Runs a batched AXI-Stream exchange; see [`Stream`].
     pub fn run_stream(&mut self, s: &Stream) -> Result<StreamResult, SimError> {
-        let idx = |names: &[&str]| -> Result<Vec<c_int>, SimError> {
-            names.iter().map(|n| self.port(n).map(|i| i as c_int)).collect()
-        };
+        let idx = |names: &[&str]| -> Result<Vec<c_int>, SimError> { names.iter().map(|n| self.port(n).map(|i| i as c_int)).collect() };
         let src = idx(&s.src_payload)?;
         let snk = idx(&s.snk_payload)?;
         let src_w: usize = src.iter().map(|&i| self.ports[i as usize].words()).sum();
@@ -265,16 +284,32 @@ impl Model {
         };
         unsafe { ferroce_model_run_stream(self.raw, &mut raw) };
         if raw.protocol_errors > 0 {
-            return Err(SimError::Protocol { model: self.name.clone(), errors: raw.protocol_errors, first_cycle: raw.first_error_cycle });
+            return Err(SimError::Protocol {
+                model: self.name.clone(),
+                errors: raw.protocol_errors,
+                first_cycle: raw.first_error_cycle,
+            });
         }
         let got = (raw.n_snk_beats as usize).min(cap);
         let sent = raw.n_src_sent;
         if raw.cycles >= s.max_cycles || sent < s.n_src_beats as u64 || (s.expect_snk_beats > 0 && got < s.expect_snk_beats) {
-            return Err(SimError::Hang { model: self.name.clone(), cycles: raw.cycles, sent, received: raw.n_snk_beats });
+            return Err(SimError::Hang {
+                model: self.name.clone(),
+                cycles: raw.cycles,
+                sent,
+                received: raw.n_snk_beats,
+            });
         }
         snk_words.truncate(got * snk_w);
         snk_cycle.truncate(got);
-        Ok(StreamResult { snk_words, words_per_beat: snk_w, beats: got, cycles: raw.cycles, src_cycle, snk_cycle })
+        Ok(StreamResult {
+            snk_words,
+            words_per_beat: snk_w,
+            beats: got,
+            cycles: raw.cycles,
+            src_cycle,
+            snk_cycle,
+        })
     }
 }
 
@@ -296,15 +331,35 @@ pub struct Traffic {
 
 impl Traffic {
     /// Back to back, never stalled.
-    pub const FULL: Traffic = Traffic { idle_pct: 0, bp_pct: 0, seed: 1 };
+    pub const FULL: Traffic = Traffic {
+        idle_pct: 0,
+        bp_pct: 0,
+        seed: 1,
+    };
 
     /// The four combinations of {no idle, random idle} × {no backpressure, random backpressure}.
     pub fn four_ways(seed: u64) -> [Traffic; 4] {
         [
-            Traffic { idle_pct: 0, bp_pct: 0, seed },
-            Traffic { idle_pct: 30, bp_pct: 0, seed },
-            Traffic { idle_pct: 0, bp_pct: 30, seed },
-            Traffic { idle_pct: 30, bp_pct: 30, seed },
+            Traffic {
+                idle_pct: 0,
+                bp_pct: 0,
+                seed,
+            },
+            Traffic {
+                idle_pct: 30,
+                bp_pct: 0,
+                seed,
+            },
+            Traffic {
+                idle_pct: 0,
+                bp_pct: 30,
+                seed,
+            },
+            Traffic {
+                idle_pct: 30,
+                bp_pct: 30,
+                seed,
+            },
         ]
     }
 }

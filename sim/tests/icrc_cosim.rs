@@ -2,7 +2,7 @@
 //! model, under the four combinations of random source idle and sink backpressure, plus the
 //! known-answer vectors from a real NIC and from scapy (an oracle this project did not write).
 
-use ferroce_sim::icrc::{check_model, check_rtl, insert_model, insert_rtl, CheckResult};
+use ferroce_sim::icrc_rtl::{check_model, check_rtl, insert_model, insert_rtl, CheckResult};
 use ferroce_sim::verilated::Traffic;
 use ferroce_sim::wire::gen::{flip_bit, FrameGen};
 use ferroce_sim::wire::icrc::{coverage, locate};
@@ -12,7 +12,10 @@ use rand::Rng;
 const FRAMES_PER_WIDTH: usize = 10_000;
 
 fn hex(s: &str) -> Vec<u8> {
-    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
 }
 
 /// REFERENCE.md section 2: a CNP captured from a Mellanox ConnectX-4 Lx (ICRC 82 fd 00 2a).
@@ -62,7 +65,10 @@ fn check_width(width: usize) {
     let expect: Vec<CheckResult> = frames.iter().map(|f| check_model(f)).collect();
     let bad = expect.iter().filter(|r| r.roce && !r.icrc_ok).count();
     let good = expect.iter().filter(|r| r.icrc_ok).count();
-    assert!(bad > FRAMES_PER_WIDTH / 10 && good > FRAMES_PER_WIDTH / 3, "the mix must hold good and bad frames ({good} good, {bad} bad)");
+    assert!(
+        bad > FRAMES_PER_WIDTH / 10 && good > FRAMES_PER_WIDTH / 3,
+        "the mix must hold good and bad frames ({good} good, {bad} bad)"
+    );
     let quarter = FRAMES_PER_WIDTH / 4;
     for (k, traffic) in Traffic::four_ways(width as u64).into_iter().enumerate() {
         let chunk = &frames[k * quarter..(k + 1) * quarter];
@@ -72,7 +78,12 @@ fn check_width(width: usize) {
             let out = &run.frames[i];
             assert!(out.keep_ok, "{width} bits, {traffic:?}, frame {i}: tkeep not contiguous");
             assert_eq!(&out.bytes, f, "{width} bits, {traffic:?}, frame {i}: bytes changed");
-            assert_eq!(got[i], expect[k * quarter + i], "{width} bits, {traffic:?}, frame {i} ({} bytes)", f.len());
+            assert_eq!(
+                got[i],
+                expect[k * quarter + i],
+                "{width} bits, {traffic:?}, frame {i} ({} bytes)",
+                f.len()
+            );
         }
     }
 }
@@ -100,7 +111,12 @@ fn insert_width(width: usize) {
         assert_eq!(run.frames.len(), chunk.len());
         for (i, f) in chunk.iter().enumerate() {
             assert!(run.frames[i].keep_ok, "{width} bits, {traffic:?}, frame {i}: tkeep");
-            assert_eq!(run.frames[i].bytes, insert_model(f), "{width} bits, {traffic:?}, frame {i} ({} bytes)", f.len());
+            assert_eq!(
+                run.frames[i].bytes,
+                insert_model(f),
+                "{width} bits, {traffic:?}, frame {i} ({} bytes)",
+                f.len()
+            );
         }
     }
 }
@@ -155,7 +171,16 @@ fn scapy_vectors_in_rtl() {
     assert_eq!(frames.len(), icrcs.len());
     assert!(frames.len() >= 40);
     for width in [64, 512] {
-        let (_, got) = check_rtl(&frames, width, Traffic { idle_pct: 20, bp_pct: 20, seed: 3 }).unwrap();
+        let (_, got) = check_rtl(
+            &frames,
+            width,
+            Traffic {
+                idle_pct: 20,
+                bp_pct: 20,
+                seed: 3,
+            },
+        )
+        .unwrap();
         for (i, r) in got.iter().enumerate() {
             assert!(r.roce && r.icrc_ok, "{width} bits, scapy frame {i}: {r:?}");
             assert_eq!(r.icrc, Some(icrcs[i]), "{width} bits, scapy frame {i}");
@@ -172,12 +197,22 @@ fn one_beat_per_cycle_back_to_back() {
     for width in [64, 512, 1024] {
         let (run, _) = check_rtl(&frames, width, Traffic::FULL).unwrap();
         let first_out = run.frames[0].last_cycle; // bounds the fill from above
-        assert!(run.cycles <= run.beats_in as u64 + 12, "{width} bits: {} cycles for {} beats", run.cycles, run.beats_in);
+        assert!(
+            run.cycles <= run.beats_in as u64 + 12,
+            "{width} bits: {} cycles for {} beats",
+            run.cycles,
+            run.beats_in
+        );
         assert!(first_out < 64);
         // ICRC insertion: output beats = input beats + one per frame whose ICRC spills.
         let stripped = without_icrc(&frames);
         let run = insert_rtl(&stripped, width, Traffic::FULL).unwrap();
-        assert!(run.cycles <= run.beats_out as u64 + 12, "{width} bits insert: {} cycles for {} output beats", run.cycles, run.beats_out);
+        assert!(
+            run.cycles <= run.beats_out as u64 + 12,
+            "{width} bits insert: {} cycles for {} output beats",
+            run.cycles,
+            run.beats_out
+        );
     }
 }
 
@@ -194,7 +229,12 @@ fn reset_mid_frame() {
         let long = frames.iter().max_by_key(|f| f.len()).unwrap().clone();
         let (words, _) = ferroce_sim::axis::pack_frames(&[long], width);
         let per_beat = width / 32 + (width / 8).div_ceil(32) + 1;
-        let (v, d, k, l) = (m.port("s_axis_tvalid").unwrap(), m.port("s_axis_tdata").unwrap(), m.port("s_axis_tkeep").unwrap(), m.port("s_axis_tlast").unwrap());
+        let (v, d, k, l) = (
+            m.port("s_axis_tvalid").unwrap(),
+            m.port("s_axis_tdata").unwrap(),
+            m.port("s_axis_tkeep").unwrap(),
+            m.port("s_axis_tlast").unwrap(),
+        );
         let r = m.port("m_axis_tready").unwrap();
         m.set_u64(r, 1);
         for beat in 0..5 {
@@ -207,7 +247,15 @@ fn reset_mid_frame() {
         }
         m.set_u64(v, 0);
         // run_frames pulses reset first, mid-frame from the model's point of view.
-        let run = run_frames(&mut m, &frames, width, Traffic::FULL, &["m_axis_tuser", "m_icrc", "m_icrc_valid"], 0).unwrap();
+        let run = run_frames(
+            &mut m,
+            &frames,
+            width,
+            Traffic::FULL,
+            &["m_axis_tuser", "m_icrc", "m_icrc_valid"],
+            0,
+        )
+        .unwrap();
         assert_eq!(run.frames.len(), frames.len(), "{width} bits");
         for (out, f) in run.frames.iter().zip(&frames) {
             assert_eq!(&out.bytes, f);

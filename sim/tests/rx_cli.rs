@@ -14,7 +14,11 @@ use ferroce_sim::rx::craft::ISSUE_EXAMPLE_JSON as EXAMPLE;
 
 fn sim(args: &[&str]) -> (i32, String, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_ferroce-sim")).args(args).output().unwrap();
-    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into(), String::from_utf8_lossy(&o.stderr).into())
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into(),
+        String::from_utf8_lossy(&o.stderr).into(),
+    )
 }
 
 fn tmpdir(tag: &str) -> PathBuf {
@@ -43,7 +47,13 @@ fn rtl_lines(pcap: &Path, extra: &[&str]) -> Vec<String> {
 /// The RTL's lines equal the model's; on a difference, says how many lines differ and shows
 /// the first.
 fn assert_same_lines<A: AsRef<str>, B: AsRef<str>>(rtl: &[A], model: &[B], what: &str) {
-    assert_eq!(rtl.len(), model.len(), "{what}: --engine rtl printed {} lines, --engine model {}", rtl.len(), model.len());
+    assert_eq!(
+        rtl.len(),
+        model.len(),
+        "{what}: --engine rtl printed {} lines, --engine model {}",
+        rtl.len(),
+        model.len()
+    );
     let bad: Vec<usize> = (0..rtl.len()).filter(|&i| rtl[i].as_ref() != model[i].as_ref()).collect();
     if let Some(&i) = bad.first() {
         panic!(
@@ -117,7 +127,9 @@ fn rx_one_line_per_frame_in_file_order() {
         // Key order as printed.
         let mut at = 0;
         for k in JSON_KEYS {
-            let p = l[at..].find(&format!("\"{k}\":")).unwrap_or_else(|| panic!("line {i}: {k} out of order"));
+            let p = l[at..]
+                .find(&format!("\"{k}\":"))
+                .unwrap_or_else(|| panic!("line {i}: {k} out of order"));
             at += p;
         }
         assert_eq!(v["frame"], i);
@@ -149,8 +161,16 @@ fn rx_one_line_per_frame_in_file_order() {
 fn rx_malformed_frame_never_changes_the_next_one() {
     let dir = tmpdir("pairs");
     let cr = crafted();
-    let good: Vec<Vec<u8>> = cr.iter().filter(|c| c.expect.verdict == RxVerdict::Accept).map(|c| c.frame.clone()).collect();
-    let bad: Vec<Vec<u8>> = cr.iter().filter(|c| c.expect.verdict != RxVerdict::Accept).map(|c| c.frame.clone()).collect();
+    let good: Vec<Vec<u8>> = cr
+        .iter()
+        .filter(|c| c.expect.verdict == RxVerdict::Accept)
+        .map(|c| c.frame.clone())
+        .collect();
+    let bad: Vec<Vec<u8>> = cr
+        .iter()
+        .filter(|c| c.expect.verdict != RxVerdict::Accept)
+        .map(|c| c.frame.clone())
+        .collect();
     let mut frames = Vec::new();
     for (i, b) in bad.iter().enumerate() {
         frames.push(b.clone());
@@ -166,7 +186,11 @@ fn rx_malformed_frame_never_changes_the_next_one() {
         let g = &good[i % good.len()];
         assert_eq!(lines[2 * i], rx_model(b).json(2 * i));
         assert_eq!(lines[2 * i + 1], rx_model(g).json(2 * i + 1));
-        assert!(lines[2 * i + 1].contains(r#""verdict":"accept""#), "after {i}: {}", lines[2 * i + 1]);
+        assert!(
+            lines[2 * i + 1].contains(r#""verdict":"accept""#),
+            "after {i}: {}",
+            lines[2 * i + 1]
+        );
         if i % 8 == 0 {
             // The binary on single-frame files, for a sample.
             let alone_bad = dir.join("alone-bad.pcap");
@@ -193,7 +217,10 @@ fn rx_counters_on_stderr() {
     assert_eq!(err.trim_end(), want.json());
     let v: serde_json::Value = serde_json::from_str(err.trim_end()).unwrap();
     let drops: u64 = v["dropped"].as_object().unwrap().values().map(|x| x.as_u64().unwrap()).sum();
-    assert_eq!(v["accepted"].as_u64().unwrap() + v["passed"].as_u64().unwrap() + drops, frames.len() as u64);
+    assert_eq!(
+        v["accepted"].as_u64().unwrap() + v["passed"].as_u64().unwrap() + drops,
+        frames.len() as u64
+    );
     assert!(DropReason::ALL.iter().all(|r| v["dropped"][r.name()].as_u64().unwrap() > 0));
     // The RTL's counters (its cnt_* ports; the empty frame, which cannot be sent on AXI-Stream,
     // is counted as passed like the model does).

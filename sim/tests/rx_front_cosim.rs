@@ -46,7 +46,13 @@ struct Bench {
 impl Bench {
     fn new(width: usize) -> Bench {
         let dut = RxFrontRtl::new(width).unwrap_or_else(|e| panic!("{e}"));
-        Bench { dut, width, since_reset: RxCounters::default(), tally: BTreeMap::new(), frames: 0 }
+        Bench {
+            dut,
+            width,
+            since_reset: RxCounters::default(),
+            tally: BTreeMap::new(),
+            frames: 0,
+        }
     }
 
     /// Runs `frames` and checks every result against the model, and the counters.
@@ -86,27 +92,51 @@ impl Bench {
         if !bad.is_empty() {
             let mut msg = format!("{ctx}: {} of {} frames differ from the model", bad.len(), frames.len());
             for (i, m, r) in bad.iter().take(4) {
-                msg += &format!("\n frame {i} ({} bytes)\n  model {}\n  rtl   {}", frames[*i].len(), m.json(*i), r.json(*i));
+                msg += &format!(
+                    "\n frame {i} ({} bytes)\n  model {}\n  rtl   {}",
+                    frames[*i].len(),
+                    m.json(*i),
+                    r.json(*i)
+                );
                 if m.payload != r.payload {
-                    msg += &format!("\n  payload differs: model {} bytes, rtl {} bytes", m.payload.len(), r.payload.len());
+                    msg += &format!(
+                        "\n  payload differs: model {} bytes, rtl {} bytes",
+                        m.payload.len(),
+                        r.payload.len()
+                    );
                 }
             }
             let (i, _, _) = bad.iter().min_by_key(|(i, _, _)| frames[*i].len()).unwrap();
-            msg += &format!("\n smallest differing frame: {i} ({} bytes): {}", frames[*i].len(), hex(&frames[*i]));
+            msg += &format!(
+                "\n smallest differing frame: {i} ({} bytes): {}",
+                frames[*i].len(),
+                hex(&frames[*i])
+            );
             panic!("{msg}");
         }
         let c = self.dut.counters();
         assert_eq!(c, self.since_reset, "{ctx}: counters (RTL left, model right)");
-        assert_eq!(c.frames_in, c.accepted + c.passed + c.total_drops(), "{ctx}: frames_in = accepted + passed + drops");
+        assert_eq!(
+            c.frames_in,
+            c.accepted + c.passed + c.total_drops(),
+            "{ctx}: frames_in = accepted + passed + drops"
+        );
         self.frames += frames.len();
         run
     }
 
     fn abort(&mut self, f: &[u8], beats: usize) {
         assert!(f.len() > beats * self.width / 8, "the cut frame must be longer than {beats} beats");
-        self.dut.abort_with_reset(f, beats).unwrap_or_else(|e| panic!("{} bits: {e}", self.width));
+        self.dut
+            .abort_with_reset(f, beats)
+            .unwrap_or_else(|e| panic!("{} bits: {e}", self.width));
         self.since_reset = RxCounters::default();
-        assert_eq!(self.dut.counters(), RxCounters::default(), "{} bits: counters after reset", self.width);
+        assert_eq!(
+            self.dut.counters(),
+            RxCounters::default(),
+            "{} bits: counters after reset",
+            self.width
+        );
     }
 }
 
@@ -117,7 +147,11 @@ fn nonempty_crafted() -> Vec<Vec<u8>> {
 /// Each crafted frame that is not accepted, followed by an accepted one.
 fn crafted_pairs() -> Vec<Vec<u8>> {
     let cr: Vec<_> = crafted().into_iter().filter(|c| !c.frame.is_empty()).collect();
-    let good: Vec<&Vec<u8>> = cr.iter().filter(|c| c.expect.verdict == RxVerdict::Accept && c.frame.len() <= 2048).map(|c| &c.frame).collect();
+    let good: Vec<&Vec<u8>> = cr
+        .iter()
+        .filter(|c| c.expect.verdict == RxVerdict::Accept && c.frame.len() <= 2048)
+        .map(|c| &c.frame)
+        .collect();
     let mut out = Vec::new();
     for (i, c) in cr.iter().filter(|c| c.expect.verdict != RxVerdict::Accept).enumerate() {
         out.push(c.frame.clone());
@@ -182,7 +216,11 @@ fn run_width(width: usize) {
         ));
     }
     // A frame cut by reset after 1..3 beats (RoCEv2, then not RoCEv2), then the crafted set again.
-    let jumbo = crafted_all.iter().find(|f| f.len() >= 9000 && classify(f).is_some()).expect("a crafted jumbo frame").clone();
+    let jumbo = crafted_all
+        .iter()
+        .find(|f| f.len() >= 9000 && classify(f).is_some())
+        .expect("a crafted jumbo frame")
+        .clone();
     let mut jumbo_pass = jumbo.clone();
     let lay = classify(&jumbo).unwrap();
     jumbo_pass[lay.udp() + 2] ^= 0x40;
@@ -191,16 +229,42 @@ fn run_width(width: usize) {
         for f in [&jumbo, &jumbo_pass] {
             b.abort(f, cut);
         }
-        b.run(&format!("crafted after a reset {cut} beats into a frame"), &crafted_all, 20, 20, 0xAB + cut as u64);
+        b.run(
+            &format!("crafted after a reset {cut} beats into a frame"),
+            &crafted_all,
+            20,
+            20,
+            0xAB + cut as u64,
+        );
     }
-    eprintln!("rx_front {width} bits: {} frames in {:.1} s\n{}\n  {:?}", b.frames, t0.elapsed().as_secs_f64(), perf.join("\n"), b.tally);
+    eprintln!(
+        "rx_front {width} bits: {} frames in {:.1} s\n{}\n  {:?}",
+        b.frames,
+        t0.elapsed().as_secs_f64(),
+        perf.join("\n"),
+        b.tally
+    );
     assert!(b.frames >= 20_000, "{width} bits: only {} frames", b.frames);
     let n = |k: &str| b.tally.get(k).copied().unwrap_or(0);
     assert!(n("accept") >= 5000 && n("pass") >= 500, "{width} bits: {:?}", b.tally);
     for r in DropReason::ALL {
-        assert!(n(&format!("drop/{}", r.name())) >= 200, "{width} bits: too few drops for {}: {:?}", r.name(), b.tally);
+        assert!(
+            n(&format!("drop/{}", r.name())) >= 200,
+            "{width} bits: too few drops for {}: {:?}",
+            r.name(),
+            b.tally
+        );
     }
-    for k in ["field/vlan", "field/ipv6", "field/no_bth", "field/reth", "field/immdt", "field/aeth", "field/payload", "field/dropped_payload"] {
+    for k in [
+        "field/vlan",
+        "field/ipv6",
+        "field/no_bth",
+        "field/reth",
+        "field/immdt",
+        "field/aeth",
+        "field/payload",
+        "field/dropped_payload",
+    ] {
         assert!(n(k) >= 100, "{width} bits: too few records with {k}: {:?}", b.tally);
     }
 }
@@ -293,18 +357,29 @@ fn throughput(width: usize) {
         s.in_stall_cycles,
         s.in_stalls_after_first_frame
     );
-    assert_eq!(s.in_stalls_after_first_frame, 0, "{width} bits: s_axis_tready low after the first frame, first at cycle {:?}", s.first_stall_after_first_frame);
+    assert_eq!(
+        s.in_stalls_after_first_frame, 0,
+        "{width} bits: s_axis_tready low after the first frame, first at cycle {:?}",
+        s.first_stall_after_first_frame
+    );
     let first_last = run.timing[0].last_in_cycle;
     let after_first = s.start_cycle + s.input_cycles - (first_last + 1);
     let beats_after_first = beats - order[0].len().div_ceil(width / 8) as u64;
-    assert_eq!(after_first, beats_after_first, "{width} bits: one beat per cycle after the first frame");
+    assert_eq!(
+        after_first, beats_after_first,
+        "{width} bits: one beat per cycle after the first frame"
+    );
     assert!(hi <= 40, "{width} bits: record latency up to {hi} cycles");
     // Frames longer than the 128-byte capture: a header record a fixed few cycles after the beat
     // that completes the capture (the ICRC check's 8 cycles plus the decoder's 3).
     let (hlo, hhi) = run.header_record_latency().expect("header records");
     let long = order.iter().filter(|f| f.len() > 128).count();
     eprintln!("rx_front {width} bits: {long} header records, {hlo}..{hhi} cycles after the beat that completes the capture");
-    assert_eq!(run.header_records.len(), long, "{width} bits: one header record per frame longer than the capture");
+    assert_eq!(
+        run.header_records.len(),
+        long,
+        "{width} bits: one header record per frame longer than the capture"
+    );
     assert!(hhi <= 12, "{width} bits: header record latency up to {hhi} cycles");
 }
 

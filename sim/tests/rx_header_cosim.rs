@@ -77,12 +77,54 @@ struct Dut {
 }
 
 const OUTS: [&str; 48] = [
-    "h_valid", "h_pass", "h_reason", "h_hfail", "h_icrc_chk", "h_eth_dst", "h_eth_src", "h_vlan_ok", "h_vlan", "h_ip_v6",
-    "h_ip_src", "h_ip_dst", "h_ip_dscp", "h_ip_ecn", "h_ip_ttl", "h_udp_sport", "h_udp_dport", "h_bth_ok", "h_bth_opcode",
-    "h_bth_se", "h_bth_m", "h_bth_padcnt", "h_bth_tver", "h_bth_pkey", "h_bth_fecn", "h_bth_becn", "h_bth_dqpn",
-    "h_bth_ackreq", "h_bth_psn", "h_reth_ok", "h_reth_va", "h_reth_rkey", "h_reth_dmalen", "h_immdt_ok", "h_immdt",
-    "h_aeth_ok", "h_aeth_syndrome", "h_aeth_msn", "h_pay_off", "h_pay_len", "s_axis_tvalid", "s_axis_tdata",
-    "s_axis_tkeep", "s_axis_tlast", "h_first", "h_final", "h_pay_end", "ce",
+    "h_valid",
+    "h_pass",
+    "h_reason",
+    "h_hfail",
+    "h_icrc_chk",
+    "h_eth_dst",
+    "h_eth_src",
+    "h_vlan_ok",
+    "h_vlan",
+    "h_ip_v6",
+    "h_ip_src",
+    "h_ip_dst",
+    "h_ip_dscp",
+    "h_ip_ecn",
+    "h_ip_ttl",
+    "h_udp_sport",
+    "h_udp_dport",
+    "h_bth_ok",
+    "h_bth_opcode",
+    "h_bth_se",
+    "h_bth_m",
+    "h_bth_padcnt",
+    "h_bth_tver",
+    "h_bth_pkey",
+    "h_bth_fecn",
+    "h_bth_becn",
+    "h_bth_dqpn",
+    "h_bth_ackreq",
+    "h_bth_psn",
+    "h_reth_ok",
+    "h_reth_va",
+    "h_reth_rkey",
+    "h_reth_dmalen",
+    "h_immdt_ok",
+    "h_immdt",
+    "h_aeth_ok",
+    "h_aeth_syndrome",
+    "h_aeth_msn",
+    "h_pay_off",
+    "h_pay_len",
+    "s_axis_tvalid",
+    "s_axis_tdata",
+    "s_axis_tkeep",
+    "s_axis_tlast",
+    "h_first",
+    "h_final",
+    "h_pay_end",
+    "ce",
 ];
 
 impl Dut {
@@ -94,7 +136,14 @@ impl Dut {
         m.reset(2);
         let ready = m.port("s_axis_tready").unwrap();
         assert_eq!(m.get_u64(ready), 1, "always ready");
-        Dut { m, width, p, cycle: 0, recs: Vec::new(), early: Vec::new() }
+        Dut {
+            m,
+            width,
+            p,
+            cycle: 0,
+            recs: Vec::new(),
+            early: Vec::new(),
+        }
     }
 
     fn u(&mut self, n: &str) -> u64 {
@@ -174,7 +223,12 @@ impl Dut {
     fn run(&mut self, frames: &[Vec<u8>], idle_pct: u32, seed: u64) -> Vec<(Rec, u64)> {
         let rng = &mut ChaCha8Rng::seed_from_u64(seed);
         let b = self.width / 8;
-        let (pv, pd, pk, pl) = (self.p["s_axis_tvalid"], self.p["s_axis_tdata"], self.p["s_axis_tkeep"], self.p["s_axis_tlast"]);
+        let (pv, pd, pk, pl) = (
+            self.p["s_axis_tvalid"],
+            self.p["s_axis_tdata"],
+            self.p["s_axis_tkeep"],
+            self.p["s_axis_tlast"],
+        );
         let first = self.recs.len();
         let first_early = self.early.len();
         let mut last_cycles = Vec::new();
@@ -213,7 +267,12 @@ impl Dut {
         // that completes the capture, which already fixes everything but the length checks.
         let early = &self.early[first_early..];
         let long: Vec<usize> = (0..frames.len()).filter(|&i| frames[i].len() > 128).collect();
-        assert_eq!(early.len(), long.len(), "{} bits: one first record per frame longer than the capture", self.width);
+        assert_eq!(
+            early.len(),
+            long.len(),
+            "{} bits: one first record per frame longer than the capture",
+            self.width
+        );
         for ((&i, e), &c) in long.iter().zip(early).zip(&hp_cycles) {
             let r = &recs[i];
             let ctx = format!("{} bits, frame {i} ({} bytes)", self.width, frames[i].len());
@@ -221,7 +280,11 @@ impl Dut {
             assert_eq!(e.cycle, c + LATENCY, "{ctx}: first record latency");
             assert_eq!(e.pass, r.pass, "{ctx}: first record pass");
             if !r.pass {
-                assert_eq!((e.hfail, e.pay_off, e.pay_end), (r.hfail, r.pay_off, r.pay_end), "{ctx}: first record");
+                assert_eq!(
+                    (e.hfail, e.pay_off, e.pay_end),
+                    (r.hfail, r.pay_off, r.pay_end),
+                    "{ctx}: first record"
+                );
                 assert_eq!(
                     (e.eth_dst, e.eth_src, e.vlan_ok, e.vlan, e.v6, e.ip_src, e.ip_dst, e.opcode, e.psn, e.va, e.immdt, e.msn),
                     (r.eth_dst, r.eth_src, r.vlan_ok, r.vlan, r.v6, r.ip_src, r.ip_dst, r.opcode, r.psn, r.va, r.immdt, r.msn),
@@ -230,7 +293,13 @@ impl Dut {
             }
         }
         for (f, r) in frames.iter().zip(recs) {
-            assert_eq!(r.first, f.len() <= 128, "{} bits, {} bytes: first flag of the final record", self.width, f.len());
+            assert_eq!(
+                r.first,
+                f.len() <= 128,
+                "{} bits, {} bytes: first flag of the final record",
+                self.width,
+                f.len()
+            );
         }
         recs.iter().cloned().zip(last_cycles).collect()
     }
@@ -241,7 +310,12 @@ impl Dut {
     /// frame must leave no record and no trace in the next frame.
     fn abort_with_reset(&mut self, f: &[u8], beats: usize) {
         let b = self.width / 8;
-        let (pv, pd, pk, pl) = (self.p["s_axis_tvalid"], self.p["s_axis_tdata"], self.p["s_axis_tkeep"], self.p["s_axis_tlast"]);
+        let (pv, pd, pk, pl) = (
+            self.p["s_axis_tvalid"],
+            self.p["s_axis_tdata"],
+            self.p["s_axis_tkeep"],
+            self.p["s_axis_tlast"],
+        );
         for chunk in f.chunks(b).take(beats) {
             let (d, k) = pack_beat(chunk, b);
             self.m.set_u64(pv, 1);
@@ -304,13 +378,33 @@ fn check(width: usize, what: &str, i: usize, f: &[u8], r: &Rec, last_cycle: u64)
     if let Some(t) = rec.bth {
         assert_eq!(
             (r.opcode, r.se, r.m, r.padcnt, r.tver, r.pkey, r.fecn, r.becn, r.dqpn, r.ackreq, r.psn),
-            (t.opcode as u64, t.se, t.m, t.padcnt as u64, t.tver as u64, t.pkey as u64, t.fecn, t.becn, t.dqpn as u64, t.ackreq, t.psn as u64),
+            (
+                t.opcode as u64,
+                t.se,
+                t.m,
+                t.padcnt as u64,
+                t.tver as u64,
+                t.pkey as u64,
+                t.fecn,
+                t.becn,
+                t.dqpn as u64,
+                t.ackreq,
+                t.psn as u64
+            ),
             "{ctx}: BTH"
         );
     }
-    assert_eq!(r.reth_ok.then_some((r.va, r.rkey, r.dmalen)), rec.reth.map(|e| (e.va, e.r_key as u64, e.dma_len as u64)), "{ctx}: RETH");
+    assert_eq!(
+        r.reth_ok.then_some((r.va, r.rkey, r.dmalen)),
+        rec.reth.map(|e| (e.va, e.r_key as u64, e.dma_len as u64)),
+        "{ctx}: RETH"
+    );
     assert_eq!(r.immdt_ok.then_some(r.immdt), rec.immdt.map(|e| e.imm as u64), "{ctx}: ImmDt");
-    assert_eq!(r.aeth_ok.then_some((r.syndrome, r.msn)), rec.aeth.map(|e| (e.syndrome as u64, e.msn as u64)), "{ctx}: AETH");
+    assert_eq!(
+        r.aeth_ok.then_some((r.syndrome, r.msn)),
+        rec.aeth.map(|e| (e.syndrome as u64, e.msn as u64)),
+        "{ctx}: AETH"
+    );
     assert_eq!(r.pay_len, rec.payload_len as u64, "{ctx}: payload_len");
     if r.hfail {
         assert!(m.payload.is_empty(), "{ctx}: header check failed but the model delivers bytes");
@@ -377,7 +471,16 @@ fn run_width(width: usize) {
         };
         *counts.entry(k).or_default() += 1;
         if v != RxVerdict::Pass {
-            for (k, on) in [("field/reth", r.reth_ok), ("field/immdt", r.immdt_ok), ("field/aeth", r.aeth_ok), ("field/no_bth", !r.bth_ok), ("field/vlan", r.vlan_ok), ("field/v6", r.v6), ("field/hfail", r.hfail), ("field/payload", r.pay_len > 0)] {
+            for (k, on) in [
+                ("field/reth", r.reth_ok),
+                ("field/immdt", r.immdt_ok),
+                ("field/aeth", r.aeth_ok),
+                ("field/no_bth", !r.bth_ok),
+                ("field/vlan", r.vlan_ok),
+                ("field/v6", r.v6),
+                ("field/hfail", r.hfail),
+                ("field/payload", r.pay_len > 0),
+            ] {
                 if on {
                     *counts.entry(k.to_string()).or_default() += 1;
                 }
@@ -386,7 +489,11 @@ fn run_width(width: usize) {
     };
 
     let sets: Vec<(&str, Vec<Vec<u8>>, u32)> = vec![
-        ("crafted", crafted().into_iter().map(|c| c.frame).filter(|f| !f.is_empty()).collect(), 30),
+        (
+            "crafted",
+            crafted().into_iter().map(|c| c.frame).filter(|f| !f.is_empty()).collect(),
+            30,
+        ),
         ("random", random_frames(0x5EED ^ width as u64, 6000), 25),
         ("opcode sweep", opcode_sweep(), 10),
         ("prefix", header_prefixes(), 0),
@@ -404,7 +511,10 @@ fn run_width(width: usize) {
     // A frame cut by reset after 1..3 beats, then the crafted set again.
     let again: Vec<Vec<u8>> = crafted().into_iter().map(|c| c.frame).filter(|f| !f.is_empty()).take(200).collect();
     for cut in 1..=3 {
-        let long = again.iter().find(|f| f.len() > 4 * width / 8).expect("a frame of more than 4 beats");
+        let long = again
+            .iter()
+            .find(|f| f.len() > 4 * width / 8)
+            .expect("a frame of more than 4 beats");
         dut.abort_with_reset(long, cut);
         let got = dut.run(&again, 20, cut as u64);
         for (i, (f, (r, last))) in again.iter().zip(&got).enumerate() {
@@ -415,11 +525,24 @@ fn run_width(width: usize) {
     eprintln!("{width} bits: {total} frames, {counts:?}");
     // The mix must exercise every outcome the block decides.
     assert!(counts.get("accept").copied().unwrap_or(0) > 1000 && counts.get("pass").copied().unwrap_or(0) > 200);
-    for k in ["field/reth", "field/immdt", "field/aeth", "field/no_bth", "field/vlan", "field/v6", "field/hfail", "field/payload"] {
+    for k in [
+        "field/reth",
+        "field/immdt",
+        "field/aeth",
+        "field/no_bth",
+        "field/vlan",
+        "field/v6",
+        "field/hfail",
+        "field/payload",
+    ] {
         assert!(counts.get(k).copied().unwrap_or(0) >= 100, "{width} bits: too few records with {k}");
     }
     for r in DropReason::ALL {
-        assert!(counts.get(&format!("drop/{}", r.name())).copied().unwrap_or(0) >= 20, "{width} bits: too few drops for {}", r.name());
+        assert!(
+            counts.get(&format!("drop/{}", r.name())).copied().unwrap_or(0) >= 20,
+            "{width} bits: too few drops for {}",
+            r.name()
+        );
     }
 }
 

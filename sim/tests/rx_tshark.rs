@@ -63,7 +63,11 @@ const FIELDS: [&str; 41] = [
 ];
 
 fn tshark_or_fail() {
-    let ok = Command::new("tshark").arg("--version").output().map(|o| o.status.success()).unwrap_or(false);
+    let ok = Command::new("tshark")
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
     assert!(
         ok,
         "tshark is needed for this test (an independent decoder of RoCEv2): install it with \
@@ -83,16 +87,31 @@ fn payload_heuristics() -> Vec<String> {
             (c.len() >= 2 && c[0] == "infiniband.payload" && c[1] != "ethertype").then(|| c[1].to_string())
         })
         .collect();
-    assert!(hs.iter().any(|h| h == "rpcordma"), "tshark lists no InfiniBand payload heuristics: {hs:?}");
+    assert!(
+        hs.iter().any(|h| h == "rpcordma"),
+        "tshark lists no InfiniBand payload heuristics: {hs:?}"
+    );
     hs
 }
 
 /// One map of field name to its values (tshark's comma-separated occurrences) per frame.
 fn tshark(pcap: &std::path::Path, disable: &[String]) -> Vec<HashMap<&'static str, Vec<String>>> {
-    let mut args: Vec<String> = ["-r", pcap.to_str().unwrap(), "-n", "-T", "fields", "-E", "separator=/t", "-E", "occurrence=a", "-E", "aggregator=,"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let mut args: Vec<String> = [
+        "-r",
+        pcap.to_str().unwrap(),
+        "-n",
+        "-T",
+        "fields",
+        "-E",
+        "separator=/t",
+        "-E",
+        "occurrence=a",
+        "-E",
+        "aggregator=,",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     // tshark hands InfiniBand payloads to heuristic dissectors (RPC-over-RDMA, iSER, SMB
     // Direct, ...) that take random payload bytes for their headers: disable those protocols
     // (all but Ethertype, which the Ethernet header needs; its heuristic is disabled by name),
@@ -123,7 +142,16 @@ fn tshark(pcap: &std::path::Path, disable: &[String]) -> Vec<HashMap<&'static st
             FIELDS
                 .iter()
                 .zip(cols)
-                .map(|(f, c)| (*f, if c.is_empty() { vec![] } else { c.split(',').map(String::from).collect() }))
+                .map(|(f, c)| {
+                    (
+                        *f,
+                        if c.is_empty() {
+                            vec![]
+                        } else {
+                            c.split(',').map(String::from).collect()
+                        },
+                    )
+                })
                 .collect()
         })
         .collect()
@@ -139,7 +167,10 @@ fn num(s: &str) -> u64 {
 
 fn unhex(s: &str) -> Vec<u8> {
     let s: String = s.chars().filter(|c| *c != ':').collect();
-    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
 }
 
 /// `ferroce-sim rx` with its default engine, the RTL of the RX front end (checked to print what
@@ -156,7 +187,10 @@ fn sim_rx(pcap: &std::path::Path) -> Vec<Value> {
         String::from_utf8(o.stdout).unwrap()
     };
     let rtl = run(None);
-    assert!(rtl == run(Some("model")), "ferroce-sim rx: the RTL and the model print different lines");
+    assert!(
+        rtl == run(Some("model")),
+        "ferroce-sim rx: the RTL and the model print different lines"
+    );
     rtl.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
@@ -194,13 +228,17 @@ fn tshark_agrees_with_rx_on_every_accepted_frame() {
         if more.is_empty() {
             break t;
         }
-        assert!(disable.len() < 40, "tshark keeps giving RoCEv2 datagrams to other protocols: {disable:?} {more:?}");
+        assert!(
+            disable.len() < 40,
+            "tshark keeps giving RoCEv2 datagrams to other protocols: {disable:?} {more:?}"
+        );
         disable.extend(more);
     };
     assert_eq!(ours.len(), frames.len());
     assert_eq!(theirs.len(), frames.len());
 
-    let (mut accepted, mut with_reth, mut with_aeth, mut with_imm, mut with_vlan, mut v6, mut with_payload, mut cnp) = (0, 0, 0, 0, 0, 0, 0, 0);
+    let (mut accepted, mut with_reth, mut with_aeth, mut with_imm, mut with_vlan, mut v6, mut with_payload, mut cnp) =
+        (0, 0, 0, 0, 0, 0, 0, 0);
     let mut pass_decoded_by_tshark = 0;
     for (i, ((j, t), f)) in ours.iter().zip(&theirs).zip(&frames).enumerate() {
         let one = |k: &str| -> Option<&str> { t[k].first().map(|s| s.as_str()) };
@@ -222,8 +260,14 @@ fn tshark_agrees_with_rx_on_every_accepted_frame() {
                     let roce_v1 = !protos.contains(&"udp");
                     // Each tag shows as a vlan.id, an ieee8021ad.id, or (an 802.1ad tag followed
                     // by an 802.1Q tag) an S-VID and a C-VID.
-                    let ntags: usize = ["vlan.id", "ieee8021ad.id", "ieee8021ad.svid", "ieee8021ad.cvid"].iter().map(|k| t[k].len()).sum();
-                    assert!(ihl_not_5 || v6_ext || ntags > 2 || from_4791 || roce_v1, "frame {i}: pass, but tshark decodes InfiniBand: {t:?}");
+                    let ntags: usize = ["vlan.id", "ieee8021ad.id", "ieee8021ad.svid", "ieee8021ad.cvid"]
+                        .iter()
+                        .map(|k| t[k].len())
+                        .sum();
+                    assert!(
+                        ihl_not_5 || v6_ext || ntags > 2 || from_4791 || roce_v1,
+                        "frame {i}: pass, but tshark decodes InfiniBand: {t:?}"
+                    );
                 }
                 continue;
             }
@@ -237,7 +281,12 @@ fn tshark_agrees_with_rx_on_every_accepted_frame() {
                         assert!(j["bth_padcnt"].as_u64().unwrap() > 0 && r != "icrc", "frame {i} ({r}): {t:?}");
                         continue;
                     }
-                    for (ours_k, theirs_k) in [("bth_opcode", "infiniband.bth.opcode"), ("bth_tver", "infiniband.bth.tver"), ("bth_psn", "infiniband.bth.psn"), ("bth_dqpn", "infiniband.bth.destqp")] {
+                    for (ours_k, theirs_k) in [
+                        ("bth_opcode", "infiniband.bth.opcode"),
+                        ("bth_tver", "infiniband.bth.tver"),
+                        ("bth_psn", "infiniband.bth.psn"),
+                        ("bth_dqpn", "infiniband.bth.destqp"),
+                    ] {
                         assert_eq!(j[ours_k].as_u64().unwrap(), num(get(theirs_k)), "frame {i} ({r}): {ours_k}");
                     }
                 }
@@ -267,16 +316,32 @@ fn tshark_agrees_with_rx_on_every_accepted_frame() {
             }
         }
         if j["ip_version"] == 4 {
-            assert_eq!(j["ip_src"].as_str().unwrap().parse::<Ipv4Addr>().unwrap(), get("ip.src").parse::<Ipv4Addr>().unwrap(), "{ctx}");
-            assert_eq!(j["ip_dst"].as_str().unwrap().parse::<Ipv4Addr>().unwrap(), get("ip.dst").parse::<Ipv4Addr>().unwrap(), "{ctx}");
+            assert_eq!(
+                j["ip_src"].as_str().unwrap().parse::<Ipv4Addr>().unwrap(),
+                get("ip.src").parse::<Ipv4Addr>().unwrap(),
+                "{ctx}"
+            );
+            assert_eq!(
+                j["ip_dst"].as_str().unwrap().parse::<Ipv4Addr>().unwrap(),
+                get("ip.dst").parse::<Ipv4Addr>().unwrap(),
+                "{ctx}"
+            );
             assert_eq!(j["ip_dscp"].as_u64().unwrap(), num(get("ip.dsfield.dscp")), "{ctx}");
             assert_eq!(j["ip_ecn"].as_u64().unwrap(), num(get("ip.dsfield.ecn")), "{ctx}");
             assert_eq!(j["ip_ttl"].as_u64().unwrap(), num(get("ip.ttl")), "{ctx}");
         } else {
             v6 += 1;
             assert_eq!(j["ip_version"], 6, "{ctx}");
-            assert_eq!(j["ip_src"].as_str().unwrap().parse::<Ipv6Addr>().unwrap(), get("ipv6.src").parse::<Ipv6Addr>().unwrap(), "{ctx}");
-            assert_eq!(j["ip_dst"].as_str().unwrap().parse::<Ipv6Addr>().unwrap(), get("ipv6.dst").parse::<Ipv6Addr>().unwrap(), "{ctx}");
+            assert_eq!(
+                j["ip_src"].as_str().unwrap().parse::<Ipv6Addr>().unwrap(),
+                get("ipv6.src").parse::<Ipv6Addr>().unwrap(),
+                "{ctx}"
+            );
+            assert_eq!(
+                j["ip_dst"].as_str().unwrap().parse::<Ipv6Addr>().unwrap(),
+                get("ipv6.dst").parse::<Ipv6Addr>().unwrap(),
+                "{ctx}"
+            );
             assert_eq!(j["ip_dscp"].as_u64().unwrap(), num(get("ipv6.tclass.dscp")), "{ctx}");
             assert_eq!(j["ip_ecn"].as_u64().unwrap(), num(get("ipv6.tclass.ecn")), "{ctx}");
             assert_eq!(j["ip_ttl"].as_u64().unwrap(), num(get("ipv6.hlim")), "{ctx}");
@@ -316,7 +381,11 @@ fn tshark_agrees_with_rx_on_every_accepted_frame() {
             assert!(one("infiniband.aeth.msn").is_none(), "{ctx}");
         } else {
             with_aeth += 1;
-            assert_eq!(j["aeth"]["syndrome"].as_u64().unwrap(), num(get("infiniband.aeth.syndrome")), "{ctx}");
+            assert_eq!(
+                j["aeth"]["syndrome"].as_u64().unwrap(),
+                num(get("infiniband.aeth.syndrome")),
+                "{ctx}"
+            );
             assert_eq!(j["aeth"]["msn"].as_u64().unwrap(), num(get("infiniband.aeth.msn")), "{ctx}");
         }
         if j["immdt"].is_null() {
@@ -324,11 +393,19 @@ fn tshark_agrees_with_rx_on_every_accepted_frame() {
         } else {
             with_imm += 1;
             let b = unhex(get("infiniband.immdt"));
-            assert_eq!(j["immdt"].as_u64().unwrap(), u64::from(u32::from_be_bytes(b.try_into().unwrap())), "{ctx}");
+            assert_eq!(
+                j["immdt"].as_u64().unwrap(),
+                u64::from(u32::from_be_bytes(b.try_into().unwrap())),
+                "{ctx}"
+            );
         }
         let lay = classify(f).unwrap();
         let l2 = lay.l2;
-        let iplen = if lay.v6 { 40 + usize::from(u16::from_be_bytes([f[l2 + 4], f[l2 + 5]])) } else { usize::from(u16::from_be_bytes([f[l2 + 2], f[l2 + 3]])) };
+        let iplen = if lay.v6 {
+            40 + usize::from(u16::from_be_bytes([f[l2 + 4], f[l2 + 5]]))
+        } else {
+            usize::from(u16::from_be_bytes([f[l2 + 2], f[l2 + 3]]))
+        };
         let end = l2 + iplen;
         let wire = u32::from_be_bytes(f[end - 4..end].try_into().unwrap());
         assert_eq!(icrc_fixed(&f[l2..end - 4], lay.v6).to_le_bytes(), f[end - 4..end], "{ctx}");
@@ -348,7 +425,11 @@ fn tshark_agrees_with_rx_on_every_accepted_frame() {
         assert!(data.len() >= pad || data.is_empty(), "{ctx}");
         let payload = &data[..data.len().saturating_sub(pad)];
         assert_eq!(j["payload_len"].as_u64().unwrap() as usize, payload.len(), "{ctx}");
-        assert_eq!(j["payload_crc32"], format!("{:08x}", crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC).checksum(payload)), "{ctx}");
+        assert_eq!(
+            j["payload_crc32"],
+            format!("{:08x}", crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC).checksum(payload)),
+            "{ctx}"
+        );
         with_payload += usize::from(!payload.is_empty());
         // tshark's ICRC is the 4 bytes at the end of the IP packet (MAC padding excluded), and
         // they are the ICRC the parser checked.
@@ -360,6 +441,9 @@ fn tshark_agrees_with_rx_on_every_accepted_frame() {
     );
     assert!(accepted > 900, "{accepted} accepted");
     assert!(with_reth > 50 && with_aeth > 50 && with_imm > 50 && with_vlan > 300 && v6 > 300 && with_payload > 500);
-    assert!(pass_decoded_by_tshark > 0 && cnp > 6, "{pass_decoded_by_tshark} pass frames decoded by tshark, {cnp} CNPs");
+    assert!(
+        pass_decoded_by_tshark > 0 && cnp > 6,
+        "{pass_decoded_by_tshark} pass frames decoded by tshark, {cnp} CNPs"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -5,8 +5,15 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn sim(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_ferroce-sim")).args(args).output().expect("run ferroce-sim");
-    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into(), String::from_utf8_lossy(&o.stderr).into())
+    let o = Command::new(env!("CARGO_BIN_EXE_ferroce-sim"))
+        .args(args)
+        .output()
+        .expect("run ferroce-sim");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into(),
+        String::from_utf8_lossy(&o.stderr).into(),
+    )
 }
 
 fn example() -> PathBuf {
@@ -18,7 +25,12 @@ fn announced(trace: &str) -> String {
     trace
         .lines()
         .filter(|l| l.trim_start().starts_with("deq"))
-        .map(|l| format!("{}\n", l.split_once('#').expect("every deq of the example has its expected line").1.trim()))
+        .map(|l| {
+            format!(
+                "{}\n",
+                l.split_once('#').expect("every deq of the example has its expected line").1.trim()
+            )
+        })
         .collect()
 }
 
@@ -37,7 +49,11 @@ fn sched_example_trace_replays_exactly() {
         "31 2047\nempty\n",
     );
     assert_eq!(out, want);
-    assert_eq!(announced(&std::fs::read_to_string(&path).unwrap()), want, "the example's comments are its output");
+    assert_eq!(
+        announced(&std::fs::read_to_string(&path).unwrap()),
+        want,
+        "the example's comments are its output"
+    );
 }
 
 #[test]

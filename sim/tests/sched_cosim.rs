@@ -3,14 +3,18 @@
 //! open-loop sequences, on saturated fairness runs, and on trace replay.
 
 use ferroce_sim::sched::{
-    cfg_word, cosim, fairness, parse_trace, run_trace, starvation_bound, SchedConfig, SchedEngine, SchedIn, SchedModel, REG_LIMIT, REQUESTERS,
+    cfg_word, cosim, fairness, parse_trace, run_trace, starvation_bound, SchedConfig, SchedEngine, SchedIn, SchedModel, REG_LIMIT,
+    REQUESTERS,
 };
 use ferroce_sim::sched_rtl::{SchedRtl, RTL_CONFIGS};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 
 fn engines(cfg: SchedConfig) -> (SchedRtl, SchedModel) {
-    (SchedRtl::new(cfg).expect("Verilator scheduler model"), SchedModel::new(cfg).unwrap())
+    (
+        SchedRtl::new(cfg).expect("Verilator scheduler model"),
+        SchedModel::new(cfg).unwrap(),
+    )
 }
 
 /// At least 100,000 operations (enqueue attempts that reach the commit stage, decisions,
@@ -22,11 +26,15 @@ fn rtl_matches_model_on_random_traffic() {
         let (mut rtl, mut model) = if tb {
             engines(cfg)
         } else {
-            (SchedRtl::without_token_buckets(cfg).unwrap(), SchedModel::without_token_buckets(cfg).unwrap())
+            (
+                SchedRtl::without_token_buckets(cfg).unwrap(),
+                SchedModel::without_token_buckets(cfg).unwrap(),
+            )
         };
         let mut ops = 0u64;
         let mut seed = 0;
-        let (mut same_cycle_last, mut back_to_back, mut full, mut drained, mut dups, mut dup_deq, mut bad, mut writes) = (0, 0, 0, 0, 0, 0, 0, 0);
+        let (mut same_cycle_last, mut back_to_back, mut full, mut drained, mut dups, mut dup_deq, mut bad, mut writes) =
+            (0, 0, 0, 0, 0, 0, 0, 0);
         while ops < 100_000 {
             seed += 1;
             let s = cosim(&mut rtl, &mut model, seed, 50_000).unwrap_or_else(|e| panic!("{cfg:?} seed {seed}: {e}"));
@@ -41,9 +49,15 @@ fn rtl_matches_model_on_random_traffic() {
             writes += s.cfg_writes;
         }
         eprintln!("{cfg:?} token buckets {tb}: {ops} operations over {seed} runs; same-cycle enq+deq on a 1-element queue {same_cycle_last}, back-to-back {back_to_back}, pool full {full}, drained {drained}, dups {dups} ({dup_deq} of the element being dequeued), bad queue {bad}, register writes {writes}");
-        assert!(same_cycle_last > 0 && back_to_back > 0 && dups > 0 && dup_deq > 0 && writes > 0, "{cfg:?}: the random traffic missed a case");
+        assert!(
+            same_cycle_last > 0 && back_to_back > 0 && dups > 0 && dup_deq > 0 && writes > 0,
+            "{cfg:?}: the random traffic missed a case"
+        );
         if cfg.queues < 32 {
-            assert!(bad > 0 && full > 0 && drained > 0, "{cfg:?}: the random traffic missed the full/empty/bad-queue edges");
+            assert!(
+                bad > 0 && full > 0 && drained > 0,
+                "{cfg:?}: the random traffic missed the full/empty/bad-queue edges"
+            );
         }
     }
 }
@@ -92,7 +106,15 @@ proptest! {
 fn fairness_and_starvation_bound_in_rtl() {
     let cfg = SchedConfig::default();
     let (mut rtl, mut model) = engines(cfg);
-    let weights: Vec<(u32, u8, bool)> = vec![(1, 1, true), (2, 2, true), (3, 5, true), (7, 17, true), (9, 3, false), (20, 1, false), (31, 255, true)];
+    let weights: Vec<(u32, u8, bool)> = vec![
+        (1, 1, true),
+        (2, 2, true),
+        (3, 5, true),
+        (7, 17, true),
+        (9, 3, false),
+        (20, 1, false),
+        (31, 255, true),
+    ];
     for limit in [0u8, 3, 255] {
         let r = fairness(&mut rtl, &weights, limit, 100_000);
         let m = fairness(&mut model, &weights, limit, 100_000);
@@ -106,7 +128,10 @@ fn fairness_and_starvation_bound_in_rtl() {
             let table_share = if high { high_share } else { 1.0 - high_share };
             let expect = w as f64 / total(high);
             let got = s.share / table_share;
-            assert!((got - expect).abs() <= 0.01 * expect, "limit {limit} queue {q}: {got:.5} of its table vs weight share {expect:.5}");
+            assert!(
+                (got - expect).abs() <= 0.01 * expect,
+                "limit {limit} queue {q}: {got:.5} of its table vs weight share {expect:.5}"
+            );
             let bound = starvation_bound(&weights, limit, q);
             let gap = s.max_gap.expect("served at least twice");
             assert!(gap <= bound, "limit {limit} queue {q}: gap {gap} over the bound {bound}");
@@ -114,7 +139,10 @@ fn fairness_and_starvation_bound_in_rtl() {
         // the limit of high priority: with both tables saturated, low gets 1 decision in L + 2
         let low = 1.0 - high_share;
         let expect_low = 1.0 / (limit as f64 + 2.0);
-        assert!((low - expect_low).abs() <= 0.01 * expect_low + 1e-4, "limit {limit}: low share {low:.5}, expected {expect_low:.5}");
+        assert!(
+            (low - expect_low).abs() <= 0.01 * expect_low + 1e-4,
+            "limit {limit}: low share {low:.5}, expected {expect_low:.5}"
+        );
     }
 }
 

@@ -43,7 +43,11 @@ fn main() -> ExitCode {
     let args = Args::parse();
     if args.list {
         for t in TOPS.iter() {
-            let variants = if t.width_generic() { "--width 64|128|256|512|1024".to_string() } else { format!("--variant {}", t.variants.join("|")) };
+            let variants = if t.width_generic() {
+                "--width 64|128|256|512|1024".to_string()
+            } else {
+                format!("--variant {}", t.variants.join("|"))
+            };
             println!("{:<14} {} [{variants}]", t.name, t.description);
         }
         return ExitCode::SUCCESS;
@@ -59,7 +63,10 @@ fn main() -> ExitCode {
         eprintln!("error: cannot create {}: {e}", args.out.display());
         return ExitCode::FAILURE;
     }
-    for t in TOPS.iter().filter(|t| args.only.is_empty() || args.only.iter().any(|n| n == t.name)) {
+    for t in TOPS
+        .iter()
+        .filter(|t| args.only.is_empty() || args.only.iter().any(|n| n == t.name))
+    {
         let variant = match &args.variant {
             Some(v) if !t.width_generic() => match t.variants.iter().find(|x| *x == v) {
                 Some(v) => *v,
@@ -78,8 +85,18 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
         let modules = v.matches("\nmodule ").count() + usize::from(v.starts_with("module "));
-        let what = if t.width_generic() { format!("{} bits", args.width) } else { variant.replace('_', ", ") };
-        println!("{}: {} ({what}, {} modules, {} bytes)", path.display(), t.description.split(':').next().unwrap_or(""), modules, v.len());
+        let what = if t.width_generic() {
+            format!("{} bits", args.width)
+        } else {
+            variant.replace('_', ", ")
+        };
+        println!(
+            "{}: {} ({what}, {} modules, {} bytes)",
+            path.display(),
+            t.description.split(':').next().unwrap_or(""),
+            modules,
+            v.len()
+        );
     }
     ExitCode::SUCCESS
 }

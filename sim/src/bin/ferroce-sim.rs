@@ -1,12 +1,16 @@
 //! `ferroce-sim`: run Ferroce hardware units (Verilator) or their software models on captures.
 
 use clap::{Parser, Subcommand, ValueEnum};
-use ferroce_sim::{bench, icrc, verilated::Traffic, wire};
+use ferroce_sim::{bench, icrc_rtl as icrc, verilated::Traffic, wire};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "ferroce-sim", version, about = "Run Ferroce hardware units (Verilator) or their software models")]
+#[command(
+    name = "ferroce-sim",
+    version,
+    about = "Run Ferroce hardware units (Verilator) or their software models"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -139,15 +143,25 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Cmd::Rx { pcap, engine, fcs, counters } => run_rx(&pcap, engine, fcs, counters),
+        Cmd::Rx {
+            pcap,
+            engine,
+            fcs,
+            counters,
+        } => run_rx(&pcap, engine, fcs, counters),
         Cmd::Sched { trace, engine } => run_sched(&trace, engine),
-        Cmd::Bench { what: BenchWhat::Icrc { width, frames } } => {
+        Cmd::Bench {
+            what: BenchWhat::Icrc { width, frames },
+        } => {
             let (check, insert, speed) = bench::icrc(width, frames);
             println!("IcrcCheck, {width} bits, back to back, no idle, no backpressure\n");
             print!("{}", bench::table(&check));
             println!("\nIcrcInsert, {width} bits (output beats; a frame whose ICRC spills takes one more beat)\n");
             print!("{}", bench::table(&insert));
-            println!("\nVerilator speed: {:.2} M cycles/s (this machine, batched stream runner)", speed / 1e6);
+            println!(
+                "\nVerilator speed: {:.2} M cycles/s (this machine, batched stream runner)",
+                speed / 1e6
+            );
             ExitCode::SUCCESS
         }
     }

@@ -1,11 +1,10 @@
 //! ACK Extended Transport Header (4 bytes): syndrome (8), MSN (24).
 
-use crate::field::{be24, fits, put24};
+use crate::field::{be24, bits, fits, put24};
 use crate::view::fixed_view;
 use crate::Result;
 
-/// AETH length.
-pub const HEADER_LEN: usize = 4;
+pub use ferroce_contracts::aeth::{field, HEADER_LEN};
 
 fixed_view!("AETH", HEADER_LEN);
 
@@ -60,22 +59,22 @@ impl Syndrome {
 impl<T: AsRef<[u8]>> Packet<T> {
     /// Syndrome byte.
     pub fn syndrome(&self) -> u8 {
-        self.b()[0]
+        self.b()[field::SYNDROME]
     }
     /// Message sequence number (24 bits).
     pub fn msn(&self) -> u32 {
-        be24(self.b(), 1)
+        be24(self.b(), field::MSN)
     }
 }
 
 impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
     /// Sets the syndrome byte.
     pub fn set_syndrome(&mut self, v: u8) {
-        self.bm()[0] = v;
+        self.bm()[field::SYNDROME] = v;
     }
     /// Sets the MSN (low 24 bits used).
     pub fn set_msn(&mut self, v: u32) {
-        put24(self.bm(), 1, v & 0xFF_FFFF);
+        put24(self.bm(), field::MSN, v);
     }
 }
 
@@ -108,7 +107,7 @@ impl Repr {
     /// Writes the header into the start of `p`'s buffer.
     pub fn emit<T: AsRef<[u8]> + AsMut<[u8]>>(&self, p: &mut Packet<T>) -> Result<()> {
         p.check_len()?;
-        fits(self.msn.into(), 24, "AETH MSN")?;
+        fits(self.msn.into(), bits(field::MSN), "AETH MSN")?;
         p.set_syndrome(self.syndrome);
         p.set_msn(self.msn);
         Ok(())

@@ -5,22 +5,21 @@ use crate::field::{be64, put64};
 use crate::view::fixed_view;
 use crate::Result;
 
-/// AtomicAckETH length.
-pub const HEADER_LEN: usize = 8;
+pub use ferroce_contracts::atomic_ack_eth::{field, HEADER_LEN};
 
 fixed_view!("AtomicAckETH", HEADER_LEN);
 
 impl<T: AsRef<[u8]>> Packet<T> {
     /// Original remote data.
     pub fn orig_data(&self) -> u64 {
-        be64(self.b(), 0)
+        be64(self.b(), field::ORIGINAL)
     }
 }
 
 impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
     /// Sets the original remote data.
     pub fn set_orig_data(&mut self, v: u64) {
-        put64(self.bm(), 0, v);
+        put64(self.bm(), field::ORIGINAL, v);
     }
 }
 
@@ -35,9 +34,7 @@ impl Repr {
     /// Parses a checked packet.
     pub fn parse<T: AsRef<[u8]>>(p: &Packet<T>) -> Result<Repr> {
         p.check_len()?;
-        Ok(Repr {
-            orig_data: p.orig_data(),
-        })
+        Ok(Repr { orig_data: p.orig_data() })
     }
     /// Header length (8).
     pub const fn buffer_len(&self) -> usize {

@@ -5,46 +5,45 @@ use crate::field::{be32, be64, put32, put64};
 use crate::view::fixed_view;
 use crate::Result;
 
-/// AtomicETH length.
-pub const HEADER_LEN: usize = 28;
+pub use ferroce_contracts::atomic_eth::{field, HEADER_LEN};
 
 fixed_view!("AtomicETH", HEADER_LEN);
 
 impl<T: AsRef<[u8]>> Packet<T> {
     /// Virtual address.
     pub fn va(&self) -> u64 {
-        be64(self.b(), 0)
+        be64(self.b(), field::VA)
     }
     /// Remote key.
     pub fn r_key(&self) -> u32 {
-        be32(self.b(), 8)
+        be32(self.b(), field::RKEY)
     }
     /// Swap (CmpSwap) or add (FetchAdd) data.
     pub fn swap_add(&self) -> u64 {
-        be64(self.b(), 12)
+        be64(self.b(), field::SWAP_ADD)
     }
     /// Compare data (CmpSwap).
     pub fn compare(&self) -> u64 {
-        be64(self.b(), 20)
+        be64(self.b(), field::COMPARE)
     }
 }
 
 impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
     /// Sets the virtual address.
     pub fn set_va(&mut self, v: u64) {
-        put64(self.bm(), 0, v);
+        put64(self.bm(), field::VA, v);
     }
     /// Sets the remote key.
     pub fn set_r_key(&mut self, v: u32) {
-        put32(self.bm(), 8, v);
+        put32(self.bm(), field::RKEY, v);
     }
     /// Sets the swap/add data.
     pub fn set_swap_add(&mut self, v: u64) {
-        put64(self.bm(), 12, v);
+        put64(self.bm(), field::SWAP_ADD, v);
     }
     /// Sets the compare data.
     pub fn set_compare(&mut self, v: u64) {
-        put64(self.bm(), 20, v);
+        put64(self.bm(), field::COMPARE, v);
     }
 }
 

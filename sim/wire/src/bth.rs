@@ -4,111 +4,125 @@
 //! byte 4 = FECN(1) BECN(1) resv6 (the whole byte is masked in the ICRC);
 //! bytes 5–7 DestQP; byte 8 = AckReq(1) resv7; bytes 9–11 PSN.
 
-use crate::field::{be16, be24, fits, put16, put24};
+use crate::field::{be16, be24, bits, fits, put16, put24};
 use crate::opcode::Opcode;
 use crate::view::fixed_view;
 use crate::{Error, Result};
 
-/// BTH length.
-pub const HEADER_LEN: usize = 12;
-/// PSNs are 24 bits and wrap modulo 2^24.
-pub const PSN_MASK: u32 = 0xFF_FFFF;
+pub use ferroce_contracts::bth::{
+    field, FLAG_ACKREQ, FLAG_BECN, FLAG_FECN, FLAG_M, FLAG_SE, HEADER_LEN, PADCNT_SHIFT, PSN_MASK, TVER_MASK,
+};
+
+/// PadCnt (2 bits) in [`field::FLAGS`], before the shift by [`PADCNT_SHIFT`].
+const PADCNT_MASK: u8 = 0x03;
+/// The reserved 6 bits of [`field::FECN_BECN`].
+const RESV6_MASK: u8 = !(FLAG_FECN | FLAG_BECN);
+/// The reserved 7 bits of [`field::ACKREQ`].
+const RESV7_MASK: u8 = !FLAG_ACKREQ;
+
+/// `bit` if `set`, else 0.
+fn flag(set: bool, bit: u8) -> u8 {
+    if set {
+        bit
+    } else {
+        0
+    }
+}
 
 fixed_view!("BTH", HEADER_LEN);
 
 impl<T: AsRef<[u8]>> Packet<T> {
     /// Raw opcode byte (possibly reserved).
     pub fn opcode_raw(&self) -> u8 {
-        self.b()[0]
+        self.b()[field::OPCODE]
     }
     /// Opcode, or [`Error::UnknownOpcode`] if reserved.
     pub fn opcode(&self) -> Result<Opcode> {
-        Opcode::new(self.b()[0])
+        Ok(Opcode::new(self.b()[field::OPCODE])?)
     }
     /// Solicited event.
     pub fn solicited(&self) -> bool {
-        self.b()[1] & 0x80 != 0
+        self.b()[field::FLAGS] & FLAG_SE != 0
     }
     /// MigReq.
     pub fn migreq(&self) -> bool {
-        self.b()[1] & 0x40 != 0
+        self.b()[field::FLAGS] & FLAG_M != 0
     }
     /// Pad count (0–3).
     pub fn pad_cnt(&self) -> u8 {
-        (self.b()[1] >> 4) & 3
+        (self.b()[field::FLAGS] >> PADCNT_SHIFT) & PADCNT_MASK
     }
     /// Transport header version (must be 0).
     pub fn tver(&self) -> u8 {
-        self.b()[1] & 0x0F
+        self.b()[field::FLAGS] & TVER_MASK
     }
     /// Partition key.
     pub fn p_key(&self) -> u16 {
-        be16(self.b(), 2)
+        be16(self.b(), field::PKEY)
     }
     /// FECN (byte 4 bit 7).
     pub fn fecn(&self) -> bool {
-        self.b()[4] & 0x80 != 0
+        self.b()[field::FECN_BECN] & FLAG_FECN != 0
     }
     /// BECN (byte 4 bit 6).
     pub fn becn(&self) -> bool {
-        self.b()[4] & 0x40 != 0
+        self.b()[field::FECN_BECN] & FLAG_BECN != 0
     }
     /// Reserved 6 bits of byte 4.
     pub fn resv6(&self) -> u8 {
-        self.b()[4] & 0x3F
+        self.b()[field::FECN_BECN] & RESV6_MASK
     }
     /// Destination QP (24 bits).
     pub fn dest_qp(&self) -> u32 {
-        be24(self.b(), 5)
+        be24(self.b(), field::DEST_QP)
     }
     /// AckReq.
     pub fn ack_req(&self) -> bool {
-        self.b()[8] & 0x80 != 0
+        self.b()[field::ACKREQ] & FLAG_ACKREQ != 0
     }
     /// Reserved 7 bits of byte 8.
     pub fn resv7(&self) -> u8 {
-        self.b()[8] & 0x7F
+        self.b()[field::ACKREQ] & RESV7_MASK
     }
     /// Packet sequence number (24 bits).
     pub fn psn(&self) -> u32 {
-        be24(self.b(), 9)
+        be24(self.b(), field::PSN)
     }
 }
 
 impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
     /// Sets the raw opcode byte.
     pub fn set_opcode_raw(&mut self, v: u8) {
-        self.bm()[0] = v;
+        self.bm()[field::OPCODE] = v;
     }
     /// Sets byte 1 from its fields (values are truncated to their widths).
     pub fn set_flags(&mut self, se: bool, m: bool, pad_cnt: u8, tver: u8) {
-        self.bm()[1] =
-            (u8::from(se) << 7) | (u8::from(m) << 6) | ((pad_cnt & 3) << 4) | (tver & 0x0F);
+        self.bm()[field::FLAGS] = flag(se, FLAG_SE) | flag(m, FLAG_M) | ((pad_cnt & PADCNT_MASK) << PADCNT_SHIFT) | (tver & TVER_MASK);
     }
     /// Sets only the PadCnt bits.
     pub fn set_pad_cnt(&mut self, pad_cnt: u8) {
         let b = self.bm();
-        b[1] = (b[1] & !0x30) | ((pad_cnt & 3) << 4);
+        b[field::FLAGS] = (b[field::FLAGS] & !(PADCNT_MASK << PADCNT_SHIFT)) | ((pad_cnt & PADCNT_MASK) << PADCNT_SHIFT);
     }
     /// Sets the partition key.
     pub fn set_p_key(&mut self, v: u16) {
-        put16(self.bm(), 2, v);
+        put16(self.bm(), field::PKEY, v);
     }
     /// Sets byte 4 from FECN, BECN and resv6.
     pub fn set_byte4(&mut self, fecn: bool, becn: bool, resv6: u8) {
-        self.bm()[4] = (u8::from(fecn) << 7) | (u8::from(becn) << 6) | (resv6 & 0x3F);
+        self.bm()[field::FECN_BECN] = flag(fecn, FLAG_FECN) | flag(becn, FLAG_BECN) | (resv6 & RESV6_MASK);
     }
     /// Sets the destination QP (low 24 bits used).
     pub fn set_dest_qp(&mut self, v: u32) {
-        put24(self.bm(), 5, v & 0xFF_FFFF);
+        put24(self.bm(), field::DEST_QP, v);
     }
     /// Sets byte 8 from AckReq and resv7.
     pub fn set_byte8(&mut self, ack_req: bool, resv7: u8) {
-        self.bm()[8] = (u8::from(ack_req) << 7) | (resv7 & 0x7F);
+        self.bm()[field::ACKREQ] = flag(ack_req, FLAG_ACKREQ) | (resv7 & RESV7_MASK);
     }
     /// Sets the PSN (low 24 bits used).
     pub fn set_psn(&mut self, v: u32) {
-        put24(self.bm(), 9, v & PSN_MASK);
+        put24(self.bm(), field::PSN, v & PSN_MASK);
     }
 }
 
@@ -171,11 +185,11 @@ impl Repr {
     /// Writes the 12-byte BTH (TVer 0) into the start of `p`'s buffer.
     pub fn emit<T: AsRef<[u8]> + AsMut<[u8]>>(&self, p: &mut Packet<T>) -> Result<()> {
         p.check_len()?;
-        fits(self.pad_cnt.into(), 2, "BTH PadCnt")?;
-        fits(self.resv6.into(), 6, "BTH resv6")?;
-        fits(self.resv7.into(), 7, "BTH resv7")?;
-        fits(self.dest_qp.into(), 24, "BTH DestQP")?;
-        fits(self.psn.into(), 24, "BTH PSN")?;
+        fits(self.pad_cnt.into(), PADCNT_MASK.count_ones(), "BTH PadCnt")?;
+        fits(self.resv6.into(), RESV6_MASK.count_ones(), "BTH resv6")?;
+        fits(self.resv7.into(), RESV7_MASK.count_ones(), "BTH resv7")?;
+        fits(self.dest_qp.into(), bits(field::DEST_QP), "BTH DestQP")?;
+        fits(self.psn.into(), bits(field::PSN), "BTH PSN")?;
         p.set_opcode_raw(self.opcode.value());
         p.set_flags(self.solicited, self.migreq, self.pad_cnt, 0);
         p.set_p_key(self.p_key);

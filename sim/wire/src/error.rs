@@ -1,6 +1,9 @@
 //! The error type shared by every header module.
 
+use crate::ethernet::{TPID_8021AD, TPID_8021Q};
+use crate::udp::ROCEV2_PORT;
 use core::fmt;
+use ferroce_contracts::ReservedOpcode;
 
 /// What is wrong with a buffer being parsed or a representation being emitted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,27 +57,23 @@ impl fmt::Display for Error {
         match self {
             Error::Truncated => write!(f, "buffer truncated"),
             Error::TooManyVlans => write!(f, "more than two VLAN tags"),
-            Error::BadTpid(t) => write!(f, "bad VLAN TPID {t:#06x} (want 0x8100 or 0x88a8)"),
+            Error::BadTpid(t) => write!(f, "bad VLAN TPID {t:#06x} (want {TPID_8021Q:#06x} or {TPID_8021AD:#06x})"),
             Error::UnknownEthertype(t) => write!(f, "unsupported ethertype {t:#06x}"),
             Error::BadVersion(v) => write!(f, "bad IP version {v}"),
             Error::BadIhl(i) => write!(f, "unsupported IPv4 IHL {i} (RoCEv2 needs 5)"),
             Error::BadChecksum { wire, computed } => {
-                write!(
-                    f,
-                    "IPv4 header checksum {wire:#06x}, computed {computed:#06x}"
-                )
+                write!(f, "IPv4 header checksum {wire:#06x}, computed {computed:#06x}")
             }
             Error::BadLength => write!(f, "inconsistent length field"),
             Error::NotUdp(p) => write!(f, "IP protocol {p} is not UDP"),
-            Error::NotRoceV2Port(p) => write!(f, "UDP destination port {p} is not 4791"),
+            Error::NotRoceV2Port(p) => {
+                write!(f, "UDP destination port {p} is not {ROCEV2_PORT}")
+            }
             Error::UnknownOpcode(o) => write!(f, "reserved or unknown BTH opcode {o:#04x}"),
             Error::BadTver(v) => write!(f, "BTH TVer {v} is not 0"),
             Error::BadPadCnt(p) => write!(f, "BTH PadCnt {p} exceeds the payload"),
             Error::BadIcrc { wire, computed } => {
-                write!(
-                    f,
-                    "ICRC mismatch: wire {wire:#010x}, computed {computed:#010x}"
-                )
+                write!(f, "ICRC mismatch: wire {wire:#010x}, computed {computed:#010x}")
             }
             Error::ExtMismatch(what) => write!(f, "extension headers do not match opcode: {what}"),
             Error::FieldRange(what) => write!(f, "field out of range: {what}"),
@@ -83,6 +82,12 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+impl From<ReservedOpcode> for Error {
+    fn from(e: ReservedOpcode) -> Error {
+        Error::UnknownOpcode(e.0)
+    }
+}
 
 /// Result alias used throughout the crate.
 pub type Result<T> = core::result::Result<T, Error>;

@@ -3,35 +3,36 @@
 //! Layout: dst MAC (6), src MAC (6), then up to two 4-byte tags (TPID 0x8100 or 0x88A8 followed
 //! by PCP(3) DEI(1) VID(12)), then the ethertype. The frame carries no FCS.
 
-use crate::field::{be16, put16};
+use crate::field::{be16, put16, shift, Field};
 use crate::{Error, Result};
+
+pub use ferroce_contracts::ethernet::{
+    field, header_len, vlan_field, ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6, HEADER_LEN, MAX_VLANS, MIN_FRAME_LEN, TPID_8021AD,
+    TPID_8021Q, VID_MASK, VLAN_TAG_LEN, VLAN_TPIDS,
+};
 
 /// A 48-bit MAC address.
 pub type MacAddr = [u8; 6];
 
-/// Ethertype of IPv4.
-pub const ETHERTYPE_IPV4: u16 = 0x0800;
-/// Ethertype of IPv6.
-pub const ETHERTYPE_IPV6: u16 = 0x86DD;
-/// Ethertype of ARP.
-pub const ETHERTYPE_ARP: u16 = 0x0806;
-/// TPID of an 802.1Q (customer) VLAN tag.
-pub const TPID_8021Q: u16 = 0x8100;
-/// TPID of an 802.1ad (service) VLAN tag.
-pub const TPID_8021AD: u16 = 0x88A8;
-/// Length of the untagged header (dst, src, ethertype).
-pub const HEADER_LEN: usize = 14;
-/// Length of one VLAN tag.
-pub const VLAN_TAG_LEN: usize = 4;
-/// Most VLAN tags handled.
-pub const MAX_VLANS: usize = 2;
-/// Minimum Ethernet frame length without FCS; shorter frames are padded with zeros.
-pub const MIN_FRAME_LEN: usize = 60;
-
-/// True for the TPIDs this crate recognises as VLAN tags (0x8100, 0x88A8).
+/// True for the TPIDs this crate recognises as VLAN tags ([`VLAN_TPIDS`]: 0x8100, 0x88A8).
 pub fn is_vlan_tpid(t: u16) -> bool {
-    t == TPID_8021Q || t == TPID_8021AD
+    VLAN_TPIDS.contains(&t)
 }
+
+/// The ethertype field after `tags` VLAN tags (also the TPID of tag `tags`, if there is one).
+pub(crate) fn ethertype_field(tags: usize) -> Field {
+    shift(field::ETHERTYPE, VLAN_TAG_LEN * tags)
+}
+
+/// Field `f` (a [`vlan_field`]) of VLAN tag `i` (0 = outermost), from the frame start.
+fn vlan_tag_field(i: usize, f: Field) -> Field {
+    shift(f, ethertype_field(i).start)
+}
+
+/// TCI bits of the PCP (3 bits, on top).
+const PCP_SHIFT: u32 = 13;
+/// TCI bit of the DEI.
+const DEI_BIT: u16 = 0x1000;
 
 /// One VLAN tag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -51,14 +52,14 @@ impl VlanTag {
     pub fn from_tci(tpid: u16, tci: u16) -> VlanTag {
         VlanTag {
             tpid,
-            pcp: (tci >> 13) as u8,
-            dei: tci & 0x1000 != 0,
-            vid: tci & 0x0FFF,
+            pcp: (tci >> PCP_SHIFT) as u8,
+            dei: tci & DEI_BIT != 0,
+            vid: tci & VID_MASK,
         }
     }
     /// The 16-bit tag control information (PCP, DEI, VID).
     pub fn tci(&self) -> u16 {
-        (u16::from(self.pcp & 7) << 13) | (u16::from(self.dei) << 12) | (self.vid & 0x0FFF)
+        (u16::from(self.pcp & 7) << PCP_SHIFT) | (if self.dei { DEI_BIT } else { 0 }) | (self.vid & VID_MASK)
     }
     fn check(&self) -> Result<()> {
         if !is_vlan_tpid(self.tpid) {
@@ -67,7 +68,7 @@ impl VlanTag {
         if self.pcp > 7 {
             return Err(Error::FieldRange("VLAN PCP"));
         }
-        if self.vid > 0x0FFF {
+        if self.vid > VID_MASK {
             return Err(Error::FieldRange("VLAN VID"));
         }
         Ok(())
@@ -97,20 +98,19 @@ impl<T: AsRef<[u8]>> Packet<T> {
     /// Checks the buffer length against the header length implied by the VLAN tags.
     pub fn check_len(&self) -> Result<()> {
         let b = self.buffer.as_ref();
-        let mut off = 12;
         let mut tags = 0;
         loop {
-            if b.len() < off + 2 {
+            let et = ethertype_field(tags);
+            if b.len() < et.end {
                 return Err(Error::Truncated);
             }
-            if !is_vlan_tpid(be16(b, off)) {
+            if !is_vlan_tpid(be16(b, et)) {
                 return Ok(());
             }
             tags += 1;
             if tags > MAX_VLANS {
                 return Err(Error::TooManyVlans);
             }
-            off += VLAN_TAG_LEN;
         }
     }
 
@@ -121,19 +121,19 @@ impl<T: AsRef<[u8]>> Packet<T> {
 
     /// Destination MAC address.
     pub fn dst_addr(&self) -> MacAddr {
-        self.buffer.as_ref()[0..6].try_into().unwrap()
+        self.buffer.as_ref()[field::DESTINATION].try_into().unwrap()
     }
 
     /// Source MAC address.
     pub fn src_addr(&self) -> MacAddr {
-        self.buffer.as_ref()[6..12].try_into().unwrap()
+        self.buffer.as_ref()[field::SOURCE].try_into().unwrap()
     }
 
     /// Number of VLAN tags (0..=2 on a checked packet).
     pub fn vlan_count(&self) -> usize {
         let b = self.buffer.as_ref();
         let mut n = 0;
-        while n < MAX_VLANS && b.len() >= 14 + 4 * n && is_vlan_tpid(be16(b, 12 + 4 * n)) {
+        while n < MAX_VLANS && b.len() >= ethertype_field(n).end && is_vlan_tpid(be16(b, ethertype_field(n))) {
             n += 1;
         }
         n
@@ -143,17 +143,20 @@ impl<T: AsRef<[u8]>> Packet<T> {
     pub fn vlan(&self, i: usize) -> VlanTag {
         assert!(i < self.vlan_count(), "no VLAN tag {i}");
         let b = self.buffer.as_ref();
-        VlanTag::from_tci(be16(b, 12 + 4 * i), be16(b, 14 + 4 * i))
+        VlanTag::from_tci(
+            be16(b, vlan_tag_field(i, vlan_field::TPID)),
+            be16(b, vlan_tag_field(i, vlan_field::TCI)),
+        )
     }
 
     /// Header length: 14 + 4 per VLAN tag.
     pub fn header_len(&self) -> usize {
-        HEADER_LEN + VLAN_TAG_LEN * self.vlan_count()
+        header_len(self.vlan_count())
     }
 
     /// The ethertype following the VLAN tags.
     pub fn ethertype(&self) -> u16 {
-        be16(self.buffer.as_ref(), self.header_len() - 2)
+        be16(self.buffer.as_ref(), ethertype_field(self.vlan_count()))
     }
 
     /// The bytes after the header.
@@ -165,23 +168,23 @@ impl<T: AsRef<[u8]>> Packet<T> {
 impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
     /// Sets the destination MAC address.
     pub fn set_dst_addr(&mut self, a: MacAddr) {
-        self.buffer.as_mut()[0..6].copy_from_slice(&a);
+        self.buffer.as_mut()[field::DESTINATION].copy_from_slice(&a);
     }
     /// Sets the source MAC address.
     pub fn set_src_addr(&mut self, a: MacAddr) {
-        self.buffer.as_mut()[6..12].copy_from_slice(&a);
+        self.buffer.as_mut()[field::SOURCE].copy_from_slice(&a);
     }
     /// Overwrites VLAN tag `i` in place (the tag must exist).
     pub fn set_vlan(&mut self, i: usize, tag: VlanTag) {
         assert!(i < self.vlan_count(), "no VLAN tag {i}");
         let b = self.buffer.as_mut();
-        put16(b, 12 + 4 * i, tag.tpid);
-        put16(b, 14 + 4 * i, tag.tci());
+        put16(b, vlan_tag_field(i, vlan_field::TPID), tag.tpid);
+        put16(b, vlan_tag_field(i, vlan_field::TCI), tag.tci());
     }
     /// Sets the ethertype that follows the existing VLAN tags.
     pub fn set_ethertype(&mut self, t: u16) {
-        let at = self.header_len() - 2;
-        put16(self.buffer.as_mut(), at, t);
+        let et = ethertype_field(self.vlan_count());
+        put16(self.buffer.as_mut(), et, t);
     }
     /// Mutable bytes after the header.
     pub fn payload_mut(&mut self) -> &mut [u8] {
@@ -218,7 +221,7 @@ impl Repr {
 
     /// Header length this representation emits.
     pub fn buffer_len(&self) -> usize {
-        HEADER_LEN + VLAN_TAG_LEN * self.vlans.len()
+        header_len(self.vlans.len())
     }
 
     /// Writes the header into the start of `p`'s buffer.
@@ -236,13 +239,13 @@ impl Repr {
         if b.len() < self.buffer_len() {
             return Err(Error::Truncated);
         }
-        b[0..6].copy_from_slice(&self.dst);
-        b[6..12].copy_from_slice(&self.src);
+        b[field::DESTINATION].copy_from_slice(&self.dst);
+        b[field::SOURCE].copy_from_slice(&self.src);
         for (i, v) in self.vlans.iter().enumerate() {
-            put16(b, 12 + 4 * i, v.tpid);
-            put16(b, 14 + 4 * i, v.tci());
+            put16(b, vlan_tag_field(i, vlan_field::TPID), v.tpid);
+            put16(b, vlan_tag_field(i, vlan_field::TCI), v.tci());
         }
-        put16(b, 12 + 4 * self.vlans.len(), self.ethertype);
+        put16(b, ethertype_field(self.vlans.len()), self.ethertype);
         Ok(())
     }
 }

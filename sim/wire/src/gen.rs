@@ -2,16 +2,25 @@
 //! with random values everywhere (masked fields included), and a mix with non-RoCE frames.
 
 use crate::ethernet::{
-    self, VlanTag, ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6, MIN_FRAME_LEN, TPID_8021AD,
-    TPID_8021Q,
+    self, vlan_field, VlanTag, ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6, MIN_FRAME_LEN, TPID_8021AD, TPID_8021Q, VLAN_TAG_LEN,
 };
-use crate::field::put16;
-use crate::opcode::Opcode;
+use crate::field::{be16, bits, put16, shift};
+use crate::opcode::{Opcode, CNP_RESERVED_LEN};
 use crate::packet::{ExtRepr, IpRepr, RoceFrame};
-use crate::{aeth, atomic_ack_eth, atomic_eth, bth, deth, ieth, immdt, ipv4, ipv6, rdeth, reth};
+use crate::udp::ROCEV2_PORT;
+use crate::{aeth, atomic_ack_eth, atomic_eth, bth, deth, ieth, immdt, ipv4, ipv6, rdeth, reth, udp};
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::net::{Ipv4Addr, Ipv6Addr};
+
+/// Length of a TCP header without options.
+const TCP_HEADER_LEN: usize = 20;
+/// Byte of the TCP data offset (high nibble, in 32-bit words).
+const TCP_DATA_OFFSET: usize = 12;
+/// IPv6 next header of ICMPv6.
+const IPPROTO_ICMPV6: u8 = 58;
+/// IPv6 next header of a hop-by-hop options header.
+const IPPROTO_HOPOPTS: u8 = 0;
 
 /// Flips bit `bit` of `frame`, counting from the MSB of byte 0 (bit 8·k is the MSB of byte
 /// k, the first bit on the wire in network order). Panics if out of range.
@@ -126,12 +135,12 @@ impl FrameGen {
         ExtRepr {
             rdeth: l.rdeth.then(|| rdeth::Repr {
                 reserved: 0,
-                ee_context: r.gen_range(0..1 << 24),
+                ee_context: r.gen_range(0..1 << bits(rdeth::field::EE_CONTEXT)),
             }),
             deth: l.deth.then(|| deth::Repr {
                 q_key: r.gen(),
                 reserved: 0,
-                src_qp: r.gen_range(0..1 << 24),
+                src_qp: r.gen_range(0..1 << bits(deth::field::SRC_QP)),
             }),
             reth: l.reth.then(|| reth::Repr {
                 va: r.gen(),
@@ -146,14 +155,12 @@ impl FrameGen {
             }),
             aeth: l.aeth.then(|| aeth::Repr {
                 syndrome: r.gen(),
-                msn: r.gen_range(0..1 << 24),
+                msn: r.gen_range(0..1 << bits(aeth::field::MSN)),
             }),
-            atomic_ack_eth: l
-                .atomic_ack_eth
-                .then(|| atomic_ack_eth::Repr { orig_data: r.gen() }),
+            atomic_ack_eth: l.atomic_ack_eth.then(|| atomic_ack_eth::Repr { orig_data: r.gen() }),
             immdt: l.immdt.then(|| immdt::Repr { imm: r.gen() }),
             ieth: l.ieth.then(|| ieth::Repr { r_key: r.gen() }),
-            cnp_reserved: l.cnp.then_some([0; 16]),
+            cnp_reserved: l.cnp.then_some([0; CNP_RESERVED_LEN]),
         }
     }
 
@@ -184,10 +191,10 @@ impl FrameGen {
             fecn: r.gen(),
             becn: r.gen(),
             resv6: r.gen_range(0..64),
-            dest_qp: r.gen_range(0..1 << 24),
+            dest_qp: r.gen_range(0..1 << bits(bth::field::DEST_QP)),
             ack_req: r.gen(),
             resv7: 0,
-            psn: r.gen_range(0..1 << 24),
+            psn: r.gen_range(0..1 << bits(bth::field::PSN)),
         };
         let udp_src_port = r.gen();
         let udp_checksum = r.gen();
@@ -270,14 +277,15 @@ impl FrameGen {
         let mut e = self.eth(nv);
         e.ethertype = ethertype;
         let mut v = vec![0u8; e.buffer_len()];
-        e.emit(&mut ethernet::Packet::new_unchecked(&mut v[..]))
-            .unwrap();
+        e.emit(&mut ethernet::Packet::new_unchecked(&mut v[..])).unwrap();
         v
     }
 
     fn arp(&mut self) -> Vec<u8> {
         let mut v = self.l2(ETHERTYPE_ARP);
-        v.extend_from_slice(&[0, 1, 0x08, 0, 6, 4, 0, self.rng.gen_range(1..=2)]);
+        // Hardware type Ethernet, protocol type IPv4, address lengths 6 and 4, request/reply.
+        let [p0, p1] = ETHERTYPE_IPV4.to_be_bytes();
+        v.extend_from_slice(&[0, 1, p0, p1, 6, 4, 0, self.rng.gen_range(1..=2)]);
         let body = self.bytes(20);
         v.extend_from_slice(&body);
         Self::pad60(v)
@@ -298,12 +306,12 @@ impl FrameGen {
         let (mut v, l2) = self.roce_v(v6);
         let port = loop {
             let p: u16 = self.rng.gen();
-            if p != crate::udp::ROCEV2_PORT {
+            if p != ROCEV2_PORT {
                 break p;
             }
         };
-        let at = l2 + if v6 { 40 } else { 20 } + 2;
-        put16(&mut v, at, port);
+        let udp_at = l2 + if v6 { ipv6::HEADER_LEN } else { ipv4::HEADER_LEN };
+        put16(&mut v, shift(udp::field::DST_PORT, udp_at), port);
         v
     }
 
@@ -314,14 +322,12 @@ impl FrameGen {
             IpRepr::V4(r) => {
                 r.protocol = proto;
                 r.payload_len = payload_len;
-                r.emit(&mut ipv4::Packet::new_unchecked(&mut v[..]))
-                    .unwrap();
+                r.emit(&mut ipv4::Packet::new_unchecked(&mut v[..])).unwrap();
             }
             IpRepr::V6(r) => {
                 r.next_header = proto;
                 r.payload_len = payload_len;
-                r.emit(&mut ipv6::Packet::new_unchecked(&mut v[..]))
-                    .unwrap();
+                r.emit(&mut ipv6::Packet::new_unchecked(&mut v[..])).unwrap();
             }
         }
         v
@@ -331,11 +337,12 @@ impl FrameGen {
         let v6: bool = self.rng.gen();
         let mut v = self.l2(if v6 { ETHERTYPE_IPV6 } else { ETHERTYPE_IPV4 });
         let n = self.rng.gen_range(0..=1460);
-        let ip = self.ip_header(v6, ipv4::PROTO_TCP, 20 + n);
+        let ip = self.ip_header(v6, ipv4::PROTO_TCP, TCP_HEADER_LEN + n);
         v.extend_from_slice(&ip);
-        let mut tcp = self.bytes(20);
-        put16(&mut tcp, 2, crate::udp::ROCEV2_PORT);
-        tcp[12] = 0x50;
+        let mut tcp = self.bytes(TCP_HEADER_LEN);
+        // TCP's destination port is where UDP's is.
+        put16(&mut tcp, udp::field::DST_PORT, ROCEV2_PORT);
+        tcp[TCP_DATA_OFFSET] = 0x50;
         v.extend_from_slice(&tcp);
         let data = self.bytes(n);
         v.extend_from_slice(&data);
@@ -344,30 +351,39 @@ impl FrameGen {
 
     fn ipv6_non_udp(&mut self) -> Vec<u8> {
         let (mut v, l2) = self.roce_v(true);
+        let next_header = l2 + ipv6::field::NEXT_HEADER;
         match self.rng.gen_range(0..3) {
-            0 => v[l2 + 6] = 58,
-            1 => v[l2 + 6] = ipv4::PROTO_TCP,
+            0 => v[next_header] = IPPROTO_ICMPV6,
+            1 => v[next_header] = ipv4::PROTO_TCP,
             _ => {
                 // Hop-by-hop options header (8 bytes: next header UDP, PadN) before the UDP.
-                v[l2 + 6] = 0;
-                let plen = u16::from_be_bytes([v[l2 + 4], v[l2 + 5]]) + 8;
-                put16(&mut v, l2 + 4, plen);
-                let hbh = [17u8, 0, 1, 4, 0, 0, 0, 0];
-                v.splice(l2 + 40..l2 + 40, hbh);
+                v[next_header] = IPPROTO_HOPOPTS;
+                let hbh = [ipv4::PROTO_UDP, 0, 1, 4, 0, 0, 0, 0];
+                let payload_len = shift(ipv6::field::PAYLOAD_LEN, l2);
+                let plen = be16(&v, payload_len.clone()) + hbh.len() as u16;
+                put16(&mut v, payload_len, plen);
+                let udp_at = l2 + ipv6::HEADER_LEN;
+                v.splice(udp_at..udp_at, hbh);
             }
         }
         v
     }
 
     fn ipv4_ihl6(&mut self) -> Vec<u8> {
+        use ipv4::field;
         let (mut v, l2) = self.roce_v(false);
-        v.splice(l2 + 20..l2 + 20, [1u8, 1, 1, 1]);
-        v[l2] = 0x46;
-        let tl = u16::from_be_bytes([v[l2 + 2], v[l2 + 3]]) + 4;
-        put16(&mut v, l2 + 2, tl);
-        put16(&mut v, l2 + 10, 0);
-        let c = ipv4::checksum(&v[l2..l2 + 24]);
-        put16(&mut v, l2 + 10, c);
+        // One word of options (four NOPs): IHL 6.
+        let options = [1u8, 1, 1, 1];
+        let end = l2 + ipv4::HEADER_LEN;
+        v.splice(end..end, options);
+        v[l2 + field::VERSION_IHL] = (ipv4::VERSION << 4) | (ipv4::IHL + 1);
+        let total_len = shift(field::TOTAL_LEN, l2);
+        let tl = be16(&v, total_len.clone()) + options.len() as u16;
+        put16(&mut v, total_len, tl);
+        let checksum = shift(field::CHECKSUM, l2);
+        put16(&mut v, checksum.clone(), 0);
+        let c = ipv4::checksum(&v[l2..end + options.len()]);
+        put16(&mut v, checksum, c);
         v
     }
 
@@ -377,15 +393,13 @@ impl FrameGen {
         f.normalize();
         let mut v = f.emit();
         let tci: u16 = self.rng.gen();
-        let tpid = if self.rng.gen() {
-            TPID_8021Q
-        } else {
-            TPID_8021AD
-        };
-        let mut tag = [0u8; 4];
-        put16(&mut tag, 0, tpid);
-        put16(&mut tag, 2, tci);
-        v.splice(12..12, tag);
+        let tpid = if self.rng.gen() { TPID_8021Q } else { TPID_8021AD };
+        let mut tag = [0u8; VLAN_TAG_LEN];
+        put16(&mut tag, vlan_field::TPID, tpid);
+        put16(&mut tag, vlan_field::TCI, tci);
+        // In front of the two tags: the new outermost tag.
+        let at = ethernet::field::ETHERTYPE.start;
+        v.splice(at..at, tag);
         v
     }
 

@@ -7,18 +7,27 @@
 //! CRC-32/IEEE 802.3 (`crc::CRC_32_ISO_HDLC`, same as `zlib.crc32`); the four wire bytes are
 //! `value.to_le_bytes()`.
 
-use crate::field::be16;
+use crate::ethernet::{self, is_vlan_tpid, ETHERTYPE_IPV4, ETHERTYPE_IPV6, MAX_VLANS};
+use crate::field::{be16, shift};
+use crate::{bth, ipv4, ipv6, udp};
 use crc::{Crc, CRC_32_ISO_HDLC};
 
-/// Length of the ICRC on the wire.
-pub const ICRC_LEN: usize = 4;
-/// Raw (reflected, not yet inverted) CRC register after the `FF×8` prefix, starting from
-/// 0xFFFFFFFF. A unit that starts at the IP header can start from this state.
-pub const PREFIX_STATE: u32 = 0xDEBB_20E3;
-/// The 8 bytes that stand for the masked LRH.
-pub const LRH_MASK: [u8; 8] = [0xFF; 8];
+/// The 8 bytes that stand for the masked LRH (the contracts' `LRH_PREFIX`).
+pub use ferroce_contracts::icrc::LRH_PREFIX as LRH_MASK;
+pub use ferroce_contracts::icrc::{ICRC_LEN, PREFIX_STATE};
 
 const CRC32: Crc<u32> = Crc::<u32>::new(&CRC_32_ISO_HDLC);
+
+/// The largest IPv4 header (IHL 15).
+const IPV4_MAX_HEADER_LEN: usize = ipv4::IHL_MASK as usize * ipv4::IHL_UNIT;
+/// End (exclusive, from the IP header start) of the last masked byte, BTH byte 4, after an IP
+/// header of `ip_header_len` bytes.
+const fn masked_end(ip_header_len: usize) -> usize {
+    ip_header_len + udp::HEADER_LEN + bth::field::FECN_BECN + 1
+}
+/// Every masked byte lies before this offset from the IP header start.
+const MASKED_END: usize = masked_end(IPV4_MAX_HEADER_LEN);
+const _: () = assert!(masked_end(ipv6::HEADER_LEN) <= MASKED_END);
 
 /// Byte offsets (from the IP header start) and bit masks of the ICRC-masked bits for an IP
 /// packet, chosen by its version nibble: IPv4 (UDP after IHL×4 bytes, IHL taken as at least 5)
@@ -27,22 +36,17 @@ pub fn masks(ip_packet: &[u8]) -> Vec<(usize, u8)> {
     let Some(&b0) = ip_packet.first() else {
         return Vec::new();
     };
-    let (mut m, udp) = match b0 >> 4 {
-        4 => {
-            let hl = usize::from(b0 & 0x0F).max(5) * 4;
-            (vec![(1, 0xFF), (8, 0xFF), (10, 0xFF), (11, 0xFF)], hl)
+    let (v6, header_len) = match b0 >> 4 {
+        ipv4::VERSION => {
+            let ihl = ipv4::Packet::new_unchecked(ip_packet).ihl().max(ipv4::IHL);
+            (false, usize::from(ihl) * ipv4::IHL_UNIT)
         }
-        6 => (
-            vec![(0, 0x0F), (1, 0xFF), (2, 0xFF), (3, 0xFF), (7, 0xFF)],
-            40,
-        ),
+        ipv6::VERSION => (true, ipv6::HEADER_LEN),
         _ => return Vec::new(),
     };
-    m.push((udp + 6, 0xFF));
-    m.push((udp + 7, 0xFF));
-    m.push((udp + 8 + 4, 0xFF));
-    m.retain(|&(o, _)| o < ip_packet.len());
-    m
+    ferroce_contracts::icrc::masks(v6, header_len)
+        .filter(|&(o, _)| o < ip_packet.len())
+        .collect()
 }
 
 /// Applies the ICRC masks of [`masks`] to an IP packet in place.
@@ -54,10 +58,10 @@ pub fn mask_in_place(ip_packet: &mut [u8]) {
 
 /// The exact byte string the ICRC is the CRC-32 of: `FF×8` ‖ masked IP packet.
 pub fn masked_input(ip_packet_without_icrc: &[u8]) -> Vec<u8> {
-    let mut v = Vec::with_capacity(8 + ip_packet_without_icrc.len());
+    let mut v = Vec::with_capacity(LRH_MASK.len() + ip_packet_without_icrc.len());
     v.extend_from_slice(&LRH_MASK);
     v.extend_from_slice(ip_packet_without_icrc);
-    mask_in_place(&mut v[8..]);
+    mask_in_place(&mut v[LRH_MASK.len()..]);
     v
 }
 
@@ -65,10 +69,9 @@ pub fn masked_input(ip_packet_without_icrc: &[u8]) -> Vec<u8> {
 /// by the version nibble (see [`masks`]). The wire bytes are `icrc(..).to_le_bytes()`.
 pub fn icrc(ip_packet_without_icrc: &[u8]) -> u32 {
     let p = ip_packet_without_icrc;
-    // Masks only touch the first 60 bytes (IPv4 IHL 15 + UDP + BTH byte 4 is at most 77,
-    // so take up to 80 to be safe).
-    let head_len = p.len().min(80);
-    let mut head = [0u8; 80];
+    // Masks only touch the first MASKED_END bytes.
+    let head_len = p.len().min(MASKED_END);
+    let mut head = [0u8; MASKED_END];
     head[..head_len].copy_from_slice(&p[..head_len]);
     mask_in_place(&mut head[..head_len]);
     let mut d = CRC32.digest();
@@ -108,48 +111,54 @@ impl IcrcVerdict {
 
 /// Where the L2 header ends and which ethertype follows, per rule 1 of [`icrc_verdict`].
 fn l2_walk(frame: &[u8]) -> Option<(usize, u16)> {
-    let vlan = |t: u16| t == 0x8100 || t == 0x88A8;
-    let rd = |at: usize| -> Option<u16> {
-        if at + 2 <= frame.len() {
-            Some(be16(frame, at))
-        } else {
-            None
+    let mut tags = 0;
+    loop {
+        let f = ethernet::ethertype_field(tags);
+        if f.end > frame.len() {
+            return None;
         }
-    };
-    let mut l2 = 14;
-    let mut et = rd(12)?;
-    if vlan(et) {
-        l2 = 18;
-        et = rd(16)?;
-        if vlan(et) {
-            l2 = 22;
-            et = rd(20)?;
-            if vlan(et) {
-                return None;
-            }
+        let et = be16(frame, f);
+        if !is_vlan_tpid(et) {
+            return Some((ethernet::header_len(tags), et));
+        }
+        tags += 1;
+        if tags > MAX_VLANS {
+            return None;
         }
     }
-    Some((l2, et))
 }
 
 /// Locates the RoCE IP packet per rules 1–2 of [`icrc_verdict`]: `(l2, iplen, minlen)`;
 /// `None` for a frame that is not RoCEv2 by those rules.
 pub fn locate(frame: &[u8]) -> Option<(usize, usize, usize)> {
     let (l2, et) = l2_walk(frame)?;
+    let ip = &frame[l2..];
+    // The headers after the IP header that a RoCE IP packet holds at least, ICRC included.
+    let min_rest = udp::HEADER_LEN + bth::HEADER_LEN + ICRC_LEN;
     match et {
-        0x0800 => {
-            if frame.len() < l2 + 24 {
+        ETHERTYPE_IPV4 => {
+            use ipv4::field;
+            let port = shift(udp::field::DST_PORT, ipv4::HEADER_LEN);
+            if ip.len() < port.end {
                 return None;
             }
-            let roce = frame[l2] == 0x45 && frame[l2 + 9] == 17 && be16(frame, l2 + 22) == 4791;
-            roce.then(|| (l2, usize::from(be16(frame, l2 + 2)), 20 + 8 + 12 + 4))
+            let roce = ip[field::VERSION_IHL] == (ipv4::VERSION << 4) | ipv4::IHL
+                && ip[field::PROTOCOL] == ipv4::PROTO_UDP
+                && be16(ip, port) == udp::ROCEV2_PORT;
+            let iplen = usize::from(be16(ip, field::TOTAL_LEN));
+            roce.then_some((l2, iplen, ipv4::HEADER_LEN + min_rest))
         }
-        0x86DD => {
-            if frame.len() < l2 + 44 {
+        ETHERTYPE_IPV6 => {
+            use ipv6::field;
+            let port = shift(udp::field::DST_PORT, ipv6::HEADER_LEN);
+            if ip.len() < port.end {
                 return None;
             }
-            let roce = frame[l2] >> 4 == 6 && frame[l2 + 6] == 17 && be16(frame, l2 + 42) == 4791;
-            roce.then(|| (l2, 40 + usize::from(be16(frame, l2 + 4)), 40 + 8 + 12 + 4))
+            let roce = ip[field::VERSION_CLASS_FLOW.start] >> 4 == ipv6::VERSION
+                && ip[field::NEXT_HEADER] == ipv4::PROTO_UDP
+                && be16(ip, port) == udp::ROCEV2_PORT;
+            let iplen = ipv6::HEADER_LEN + usize::from(be16(ip, field::PAYLOAD_LEN));
+            roce.then_some((l2, iplen, ipv6::HEADER_LEN + min_rest))
         }
         _ => None,
     }
@@ -174,8 +183,8 @@ pub fn icrc_verdict(frame: &[u8]) -> IcrcVerdict {
     };
     let e = l2 + iplen;
     if iplen >= minlen && e <= frame.len() {
-        let computed = icrc(&frame[l2..e - 4]);
-        let wire = u32::from_le_bytes(frame[e - 4..e].try_into().unwrap());
+        let computed = icrc(&frame[l2..e - ICRC_LEN]);
+        let wire = u32::from_le_bytes(frame[e - ICRC_LEN..e].try_into().unwrap());
         IcrcVerdict::Roce {
             computed: Some(computed),
             wire: Some(wire),
@@ -208,10 +217,7 @@ impl IcrcCoverage {
     }
     /// The mask of don't-care bits in frame byte `at` (0 if none).
     pub fn masked_bits(&self, at: usize) -> u8 {
-        self.masked
-            .iter()
-            .filter(|(o, _)| *o == at)
-            .fold(0, |a, (_, m)| a | m)
+        self.masked.iter().filter(|(o, _)| *o == at).fold(0, |a, (_, m)| a | m)
     }
     /// True when frame bit `bit` (byte `bit / 8`, MSB first, as in [`crate::gen::flip_bit`])
     /// lies in the covered bytes or the ICRC and is not masked.
@@ -230,13 +236,10 @@ pub fn coverage(frame: &[u8]) -> Option<IcrcCoverage> {
     if iplen < minlen || e > frame.len() {
         return None;
     }
-    let masked = masks(&frame[l2..e - 4])
-        .into_iter()
-        .map(|(o, m)| (l2 + o, m))
-        .collect();
+    let masked = masks(&frame[l2..e - ICRC_LEN]).into_iter().map(|(o, m)| (l2 + o, m)).collect();
     Some(IcrcCoverage {
         ip_start: l2,
-        icrc_at: e - 4,
+        icrc_at: e - ICRC_LEN,
         masked,
     })
 }

@@ -4,22 +4,21 @@ use crate::field::{be32, put32};
 use crate::view::fixed_view;
 use crate::Result;
 
-/// ImmDt length.
-pub const HEADER_LEN: usize = 4;
+pub use ferroce_contracts::immdt::{field, HEADER_LEN};
 
 fixed_view!("ImmDt", HEADER_LEN);
 
 impl<T: AsRef<[u8]>> Packet<T> {
     /// The 32-bit value.
     pub fn imm(&self) -> u32 {
-        be32(self.b(), 0)
+        be32(self.b(), field::DATA)
     }
 }
 
 impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
     /// Sets the 32-bit value.
     pub fn set_imm(&mut self, v: u32) {
-        put32(self.bm(), 0, v);
+        put32(self.bm(), field::DATA, v);
     }
 }
 

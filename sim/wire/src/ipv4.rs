@@ -5,12 +5,14 @@ use crate::field::{be16, put16};
 use crate::{Error, Result};
 use std::net::Ipv4Addr;
 
-/// Length of an IPv4 header without options (IHL 5).
-pub const HEADER_LEN: usize = 20;
-/// IP protocol number of UDP.
-pub const PROTO_UDP: u8 = 17;
-/// IP protocol number of TCP.
-pub const PROTO_TCP: u8 = 6;
+pub use ferroce_contracts::ipv4::{
+    field, FLAG_DF, FLAG_MF, FLAG_RESERVED, FRAGMENT_OFFSET_MASK, HEADER_LEN, IHL, PROTO_TCP, PROTO_UDP, VERSION,
+};
+
+/// Bytes per IHL unit (the IHL counts 32-bit words).
+pub(crate) const IHL_UNIT: usize = 4;
+/// The IHL bits of [`field::VERSION_IHL`] (the version is the high nibble).
+pub(crate) const IHL_MASK: u8 = 0x0F;
 
 /// Internet checksum (ones' complement of the ones' complement sum) of `data`.
 /// Over a header whose checksum field is already filled in, a correct header gives 0.
@@ -53,7 +55,7 @@ impl<T: AsRef<[u8]>> Packet<T> {
         if len < HEADER_LEN {
             return Err(Error::Truncated);
         }
-        if self.ihl() < 5 {
+        if self.ihl() < IHL {
             return Err(Error::BadIhl(self.ihl()));
         }
         if len < self.header_len() {
@@ -77,79 +79,80 @@ impl<T: AsRef<[u8]>> Packet<T> {
     }
     /// Version nibble (4 for IPv4).
     pub fn version(&self) -> u8 {
-        self.b()[0] >> 4
+        self.b()[field::VERSION_IHL] >> 4
     }
     /// Internet header length in 32-bit words.
     pub fn ihl(&self) -> u8 {
-        self.b()[0] & 0x0F
+        self.b()[field::VERSION_IHL] & IHL_MASK
     }
     /// Header length in bytes (IHL × 4).
     pub fn header_len(&self) -> usize {
-        usize::from(self.ihl()) * 4
+        usize::from(self.ihl()) * IHL_UNIT
     }
     /// Byte 1: DSCP (6 bits) and ECN (2 bits). Masked in the ICRC.
     pub fn tos(&self) -> u8 {
-        self.b()[1]
+        self.b()[field::DSCP_ECN]
     }
     /// DSCP (upper 6 bits of byte 1).
     pub fn dscp(&self) -> u8 {
-        self.b()[1] >> 2
+        self.b()[field::DSCP_ECN] >> 2
     }
     /// ECN (lower 2 bits of byte 1).
     pub fn ecn(&self) -> u8 {
-        self.b()[1] & 3
+        self.b()[field::DSCP_ECN] & 3
     }
     /// Total length (header + payload).
     pub fn total_len(&self) -> u16 {
-        be16(self.b(), 2)
+        be16(self.b(), field::TOTAL_LEN)
     }
     /// Identification.
     pub fn ident(&self) -> u16 {
-        be16(self.b(), 4)
+        be16(self.b(), field::IDENT)
     }
     /// Don't-fragment flag.
     pub fn dont_frag(&self) -> bool {
-        self.b()[6] & 0x40 != 0
+        self.flags_frag() & FLAG_DF != 0
     }
     /// More-fragments flag.
     pub fn more_frags(&self) -> bool {
-        self.b()[6] & 0x20 != 0
+        self.flags_frag() & FLAG_MF != 0
     }
     /// Reserved flag bit (bit 0 of the flags).
     pub fn reserved_flag(&self) -> bool {
-        self.b()[6] & 0x80 != 0
+        self.flags_frag() & FLAG_RESERVED != 0
     }
     /// Fragment offset in 8-byte units.
     pub fn frag_offset(&self) -> u16 {
-        be16(self.b(), 6) & 0x1FFF
+        self.flags_frag() & FRAGMENT_OFFSET_MASK
+    }
+    /// The 16 bits of flags (reserved, DF, MF) and fragment offset.
+    fn flags_frag(&self) -> u16 {
+        be16(self.b(), field::FLAGS_FRAGMENT)
     }
     /// Time to live. Masked in the ICRC.
     pub fn ttl(&self) -> u8 {
-        self.b()[8]
+        self.b()[field::TTL]
     }
     /// Protocol (17 for UDP).
     pub fn protocol(&self) -> u8 {
-        self.b()[9]
+        self.b()[field::PROTOCOL]
     }
     /// Header checksum. Masked in the ICRC.
     pub fn checksum(&self) -> u16 {
-        be16(self.b(), 10)
+        be16(self.b(), field::CHECKSUM)
     }
     /// Source address.
     pub fn src_addr(&self) -> Ipv4Addr {
-        let b = self.b();
-        Ipv4Addr::new(b[12], b[13], b[14], b[15])
+        Ipv4Addr::from(<[u8; 4]>::try_from(&self.b()[field::SOURCE]).unwrap())
     }
     /// Destination address.
     pub fn dst_addr(&self) -> Ipv4Addr {
-        let b = self.b();
-        Ipv4Addr::new(b[16], b[17], b[18], b[19])
+        Ipv4Addr::from(<[u8; 4]>::try_from(&self.b()[field::DESTINATION]).unwrap())
     }
     /// Checksum computed over the header (with the checksum field taken as zero).
     pub fn compute_checksum(&self) -> u16 {
         let mut h = self.b()[..self.header_len()].to_vec();
-        h[10] = 0;
-        h[11] = 0;
+        h[field::CHECKSUM].fill(0);
         checksum(&h)
     }
     /// True when the header checksum verifies.
@@ -168,47 +171,45 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
     }
     /// Sets version and IHL.
     pub fn set_version_ihl(&mut self, version: u8, ihl: u8) {
-        self.bm()[0] = (version << 4) | (ihl & 0x0F);
+        self.bm()[field::VERSION_IHL] = (version << 4) | (ihl & IHL_MASK);
     }
     /// Sets byte 1 (DSCP + ECN).
     pub fn set_tos(&mut self, v: u8) {
-        self.bm()[1] = v;
+        self.bm()[field::DSCP_ECN] = v;
     }
     /// Sets the total length.
     pub fn set_total_len(&mut self, v: u16) {
-        put16(self.bm(), 2, v);
+        put16(self.bm(), field::TOTAL_LEN, v);
     }
     /// Sets the identification.
     pub fn set_ident(&mut self, v: u16) {
-        put16(self.bm(), 4, v);
+        put16(self.bm(), field::IDENT, v);
     }
     /// Sets the flags (reserved, DF, MF) and the fragment offset.
     pub fn set_flags_frag(&mut self, reserved: bool, df: bool, mf: bool, frag_offset: u16) {
-        let v = (u16::from(reserved) << 15)
-            | (u16::from(df) << 14)
-            | (u16::from(mf) << 13)
-            | (frag_offset & 0x1FFF);
-        put16(self.bm(), 6, v);
+        let flag = |set: bool, f: u16| if set { f } else { 0 };
+        let v = flag(reserved, FLAG_RESERVED) | flag(df, FLAG_DF) | flag(mf, FLAG_MF) | (frag_offset & FRAGMENT_OFFSET_MASK);
+        put16(self.bm(), field::FLAGS_FRAGMENT, v);
     }
     /// Sets the TTL.
     pub fn set_ttl(&mut self, v: u8) {
-        self.bm()[8] = v;
+        self.bm()[field::TTL] = v;
     }
     /// Sets the protocol.
     pub fn set_protocol(&mut self, v: u8) {
-        self.bm()[9] = v;
+        self.bm()[field::PROTOCOL] = v;
     }
     /// Sets the checksum field as given.
     pub fn set_checksum(&mut self, v: u16) {
-        put16(self.bm(), 10, v);
+        put16(self.bm(), field::CHECKSUM, v);
     }
     /// Sets the source address.
     pub fn set_src_addr(&mut self, a: Ipv4Addr) {
-        self.bm()[12..16].copy_from_slice(&a.octets());
+        self.bm()[field::SOURCE].copy_from_slice(&a.octets());
     }
     /// Sets the destination address.
     pub fn set_dst_addr(&mut self, a: Ipv4Addr) {
-        self.bm()[16..20].copy_from_slice(&a.octets());
+        self.bm()[field::DESTINATION].copy_from_slice(&a.octets());
     }
     /// Computes and writes the header checksum.
     pub fn fill_checksum(&mut self) {
@@ -252,10 +253,10 @@ impl Repr {
     /// checksum valid.
     pub fn parse<T: AsRef<[u8]>>(p: &Packet<T>) -> Result<Repr> {
         p.check_len()?;
-        if p.version() != 4 {
+        if p.version() != VERSION {
             return Err(Error::BadVersion(p.version()));
         }
-        if p.ihl() != 5 {
+        if p.ihl() != IHL {
             return Err(Error::BadIhl(p.ihl()));
         }
         if p.reserved_flag() {
@@ -295,10 +296,10 @@ impl Repr {
         if self.payload_len > usize::from(u16::MAX) - HEADER_LEN {
             return Err(Error::FieldRange("IPv4 payload length"));
         }
-        if self.frag_offset > 0x1FFF {
+        if self.frag_offset > FRAGMENT_OFFSET_MASK {
             return Err(Error::FieldRange("IPv4 fragment offset"));
         }
-        p.set_version_ihl(4, 5);
+        p.set_version_ihl(VERSION, IHL);
         p.set_tos(self.tos);
         p.set_total_len((HEADER_LEN + self.payload_len) as u16);
         p.set_ident(self.ident);

@@ -1,11 +1,17 @@
 //! IPv6 fixed header (40 bytes; extension headers are not interpreted).
 
-use crate::field::{be16, put16};
+use crate::field::{be16, be32, put16, put32};
 use crate::{Error, Result};
 use std::net::Ipv6Addr;
 
-/// Length of the IPv6 fixed header.
-pub const HEADER_LEN: usize = 40;
+pub use ferroce_contracts::ipv6::{field, HEADER_LEN, VERSION};
+
+/// Shift of the version in [`field::VERSION_CLASS_FLOW`] (as a 32-bit value).
+const VERSION_SHIFT: u32 = 28;
+/// Shift of the traffic class in [`field::VERSION_CLASS_FLOW`].
+const CLASS_SHIFT: u32 = 20;
+/// Mask of the flow label (20 bits) in [`field::VERSION_CLASS_FLOW`].
+const FLOW_MASK: u32 = 0xF_FFFF;
 
 /// A checked view of an IPv6 header (and the packet it heads) over a byte buffer.
 #[derive(Debug, Clone)]
@@ -40,38 +46,37 @@ impl<T: AsRef<[u8]>> Packet<T> {
     fn b(&self) -> &[u8] {
         self.buffer.as_ref()
     }
-    /// Version nibble (6).
+    /// Version nibble (6): the high nibble of the first byte.
     pub fn version(&self) -> u8 {
-        self.b()[0] >> 4
+        self.b()[field::VERSION_CLASS_FLOW.start] >> 4
     }
     /// Traffic class (8 bits). Masked in the ICRC.
     pub fn traffic_class(&self) -> u8 {
-        ((be16(self.b(), 0) >> 4) & 0xFF) as u8
+        (be32(self.b(), field::VERSION_CLASS_FLOW) >> CLASS_SHIFT) as u8
     }
     /// Flow label (20 bits). Masked in the ICRC.
     pub fn flow_label(&self) -> u32 {
-        let b = self.b();
-        (u32::from(b[1] & 0x0F) << 16) | (u32::from(b[2]) << 8) | u32::from(b[3])
+        be32(self.b(), field::VERSION_CLASS_FLOW) & FLOW_MASK
     }
     /// Payload length (bytes after the fixed header).
     pub fn payload_len(&self) -> u16 {
-        be16(self.b(), 4)
+        be16(self.b(), field::PAYLOAD_LEN)
     }
     /// Next header (17 for UDP).
     pub fn next_header(&self) -> u8 {
-        self.b()[6]
+        self.b()[field::NEXT_HEADER]
     }
     /// Hop limit. Masked in the ICRC.
     pub fn hop_limit(&self) -> u8 {
-        self.b()[7]
+        self.b()[field::HOP_LIMIT]
     }
     /// Source address.
     pub fn src_addr(&self) -> Ipv6Addr {
-        Ipv6Addr::from(<[u8; 16]>::try_from(&self.b()[8..24]).unwrap())
+        Ipv6Addr::from(<[u8; 16]>::try_from(&self.b()[field::SOURCE]).unwrap())
     }
     /// Destination address.
     pub fn dst_addr(&self) -> Ipv6Addr {
-        Ipv6Addr::from(<[u8; 16]>::try_from(&self.b()[24..40]).unwrap())
+        Ipv6Addr::from(<[u8; 16]>::try_from(&self.b()[field::DESTINATION]).unwrap())
     }
     /// The payload bytes (per the payload length).
     pub fn payload(&self) -> &[u8] {
@@ -85,28 +90,28 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
     }
     /// Sets version, traffic class and flow label (the first 4 bytes).
     pub fn set_version_tc_flow(&mut self, version: u8, tc: u8, flow: u32) {
-        let w = (u32::from(version) << 28) | (u32::from(tc) << 20) | (flow & 0xF_FFFF);
-        self.bm()[0..4].copy_from_slice(&w.to_be_bytes());
+        let w = (u32::from(version) << VERSION_SHIFT) | (u32::from(tc) << CLASS_SHIFT) | (flow & FLOW_MASK);
+        put32(self.bm(), field::VERSION_CLASS_FLOW, w);
     }
     /// Sets the payload length.
     pub fn set_payload_len(&mut self, v: u16) {
-        put16(self.bm(), 4, v);
+        put16(self.bm(), field::PAYLOAD_LEN, v);
     }
     /// Sets the next header.
     pub fn set_next_header(&mut self, v: u8) {
-        self.bm()[6] = v;
+        self.bm()[field::NEXT_HEADER] = v;
     }
     /// Sets the hop limit.
     pub fn set_hop_limit(&mut self, v: u8) {
-        self.bm()[7] = v;
+        self.bm()[field::HOP_LIMIT] = v;
     }
     /// Sets the source address.
     pub fn set_src_addr(&mut self, a: Ipv6Addr) {
-        self.bm()[8..24].copy_from_slice(&a.octets());
+        self.bm()[field::SOURCE].copy_from_slice(&a.octets());
     }
     /// Sets the destination address.
     pub fn set_dst_addr(&mut self, a: Ipv6Addr) {
-        self.bm()[24..40].copy_from_slice(&a.octets());
+        self.bm()[field::DESTINATION].copy_from_slice(&a.octets());
     }
     /// Mutable payload (per the payload length).
     pub fn payload_mut(&mut self) -> &mut [u8] {
@@ -138,7 +143,7 @@ impl Repr {
     /// Parses a checked packet (version must be 6).
     pub fn parse<T: AsRef<[u8]>>(p: &Packet<T>) -> Result<Repr> {
         p.check_len()?;
-        if p.version() != 6 {
+        if p.version() != VERSION {
             return Err(Error::BadVersion(p.version()));
         }
         Ok(Repr {
@@ -160,13 +165,13 @@ impl Repr {
         if p.buffer.as_ref().len() < HEADER_LEN {
             return Err(Error::Truncated);
         }
-        if self.flow_label > 0xF_FFFF {
+        if self.flow_label > FLOW_MASK {
             return Err(Error::FieldRange("IPv6 flow label"));
         }
         if self.payload_len > usize::from(u16::MAX) {
             return Err(Error::FieldRange("IPv6 payload length"));
         }
-        p.set_version_tc_flow(6, self.traffic_class, self.flow_label);
+        p.set_version_tc_flow(VERSION, self.traffic_class, self.flow_label);
         p.set_payload_len(self.payload_len as u16);
         p.set_next_header(self.next_header);
         p.set_hop_limit(self.hop_limit);

@@ -5,9 +5,7 @@ use crate::ethernet::{self, ETHERTYPE_IPV4, ETHERTYPE_IPV6, MIN_FRAME_LEN};
 use crate::icrc::{icrc, ICRC_LEN};
 use crate::opcode::{ExtHeaders, Opcode, CNP_RESERVED_LEN};
 use crate::udp::ROCEV2_PORT;
-use crate::{
-    aeth, atomic_ack_eth, atomic_eth, bth, deth, ieth, immdt, ipv4, ipv6, rdeth, reth, udp,
-};
+use crate::{aeth, atomic_ack_eth, atomic_eth, bth, deth, ieth, immdt, ipv4, ipv6, rdeth, reth, udp};
 use crate::{Error, Result};
 
 /// The IP layer of a RoCEv2 frame.
@@ -196,11 +194,7 @@ fn mismatch_name(want: ExtHeaders, have: ExtHeaders) -> &'static str {
         (want.ieth, have.ieth, "IETH"),
         (want.cnp, have.cnp, "CNP reserved bytes"),
     ];
-    pairs
-        .iter()
-        .find(|(w, h, _)| w != h)
-        .map(|p| p.2)
-        .unwrap_or("?")
+    pairs.iter().find(|(w, h, _)| w != h).map(|p| p.2).unwrap_or("?")
 }
 
 /// Natural pad count for a payload length: `(4 - len % 4) % 4`.
@@ -265,11 +259,7 @@ impl RoceFrame {
 
     /// Length of the UDP payload: BTH + ext + payload + pad + ICRC.
     pub fn udp_payload_len(&self) -> usize {
-        bth::HEADER_LEN
-            + self.ext.buffer_len()
-            + self.payload.len()
-            + self.pad_bytes().len()
-            + ICRC_LEN
+        bth::HEADER_LEN + self.ext.buffer_len() + self.payload.len() + self.pad_bytes().len() + ICRC_LEN
     }
 
     /// Length of the IP packet (header through ICRC).
@@ -285,8 +275,7 @@ impl RoceFrame {
     /// Sets the derived fields (see the type's documentation) to what `emit` writes.
     pub fn normalize(&mut self) {
         self.eth.ethertype = self.ip.ethertype();
-        self.ip
-            .set_udp_payload_len(udp::HEADER_LEN + self.udp_payload_len());
+        self.ip.set_udp_payload_len(udp::HEADER_LEN + self.udp_payload_len());
         self.bth.pad_cnt = self.pad_bytes().len() as u8;
     }
 
@@ -300,8 +289,7 @@ impl RoceFrame {
     /// Emits the complete frame; panics if the representation is invalid (see
     /// [`RoceFrame::try_emit`]).
     pub fn emit(&self) -> Vec<u8> {
-        self.try_emit()
-            .unwrap_or_else(|e| panic!("RoceFrame::emit: {e}"))
+        self.try_emit().unwrap_or_else(|e| panic!("RoceFrame::emit: {e}"))
     }
 
     /// Emits the complete frame: headers, payload, pad, ICRC, IP/UDP lengths, then zero MAC
@@ -320,8 +308,7 @@ impl RoceFrame {
             return Err(Error::FieldRange("IP packet longer than 65535 bytes"));
         }
         let mut out = vec![0u8; f.frame_len()];
-        f.eth
-            .emit(&mut ethernet::Packet::new_unchecked(&mut out[..]))?;
+        f.eth.emit(&mut ethernet::Packet::new_unchecked(&mut out[..]))?;
         let ip_hl = f.ip.header_len();
         match &f.ip {
             IpRepr::V4(r) => r.emit(&mut ipv4::Packet::new_unchecked(&mut out[l2..]))?,
@@ -371,10 +358,7 @@ impl RoceFrame {
                 if r.protocol != ipv4::PROTO_UDP {
                     return Err(Error::NotUdp(r.protocol));
                 }
-                (
-                    IpRepr::V4(r),
-                    &frame[l2..l2 + ipv4::HEADER_LEN + r.payload_len],
-                )
+                (IpRepr::V4(r), &frame[l2..l2 + ipv4::HEADER_LEN + r.payload_len])
             }
             ETHERTYPE_IPV6 => {
                 let p = ipv6::Packet::new_checked(&frame[l2..])?;
@@ -382,10 +366,7 @@ impl RoceFrame {
                 if r.next_header != ipv4::PROTO_UDP {
                     return Err(Error::NotUdp(r.next_header));
                 }
-                (
-                    IpRepr::V6(r),
-                    &frame[l2..l2 + ipv6::HEADER_LEN + r.payload_len],
-                )
+                (IpRepr::V6(r), &frame[l2..l2 + ipv6::HEADER_LEN + r.payload_len])
             }
             t => return Err(Error::UnknownEthertype(t)),
         };

@@ -78,16 +78,8 @@ impl fmt::Display for PcapError {
                 "{}: link type {linktype} is not Ethernet (LINKTYPE_ETHERNET = 1)",
                 path.display()
             ),
-            PcapError::BadRecord {
-                path,
-                index,
-                detail,
-            } => {
-                write!(
-                    f,
-                    "{}: packet record {index} is damaged: {detail}",
-                    path.display()
-                )
+            PcapError::BadRecord { path, index, detail } => {
+                write!(f, "{}: packet record {index} is damaged: {detail}", path.display())
             }
             PcapError::Truncated {
                 path,
@@ -120,17 +112,12 @@ impl std::error::Error for PcapError {
 /// Why the first bytes of a file are not a classic pcap header, or `None` if they are.
 fn bad_magic(head: &[u8]) -> Option<String> {
     if head.len() < 24 {
-        return Some(format!(
-            "too short for a pcap header ({} bytes, need 24)",
-            head.len()
-        ));
+        return Some(format!("too short for a pcap header ({} bytes, need 24)", head.len()));
     }
     let m = u32::from_be_bytes([head[0], head[1], head[2], head[3]]);
     match m {
         0xA1B2_C3D4 | 0xA1B2_3C4D | 0xD4C3_B2A1 | 0x4D3C_B2A1 => None,
-        0x0A0D_0D0A => {
-            Some("it is a pcapng file; convert it with `editcap -F pcap IN OUT`".to_string())
-        }
+        0x0A0D_0D0A => Some("it is a pcapng file; convert it with `editcap -F pcap IN OUT`".to_string()),
         _ => Some(format!("bad magic number {m:#010x}")),
     }
 }
@@ -144,11 +131,7 @@ pub fn read_pcap(path: impl AsRef<Path>, fcs: bool) -> Result<Vec<Vec<u8>>, Pcap
         source,
     };
     let mut head = Vec::new();
-    File::open(path)
-        .map_err(io)?
-        .take(24)
-        .read_to_end(&mut head)
-        .map_err(io)?;
+    File::open(path).map_err(io)?.take(24).read_to_end(&mut head).map_err(io)?;
     if let Some(detail) = bad_magic(&head) {
         return Err(PcapError::NotPcap {
             path: path.to_path_buf(),

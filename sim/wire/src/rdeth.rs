@@ -1,34 +1,33 @@
 //! Reliable Datagram Extended Transport Header (4 bytes): reserved (8), EE-Context (24).
 //! Present on every RD packet (not listed in REFERENCE.md; per the IBTA spec and Linux rxe).
 
-use crate::field::{be24, fits, put24};
+use crate::field::{be24, bits, fits, put24};
 use crate::view::fixed_view;
 use crate::Result;
 
-/// RDETH length.
-pub const HEADER_LEN: usize = 4;
+pub use ferroce_contracts::rdeth::{field, HEADER_LEN};
 
 fixed_view!("RDETH", HEADER_LEN);
 
 impl<T: AsRef<[u8]>> Packet<T> {
     /// Reserved byte 0.
     pub fn reserved(&self) -> u8 {
-        self.b()[0]
+        self.b()[field::RESERVED]
     }
     /// End-to-end context (24 bits).
     pub fn ee_context(&self) -> u32 {
-        be24(self.b(), 1)
+        be24(self.b(), field::EE_CONTEXT)
     }
 }
 
 impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
     /// Sets the reserved byte.
     pub fn set_reserved(&mut self, v: u8) {
-        self.bm()[0] = v;
+        self.bm()[field::RESERVED] = v;
     }
     /// Sets the EE context (low 24 bits used).
     pub fn set_ee_context(&mut self, v: u32) {
-        put24(self.bm(), 1, v & 0xFF_FFFF);
+        put24(self.bm(), field::EE_CONTEXT, v);
     }
 }
 
@@ -57,7 +56,7 @@ impl Repr {
     /// Writes the header into the start of `p`'s buffer.
     pub fn emit<T: AsRef<[u8]> + AsMut<[u8]>>(&self, p: &mut Packet<T>) -> Result<()> {
         p.check_len()?;
-        fits(self.ee_context.into(), 24, "RDETH EE context")?;
+        fits(self.ee_context.into(), bits(field::EE_CONTEXT), "RDETH EE context")?;
         p.set_reserved(self.reserved);
         p.set_ee_context(self.ee_context);
         Ok(())

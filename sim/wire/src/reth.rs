@@ -4,38 +4,37 @@ use crate::field::{be32, be64, put32, put64};
 use crate::view::fixed_view;
 use crate::Result;
 
-/// RETH length.
-pub const HEADER_LEN: usize = 16;
+pub use ferroce_contracts::reth::{field, HEADER_LEN};
 
 fixed_view!("RETH", HEADER_LEN);
 
 impl<T: AsRef<[u8]>> Packet<T> {
     /// Virtual address.
     pub fn va(&self) -> u64 {
-        be64(self.b(), 0)
+        be64(self.b(), field::VA)
     }
     /// Remote key.
     pub fn r_key(&self) -> u32 {
-        be32(self.b(), 8)
+        be32(self.b(), field::RKEY)
     }
     /// DMA length.
     pub fn dma_len(&self) -> u32 {
-        be32(self.b(), 12)
+        be32(self.b(), field::DMA_LEN)
     }
 }
 
 impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
     /// Sets the virtual address.
     pub fn set_va(&mut self, v: u64) {
-        put64(self.bm(), 0, v);
+        put64(self.bm(), field::VA, v);
     }
     /// Sets the remote key.
     pub fn set_r_key(&mut self, v: u32) {
-        put32(self.bm(), 8, v);
+        put32(self.bm(), field::RKEY, v);
     }
     /// Sets the DMA length.
     pub fn set_dma_len(&mut self, v: u32) {
-        put32(self.bm(), 12, v);
+        put32(self.bm(), field::DMA_LEN, v);
     }
 }
 

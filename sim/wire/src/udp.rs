@@ -4,10 +4,7 @@
 use crate::field::{be16, put16};
 use crate::{Error, Result};
 
-/// UDP header length.
-pub const HEADER_LEN: usize = 8;
-/// The IANA UDP destination port of RoCEv2.
-pub const ROCEV2_PORT: u16 = 4791;
+pub use ferroce_contracts::udp::{field, HEADER_LEN, ROCEV2_PORT};
 
 /// A checked view of a UDP header (and datagram) over a byte buffer.
 #[derive(Debug, Clone)]
@@ -47,15 +44,15 @@ impl<T: AsRef<[u8]>> Packet<T> {
     }
     /// Source port.
     pub fn src_port(&self) -> u16 {
-        be16(self.buffer.as_ref(), 0)
+        be16(self.buffer.as_ref(), field::SRC_PORT)
     }
     /// Destination port.
     pub fn dst_port(&self) -> u16 {
-        be16(self.buffer.as_ref(), 2)
+        be16(self.buffer.as_ref(), field::DST_PORT)
     }
     /// Length field (header + payload).
     pub fn len(&self) -> u16 {
-        be16(self.buffer.as_ref(), 4)
+        be16(self.buffer.as_ref(), field::LENGTH)
     }
     /// True when the length field is zero (never for a valid datagram).
     pub fn is_empty(&self) -> bool {
@@ -63,7 +60,7 @@ impl<T: AsRef<[u8]>> Packet<T> {
     }
     /// Checksum field. Masked in the ICRC.
     pub fn checksum(&self) -> u16 {
-        be16(self.buffer.as_ref(), 6)
+        be16(self.buffer.as_ref(), field::CHECKSUM)
     }
     /// Payload (per the length field).
     pub fn payload(&self) -> &[u8] {
@@ -74,19 +71,19 @@ impl<T: AsRef<[u8]>> Packet<T> {
 impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
     /// Sets the source port.
     pub fn set_src_port(&mut self, v: u16) {
-        put16(self.buffer.as_mut(), 0, v);
+        put16(self.buffer.as_mut(), field::SRC_PORT, v);
     }
     /// Sets the destination port.
     pub fn set_dst_port(&mut self, v: u16) {
-        put16(self.buffer.as_mut(), 2, v);
+        put16(self.buffer.as_mut(), field::DST_PORT, v);
     }
     /// Sets the length field.
     pub fn set_len(&mut self, v: u16) {
-        put16(self.buffer.as_mut(), 4, v);
+        put16(self.buffer.as_mut(), field::LENGTH, v);
     }
     /// Sets the checksum field.
     pub fn set_checksum(&mut self, v: u16) {
-        put16(self.buffer.as_mut(), 6, v);
+        put16(self.buffer.as_mut(), field::CHECKSUM, v);
     }
     /// Mutable payload (per the length field).
     pub fn payload_mut(&mut self) -> &mut [u8] {

@@ -29,11 +29,7 @@ fn scapy_vectors() {
         let want = u32::from_le_bytes(unhex(line).try_into().unwrap());
         match icrc_verdict(f) {
             IcrcVerdict::Roce { computed, wire, ok } => {
-                assert_eq!(
-                    computed,
-                    Some(want),
-                    "frame {i}: computed ICRC differs from scapy's"
-                );
+                assert_eq!(computed, Some(want), "frame {i}: computed ICRC differs from scapy's");
                 assert_eq!(wire, Some(want), "frame {i}");
                 assert!(ok, "frame {i}");
             }

@@ -21,10 +21,7 @@ fn pcap_roundtrip_and_fcs() {
     write_pcap(&p, &frames).unwrap();
     assert_eq!(read_pcap(&p, false).unwrap(), frames);
     // With FCS: 4 bytes stripped from each frame.
-    let with_fcs: Vec<Vec<u8>> = frames
-        .iter()
-        .map(|f| [f.as_slice(), &[1, 2, 3, 4]].concat())
-        .collect();
+    let with_fcs: Vec<Vec<u8>> = frames.iter().map(|f| [f.as_slice(), &[1, 2, 3, 4]].concat()).collect();
     let p2 = tmp("fcs.pcap");
     write_pcap(&p2, &with_fcs).unwrap();
     assert_eq!(read_pcap(&p2, true).unwrap(), frames);
@@ -32,17 +29,7 @@ fn pcap_roundtrip_and_fcs() {
     let p3 = tmp("short.pcap");
     write_pcap(&p3, &[vec![1, 2, 3]]).unwrap();
     let e = read_pcap(&p3, true).unwrap_err();
-    assert!(
-        matches!(
-            e,
-            PcapError::ShortForFcs {
-                index: 0,
-                len: 3,
-                ..
-            }
-        ),
-        "{e}"
-    );
+    assert!(matches!(e, PcapError::ShortForFcs { index: 0, len: 3, .. }), "{e}");
     assert_eq!(read_pcap(&p3, false).unwrap(), vec![vec![1, 2, 3]]);
     // Empty file list.
     let p4 = tmp("empty.pcap");
@@ -59,16 +46,10 @@ fn not_a_pcap_is_reported_clearly() {
     assert!(msg.contains("text.pcap"), "{msg}");
     std::fs::write(&p, b"tiny").unwrap();
     let msg = read_pcap(&p, false).unwrap_err().to_string();
-    assert!(
-        msg.contains("is not a pcap file") && msg.contains("too short"),
-        "{msg}"
-    );
+    assert!(msg.contains("is not a pcap file") && msg.contains("too short"), "{msg}");
     std::fs::write(&p, [0x0A, 0x0D, 0x0D, 0x0A].repeat(10)).unwrap();
     let msg = read_pcap(&p, false).unwrap_err().to_string();
-    assert!(
-        msg.contains("is not a pcap file") && msg.contains("pcapng"),
-        "{msg}"
-    );
+    assert!(msg.contains("is not a pcap file") && msg.contains("pcapng"), "{msg}");
     let e = read_pcap(tmp("does-not-exist.pcap"), false).unwrap_err();
     assert!(matches!(e, PcapError::Io { .. }));
     // A record cut short.
@@ -97,8 +78,7 @@ fn generator_roce_frames_are_valid_and_varied() {
         v6 += matches!(f.ip, ferroce_wire::IpRepr::V6(_)) as usize;
         vl[f.eth.vlans.len()] += 1;
         short += (f.eth.buffer_len() + f.ip_len() < 60) as usize;
-        masked_nonzero +=
-            (f.udp_checksum != 0 && (f.bth.fecn || f.bth.becn || f.bth.resv6 != 0)) as usize;
+        masked_nonzero += (f.udp_checksum != 0 && (f.bth.fecn || f.bth.becn || f.bth.resv6 != 0)) as usize;
     }
     assert_eq!(ops.len(), Opcode::all().len(), "not every opcode generated");
     for l in [0, 1, 2, 3, 127, 255, 256, 257, 1023, 1024, 1025, 4095, 4096] {

@@ -10,18 +10,7 @@ use proptest::sample::select;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 fn vlan() -> impl Strategy<Value = VlanTag> {
-    (
-        select(vec![0x8100u16, 0x88A8]),
-        0..8u8,
-        any::<bool>(),
-        0..4096u16,
-    )
-        .prop_map(|(tpid, pcp, dei, vid)| VlanTag {
-            tpid,
-            pcp,
-            dei,
-            vid,
-        })
+    (select(vec![0x8100u16, 0x88A8]), 0..8u8, any::<bool>(), 0..4096u16).prop_map(|(tpid, pcp, dei, vid)| VlanTag { tpid, pcp, dei, vid })
 }
 
 fn eth() -> impl Strategy<Value = EthernetRepr> {
@@ -52,20 +41,18 @@ fn ipv4() -> impl Strategy<Value = Ipv4Repr> {
         any::<u8>(),
         0..1500usize,
     )
-        .prop_map(
-            |(s, d, tos, ident, df, mf, fo, ttl, protocol, payload_len)| Ipv4Repr {
-                src: Ipv4Addr::from(s),
-                dst: Ipv4Addr::from(d),
-                tos,
-                ident,
-                dont_frag: df,
-                more_frags: mf,
-                frag_offset: fo,
-                ttl,
-                protocol,
-                payload_len,
-            },
-        )
+        .prop_map(|(s, d, tos, ident, df, mf, fo, ttl, protocol, payload_len)| Ipv4Repr {
+            src: Ipv4Addr::from(s),
+            dst: Ipv4Addr::from(d),
+            tos,
+            ident,
+            dont_frag: df,
+            more_frags: mf,
+            frag_offset: fo,
+            ttl,
+            protocol,
+            payload_len,
+        })
 }
 
 fn ipv6() -> impl Strategy<Value = Ipv6Repr> {
@@ -78,17 +65,15 @@ fn ipv6() -> impl Strategy<Value = Ipv6Repr> {
         any::<u8>(),
         0..1500usize,
     )
-        .prop_map(
-            |(s, d, traffic_class, flow_label, next_header, hop_limit, payload_len)| Ipv6Repr {
-                src: Ipv6Addr::from(s),
-                dst: Ipv6Addr::from(d),
-                traffic_class,
-                flow_label,
-                next_header,
-                hop_limit,
-                payload_len,
-            },
-        )
+        .prop_map(|(s, d, traffic_class, flow_label, next_header, hop_limit, payload_len)| Ipv6Repr {
+            src: Ipv6Addr::from(s),
+            dst: Ipv6Addr::from(d),
+            traffic_class,
+            flow_label,
+            next_header,
+            hop_limit,
+            payload_len,
+        })
 }
 
 fn bth() -> impl Strategy<Value = BthRepr> {
@@ -103,30 +88,19 @@ fn bth() -> impl Strategy<Value = BthRepr> {
         0..1u32 << 24,
     )
         .prop_map(
-            |(
+            |(opcode, (solicited, migreq, fecn, becn, ack_req), pad_cnt, p_key, resv6, dest_qp, resv7, psn)| BthRepr {
                 opcode,
-                (solicited, migreq, fecn, becn, ack_req),
+                solicited,
+                migreq,
                 pad_cnt,
                 p_key,
+                fecn,
+                becn,
                 resv6,
                 dest_qp,
+                ack_req,
                 resv7,
                 psn,
-            )| {
-                BthRepr {
-                    opcode,
-                    solicited,
-                    migreq,
-                    pad_cnt,
-                    p_key,
-                    fecn,
-                    becn,
-                    resv6,
-                    dest_qp,
-                    ack_req,
-                    resv7,
-                    psn,
-                }
             },
         )
 }
@@ -135,15 +109,11 @@ macro_rules! roundtrip {
     ($repr:expr, $m:ident, $extra:expr) => {{
         let r = $repr;
         let mut buf = vec![0u8; r.buffer_len() + $extra];
-        r.emit(&mut $m::Packet::new_unchecked(&mut buf[..]))
-            .unwrap();
+        r.emit(&mut $m::Packet::new_unchecked(&mut buf[..])).unwrap();
         let p = $m::Packet::new_checked(&buf[..]).unwrap();
         prop_assert_eq!($m::Repr::parse(&p).unwrap(), r);
         // Too short a buffer is an error, not a panic.
-        prop_assert_eq!(
-            $m::Packet::new_checked(&buf[..r.buffer_len() - 1]).err(),
-            Some(Error::Truncated)
-        );
+        prop_assert_eq!($m::Packet::new_checked(&buf[..r.buffer_len() - 1]).err(), Some(Error::Truncated));
     }};
 }
 
@@ -330,10 +300,7 @@ fn parse_errors_name_the_problem() {
     };
     let mut bad = v.clone();
     bad[bth_at] = 0x15;
-    assert_eq!(
-        RoceFrame::parse_with(&bad, false),
-        Err(Error::UnknownOpcode(0x15))
-    );
+    assert_eq!(RoceFrame::parse_with(&bad, false), Err(Error::UnknownOpcode(0x15)));
     let mut bad = v.clone();
     bad[bth_at + 1] |= 0x01;
     assert_eq!(RoceFrame::parse_with(&bad, false), Err(Error::BadTver(1)));
@@ -363,8 +330,5 @@ fn parse_errors_name_the_problem() {
     let l2 = f.eth.buffer_len();
     v[l2 + 10] ^= 0xFF;
     assert!(icrc_verdict(&v).is_ok());
-    assert!(matches!(
-        RoceFrame::parse(&v),
-        Err(Error::BadChecksum { .. })
-    ));
+    assert!(matches!(RoceFrame::parse(&v), Err(Error::BadChecksum { .. })));
 }

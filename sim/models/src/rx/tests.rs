@@ -4,6 +4,7 @@
 use super::craft::{crafted, issue_example, random_frames, random_labeled, supported_opcodes, Built, Label};
 use super::*;
 use crate::wire::gen::FrameGen;
+use crate::wire::opcode::{Opcode, Transport};
 use crate::wire::packet::{IpRepr, RoceFrame};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
@@ -119,7 +120,15 @@ fn crafted_frames_cover_the_issue() {
     for c in all.iter().filter(|c| c.name.starts_with("accept/min-frame/")) {
         assert_eq!(c.frame.len(), 60);
     }
-    for p in ["arp", "udp-4790-ipv4", "ipv6-icmpv6", "ethertype-lldp-88cc", "runt-13-bytes", "empty-frame", "three-vlan-tags"] {
+    for p in [
+        "arp",
+        "udp-4790-ipv4",
+        "ipv6-icmpv6",
+        "ethertype-lldp-88cc",
+        "runt-13-bytes",
+        "empty-frame",
+        "three-vlan-tags",
+    ] {
         assert!(names.contains(format!("pass/{p}").as_str()), "{p}");
     }
     assert!(all.iter().filter(|c| c.name.starts_with("precedence/")).count() >= 10);
@@ -160,7 +169,10 @@ fn json_nulls_for_pass_and_short_frames() {
     // AETH and ImmDt print as objects / numbers.
     let mut g = FrameGen::new(3);
     let mut f = g.roce_frame_with(Opcode::RC_ACK);
-    f.ext.aeth = Some(aeth::Repr { syndrome: 0x61, msn: 0xABCDEF });
+    f.ext.aeth = Some(aeth::Repr {
+        syndrome: 0x61,
+        msn: 0xABCDEF,
+    });
     let j: serde_json::Value = serde_json::from_str(&rx_model(&f.emit()).json(0)).unwrap();
     assert_eq!(j["aeth"], serde_json::json!({"syndrome": 0x61, "msn": 0xABCDEF}));
     let mut f = g.roce_frame_with(Opcode::UC_SEND_ONLY_IMM);
@@ -174,7 +186,18 @@ fn drop_reason_names() {
     let names: Vec<&str> = DropReason::ALL.iter().map(|r| r.name()).collect();
     assert_eq!(
         names,
-        ["ip_header", "truncated", "ip_length", "ip_checksum", "ip_fragment", "udp_length", "tver", "opcode", "padcnt", "icrc"]
+        [
+            "ip_header",
+            "truncated",
+            "ip_length",
+            "ip_checksum",
+            "ip_fragment",
+            "udp_length",
+            "tver",
+            "opcode",
+            "padcnt",
+            "icrc"
+        ]
     );
     for (i, r) in DropReason::ALL.iter().enumerate() {
         assert_eq!(r.index(), i);
@@ -221,7 +244,7 @@ fn agrees_with_wire_parser_on_random_valid_frames() {
 
 #[test]
 fn scapy_vectors_are_accepted() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/wire/vectors/scapy_roce.pcap");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../wire/vectors/scapy_roce.pcap");
     let frames = crate::wire::pcap::read_pcap(path, false).unwrap();
     assert!(frames.len() >= 40);
     for (i, f) in frames.iter().enumerate() {
@@ -266,7 +289,10 @@ fn random_mix_is_labelled_right_and_covers_every_reason() {
     assert!(sizes.1 > 8500, "largest good frame {}", sizes.1);
     let c = RxCounters::of(&mix.iter().map(|(_, f)| rx_model(f)).collect::<Vec<_>>());
     assert!(DropReason::ALL.iter().all(|r| c.drops(*r) > 0));
-    assert_eq!(random_frames(0x5EED, 300), mix[..300].iter().map(|(_, f)| f.clone()).collect::<Vec<_>>());
+    assert_eq!(
+        random_frames(0x5EED, 300),
+        mix[..300].iter().map(|(_, f)| f.clone()).collect::<Vec<_>>()
+    );
     assert_ne!(random_frames(1, 50), random_frames(2, 50));
 }
 
@@ -275,7 +301,11 @@ fn random_mix_is_labelled_right_and_covers_every_reason() {
 /// the payload.
 #[test]
 fn every_prefix_of_valid_frames() {
-    let cases: Vec<_> = crafted().into_iter().filter(|c| c.expect.verdict == RxVerdict::Accept && c.frame.len() < 1200).step_by(5).collect();
+    let cases: Vec<_> = crafted()
+        .into_iter()
+        .filter(|c| c.expect.verdict == RxVerdict::Accept && c.frame.len() < 1200)
+        .step_by(5)
+        .collect();
     assert!(cases.len() > 20);
     for c in cases {
         let f = c.expect.repr.as_ref().unwrap();
@@ -301,7 +331,10 @@ fn counters_add_up() {
     let c = RxCounters::of(&results);
     assert_eq!(c.frames_in as usize, results.len());
     assert_eq!(c.accepted + c.passed + c.total_drops(), c.frames_in);
-    assert_eq!(c.accepted as usize, results.iter().filter(|r| r.verdict == RxVerdict::Accept).count());
+    assert_eq!(
+        c.accepted as usize,
+        results.iter().filter(|r| r.verdict == RxVerdict::Accept).count()
+    );
     let mut k = RxCounters::default();
     k.count(RxVerdict::Accept);
     k.count(RxVerdict::Pass);

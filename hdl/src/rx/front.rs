@@ -46,16 +46,16 @@
 //!   last bytes and the frame's end in one input beat) pushes two beats into the 3-entry payload
 //!   queue; the next frame's first payload beat pushes none, so the queue never runs away.
 
-use crate::icrc::IcrcCheck;
-use crate::rx::RxHeader;
+use super::header::{self, RxHeader};
+use super::icrc_check::IcrcCheck;
+use crate::common::elab::c;
+use ferroce_contracts::rx::{DropReason, IcrcVerdictCode};
 use num_bigint::BigUint;
 use rust_hdl::prelude::*;
-use crate::elab::c;
-
 
 /// Data FIFO depth for `K` bytes per beat: the realigner's lag (`NCAP + 3`) plus two.
 pub const fn data_depth(k: usize) -> usize {
-    crate::rx::HB / k + 5
+    header::HB / k + 5
 }
 
 /// RX front end; see the module docs. `W` bus width (64..1024), `K = W / 8`, `D` data FIFO
@@ -178,6 +178,9 @@ pub struct RxFront<const W: usize, const K: usize, const D: usize, const E: usiz
     ic1: DFF<Bits<2>>,
     ic2: DFF<Bits<2>>,
     ic3: DFF<Bits<2>>,
+    /// `IcrcCheck`'s verdict code of a good ICRC, and the drop-reason code of a bad one.
+    icrc_good: Constant<Bits<2>>,
+    reason_icrc: Constant<Bits<4>>,
     freason: Signal<Local, Bits<4>>,
     fbad: Signal<Local, Bit>,
     fev: Signal<Local, Bit>,
@@ -394,7 +397,7 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Default for
             qix: std::array::from_fn(|i| c::<2>(i as u64)),
             lk: c::<18>(K.trailing_zeros() as u64),
             lidx: std::array::from_fn(|i| c::<8>(i as u64)),
-            rix: std::array::from_fn(|i| c::<4>(i as u64 + 1)),
+            rix: std::array::from_fn(|i| c::<4>(DropReason::ALL[i].code().into())),
             hce: Default::default(),
             room: Default::default(),
             take: Default::default(),
@@ -404,6 +407,8 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Default for
             ic1: Default::default(),
             ic2: Default::default(),
             ic3: Default::default(),
+            icrc_good: c::<2>(IcrcVerdictCode::Good.code().into()),
+            reason_icrc: c::<4>(DropReason::Icrc.code().into()),
             freason: Default::default(),
             fbad: Default::default(),
             fev: Default::default(),
@@ -516,8 +521,8 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, ic1, ic2, ic3, opush, dwp, drp, dcnt, ewp, erp, ecnt, vwp, vrp, vcnt, bi, rdone, prev, hv, hd_d, hd_k,
-            qwp, qrp, qcnt, pv, pd, pk, pl, c_in, c_acc, c_pass
+            self, clock, ic1, ic2, ic3, opush, dwp, drp, dcnt, ewp, erp, ecnt, vwp, vrp, vcnt, bi, rdone, prev, hv, hd_d, hd_k, qwp, qrp,
+            qcnt, pv, pd, pk, pl, c_in, c_acc, c_pass
         );
         for i in 0..D {
             self.dd[i].clock.next = self.clock.val();
@@ -606,8 +611,8 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
 
         // final verdict: the header-time reason, else the ICRC
         self.freason.next = self.hd.h_reason.val();
-        if self.hd.h_final.val() && self.hd.h_reason.val() == 0 && self.ic3.q.val() != 3 {
-            self.freason.next = 10.into();
+        if self.hd.h_final.val() && self.hd.h_reason.val() == 0 && self.ic3.q.val() != self.icrc_good.val() {
+            self.freason.next = self.reason_icrc.val();
         }
         self.fbad.next = self.freason.val() != 0;
         // A record enters the FIFOs the first cycle it is out, whether or not r_ready takes it
@@ -816,7 +821,8 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
                 self.go.next = !self.pv.q.val() || self.m_pass_tready.val();
             } else {
                 // room for two pushes, counting this cycle's pop (the queue has three entries)
-                self.go.next = (self.qcnt.q.val() <= 1 || (self.qcnt.q.val() == 2 && self.m_pay_tready.val())) && (!self.hlast.val() || self.vcnt.q.val() != 0);
+                self.go.next = (self.qcnt.q.val() <= 1 || (self.qcnt.q.val() == 2 && self.m_pay_tready.val()))
+                    && (!self.hlast.val() || self.vcnt.q.val() != 0);
             }
         }
 

@@ -91,7 +91,14 @@ pub const TOKEN: u32 = 256;
 
 /// Builds a queue configuration word (register address = queue number).
 pub fn cfg_word(weight: u8, rate: u8, burst: u8, high: bool, tb_en: bool) -> u32 {
-    QueueCfg { weight, rate, burst, high, tb_en }.word()
+    QueueCfg {
+        weight,
+        rate,
+        burst,
+        high,
+        tb_en,
+    }
+    .word()
 }
 
 /// The fields of a queue configuration word.
@@ -398,7 +405,10 @@ impl SchedModel {
         }
         let next = (1..=qn).map(|k| (ptr + k) % qn).find(|&c| e >> c & 1 == 1).unwrap_or(ptr);
         let w = self.qcfg(next as usize).weight;
-        self.tables[table] = Wrr { ptr: next, credit: w.saturating_sub(1) };
+        self.tables[table] = Wrr {
+            ptr: next,
+            credit: w.saturating_sub(1),
+        };
         next as usize
     }
 }
@@ -445,7 +455,12 @@ impl SchedEngine for SchedModel {
             if let Some(q) = self.arbitrate(i.stall) {
                 let e = self.queues[q].pop_front().expect("the arbiter only picks non-empty queues");
                 served = Some((q, e));
-                deq_next = DeqReg { valid: true, ok: true, queue: q as u32, elem: e };
+                deq_next = DeqReg {
+                    valid: true,
+                    ok: true,
+                    queue: q as u32,
+                    elem: e,
+                };
             }
         }
 
@@ -469,7 +484,11 @@ impl SchedEngine for SchedModel {
 
         // 3. Enqueue accept: the lowest valid requester.
         self.pending = if init_done {
-            i.enq.iter().flatten().next().map(|&(q, e)| (q & (MAX_QUEUES as u32 - 1), e & self.cfg.elem_mask()))
+            i.enq
+                .iter()
+                .flatten()
+                .next()
+                .map(|&(q, e)| (q & (MAX_QUEUES as u32 - 1), e & self.cfg.elem_mask()))
         } else {
             None
         };
@@ -482,7 +501,11 @@ impl SchedEngine for SchedModel {
                 // Served with the bucket enabled implies level ≥ 256 at the start of the cycle.
                 l -= TOKEN;
             }
-            self.level[q] = if self.token_buckets { l.min(u32::from(c.burst) * TOKEN) as u16 } else { 0 };
+            self.level[q] = if self.token_buckets {
+                l.min(u32::from(c.burst) * TOKEN) as u16
+            } else {
+                0
+            };
         }
 
         // 5. Register write, effective next cycle.
@@ -572,14 +595,22 @@ fn parse_line(f: &[&str], cfg: &SchedConfig) -> Result<TraceOp, String> {
         if f.len() - 1 == n {
             Ok(())
         } else {
-            Err(format!("`{}` takes {n} field{}: {usage} (found {})", f[0], if n == 1 { "" } else { "s" }, f.len() - 1))
+            Err(format!(
+                "`{}` takes {n} field{}: {usage} (found {})",
+                f[0],
+                if n == 1 { "" } else { "s" },
+                f.len() - 1
+            ))
         }
     };
     let queue = |s: &str| ranged(s, "queue", MAX_QUEUES as u64);
     match f[0] {
         "enq" => {
             arity(2, "enq <queue> <element>")?;
-            Ok(TraceOp::Enq { queue: queue(f[1])?, elem: ranged(f[2], "element", cfg.nodes() as u64)? })
+            Ok(TraceOp::Enq {
+                queue: queue(f[1])?,
+                elem: ranged(f[2], "element", cfg.nodes() as u64)?,
+            })
         }
         "deq" => {
             if f.len() > 1 {
@@ -593,7 +624,10 @@ fn parse_line(f: &[&str], cfg: &SchedConfig) -> Result<TraceOp, String> {
             if q == CONTROL_QUEUE {
                 return Err("queue 0 is the control queue: it has no weight".into());
             }
-            Ok(TraceOp::Weight { queue: q, w: ranged(f[2], "weight", 256)? as u8 })
+            Ok(TraceOp::Weight {
+                queue: q,
+                w: ranged(f[2], "weight", 256)? as u8,
+            })
         }
         "tick" => {
             arity(1, "tick <cycles>")?;
@@ -662,7 +696,11 @@ pub fn run_trace(engine: &mut dyn SchedEngine, ops: &[TraceOp]) -> Vec<String> {
         panic!("run_trace: {e}");
     }
     let mut words = [QUEUE_CFG_RESET; MAX_QUEUES];
-    let mut run = TraceRunner { engine, result_due: false, lines: Vec::new() };
+    let mut run = TraceRunner {
+        engine,
+        result_due: false,
+        lines: Vec::new(),
+    };
     for op in ops {
         match *op {
             TraceOp::Enq { queue, elem } => {
@@ -671,11 +709,17 @@ pub fn run_trace(engine: &mut dyn SchedEngine, ops: &[TraceOp]) -> Vec<String> {
                 run.cycle(i);
                 run.cycle(SchedIn::default());
             }
-            TraceOp::Deq => run.cycle(SchedIn { deq: true, ..SchedIn::default() }),
+            TraceOp::Deq => run.cycle(SchedIn {
+                deq: true,
+                ..SchedIn::default()
+            }),
             TraceOp::Weight { queue, w } => {
                 let slot = &mut words[queue as usize % MAX_QUEUES];
                 *slot = (*slot & !(0xff << CFG_WEIGHT_SHIFT)) | u32::from(w) << CFG_WEIGHT_SHIFT;
-                run.cycle(SchedIn { cfg: Some((queue, *slot)), ..SchedIn::default() });
+                run.cycle(SchedIn {
+                    cfg: Some((queue, *slot)),
+                    ..SchedIn::default()
+                });
             }
             TraceOp::Tick(n) => (0..n).for_each(|_| run.cycle(SchedIn::default())),
         }
@@ -753,10 +797,18 @@ pub fn saturated_run(engine: &mut dyn SchedEngine, weights: &[(u32, u8, bool)], 
 fn saturated_words(engine: &mut dyn SchedEngine, words: &[(u32, u32)], limit: u8, decisions: usize) -> Vec<Option<u32>> {
     let cfg = engine.config();
     for (k, &(q, _)) in words.iter().enumerate() {
-        assert!((q as usize) < cfg.queues, "saturated_run: queue {q} is out of range (Q = {})", cfg.queues);
+        assert!(
+            (q as usize) < cfg.queues,
+            "saturated_run: queue {q} is out of range (Q = {})",
+            cfg.queues
+        );
         assert!(words[..k].iter().all(|&(p, _)| p != q), "saturated_run: queue {q} is listed twice");
     }
-    let per = if words.is_empty() { 0 } else { (cfg.nodes() / words.len()).min(FAIR_PER_QUEUE) };
+    let per = if words.is_empty() {
+        0
+    } else {
+        (cfg.nodes() / words.len()).min(FAIR_PER_QUEUE)
+    };
     assert!(
         words.is_empty() || per >= FAIR_MIN_PER_QUEUE,
         "saturated_run: {} nodes cannot keep {} queues saturated",
@@ -768,9 +820,15 @@ fn saturated_words(engine: &mut dyn SchedEngine, words: &[(u32, u32)], limit: u8
     }
     let idle = SchedIn::default();
     for &(q, w) in words {
-        engine.step(&SchedIn { cfg: Some((q, w)), ..idle.clone() });
+        engine.step(&SchedIn {
+            cfg: Some((q, w)),
+            ..idle.clone()
+        });
     }
-    engine.step(&SchedIn { cfg: Some((REG_LIMIT, u32::from(limit))), ..idle.clone() });
+    engine.step(&SchedIn {
+        cfg: Some((REG_LIMIT, u32::from(limit))),
+        ..idle.clone()
+    });
 
     // Fill, then keep re-enqueuing served elements (held on requester 0 until accepted).
     let mut to_enq: VecDeque<(u32, u32)> = VecDeque::new();
@@ -792,7 +850,10 @@ fn saturated_words(engine: &mut dyn SchedEngine, words: &[(u32, u32)], limit: u8
     let mut budget = decisions as u64 + 16;
     while seq.len() < decisions && budget > 0 {
         budget -= 1;
-        let mut i = SchedIn { deq: issued < decisions, ..idle.clone() };
+        let mut i = SchedIn {
+            deq: issued < decisions,
+            ..idle.clone()
+        };
         i.enq[0] = to_enq.front().copied();
         let o = engine.step(&i);
         issued += usize::from(i.deq);
@@ -956,7 +1017,10 @@ impl ElemSet {
     const ABSENT: u32 = u32::MAX;
 
     fn new(n: usize) -> ElemSet {
-        ElemSet { pos: vec![Self::ABSENT; n], items: Vec::new() }
+        ElemSet {
+            pos: vec![Self::ABSENT; n],
+            items: Vec::new(),
+        }
     }
 
     fn insert(&mut self, e: u32) {
@@ -1115,11 +1179,19 @@ impl Driver {
                 _ => self.rng.gen(),
             };
             let tb = self.rng.gen_bool(0.25);
-            let rate = if tb && self.rng.gen_bool(0.05) { 0 } else { self.rng.gen_range(1..=255) };
+            let rate = if tb && self.rng.gen_bool(0.05) {
+                0
+            } else {
+                self.rng.gen_range(1..=255)
+            };
             let burst = self.rng.gen_range(0..=6);
             (q, cfg_word(weight, rate, burst, self.rng.gen_bool(0.5), tb))
         } else if x < 90 {
-            let l = if self.rng.gen_bool(0.7) { self.rng.gen_range(0..8) } else { self.rng.gen() };
+            let l = if self.rng.gen_bool(0.7) {
+                self.rng.gen_range(0..8)
+            } else {
+                self.rng.gen()
+            };
             (REG_LIMIT, l)
         } else {
             // Ignored addresses: queue slots ≥ Q, 33..63, 65..127.
@@ -1215,7 +1287,12 @@ impl Driver {
             None
         };
         self.stats.cfg_writes += u64::from(cfg.is_some());
-        SchedIn { enq: self.hold, deq, stall: self.stall, cfg }
+        SchedIn {
+            enq: self.hold,
+            deq,
+            stall: self.stall,
+            cfg,
+        }
     }
 
     /// Takes in the outputs of the cycle driven with `i`; checks them against the shadow.
@@ -1229,15 +1306,25 @@ impl Driver {
         let mut lower = false;
         for r in 0..REQUESTERS {
             if o.enq_ready[r] != (o.init_done && !lower) {
-                return err(format!("enq_ready[{r}] is {} (init_done {}, lower requester valid {lower})", o.enq_ready[r], o.init_done));
+                return err(format!(
+                    "enq_ready[{r}] is {} (init_done {}, lower requester valid {lower})",
+                    o.enq_ready[r], o.init_done
+                ));
             }
             lower |= i.enq[r].is_some();
         }
         if o.deq_valid != self.result_due {
-            return err(format!("deq_valid is {} but a result was {}expected", o.deq_valid, if self.result_due { "" } else { "not " }));
+            return err(format!(
+                "deq_valid is {} but a result was {}expected",
+                o.deq_valid,
+                if self.result_due { "" } else { "not " }
+            ));
         }
         if (!o.deq_valid || !o.deq_ok) && (o.deq_ok || o.deq_queue != 0 || o.deq_elem != 0) {
-            return err(format!("deq_ok/deq_queue/deq_elem = {}/{}/{} without a served element", o.deq_ok, o.deq_queue, o.deq_elem));
+            return err(format!(
+                "deq_ok/deq_queue/deq_elem = {}/{}/{} without a served element",
+                o.deq_ok, o.deq_queue, o.deq_elem
+            ));
         }
 
         // The commit of cycle c − 1 (request accepted in c − 2): predicted from the shadow, which
@@ -1251,7 +1338,10 @@ impl Driver {
             }
             _ => None,
         };
-        let delta = (o.cnt_dup.wrapping_sub(self.prev_cnt.0), o.cnt_bad_queue.wrapping_sub(self.prev_cnt.1));
+        let delta = (
+            o.cnt_dup.wrapping_sub(self.prev_cnt.0),
+            o.cnt_bad_queue.wrapping_sub(self.prev_cnt.1),
+        );
         let want = commit.map_or((0, 0), |(_, _, bad, dup)| (u32::from(dup), u32::from(bad)));
         if delta != want {
             return err(format!(
@@ -1470,7 +1560,10 @@ mod tests {
     }
 
     fn write(addr: u32, data: u32) -> SchedIn {
-        SchedIn { cfg: Some((addr, data)), ..idle() }
+        SchedIn {
+            cfg: Some((addr, data)),
+            ..idle()
+        }
     }
 
     /// Enqueue on requester 0 and let it commit (2 cycles).
@@ -1488,7 +1581,11 @@ mod tests {
     fn pops(m: &mut SchedModel, n: usize, stall: u32) -> Vec<Option<(u32, u32)>> {
         let mut r = Vec::new();
         for k in 0..=n {
-            let o = m.step(&SchedIn { deq: k < n, stall, ..idle() });
+            let o = m.step(&SchedIn {
+                deq: k < n,
+                stall,
+                ..idle()
+            });
             if k > 0 {
                 r.push(result(&o));
             }
@@ -1567,7 +1664,10 @@ mod tests {
         }
         assert_eq!(m.queue(1), vec![5, 6, 7]);
         // Round robin, weight 1: 1, 2, then queue 1 alone.
-        assert_eq!(pops(&mut m, 5, 0), vec![Some((1, 5)), Some((2, 8)), Some((1, 6)), Some((1, 7)), None]);
+        assert_eq!(
+            pops(&mut m, 5, 0),
+            vec![Some((1, 5)), Some((2, 8)), Some((1, 6)), Some((1, 7)), None]
+        );
         assert_eq!(m.occupancy(), 0);
         assert_eq!(m.home(5), None);
     }
@@ -1789,7 +1889,10 @@ mod tests {
             put(&mut m, 1, e);
             put(&mut m, 2, 10 + e);
         }
-        let seq: Vec<u32> = [0, 0, 0b10, 0b10, 0, 0].iter().map(|&s| pops(&mut m, 1, s)[0].map_or(99, |(q, _)| q)).collect();
+        let seq: Vec<u32> = [0, 0, 0b10, 0b10, 0, 0]
+            .iter()
+            .map(|&s| pops(&mut m, 1, s)[0].map_or(99, |(q, _)| q))
+            .collect();
         assert_eq!(seq, [1, 1, 2, 2, 1, 1]);
     }
 
@@ -1830,7 +1933,12 @@ mod tests {
             m.step(&idle());
         }
         assert_eq!(m.token_level(1), 4 * 256);
-        let served: Vec<usize> = pops(&mut m, 20, 0).iter().enumerate().filter(|(_, r)| r.is_some()).map(|(k, _)| k).collect();
+        let served: Vec<usize> = pops(&mut m, 20, 0)
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.is_some())
+            .map(|(k, _)| k)
+            .collect();
         assert_eq!(served, [0, 1, 2, 3, 16]);
     }
 
@@ -1903,14 +2011,29 @@ mod tests {
         }
         assert_eq!((m.words.clone(), m.limit), before);
         m.step(&write(4, 0xffff_ffff));
-        assert_eq!(m.qcfg(4), QueueCfg { weight: 255, rate: 255, burst: 255, high: true, tb_en: true });
+        assert_eq!(
+            m.qcfg(4),
+            QueueCfg {
+                weight: 255,
+                rate: 255,
+                burst: 255,
+                high: true,
+                tb_en: true
+            }
+        );
     }
 
     #[test]
     fn cfg_word_layout() {
         assert_eq!(cfg_word(1, 0, 0, true, false), QUEUE_CFG_RESET);
         assert_eq!(cfg_word(0x12, 0x34, 0x56, false, true), 0x0256_3412);
-        let c = QueueCfg { weight: 7, rate: 8, burst: 9, high: true, tb_en: true };
+        let c = QueueCfg {
+            weight: 7,
+            rate: 8,
+            burst: 9,
+            high: true,
+            tb_en: true,
+        };
         assert_eq!(QueueCfg::from_word(c.word()), c);
         assert_eq!(QueueCfg::default(), QueueCfg::from_word(0x0100_0001));
     }
@@ -1942,10 +2065,18 @@ mod tests {
         assert_eq!(b, [2, 5, 7, 11]);
         assert_eq!(starvation_bound(&w, 2, 5), u64::MAX, "not listed");
         assert_eq!(starvation_bound(&[(1, 0, true), (2, 1, true)], 2, 1), u64::MAX, "weight 0");
-        assert_eq!(starvation_bound(&[(1, 0, true), (2, 1, true)], 2, 2), 0, "weight 0 is out of the table");
+        assert_eq!(
+            starvation_bound(&[(1, 0, true), (2, 1, true)], 2, 2),
+            0,
+            "weight 0 is out of the table"
+        );
         assert_eq!(starvation_bound(&[(0, 1, true), (1, 1, true)], 2, 1), u64::MAX, "saturated control");
         assert_eq!(starvation_bound(&[(0, 1, true), (1, 1, true)], 2, 0), 0);
-        assert_eq!(starvation_bound(&[(1, 9, true), (1, 1, false), (2, 1, false)], 0, 2), 1, "last entry counts");
+        assert_eq!(
+            starvation_bound(&[(1, 9, true), (1, 1, false), (2, 1, false)], 0, 2),
+            1,
+            "last entry counts"
+        );
     }
 
     #[test]
@@ -1986,7 +2117,12 @@ mod tests {
                 if b == u64::MAX {
                     assert_eq!(s.served, 0, "{w:?} L {limit} q {}", s.queue);
                 } else {
-                    assert!(s.max_gap.is_some_and(|g| g <= b), "{w:?} L {limit}: q {} gap {:?} > bound {b}", s.queue, s.max_gap);
+                    assert!(
+                        s.max_gap.is_some_and(|g| g <= b),
+                        "{w:?} L {limit}: q {} gap {:?} > bound {b}",
+                        s.queue,
+                        s.max_gap
+                    );
                 }
             }
         }
@@ -2000,7 +2136,13 @@ mod tests {
         let ops = parse_trace(text, &SchedConfig::default()).unwrap();
         assert_eq!(
             ops,
-            [TraceOp::Enq { queue: 3, elem: 100 }, TraceOp::Deq, TraceOp::Weight { queue: 31, w: 255 }, TraceOp::Tick(0), TraceOp::Tick(12)]
+            [
+                TraceOp::Enq { queue: 3, elem: 100 },
+                TraceOp::Deq,
+                TraceOp::Weight { queue: 31, w: 255 },
+                TraceOp::Tick(0),
+                TraceOp::Tick(12)
+            ]
         );
         assert_eq!(parse_trace("", &SchedConfig::default()), Ok(vec![]));
     }
@@ -2102,7 +2244,13 @@ mod tests {
     }
 
     fn faulty(cfg: SchedConfig, at: u64, fault: fn(&mut SchedOut)) -> Faulty {
-        Faulty { inner: SchedModel::new(cfg).unwrap(), cycle: 0, at, fault, hit: None }
+        Faulty {
+            inner: SchedModel::new(cfg).unwrap(),
+            cycle: 0,
+            at,
+            fault,
+            hit: None,
+        }
     }
 
     fn wrong_elem(o: &mut SchedOut) {
@@ -2193,7 +2341,10 @@ mod tests {
         for i in &ops {
             c.step(i);
         }
-        assert_eq!((a.queues.clone(), a.cnt_dup, a.cnt_bad_queue), (c.queues, c.cnt_dup, c.cnt_bad_queue));
+        assert_eq!(
+            (a.queues.clone(), a.cnt_dup, a.cnt_bad_queue),
+            (c.queues, c.cnt_dup, c.cnt_bad_queue)
+        );
     }
 
     // ---- invariants ----
@@ -2207,8 +2358,12 @@ mod tests {
     fn cycle() -> impl Strategy<Value = SchedIn> {
         let stall = prop_oneof![4 => Just(0u32), 1 => 0u32..32];
         let cfg = prop::option::weighted(0.05, (prop_oneof![0u32..7, Just(REG_LIMIT)], any::<u32>()));
-        (request(), request(), request(), request(), any::<bool>(), stall, cfg)
-            .prop_map(|(a, b, c, d, deq, stall, cfg)| SchedIn { enq: [a, b, c, d], deq, stall, cfg })
+        (request(), request(), request(), request(), any::<bool>(), stall, cfg).prop_map(|(a, b, c, d, deq, stall, cfg)| SchedIn {
+            enq: [a, b, c, d],
+            deq,
+            stall,
+            cfg,
+        })
     }
 
     /// An independent check of the FIFO rules from the outputs alone.
@@ -2247,7 +2402,12 @@ mod tests {
             prop_assert_eq!(o.deq_valid, self.result_due);
             // Commit of the request accepted two cycles ago, judged on the queues at its start.
             let commit = self.accepted.remove(0);
-            let refused = commit.map(|(q, e)| (q >= PROP.queues as u32, q < PROP.queues as u32 && self.queued_in[e as usize].is_some()));
+            let refused = commit.map(|(q, e)| {
+                (
+                    q >= PROP.queues as u32,
+                    q < PROP.queues as u32 && self.queued_in[e as usize].is_some(),
+                )
+            });
             let (bad, dup) = refused.unwrap_or((false, false));
             prop_assert_eq!(o.cnt_dup.wrapping_sub(self.prev.0), u32::from(dup));
             prop_assert_eq!(o.cnt_bad_queue.wrapping_sub(self.prev.1), u32::from(bad));
@@ -2266,7 +2426,9 @@ mod tests {
                 self.queued_in[e as usize] = Some(q);
                 self.commits[e as usize] += 1;
             }
-            let now = (0..REQUESTERS).find(|&r| i.enq[r].is_some() && o.enq_ready[r]).and_then(|r| i.enq[r]);
+            let now = (0..REQUESTERS)
+                .find(|&r| i.enq[r].is_some() && o.enq_ready[r])
+                .and_then(|r| i.enq[r]);
             self.n_accepted += u64::from(now.is_some());
             self.accepted.push(now.map(|(q, e)| (q & 31, e)));
             self.result_due = o.init_done && i.deq;

@@ -16,8 +16,8 @@
 //! the element. A dequeue decides from the state at the start of the cycle, so an enqueue and a
 //! dequeue of one queue in one cycle work whatever the queue holds.
 
+use crate::common::elab::c;
 use rust_hdl::prelude::*;
-use crate::elab::c;
 
 /// Enqueue requesters (`enq0_*` has the highest priority).
 pub const REQUESTERS: usize = 4;
@@ -47,7 +47,6 @@ pub fn parity_rams_in_block_ram(verilog: String) -> String {
     }
     out
 }
-
 
 fn qidx5() -> [Constant<Bits<5>>; 32] {
     std::array::from_fn(|q| c::<5>(q as u64))
@@ -358,7 +357,10 @@ impl<const AW: usize, const EW: usize, const Q: usize> Sched<AW, EW, Q> {
     /// A scheduler without token buckets (register bit 25 is ignored): the area of the buckets
     /// is the difference to [`Sched::default`].
     pub fn without_token_buckets() -> Self {
-        Self { ctb: Constant::new(false), ..Default::default() }
+        Self {
+            ctb: Constant::new(false),
+            ..Default::default()
+        }
     }
 }
 
@@ -366,8 +368,8 @@ impl<const AW: usize, const EW: usize, const Q: usize> Logic for Sched<AW, EW, Q
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, ov, ook, oq, ox, cdup, cbad, empty, pend, pendq, e2v, e2q, e2x, fav, fax, faval, fbv, fbx, fbval,
-            icnt, idone, limit, hptr, lptr, hcred, lcred, hcount, single, hgt, lgt, wnz, htok
+            self, clock, ov, ook, oq, ox, cdup, cbad, empty, pend, pendq, e2v, e2q, e2x, fav, fax, faval, fbv, fbx, fbval, icnt, idone,
+            limit, hptr, lptr, hcred, lcred, hcount, single, hgt, lgt, wnz, htok
         );
         self.go.next = self.idone.q.val() & !self.reset.val();
 
@@ -397,7 +399,7 @@ impl<const AW: usize, const EW: usize, const Q: usize> Logic for Sched<AW, EW, Q
 
         // ================= QoS arbiter =================
 
-                for q in 0..Q {
+        for q in 0..Q {
             self.cfg[q].clock.next = self.clock.val();
             self.level[q].clock.next = self.clock.val();
             self.cfg[q].d.next = self.cfg[q].q.val();
@@ -582,10 +584,10 @@ impl<const AW: usize, const EW: usize, const Q: usize> Logic for Sched<AW, EW, Q
             self.lcred.d.next = 0.into();
             self.hcount.d.next = 0.into();
         }
-    
+
         // ================= shared-space FIFOs =================
 
-                for q in 0..Q {
+        for q in 0..Q {
             self.head[q].clock.next = self.clock.val();
             self.tail[q].clock.next = self.clock.val();
             self.head[q].d.next = self.head[q].q.val();
@@ -674,7 +676,11 @@ impl<const AW: usize, const EW: usize, const Q: usize> Logic for Sched<AW, EW, Q
             if self.enqhit.val() {
                 self.empty.d.next = self.empty.d.val().replace_bit(q, false);
                 self.tail[q].d.next = self.e2x.q.val();
-                self.single.d.next = self.single.d.val().replace_bit(q, self.empty.q.val().get_bit(q) | (self.deqhit.val() & self.sq.val()));
+                self.single.d.next = self
+                    .single
+                    .d
+                    .val()
+                    .replace_bit(q, self.empty.q.val().get_bit(q) | (self.deqhit.val() & self.sq.val()));
                 if self.empty.q.val().get_bit(q) | (self.deqhit.val() & self.sq.val()) {
                     self.head[q].d.next = self.entry.val();
                 } else if self.pend.q.val() & (self.pendq.q.val() == self.qidx[q].val()) {
@@ -726,7 +732,7 @@ impl<const AW: usize, const EW: usize, const Q: usize> Logic for Sched<AW, EW, Q
             self.icnt.d.next = 0.into();
             self.idone.d.next = false;
         }
-            // ---- registered decision and counters ----
+        // ---- registered decision and counters ----
         self.ov.d.next = self.deq_req.val() & self.go.val();
         self.ook.d.next = self.dec.val();
         self.oq.d.next = 0.into();
@@ -753,5 +759,5 @@ impl<const AW: usize, const EW: usize, const Q: usize> Logic for Sched<AW, EW, Q
             self.cdup.d.next = 0.into();
             self.cbad.d.next = 0.into();
         }
-        }
+    }
 }

@@ -28,38 +28,43 @@
 //! low freezes every register (a record then stays on the outputs). The fields of a pass
 //! record (`h_pass` = 1) are undefined.
 
-use ferroce_wire::immdt;
-use ferroce_wire::opcode::{Opcode, Transport};
+use crate::common::elab::{bits_from, c};
+use ferroce_contracts::icrc::ICRC_LEN;
+use ferroce_contracts::rx::{supported_opcode, DropReason};
+use ferroce_contracts::{aeth, atomic_eth, bth, ethernet, immdt, ipv4, ipv6, reth, udp, Field};
 use rust_hdl::prelude::*;
-use crate::elab::{bits_from, c};
 
 /// Frame bytes captured for decoding: enough for two VLAN tags, IPv6, UDP, BTH and the largest
 /// extension header (22 + 40 + 8 + 12 + 28 = 110), rounded up to a multiple of every bus width.
 pub const HB: usize = 128;
 const HBITS: usize = HB * 8;
+const _: () = assert!(
+    HB >= ethernet::header_len(ethernet::MAX_VLANS) + ipv6::HEADER_LEN + udp::HEADER_LEN + bth::HEADER_LEN + atomic_eth::HEADER_LEN
+);
 
-/// Drop reason codes on `h_reason` (0 = no header-time reason): the position in
-/// `ferroce_sim::rx::DropReason::ALL` plus one. `icrc` (10) is never reported by `RxHeader`.
-pub mod reason {
-    pub const NONE: u64 = 0;
-    pub const IP_HEADER: u64 = 1;
-    pub const TRUNCATED: u64 = 2;
-    pub const IP_LENGTH: u64 = 3;
-    pub const IP_CHECKSUM: u64 = 4;
-    pub const IP_FRAGMENT: u64 = 5;
-    pub const UDP_LENGTH: u64 = 6;
-    pub const TVER: u64 = 7;
-    pub const OPCODE: u64 = 8;
-    pub const PADCNT: u64 = 9;
+/// Bit position, in a capture register, of the `len`-byte big-endian field at byte `offset` from
+/// the register's top (frame byte p of `hdr` sits at byte `HB − 1 − p`).
+const fn be_pos(offset: usize, len: usize) -> usize {
+    8 * (HB - offset - len)
+}
+
+/// The position of a header field `f` whose header starts `base` bytes from the register's top.
+fn at(base: usize, f: Field) -> Constant<Bits<11>> {
+    c::<11>(be_pos(base + f.start, f.len()) as u64)
+}
+
+/// The position of the one-byte field at `base + offset`.
+fn at_byte(base: usize, offset: usize) -> Constant<Bits<11>> {
+    at(base, offset..offset + 1)
 }
 
 /// One entry of the opcode table: bit 0 supported (RC, UC, UD, CNP; not RD, not reserved),
 /// bits 5:1 length of the extension headers, bit 6 RETH (right after the BTH), bit 7 AETH (right
 /// after the BTH), bit 8 ImmDt, bits 10:9 ImmDt offset after the BTH / 8 (0, 8 or 16 bytes).
-/// Computed from the ferroce-wire opcode table; the co-simulation sweeps all 256 opcodes against
+/// Computed from the contracts' opcode table and RX opcode rule; the co-simulation sweeps all 256 opcodes against
 /// the model.
 pub fn opcode_info(v: u8) -> u16 {
-    let Some(op) = Opcode::new(v).ok().filter(|o| o.transport() != Transport::Rd) else {
+    let Some(op) = supported_opcode(v) else {
         return 0;
     };
     let e = op.ext_headers();
@@ -77,8 +82,6 @@ pub fn opcode_info(v: u8) -> u16 {
     }
     info
 }
-
-
 
 /// RX header decoder; see the module docs. `W` bus width in bits (64..1024), `K = W / 8`.
 #[derive(LogicBlock)]
@@ -168,6 +171,104 @@ pub struct RxHeader<const W: usize, const K: usize> {
     /// Beat position of the beat that completes the capture (`(NCAP − 1)·K`).
     hpt: Constant<Bits<18>>,
     optab: Constant<Bits<4096>>,
+
+    // ---- field positions in the capture registers (from the header contracts): the Ethernet
+    // fields in `hdr` (per VLAN tag count where they move), the IP and UDP fields in `al` (IP
+    // header at the top), the BTH and its extension headers in `bt` (BTH at the top) ----
+    at_ethertype: [Constant<Bits<11>>; 3],
+    at_eth_dst: Constant<Bits<11>>,
+    at_eth_src: Constant<Bits<11>>,
+    at_outer_tci: Constant<Bits<11>>,
+    at_v4_version_ihl: Constant<Bits<11>>,
+    at_v4_tos: Constant<Bits<11>>,
+    at_v4_total_len: Constant<Bits<11>>,
+    at_v4_flags_fragment: Constant<Bits<11>>,
+    at_v4_ttl: Constant<Bits<11>>,
+    at_v4_protocol: Constant<Bits<11>>,
+    at_v4_src: Constant<Bits<11>>,
+    at_v4_dst: Constant<Bits<11>>,
+    at_v4_udp_sport: Constant<Bits<11>>,
+    at_v4_udp_dport: Constant<Bits<11>>,
+    at_v4_udp_len: Constant<Bits<11>>,
+    /// Bit 4 of the first byte: the version nibble.
+    at_v6_version: Constant<Bits<11>>,
+    /// Traffic class: bits 4.. of the first 16-bit word.
+    at_v6_class: Constant<Bits<11>>,
+    at_v6_payload_len: Constant<Bits<11>>,
+    at_v6_next_header: Constant<Bits<11>>,
+    at_v6_hop_limit: Constant<Bits<11>>,
+    at_v6_src: Constant<Bits<11>>,
+    at_v6_dst: Constant<Bits<11>>,
+    at_v6_udp_sport: Constant<Bits<11>>,
+    at_v6_udp_dport: Constant<Bits<11>>,
+    at_v6_udp_len: Constant<Bits<11>>,
+    at_bth_opcode: Constant<Bits<11>>,
+    at_bth_flags: Constant<Bits<11>>,
+    at_bth_pkey: Constant<Bits<11>>,
+    at_bth_fecn_becn: Constant<Bits<11>>,
+    at_bth_dqpn: Constant<Bits<11>>,
+    /// The AckReq bit (bit 7 of its byte).
+    at_bth_ackreq: Constant<Bits<11>>,
+    at_bth_psn: Constant<Bits<11>>,
+    at_reth_va: Constant<Bits<11>>,
+    at_reth_rkey: Constant<Bits<11>>,
+    at_reth_dmalen: Constant<Bits<11>>,
+    at_aeth_syndrome: Constant<Bits<11>>,
+    at_aeth_msn: Constant<Bits<11>>,
+    /// ImmDt 0, 8 or 16 bytes after the BTH (the opcode table's ImmDt offset / 8).
+    at_immdt: [Constant<Bits<11>>; 3],
+
+    // ---- values from the contracts ----
+    tpid_8021q: Constant<Bits<16>>,
+    tpid_8021ad: Constant<Bits<16>>,
+    ethertype_ipv4: Constant<Bits<16>>,
+    ethertype_ipv6: Constant<Bits<16>>,
+    /// L2 header length with 0, 1 and 2 VLAN tags, and 8 × it (the shift that puts the IP
+    /// header at the top of `al`).
+    l2_len: [Constant<Bits<18>>; 3],
+    l2_shift: [Constant<Bits<11>>; 3],
+    /// The IPv4 version/IHL byte RoCEv2 accepts (version 4, IHL 5) and the IPv6 version.
+    v4_version_ihl: Constant<Bits<8>>,
+    v6_version: Constant<Bits<4>>,
+    proto_udp: Constant<Bits<8>>,
+    rocev2_port: Constant<Bits<16>>,
+    /// The bits of the IPv4 flags/fragment word that make a fragment: MF and the offset.
+    v4_fragment_mask: Constant<Bits<16>>,
+    v4_header_len: Constant<Bits<18>>,
+    v6_header_len: Constant<Bits<18>>,
+    /// Bytes from the IP header to the end of the UDP destination port (the classification
+    /// reads up to there) and to the end of the BTH.
+    v4_class_len: Constant<Bits<18>>,
+    v6_class_len: Constant<Bits<18>>,
+    v4_bth_end: Constant<Bits<18>>,
+    v6_bth_end: Constant<Bits<18>>,
+    /// The shift that puts the BTH at the top of `bt` (IP and UDP headers).
+    v4_bth_shift: Constant<Bits<11>>,
+    v6_bth_shift: Constant<Bits<11>>,
+    /// UDP + BTH + ICRC: what an IP packet carries beyond its IP and extension headers at least.
+    transport_min: Constant<Bits<18>>,
+    icrc_len: Constant<Bits<18>>,
+    min_frame_len: Constant<Bits<18>>,
+    reth_len: Constant<Bits<18>>,
+    aeth_len: Constant<Bits<18>>,
+    immdt_len: Constant<Bits<18>>,
+    /// Bit positions inside the BTH flag bytes and the IP traffic-class byte.
+    se_bit: Constant<Bits<3>>,
+    m_bit: Constant<Bits<3>>,
+    padcnt_bit: Constant<Bits<3>>,
+    fecn_bit: Constant<Bits<3>>,
+    becn_bit: Constant<Bits<3>>,
+    dscp_bit: Constant<Bits<3>>,
+    /// Drop-reason codes (`DropReason::code`).
+    reason_ip_header: Constant<Bits<4>>,
+    reason_truncated: Constant<Bits<4>>,
+    reason_ip_length: Constant<Bits<4>>,
+    reason_ip_checksum: Constant<Bits<4>>,
+    reason_ip_fragment: Constant<Bits<4>>,
+    reason_udp_length: Constant<Bits<4>>,
+    reason_tver: Constant<Bits<4>>,
+    reason_opcode: Constant<Bits<4>>,
+    reason_padcnt: Constant<Bits<4>>,
 
     // ---- S0 -> S1 ----
     pos: DFF<Bits<18>>,
@@ -314,6 +415,11 @@ impl<const W: usize, const K: usize> Default for RxHeader<W, K> {
         assert_eq!(W, 8 * K, "K must be W / 8");
         assert!(K.is_power_of_two() && (8..=128).contains(&K), "bus width 64..1024 bits");
         let ncap = Self::NCAP;
+        use ethernet::field as eth;
+        let bit = |byte: Constant<Bits<11>>, b: u32| c::<11>(byte.val().index() as u64 + u64::from(b));
+        let v6_udp = ipv6::HEADER_LEN;
+        let v4_udp = ipv4::HEADER_LEN;
+        let ext = bth::HEADER_LEN;
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -377,6 +483,84 @@ impl<const W: usize, const K: usize> Default for RxHeader<W, K> {
             }),
             hpt: c::<18>(((ncap - 1) * K) as u64),
             optab: Constant::new(bits_from::<4096>(|k| (opcode_info((k / 16) as u8) >> (k % 16)) & 1 != 0)),
+            at_ethertype: std::array::from_fn(|tags| at(ethernet::VLAN_TAG_LEN * tags, eth::ETHERTYPE)),
+            at_eth_dst: at(0, eth::DESTINATION),
+            at_eth_src: at(0, eth::SOURCE),
+            at_outer_tci: at(ethernet::HEADER_LEN - ethernet::vlan_field::TCI.start, ethernet::vlan_field::TCI),
+            at_v4_version_ihl: at_byte(0, ipv4::field::VERSION_IHL),
+            at_v4_tos: at_byte(0, ipv4::field::DSCP_ECN),
+            at_v4_total_len: at(0, ipv4::field::TOTAL_LEN),
+            at_v4_flags_fragment: at(0, ipv4::field::FLAGS_FRAGMENT),
+            at_v4_ttl: at_byte(0, ipv4::field::TTL),
+            at_v4_protocol: at_byte(0, ipv4::field::PROTOCOL),
+            at_v4_src: at(0, ipv4::field::SOURCE),
+            at_v4_dst: at(0, ipv4::field::DESTINATION),
+            at_v4_udp_sport: at(v4_udp, udp::field::SRC_PORT),
+            at_v4_udp_dport: at(v4_udp, udp::field::DST_PORT),
+            at_v4_udp_len: at(v4_udp, udp::field::LENGTH),
+            at_v6_version: bit(at_byte(0, 0), 4),
+            at_v6_class: bit(at(0, 0..2), 4),
+            at_v6_payload_len: at(0, ipv6::field::PAYLOAD_LEN),
+            at_v6_next_header: at_byte(0, ipv6::field::NEXT_HEADER),
+            at_v6_hop_limit: at_byte(0, ipv6::field::HOP_LIMIT),
+            at_v6_src: at(0, ipv6::field::SOURCE),
+            at_v6_dst: at(0, ipv6::field::DESTINATION),
+            at_v6_udp_sport: at(v6_udp, udp::field::SRC_PORT),
+            at_v6_udp_dport: at(v6_udp, udp::field::DST_PORT),
+            at_v6_udp_len: at(v6_udp, udp::field::LENGTH),
+            at_bth_opcode: at_byte(0, bth::field::OPCODE),
+            at_bth_flags: at_byte(0, bth::field::FLAGS),
+            at_bth_pkey: at(0, bth::field::PKEY),
+            at_bth_fecn_becn: at_byte(0, bth::field::FECN_BECN),
+            at_bth_dqpn: at(0, bth::field::DEST_QP),
+            at_bth_ackreq: bit(at_byte(0, bth::field::ACKREQ), bth::FLAG_ACKREQ.trailing_zeros()),
+            at_bth_psn: at(0, bth::field::PSN),
+            at_reth_va: at(ext, reth::field::VA),
+            at_reth_rkey: at(ext, reth::field::RKEY),
+            at_reth_dmalen: at(ext, reth::field::DMA_LEN),
+            at_aeth_syndrome: at_byte(ext, aeth::field::SYNDROME),
+            at_aeth_msn: at(ext, aeth::field::MSN),
+            at_immdt: std::array::from_fn(|k| at(ext + 8 * k, immdt::field::DATA)),
+            tpid_8021q: c::<16>(ethernet::TPID_8021Q.into()),
+            tpid_8021ad: c::<16>(ethernet::TPID_8021AD.into()),
+            ethertype_ipv4: c::<16>(ethernet::ETHERTYPE_IPV4.into()),
+            ethertype_ipv6: c::<16>(ethernet::ETHERTYPE_IPV6.into()),
+            l2_len: std::array::from_fn(|tags| c::<18>(ethernet::header_len(tags) as u64)),
+            l2_shift: std::array::from_fn(|tags| c::<11>(8 * ethernet::header_len(tags) as u64)),
+            v4_version_ihl: c::<8>(u64::from(ipv4::VERSION << 4 | ipv4::IHL)),
+            v6_version: c::<4>(ipv6::VERSION.into()),
+            proto_udp: c::<8>(ipv4::PROTO_UDP.into()),
+            rocev2_port: c::<16>(udp::ROCEV2_PORT.into()),
+            v4_fragment_mask: c::<16>(u64::from(ipv4::FLAG_MF | ipv4::FRAGMENT_OFFSET_MASK)),
+            v4_header_len: c::<18>(v4_udp as u64),
+            v6_header_len: c::<18>(v6_udp as u64),
+            v4_class_len: c::<18>((v4_udp + udp::field::DST_PORT.end) as u64),
+            v6_class_len: c::<18>((v6_udp + udp::field::DST_PORT.end) as u64),
+            v4_bth_end: c::<18>((v4_udp + udp::HEADER_LEN + bth::HEADER_LEN) as u64),
+            v6_bth_end: c::<18>((v6_udp + udp::HEADER_LEN + bth::HEADER_LEN) as u64),
+            v4_bth_shift: c::<11>((8 * (v4_udp + udp::HEADER_LEN)) as u64),
+            v6_bth_shift: c::<11>((8 * (v6_udp + udp::HEADER_LEN)) as u64),
+            transport_min: c::<18>((udp::HEADER_LEN + bth::HEADER_LEN + ICRC_LEN) as u64),
+            icrc_len: c::<18>(ICRC_LEN as u64),
+            min_frame_len: c::<18>(ethernet::MIN_FRAME_LEN as u64),
+            reth_len: c::<18>(reth::HEADER_LEN as u64),
+            aeth_len: c::<18>(aeth::HEADER_LEN as u64),
+            immdt_len: c::<18>(immdt::HEADER_LEN as u64),
+            se_bit: c::<3>(bth::FLAG_SE.trailing_zeros().into()),
+            m_bit: c::<3>(bth::FLAG_M.trailing_zeros().into()),
+            padcnt_bit: c::<3>(bth::PADCNT_SHIFT.into()),
+            fecn_bit: c::<3>(bth::FLAG_FECN.trailing_zeros().into()),
+            becn_bit: c::<3>(bth::FLAG_BECN.trailing_zeros().into()),
+            dscp_bit: c::<3>(2),
+            reason_ip_header: c::<4>(DropReason::IpHeader.code().into()),
+            reason_truncated: c::<4>(DropReason::Truncated.code().into()),
+            reason_ip_length: c::<4>(DropReason::IpLength.code().into()),
+            reason_ip_checksum: c::<4>(DropReason::IpChecksum.code().into()),
+            reason_ip_fragment: c::<4>(DropReason::IpFragment.code().into()),
+            reason_udp_length: c::<4>(DropReason::UdpLength.code().into()),
+            reason_tver: c::<4>(DropReason::Tver.code().into()),
+            reason_opcode: c::<4>(DropReason::Opcode.code().into()),
+            reason_padcnt: c::<4>(DropReason::Padcnt.code().into()),
             pos: Default::default(),
             hdr: Default::default(),
             v1: Default::default(),
@@ -405,7 +589,7 @@ impl<const W: usize, const K: usize> Default for RxHeader<W, K> {
             opx: Default::default(),
             cs: Default::default(),
             csw: Default::default(),
-            cs_base: std::array::from_fn(|l| c::<11>(896 - 32 * l as u64)),
+            cs_base: std::array::from_fn(|tags| c::<11>(be_pos(ethernet::header_len(tags), 2) as u64)),
             cs_word: std::array::from_fn(|w| c::<11>(16 * w as u64)),
             v2: Default::default(),
             f2: Default::default(),
@@ -506,17 +690,16 @@ impl<const W: usize, const K: usize> Default for RxHeader<W, K> {
 
 // Bit positions in `hdr` (frame byte p at bits 8(HB-1-p) .. 8(HB-1-p)+7): a big-endian field of
 // n bytes at offset o (from the frame start, or from the IP header in `al`, or from the BTH in
-// `bt`) is bits 8(HB-o-n) .. 8(HB-o)-1, written below as literals.
+// `bt`) is bits 8(HB-o-n) .. 8(HB-o)-1: the `at_*` constants, computed from the contracts.
 impl<const W: usize, const K: usize> Logic for RxHeader<W, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, pos, hdr, v1, f1, e1, l1, v2, f2, e2, pass2, len2, iplen2, ipend2, bth12_2, bthin2, verok2,
-            cs2, frag2, udpl2, ent2, ethd2, eths2, vok2, vid2, v6_2, src2, dst2, tc2, ttl2, sport2,
-            dport2, opc2, b1_2, pkey2, b4_2, dqpn2, ack2, psn2, va2, rkey2, dlen2, imm2, syn2, msn2,
-            ov, opass, oreason, ohfail, oicrc, oethd, oeths, ovok, ovid, ov6, osrc, odst, otc, ottl,
-            osport, odport, obthok, oopc, ob1, opkey, ob4, odqpn, oack, opsn, orethok, ova, orkey,
-            odlen, oimmok, oimm, oaethok, osyn, omsn, opoff, oplen, ofirst, ofinal, opend
+            self, clock, pos, hdr, v1, f1, e1, l1, v2, f2, e2, pass2, len2, iplen2, ipend2, bth12_2, bthin2, verok2, cs2, frag2, udpl2,
+            ent2, ethd2, eths2, vok2, vid2, v6_2, src2, dst2, tc2, ttl2, sport2, dport2, opc2, b1_2, pkey2, b4_2, dqpn2, ack2, psn2, va2,
+            rkey2, dlen2, imm2, syn2, msn2, ov, opass, oreason, ohfail, oicrc, oethd, oeths, ovok, ovid, ov6, osrc, odst, otc, ottl,
+            osport, odport, obthok, oopc, ob1, opkey, ob4, odqpn, oack, opsn, orethok, ova, orkey, odlen, oimmok, oimm, oaethok, osyn,
+            omsn, opoff, oplen, ofirst, ofinal, opend
         );
         self.s_axis_tready.next = true;
 
@@ -581,39 +764,43 @@ impl<const W: usize, const K: usize> Logic for RxHeader<W, K> {
         }
 
         // ================= S1 -> S2: classify, align, extract =================
-        self.tp1.next = self.hdr.q.val().get_bits::<16>(912); // bytes 12..14
-        self.tp2.next = self.hdr.q.val().get_bits::<16>(880); // bytes 16..18
-        self.tp3.next = self.hdr.q.val().get_bits::<16>(848); // bytes 20..22
-        self.t1.next = self.tp1.val() == 0x8100 || self.tp1.val() == 0x88A8;
-        self.t2.next = self.tp2.val() == 0x8100 || self.tp2.val() == 0x88A8;
-        self.t3.next = self.tp3.val() == 0x8100 || self.tp3.val() == 0x88A8;
+        self.tp1.next = self.hdr.q.val().get_bits::<16>(self.at_ethertype[0].val().index());
+        self.tp2.next = self.hdr.q.val().get_bits::<16>(self.at_ethertype[1].val().index());
+        self.tp3.next = self.hdr.q.val().get_bits::<16>(self.at_ethertype[2].val().index());
+        self.t1.next = self.tp1.val() == self.tpid_8021q.val() || self.tp1.val() == self.tpid_8021ad.val();
+        self.t2.next = self.tp2.val() == self.tpid_8021q.val() || self.tp2.val() == self.tpid_8021ad.val();
+        self.t3.next = self.tp3.val() == self.tpid_8021q.val() || self.tp3.val() == self.tpid_8021ad.val();
         if self.t1.val() && self.t2.val() {
             self.et.next = self.tp3.val();
-            self.l2v.next = 22.into();
-            self.al.next = self.hdr.q.val() << 176;
+            self.l2v.next = self.l2_len[2].val();
+            self.al.next = self.hdr.q.val() << self.l2_shift[2].val();
         } else if self.t1.val() {
             self.et.next = self.tp2.val();
-            self.l2v.next = 18.into();
-            self.al.next = self.hdr.q.val() << 144;
+            self.l2v.next = self.l2_len[1].val();
+            self.al.next = self.hdr.q.val() << self.l2_shift[1].val();
         } else {
             self.et.next = self.tp1.val();
-            self.l2v.next = 14.into();
-            self.al.next = self.hdr.q.val() << 112;
+            self.l2v.next = self.l2_len[0].val();
+            self.al.next = self.hdr.q.val() << self.l2_shift[0].val();
         }
-        self.v6.next = self.et.val() == 0x86DD;
+        self.v6.next = self.et.val() == self.ethertype_ipv6.val();
         if self.v6.val() {
-            self.bt.next = self.al.val() << 384;
+            self.bt.next = self.al.val() << self.v6_bth_shift.val();
         } else {
-            self.bt.next = self.al.val() << 224;
+            self.bt.next = self.al.val() << self.v4_bth_shift.val();
         }
-        self.opx.next = bit_cast::<12, 8>(self.bt.val().get_bits::<8>(1016)) << 4;
+        self.opx.next = bit_cast::<12, 8>(self.bt.val().get_bits::<8>(self.at_bth_opcode.val().index())) << 4;
         self.ent.next = self.optab.val().get_bits::<16>(self.opx.val().index());
         // IPv4 header checksum: sum of the 10 header words for each L2 length (14, 18, 22),
         // straight from `hdr` (in parallel with the VLAN decode); checked in S3.
         for l in 0..3 {
             self.cs[l].next = 0.into();
             for w in 0..10 {
-                self.csw.next = self.hdr.q.val().get_bits::<16>((self.cs_base[l].val() - self.cs_word[w].val()).index());
+                self.csw.next = self
+                    .hdr
+                    .q
+                    .val()
+                    .get_bits::<16>((self.cs_base[l].val() - self.cs_word[w].val()).index());
                 self.cs[l].next = self.cs[l].val() + bit_cast::<20, 16>(self.csw.val());
             }
         }
@@ -624,63 +811,71 @@ impl<const W: usize, const K: usize> Logic for RxHeader<W, K> {
             self.e2.d.next = self.e1.q.val();
             if self.v1.q.val() {
                 self.len2.d.next = self.l1.q.val();
-                self.ethd2.d.next = self.hdr.q.val().get_bits::<48>(976);
-                self.eths2.d.next = self.hdr.q.val().get_bits::<48>(928);
+                self.ethd2.d.next = self.hdr.q.val().get_bits::<48>(self.at_eth_dst.val().index());
+                self.eths2.d.next = self.hdr.q.val().get_bits::<48>(self.at_eth_src.val().index());
                 self.vok2.d.next = self.t1.val();
-                self.vid2.d.next = self.hdr.q.val().get_bits::<12>(896);
+                self.vid2.d.next = self.hdr.q.val().get_bits::<12>(self.at_outer_tci.val().index());
                 self.v6_2.d.next = self.v6.val();
                 self.ent2.d.next = self.ent.val();
-                self.opc2.d.next = self.bt.val().get_bits::<8>(1016);
-                self.b1_2.d.next = self.bt.val().get_bits::<8>(1008);
-                self.pkey2.d.next = self.bt.val().get_bits::<16>(992);
-                self.b4_2.d.next = self.bt.val().get_bits::<8>(984);
-                self.dqpn2.d.next = self.bt.val().get_bits::<24>(960);
-                self.ack2.d.next = self.bt.val().get_bit(959);
-                self.psn2.d.next = self.bt.val().get_bits::<24>(928);
-                self.va2.d.next = self.bt.val().get_bits::<64>(864);
-                self.rkey2.d.next = self.bt.val().get_bits::<32>(832);
-                self.dlen2.d.next = self.bt.val().get_bits::<32>(800);
-                self.syn2.d.next = self.bt.val().get_bits::<8>(920);
-                self.msn2.d.next = self.bt.val().get_bits::<24>(896);
-                self.imm2.d.next = self.bt.val().get_bits::<32>(896);
+                self.opc2.d.next = self.bt.val().get_bits::<8>(self.at_bth_opcode.val().index());
+                self.b1_2.d.next = self.bt.val().get_bits::<8>(self.at_bth_flags.val().index());
+                self.pkey2.d.next = self.bt.val().get_bits::<16>(self.at_bth_pkey.val().index());
+                self.b4_2.d.next = self.bt.val().get_bits::<8>(self.at_bth_fecn_becn.val().index());
+                self.dqpn2.d.next = self.bt.val().get_bits::<24>(self.at_bth_dqpn.val().index());
+                self.ack2.d.next = self.bt.val().get_bit(self.at_bth_ackreq.val().index());
+                self.psn2.d.next = self.bt.val().get_bits::<24>(self.at_bth_psn.val().index());
+                self.va2.d.next = self.bt.val().get_bits::<64>(self.at_reth_va.val().index());
+                self.rkey2.d.next = self.bt.val().get_bits::<32>(self.at_reth_rkey.val().index());
+                self.dlen2.d.next = self.bt.val().get_bits::<32>(self.at_reth_dmalen.val().index());
+                self.syn2.d.next = self.bt.val().get_bits::<8>(self.at_aeth_syndrome.val().index());
+                self.msn2.d.next = self.bt.val().get_bits::<24>(self.at_aeth_msn.val().index());
+                self.imm2.d.next = self.bt.val().get_bits::<32>(self.at_immdt[0].val().index());
                 if self.ent.val().get_bits::<2>(9) == 1 {
-                    self.imm2.d.next = self.bt.val().get_bits::<32>(832);
+                    self.imm2.d.next = self.bt.val().get_bits::<32>(self.at_immdt[1].val().index());
                 }
                 if self.ent.val().get_bits::<2>(9) == 2 {
-                    self.imm2.d.next = self.bt.val().get_bits::<32>(768);
+                    self.imm2.d.next = self.bt.val().get_bits::<32>(self.at_immdt[2].val().index());
                 }
                 if self.v6.val() {
-                    self.pass2.d.next = !(self.al.val().get_bits::<8>(968) == 17 && self.al.val().get_bits::<16>(672) == 4791
-                        && self.l1.q.val() >= self.l2v.val() + 44);
-                    self.iplen2.d.next = bit_cast::<18, 16>(self.al.val().get_bits::<16>(976)) + 40;
-                    self.ipend2.d.next = bit_cast::<18, 16>(self.al.val().get_bits::<16>(976)) + 40 + self.l2v.val();
-                    self.bth12_2.d.next = self.l2v.val() + 60;
-                    self.bthin2.d.next = self.l1.q.val() >= self.l2v.val() + 60;
-                    self.verok2.d.next = self.al.val().get_bits::<4>(1020) == 6;
+                    self.pass2.d.next = !(self.al.val().get_bits::<8>(self.at_v6_next_header.val().index()) == self.proto_udp.val()
+                        && self.al.val().get_bits::<16>(self.at_v6_udp_dport.val().index()) == self.rocev2_port.val()
+                        && self.l1.q.val() >= self.l2v.val() + self.v6_class_len.val());
+                    self.iplen2.d.next =
+                        bit_cast::<18, 16>(self.al.val().get_bits::<16>(self.at_v6_payload_len.val().index())) + self.v6_header_len.val();
+                    self.ipend2.d.next = bit_cast::<18, 16>(self.al.val().get_bits::<16>(self.at_v6_payload_len.val().index()))
+                        + self.v6_header_len.val()
+                        + self.l2v.val();
+                    self.bth12_2.d.next = self.l2v.val() + self.v6_bth_end.val();
+                    self.bthin2.d.next = self.l1.q.val() >= self.l2v.val() + self.v6_bth_end.val();
+                    self.verok2.d.next = self.al.val().get_bits::<4>(self.at_v6_version.val().index()) == self.v6_version.val();
                     self.frag2.d.next = false;
-                    self.udpl2.d.next = self.al.val().get_bits::<16>(656);
-                    self.src2.d.next = self.al.val().get_bits::<128>(832);
-                    self.dst2.d.next = self.al.val().get_bits::<128>(704);
-                    self.tc2.d.next = self.al.val().get_bits::<8>(1012);
-                    self.ttl2.d.next = self.al.val().get_bits::<8>(960);
-                    self.sport2.d.next = self.al.val().get_bits::<16>(688);
-                    self.dport2.d.next = self.al.val().get_bits::<16>(672);
+                    self.udpl2.d.next = self.al.val().get_bits::<16>(self.at_v6_udp_len.val().index());
+                    self.src2.d.next = self.al.val().get_bits::<128>(self.at_v6_src.val().index());
+                    self.dst2.d.next = self.al.val().get_bits::<128>(self.at_v6_dst.val().index());
+                    self.tc2.d.next = self.al.val().get_bits::<8>(self.at_v6_class.val().index());
+                    self.ttl2.d.next = self.al.val().get_bits::<8>(self.at_v6_hop_limit.val().index());
+                    self.sport2.d.next = self.al.val().get_bits::<16>(self.at_v6_udp_sport.val().index());
+                    self.dport2.d.next = self.al.val().get_bits::<16>(self.at_v6_udp_dport.val().index());
                 } else {
-                    self.pass2.d.next = !(self.et.val() == 0x0800 && self.al.val().get_bits::<8>(944) == 17
-                        && self.al.val().get_bits::<16>(832) == 4791 && self.l1.q.val() >= self.l2v.val() + 24);
-                    self.iplen2.d.next = bit_cast::<18, 16>(self.al.val().get_bits::<16>(992));
-                    self.ipend2.d.next = bit_cast::<18, 16>(self.al.val().get_bits::<16>(992)) + self.l2v.val();
-                    self.bth12_2.d.next = self.l2v.val() + 40;
-                    self.bthin2.d.next = self.l1.q.val() >= self.l2v.val() + 40;
-                    self.verok2.d.next = self.al.val().get_bits::<4>(1020) == 4 && self.al.val().get_bits::<4>(1016) == 5;
-                    self.frag2.d.next = self.al.val().get_bit(973) || self.al.val().get_bits::<13>(960) != 0;
-                    self.udpl2.d.next = self.al.val().get_bits::<16>(816);
-                    self.src2.d.next = bit_cast::<128, 32>(self.al.val().get_bits::<32>(896));
-                    self.dst2.d.next = bit_cast::<128, 32>(self.al.val().get_bits::<32>(864));
-                    self.tc2.d.next = self.al.val().get_bits::<8>(1008);
-                    self.ttl2.d.next = self.al.val().get_bits::<8>(952);
-                    self.sport2.d.next = self.al.val().get_bits::<16>(848);
-                    self.dport2.d.next = self.al.val().get_bits::<16>(832);
+                    self.pass2.d.next = !(self.et.val() == self.ethertype_ipv4.val()
+                        && self.al.val().get_bits::<8>(self.at_v4_protocol.val().index()) == self.proto_udp.val()
+                        && self.al.val().get_bits::<16>(self.at_v4_udp_dport.val().index()) == self.rocev2_port.val()
+                        && self.l1.q.val() >= self.l2v.val() + self.v4_class_len.val());
+                    self.iplen2.d.next = bit_cast::<18, 16>(self.al.val().get_bits::<16>(self.at_v4_total_len.val().index()));
+                    self.ipend2.d.next =
+                        bit_cast::<18, 16>(self.al.val().get_bits::<16>(self.at_v4_total_len.val().index())) + self.l2v.val();
+                    self.bth12_2.d.next = self.l2v.val() + self.v4_bth_end.val();
+                    self.bthin2.d.next = self.l1.q.val() >= self.l2v.val() + self.v4_bth_end.val();
+                    self.verok2.d.next = self.al.val().get_bits::<8>(self.at_v4_version_ihl.val().index()) == self.v4_version_ihl.val();
+                    self.frag2.d.next =
+                        (self.al.val().get_bits::<16>(self.at_v4_flags_fragment.val().index()) & self.v4_fragment_mask.val()) != 0;
+                    self.udpl2.d.next = self.al.val().get_bits::<16>(self.at_v4_udp_len.val().index());
+                    self.src2.d.next = bit_cast::<128, 32>(self.al.val().get_bits::<32>(self.at_v4_src.val().index()));
+                    self.dst2.d.next = bit_cast::<128, 32>(self.al.val().get_bits::<32>(self.at_v4_dst.val().index()));
+                    self.tc2.d.next = self.al.val().get_bits::<8>(self.at_v4_tos.val().index());
+                    self.ttl2.d.next = self.al.val().get_bits::<8>(self.at_v4_ttl.val().index());
+                    self.sport2.d.next = self.al.val().get_bits::<16>(self.at_v4_udp_sport.val().index());
+                    self.dport2.d.next = self.al.val().get_bits::<16>(self.at_v4_udp_dport.val().index());
                 }
                 if self.t1.val() && self.t2.val() {
                     self.cs2.d.next = self.cs[2].val();
@@ -702,28 +897,36 @@ impl<const W: usize, const K: usize> Logic for RxHeader<W, K> {
         }
         self.hend.next = self.bth12_2.q.val() + self.ext.val();
         if self.v6_2.q.val() {
-            self.hl.next = 40.into();
+            self.hl.next = self.v6_header_len.val();
         } else {
-            self.hl.next = 20.into();
+            self.hl.next = self.v4_header_len.val();
         }
-        self.miniplen.next = self.hl.val() + 24 + self.ext.val();
-        self.pad.next = bit_cast::<18, 2>(self.b1_2.q.val().get_bits::<2>(4));
+        self.miniplen.next = self.hl.val() + self.transport_min.val() + self.ext.val();
+        self.pad.next = bit_cast::<18, 2>(self.b1_2.q.val().get_bits::<2>(self.padcnt_bit.val().index()));
         // the length checks belong to the final record (a first record's length is the capture's)
-        self.trunc.next = self.e2.q.val() && (self.len2.q.val() < self.ipend2.q.val() || self.len2.q.val() < self.hend.val() + 4);
+        self.trunc.next =
+            self.e2.q.val() && (self.len2.q.val() < self.ipend2.q.val() || self.len2.q.val() < self.hend.val() + self.icrc_len.val());
         self.ipsmall.next = self.iplen2.q.val() < self.miniplen.val();
         // The folded sum is 0xFFFF iff low + high = 0xFFFF (high <= 9: a second fold never
         // gives 0xFFFF), i.e. low = 0xFFF0 | !high.
         self.csok.next = self.v6_2.q.val()
             || (self.cs2.q.val().get_bits::<12>(4) == 0xFFF && self.cs2.q.val().get_bits::<4>(0) == !self.cs2.q.val().get_bits::<4>(16));
-        self.excess.next = self.e2.q.val() && self.len2.q.val() > self.ipend2.q.val() && self.len2.q.val() > 60;
+        self.excess.next = self.e2.q.val() && self.len2.q.val() > self.ipend2.q.val() && self.len2.q.val() > self.min_frame_len.val();
         self.udpbad.next = bit_cast::<18, 16>(self.udpl2.q.val()) + self.hl.val() != self.iplen2.q.val();
         self.tverbad.next = self.b1_2.q.val().get_bits::<4>(0) != 0;
         self.opcbad.next = !self.ent2.q.val().get_bit(0);
         self.padbad.next = self.pad.val() + self.miniplen.val() > self.iplen2.q.val();
-        self.hfail.next = !self.verok2.q.val() || self.len2.q.val() < self.hend.val() || self.ipsmall.val() || !self.csok.val()
-            || self.frag2.q.val() || self.udpbad.val() || self.tverbad.val() || self.opcbad.val() || self.padbad.val();
-        // payload end: ip_end - 4 - PadCnt, cut at the frame end
-        self.pend.next = self.ipend2.q.val() - 4 - self.pad.val();
+        self.hfail.next = !self.verok2.q.val()
+            || self.len2.q.val() < self.hend.val()
+            || self.ipsmall.val()
+            || !self.csok.val()
+            || self.frag2.q.val()
+            || self.udpbad.val()
+            || self.tverbad.val()
+            || self.opcbad.val()
+            || self.padbad.val();
+        // payload end: ip_end - ICRC - PadCnt, cut at the frame end
+        self.pend.next = self.ipend2.q.val() - self.icrc_len.val() - self.pad.val();
         if self.e2.q.val() && self.len2.q.val() < self.pend.val() {
             self.pend.next = self.len2.q.val();
         }
@@ -741,30 +944,33 @@ impl<const W: usize, const K: usize> Logic for RxHeader<W, K> {
             self.ofirst.d.next = self.f2.q.val();
             self.ofinal.d.next = self.e2.q.val();
             if self.v2.q.val() {
-                self.opend.d.next = self.ipend2.q.val() - 4 - self.pad.val();
+                self.opend.d.next = self.ipend2.q.val() - self.icrc_len.val() - self.pad.val();
                 self.opass.d.next = self.pass2.q.val();
                 self.oreason.d.next = 0.into();
                 if !self.verok2.q.val() {
-                    self.oreason.d.next = 1.into();
+                    self.oreason.d.next = self.reason_ip_header.val();
                 } else if self.trunc.val() {
-                    self.oreason.d.next = 2.into();
+                    self.oreason.d.next = self.reason_truncated.val();
                 } else if self.ipsmall.val() || self.excess.val() {
-                    self.oreason.d.next = 3.into();
+                    self.oreason.d.next = self.reason_ip_length.val();
                 } else if !self.csok.val() {
-                    self.oreason.d.next = 4.into();
+                    self.oreason.d.next = self.reason_ip_checksum.val();
                 } else if self.frag2.q.val() {
-                    self.oreason.d.next = 5.into();
+                    self.oreason.d.next = self.reason_ip_fragment.val();
                 } else if self.udpbad.val() {
-                    self.oreason.d.next = 6.into();
+                    self.oreason.d.next = self.reason_udp_length.val();
                 } else if self.tverbad.val() {
-                    self.oreason.d.next = 7.into();
+                    self.oreason.d.next = self.reason_tver.val();
                 } else if self.opcbad.val() {
-                    self.oreason.d.next = 8.into();
+                    self.oreason.d.next = self.reason_opcode.val();
                 } else if self.padbad.val() {
-                    self.oreason.d.next = 9.into();
+                    self.oreason.d.next = self.reason_padcnt.val();
                 }
                 self.ohfail.d.next = self.hfail.val();
-                self.oicrc.d.next = self.e2.q.val() && self.verok2.q.val() && self.iplen2.q.val() >= self.hl.val() + 24 && self.len2.q.val() >= self.ipend2.q.val();
+                self.oicrc.d.next = self.e2.q.val()
+                    && self.verok2.q.val()
+                    && self.iplen2.q.val() >= self.hl.val() + self.transport_min.val()
+                    && self.len2.q.val() >= self.ipend2.q.val();
                 self.oethd.d.next = self.ethd2.q.val();
                 self.oeths.d.next = self.eths2.q.val();
                 self.ovok.d.next = self.vok2.q.val();
@@ -784,13 +990,17 @@ impl<const W: usize, const K: usize> Logic for RxHeader<W, K> {
                 self.odqpn.d.next = self.dqpn2.q.val();
                 self.oack.d.next = self.ack2.q.val();
                 self.opsn.d.next = self.psn2.q.val();
-                self.orethok.d.next = self.extok.val() && self.ent2.q.val().get_bit(6) && self.len2.q.val() >= self.bth12_2.q.val() + 16;
+                self.orethok.d.next =
+                    self.extok.val() && self.ent2.q.val().get_bit(6) && self.len2.q.val() >= self.bth12_2.q.val() + self.reth_len.val();
                 self.ova.d.next = self.va2.q.val();
                 self.orkey.d.next = self.rkey2.q.val();
                 self.odlen.d.next = self.dlen2.q.val();
-                self.oimmok.d.next = self.extok.val() && self.ent2.q.val().get_bit(8) && self.len2.q.val() >= self.bth12_2.q.val() + self.immoff.val() + 4;
+                self.oimmok.d.next = self.extok.val()
+                    && self.ent2.q.val().get_bit(8)
+                    && self.len2.q.val() >= self.bth12_2.q.val() + self.immoff.val() + self.immdt_len.val();
                 self.oimm.d.next = self.imm2.q.val();
-                self.oaethok.d.next = self.extok.val() && self.ent2.q.val().get_bit(7) && self.len2.q.val() >= self.bth12_2.q.val() + 4;
+                self.oaethok.d.next =
+                    self.extok.val() && self.ent2.q.val().get_bit(7) && self.len2.q.val() >= self.bth12_2.q.val() + self.aeth_len.val();
                 self.osyn.d.next = self.syn2.q.val();
                 self.omsn.d.next = self.msn2.q.val();
                 self.opoff.d.next = bit_cast::<16, 18>(self.hend.val());
@@ -823,20 +1033,20 @@ impl<const W: usize, const K: usize> Logic for RxHeader<W, K> {
         self.h_ip_v6.next = self.ov6.q.val();
         self.h_ip_src.next = self.osrc.q.val();
         self.h_ip_dst.next = self.odst.q.val();
-        self.h_ip_dscp.next = self.otc.q.val().get_bits::<6>(2);
+        self.h_ip_dscp.next = self.otc.q.val().get_bits::<6>(self.dscp_bit.val().index());
         self.h_ip_ecn.next = self.otc.q.val().get_bits::<2>(0);
         self.h_ip_ttl.next = self.ottl.q.val();
         self.h_udp_sport.next = self.osport.q.val();
         self.h_udp_dport.next = self.odport.q.val();
         self.h_bth_ok.next = self.obthok.q.val();
         self.h_bth_opcode.next = self.oopc.q.val();
-        self.h_bth_se.next = self.ob1.q.val().get_bit(7);
-        self.h_bth_m.next = self.ob1.q.val().get_bit(6);
-        self.h_bth_padcnt.next = self.ob1.q.val().get_bits::<2>(4);
+        self.h_bth_se.next = self.ob1.q.val().get_bit(self.se_bit.val().index());
+        self.h_bth_m.next = self.ob1.q.val().get_bit(self.m_bit.val().index());
+        self.h_bth_padcnt.next = self.ob1.q.val().get_bits::<2>(self.padcnt_bit.val().index());
         self.h_bth_tver.next = self.ob1.q.val().get_bits::<4>(0);
         self.h_bth_pkey.next = self.opkey.q.val();
-        self.h_bth_fecn.next = self.ob4.q.val().get_bit(7);
-        self.h_bth_becn.next = self.ob4.q.val().get_bit(6);
+        self.h_bth_fecn.next = self.ob4.q.val().get_bit(self.fecn_bit.val().index());
+        self.h_bth_becn.next = self.ob4.q.val().get_bit(self.becn_bit.val().index());
         self.h_bth_dqpn.next = self.odqpn.q.val();
         self.h_bth_ackreq.next = self.oack.q.val();
         self.h_bth_psn.next = self.opsn.q.val();

@@ -76,7 +76,7 @@ pub mod craft;
 
 use crate::wire::ethernet::{self, MacAddr, ETHERTYPE_IPV4, ETHERTYPE_IPV6, MIN_FRAME_LEN};
 use crate::wire::icrc::{ICRC_LEN, LRH_MASK};
-use crate::wire::opcode::{ExtHeaders, Opcode, Transport, CNP_RESERVED_LEN};
+use crate::wire::opcode::{ExtHeaders, CNP_RESERVED_LEN};
 use crate::wire::{aeth, atomic_ack_eth, atomic_eth, bth, deth, ieth, immdt, ipv4, ipv6, reth, udp};
 use crc::{Crc, CRC_32_ISO_HDLC};
 use std::fmt::Write as _;
@@ -84,73 +84,7 @@ use std::net::IpAddr;
 
 const CRC32: Crc<u32> = Crc::<u32>::new(&CRC_32_ISO_HDLC);
 
-/// Why a frame addressed to RoCEv2 is dropped. The names are fixed (JSON and counters).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum DropReason {
-    /// IPv4 version ≠ 4 or IHL ≠ 5; IPv6 version ≠ 6.
-    IpHeader,
-    /// The frame ends before its headers or lengths say.
-    Truncated,
-    /// The IP length is too small for the headers and ICRC, or the frame is longer than the IP
-    /// packet by more than the MAC padding to 60 bytes.
-    IpLength,
-    /// The IPv4 header checksum is wrong.
-    IpChecksum,
-    /// IPv4 MF set or fragment offset ≠ 0.
-    IpFragment,
-    /// The UDP length disagrees with the IP length.
-    UdpLength,
-    /// BTH TVer ≠ 0.
-    Tver,
-    /// Reserved or unsupported (RD) opcode.
-    Opcode,
-    /// PadCnt larger than the payload.
-    Padcnt,
-    /// The ICRC does not verify.
-    Icrc,
-}
-
-impl DropReason {
-    /// Every reason, in precedence order (the first that applies is reported).
-    pub const ALL: [DropReason; 10] = [
-        DropReason::IpHeader,
-        DropReason::Truncated,
-        DropReason::IpLength,
-        DropReason::IpChecksum,
-        DropReason::IpFragment,
-        DropReason::UdpLength,
-        DropReason::Tver,
-        DropReason::Opcode,
-        DropReason::Padcnt,
-        DropReason::Icrc,
-    ];
-
-    /// The fixed name used in the JSON and the counters.
-    pub const fn name(self) -> &'static str {
-        match self {
-            DropReason::IpHeader => "ip_header",
-            DropReason::Truncated => "truncated",
-            DropReason::IpLength => "ip_length",
-            DropReason::IpChecksum => "ip_checksum",
-            DropReason::IpFragment => "ip_fragment",
-            DropReason::UdpLength => "udp_length",
-            DropReason::Tver => "tver",
-            DropReason::Opcode => "opcode",
-            DropReason::Padcnt => "padcnt",
-            DropReason::Icrc => "icrc",
-        }
-    }
-
-    /// The reason with this name.
-    pub fn from_name(s: &str) -> Option<DropReason> {
-        DropReason::ALL.into_iter().find(|r| r.name() == s)
-    }
-
-    /// Position in [`DropReason::ALL`] (the counter index).
-    pub const fn index(self) -> usize {
-        self as usize
-    }
-}
+pub use ferroce_contracts::rx::{supported_opcode, DropReason};
 
 /// What the parser does with a frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -384,10 +318,7 @@ impl RxResult {
                     opt(t, |t| b(t.ackreq)),
                     opt(t, |t| t.psn.to_string()),
                     opt(r.reth, |e| {
-                        format!(
-                            "{{\"va\":\"0x{:016x}\",\"rkey\":{},\"dmalen\":{}}}",
-                            e.va, e.r_key, e.dma_len
-                        )
+                        format!("{{\"va\":\"0x{:016x}\",\"rkey\":{},\"dmalen\":{}}}", e.va, e.r_key, e.dma_len)
                     }),
                     opt(r.immdt, |e| e.imm.to_string()),
                     opt(r.aeth, |e| format!("{{\"syndrome\":{},\"msn\":{}}}", e.syndrome, e.msn)),
@@ -464,19 +395,10 @@ pub fn classify(frame: &[u8]) -> Option<Layout> {
     (proto == ipv4::PROTO_UDP && dport == udp::ROCEV2_PORT).then_some(lay)
 }
 
-/// The opcode if the parser supports it: valid in the ferroce-wire table and not RD.
-pub fn supported_opcode(v: u8) -> Option<Opcode> {
-    Opcode::new(v).ok().filter(|o| o.transport() != Transport::Rd)
-}
-
 /// Byte offsets (from the IP header) and bit masks of the ICRC-masked bits, fixed per IP
-/// version as the parser uses them (IPv4 with IHL taken as 5).
-pub fn icrc_masks(v6: bool) -> &'static [(usize, u8)] {
-    if v6 {
-        &[(0, 0x0F), (1, 0xFF), (2, 0xFF), (3, 0xFF), (7, 0xFF), (46, 0xFF), (47, 0xFF), (52, 0xFF)]
-    } else {
-        &[(1, 0xFF), (8, 0xFF), (10, 0xFF), (11, 0xFF), (26, 0xFF), (27, 0xFF), (32, 0xFF)]
-    }
+/// version as the parser uses them (IPv4 with IHL taken as 5): the ICRC contract's masks.
+pub fn icrc_masks(v6: bool) -> impl Iterator<Item = (usize, u8)> {
+    ferroce_contracts::icrc::masks(v6, if v6 { ipv6::HEADER_LEN } else { ipv4::HEADER_LEN })
 }
 
 /// ICRC of an IP packet without its ICRC, with the masks of [`icrc_masks`]. The wire bytes are
@@ -486,7 +408,7 @@ pub fn icrc_fixed(ip_packet_without_icrc: &[u8], v6: bool) -> u32 {
     let n = p.len().min(64);
     let mut head = [0u8; 64];
     head[..n].copy_from_slice(&p[..n]);
-    for &(o, m) in icrc_masks(v6) {
+    for (o, m) in icrc_masks(v6) {
         if o < n {
             head[o] |= m;
         }
@@ -517,14 +439,32 @@ pub fn rx_model(frame: &[u8]) -> RxResult {
     let (version_ok, iplen, ip_src, ip_dst, tc, ttl, checksum_ok, fragment) = if lay.v6 {
         let p = ipv6::Packet::new_unchecked(ip);
         let iplen = ipv6::HEADER_LEN + usize::from(p.payload_len());
-        (p.version() == 6, iplen, IpAddr::V6(p.src_addr()), IpAddr::V6(p.dst_addr()), p.traffic_class(), p.hop_limit(), true, false)
+        (
+            p.version() == 6,
+            iplen,
+            IpAddr::V6(p.src_addr()),
+            IpAddr::V6(p.dst_addr()),
+            p.traffic_class(),
+            p.hop_limit(),
+            true,
+            false,
+        )
     } else {
         let p = ipv4::Packet::new_unchecked(ip);
         let iplen = usize::from(p.total_len());
         let checksum_ok = ipv4::checksum(&ip[..ipv4::HEADER_LEN]) == 0;
         let fragment = p.more_frags() || p.frag_offset() != 0;
         let ok = p.version() == 4 && p.ihl() == 5;
-        (ok, iplen, IpAddr::V4(p.src_addr()), IpAddr::V4(p.dst_addr()), p.tos(), p.ttl(), checksum_ok, fragment)
+        (
+            ok,
+            iplen,
+            IpAddr::V4(p.src_addr()),
+            IpAddr::V4(p.dst_addr()),
+            p.tos(),
+            p.ttl(),
+            checksum_ok,
+            fragment,
+        )
     };
     let udp_at = lay.udp();
     let udp_p = udp::Packet::new_unchecked(&frame[udp_at..]);

@@ -7,9 +7,7 @@
 //! thing wrong is the defect under test.
 
 use super::{icrc_fixed, supported_opcode, DropReason, RxVerdict};
-use crate::wire::ethernet::{
-    self, ETHERTYPE_ARP, ETHERTYPE_IPV4, MIN_FRAME_LEN,
-};
+use crate::wire::ethernet::{self, ETHERTYPE_ARP, ETHERTYPE_IPV4, MIN_FRAME_LEN};
 use crate::wire::gen::{flip_bit, random_ip_repr, random_vlan_tags, FrameGen, FrameKind};
 use crate::wire::opcode::{Opcode, Transport};
 use crate::wire::packet::{natural_pad, IpRepr, RoceFrame};
@@ -321,14 +319,20 @@ pub fn crafted() -> Vec<Crafted> {
     }
     out.push(accept("accept/issue-example".into(), &Built::new(issue_example())));
     // Minimum-size frames: 58 bytes of IP packet and headers, MAC padding to 60 (zeros or not).
-    for (i, op) in [Opcode::RC_SEND_ONLY, Opcode::RC_WRITE_MIDDLE, Opcode::UC_SEND_MIDDLE].into_iter().enumerate() {
+    for (i, op) in [Opcode::RC_SEND_ONLY, Opcode::RC_WRITE_MIDDLE, Opcode::UC_SEND_MIDDLE]
+        .into_iter()
+        .enumerate()
+    {
         let mut b = Built::new(roce_repr(rng, op, false, 0, 0));
         assert_eq!((b.ip_end(), b.bytes.len()), (58, 60));
         if i > 0 {
             b.bytes[58] = 0xA5;
             b.bytes[59] = 0x5A;
         }
-        out.push(accept(format!("accept/min-frame/{}/mac-pad-{}", op.name(), if i > 0 { "nonzero" } else { "zero" }), &b));
+        out.push(accept(
+            format!("accept/min-frame/{}/mac-pad-{}", op.name(), if i > 0 { "nonzero" } else { "zero" }),
+            &b,
+        ));
     }
     // One byte of payload: 62 bytes, no MAC padding; and 3 pad bytes that are not zero.
     let mut r = roce_repr(rng, Opcode::UC_SEND_ONLY, false, 0, 1);
@@ -374,7 +378,10 @@ pub fn crafted() -> Vec<Crafted> {
         b.repr.bth.fecn = !b.repr.bth.fecn;
         b.repr.bth.becn = !b.repr.bth.becn;
         *b.bth_byte(4) ^= 0xC0;
-        out.push(accept(format!("accept/masked-fields-rewritten/{}", if v6 { "ipv6" } else { "ipv4" }), &b));
+        out.push(accept(
+            format!("accept/masked-fields-rewritten/{}", if v6 { "ipv6" } else { "ipv4" }),
+            &b,
+        ));
     }
 
     let good = |rng: &mut ChaCha8Rng, op: Opcode, v6: bool, nv: usize, n: usize| Built::new(roce_repr(rng, op, v6, nv, n));
@@ -389,7 +396,13 @@ pub fn crafted() -> Vec<Crafted> {
             let mut b = good(rng, Opcode::RC_WRITE_ONLY, false, 1, 64);
             b.bytes[b.l2] = 0x40 | ihl;
             b.fix();
-            out.push(drop_case(&format!("drop/ip_header/ipv4-ihl-{ihl}-udp-at-20"), b.bytes, IpHeader, None, vec![]));
+            out.push(drop_case(
+                &format!("drop/ip_header/ipv4-ihl-{ihl}-udp-at-20"),
+                b.bytes,
+                IpHeader,
+                None,
+                vec![],
+            ));
         }
         // Real IPv4 options (IHL 6) whose last two bytes read as port 4791 at the fixed offset.
         let mut b = good(rng, Opcode::RC_SEND_ONLY, false, 0, 32);
@@ -414,35 +427,89 @@ pub fn crafted() -> Vec<Crafted> {
     {
         let b = good(rng, Opcode::RC_WRITE_ONLY, false, 0, 100);
         let cut = b.hdr_end() + 40;
-        out.push(drop_case("drop/truncated/in-payload", b.bytes[..cut].to_vec(), Truncated, None, b.repr.payload[..40].to_vec()));
+        out.push(drop_case(
+            "drop/truncated/in-payload",
+            b.bytes[..cut].to_vec(),
+            Truncated,
+            None,
+            b.repr.payload[..40].to_vec(),
+        ));
         let b = good(rng, Opcode::UC_SEND_ONLY_IMM, true, 2, 333);
         let cut = b.hdr_end() + 1;
-        out.push(drop_case("drop/truncated/in-payload-ipv6", b.bytes[..cut].to_vec(), Truncated, None, b.repr.payload[..1].to_vec()));
+        out.push(drop_case(
+            "drop/truncated/in-payload-ipv6",
+            b.bytes[..cut].to_vec(),
+            Truncated,
+            None,
+            b.repr.payload[..1].to_vec(),
+        ));
         let b = good(rng, Opcode::RC_SEND_ONLY, false, 1, 5);
         assert_eq!(b.repr.bth.pad_cnt, 3);
         let cut = b.hdr_end() + 5 + 2;
-        out.push(drop_case("drop/truncated/in-pad", b.bytes[..cut].to_vec(), Truncated, None, b.payload()));
+        out.push(drop_case(
+            "drop/truncated/in-pad",
+            b.bytes[..cut].to_vec(),
+            Truncated,
+            None,
+            b.payload(),
+        ));
         let b = good(rng, Opcode::RC_SEND_LAST, false, 0, 50);
         let cut = b.ip_end() - 2;
-        out.push(drop_case("drop/truncated/in-icrc", b.bytes[..cut].to_vec(), Truncated, None, b.payload()));
+        out.push(drop_case(
+            "drop/truncated/in-icrc",
+            b.bytes[..cut].to_vec(),
+            Truncated,
+            None,
+            b.payload(),
+        ));
         let b = good(rng, Opcode::RC_SEND_LAST, false, 0, 50);
         let cut = b.ip_end() - 4;
-        out.push(drop_case("drop/truncated/before-icrc", b.bytes[..cut].to_vec(), Truncated, None, b.payload()));
+        out.push(drop_case(
+            "drop/truncated/before-icrc",
+            b.bytes[..cut].to_vec(),
+            Truncated,
+            None,
+            b.payload(),
+        ));
         let b = good(rng, Opcode::RC_WRITE_ONLY, true, 1, 100);
         let cut = b.bth_at() + 12 + 8;
-        out.push(drop_case("drop/truncated/in-reth", b.bytes[..cut].to_vec(), Truncated, None, vec![]));
+        out.push(drop_case(
+            "drop/truncated/in-reth",
+            b.bytes[..cut].to_vec(),
+            Truncated,
+            None,
+            vec![],
+        ));
         let b = good(rng, Opcode::CNP, false, 0, 0);
         let cut = b.bth_at() + 12 + 10;
-        out.push(drop_case("drop/truncated/in-cnp-reserved", b.bytes[..cut].to_vec(), Truncated, None, vec![]));
+        out.push(drop_case(
+            "drop/truncated/in-cnp-reserved",
+            b.bytes[..cut].to_vec(),
+            Truncated,
+            None,
+            vec![],
+        ));
         let b = good(rng, Opcode::RC_ACK, false, 2, 0);
         let cut = b.bth_at() + 6;
         out.push(drop_case("drop/truncated/in-bth", b.bytes[..cut].to_vec(), Truncated, None, vec![]));
         let b = good(rng, Opcode::RC_SEND_ONLY, false, 0, 10);
         let cut = b.udp_at() + 4;
-        out.push(drop_case("drop/truncated/after-udp-dport-ipv4", b.bytes[..cut].to_vec(), Truncated, None, vec![]));
+        out.push(drop_case(
+            "drop/truncated/after-udp-dport-ipv4",
+            b.bytes[..cut].to_vec(),
+            Truncated,
+            None,
+            vec![],
+        ));
         let b = good(rng, Opcode::RC_SEND_ONLY, true, 0, 10);
         let cut = b.udp_at() + 4;
-        out.push(drop_case("drop/truncated/after-udp-dport-ipv6", b.bytes[..cut].to_vec(), Truncated, None, vec![]));
+        out.push(drop_case(
+            "drop/truncated/after-udp-dport-ipv6",
+            b.bytes[..cut].to_vec(),
+            Truncated,
+            None,
+            vec![],
+        ));
         // A 60-byte frame (MAC padding) whose IP length runs past it.
         let mut b = good(rng, Opcode::RC_SEND_ONLY, false, 0, 0);
         b.set_lengths(48);
@@ -470,13 +537,31 @@ pub fn crafted() -> Vec<Crafted> {
         let mut b = good(rng, Opcode::RC_WRITE_ONLY, false, 0, 64);
         b.set_lengths(20 + 8 + 12 + 8 + 4);
         b.fix();
-        out.push(drop_case("drop/ip_length/too-small-for-reth", b.bytes, IpLength, Some(true), vec![]));
+        out.push(drop_case(
+            "drop/ip_length/too-small-for-reth",
+            b.bytes,
+            IpLength,
+            Some(true),
+            vec![],
+        ));
         let mut b = good(rng, Opcode::UD_SEND_ONLY, true, 0, 64);
         b.bytes.push(0);
-        out.push(drop_case("drop/ip_length/one-excess-byte", b.bytes.clone(), IpLength, Some(true), b.payload()));
+        out.push(drop_case(
+            "drop/ip_length/one-excess-byte",
+            b.bytes.clone(),
+            IpLength,
+            Some(true),
+            b.payload(),
+        ));
         let mut b = good(rng, Opcode::RC_SEND_ONLY, false, 0, 0);
         b.bytes.resize(64, 0);
-        out.push(drop_case("drop/ip_length/mac-padding-past-60", b.bytes, IpLength, Some(true), vec![]));
+        out.push(drop_case(
+            "drop/ip_length/mac-padding-past-60",
+            b.bytes,
+            IpLength,
+            Some(true),
+            vec![],
+        ));
         let mut b = good(rng, Opcode::RC_SEND_ONLY, false, 0, 0);
         b.bytes.push(0);
         out.push(drop_case("drop/ip_length/61-byte-frame", b.bytes, IpLength, Some(true), vec![]));
@@ -486,14 +571,26 @@ pub fn crafted() -> Vec<Crafted> {
         b.fix();
         let hdr = b.hdr_end();
         let pay = b.bytes[hdr..b.l2 + iplen - 4].to_vec();
-        out.push(drop_case("drop/ip_length/ip-length-short-of-frame", b.bytes, IpLength, Some(true), pay));
+        out.push(drop_case(
+            "drop/ip_length/ip-length-short-of-frame",
+            b.bytes,
+            IpLength,
+            Some(true),
+            pay,
+        ));
     }
     // ip_checksum
     for (i, nv) in [0usize, 2].into_iter().enumerate() {
         let mut b = good(rng, Opcode::RC_SEND_ONLY, false, nv, 30 + i);
         let at = b.l2 + 10 + i;
         b.bytes[at] ^= 0x01;
-        out.push(drop_case(&format!("drop/ip_checksum/vlan{nv}"), b.bytes, IpChecksum, Some(true), vec![]));
+        out.push(drop_case(
+            &format!("drop/ip_checksum/vlan{nv}"),
+            b.bytes,
+            IpChecksum,
+            Some(true),
+            vec![],
+        ));
     }
     // ip_fragment
     for (name, mf, off) in [("mf", true, 0u16), ("offset", false, 185), ("mf-and-offset", true, 1)] {
@@ -502,33 +599,73 @@ pub fn crafted() -> Vec<Crafted> {
         let l2 = b.l2;
         ipv4::Packet::new_unchecked(&mut b.bytes[l2..]).set_flags_frag(false, df, mf, off);
         b.fix();
-        out.push(drop_case(&format!("drop/ip_fragment/{name}"), b.bytes, IpFragment, Some(true), vec![]));
+        out.push(drop_case(
+            &format!("drop/ip_fragment/{name}"),
+            b.bytes,
+            IpFragment,
+            Some(true),
+            vec![],
+        ));
     }
     // udp_length
-    for (name, v6, delta) in [("ipv4-plus-1", false, 1i32), ("ipv4-minus-1", false, -1), ("ipv6-plus-4", true, 4), ("ipv6-zero", true, i32::MIN)] {
+    for (name, v6, delta) in [
+        ("ipv4-plus-1", false, 1i32),
+        ("ipv4-minus-1", false, -1),
+        ("ipv6-plus-4", true, 4),
+        ("ipv6-zero", true, i32::MIN),
+    ] {
         let mut b = good(rng, Opcode::RC_SEND_ONLY_IMM, v6, 0, 17);
-        let v = if delta == i32::MIN { 0 } else { (i32::from(b.udp_len()) + delta) as u16 };
+        let v = if delta == i32::MIN {
+            0
+        } else {
+            (i32::from(b.udp_len()) + delta) as u16
+        };
         b.set_udp_len(v);
         b.fix();
-        out.push(drop_case(&format!("drop/udp_length/{name}"), b.bytes, UdpLength, Some(true), vec![]));
+        out.push(drop_case(
+            &format!("drop/udp_length/{name}"),
+            b.bytes,
+            UdpLength,
+            Some(true),
+            vec![],
+        ));
     }
     // tver
     for (v6, tver) in [(false, 1u8), (true, 15)] {
         let mut b = good(rng, Opcode::UC_WRITE_ONLY, v6, 1, 99);
         *b.bth_byte(1) = (*b.bth_byte(1) & 0xF0) | tver;
         b.fix();
-        out.push(drop_case(&format!("drop/tver/{tver}-{}", if v6 { "ipv6" } else { "ipv4" }), b.bytes, Tver, Some(true), vec![]));
+        out.push(drop_case(
+            &format!("drop/tver/{tver}-{}", if v6 { "ipv6" } else { "ipv4" }),
+            b.bytes,
+            Tver,
+            Some(true),
+            vec![],
+        ));
     }
     // opcode: reserved values and RD
-    for op in [0x15u8, 0x18, 0x1F, 0x2C, 0x3F, 0x40, 0x4A, 0x51, 0x54, 0x60, 0x66, 0x80, 0x82, 0xA0, 0xFF] {
+    for op in [
+        0x15u8, 0x18, 0x1F, 0x2C, 0x3F, 0x40, 0x4A, 0x51, 0x54, 0x60, 0x66, 0x80, 0x82, 0xA0, 0xFF,
+    ] {
         assert!(supported_opcode(op).is_none());
         let mut b = good(rng, Opcode::RC_SEND_ONLY, op % 2 == 1, 0, 48);
         *b.bth_byte(0) = op;
         b.fix();
-        out.push(drop_case(&format!("drop/opcode/{op:#04x}"), b.bytes, DropReason::Opcode, Some(true), vec![]));
+        out.push(drop_case(
+            &format!("drop/opcode/{op:#04x}"),
+            b.bytes,
+            DropReason::Opcode,
+            Some(true),
+            vec![],
+        ));
     }
     // padcnt: more pad than payload bytes
-    for (name, op, n, pad) in [("ack-pad-1", Opcode::RC_ACK, 0usize, 1u8), ("send-1-byte-pad-3", Opcode::RC_SEND_ONLY, 1, 3), ("cnp-pad-2", Opcode::CNP, 0, 2), ("ud-2-bytes-pad-3", Opcode::UD_SEND_ONLY, 2, 3)] {
+    for (name, op, n, pad) in [
+        ("ack-pad-1", Opcode::RC_ACK, 0usize, 1u8),
+        ("send-1-byte-pad-3", Opcode::RC_SEND_ONLY, 1, 3),
+        ("cnp-pad-2", Opcode::CNP, 0, 2),
+        ("ud-2-bytes-pad-3", Opcode::UD_SEND_ONLY, 2, 3),
+    ] {
         let mut r = roce_repr(rng, op, n == 2, 0, n);
         r.pad = Some(vec![]);
         let mut b = Built::new(r);
@@ -546,7 +683,13 @@ pub fn crafted() -> Vec<Crafted> {
         let mut b = good(rng, Opcode::UC_SEND_LAST, true, 2, 1);
         let at = b.ip_end() - 1;
         b.bytes[at] ^= 0x80;
-        out.push(drop_case("drop/icrc/icrc-byte-ipv6", b.bytes.clone(), Icrc, Some(false), b.payload()));
+        out.push(drop_case(
+            "drop/icrc/icrc-byte-ipv6",
+            b.bytes.clone(),
+            Icrc,
+            Some(false),
+            b.payload(),
+        ));
         let mut b = good(rng, Opcode::RC_SEND_ONLY, false, 0, 2);
         let at = b.hdr_end() + 3;
         b.bytes[at] ^= 1;
@@ -577,19 +720,37 @@ pub fn crafted() -> Vec<Crafted> {
         let mut b = good(rng, Opcode::RC_SEND_ONLY, false, 0, 200);
         b.bytes[b.l2 + 10] ^= 0xFF;
         let cut = b.hdr_end() + 100;
-        out.push(drop_case("precedence/truncated-over-ip_checksum", b.bytes[..cut].to_vec(), Truncated, None, vec![]));
+        out.push(drop_case(
+            "precedence/truncated-over-ip_checksum",
+            b.bytes[..cut].to_vec(),
+            Truncated,
+            None,
+            vec![],
+        ));
         let mut b = good(rng, Opcode::RC_SEND_ONLY, false, 0, 200);
         *b.bth_byte(1) |= 0x02;
         b.fix();
         let cut = b.hdr_end() + 100;
-        out.push(drop_case("precedence/truncated-over-tver", b.bytes[..cut].to_vec(), Truncated, None, vec![]));
+        out.push(drop_case(
+            "precedence/truncated-over-tver",
+            b.bytes[..cut].to_vec(),
+            Truncated,
+            None,
+            vec![],
+        ));
         // Excess bytes with a bad UDP length: ip_length, nothing delivered.
         let mut b = good(rng, Opcode::RC_SEND_ONLY, false, 0, 200);
         let v = b.udp_len() + 1;
         b.set_udp_len(v);
         b.fix();
         b.bytes.extend_from_slice(&[1, 2, 3]);
-        out.push(drop_case("precedence/ip_length-over-udp_length", b.bytes, IpLength, Some(true), vec![]));
+        out.push(drop_case(
+            "precedence/ip_length-over-udp_length",
+            b.bytes,
+            IpLength,
+            Some(true),
+            vec![],
+        ));
         // Excess bytes and a bad ICRC: ip_length, payload delivered.
         let mut b = good(rng, Opcode::RC_SEND_ONLY, true, 0, 200);
         let at = b.hdr_end();
@@ -607,14 +768,26 @@ pub fn crafted() -> Vec<Crafted> {
         ipv4::Packet::new_unchecked(&mut b.bytes[l2..]).set_flags_frag(false, false, true, 0);
         b.fix();
         b.bytes[b.l2 + 11] ^= 1;
-        out.push(drop_case("precedence/ip_checksum-over-ip_fragment", b.bytes, IpChecksum, Some(true), vec![]));
+        out.push(drop_case(
+            "precedence/ip_checksum-over-ip_fragment",
+            b.bytes,
+            IpChecksum,
+            Some(true),
+            vec![],
+        ));
         let mut b = good(rng, Opcode::RC_SEND_ONLY, false, 0, 40);
         let l2 = b.l2;
         ipv4::Packet::new_unchecked(&mut b.bytes[l2..]).set_flags_frag(false, false, false, 3);
         let v = b.udp_len() - 2;
         b.set_udp_len(v);
         b.fix();
-        out.push(drop_case("precedence/ip_fragment-over-udp_length", b.bytes, IpFragment, Some(true), vec![]));
+        out.push(drop_case(
+            "precedence/ip_fragment-over-udp_length",
+            b.bytes,
+            IpFragment,
+            Some(true),
+            vec![],
+        ));
         let mut b = good(rng, Opcode::RC_SEND_ONLY, true, 0, 40);
         let v = b.udp_len() + 2;
         b.set_udp_len(v);
@@ -630,7 +803,13 @@ pub fn crafted() -> Vec<Crafted> {
         *b.bth_byte(0) = 0x55;
         *b.bth_byte(1) |= 0x30;
         b.fix();
-        out.push(drop_case("precedence/opcode-over-padcnt", b.bytes, DropReason::Opcode, Some(true), vec![]));
+        out.push(drop_case(
+            "precedence/opcode-over-padcnt",
+            b.bytes,
+            DropReason::Opcode,
+            Some(true),
+            vec![],
+        ));
         let mut r = roce_repr(rng, Opcode::RC_ACK, true, 0, 0);
         r.pad = Some(vec![]);
         let mut b = Built::new(r);
@@ -675,7 +854,11 @@ pub fn crafted() -> Vec<Crafted> {
         b.set_iplen(iplen);
         b.bytes.splice(l2 + 40..l2 + 40, [17u8, 0, 1, 4, 0, 0, 0, 0]);
         out.push(pass_case("pass/ipv6-hop-by-hop-then-udp-4791", b.bytes));
-        for (name, et) in [("ethertype-roce-v1-8915", 0x8915u16), ("ethertype-lldp-88cc", 0x88CC), ("ethertype-mpls-8847", 0x8847)] {
+        for (name, et) in [
+            ("ethertype-roce-v1-8915", 0x8915u16),
+            ("ethertype-lldp-88cc", 0x88CC),
+            ("ethertype-mpls-8847", 0x8847),
+        ] {
             let mut v = l2_header(0, et, rng);
             v.extend((0..80).map(|i| (i * 7) as u8));
             out.push(pass_case(&format!("pass/{name}"), v));
@@ -863,9 +1046,21 @@ pub fn malformed(rng: &mut ChaCha8Rng, reason: DropReason) -> Vec<u8> {
             // headers, payload, pad, ICRC.
             let (bth, hdr, end) = (b.bth_at(), b.hdr_end(), b.ip_end());
             let ranges = if b.v6 {
-                [(l2 + 8, l2 + 40), (bth + 2, bth + 4), (bth + 5, bth + 8), (bth + 9, hdr), (hdr, end)]
+                [
+                    (l2 + 8, l2 + 40),
+                    (bth + 2, bth + 4),
+                    (bth + 5, bth + 8),
+                    (bth + 9, hdr),
+                    (hdr, end),
+                ]
             } else {
-                [(l2 + 12, l2 + 20), (bth + 2, bth + 4), (bth + 5, bth + 8), (bth + 9, hdr), (hdr, end)]
+                [
+                    (l2 + 12, l2 + 20),
+                    (bth + 2, bth + 4),
+                    (bth + 5, bth + 8),
+                    (bth + 9, hdr),
+                    (hdr, end),
+                ]
             };
             let (lo, hi) = ranges[rng.gen_range(0..ranges.len())];
             let bit = rng.gen_range(lo * 8..hi * 8);
@@ -915,7 +1110,11 @@ pub fn random_labeled(seed: u64, n: usize) -> Vec<(Label, Vec<u8>)> {
             _ => {
                 let kinds: Vec<FrameKind> = FrameKind::ALL.into_iter().filter(|k| !matches!(k, FrameKind::Roce)).collect();
                 let k = kinds[rng.gen_range(0..kinds.len())];
-                let label = if matches!(k, FrameKind::Runt | FrameKind::Garbage) { Label::Other } else { Label::Pass };
+                let label = if matches!(k, FrameKind::Runt | FrameKind::Garbage) {
+                    Label::Other
+                } else {
+                    Label::Pass
+                };
                 (label, gen.of_kind(k))
             }
         })

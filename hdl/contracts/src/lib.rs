@@ -1,0 +1,28 @@
+//! The contracts of Ferroce, written once.
+//!
+//! Everything that the RTL (`ferroce-hdl`), the golden models (`ferroce-models`, `ferroce-wire`),
+//! the Verilator harness (`ferroce-sim`) and the host tools must agree on lives here as Rust data:
+//!
+//! * [`header`]: per header, a `field` module of byte ranges (as smoltcp's `wire` does), its
+//!   length and its well-known values (ethertypes, TPIDs, UDP port 4791).
+//! * [`opcode`]: BTH opcodes, their transport, operation and extension headers.
+//! * [`icrc`]: the ICRC's masked fields, prefix and constants.
+//! * [`rx`]: the RX drop reasons with their codes, the verdict codes of the ICRC check, and the
+//!   schema of the RX header record (field names, widths, meanings).
+//!
+//! The RTL computes its offsets, tables and codes from these definitions at elaboration; the
+//! models and runners read the same definitions, so a field or a code exists in one place.
+//! This crate depends on nothing.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod header;
+pub mod icrc;
+pub mod opcode;
+pub mod rx;
+
+pub use header::{aeth, atomic_ack_eth, atomic_eth, bth, deth, ethernet, ieth, immdt, ipv4, ipv6, rdeth, reth, udp};
+pub use opcode::{ExtHeaders, Opcode, Operation, ReservedOpcode, Transport};
+
+/// A byte range of a header field, from the first byte of its header.
+pub type Field = core::ops::Range<usize>;

@@ -1,0 +1,10 @@
+//! The RX data path, in stream order: [`icrc_check`] → [`header`] → [`front`] (the RX front
+//! end: header records, realigned payload, pass-through, counters).
+
+pub mod front;
+pub mod header;
+pub mod icrc_check;
+
+pub use front::RxFront;
+pub use header::RxHeader;
+pub use icrc_check::IcrcCheck;

@@ -1,0 +1,18 @@
+//! Ferroce golden models: the software twins of the hardware units, in pure Rust (no build
+//! script, no Verilator), so host tools and quick tests can use them.
+//!
+//! * [`icrc`]: what `IcrcCheck` and `IcrcInsert` must produce.
+//! * [`rx`]: the RX front end (`RxFront`): verdicts, drop reasons, header records, payload.
+//! * [`sched`]: the scheduler (`Sched`), cycle-accurate, behind the [`sched::SchedEngine`] trait
+//!   that the Verilator runner implements too.
+//!
+//! Wire formats come from [`ferroce_wire`] (re-exported as [`wire`]); codes, field ranges and
+//! record schemas from [`ferroce_contracts`] (re-exported as [`contracts`]).
+#![forbid(unsafe_code)]
+
+pub use ferroce_contracts as contracts;
+pub use ferroce_wire as wire;
+
+pub mod icrc;
+pub mod rx;
+pub mod sched;

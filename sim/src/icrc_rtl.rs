@@ -1,0 +1,37 @@
+//! Runners for the Verilator models of `IcrcCheck` and `IcrcInsert`; their software models are
+//! in [`ferroce_models::icrc`].
+
+use crate::axis::{run_frames, FrameRun};
+use crate::verilated::{Model, SimError, Traffic};
+use ferroce_contracts::rx::IcrcVerdictCode;
+pub use ferroce_models::icrc::{check_model, insert_model, CheckResult};
+
+/// Verilator model name of a top at a width.
+pub fn model_name(top: &str, width: usize) -> String {
+    format!("ferroce_{top}_w{width}")
+}
+
+/// Runs frames through the Verilator model of `IcrcCheck`; returns the frames as they came out
+/// and the per-frame results.
+pub fn check_rtl(frames: &[Vec<u8>], width: usize, traffic: Traffic) -> Result<(FrameRun, Vec<CheckResult>), SimError> {
+    let mut m = Model::new(&model_name("icrc_check", width))?;
+    let beats: usize = frames.iter().map(|f| f.len().div_ceil(width / 8)).sum();
+    let run = run_frames(&mut m, frames, width, traffic, &["m_axis_tuser", "m_icrc", "m_icrc_valid"], beats)?;
+    let res = run
+        .frames
+        .iter()
+        .map(|f| CheckResult {
+            roce: f.side[0] != u64::from(IcrcVerdictCode::NotRoce.code()),
+            icrc_ok: f.side[0] == u64::from(IcrcVerdictCode::Good.code()),
+            icrc: (f.side[2] != 0).then_some(f.side[1] as u32),
+        })
+        .collect();
+    Ok((run, res))
+}
+
+/// Runs frames through the Verilator model of `IcrcInsert`.
+pub fn insert_rtl(frames: &[Vec<u8>], width: usize, traffic: Traffic) -> Result<FrameRun, SimError> {
+    let mut m = Model::new(&model_name("icrc_insert", width))?;
+    let beats: usize = frames.iter().map(|f| insert_model(f).len().div_ceil(width / 8)).sum();
+    run_frames(&mut m, frames, width, traffic, &[], beats)
+}
