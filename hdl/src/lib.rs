@@ -6,6 +6,8 @@
 //! from `ferroce-contracts` at elaboration. Every top is listed in [`tops`]; `gen-verilog` writes
 //! them out with unique `ferroce_` module names (see [`emit`]).
 
+#![warn(missing_docs)]
+
 pub mod common;
 pub mod emit;
 pub mod rx;

@@ -14,7 +14,9 @@ const WIDTH_VARIANTS: [&str; 5] = ["w64", "w128", "w256", "w512", "w1024"];
 
 /// A top module: its Ferroce name (without the variant suffix) and what it does.
 pub struct Top {
+    /// Name, as `--top` takes it (e.g. `icrc_check`).
     pub name: &'static str,
+    /// One-line description (printed by `gen-verilog --list`).
     pub description: &'static str,
     /// Variant suffixes; for tops that are not width-generic the first one is the default.
     pub variants: &'static [&'static str],

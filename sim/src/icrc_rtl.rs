@@ -4,7 +4,8 @@
 use crate::axis::{run_frames, FrameRun};
 use crate::verilated::{Model, SimError, Traffic};
 use ferroce_contracts::rx::IcrcVerdictCode;
-pub use ferroce_models::icrc::{check_model, insert_model, CheckResult};
+pub use ferroce_models::icrc::{check_model, insert_model, CheckResult, IcrcCheckModel};
+use ferroce_models::FrameEngine;
 
 /// Verilator model name of a top at a width.
 pub fn model_name(top: &str, width: usize) -> String {
@@ -34,4 +35,31 @@ pub fn insert_rtl(frames: &[Vec<u8>], width: usize, traffic: Traffic) -> Result<
     let mut m = Model::new(&model_name("icrc_insert", width))?;
     let beats: usize = frames.iter().map(|f| insert_model(f).len().div_ceil(width / 8)).sum();
     run_frames(&mut m, frames, width, traffic, &[], beats)
+}
+
+/// The Verilator model of `IcrcCheck` as a [`FrameEngine`]. Empty frames cannot travel on
+/// AXI-Stream: they get the model's result (not RoCEv2).
+#[derive(Debug, Clone, Copy)]
+pub struct IcrcCheckRtl {
+    /// Bus width in bits.
+    pub width: usize,
+    /// Source idle and sink backpressure.
+    pub traffic: Traffic,
+}
+
+impl FrameEngine for IcrcCheckRtl {
+    type Output = CheckResult;
+    fn run(&mut self, frames: &[Vec<u8>]) -> Result<Vec<CheckResult>, String> {
+        let nonempty: Vec<Vec<u8>> = frames.iter().filter(|f| !f.is_empty()).cloned().collect();
+        let mut rtl = if nonempty.is_empty() {
+            Vec::new()
+        } else {
+            check_rtl(&nonempty, self.width, self.traffic).map_err(|e| e.to_string())?.1
+        }
+        .into_iter();
+        Ok(frames
+            .iter()
+            .map(|f| if f.is_empty() { check_model(f) } else { rtl.next().unwrap() })
+            .collect())
+    }
 }

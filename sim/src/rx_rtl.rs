@@ -13,7 +13,8 @@
 //! JSON does not show and the RTL record does not carry, are `None`).
 
 use crate::contracts::rx::{record, RecordField, NO_REASON};
-use crate::rx::{crc32, DropReason, RxBth, RxCounters, RxRecord, RxResult, RxVerdict};
+use crate::models::FrameEngine;
+use crate::rx::{crc32, DropReason, RxBth, RxCounters, RxEngine, RxRecord, RxResult, RxVerdict};
 use crate::verilated::{Model, MODELS};
 use crate::wire::{aeth, immdt, reth};
 use rand::{Rng, SeedableRng};
@@ -977,31 +978,62 @@ impl RxFrontRtl {
 /// Bus width of `ferroce-sim rx --engine rtl`.
 pub const CLI_WIDTH: usize = 512;
 
-/// Runs frames through the Verilator model of the RX front end at 512 bits, back to back, no
-/// backpressure; one result per frame, in order, and the model's counters. Empty frames cannot
-/// travel on AXI-Stream: they are not sent, get the model's answer (pass) and are counted as
-/// frames in and passed.
-pub fn rx_rtl_with_counters(frames: &[Vec<u8>]) -> Result<(Vec<RxResult>, RxCounters), String> {
-    let mut dut = RxFrontRtl::new(CLI_WIDTH)?;
-    let nonempty: Vec<Vec<u8>> = frames.iter().filter(|f| !f.is_empty()).cloned().collect();
-    let run = if nonempty.is_empty() {
-        Vec::new()
-    } else {
-        dut.run(&nonempty, 0, 0, 1)?.results
-    };
-    let mut counters = dut.counters();
-    let mut it = run.into_iter();
-    let mut out = Vec::with_capacity(frames.len());
-    for f in frames {
-        if f.is_empty() {
-            let r = crate::rx::rx_model(f);
-            counters.count(r.verdict);
-            out.push(r);
-        } else {
-            out.push(it.next().ok_or("the RTL run returned too few results")?);
+/// The Verilator model of `RxFront` as an [`RxEngine`]: each run starts from reset, with every
+/// output always ready. Empty frames cannot travel on AXI-Stream: they get the model's result
+/// (pass) and are counted with it.
+pub struct RxFrontEngine {
+    width: usize,
+    counters: RxCounters,
+}
+
+impl RxFrontEngine {
+    /// An engine at a bus width (the command line uses 512 bits).
+    pub fn new(width: usize) -> RxFrontEngine {
+        RxFrontEngine {
+            width,
+            counters: RxCounters::default(),
         }
     }
-    Ok((out, counters))
+}
+
+impl FrameEngine for RxFrontEngine {
+    type Output = RxResult;
+    fn run(&mut self, frames: &[Vec<u8>]) -> Result<Vec<RxResult>, String> {
+        let mut dut = RxFrontRtl::new(self.width)?;
+        let nonempty: Vec<Vec<u8>> = frames.iter().filter(|f| !f.is_empty()).cloned().collect();
+        let run = if nonempty.is_empty() {
+            Vec::new()
+        } else {
+            dut.run(&nonempty, 0, 0, 1)?.results
+        };
+        self.counters = dut.counters();
+        let mut it = run.into_iter();
+        let mut out = Vec::with_capacity(frames.len());
+        for f in frames {
+            if f.is_empty() {
+                let r = crate::rx::rx_model(f);
+                self.counters.count(r.verdict);
+                out.push(r);
+            } else {
+                out.push(it.next().ok_or("the RTL run returned too few results")?);
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl RxEngine for RxFrontEngine {
+    fn counters(&mut self) -> RxCounters {
+        self.counters.clone()
+    }
+}
+
+/// Runs frames through the Verilator model of the RX front end at the command line's width;
+/// returns the results and the RTL's counters.
+pub fn rx_rtl_with_counters(frames: &[Vec<u8>]) -> Result<(Vec<RxResult>, RxCounters), String> {
+    let mut engine = RxFrontEngine::new(CLI_WIDTH);
+    let results = engine.run(frames)?;
+    Ok((results, engine.counters()))
 }
 
 /// Runs frames through the Verilator model of the RX front end (see [`rx_rtl_with_counters`]).

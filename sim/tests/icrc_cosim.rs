@@ -18,7 +18,7 @@ fn hex(s: &str) -> Vec<u8> {
         .collect()
 }
 
-/// REFERENCE.md section 2: a CNP captured from a Mellanox ConnectX-4 Lx (ICRC 82 fd 00 2a).
+/// The real-NIC known answer: a CNP captured from a Mellanox ConnectX-4 Lx (ICRC 82 fd 00 2a).
 fn cx4_cnp() -> Vec<u8> {
     hex(concat!(
         "e41d2dab2bc27cfe90643b32080045c2003c718c400040119161",
@@ -27,7 +27,7 @@ fn cx4_cnp() -> Vec<u8> {
     ))
 }
 
-/// REFERENCE.md section 2: a UC SEND-only frame from scapy's test suite (ICRC 78 f3 53 f3).
+/// A UC SEND-only frame from scapy's test suite (ICRC 78 f3 53 f3).
 fn scapy_uc_send() -> Vec<u8> {
     hex(concat!(
         "248a07a8fa22248a07a8fa22080045010040047840004011b4d5c0a80007c0a80007c00012b7002caca22460ffff000000d3",

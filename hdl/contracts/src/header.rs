@@ -78,7 +78,8 @@ pub mod ipv4 {
     }
     /// Header length without options.
     pub const HEADER_LEN: usize = 20;
-    /// The only version/IHL byte RoCEv2 accepts: version 4, IHL 5.
+    /// The version nibble. With [`IHL`] it makes the only version/IHL byte RoCEv2 accepts
+    /// (`VERSION << 4 | IHL` = 0x45).
     pub const VERSION: u8 = 4;
     /// IHL of a header without options.
     pub const IHL: u8 = 5;

@@ -63,7 +63,7 @@ pub fn rows_of_map(f: impl Fn(u32) -> u32) -> [u32; 32] {
 pub fn apply_rows(rows: &[u32; 32], x: u32) -> u32 {
     let mut out = 0;
     for (i, r) in rows.iter().enumerate() {
-        out |= (((r & x).count_ones() & 1) as u32) << i;
+        out |= ((r & x).count_ones() & 1) << i;
     }
     out
 }
@@ -119,7 +119,7 @@ mod tests {
 
     #[test]
     fn icrc_prefix_constant() {
-        // REFERENCE.md: the raw register after FF×8 with init 0xFFFFFFFF is 0xDEBB20E3,
+        // The ICRC contract: the raw register after FF×8 with init 0xFFFFFFFF is 0xDEBB20E3,
         // which is the zero-init register after FF×4.
         assert_eq!(feed_bytes(0, &[0xFF; 4]), 0xDEBB_20E3);
     }

@@ -87,7 +87,7 @@ fn roce_pattern(tags: usize, v6: bool) -> BytePattern {
 /// length (odd `i`) after `i / 2` VLAN tags.
 fn ip_length_field(i: usize) -> std::ops::Range<usize> {
     let l2 = ethernet::header_len(i / 2);
-    let f = if i % 2 == 0 {
+    let f = if i.is_multiple_of(2) {
         ipv4::field::TOTAL_LEN
     } else {
         ipv6::field::PAYLOAD_LEN
@@ -103,20 +103,29 @@ fn combo_params(combo: usize) -> (usize, bool) {
 /// The shared ICRC pipeline. `W` is the bus width in bits, `K = W / 8` bytes per beat.
 #[derive(LogicBlock)]
 pub struct IcrcCore<const W: usize, const K: usize> {
+    /// Clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high: empties the pipeline and forgets any partial frame.
     pub reset: Signal<In, Bit>,
     /// Pipeline advance (all registers move together).
     pub en: Signal<In, Bit>,
+    /// Input beat: valid (taken when `en` is high).
     pub in_valid: Signal<In, Bit>,
+    /// Input beat: data (frame byte 0 of a beat in bits 7:0).
     pub in_data: Signal<In, Bits<W>>,
+    /// Input beat: byte enables (contiguous from lane 0).
     pub in_keep: Signal<In, Bits<K>>,
+    /// Input beat: last beat of a frame.
     pub in_last: Signal<In, Bit>,
-    /// Tail beat.
+    /// Tail beat: valid.
     pub t_valid: Signal<Out, Bit>,
+    /// Tail beat: data (as it came in).
     pub t_data: Signal<Out, Bits<W>>,
+    /// Tail beat: byte enables.
     pub t_keep: Signal<Out, Bits<K>>,
+    /// Tail beat: last beat of its frame.
     pub t_last: Signal<Out, Bit>,
+    /// Tail beat: first beat of its frame.
     pub t_first: Signal<Out, Bit>,
     /// Valid bytes in the tail beat (1..=B).
     pub t_n: Signal<Out, Bits<8>>,
@@ -131,6 +140,7 @@ pub struct IcrcCore<const W: usize, const K: usize> {
     pub t_qrot: Signal<Out, Bits<2>>,
     /// The frame's ICRC (final XOR applied, wire order in bits 7:0 first) is valid with this beat.
     pub t_crc_valid: Signal<Out, Bit>,
+    /// The frame's ICRC (see `t_crc_valid`).
     pub t_crc: Signal<Out, Bits<32>>,
     /// Insert mode: lanes of the tail beat that take ICRC bytes (lanes n..n+4 within the beat).
     pub t_ins: Signal<Out, Bits<K>>,
@@ -302,7 +312,7 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
     /// log2 of the bytes per beat.
     pub const LG: usize = K.trailing_zeros() as usize;
     /// Register stages of the surplus-byte reversal.
-    pub const NR: usize = (Self::LG + 1) / 2;
+    pub const NR: usize = Self::LG.div_ceil(2);
     /// Beats before the one holding byte 27 (the last byte the classification depends on).
     pub const KH: usize = 27 / K;
     const KB: usize = K;
@@ -312,10 +322,11 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
     const KW: usize = K / 4;
     const NR1: usize = Self::NR + 1;
     /// Header capture beats.
-    pub const NCAP: usize = (HDR_BYTES + K - 1) / K;
+    pub const NCAP: usize = HDR_BYTES.div_ceil(K);
     /// Beats of the header region (bytes 0..80).
-    pub const NRB: usize = (HREGION_BYTES + K - 1) / K;
+    pub const NRB: usize = HREGION_BYTES.div_ceil(K);
 
+    /// A core in check mode (`check`, for `IcrcCheck`) or insert mode (for `IcrcInsert`).
     pub fn new(check: bool) -> Self {
         assert_eq!(W, 8 * K, "K must be W / 8");
         assert!(K.is_power_of_two() && (8..=128).contains(&K), "bus width 64..1024 bits");
@@ -562,6 +573,8 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
 
 impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
     #[hdl_gen]
+    // rust-hdl kernel (Verilog subset): the per-lane `if check { if … }` nests stay as written.
+    #[allow(clippy::collapsible_if)]
     fn update(&mut self) {
         dff_setup!(
             self, clock, posc, hdr, v1, d1, k1, l1, p1, combo1, roce1, len1, v2, d2, k2, l2, p2, n2, combo2, roce2, lenok2, lcpos2, mlow2,

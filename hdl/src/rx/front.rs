@@ -11,7 +11,7 @@
 //! - **pass-through** (`m_pass_*`): frames that are not RoCEv2, beat for beat, untouched;
 //! - **counters** (`cnt_*`): frames in, accepted, passed and drops per reason.
 //!
-//! The semantics are those of the software model `ferroce_sim::rx::rx_model` (docs/rx.md).
+//! The semantics are those of the software model `ferroce_models::rx::rx_model` (docs/rx.md).
 //!
 //! ```text
 //!  s_axis ─► IcrcCheck ─┬─► RxHeader ──┬─ first record ─► early FIFO (plan) ─┐
@@ -62,30 +62,45 @@ pub const fn data_depth(k: usize) -> usize {
 /// depth ([`data_depth`]), `E = D + 2` record FIFO depth.
 #[derive(LogicBlock)]
 pub struct RxFront<const W: usize, const K: usize, const D: usize, const E: usize> {
+    /// Clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high: drops every frame in flight and clears the counters.
     pub reset: Signal<In, Bit>,
+    /// Input stream (frames from the MAC, no FCS): valid.
     pub s_axis_tvalid: Signal<In, Bit>,
+    /// Input stream: ready (low only when an output is back-pressured).
     pub s_axis_tready: Signal<Out, Bit>,
+    /// Input stream: data (frame byte 0 of a beat in bits 7:0).
     pub s_axis_tdata: Signal<In, Bits<W>>,
+    /// Input stream: byte enables (contiguous from lane 0).
     pub s_axis_tkeep: Signal<In, Bits<K>>,
+    /// Input stream: last beat of a frame.
     pub s_axis_tlast: Signal<In, Bit>,
-    /// Payload stream.
+    /// Payload stream: valid.
     pub m_pay_tvalid: Signal<Out, Bit>,
+    /// Payload stream: ready.
     pub m_pay_tready: Signal<In, Bit>,
+    /// Payload stream: data (realigned to byte 0).
     pub m_pay_tdata: Signal<Out, Bits<W>>,
+    /// Payload stream: byte enables (full beats but a payload's last).
     pub m_pay_tkeep: Signal<Out, Bits<K>>,
+    /// Payload stream: last beat of a packet's payload.
     pub m_pay_tlast: Signal<Out, Bit>,
     /// 1 on the last beat of a dropped packet's payload.
     pub m_pay_tuser: Signal<Out, Bit>,
-    /// Pass-through stream (not RoCEv2).
+    /// Pass-through stream (frames that are not RoCEv2): valid.
     pub m_pass_tvalid: Signal<Out, Bit>,
+    /// Pass-through stream: ready.
     pub m_pass_tready: Signal<In, Bit>,
+    /// Pass-through stream: data.
     pub m_pass_tdata: Signal<Out, Bits<W>>,
+    /// Pass-through stream: byte enables.
     pub m_pass_tkeep: Signal<Out, Bits<K>>,
+    /// Pass-through stream: last beat of a frame.
     pub m_pass_tlast: Signal<Out, Bit>,
-    /// Record stream.
+    /// Record stream: valid (a record is on `r_*`).
     pub r_valid: Signal<Out, Bit>,
+    /// Record stream: ready.
     pub r_ready: Signal<In, Bit>,
     /// The final record of the packet. A packet longer than the header capture (128 bytes)
     /// first gets a header record (`r_final` = 0) 3 cycles after the beat that completes the
@@ -101,54 +116,101 @@ pub struct RxFront<const W: usize, const K: usize, const D: usize, const E: usiz
     pub r_reason: Signal<Out, Bits<4>>,
     /// `icrc_ok` is not null; `r_icrc_ok` is its value.
     pub r_icrc_chk: Signal<Out, Bit>,
+    /// The ICRC verifies (meaningful when `r_icrc_chk`; record field `icrc_ok`).
     pub r_icrc_ok: Signal<Out, Bit>,
+    /// Ethernet destination MAC (record field `eth_dst`).
     pub r_eth_dst: Signal<Out, Bits<48>>,
+    /// Ethernet source MAC (record field `eth_src`).
     pub r_eth_src: Signal<Out, Bits<48>>,
+    /// An outer VLAN tag is present (record field `vlan_ok`).
     pub r_vlan_ok: Signal<Out, Bit>,
+    /// VID of the outer VLAN tag (record field `vlan`).
     pub r_vlan: Signal<Out, Bits<12>>,
+    /// IP version 6 (ethertype 0x86DD), else 4 (record field `ip_v6`).
     pub r_ip_v6: Signal<Out, Bit>,
+    /// IP source address (IPv4 in the low 32 bits; record field `ip_src`).
     pub r_ip_src: Signal<Out, Bits<128>>,
+    /// IP destination address (IPv4 in the low 32 bits; record field `ip_dst`).
     pub r_ip_dst: Signal<Out, Bits<128>>,
+    /// DSCP (record field `ip_dscp`).
     pub r_ip_dscp: Signal<Out, Bits<6>>,
+    /// ECN (record field `ip_ecn`).
     pub r_ip_ecn: Signal<Out, Bits<2>>,
+    /// IPv4 TTL or IPv6 hop limit (record field `ip_ttl`).
     pub r_ip_ttl: Signal<Out, Bits<8>>,
+    /// UDP source port (flow entropy; record field `udp_sport`).
     pub r_udp_sport: Signal<Out, Bits<16>>,
+    /// UDP destination port (4791; record field `udp_dport`).
     pub r_udp_dport: Signal<Out, Bits<16>>,
+    /// The 12 BTH bytes are in the frame (`r_bth_*` are meaningful; record field `bth_ok`).
     pub r_bth_ok: Signal<Out, Bit>,
+    /// BTH opcode (raw; record field `bth_opcode`).
     pub r_bth_opcode: Signal<Out, Bits<8>>,
+    /// Solicited event (record field `bth_se`).
     pub r_bth_se: Signal<Out, Bit>,
+    /// MigReq (record field `bth_m`).
     pub r_bth_m: Signal<Out, Bit>,
+    /// Pad count (record field `bth_padcnt`).
     pub r_bth_padcnt: Signal<Out, Bits<2>>,
+    /// Transport header version (record field `bth_tver`).
     pub r_bth_tver: Signal<Out, Bits<4>>,
+    /// Partition key (record field `bth_pkey`).
     pub r_bth_pkey: Signal<Out, Bits<16>>,
+    /// FECN (record field `bth_fecn`).
     pub r_bth_fecn: Signal<Out, Bit>,
+    /// BECN (record field `bth_becn`).
     pub r_bth_becn: Signal<Out, Bit>,
+    /// Destination QP (record field `bth_dqpn`).
     pub r_bth_dqpn: Signal<Out, Bits<24>>,
+    /// AckReq (record field `bth_ackreq`).
     pub r_bth_ackreq: Signal<Out, Bit>,
+    /// Packet sequence number (record field `bth_psn`).
     pub r_bth_psn: Signal<Out, Bits<24>>,
+    /// The opcode carries a RETH and its 16 bytes are in the frame (record field `reth_ok`).
     pub r_reth_ok: Signal<Out, Bit>,
+    /// RETH virtual address (record field `reth_va`).
     pub r_reth_va: Signal<Out, Bits<64>>,
+    /// RETH remote key (record field `reth_rkey`).
     pub r_reth_rkey: Signal<Out, Bits<32>>,
+    /// RETH DMA length (record field `reth_dmalen`).
     pub r_reth_dmalen: Signal<Out, Bits<32>>,
+    /// The opcode carries an ImmDt and its 4 bytes are in the frame (record field `immdt_ok`).
     pub r_immdt_ok: Signal<Out, Bit>,
+    /// Immediate data (record field `immdt`).
     pub r_immdt: Signal<Out, Bits<32>>,
+    /// The opcode carries an AETH and its 4 bytes are in the frame (record field `aeth_ok`).
     pub r_aeth_ok: Signal<Out, Bit>,
+    /// AETH syndrome (record field `aeth_syndrome`).
     pub r_aeth_syndrome: Signal<Out, Bits<8>>,
+    /// AETH message sequence number (record field `aeth_msn`).
     pub r_aeth_msn: Signal<Out, Bits<24>>,
     /// Payload bytes on `m_pay` for this packet.
     pub r_pay_len: Signal<Out, Bits<16>>,
+    /// Counter: frames in (`cnt_accepted` + `cnt_passed` + the drops).
     pub cnt_frames_in: Signal<Out, Bits<32>>,
+    /// Counter: RoCEv2 frames accepted.
     pub cnt_accepted: Signal<Out, Bits<32>>,
+    /// Counter: frames passed through (not RoCEv2).
     pub cnt_passed: Signal<Out, Bits<32>>,
+    /// Counter: RoCEv2 frames dropped as `ip_header` (IPv4 version ≠ 4 or IHL ≠ 5; IPv6 version ≠ 6).
     pub cnt_drop_ip_header: Signal<Out, Bits<32>>,
+    /// Counter: RoCEv2 frames dropped as `truncated` (the frame ends before its headers or lengths say).
     pub cnt_drop_truncated: Signal<Out, Bits<32>>,
+    /// Counter: RoCEv2 frames dropped as `ip_length` (IP length too small, or bytes beyond the IP packet and MAC padding).
     pub cnt_drop_ip_length: Signal<Out, Bits<32>>,
+    /// Counter: RoCEv2 frames dropped as `ip_checksum` (the IPv4 header checksum is wrong).
     pub cnt_drop_ip_checksum: Signal<Out, Bits<32>>,
+    /// Counter: RoCEv2 frames dropped as `ip_fragment` (IPv4 MF set or fragment offset ≠ 0).
     pub cnt_drop_ip_fragment: Signal<Out, Bits<32>>,
+    /// Counter: RoCEv2 frames dropped as `udp_length` (the UDP length disagrees with the IP length).
     pub cnt_drop_udp_length: Signal<Out, Bits<32>>,
+    /// Counter: RoCEv2 frames dropped as `tver` (BTH TVer ≠ 0).
     pub cnt_drop_tver: Signal<Out, Bits<32>>,
+    /// Counter: RoCEv2 frames dropped as `opcode` (a reserved opcode, or RD).
     pub cnt_drop_opcode: Signal<Out, Bits<32>>,
+    /// Counter: RoCEv2 frames dropped as `padcnt` (PadCnt larger than the payload).
     pub cnt_drop_padcnt: Signal<Out, Bits<32>>,
+    /// Counter: RoCEv2 frames dropped as `icrc` (the ICRC does not verify).
     pub cnt_drop_icrc: Signal<Out, Bits<32>>,
 
     ic: IcrcCheck<W, K>,
@@ -519,6 +581,8 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Default for
 
 impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for RxFront<W, K, D, E> {
     #[hdl_gen]
+    // rust-hdl kernel (Verilog subset): the verdict-FIFO count conditions keep their push/pop form.
+    #[allow(clippy::nonminimal_bool)]
     fn update(&mut self) {
         dff_setup!(
             self, clock, ic1, ic2, ic3, opush, dwp, drp, dcnt, ewp, erp, ecnt, vwp, vrp, vcnt, bi, rdone, prev, hv, hd_d, hd_k, qwp, qrp,

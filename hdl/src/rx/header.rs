@@ -4,7 +4,7 @@
 //! from lane 0, frame byte 0 in `tdata[7:0]`) and emits registered records (below): the
 //! classification (`h_pass`: not RoCEv2), the drop reason decided from the headers and the frame
 //! length (`h_reason`, every reason but `icrc`), and the fields of the header record, with the
-//! semantics of the software model `ferroce_sim::rx::rx_model` (docs/rx.md).
+//! semantics of the software model `ferroce_models::rx::rx_model` (docs/rx.md).
 //!
 //! | stage | work |
 //! |---|---|
@@ -86,17 +86,22 @@ pub fn opcode_info(v: u8) -> u16 {
 /// RX header decoder; see the module docs. `W` bus width in bits (64..1024), `K = W / 8`.
 #[derive(LogicBlock)]
 pub struct RxHeader<const W: usize, const K: usize> {
+    /// Clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high: forgets any partial frame and any record in flight.
     pub reset: Signal<In, Bit>,
     /// Pipeline advance: every register holds while it is low (outputs included). Tie high for
     /// an always-running decoder.
     pub ce: Signal<In, Bit>,
+    /// Input stream (frames): valid.
     pub s_axis_tvalid: Signal<In, Bit>,
     /// Always 1 (a beat is taken when `s_axis_tvalid` and `ce` are high).
     pub s_axis_tready: Signal<Out, Bit>,
+    /// Input stream: data (frame byte 0 of a beat in bits 7:0).
     pub s_axis_tdata: Signal<In, Bits<W>>,
+    /// Input stream: byte enables (contiguous from lane 0).
     pub s_axis_tkeep: Signal<In, Bits<K>>,
+    /// Input stream: last beat of a frame.
     pub s_axis_tlast: Signal<In, Bit>,
     /// A record (one-cycle pulse while `ce` is high, held while it is low).
     pub h_valid: Signal<Out, Bit>,
@@ -108,51 +113,79 @@ pub struct RxHeader<const W: usize, const K: usize> {
     pub h_final: Signal<Out, Bit>,
     /// Not RoCEv2 (the other outputs are then undefined).
     pub h_pass: Signal<Out, Bit>,
-    /// Drop reason known from the headers and the frame length ([`reason`]); 0 = none (the
-    /// frame is accepted or dropped for its ICRC).
+    /// Drop reason known from the headers and the frame length ([`DropReason::code`]); 0 = none
+    /// (the frame is accepted or dropped for its ICRC).
     pub h_reason: Signal<Out, Bits<4>>,
     /// A header check failed: nothing is delivered (docs/rx.md, "Payload delivered").
     pub h_hfail: Signal<Out, Bit>,
     /// The IP header is valid, the ICRC is in the frame and the IP length is long enough for
     /// it (`icrc_ok` not null).
     pub h_icrc_chk: Signal<Out, Bit>,
+    /// Ethernet destination MAC (record field `eth_dst`).
     pub h_eth_dst: Signal<Out, Bits<48>>,
+    /// Ethernet source MAC (record field `eth_src`).
     pub h_eth_src: Signal<Out, Bits<48>>,
     /// An outer VLAN tag is present; `h_vlan` is its VID.
     pub h_vlan_ok: Signal<Out, Bit>,
+    /// VID of the outer VLAN tag (record field `vlan`).
     pub h_vlan: Signal<Out, Bits<12>>,
     /// IP version 6 (ethertype 0x86DD), else 4.
     pub h_ip_v6: Signal<Out, Bit>,
-    /// IP addresses (IPv4 in the low 32 bits).
+    /// IP source address (IPv4 in the low 32 bits; record field `ip_src`).
     pub h_ip_src: Signal<Out, Bits<128>>,
+    /// IP destination address (IPv4 in the low 32 bits; record field `ip_dst`).
     pub h_ip_dst: Signal<Out, Bits<128>>,
+    /// DSCP (record field `ip_dscp`).
     pub h_ip_dscp: Signal<Out, Bits<6>>,
+    /// ECN (record field `ip_ecn`).
     pub h_ip_ecn: Signal<Out, Bits<2>>,
+    /// IPv4 TTL or IPv6 hop limit (record field `ip_ttl`).
     pub h_ip_ttl: Signal<Out, Bits<8>>,
+    /// UDP source port (flow entropy; record field `udp_sport`).
     pub h_udp_sport: Signal<Out, Bits<16>>,
+    /// UDP destination port (4791; record field `udp_dport`).
     pub h_udp_dport: Signal<Out, Bits<16>>,
     /// The 12 BTH bytes are in the frame (the `h_bth_*` fields are meaningful).
     pub h_bth_ok: Signal<Out, Bit>,
+    /// BTH opcode (raw; record field `bth_opcode`).
     pub h_bth_opcode: Signal<Out, Bits<8>>,
+    /// Solicited event (record field `bth_se`).
     pub h_bth_se: Signal<Out, Bit>,
+    /// MigReq (record field `bth_m`).
     pub h_bth_m: Signal<Out, Bit>,
+    /// Pad count (record field `bth_padcnt`).
     pub h_bth_padcnt: Signal<Out, Bits<2>>,
+    /// Transport header version (record field `bth_tver`).
     pub h_bth_tver: Signal<Out, Bits<4>>,
+    /// Partition key (record field `bth_pkey`).
     pub h_bth_pkey: Signal<Out, Bits<16>>,
+    /// FECN (record field `bth_fecn`).
     pub h_bth_fecn: Signal<Out, Bit>,
+    /// BECN (record field `bth_becn`).
     pub h_bth_becn: Signal<Out, Bit>,
+    /// Destination QP (record field `bth_dqpn`).
     pub h_bth_dqpn: Signal<Out, Bits<24>>,
+    /// AckReq (record field `bth_ackreq`).
     pub h_bth_ackreq: Signal<Out, Bit>,
+    /// Packet sequence number (record field `bth_psn`).
     pub h_bth_psn: Signal<Out, Bits<24>>,
     /// The opcode carries a RETH and its 16 bytes are in the frame.
     pub h_reth_ok: Signal<Out, Bit>,
+    /// RETH virtual address (record field `reth_va`).
     pub h_reth_va: Signal<Out, Bits<64>>,
+    /// RETH remote key (record field `reth_rkey`).
     pub h_reth_rkey: Signal<Out, Bits<32>>,
+    /// RETH DMA length (record field `reth_dmalen`).
     pub h_reth_dmalen: Signal<Out, Bits<32>>,
+    /// The opcode carries an ImmDt and its 4 bytes are in the frame (record field `immdt_ok`).
     pub h_immdt_ok: Signal<Out, Bit>,
+    /// Immediate data (record field `immdt`).
     pub h_immdt: Signal<Out, Bits<32>>,
+    /// The opcode carries an AETH and its 4 bytes are in the frame (record field `aeth_ok`).
     pub h_aeth_ok: Signal<Out, Bit>,
+    /// AETH syndrome (record field `aeth_syndrome`).
     pub h_aeth_syndrome: Signal<Out, Bits<8>>,
+    /// AETH message sequence number (record field `aeth_msn`).
     pub h_aeth_msn: Signal<Out, Bits<24>>,
     /// Frame offset of the payload (`hdr_end`).
     pub h_pay_off: Signal<Out, Bits<16>>,

@@ -13,20 +13,35 @@ use rust_hdl::prelude::*;
 /// 256/512 bits.
 #[derive(LogicBlock)]
 pub struct IcrcCheck<const W: usize, const K: usize> {
+    /// Clock.
     pub clock: Signal<In, Clock>,
+    /// Synchronous, active high: empties the pipeline and forgets any partial frame.
     pub reset: Signal<In, Bit>,
+    /// Input stream (frames): valid.
     pub s_axis_tvalid: Signal<In, Bit>,
+    /// Input stream: ready (the output register is empty or `m_axis_tready` is high).
     pub s_axis_tready: Signal<Out, Bit>,
+    /// Input stream: data (frame byte 0 of a beat in bits 7:0).
     pub s_axis_tdata: Signal<In, Bits<W>>,
+    /// Input stream: byte enables (contiguous from lane 0).
     pub s_axis_tkeep: Signal<In, Bits<K>>,
+    /// Input stream: last beat of a frame.
     pub s_axis_tlast: Signal<In, Bit>,
+    /// Output stream (the same frames): valid.
     pub m_axis_tvalid: Signal<Out, Bit>,
+    /// Output stream: ready.
     pub m_axis_tready: Signal<In, Bit>,
+    /// Output stream: data.
     pub m_axis_tdata: Signal<Out, Bits<W>>,
+    /// Output stream: byte enables.
     pub m_axis_tkeep: Signal<Out, Bits<K>>,
+    /// Output stream: last beat of a frame.
     pub m_axis_tlast: Signal<Out, Bit>,
+    /// Output stream: the ICRC verdict on a frame's last beat ([`IcrcVerdictCode`]), 0 on other beats.
     pub m_axis_tuser: Signal<Out, Bits<2>>,
+    /// The ICRC the unit computed (wire byte order, bits 7:0 first) when `m_icrc_valid`, else 0.
     pub m_icrc: Signal<Out, Bits<32>>,
+    /// `m_icrc` is valid: last beat of a RoCEv2 frame holding a whole IP packet long enough for the headers.
     pub m_icrc_valid: Signal<Out, Bit>,
     core: IcrcCore<W, K>,
     en: Signal<Local, Bit>,

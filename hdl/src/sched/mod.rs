@@ -1,8 +1,9 @@
 //! The scheduler, [`Sched`]: shared-space scheduling FIFOs and the QoS arbiter.
 //! `docs/sched.md` is the specification, to the cycle; the software model is
-//! `ferroce_sim::sched::SchedModel`.
+//! `ferroce_models::sched::SchedModel`.
 //!
-//! Storage follows the source engine (`seeds/001_*`): one next-pointer RAM shared by every
+//! Storage follows the source engine (the QoS engine of
+//! *Hardware Support for Quality of Service in an RDMA Engine* (Bartzis)): one next-pointer RAM shared by every
 //! queue, and per queue only `{empty, head, tail}`. A dequeue reads `next[head]` from the block
 //! RAM; while that read is in flight (one cycle) the queue's head *is* the RAM output, so
 //! back-to-back dequeues of one queue need no stall. "An element sits in at most one queue" is
@@ -61,35 +62,65 @@ fn qidx5() -> [Constant<Bits<5>>; 32] {
 /// combinational loop (UNOPTFLAT); the arbiter and the FIFOs exchange the decision both ways.
 #[derive(LogicBlock)]
 pub struct Sched<const AW: usize, const EW: usize, const Q: usize> {
+    /// Clock.
     pub clock: Signal<In, Clock>,
+    /// Synchronous, active high: empties the queues, resets registers and counters; the initializer runs after it.
     pub reset: Signal<In, Bit>,
+    /// High once the initializer has cleared the parity RAMs (N cycles after reset).
     pub init_done: Signal<Out, Bit>,
+    /// Enqueue requester 0 (highest priority): valid.
     pub enq0_valid: Signal<In, Bit>,
+    /// Enqueue requester 0: queue index.
     pub enq0_queue: Signal<In, Bits<5>>,
+    /// Enqueue requester 0: element.
     pub enq0_elem: Signal<In, Bits<AW>>,
+    /// Enqueue requester 0: ready (`init_done`).
     pub enq0_ready: Signal<Out, Bit>,
+    /// Enqueue requester 1: valid.
     pub enq1_valid: Signal<In, Bit>,
+    /// Enqueue requester 1: queue index.
     pub enq1_queue: Signal<In, Bits<5>>,
+    /// Enqueue requester 1: element.
     pub enq1_elem: Signal<In, Bits<AW>>,
+    /// Enqueue requester 1: ready (`init_done` and no requester with a lower index valid).
     pub enq1_ready: Signal<Out, Bit>,
+    /// Enqueue requester 2: valid.
     pub enq2_valid: Signal<In, Bit>,
+    /// Enqueue requester 2: queue index.
     pub enq2_queue: Signal<In, Bits<5>>,
+    /// Enqueue requester 2: element.
     pub enq2_elem: Signal<In, Bits<AW>>,
+    /// Enqueue requester 2: ready (`init_done` and no requester with a lower index valid).
     pub enq2_ready: Signal<Out, Bit>,
+    /// Enqueue requester 3: valid.
     pub enq3_valid: Signal<In, Bit>,
+    /// Enqueue requester 3: queue index.
     pub enq3_queue: Signal<In, Bits<5>>,
+    /// Enqueue requester 3: element.
     pub enq3_elem: Signal<In, Bits<AW>>,
+    /// Enqueue requester 3: ready (`init_done` and no requester with a lower index valid).
     pub enq3_ready: Signal<Out, Bit>,
+    /// Make one arbiter decision this cycle.
     pub deq_req: Signal<In, Bit>,
+    /// High the cycle after a decision.
     pub deq_valid: Signal<Out, Bit>,
+    /// The decision served a queue (0: nothing was eligible; `deq_queue` and `deq_elem` are then 0).
     pub deq_ok: Signal<Out, Bit>,
+    /// The decision: served queue.
     pub deq_queue: Signal<Out, Bits<5>>,
+    /// The decision: served element (the queue's head).
     pub deq_elem: Signal<Out, Bits<AW>>,
+    /// Bit q: queue q's head can't be served now (no resource); the arbiter skips it.
     pub stall: Signal<In, Bits<32>>,
+    /// Register write: enable.
     pub cfg_we: Signal<In, Bit>,
+    /// Register write: address (queue q's configuration word at q, the limit of high priority at 64).
     pub cfg_addr: Signal<In, Bits<7>>,
+    /// Register write: data.
     pub cfg_wdata: Signal<In, Bits<32>>,
+    /// Counter: enqueues refused because the element was already queued.
     pub cnt_dup: Signal<Out, Bits<32>>,
+    /// Counter: enqueues refused because the queue index was ≥ Q.
     pub cnt_bad_queue: Signal<Out, Bits<32>>,
     ov: DFF<Bit>,
     ook: DFF<Bit>,

@@ -11,17 +11,29 @@ use rust_hdl::prelude::*;
 /// Bytes beyond `tkeep` on the output are zero. No MAC padding is added (the MAC pads).
 #[derive(LogicBlock)]
 pub struct IcrcInsert<const W: usize, const K: usize> {
+    /// Clock.
     pub clock: Signal<In, Clock>,
+    /// Synchronous, active high: empties the pipeline and forgets any partial frame.
     pub reset: Signal<In, Bit>,
+    /// Input stream (frames without ICRC): valid.
     pub s_axis_tvalid: Signal<In, Bit>,
+    /// Input stream: ready (the output register is free and no spilled ICRC beat is pending).
     pub s_axis_tready: Signal<Out, Bit>,
+    /// Input stream: data (frame byte 0 of a beat in bits 7:0).
     pub s_axis_tdata: Signal<In, Bits<W>>,
+    /// Input stream: byte enables (contiguous from lane 0).
     pub s_axis_tkeep: Signal<In, Bits<K>>,
+    /// Input stream: last beat of a frame.
     pub s_axis_tlast: Signal<In, Bit>,
+    /// Output stream (RoCEv2 frames with their ICRC, other frames unchanged): valid.
     pub m_axis_tvalid: Signal<Out, Bit>,
+    /// Output stream: ready.
     pub m_axis_tready: Signal<In, Bit>,
+    /// Output stream: data.
     pub m_axis_tdata: Signal<Out, Bits<W>>,
+    /// Output stream: byte enables.
     pub m_axis_tkeep: Signal<Out, Bits<K>>,
+    /// Output stream: last beat of a frame.
     pub m_axis_tlast: Signal<Out, Bit>,
     core: IcrcCore<W, K>,
     lane: [Constant<Bits<W>>; 128],

@@ -2,6 +2,7 @@
 //! `ferroce-wire` ICRC (which is checked against zlib, scapy and a real NIC's vector).
 
 use crate::wire::icrc::{icrc, icrc_verdict, locate, IcrcVerdict};
+use crate::FrameEngine;
 
 /// Per-frame result of an ICRC check, as the hardware reports it on the last beat.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +60,17 @@ pub fn insert_model(frame: &[u8]) -> Vec<u8> {
         out.extend_from_slice(&icrc(&frame[l2..]).to_le_bytes());
     }
     out
+}
+
+/// [`check_model`] as a [`FrameEngine`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct IcrcCheckModel;
+
+impl FrameEngine for IcrcCheckModel {
+    type Output = CheckResult;
+    fn run(&mut self, frames: &[Vec<u8>]) -> Result<Vec<CheckResult>, String> {
+        Ok(frames.iter().map(|f| check_model(f)).collect())
+    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 //! Wire formats come from [`ferroce_wire`] (re-exported as [`wire`]); codes, field ranges and
 //! record schemas from [`ferroce_contracts`] (re-exported as [`contracts`]).
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub use ferroce_contracts as contracts;
 pub use ferroce_wire as wire;
@@ -16,3 +17,14 @@ pub use ferroce_wire as wire;
 pub mod icrc;
 pub mod rx;
 pub mod sched;
+
+/// A unit that takes whole frames and gives one result per frame. The golden model and the
+/// unit's Verilator runner (in `ferroce-sim`) both implement it, so the command line, replay and
+/// co-simulation code are written once and run on either engine (the scheduler's twin of this
+/// is [`sched::SchedEngine`]).
+pub trait FrameEngine {
+    /// One frame's result.
+    type Output;
+    /// Runs the frames through the unit; one result per frame, in order.
+    fn run(&mut self, frames: &[Vec<u8>]) -> Result<Vec<Self::Output>, String>;
+}

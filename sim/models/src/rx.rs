@@ -78,6 +78,7 @@ use crate::wire::ethernet::{self, MacAddr, ETHERTYPE_IPV4, ETHERTYPE_IPV6, MIN_F
 use crate::wire::icrc::{ICRC_LEN, LRH_MASK};
 use crate::wire::opcode::{ExtHeaders, CNP_RESERVED_LEN};
 use crate::wire::{aeth, atomic_ack_eth, atomic_eth, bth, deth, ieth, immdt, ipv4, ipv6, reth, udp};
+use crate::FrameEngine;
 use crc::{Crc, CRC_32_ISO_HDLC};
 use std::fmt::Write as _;
 use std::net::IpAddr;
@@ -587,6 +588,34 @@ pub fn rx_model(frame: &[u8]) -> RxResult {
         verdict,
         record: Some(record),
         payload,
+    }
+}
+
+/// The RX front end as a [`FrameEngine`] that also counts: the model ([`RxModel`]) and the
+/// Verilator runner of `RxFront` implement it.
+pub trait RxEngine: FrameEngine<Output = RxResult> {
+    /// The counters after the last run (the RTL reads its `cnt_*` ports).
+    fn counters(&mut self) -> RxCounters;
+}
+
+/// [`rx_model`] as an [`RxEngine`]; its counters count the results of its last run.
+#[derive(Debug, Clone, Default)]
+pub struct RxModel {
+    counters: RxCounters,
+}
+
+impl FrameEngine for RxModel {
+    type Output = RxResult;
+    fn run(&mut self, frames: &[Vec<u8>]) -> Result<Vec<RxResult>, String> {
+        let results: Vec<RxResult> = frames.iter().map(|f| rx_model(f)).collect();
+        self.counters = RxCounters::of(&results);
+        Ok(results)
+    }
+}
+
+impl RxEngine for RxModel {
+    fn counters(&mut self) -> RxCounters {
+        self.counters.clone()
     }
 }
 

@@ -549,11 +549,21 @@ pub fn reset_and_init(engine: &mut dyn SchedEngine) -> Result<u64, String> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TraceOp {
     /// `enq <queue> <element>`: requester 0 for one cycle, then one idle cycle.
-    Enq { queue: u32, elem: u32 },
+    Enq {
+        /// The queue.
+        queue: u32,
+        /// The element enqueued.
+        elem: u32,
+    },
     /// `deq`: one decision; prints `<queue> <element>` or `empty`.
     Deq,
     /// `weight <queue> <w>`: writes the queue's word with weight w, other fields kept.
-    Weight { queue: u32, w: u8 },
+    Weight {
+        /// The queue.
+        queue: u32,
+        /// Its new weight.
+        w: u8,
+    },
     /// `tick <cycles>`: idle cycles.
     Tick(u64),
 }

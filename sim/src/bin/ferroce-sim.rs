@@ -1,6 +1,7 @@
 //! `ferroce-sim`: run Ferroce hardware units (Verilator) or their software models on captures.
 
 use clap::{Parser, Subcommand, ValueEnum};
+use ferroce_sim::models::FrameEngine;
 use ferroce_sim::{bench, icrc_rtl as icrc, verilated::Traffic, wire};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -16,7 +17,7 @@ struct Cli {
     cmd: Cmd,
 }
 
-#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 enum Engine {
     /// The Verilator model of the generated Verilog.
     Rtl,
@@ -115,27 +116,18 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            // Empty frames cannot travel on AXI-Stream; report them as not RoCEv2 in both engines.
-            let results: Vec<icrc::CheckResult> = match engine {
-                Engine::Model => frames.iter().map(|f| icrc::check_model(f)).collect(),
-                Engine::Rtl => {
-                    let nonempty: Vec<Vec<u8>> = frames.iter().filter(|f| !f.is_empty()).cloned().collect();
-                    let mut rtl = if nonempty.is_empty() {
-                        Vec::new()
-                    } else {
-                        match icrc::check_rtl(&nonempty, width, Traffic::FULL) {
-                            Ok((_, r)) => r,
-                            Err(e) => {
-                                eprintln!("error: {e}");
-                                return ExitCode::FAILURE;
-                            }
-                        }
-                    }
-                    .into_iter();
-                    frames
-                        .iter()
-                        .map(|f| if f.is_empty() { icrc::check_model(f) } else { rtl.next().unwrap() })
-                        .collect()
+            let mut eng: Box<dyn FrameEngine<Output = icrc::CheckResult>> = match engine {
+                Engine::Model => Box::new(icrc::IcrcCheckModel),
+                Engine::Rtl => Box::new(icrc::IcrcCheckRtl {
+                    width,
+                    traffic: Traffic::FULL,
+                }),
+            };
+            let results = match eng.run(&frames) {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::FAILURE;
                 }
             };
             for (i, r) in results.iter().enumerate() {
@@ -169,7 +161,8 @@ fn main() -> ExitCode {
 
 /// `ferroce-sim rx`: JSON lines on stdout; errors on stderr with exit code 2.
 fn run_rx(pcap: &std::path::Path, engine: Engine, fcs: bool, counters: bool) -> ExitCode {
-    use ferroce_sim::rx::{rx_model, RxCounters};
+    use ferroce_sim::rx::{RxEngine, RxModel};
+    use ferroce_sim::rx_rtl::{RxFrontEngine, CLI_WIDTH};
     use std::io::Write;
     let frames = match wire::pcap::read_pcap(pcap, fcs) {
         Ok(f) => f,
@@ -179,19 +172,24 @@ fn run_rx(pcap: &std::path::Path, engine: Engine, fcs: bool, counters: bool) -> 
         }
     };
     // The RTL engine reports its own counters (the cnt_* ports of the RX front end).
-    let (results, rtl_counters): (Vec<_>, Option<RxCounters>) = match engine {
-        Engine::Model => (frames.iter().map(|f| rx_model(f)).collect(), None),
-        Engine::Rtl => match ferroce_sim::rx_rtl::rx_rtl_with_counters(&frames) {
-            Ok((r, c)) if r.len() == frames.len() => (r, Some(c)),
-            Ok((r, _)) => {
-                eprintln!("error: the RTL returned {} results for {} frames", r.len(), frames.len());
-                return ExitCode::from(2);
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::from(2);
-            }
-        },
+    let mut eng: Box<dyn RxEngine> = match engine {
+        Engine::Model => Box::new(RxModel::default()),
+        Engine::Rtl => Box::new(RxFrontEngine::new(CLI_WIDTH)),
+    };
+    let results = match eng.run(&frames) {
+        Ok(r) if r.len() == frames.len() => r,
+        Ok(r) => {
+            eprintln!(
+                "error: the {engine:?} engine returned {} results for {} frames",
+                r.len(),
+                frames.len()
+            );
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
     };
     // Buffered; a reader that goes away (`| head`) ends the output quietly.
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
@@ -204,7 +202,7 @@ fn run_rx(pcap: &std::path::Path, engine: Engine, fcs: bool, counters: bool) -> 
         return ExitCode::SUCCESS;
     }
     if counters {
-        eprintln!("{}", rtl_counters.unwrap_or_else(|| RxCounters::of(&results)).json());
+        eprintln!("{}", eng.counters().json());
     }
     ExitCode::SUCCESS
 }

@@ -1,4 +1,4 @@
-//! Invariant CRC (ICRC) of RoCEv2 packets, per REFERENCE.md section 2.
+//! Invariant CRC (ICRC) of RoCEv2 packets, as `ferroce_contracts::icrc` defines it.
 //!
 //! Input = `FF×8` (the masked LRH) ‖ IP header ‖ UDP header ‖ BTH ‖ extension headers ‖
 //! payload ‖ pad, with these bits forced to one first: IPv4 TOS (byte 1), TTL (byte 8) and

@@ -1,5 +1,5 @@
 //! Reliable Datagram Extended Transport Header (4 bytes): reserved (8), EE-Context (24).
-//! Present on every RD packet (not listed in REFERENCE.md; per the IBTA spec and Linux rxe).
+//! Present on every RD packet (per the IBTA spec and Linux rxe).
 
 use crate::field::{be24, bits, fits, put24};
 use crate::view::fixed_view;

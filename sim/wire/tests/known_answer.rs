@@ -1,4 +1,4 @@
-//! Known-answer vectors (REFERENCE.md section 2), the literal verdict rules, and the
+//! Known-answer vectors (a real NIC's CNP and scapy's UC SEND-only frame), the literal verdict rules, and the
 //! opcode table.
 
 mod common;
@@ -215,7 +215,7 @@ fn opcode_table() {
     assert_eq!(count(Transport::Ud), 2);
     assert_eq!(count(Transport::Cnp), 1);
     let len = |v: u8| Opcode::new(v).unwrap().ext_len();
-    // REFERENCE.md section 1.
+    // The RoCEv2 opcode table (IBTA).
     for (v, n) in [
         (0x00, 0),
         (0x01, 0),
