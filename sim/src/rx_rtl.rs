@@ -26,6 +26,9 @@ pub fn record_ports() -> Vec<String> {
     record::front().map(|f| format!("{}{}", record::FRONT_PREFIX, f.name)).collect()
 }
 
+/// Looks a port up by name and (optionally) checks its width; gives its index.
+type PortLookup<'a> = dyn FnMut(&str, Option<usize>) -> Result<usize, String> + 'a;
+
 /// Cycles with no valid on any output after which a run is over.
 const QUIET_CYCLES: u64 = 256;
 /// Cycles after the last input beat within which the outputs must fall quiet.
@@ -489,21 +492,20 @@ impl RxFrontRtl {
             }
             Ok(i)
         };
-        let stream =
-            |port: &mut dyn FnMut(&str, Option<usize>) -> Result<usize, String>, pre: &str, user: bool| -> Result<StreamPorts, String> {
-                Ok(StreamPorts {
-                    valid: port(&format!("{pre}_tvalid"), Some(1))?,
-                    ready: port(&format!("{pre}_tready"), Some(1))?,
-                    data: port(&format!("{pre}_tdata"), Some(width))?,
-                    keep: port(&format!("{pre}_tkeep"), Some(k))?,
-                    last: port(&format!("{pre}_tlast"), Some(1))?,
-                    user: if user {
-                        Some(port(&format!("{pre}_tuser"), Some(1))?)
-                    } else {
-                        None
-                    },
-                })
-            };
+        let stream = |port: &mut PortLookup, pre: &str, user: bool| -> Result<StreamPorts, String> {
+            Ok(StreamPorts {
+                valid: port(&format!("{pre}_tvalid"), Some(1))?,
+                ready: port(&format!("{pre}_tready"), Some(1))?,
+                data: port(&format!("{pre}_tdata"), Some(width))?,
+                keep: port(&format!("{pre}_tkeep"), Some(k))?,
+                last: port(&format!("{pre}_tlast"), Some(1))?,
+                user: if user {
+                    Some(port(&format!("{pre}_tuser"), Some(1))?)
+                } else {
+                    None
+                },
+            })
+        };
         let pay = stream(&mut port, "m_pay", true)?;
         let pass = stream(&mut port, "m_pass", false)?;
         let rec = record_ports()
