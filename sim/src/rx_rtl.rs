@@ -1030,19 +1030,6 @@ impl RxEngine for RxFrontEngine {
     }
 }
 
-/// Runs frames through the Verilator model of the RX front end at the command line's width;
-/// returns the results and the RTL's counters.
-pub fn rx_rtl_with_counters(frames: &[Vec<u8>]) -> Result<(Vec<RxResult>, RxCounters), String> {
-    let mut engine = RxFrontEngine::new(CLI_WIDTH);
-    let results = engine.run(frames)?;
-    Ok((results, engine.counters()))
-}
-
-/// Runs frames through the Verilator model of the RX front end (see [`rx_rtl_with_counters`]).
-pub fn rx_rtl(frames: &[Vec<u8>]) -> Result<Vec<RxResult>, String> {
-    rx_rtl_with_counters(frames).map(|(r, _)| r)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
