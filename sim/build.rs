@@ -3,6 +3,7 @@
 //! For each top: elaborate with rust-hdl (`ferroce_hdl::tops`), `verilator --cc`, generate a C++
 //! shim that exposes the ports as a table, and compile everything with the `cc` crate.
 
+use ferroce_hdl::emit::{self, Port};
 use ferroce_hdl::tops::{TOPS, WIDTHS};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -20,44 +21,7 @@ fn verilator_root() -> PathBuf {
     }
 }
 
-struct PortDecl {
-    name: String,
-    width: usize,
-    input: bool,
-}
-
-/// Port declarations of `module` in rust-hdl's output (`input wire  [511:0] s_axis_tdata;`).
-fn ports_of(verilog: &str, module: &str) -> Vec<PortDecl> {
-    let start = verilog.find(&format!("module {module}(")).expect("top module in its file");
-    let body = &verilog[start..];
-    let body = &body[..body.find("endmodule").unwrap()];
-    let mut ports = Vec::new();
-    for line in body.lines().map(str::trim) {
-        let (input, rest) = if let Some(r) = line.strip_prefix("input ") {
-            (true, r)
-        } else if let Some(r) = line.strip_prefix("output ") {
-            (false, r)
-        } else {
-            continue;
-        };
-        let rest = rest.trim_start_matches("wire").trim_start_matches("reg").trim();
-        let (width, name) = if let Some(r) = rest.strip_prefix('[') {
-            let close = r.find(']').unwrap();
-            let msb: usize = r[..close].split(':').next().unwrap().trim().parse().unwrap();
-            (msb + 1, r[close + 1..].trim())
-        } else {
-            (1, rest)
-        };
-        ports.push(PortDecl {
-            name: name.trim_end_matches(';').trim().to_string(),
-            width,
-            input,
-        });
-    }
-    ports
-}
-
-fn shim(module: &str, ports: &[PortDecl]) -> String {
+fn shim(module: &str, ports: &[Port]) -> String {
     let mut s = String::new();
     writeln!(s, "#include \"V{module}.h\"\n#include \"verilated_vcd_c.h\"\n#include \"tb.h\"").unwrap();
     writeln!(s, "namespace {{\nstruct M : FerroceModel {{").unwrap();
@@ -117,7 +81,7 @@ fn verilate(top: &ferroce_hdl::tops::Top, variant: &str, vdir: &Path, out: &Path
         .arg("--Mdir")
         .arg(&mdir)
         .arg(&vfile));
-    let ports = ports_of(&verilog, &module);
+    let ports = emit::ports(&verilog, &module);
     std::fs::write(mdir.join(format!("shim_{module}.cpp")), shim(&module, &ports)).unwrap();
     (module, mdir)
 }
@@ -198,7 +162,7 @@ fn main() {
     let mut registry = String::from("#include \"tb.h\"\n#include <cstring>\n");
     // Elaborate and verilate the tops in parallel (each verilator run is single-threaded); the
     // C++ compile below is parallel through the cc crate.
-    let built = ferroce_hdl::emit::parallel_map(&jobs, |&(top, variant)| verilate(top, variant, &vdir, &out));
+    let built = emit::parallel_map(&jobs, |&(top, variant)| verilate(top, variant, &vdir, &out));
     let mut names = Vec::new();
     for (module, mdir) in built {
         build.include(&mdir).file(mdir.join(format!("shim_{module}.cpp")));

@@ -52,6 +52,48 @@ pub fn with_big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static)
         .expect("elaboration panicked")
 }
 
+/// A port of an emitted module.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Port {
+    /// Port name.
+    pub name: String,
+    /// Width in bits.
+    pub width: usize,
+    /// An input (else an output).
+    pub input: bool,
+}
+
+/// The ports of `module` as rust-hdl declares them (`input wire  [511:0] s_axis_tdata;`).
+pub fn ports(verilog: &str, module: &str) -> Vec<Port> {
+    let start = verilog.find(&format!("module {module}(")).expect("top module in its file");
+    let body = &verilog[start..];
+    let body = &body[..body.find("endmodule").unwrap()];
+    let mut ports = Vec::new();
+    for line in body.lines().map(str::trim) {
+        let (input, rest) = if let Some(r) = line.strip_prefix("input ") {
+            (true, r)
+        } else if let Some(r) = line.strip_prefix("output ") {
+            (false, r)
+        } else {
+            continue;
+        };
+        let rest = rest.trim_start_matches("wire").trim_start_matches("reg").trim();
+        let (width, name) = if let Some(r) = rest.strip_prefix('[') {
+            let close = r.find(']').unwrap();
+            let msb: usize = r[..close].split(':').next().unwrap().trim().parse().unwrap();
+            (msb + 1, r[close + 1..].trim())
+        } else {
+            (1, rest)
+        };
+        ports.push(Port {
+            name: name.trim_end_matches(';').trim().to_string(),
+            width,
+            input,
+        });
+    }
+    ports
+}
+
 /// Runs `f` on every item on as many threads as there are cores (elaboration, Verilator and
 /// yosys runs over many tops); the results come back in item order.
 pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {

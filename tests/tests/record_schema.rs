@@ -4,28 +4,14 @@
 //! `cnt_drop_<name>` counter port.
 
 use ferroce_contracts::rx::{record, DropReason, RecordField};
-use ferroce_hdl::tops;
+use ferroce_hdl::{emit, tops};
 
-/// Output ports (name → width) of the top module in a rust-hdl Verilog file.
+/// Output ports (name, width) of a top.
 fn outputs(verilog: &str, module: &str) -> Vec<(String, usize)> {
-    let start = verilog.find(&format!("module {module}(")).expect("top module");
-    let body = &verilog[start..start + verilog[start..].find("endmodule").unwrap()];
-    body.lines()
-        .filter_map(|l| l.trim().strip_prefix("output "))
-        .map(|rest| {
-            let rest = rest.trim_start_matches("wire").trim_start_matches("reg").trim();
-            let (width, name) = match rest.strip_prefix('[') {
-                Some(r) => {
-                    let close = r.find(']').unwrap();
-                    (
-                        r[..close].split(':').next().unwrap().trim().parse::<usize>().unwrap() + 1,
-                        r[close + 1..].trim(),
-                    )
-                }
-                None => (1, rest),
-            };
-            (name.trim_end_matches(';').trim().to_string(), width)
-        })
+    emit::ports(verilog, module)
+        .into_iter()
+        .filter(|p| !p.input)
+        .map(|p| (p.name, p.width))
         .collect()
 }
 
