@@ -1,7 +1,12 @@
 //! Builds a Verilator model of every top module at every width and links them into this crate.
 //!
 //! For each top: elaborate with rust-hdl (`ferroce_hdl::tops`), `verilator --cc`, generate a C++
-//! shim that exposes the ports as a table, and compile everything with the `cc` crate.
+//! shim that exposes the ports as a table, and compile it with the `cc` crate. A model whose
+//! inputs (its Verilog, the harness header, Verilator's version, the compiler flags) are those of
+//! the last build is not verilated or compiled again: its objects stay in
+//! `target/<profile>/ferroce-verilator/<module>` with a copy of those inputs (one place for every
+//! build of this crate, whatever its `OUT_DIR`), so a change to one unit rebuilds only the tops
+//! that contain it.
 
 use ferroce_hdl::emit::{self, Port};
 use ferroce_hdl::tops::{TOPS, WIDTHS};
@@ -55,15 +60,12 @@ fn run(cmd: &mut Command) {
     assert!(status.success(), "{cmd:?} failed");
 }
 
-/// Elaborates one top, runs Verilator on it and writes its port-table shim; returns the module
-/// name and the Verilator output directory.
-fn verilate(top: &ferroce_hdl::tops::Top, variant: &str, vdir: &Path, out: &Path) -> (String, PathBuf) {
-    let module = top.module_name(variant);
-    let verilog = top.verilog(variant);
-    let vfile = vdir.join(format!("{module}.v"));
-    std::fs::write(&vfile, &verilog).unwrap();
-    let mdir = out.join(format!("obj_{module}"));
-    let _ = std::fs::remove_dir_all(&mdir);
+/// Runs Verilator on one module and writes its port-table shim into `mdir` (emptied first).
+fn verilate(module: &str, verilog: &str, mdir: &Path) {
+    let _ = std::fs::remove_dir_all(mdir);
+    std::fs::create_dir_all(mdir).unwrap();
+    let vfile = mdir.join(format!("{module}.v"));
+    std::fs::write(&vfile, verilog).unwrap();
     run(Command::new("verilator")
         .args([
             "--cc",
@@ -77,13 +79,50 @@ fn verilate(top: &ferroce_hdl::tops::Top, variant: &str, vdir: &Path, out: &Path
             "0",
         ])
         .arg("--top-module")
-        .arg(&module)
+        .arg(module)
         .arg("--Mdir")
-        .arg(&mdir)
+        .arg(mdir)
         .arg(&vfile));
-    let ports = emit::ports(&verilog, &module);
-    std::fs::write(mdir.join(format!("shim_{module}.cpp")), shim(&module, &ports)).unwrap();
-    (module, mdir)
+    let ports = emit::ports(verilog, module);
+    std::fs::write(mdir.join(format!("shim_{module}.cpp")), shim(module, &ports)).unwrap();
+}
+
+/// A set of C++ objects built from known inputs, kept in `dir` between builds.
+struct Cached<'a> {
+    dir: &'a Path,
+    /// Everything the objects depend on, as text.
+    inputs: String,
+}
+
+impl Cached<'_> {
+    const INPUTS: &'static str = "inputs.txt";
+    const OBJECTS: &'static str = "objects.txt";
+
+    /// The objects of the last build, if it had the same inputs and its objects are all there.
+    fn objects(&self) -> Option<Vec<PathBuf>> {
+        if std::fs::read_to_string(self.dir.join(Self::INPUTS)).ok()? != self.inputs {
+            return None;
+        }
+        let list = std::fs::read_to_string(self.dir.join(Self::OBJECTS)).ok()?;
+        let objects: Vec<PathBuf> = list.lines().map(|o| self.dir.join(o)).collect();
+        objects.iter().all(|o| o.exists()).then_some(objects)
+    }
+
+    /// Records the objects of a build; the inputs are written last, so an interrupted build is
+    /// never taken for a finished one.
+    fn store(&self, objects: &[PathBuf]) {
+        let list: Vec<String> = objects
+            .iter()
+            .map(|o| {
+                o.strip_prefix(self.dir)
+                    .expect("objects inside the cache directory")
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        std::fs::write(self.dir.join(Self::OBJECTS), list.join("\n")).unwrap();
+        std::fs::write(self.dir.join(Self::INPUTS), &self.inputs).unwrap();
+    }
 }
 
 fn main() {
@@ -95,8 +134,6 @@ fn main() {
     println!("cargo:rerun-if-env-changed=RUSTC_WORKSPACE_WRAPPER");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let csrc = Path::new(env!("CARGO_MANIFEST_DIR")).join("csrc");
-    let vdir = out.join("verilog");
-    std::fs::create_dir_all(&vdir).unwrap();
 
     let widths: Vec<usize> = match std::env::var("FERROCE_SIM_WIDTHS") {
         Ok(v) if !v.trim().is_empty() => v
@@ -130,9 +167,6 @@ fn main() {
         return;
     }
     let root = verilator_root();
-    // Verilator puts code that runs once (initialisation, the first settle) in `*__Slow.cpp`
-    // files, about half of the C++: they are compiled without optimisation, which takes a sixth
-    // of the time and costs nothing at run time; the per-cycle code gets FERROCE_SIM_OPT (-O2).
     let compiler = |opt: u32| {
         let mut b = cc::Build::new();
         b.cpp(true)
@@ -151,33 +185,84 @@ fn main() {
             .include(&csrc);
         b
     };
-    let mut build = compiler(std::env::var("FERROCE_SIM_OPT").ok().and_then(|v| v.parse().ok()).unwrap_or(2));
-    let mut cold = compiler(0);
-    build
-        .file(csrc.join("tb.cpp"))
-        .file(root.join("include/verilated.cpp"))
-        .file(root.join("include/verilated_vcd_c.cpp"))
-        .file(root.join("include/verilated_threads.cpp"));
+    // OUT_DIR is target/<profile>/build/ferroce-sim-<hash>/out, and the hash differs between
+    // `cargo test -p ferroce-sim` and `cargo test --workspace`: the models are kept beside it.
+    let cache_root = out
+        .ancestors()
+        .nth(3)
+        .expect("OUT_DIR inside a target directory")
+        .join("ferroce-verilator");
+    let opt = std::env::var("FERROCE_SIM_OPT").ok().and_then(|v| v.parse().ok()).unwrap_or(2);
+    let version = Command::new("verilator")
+        .arg("--version")
+        .output()
+        .map(|o| o.stdout)
+        .unwrap_or_default();
+    let harness = ["tb.h", "tb.cpp"]
+        .map(|f| std::fs::read_to_string(csrc.join(f)).unwrap())
+        .join("\n");
+    let inputs = |what: &str| format!("{}\nopt {opt}\n{harness}\n{what}", String::from_utf8_lossy(&version));
 
-    let mut registry = String::from("#include \"tb.h\"\n#include <cstring>\n");
-    // Elaborate and verilate the tops in parallel (each verilator run is single-threaded); the
-    // C++ compile below is parallel through the cc crate.
-    let built = emit::parallel_map(&jobs, |&(top, variant)| verilate(top, variant, &vdir, &out));
-    let mut names = Vec::new();
-    for (module, mdir) in built {
-        build.include(&mdir).file(mdir.join(format!("shim_{module}.cpp")));
-        cold.include(&mdir);
+    // Elaborate the tops in parallel, then verilate and compile (also in parallel; each
+    // verilator run is single-threaded) the models whose inputs changed.
+    let verilogs = emit::parallel_map(&jobs, |&(top, variant)| (top.module_name(variant), top.verilog(variant)));
+    let models = emit::parallel_map(&verilogs, |(module, verilog)| {
+        let mdir = cache_root.join(module);
+        let cache = Cached {
+            dir: &mdir,
+            inputs: inputs(verilog),
+        };
+        if let Some(objects) = cache.objects() {
+            return objects;
+        }
+        verilate(module, verilog, &mdir);
         let mut cpps: Vec<_> = std::fs::read_dir(&mdir)
             .unwrap()
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "cpp") && p.file_name().unwrap().to_string_lossy().starts_with('V'))
+            .filter(|p| p.extension().is_some_and(|e| e == "cpp"))
             .collect();
         cpps.sort();
+        // Verilator puts code that runs once (initialisation, the first settle) in
+        // `*__Slow.cpp` files, about half of the C++: they are compiled without optimisation,
+        // which takes a sixth of the time and costs nothing at run time; the per-cycle code
+        // gets FERROCE_SIM_OPT (-O2).
         let (slow, fast): (Vec<_>, Vec<_>) = cpps.into_iter().partition(|p| p.to_string_lossy().ends_with("__Slow.cpp"));
-        build.files(fast);
-        cold.files(slow);
-        writeln!(registry, "FerroceModel* ferroce_new_{module}();").unwrap();
-        names.push(module);
+        let objects_dir = mdir.join("objects");
+        let mut objects = compiler(0).include(&mdir).out_dir(&objects_dir).files(slow).compile_intermediates();
+        objects.extend(
+            compiler(opt)
+                .include(&mdir)
+                .out_dir(&objects_dir)
+                .files(fast)
+                .compile_intermediates(),
+        );
+        cache.store(&objects);
+        objects
+    });
+
+    // The Verilator runtime and the harness, cached the same way.
+    let runtime_dir = cache_root.join("runtime");
+    std::fs::create_dir_all(&runtime_dir).unwrap();
+    let runtime = Cached {
+        dir: &runtime_dir,
+        inputs: inputs("runtime"),
+    };
+    let runtime_objects = runtime.objects().unwrap_or_else(|| {
+        let objects = compiler(opt)
+            .out_dir(runtime_dir.join("objects"))
+            .file(csrc.join("tb.cpp"))
+            .file(root.join("include/verilated.cpp"))
+            .file(root.join("include/verilated_vcd_c.cpp"))
+            .file(root.join("include/verilated_threads.cpp"))
+            .compile_intermediates();
+        runtime.store(&objects);
+        objects
+    });
+
+    let names: Vec<String> = verilogs.into_iter().map(|(module, _)| module).collect();
+    let mut registry = String::from("#include \"tb.h\"\n#include <cstring>\n");
+    for n in &names {
+        writeln!(registry, "FerroceModel* ferroce_new_{n}();").unwrap();
     }
     registry.push_str("extern \"C\" FerroceModel* ferroce_model_new(const char* name) {\n");
     for n in &names {
@@ -186,8 +271,9 @@ fn main() {
     registry.push_str("  return nullptr;\n}\n");
     let reg_path = out.join("registry.cpp");
     std::fs::write(&reg_path, registry).unwrap();
+    let mut build = compiler(opt);
     build.file(&reg_path);
-    for object in cold.compile_intermediates() {
+    for object in runtime_objects.into_iter().chain(models.into_iter().flatten()) {
         build.object(object);
     }
     build.compile("ferroce_vmodels");

@@ -1,5 +1,4 @@
-// Ferroce co-simulation harness: a Verilator model behind a port table, plus a batched
-// AXI-Stream source/sink runner so that Rust crosses the FFI once per run, not once per cycle.
+// Ferroce co-simulation harness: a Verilator model behind a port table, driven from Rust.
 #pragma once
 #include <cstdint>
 #include <vector>

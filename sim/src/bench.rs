@@ -28,10 +28,15 @@ pub fn send_frame(g: &mut FrameGen, payload: usize) -> Vec<u8> {
 
 /// One row of the ICRC benchmark.
 pub struct Row {
+    /// What the frames are.
     pub label: String,
+    /// How many.
     pub frames: usize,
+    /// Their length in bytes, or the range of lengths.
     pub frame_bytes: String,
+    /// Input beats (check) or output beats (insert).
     pub beats: usize,
+    /// Cycles of the run.
     pub cycles: u64,
     /// Input beats (check) or output beats (insert) per cycle, pipeline fill excluded.
     pub efficiency: f64,

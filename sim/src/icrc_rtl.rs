@@ -13,18 +13,18 @@ pub fn model_name(top: &str, width: usize) -> String {
 }
 
 /// Runs frames through the Verilator model of `IcrcCheck`; returns the frames as they came out
-/// and the per-frame results.
+/// and the per-frame results (the verdict is `m_axis_tuser` on the last beat).
 pub fn check_rtl(frames: &[Vec<u8>], width: usize, traffic: Traffic) -> Result<(FrameRun, Vec<CheckResult>), SimError> {
     let mut m = Model::new(&model_name("icrc_check", width))?;
     let beats: usize = frames.iter().map(|f| f.len().div_ceil(width / 8)).sum();
-    let run = run_frames(&mut m, frames, width, traffic, &["m_axis_tuser", "m_icrc", "m_icrc_valid"], beats)?;
+    let run = run_frames(&mut m, frames, traffic, &["m_icrc", "m_icrc_valid"], beats)?;
     let res = run
         .frames
         .iter()
         .map(|f| CheckResult {
-            roce: f.side[0] != u64::from(IcrcVerdictCode::NotRoce.code()),
-            icrc_ok: f.side[0] == u64::from(IcrcVerdictCode::Good.code()),
-            icrc: (f.side[2] != 0).then_some(f.side[1] as u32),
+            roce: f.user != u64::from(IcrcVerdictCode::NotRoce.code()),
+            icrc_ok: f.user == u64::from(IcrcVerdictCode::Good.code()),
+            icrc: (f.side[1] != 0).then_some(f.side[0] as u32),
         })
         .collect();
     Ok((run, res))
@@ -34,7 +34,7 @@ pub fn check_rtl(frames: &[Vec<u8>], width: usize, traffic: Traffic) -> Result<(
 pub fn insert_rtl(frames: &[Vec<u8>], width: usize, traffic: Traffic) -> Result<FrameRun, SimError> {
     let mut m = Model::new(&model_name("icrc_insert", width))?;
     let beats: usize = frames.iter().map(|f| insert_model(f).len().div_ceil(width / 8)).sum();
-    run_frames(&mut m, frames, width, traffic, &[], beats)
+    run_frames(&mut m, frames, traffic, &[], beats)
 }
 
 /// The Verilator model of `IcrcCheck` as a [`FrameEngine`]. Empty frames cannot travel on

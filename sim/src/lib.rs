@@ -7,6 +7,8 @@
 //! [`models`], with its [`rx`], [`sched`] and model-side [`icrc`] modules re-exported here), the
 //! wire formats in [`ferroce_wire`] ([`wire`]), the contracts in [`ferroce_contracts`].
 
+#![warn(missing_docs)]
+
 pub use ferroce_contracts as contracts;
 pub use ferroce_models as models;
 pub use ferroce_models::{icrc, rx, sched};

@@ -12,12 +12,13 @@
 //! the same JSON as [`crate::rx::rx_model`]'s (DETH, AtomicETH, AtomicAckETH and IETH, which the
 //! JSON does not show and the RTL record does not carry, are `None`).
 
+use crate::axis::{pack_beat, value, AxisPorts, Channel, FrameSink, FrameSource};
 use crate::contracts::rx::{record, RecordField, NO_REASON};
 use crate::models::FrameEngine;
 use crate::rx::{crc32, DropReason, RxBth, RxCounters, RxEngine, RxRecord, RxResult, RxVerdict};
-use crate::verilated::{Model, MODELS};
+use crate::verilated::{Model, SimError, MODELS};
 use crate::wire::{aeth, immdt, reth};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
@@ -25,9 +26,6 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 pub fn record_ports() -> Vec<String> {
     record::front().map(|f| format!("{}{}", record::FRONT_PREFIX, f.name)).collect()
 }
-
-/// Looks a port up by name and (optionally) checks its width; gives its index.
-type PortLookup<'a> = dyn FnMut(&str, Option<usize>) -> Result<usize, String> + 'a;
 
 /// Cycles with no valid on any output after which a run is over.
 const QUIET_CYCLES: u64 = 256;
@@ -41,7 +39,10 @@ pub fn model_name(width: usize) -> String {
     format!("ferroce_rx_front_w{width}")
 }
 
-/// One header record as read from the `r_*` ports.
+/// One header record as read from the `r_*` ports: each field but `cycle` is the port
+/// `r_<name>` of the RX record schema (`ferroce_contracts::rx::record`), which documents it once
+/// (`fin` is `r_final`).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RtlRecord {
     /// Cycle of the `r_valid`/`r_ready` handshake.
@@ -94,8 +95,15 @@ fn mac_of(v: u64) -> [u8; 6] {
 }
 
 impl RtlRecord {
+    /// The record from the values of the `r_*` ports, in schema order ([`record_ports`]).
     fn from_values(cycle: u64, values: &[u128]) -> RtlRecord {
-        let v = |f: RecordField| values[record::front_index(f)];
+        RtlRecord::from_fields(cycle, |f| values[record::front_index(f)])
+    }
+
+    /// The record from the value of each schema field (`value` gives 0 for a field the ports
+    /// read do not carry).
+    pub fn from_fields(cycle: u64, value: impl Fn(RecordField) -> u128) -> RtlRecord {
+        let v = &value;
         let b = |f: RecordField| v(f) != 0;
         RtlRecord {
             cycle,
@@ -150,9 +158,33 @@ impl RtlRecord {
         }
     }
 
+    /// The same record with only the header fields: what decides the packet (`drop`, `reason`,
+    /// the ICRC, `pay_len`, `final`) and the cycle cleared.
+    pub fn header_fields(&self) -> RtlRecord {
+        RtlRecord {
+            cycle: 0,
+            drop: false,
+            reason: 0,
+            icrc_chk: false,
+            icrc_ok: false,
+            pay_len: 0,
+            fin: false,
+            ..self.clone()
+        }
+    }
+
     /// The result this record and the payload bytes delivered for it make.
     pub fn to_result(&self, payload: Vec<u8>) -> Result<RxResult, String> {
-        let verdict = self.verdict()?;
+        Ok(RxResult {
+            verdict: self.verdict()?,
+            record: Some(self.to_record(&payload)),
+            payload,
+        })
+    }
+
+    /// The model's record for these fields and the payload bytes delivered (DETH, AtomicETH,
+    /// AtomicAckETH and IETH, which the RTL record does not carry, are `None`).
+    pub fn to_record(&self, payload: &[u8]) -> RxRecord {
         let ip = |a: u128| {
             if self.ip_v6 {
                 IpAddr::V6(Ipv6Addr::from(a))
@@ -160,7 +192,7 @@ impl RtlRecord {
                 IpAddr::V4(Ipv4Addr::from(a as u32))
             }
         };
-        let record = RxRecord {
+        RxRecord {
             icrc_ok: self.icrc_chk.then_some(self.icrc_ok),
             eth_dst: mac_of(self.eth_dst),
             eth_src: mac_of(self.eth_src),
@@ -201,13 +233,8 @@ impl RtlRecord {
             immdt: self.immdt_ok.then_some(immdt::Repr { imm: self.immdt }),
             ieth: None,
             payload_len: self.pay_len,
-            payload_crc32: crc32(&payload),
-        };
-        Ok(RxResult {
-            verdict,
-            record: Some(record),
-            payload,
-        })
+            payload_crc32: crc32(payload),
+        }
     }
 }
 
@@ -221,12 +248,7 @@ fn check_header_record(h: &RtlRecord, r: &RtlRecord) -> Result<(), String> {
             h.cycle, h.fin, r.cycle
         ));
     }
-    let fields = |x: &RtlRecord| {
-        let mut y = x.clone();
-        (y.cycle, y.drop, y.reason, y.icrc_chk, y.icrc_ok, y.pay_len, y.fin) = (0, false, 0, false, false, 0, false);
-        y
-    };
-    if fields(h) != fields(r) {
+    if h.header_fields() != r.header_fields() {
         return Err(format!("header record fields differ from the final record's:\n  {h:?}\n  {r:?}"));
     }
     if h.icrc_chk {
@@ -241,17 +263,6 @@ fn check_header_record(h: &RtlRecord, r: &RtlRecord) -> Result<(), String> {
     Ok(())
 }
 
-/// A frame that came out on the payload or pass-through stream.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OutFrame {
-    /// The bytes whose `tkeep` bit was set.
-    pub bytes: Vec<u8>,
-    /// `tuser` on the last beat (payload stream; always false on the pass-through stream).
-    pub user_last: bool,
-    /// Cycle of the last beat's handshake.
-    pub last_cycle: u64,
-}
-
 /// When a frame went in and when its answer came out (absolute cycles of the runner).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FrameTiming {
@@ -260,8 +271,9 @@ pub struct FrameTiming {
     /// Cycle at which its record was taken (`None` for a pass).
     pub record_cycle: Option<u64>,
     /// Frames longer than the 128-byte header capture: the cycle the beat completing the
-    /// capture was accepted, and (RoCEv2 frames) the cycle its header record was taken.
+    /// capture was accepted.
     pub capture_cycle: Option<u64>,
+    /// The same frames, when RoCEv2: the cycle their header record was taken.
     pub header_record_cycle: Option<u64>,
     /// Cycle at which the last beat of its pass-through frame or payload was taken (`None` when
     /// it has neither).
@@ -303,16 +315,21 @@ pub struct RxRunStats {
     pub in_stalls_after_first_frame: u64,
     /// First such cycle (absolute).
     pub first_stall_after_first_frame: Option<u64>,
-    /// Beats and frames out on the payload stream, and cycles valid was high with ready low.
+    /// Beats out on the payload stream.
     pub pay_beats: u64,
+    /// Frames out on the payload stream.
     pub pay_frames: u64,
+    /// Cycles the payload stream's valid was high with ready low.
     pub pay_stall_cycles: u64,
-    /// The same on the pass-through stream.
+    /// Beats out on the pass-through stream.
     pub pass_beats: u64,
+    /// Frames out on the pass-through stream.
     pub pass_frames: u64,
+    /// Cycles the pass-through stream's valid was high with ready low.
     pub pass_stall_cycles: u64,
-    /// Records, and cycles `r_valid` was high with `r_ready` low.
+    /// Final records taken.
     pub records: u64,
+    /// Cycles `r_valid` was high with `r_ready` low.
     pub rec_stall_cycles: u64,
 }
 
@@ -354,114 +371,17 @@ impl RxRun {
 
 struct Ports {
     reset: usize,
-    s_valid: usize,
-    s_data: usize,
-    s_keep: usize,
-    s_last: usize,
-    s_ready: usize,
-    pay: StreamPorts,
-    pass: StreamPorts,
-    r_valid: usize,
-    r_ready: usize,
-    rec: Vec<(usize, usize)>,
+    input: AxisPorts,
     cnt_frames_in: usize,
     cnt_accepted: usize,
     cnt_passed: usize,
     cnt_drop: Vec<usize>,
 }
 
-#[derive(Clone, Copy)]
-struct StreamPorts {
-    valid: usize,
-    ready: usize,
-    data: usize,
-    keep: usize,
-    last: usize,
-    user: Option<usize>,
-}
-
-/// An output stream being collected: protocol checks and frame assembly.
-struct Collector {
-    name: &'static str,
-    /// The beat seen last cycle while valid was high and ready low.
-    held: Option<Vec<u32>>,
-    cur: Vec<u8>,
-    user_early: bool,
-    frames: Vec<OutFrame>,
-    beats: u64,
-    stalls: u64,
-}
-
-impl Collector {
-    fn new(name: &'static str) -> Collector {
-        Collector {
-            name,
-            held: None,
-            cur: Vec::new(),
-            user_early: false,
-            frames: Vec::new(),
-            beats: 0,
-            stalls: 0,
-        }
-    }
-
-    /// One cycle: `beat` is the output's beat when valid is high. Returns an AXI-Stream or beat
-    /// format violation.
-    fn cycle(&mut self, cycle: u64, beat: Option<Vec<u32>>, ready: bool, bytes_per_beat: usize) -> Result<(), String> {
-        if let Some(h) = self.held.take() {
-            match &beat {
-                None => return Err(format!("cycle {cycle}: {}_tvalid dropped while stalled (tready low)", self.name)),
-                Some(b) if *b != h => return Err(format!("cycle {cycle}: {} beat changed while stalled (tready low)", self.name)),
-                _ => {}
-            }
-        }
-        let Some(b) = beat else { return Ok(()) };
-        if !ready {
-            self.stalls += 1;
-            self.held = Some(b);
-            return Ok(());
-        }
-        // Layout: data words, keep words, tlast, tuser.
-        let dw = bytes_per_beat / 4;
-        let kw = bytes_per_beat.div_ceil(32);
-        let (d, rest) = b.split_at(dw);
-        let (k, rest) = rest.split_at(kw);
-        let (last, user) = (rest[0] & 1 != 0, rest[1] & 1 != 0);
-        let keep_bit = |i: usize| (k[i / 32] >> (i % 32)) & 1 != 0;
-        let n = (0..bytes_per_beat).take_while(|&i| keep_bit(i)).count();
-        if n == 0 || (n..bytes_per_beat).any(keep_bit) || (!last && n != bytes_per_beat) {
-            let keep: Vec<String> = k.iter().rev().map(|w| format!("{w:08x}")).collect();
-            return Err(format!(
-                "cycle {cycle}: {} beat {} of a frame has tkeep {} (tlast {}): not contiguous from lane 0, empty, or not full before the last beat",
-                self.name,
-                self.cur.len() / bytes_per_beat,
-                keep.join("_"),
-                u8::from(last)
-            ));
-        }
-        for i in 0..n {
-            self.cur.push((d[i / 4] >> (8 * (i % 4))) as u8);
-        }
-        self.beats += 1;
-        if last {
-            self.frames.push(OutFrame {
-                bytes: std::mem::take(&mut self.cur),
-                user_last: user,
-                last_cycle: cycle,
-            });
-            if std::mem::take(&mut self.user_early) {
-                return Err(format!(
-                    "cycle {cycle}: {} frame {} has tuser set on a beat before its last",
-                    self.name,
-                    self.frames.len() - 1
-                ));
-            }
-        } else if user {
-            self.user_early = true;
-        }
-        Ok(())
-    }
-}
+/// Names of the output interfaces, as the stream driver reports them.
+const PAYLOAD: &str = "m_pay";
+const PASS_THROUGH: &str = "m_pass";
+const RECORD: &str = "record (r_*)";
 
 /// The Verilator model of the RX front end at one bus width, stepped cycle by cycle.
 pub struct RxFrontRtl {
@@ -481,73 +401,44 @@ impl RxFrontRtl {
                 if MODELS.is_empty() { "none".to_string() } else { MODELS.join(", ") }
             )
         })?;
-        let k = width / 8;
-        let mut port = |n: &str, w: Option<usize>| -> Result<usize, String> {
-            let i = m.port(n).map_err(|e| e.to_string())?;
-            if let Some(w) = w {
-                let have = m.ports()[i].width;
-                if have != w {
-                    return Err(format!("{name}: port {n} is {have} bits wide, expected {w}"));
-                }
-            }
-            Ok(i)
-        };
-        let stream = |port: &mut PortLookup, pre: &str, user: bool| -> Result<StreamPorts, String> {
-            Ok(StreamPorts {
-                valid: port(&format!("{pre}_tvalid"), Some(1))?,
-                ready: port(&format!("{pre}_tready"), Some(1))?,
-                data: port(&format!("{pre}_tdata"), Some(width))?,
-                keep: port(&format!("{pre}_tkeep"), Some(k))?,
-                last: port(&format!("{pre}_tlast"), Some(1))?,
-                user: if user {
-                    Some(port(&format!("{pre}_tuser"), Some(1))?)
-                } else {
-                    None
-                },
-            })
-        };
-        let pay = stream(&mut port, "m_pay", true)?;
-        let pass = stream(&mut port, "m_pass", false)?;
-        let rec = record_ports()
-            .iter()
-            .map(|n| port(n, None))
-            .collect::<Result<Vec<usize>, String>>()?;
-        let cnt_drop = DropReason::ALL
-            .iter()
-            .map(|r| port(&r.counter_port(), None))
-            .collect::<Result<Vec<usize>, String>>()?;
-        let p = Ports {
-            reset: port("reset", Some(1))?,
-            s_valid: port("s_axis_tvalid", Some(1))?,
-            s_data: port("s_axis_tdata", Some(width))?,
-            s_keep: port("s_axis_tkeep", Some(k))?,
-            s_last: port("s_axis_tlast", Some(1))?,
-            s_ready: port("s_axis_tready", Some(1))?,
-            pay,
-            pass,
-            r_valid: port("r_valid", Some(1))?,
-            r_ready: port("r_ready", Some(1))?,
-            rec: Vec::new(),
-            cnt_frames_in: port("cnt_frames_in", None)?,
-            cnt_accepted: port("cnt_accepted", None)?,
-            cnt_passed: port("cnt_passed", None)?,
-            cnt_drop,
-        };
-        let rec: Vec<(usize, usize)> = rec.into_iter().map(|i| (i, m.ports()[i].width)).collect();
-        if let Some(&(i, w)) = rec.iter().find(|&&(_, w)| w > 128) {
+        let port = |n: &str| m.port(n).map_err(|e| e.to_string());
+        let input = AxisPorts::find(&m, "s_axis").map_err(|e| e.to_string())?;
+        if input.bytes_per_beat != width / 8 {
             return Err(format!(
-                "{name}: record port {} is {w} bits wide (at most 128 supported)",
-                m.ports()[i].name
+                "{name}: s_axis_tdata is {} bits wide, expected {width}",
+                input.bytes_per_beat * 8
             ));
         }
-        let mut dut = RxFrontRtl {
-            m,
-            width,
-            p: Ports { rec, ..p },
-            cycle: 0,
+        for n in record_ports() {
+            let w = m.ports()[port(&n)?].width;
+            if w > 128 {
+                return Err(format!("{name}: record port {n} is {w} bits wide (at most 128 supported)"));
+            }
+        }
+        let p = Ports {
+            reset: port("reset")?,
+            input,
+            cnt_frames_in: port("cnt_frames_in")?,
+            cnt_accepted: port("cnt_accepted")?,
+            cnt_passed: port("cnt_passed")?,
+            cnt_drop: DropReason::ALL.iter().map(|r| port(&r.counter_port())).collect::<Result<_, _>>()?,
         };
+        let mut dut = RxFrontRtl { m, width, p, cycle: 0 };
+        dut.outputs(0).map_err(|e| e.to_string())?;
         dut.reset(4);
         Ok(dut)
+    }
+
+    /// The sinks of the three outputs (payload, pass-through, header record), each holding its
+    /// ready low with `bp_pct` percent chance per cycle.
+    fn outputs(&self, bp_pct: u32) -> Result<(FrameSink, FrameSink, Channel), SimError> {
+        let names = record_ports();
+        let record: Vec<&str> = names.iter().map(String::as_str).collect();
+        Ok((
+            FrameSink::new(&self.m, PAYLOAD, &[], bp_pct)?,
+            FrameSink::new(&self.m, PASS_THROUGH, &[], bp_pct)?,
+            Channel::new(&self.m, RECORD, "r_valid", Some("r_ready"), &record, bp_pct)?,
+        ))
     }
 
     /// Bus width in bits.
@@ -567,10 +458,12 @@ impl RxFrontRtl {
 
     /// Input valid low, every output ready, `reset` high for `cycles` cycles.
     pub fn reset(&mut self, cycles: u64) {
-        self.m.set_u64(self.p.s_valid, 0);
-        self.m.set_u64(self.p.s_last, 0);
-        for r in [self.p.pay.ready, self.p.pass.ready, self.p.r_ready] {
-            self.m.set_u64(r, 1);
+        self.m.set_u64(self.p.input.valid, 0);
+        self.m.set_u64(self.p.input.last, 0);
+        if let Ok((mut pay, mut pass, mut record)) = self.outputs(0) {
+            pay.always_ready(&mut self.m);
+            pass.always_ready(&mut self.m);
+            record.always_ready(&mut self.m);
         }
         self.m.set_u64(self.p.reset, 1);
         self.m.step(cycles);
@@ -592,110 +485,23 @@ impl RxFrontRtl {
         c
     }
 
-    fn set_beat(&mut self, chunk: &[u8], last: bool) {
-        let (d, k) = crate::axis::pack_beat(chunk, self.width / 8);
-        self.m.set_u64(self.p.s_valid, 1);
-        self.m.set(self.p.s_data, &d);
-        self.m.set(self.p.s_keep, &k);
-        self.m.set_u64(self.p.s_last, last as u64);
-    }
-
-    fn set_garbage(&mut self, rng: &mut ChaCha8Rng) {
-        let b = self.width / 8;
-        let d: Vec<u32> = (0..b / 4).map(|_| rng.gen()).collect();
-        let k: Vec<u32> = (0..b.div_ceil(32)).map(|_| rng.gen()).collect();
-        self.m.set_u64(self.p.s_valid, 0);
-        self.m.set(self.p.s_data, &d);
-        self.m.set(self.p.s_keep, &k);
-        self.m.set_u64(self.p.s_last, rng.gen::<u64>() & 1);
-    }
-
-    /// Settles the logic after the inputs were set. Above 64 bits the payload data is read by
-    /// the same evaluation (a `get`), so the common cycle costs one evaluation.
-    fn settle(&mut self) -> Option<Vec<u32>> {
-        if self.width > 64 {
-            Some(self.m.get(self.p.pay.data))
-        } else {
-            self.m.eval();
-            None
-        }
-    }
-
-    /// Reads a port after [`RxFrontRtl::settle`] as 32-bit words (`words` of them).
-    fn read_words(&mut self, port: usize, width: usize) -> Vec<u32> {
-        if width <= 64 {
-            let v = self.m.peek_u64(port);
-            let mut w = vec![v as u32, (v >> 32) as u32];
-            w.truncate(width.div_ceil(32));
-            w
-        } else {
-            self.m.get(port)
-        }
-    }
-
-    /// The beat of an output stream when its valid is high: data, keep, tlast, tuser words.
-    fn read_beat(&mut self, s: StreamPorts, pre_data: Option<Vec<u32>>) -> Option<Vec<u32>> {
-        if self.m.peek_u64(s.valid) == 0 {
-            return None;
-        }
-        let k = self.width / 8;
-        let mut w = match pre_data {
-            Some(d) => d,
-            None => self.read_words(s.data, self.width),
-        };
-        w.extend(self.read_words(s.keep, k));
-        w.push(self.m.peek_u64(s.last) as u32 & 1);
-        w.push(s.user.map_or(0, |u| self.m.peek_u64(u) as u32 & 1));
-        Some(w)
-    }
-
-    fn read_record(&mut self) -> Option<Vec<u128>> {
-        if self.m.peek_u64(self.p.r_valid) == 0 {
-            return None;
-        }
-        let rec = self.p.rec.clone();
-        Some(
-            rec.iter()
-                .map(|&(i, w)| {
-                    if w <= 64 {
-                        self.m.peek_u64(i) as u128
-                    } else {
-                        self.m.get(i).iter().enumerate().map(|(j, &x)| (x as u128) << (32 * j)).sum()
-                    }
-                })
-                .collect(),
-        )
-    }
-
     /// Sends `frames` (none empty) with `idle_pct` percent chance of an idle cycle before each
     /// beat and `bp_pct` percent chance per cycle and per output of `tready` low; runs until the
     /// outputs are quiet, then rebuilds one result per frame (see the module docs).
     pub fn run(&mut self, frames: &[Vec<u8>], idle_pct: u32, bp_pct: u32, seed: u64) -> Result<RxRun, String> {
-        if let Some(i) = frames.iter().position(|f| f.is_empty()) {
-            return Err(format!("frame {i} is empty: AXI-Stream frames have at least one byte"));
-        }
         let rng = &mut ChaCha8Rng::seed_from_u64(seed);
-        let bpb = self.width / 8;
         let start = self.cycle;
+        let mut source = FrameSource::new(self.p.input, frames, idle_pct).map_err(|e| e.to_string())?;
+        let (mut pay, mut pass, mut record) = self.outputs(bp_pct).map_err(|e| e.to_string())?;
         let mut stats = RxRunStats::default();
-        let mut last_in = vec![0u64; frames.len()];
-        let (mut fi, mut bi, mut presenting) = (0usize, 0usize, false);
-        let mut pay = Collector::new("m_pay");
-        let mut pass = Collector::new("m_pass");
-        let mut held_rec: Option<Vec<u128>> = None;
         let mut records: Vec<RtlRecord> = Vec::new();
         let mut header_records: Vec<RtlRecord> = Vec::new();
         let mut capture_in = vec![None; frames.len()];
-        let capture_beat = (128 / bpb).max(1) - 1;
+        let capture_beat = (128 / self.p.input.bytes_per_beat).max(1) - 1;
         let (mut quiet, mut stall_run, mut drain) = (0u64, 0u64, 0u64);
         let mut first_beat = None;
-        let mut readies = [true; 3];
-        for (r, p) in readies.iter().zip([self.p.pay.ready, self.p.pass.ready, self.p.r_ready]) {
-            self.m.set_u64(p, *r as u64);
-        }
         loop {
-            let done_in = fi >= frames.len();
-            if done_in {
+            if source.done() {
                 if quiet >= QUIET_CYCLES {
                     break;
                 }
@@ -709,131 +515,84 @@ impl RxFrontRtl {
                     ));
                 }
                 drain += 1;
-                if drain == 1 {
-                    self.m.set_u64(self.p.s_valid, 0);
-                }
-            } else if !presenting {
-                if idle_pct > 0 && rng.gen_range(0..100) < idle_pct {
-                    self.set_garbage(rng);
-                    stats.in_idle_cycles += 1;
-                } else {
-                    let f = &frames[fi];
-                    let nb = f.len().div_ceil(bpb);
-                    let chunk = f[bi * bpb..f.len().min((bi + 1) * bpb)].to_vec();
-                    self.set_beat(&chunk, bi + 1 == nb);
-                    presenting = true;
-                }
             }
-            if bp_pct > 0 {
-                for (k, p) in [self.p.pay.ready, self.p.pass.ready, self.p.r_ready].into_iter().enumerate() {
-                    let r = rng.gen_range(0..100) >= bp_pct;
-                    if r != readies[k] {
-                        readies[k] = r;
-                        self.m.set_u64(p, r as u64);
-                    }
-                }
-            }
-            let pre = self.settle();
+            source.drive(&mut self.m, rng);
+            pay.drive(&mut self.m, rng);
+            pass.drive(&mut self.m, rng);
+            record.drive(&mut self.m, rng);
+            self.m.eval();
             let c = self.cycle;
 
             // Input handshake.
-            if presenting {
-                if self.m.peek_u64(self.p.s_ready) != 0 {
-                    first_beat.get_or_insert(c);
-                    stats.in_beats += 1;
-                    stall_run = 0;
-                    presenting = false;
-                    if bi == capture_beat && frames[fi].len() > 128 {
-                        capture_in[fi] = Some(c);
-                    }
-                    bi += 1;
-                    if bi == frames[fi].len().div_ceil(bpb) {
-                        last_in[fi] = c;
-                        stats.input_cycles = c + 1 - start;
-                        fi += 1;
-                        bi = 0;
-                    }
-                } else {
-                    stats.in_stall_cycles += 1;
-                    if fi > 0 {
-                        stats.in_stalls_after_first_frame += 1;
-                        stats.first_stall_after_first_frame.get_or_insert(c);
-                    }
-                    stall_run += 1;
-                    if stall_run > STALL_LIMIT {
-                        return Err(format!(
-                            "hang: s_axis_tready low for {STALL_LIMIT} cycles on frame {fi} beat {bi} ({} records, {} payload frames, {} pass-through frames out)",
-                            records.len(),
-                            pay.frames.len(),
-                            pass.frames.len()
-                        ));
-                    }
+            let stalls = source.stall_cycles;
+            if let Some(taken) = source.sample(&mut self.m, c) {
+                first_beat.get_or_insert(c);
+                stall_run = 0;
+                if taken.beat == capture_beat && frames[taken.frame].len() > 128 {
+                    capture_in[taken.frame] = Some(c);
+                }
+                if taken.last {
+                    stats.input_cycles = c + 1 - start;
+                }
+            } else if source.stall_cycles > stalls {
+                if source.frame() > 0 {
+                    stats.in_stalls_after_first_frame += 1;
+                    stats.first_stall_after_first_frame.get_or_insert(c);
+                }
+                stall_run += 1;
+                if stall_run > STALL_LIMIT {
+                    return Err(format!(
+                        "hang: s_axis_tready low for {STALL_LIMIT} cycles on frame {} beat {} ({} records, {} payload frames, {} pass-through frames out)",
+                        source.frame(),
+                        source.beat(),
+                        records.len(),
+                        pass.frames.len(),
+                        pay.frames.len()
+                    ));
                 }
             }
 
             // Outputs.
-            let pay_beat = self.read_beat(self.p.pay, pre);
-            let pass_beat = self.read_beat(self.p.pass, None);
-            let rec = self.read_record();
-            let any = pay_beat.is_some() || pass_beat.is_some() || rec.is_some();
-            pay.cycle(c, pay_beat, readies[0], bpb)?;
-            pass.cycle(c, pass_beat, readies[1], bpb)?;
-            if let Some(h) = held_rec.take() {
-                match &rec {
-                    None => return Err(format!("cycle {c}: r_valid dropped while stalled (r_ready low)")),
-                    Some(r) if *r != h => {
-                        let diff: Vec<String> = record_ports()
-                            .into_iter()
-                            .zip(r.iter().zip(&h))
-                            .filter(|(_, (a, b))| a != b)
-                            .map(|(n, _)| n)
-                            .collect();
-                        return Err(format!(
-                            "cycle {c}: record changed while stalled (r_ready low): {}",
-                            diff.join(", ")
-                        ));
-                    }
-                    _ => {}
-                }
-            }
-            if let Some(r) = rec {
-                if readies[2] {
-                    let rec = RtlRecord::from_values(c, &r);
-                    if rec.fin {
-                        records.push(rec);
-                    } else {
-                        header_records.push(rec);
-                    }
+            let busy = pay.valid(&mut self.m) || pass.valid(&mut self.m) || record.valid(&mut self.m);
+            pay.sample(&mut self.m, c).map_err(|e| e.to_string())?;
+            pass.sample(&mut self.m, c).map_err(|e| e.to_string())?;
+            if let Some(ports) = record.sample(&mut self.m, c).map_err(|e| e.to_string())? {
+                let values: Vec<u128> = ports.iter().map(|w| value(w)).collect();
+                let rec = RtlRecord::from_values(c, &values);
+                if rec.fin {
+                    records.push(rec);
                 } else {
-                    stats.rec_stall_cycles += 1;
-                    held_rec = Some(r);
+                    header_records.push(rec);
                 }
             }
-            quiet = if any { 0 } else { quiet + 1 };
-            self.m.step(1);
+            quiet = if busy { 0 } else { quiet + 1 };
+            self.m.tick();
             self.cycle += 1;
         }
-        self.m.set_u64(self.p.s_valid, 0);
         stats.start_cycle = start;
         stats.cycles = self.cycle - start;
         stats.first_beat_cycle = first_beat.map_or(0, |c| c - start);
-        stats.pay_beats = pay.beats;
+        stats.in_beats = source.beats;
+        stats.in_idle_cycles = source.idle_cycles;
+        stats.in_stall_cycles = source.stall_cycles;
+        (stats.pay_beats, stats.pay_stall_cycles) = pay.counts();
         stats.pay_frames = pay.frames.len() as u64;
-        stats.pay_stall_cycles = pay.stalls;
-        stats.pass_beats = pass.beats;
+        (stats.pass_beats, stats.pass_stall_cycles) = pass.counts();
         stats.pass_frames = pass.frames.len() as u64;
-        stats.pass_stall_cycles = pass.stalls;
         stats.records = records.len() as u64;
-        for c in [&pay, &pass] {
-            if !c.cur.is_empty() {
+        stats.rec_stall_cycles = record.stall_cycles;
+        for (name, sink) in [(PAYLOAD, &pay), (PASS_THROUGH, &pass)] {
+            if sink.pending_bytes() > 0 {
                 return Err(format!(
-                    "{}: a frame of {} bytes has no tlast beat at the end of the run",
-                    c.name,
-                    c.cur.len()
+                    "{name}: a frame of {} bytes has no tlast beat at the end of the run",
+                    sink.pending_bytes()
                 ));
             }
         }
-
+        if let Some(i) = pay.frames.iter().position(|f| f.user_before_last) {
+            return Err(format!("{PAYLOAD} frame {i} has tuser set on a beat before its last"));
+        }
+        let last_in = source.last_cycles;
         // Rebuild one result per input frame.
         let counts = format!(
             "{} records, {} payload frames, {} pass-through frames for {} input frames",
@@ -897,12 +656,12 @@ impl RxFrontRtl {
                         r.pay_len
                     ));
                 }
-                if p.user_last != r.drop {
+                if (p.user != 0) != r.drop {
                     return Err(format!(
                         "frame {i} ({} bytes): payload frame {} ends with tuser {} but the record says r_drop {}",
                         f.len(),
                         yi - 1,
-                        u8::from(p.user_last),
+                        p.user,
                         u8::from(r.drop)
                     ));
                 }
@@ -936,19 +695,24 @@ impl RxFrontRtl {
     /// comes out is ignored), pulses `reset`, and checks that nothing comes out in the next
     /// cycles: the cut frame leaves no trace.
     pub fn abort_with_reset(&mut self, frame: &[u8], beats: usize) -> Result<(), String> {
-        let bpb = self.width / 8;
-        for r in [self.p.pay.ready, self.p.pass.ready, self.p.r_ready] {
-            self.m.set_u64(r, 1);
-        }
-        for (j, chunk) in frame.chunks(bpb).take(beats).enumerate() {
-            self.set_beat(chunk, false);
+        let input = self.p.input;
+        let (mut pay, mut pass, mut record) = self.outputs(0).map_err(|e| e.to_string())?;
+        pay.always_ready(&mut self.m);
+        pass.always_ready(&mut self.m);
+        record.always_ready(&mut self.m);
+        for (j, chunk) in frame.chunks(input.bytes_per_beat).take(beats).enumerate() {
+            let (data, keep) = pack_beat(chunk, input.bytes_per_beat);
+            self.m.set_u64(input.valid, 1);
+            self.m.set(input.data, &data);
+            self.m.set(input.keep, &keep);
+            self.m.set_u64(input.last, 0);
             let mut waited = 0;
             loop {
                 self.m.eval();
-                let ok = self.m.peek_u64(self.p.s_ready) != 0;
+                let taken = self.m.peek_u64(input.ready) != 0;
                 self.m.step(1);
                 self.cycle += 1;
-                if ok {
+                if taken {
                     break;
                 }
                 waited += 1;
@@ -957,17 +721,19 @@ impl RxFrontRtl {
                 }
             }
         }
-        self.m.set_u64(self.p.s_valid, 0);
+        self.m.set_u64(input.valid, 0);
         self.reset(2);
         for k in 0..QUIET_CYCLES {
             self.m.eval();
-            for (n, v) in [
-                ("m_pay_tvalid", self.p.pay.valid),
-                ("m_pass_tvalid", self.p.pass.valid),
-                ("r_valid", self.p.r_valid),
+            for (name, busy) in [
+                (PAYLOAD, pay.valid(&mut self.m)),
+                (PASS_THROUGH, pass.valid(&mut self.m)),
+                (RECORD, record.valid(&mut self.m)),
             ] {
-                if self.m.peek_u64(v) != 0 {
-                    return Err(format!("{n} high {k} cycles after a reset that cut a frame after {beats} beats"));
+                if busy {
+                    return Err(format!(
+                        "{name} valid high {k} cycles after a reset that cut a frame after {beats} beats"
+                    ));
                 }
             }
             self.m.step(1);
@@ -1035,62 +801,6 @@ mod tests {
     use super::*;
     use crate::rx::craft::crafted;
     use crate::rx::rx_model;
-
-    fn beat(bytes: &[u8], bpb: usize, last: bool, user: bool) -> Vec<u32> {
-        let mut w = vec![0u32; bpb / 4 + bpb.div_ceil(32)];
-        for (i, &b) in bytes.iter().enumerate() {
-            w[i / 4] |= (b as u32) << (8 * (i % 4));
-            w[bpb / 4 + i / 32] |= 1 << (i % 32);
-        }
-        w.push(last as u32);
-        w.push(user as u32);
-        w
-    }
-
-    #[test]
-    fn collector_assembles_frames_and_checks_the_rules() {
-        let mut c = Collector::new("m_pay");
-        c.cycle(0, Some(beat(&[1; 8], 8, false, false)), true, 8).unwrap();
-        c.cycle(1, None, true, 8).unwrap();
-        // Stalled, then taken unchanged.
-        c.cycle(2, Some(beat(&[2, 3], 8, true, true)), false, 8).unwrap();
-        c.cycle(3, Some(beat(&[2, 3], 8, true, true)), true, 8).unwrap();
-        assert_eq!(
-            c.frames,
-            [OutFrame {
-                bytes: vec![1, 1, 1, 1, 1, 1, 1, 1, 2, 3],
-                user_last: true,
-                last_cycle: 3
-            }]
-        );
-        assert_eq!((c.beats, c.stalls), (2, 1));
-        // Valid dropped while stalled.
-        c.cycle(4, Some(beat(&[5], 8, true, false)), false, 8).unwrap();
-        assert!(c.cycle(5, None, true, 8).unwrap_err().contains("dropped"));
-        // Payload changed while stalled.
-        let mut c = Collector::new("m_pass");
-        c.cycle(0, Some(beat(&[5], 8, true, false)), false, 8).unwrap();
-        assert!(c
-            .cycle(1, Some(beat(&[6], 8, true, false)), true, 8)
-            .unwrap_err()
-            .contains("changed"));
-        // A short beat before the last, a hole in tkeep, tuser before the last beat.
-        let mut c = Collector::new("m_pay");
-        assert!(c
-            .cycle(0, Some(beat(&[1; 7], 8, false, false)), true, 8)
-            .unwrap_err()
-            .contains("tkeep"));
-        let mut c = Collector::new("m_pay");
-        let mut b = beat(&[1; 3], 8, true, false);
-        b[2] = 0b1011;
-        assert!(c.cycle(0, Some(b), true, 8).unwrap_err().contains("tkeep"));
-        let mut c = Collector::new("m_pay");
-        c.cycle(0, Some(beat(&[1; 8], 8, false, true)), true, 8).unwrap();
-        assert!(c
-            .cycle(1, Some(beat(&[1; 8], 8, true, true)), true, 8)
-            .unwrap_err()
-            .contains("tuser"));
-    }
 
     /// The record ports' values as the RTL should give them for the model's result.
     fn values_of(r: &RxResult) -> Vec<u128> {

@@ -1,9 +1,9 @@
 //! Typed handles on the Verilator models that `build.rs` compiles into this crate.
 //!
 //! A [`Model`] exposes its ports by name; inputs are set as little-endian 32-bit words, the clock
-//! is stepped N cycles per call, outputs are read back. [`Model::run_stream`] runs a whole
-//! AXI-Stream exchange (source idle and sink backpressure drawn per cycle from a seed) inside C++
-//! so the FFI is crossed once per run. Set `FERROCE_TRACE=1` (VCD in the current directory) or
+//! is stepped N cycles per call, outputs are read back ([`Model::get`] settles the logic first;
+//! [`Model::eval`] once, then [`Model::peek`] any number of ports, is the cheaper way every
+//! cycle). The stream driver that runs on these models is [`crate::axis`]. Set `FERROCE_TRACE=1` (VCD in the current directory) or
 //! `FERROCE_TRACE=DIR` to trace every model created, or call [`Model::trace`].
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
@@ -11,34 +11,6 @@ use std::fmt;
 use std::path::Path;
 
 include!(concat!(env!("OUT_DIR"), "/models.rs"));
-
-#[repr(C)]
-struct RawStream {
-    src_valid: c_int,
-    src_ready: c_int,
-    n_src: c_int,
-    src_ports: *const c_int,
-    snk_valid: c_int,
-    snk_ready: c_int,
-    n_snk: c_int,
-    snk_ports: *const c_int,
-    idle_pct: u32,
-    bp_pct: u32,
-    seed: u64,
-    max_cycles: u64,
-    src_words: *const u32,
-    n_src_beats: u64,
-    snk_words: *mut u32,
-    snk_cap: u64,
-    expect_snk_beats: u64,
-    src_cycle: *mut u64,
-    snk_cycle: *mut u64,
-    n_snk_beats: u64,
-    cycles: u64,
-    protocol_errors: u64,
-    first_error_cycle: u64,
-    n_src_sent: u64,
-}
 
 extern "C" {
     fn ferroce_model_new(name: *const c_char) -> *mut c_void;
@@ -50,10 +22,10 @@ extern "C" {
     fn ferroce_model_set(m: *mut c_void, i: c_int, w: *const u32);
     fn ferroce_model_get(m: *mut c_void, i: c_int, w: *mut u32);
     fn ferroce_model_step(m: *mut c_void, n: u64);
+    fn ferroce_model_tick(m: *mut c_void);
     fn ferroce_model_eval(m: *mut c_void);
     fn ferroce_model_peek(m: *mut c_void, i: c_int, w: *mut u32);
     fn ferroce_model_trace(m: *mut c_void, path: *const c_char);
-    fn ferroce_model_run_stream(m: *mut c_void, s: *mut RawStream);
 }
 
 /// Errors of the co-simulation harness.
@@ -62,16 +34,51 @@ pub enum SimError {
     /// No model of that name was built (see [`MODELS`]).
     UnknownModel(String),
     /// The model has no port of that name.
-    UnknownPort { model: String, port: String },
+    UnknownPort {
+        /// The model.
+        model: String,
+        /// The port asked for.
+        port: String,
+    },
     /// The stream did not complete within the cycle budget.
     Hang {
+        /// The model.
         model: String,
+        /// Cycles run.
         cycles: u64,
+        /// Input beats taken.
         sent: u64,
+        /// Output beats taken.
         received: u64,
     },
-    /// The sink side broke the AXI-Stream rules (valid dropped or payload changed while stalled).
-    Protocol { model: String, errors: u64, first_cycle: u64 },
+    /// An interface broke the AXI rules (valid dropped or payload changed while stalled) or
+    /// the AXI-Stream beat format.
+    Rule {
+        /// The model.
+        model: String,
+        /// The interface (its port prefix, or a name the runner gave it).
+        interface: String,
+        /// The cycle it happened in.
+        cycle: u64,
+        /// What happened.
+        what: String,
+    },
+    /// A port is not as wide as the interface needs.
+    PortWidth {
+        /// The model.
+        model: String,
+        /// The port.
+        port: String,
+        /// Its width in bits.
+        width: usize,
+        /// The width the interface needs.
+        expected: usize,
+    },
+    /// An empty frame was given to a source (an AXI-Stream frame has at least one byte).
+    EmptyFrame {
+        /// Index of the frame.
+        index: usize,
+    },
 }
 
 impl fmt::Display for SimError {
@@ -85,14 +92,19 @@ impl fmt::Display for SimError {
                 sent,
                 received,
             } => write!(f, "model '{model}' hung: {cycles} cycles, {sent} beats sent, {received} received"),
-            SimError::Protocol {
+            SimError::Rule {
                 model,
-                errors,
-                first_cycle,
-            } => write!(
-                f,
-                "model '{model}' broke AXI-Stream rules {errors} times, first at cycle {first_cycle}"
-            ),
+                interface,
+                cycle,
+                what,
+            } => write!(f, "model '{model}', {interface}, cycle {cycle}: {what}"),
+            SimError::PortWidth {
+                model,
+                port,
+                width,
+                expected,
+            } => write!(f, "model '{model}': port {port} is {width} bits wide, expected {expected}"),
+            SimError::EmptyFrame { index } => write!(f, "frame {index} is empty: AXI-Stream frames have at least one byte"),
         }
     }
 }
@@ -102,8 +114,11 @@ impl std::error::Error for SimError {}
 /// A port of a model.
 #[derive(Debug, Clone)]
 pub struct PortInfo {
+    /// Its name in the Verilog.
     pub name: String,
+    /// Width in bits.
     pub width: usize,
+    /// An input (else an output).
     pub input: bool,
 }
 
@@ -224,6 +239,21 @@ impl Model {
         w[0] as u64 | (w[1] as u64) << 32
     }
 
+    /// Reads a port as of the last evaluation, as little-endian 32-bit words (no
+    /// re-evaluation; see [`Model::peek_u64`]).
+    pub fn peek(&mut self, port: usize) -> Vec<u32> {
+        let mut w = vec![0u32; self.ports[port].words().max(2)];
+        unsafe { ferroce_model_peek(self.raw, port as c_int, w.as_mut_ptr()) };
+        w.truncate(self.ports[port].words());
+        w
+    }
+
+    /// One clock edge with the logic as the last [`Model::eval`] settled it: the cheaper
+    /// [`Model::step`]`(1)` of a cycle whose inputs were all set before that evaluation.
+    pub fn tick(&mut self) {
+        unsafe { ferroce_model_tick(self.raw) }
+    }
+
     /// Steps the clock `n` cycles with the inputs as they are.
     pub fn step(&mut self, n: u64) {
         unsafe { ferroce_model_step(self.raw, n) }
@@ -243,74 +273,6 @@ impl Model {
             self.set_u64(r, 0);
         }
     }
-
-    /// Runs a batched AXI-Stream exchange; see [`Stream`].
-    pub fn run_stream(&mut self, s: &Stream) -> Result<StreamResult, SimError> {
-        let idx = |names: &[&str]| -> Result<Vec<c_int>, SimError> { names.iter().map(|n| self.port(n).map(|i| i as c_int)).collect() };
-        let src = idx(&s.src_payload)?;
-        let snk = idx(&s.snk_payload)?;
-        let src_w: usize = src.iter().map(|&i| self.ports[i as usize].words()).sum();
-        let snk_w: usize = snk.iter().map(|&i| self.ports[i as usize].words()).sum();
-        assert_eq!(s.src_words.len(), s.n_src_beats * src_w, "source words do not match the ports");
-        let cap = s.expect_snk_beats.max(s.n_src_beats * 2 + 16);
-        let mut snk_words = vec![0u32; cap * snk_w];
-        let mut src_cycle = vec![0u64; s.n_src_beats];
-        let mut snk_cycle = vec![0u64; cap];
-        let mut raw = RawStream {
-            src_valid: self.port(s.src_valid)? as c_int,
-            src_ready: self.port(s.src_ready)? as c_int,
-            n_src: src.len() as c_int,
-            src_ports: src.as_ptr(),
-            snk_valid: self.port(s.snk_valid)? as c_int,
-            snk_ready: self.port(s.snk_ready)? as c_int,
-            n_snk: snk.len() as c_int,
-            snk_ports: snk.as_ptr(),
-            idle_pct: s.traffic.idle_pct,
-            bp_pct: s.traffic.bp_pct,
-            seed: s.traffic.seed,
-            max_cycles: s.max_cycles,
-            src_words: s.src_words.as_ptr(),
-            n_src_beats: s.n_src_beats as u64,
-            snk_words: snk_words.as_mut_ptr(),
-            snk_cap: cap as u64,
-            expect_snk_beats: s.expect_snk_beats as u64,
-            src_cycle: src_cycle.as_mut_ptr(),
-            snk_cycle: snk_cycle.as_mut_ptr(),
-            n_snk_beats: 0,
-            cycles: 0,
-            protocol_errors: 0,
-            first_error_cycle: 0,
-            n_src_sent: 0,
-        };
-        unsafe { ferroce_model_run_stream(self.raw, &mut raw) };
-        if raw.protocol_errors > 0 {
-            return Err(SimError::Protocol {
-                model: self.name.clone(),
-                errors: raw.protocol_errors,
-                first_cycle: raw.first_error_cycle,
-            });
-        }
-        let got = (raw.n_snk_beats as usize).min(cap);
-        let sent = raw.n_src_sent;
-        if raw.cycles >= s.max_cycles || sent < s.n_src_beats as u64 || (s.expect_snk_beats > 0 && got < s.expect_snk_beats) {
-            return Err(SimError::Hang {
-                model: self.name.clone(),
-                cycles: raw.cycles,
-                sent,
-                received: raw.n_snk_beats,
-            });
-        }
-        snk_words.truncate(got * snk_w);
-        snk_cycle.truncate(got);
-        Ok(StreamResult {
-            snk_words,
-            words_per_beat: snk_w,
-            beats: got,
-            cycles: raw.cycles,
-            src_cycle,
-            snk_cycle,
-        })
-    }
 }
 
 impl Drop for Model {
@@ -326,6 +288,7 @@ pub struct Traffic {
     pub idle_pct: u32,
     /// Percent chance per cycle that the sink holds `tready` low.
     pub bp_pct: u32,
+    /// Seed of the random draws.
     pub seed: u64,
 }
 
@@ -361,41 +324,5 @@ impl Traffic {
                 seed,
             },
         ]
-    }
-}
-
-/// A batched stream exchange: the source presents `n_src_beats` beats whose payload ports take
-/// `src_words` (beat-major, ports in order, each port's words little-endian).
-pub struct Stream<'a> {
-    pub src_valid: &'a str,
-    pub src_ready: &'a str,
-    pub src_payload: Vec<&'a str>,
-    pub snk_valid: &'a str,
-    pub snk_ready: &'a str,
-    pub snk_payload: Vec<&'a str>,
-    pub src_words: Vec<u32>,
-    pub n_src_beats: usize,
-    /// Stop once this many sink beats arrived (0: when the sink has been quiet 1000 cycles).
-    pub expect_snk_beats: usize,
-    pub traffic: Traffic,
-    pub max_cycles: u64,
-}
-
-/// What a [`Stream`] produced.
-pub struct StreamResult {
-    pub snk_words: Vec<u32>,
-    pub words_per_beat: usize,
-    pub beats: usize,
-    pub cycles: u64,
-    /// Cycle at which each source beat was accepted.
-    pub src_cycle: Vec<u64>,
-    /// Cycle at which each sink beat was taken.
-    pub snk_cycle: Vec<u64>,
-}
-
-impl StreamResult {
-    /// Words of sink beat `i`.
-    pub fn beat(&self, i: usize) -> &[u32] {
-        &self.snk_words[i * self.words_per_beat..(i + 1) * self.words_per_beat]
     }
 }

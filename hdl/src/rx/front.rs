@@ -15,7 +15,7 @@
 //!
 //! ```text
 //!  s_axis ─► IcrcCheck ─┬─► RxHeader ──┬─ first record ─► early FIFO (plan) ─┐
-//!           (verdict on │  (ce = hce)  ├─ final record ─► verdict FIFO ──────┤
+//!           (verdict on │ (header_ce)  ├─ final record ─► verdict FIFO ──────┤
 //!            last beat) │              └─► records (r_*)                     │
 //!                       └─► data FIFO (D beats) ──────────────────► realigner ─┬─► payload queue ─► m_pay
 //!                                                                              └─► pass register ─► m_pass
@@ -23,7 +23,7 @@
 //!
 //! - `IcrcCheck` (8 cycles) puts the ICRC verdict on each frame's last beat.
 //! - `RxHeader` decodes every frame twice: a first record when its header capture completes
-//!   (`NCAP − 1` beats in; the last beat for shorter frames), which fixes the classification,
+//!   (`CAPTURE_BEATS − 1` beats in; the last beat for shorter frames), which fixes the classification,
 //!   the header checks and the payload region; and a final record at its last beat, which adds
 //!   what depends on the frame length. Both go out on `r_*` (the first one only when it is not
 //!   also the final one, as `r_final` = 0); the final one carries the ICRC verdict, brought
@@ -34,11 +34,11 @@
 //!   the final output beat, so the realigner compares beat indices instead of byte offsets.
 //! - Beats wait in the data FIFO until their frame's first record is in the early FIFO; the
 //!   realigner then forwards a pass frame to `m_pass`, or cuts the payload out of a RoCEv2 frame
-//!   with a funnel shift (`prev >> 8r | cur << 8(K − r)`, `r` = payload offset mod K). A payload
+//!   with a funnel shift (`previous >> 8r | cur << 8(K − r)`, `r` = payload offset mod K). A payload
 //!   that ends before its frame does is held in one register until the frame's verdict is in the
 //!   verdict FIFO, so the drop mark lands on its last beat; the rest of the frame keeps flowing
 //!   meanwhile (no deadlock on frames with trailing bytes).
-//! - The data FIFO holds `NCAP + 5` beats: the realigner runs `NCAP + 3` beats behind the
+//! - The data FIFO holds `CAPTURE_BEATS + 5` beats: the realigner runs `CAPTURE_BEATS + 3` beats behind the
 //!   input, which is exactly when each first record arrives, so back-to-back frames of every
 //!   size flow at one beat per cycle. The early and verdict FIFOs hold `D + 2` entries, more than
 //!   the frames that can be between the input and the realigner, so they never fill.
@@ -53,9 +53,9 @@ use ferroce_contracts::rx::{DropReason, IcrcVerdictCode};
 use num_bigint::BigUint;
 use rust_hdl::prelude::*;
 
-/// Data FIFO depth for `K` bytes per beat: the realigner's lag (`NCAP + 3`) plus two.
+/// Data FIFO depth for `K` bytes per beat: the realigner's lag (`CAPTURE_BEATS + 3`) plus two.
 pub const fn data_depth(k: usize) -> usize {
-    header::HB / k + 5
+    header::CAPTURE_BYTES / k + 5
 }
 
 /// RX front end; see the module docs. `W` bus width (64..1024), `K = W / 8`, `D` data FIFO
@@ -213,158 +213,189 @@ pub struct RxFront<const W: usize, const K: usize, const D: usize, const E: usiz
     /// Counter: RoCEv2 frames dropped as `icrc` (the ICRC does not verify).
     pub cnt_drop_icrc: Signal<Out, Bits<32>>,
 
-    ic: IcrcCheck<W, K>,
-    hd: RxHeader<W, K>,
+    icrc_check: IcrcCheck<W, K>,
+    header_decoder: RxHeader<W, K>,
 
     // ---- constants ----
-    ck: Constant<Bits<18>>,
-    kmask: Constant<Bits<18>>,
-    kall: Constant<Bits<K>>,
-    lane_n: [Constant<Bits<8>>; 128],
-    dix: [Constant<Bits<6>>; 32],
-    dlast: Constant<Bits<6>>,
-    elast: Constant<Bits<6>>,
-    ddep: Constant<Bits<6>>,
-    qix: [Constant<Bits<2>>; 3],
-    lk: Constant<Bits<18>>,
-    lidx: [Constant<Bits<8>>; 128],
-    rix: [Constant<Bits<4>>; 10],
+    /// K, and K − 1 (a byte offset's lane).
+    bytes_per_beat: Constant<Bits<18>>,
+    offset_mask: Constant<Bits<18>>,
+    keep_all: Constant<Bits<K>>,
+    /// Lane i + 1: the bytes of a beat whose last kept lane is i.
+    lane_byte_count: [Constant<Bits<8>>; 128],
+    /// FIFO slot numbers, for the one-hot write and read selects.
+    slot_index: [Constant<Bits<6>>; 32],
+    data_last_slot: Constant<Bits<6>>,
+    record_last_slot: Constant<Bits<6>>,
+    /// Beats the data FIFO holds (D).
+    data_capacity: Constant<Bits<6>>,
+    queue_slot: [Constant<Bits<2>>; 3],
+    log2_bytes_per_beat: Constant<Bits<18>>,
+    lane_index: [Constant<Bits<8>>; 128],
+    /// Drop-reason code of each `count_drop` counter.
+    reason_code: [Constant<Bits<4>>; 10],
 
     // ---- input side ----
-    hce: Signal<Local, Bit>,
+    /// `RxHeader` advances: no record waits for `r_ready`.
+    header_ce: Signal<Local, Bit>,
     room: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
-    rvalid: Signal<Local, Bit>,
-    kx: Signal<Local, Bits<K>>,
-    nb: Signal<Local, Bits<8>>,
-    ic1: DFF<Bits<2>>,
-    ic2: DFF<Bits<2>>,
-    ic3: DFF<Bits<2>>,
+    record_valid: Signal<Local, Bit>,
+    /// `tkeep >> 1`, to find the last kept lane.
+    keep_shifted: Signal<Local, Bits<K>>,
+    /// Bytes in the input beat.
+    byte_count: Signal<Local, Bits<8>>,
+    /// The ICRC verdict in step with `RxHeader`'s stages.
+    icrc_verdict1: DFF<Bits<2>>,
+    icrc_verdict2: DFF<Bits<2>>,
+    icrc_verdict3: DFF<Bits<2>>,
     /// `IcrcCheck`'s verdict code of a good ICRC, and the drop-reason code of a bad one.
     icrc_good: Constant<Bits<2>>,
     reason_icrc: Constant<Bits<4>>,
-    freason: Signal<Local, Bits<4>>,
-    fbad: Signal<Local, Bit>,
-    fev: Signal<Local, Bit>,
-    opush: DFF<Bit>,
-    eev: Signal<Local, Bit>,
+    /// Drop reason of the record on `r_*` (the header's, else the ICRC's), and whether it drops.
+    final_reason: Signal<Local, Bits<4>>,
+    final_drop: Signal<Local, Bit>,
+    /// A final record enters the verdict FIFO and the counters.
+    final_push: Signal<Local, Bit>,
+    /// The record on `RxHeader`'s outputs already entered the FIFOs (it waits for `r_ready`).
+    record_pushed: DFF<Bit>,
+    /// A first record enters the early FIFO.
+    first_push: Signal<Local, Bit>,
 
     // ---- data FIFO ----
-    dd: [DFF<Bits<W>>; D],
-    dk: [DFF<Bits<K>>; D],
-    dl: [DFF<Bit>; D],
-    dn: [DFF<Bits<8>>; D],
-    dwp: DFF<Bits<6>>,
-    drp: DFF<Bits<6>>,
-    dcnt: DFF<Bits<6>>,
+    data_fifo_data: [DFF<Bits<W>>; D],
+    data_fifo_keep: [DFF<Bits<K>>; D],
+    data_fifo_last: [DFF<Bit>; D],
+    /// Bytes in the beat.
+    data_fifo_bytes: [DFF<Bits<8>>; D],
+    data_write_ptr: DFF<Bits<6>>,
+    data_read_ptr: DFF<Bits<6>>,
+    data_count: DFF<Bits<6>>,
     // ---- early FIFO (first records) ----
-    ep: [DFF<Bit>; E],
-    /// the frame delivers nothing (a header check failed, or the payload is empty)
-    en: [DFF<Bit>; E],
-    /// beat index of the payload start
-    esb: [DFF<Bits<4>>; E],
-    /// payload offset mod K, and K minus it
-    er: [DFF<Bits<8>>; E],
-    ekr: [DFF<Bits<8>>; E],
-    /// beat index of the payload's last byte, and its bytes in that beat
-    eeb: [DFF<Bits<18>>; E],
-    eel: [DFF<Bits<8>>; E],
-    /// the payload's final output beat when it ends at `eeb`: bytes, and whether a full output
-    /// beat goes out with it
-    efc: [DFF<Bits<8>>; E],
-    edbl: [DFF<Bit>; E],
-    // plan of the pushed frame
-    ps: Signal<Local, Bits<18>>,
-    pe1: Signal<Local, Bits<18>>,
-    psb: Signal<Local, Bits<18>>,
-    pr: Signal<Local, Bits<18>>,
-    peb: Signal<Local, Bits<18>>,
-    pel: Signal<Local, Bits<18>>,
-    pfc: Signal<Local, Bits<18>>,
-    pdbl: Signal<Local, Bit>,
-    pkr: Signal<Local, Bits<18>>,
-    ewp: DFF<Bits<6>>,
-    erp: DFF<Bits<6>>,
-    ecnt: DFF<Bits<6>>,
+    /// Not RoCEv2: the frame goes to `m_pass`.
+    early_pass: [DFF<Bit>; E],
+    /// The frame delivers nothing (a header check failed, or the payload is empty)
+    early_no_payload: [DFF<Bit>; E],
+    /// Beat index of the payload start.
+    early_start_beat: [DFF<Bits<4>>; E],
+    /// Payload offset mod K, and K minus it.
+    early_offset: [DFF<Bits<8>>; E],
+    early_offset_rest: [DFF<Bits<8>>; E],
+    /// Beat index of the payload's last byte, and its bytes in that beat.
+    early_end_beat: [DFF<Bits<18>>; E],
+    early_end_bytes: [DFF<Bits<8>>; E],
+    /// The payload's final output beat when it ends at `early_end_beat`: bytes, and whether a
+    /// full output beat goes out with it.
+    early_final_bytes: [DFF<Bits<8>>; E],
+    early_two_beats: [DFF<Bit>; E],
+    // plan of the pushed frame (same meanings; `plan_last_byte` = payload end − 1)
+    plan_start: Signal<Local, Bits<18>>,
+    plan_last_byte: Signal<Local, Bits<18>>,
+    plan_start_beat: Signal<Local, Bits<18>>,
+    plan_offset: Signal<Local, Bits<18>>,
+    plan_end_beat: Signal<Local, Bits<18>>,
+    plan_end_bytes: Signal<Local, Bits<18>>,
+    plan_final_bytes: Signal<Local, Bits<18>>,
+    plan_two_beats: Signal<Local, Bit>,
+    plan_offset_rest: Signal<Local, Bits<18>>,
+    early_write_ptr: DFF<Bits<6>>,
+    early_read_ptr: DFF<Bits<6>>,
+    early_count: DFF<Bits<6>>,
     // ---- verdict FIFO (final records of RoCEv2 frames: drop) ----
-    vb: [DFF<Bit>; E],
-    vwp: DFF<Bits<6>>,
-    vrp: DFF<Bits<6>>,
-    vcnt: DFF<Bits<6>>,
+    verdict_drop: [DFF<Bit>; E],
+    verdict_write_ptr: DFF<Bits<6>>,
+    verdict_read_ptr: DFF<Bits<6>>,
+    verdict_count: DFF<Bits<6>>,
 
     // ---- realigner ----
-    hdat: Signal<Local, Bits<W>>,
-    hkeep: Signal<Local, Bits<K>>,
-    hlast: Signal<Local, Bit>,
-    hn8: Signal<Local, Bits<8>>,
-    ipass: Signal<Local, Bit>,
-    inod: Signal<Local, Bit>,
-    isb: Signal<Local, Bits<4>>,
-    ir: Signal<Local, Bits<8>>,
-    ikr: Signal<Local, Bits<8>>,
-    ieb: Signal<Local, Bits<18>>,
-    iel: Signal<Local, Bits<8>>,
-    ifc: Signal<Local, Bits<8>>,
-    idbl: Signal<Local, Bit>,
-    vbad: Signal<Local, Bit>,
-    r8: Signal<Local, Bits<16>>,
-    kr8: Signal<Local, Bits<16>>,
-    pre: Signal<Local, Bit>,
-    at_sb: Signal<Local, Bit>,
-    at_eb: Signal<Local, Bit>,
-    normal: Signal<Local, Bit>,
-    hgt: Signal<Local, Bit>,
-    hmr: Signal<Local, Bits<8>>,
-    tcnt: Signal<Local, Bits<8>>,
-    fcnt: Signal<Local, Bits<8>>,
-    dbl: Signal<Local, Bit>,
-    ends: Signal<Local, Bit>,
-    hsh: Signal<Local, Bits<W>>,
+    /// The beat at the data FIFO head: data, keep, last, bytes.
+    head_data: Signal<Local, Bits<W>>,
+    head_keep: Signal<Local, Bits<K>>,
+    head_last: Signal<Local, Bit>,
+    head_bytes: Signal<Local, Bits<8>>,
+    /// Its frame's plan (the early FIFO head) and drop verdict (the verdict FIFO head).
+    frame_pass: Signal<Local, Bit>,
+    frame_no_payload: Signal<Local, Bit>,
+    frame_start_beat: Signal<Local, Bits<4>>,
+    frame_offset: Signal<Local, Bits<8>>,
+    frame_offset_rest: Signal<Local, Bits<8>>,
+    frame_end_beat: Signal<Local, Bits<18>>,
+    frame_end_bytes: Signal<Local, Bits<8>>,
+    frame_final_bytes: Signal<Local, Bits<8>>,
+    frame_two_beats: Signal<Local, Bit>,
+    frame_drop: Signal<Local, Bit>,
+    /// `frame_offset` and `frame_offset_rest` in bits: the funnel shifts.
+    offset_bits: Signal<Local, Bits<16>>,
+    offset_rest_bits: Signal<Local, Bits<16>>,
+    before_start: Signal<Local, Bit>,
+    at_start_beat: Signal<Local, Bit>,
+    at_end_beat: Signal<Local, Bit>,
+    /// The payload ends in this beat as planned (the frame does not end first).
+    planned_end: Signal<Local, Bit>,
+    head_past_offset: Signal<Local, Bit>,
+    head_minus_offset: Signal<Local, Bits<8>>,
+    /// Bytes of the final output beat when the frame ends in this beat.
+    tail_bytes: Signal<Local, Bits<8>>,
+    /// Bytes of the final output beat, and whether a full output beat goes out with it.
+    final_bytes: Signal<Local, Bits<8>>,
+    two_beats: Signal<Local, Bit>,
+    /// The payload ends in this beat.
+    payload_ends: Signal<Local, Bit>,
+    head_shifted: Signal<Local, Bits<W>>,
+    /// The beat carries payload bytes.
     work: Signal<Local, Bit>,
-    full_o: Signal<Local, Bit>,
-    fin_o: Signal<Local, Bit>,
-    rel: Signal<Local, Bit>,
+    /// A full output beat, and the final output beat, come out of this beat.
+    full_out: Signal<Local, Bit>,
+    final_out: Signal<Local, Bit>,
+    /// The held final beat goes out.
+    release_held: Signal<Local, Bit>,
     funnel: Signal<Local, Bits<W>>,
-    fin_d: Signal<Local, Bits<W>>,
-    fin_k: Signal<Local, Bits<K>>,
-    need: Signal<Local, Bits<3>>,
-    qpop: Signal<Local, Bit>,
-    go: Signal<Local, Bit>,
-    pa: Signal<Local, Bit>,
-    pa_d: Signal<Local, Bits<W>>,
-    pa_k: Signal<Local, Bits<K>>,
-    pa_l: Signal<Local, Bit>,
-    pa_u: Signal<Local, Bit>,
-    pb: Signal<Local, Bit>,
-    qw1: Signal<Local, Bits<2>>,
-    qw2: Signal<Local, Bits<2>>,
-    npush: Signal<Local, Bits<3>>,
-    /// beat index in the frame of the beat at the data FIFO head
-    bi: DFF<Bits<18>>,
-    rdone: DFF<Bit>,
-    /// the previous payload beat, shifted down by the payload offset mod K
-    prev: DFF<Bits<W>>,
-    hv: DFF<Bit>,
-    hd_d: DFF<Bits<W>>,
-    hd_k: DFF<Bits<K>>,
+    final_data: Signal<Local, Bits<W>>,
+    final_keep: Signal<Local, Bits<K>>,
+    /// Payload queue pushes if the beat advances, and the pushes that happen.
+    push_need: Signal<Local, Bits<3>>,
+    queue_pop: Signal<Local, Bit>,
+    /// The data FIFO head is consumed.
+    advance: Signal<Local, Bit>,
+    /// Payload queue pushes A (data, keep, last, user) and B (see the kernel).
+    push_a: Signal<Local, Bit>,
+    push_a_data: Signal<Local, Bits<W>>,
+    push_a_keep: Signal<Local, Bits<K>>,
+    push_a_last: Signal<Local, Bit>,
+    push_a_user: Signal<Local, Bit>,
+    push_b: Signal<Local, Bit>,
+    /// `queue_write_ptr` + 1 and + 2, modulo 3.
+    queue_write_plus_1: Signal<Local, Bits<2>>,
+    queue_write_plus_2: Signal<Local, Bits<2>>,
+    push_count: Signal<Local, Bits<3>>,
+    /// Beat index in the frame of the beat at the data FIFO head.
+    beat_index: DFF<Bits<18>>,
+    /// The frame's payload is out; the rest of the frame is skipped.
+    payload_done: DFF<Bit>,
+    /// The previous payload beat, shifted down by the payload offset mod K.
+    previous: DFF<Bits<W>>,
+    /// The final payload beat held until its frame's last beat (and verdict).
+    held_valid: DFF<Bit>,
+    held_data: DFF<Bits<W>>,
+    held_keep: DFF<Bits<K>>,
     // ---- payload queue ----
-    qd: [DFF<Bits<W>>; 3],
-    qk: [DFF<Bits<K>>; 3],
-    ql: [DFF<Bit>; 3],
-    qu: [DFF<Bit>; 3],
-    qwp: DFF<Bits<2>>,
-    qrp: DFF<Bits<2>>,
-    qcnt: DFF<Bits<2>>,
+    queue_data: [DFF<Bits<W>>; 3],
+    queue_keep: [DFF<Bits<K>>; 3],
+    queue_last: [DFF<Bit>; 3],
+    queue_user: [DFF<Bit>; 3],
+    queue_write_ptr: DFF<Bits<2>>,
+    queue_read_ptr: DFF<Bits<2>>,
+    queue_count: DFF<Bits<2>>,
     // ---- pass register ----
-    pv: DFF<Bit>,
-    pd: DFF<Bits<W>>,
-    pk: DFF<Bits<K>>,
-    pl: DFF<Bit>,
+    pass_valid: DFF<Bit>,
+    pass_data: DFF<Bits<W>>,
+    pass_keep: DFF<Bits<K>>,
+    pass_last: DFF<Bit>,
     // ---- counters ----
-    c_in: DFF<Bits<32>>,
-    c_acc: DFF<Bits<32>>,
-    c_pass: DFF<Bits<32>>,
-    c_drop: [DFF<Bits<32>>; 10],
+    count_in: DFF<Bits<32>>,
+    count_accepted: DFF<Bits<32>>,
+    count_passed: DFF<Bits<32>>,
+    count_drop: [DFF<Bits<32>>; 10],
 }
 
 impl<const W: usize, const K: usize, const D: usize, const E: usize> Default for RxFront<W, K, D, E> {
@@ -446,135 +477,135 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Default for
             cnt_drop_opcode: Default::default(),
             cnt_drop_padcnt: Default::default(),
             cnt_drop_icrc: Default::default(),
-            ic: Default::default(),
-            hd: Default::default(),
-            ck: c::<18>(K as u64),
-            kmask: c::<18>(K as u64 - 1),
-            kall: Constant::new(Bits::<K>::from((BigUint::from(1u8) << K) - 1u8)),
-            lane_n: std::array::from_fn(|i| c::<8>(i as u64 + 1)),
-            dix: std::array::from_fn(|i| c::<6>(i as u64)),
-            dlast: c::<6>(D as u64 - 1),
-            elast: c::<6>(E as u64 - 1),
-            ddep: c::<6>(D as u64),
-            qix: std::array::from_fn(|i| c::<2>(i as u64)),
-            lk: c::<18>(K.trailing_zeros() as u64),
-            lidx: std::array::from_fn(|i| c::<8>(i as u64)),
-            rix: std::array::from_fn(|i| c::<4>(DropReason::ALL[i].code().into())),
-            hce: Default::default(),
+            icrc_check: Default::default(),
+            header_decoder: Default::default(),
+            bytes_per_beat: c::<18>(K as u64),
+            offset_mask: c::<18>(K as u64 - 1),
+            keep_all: Constant::new(Bits::<K>::from((BigUint::from(1u8) << K) - 1u8)),
+            lane_byte_count: std::array::from_fn(|i| c::<8>(i as u64 + 1)),
+            slot_index: std::array::from_fn(|i| c::<6>(i as u64)),
+            data_last_slot: c::<6>(D as u64 - 1),
+            record_last_slot: c::<6>(E as u64 - 1),
+            data_capacity: c::<6>(D as u64),
+            queue_slot: std::array::from_fn(|i| c::<2>(i as u64)),
+            log2_bytes_per_beat: c::<18>(K.trailing_zeros() as u64),
+            lane_index: std::array::from_fn(|i| c::<8>(i as u64)),
+            reason_code: std::array::from_fn(|i| c::<4>(DropReason::ALL[i].code().into())),
+            header_ce: Default::default(),
             room: Default::default(),
             take: Default::default(),
-            rvalid: Default::default(),
-            kx: Default::default(),
-            nb: Default::default(),
-            ic1: Default::default(),
-            ic2: Default::default(),
-            ic3: Default::default(),
+            record_valid: Default::default(),
+            keep_shifted: Default::default(),
+            byte_count: Default::default(),
+            icrc_verdict1: Default::default(),
+            icrc_verdict2: Default::default(),
+            icrc_verdict3: Default::default(),
             icrc_good: c::<2>(IcrcVerdictCode::Good.code().into()),
             reason_icrc: c::<4>(DropReason::Icrc.code().into()),
-            freason: Default::default(),
-            fbad: Default::default(),
-            fev: Default::default(),
-            opush: Default::default(),
-            eev: Default::default(),
-            dd: std::array::from_fn(|_| Default::default()),
-            dk: std::array::from_fn(|_| Default::default()),
-            dl: std::array::from_fn(|_| Default::default()),
-            dn: std::array::from_fn(|_| Default::default()),
-            dwp: Default::default(),
-            drp: Default::default(),
-            dcnt: Default::default(),
-            ep: std::array::from_fn(|_| Default::default()),
-            en: std::array::from_fn(|_| Default::default()),
-            esb: std::array::from_fn(|_| Default::default()),
-            er: std::array::from_fn(|_| Default::default()),
-            ekr: std::array::from_fn(|_| Default::default()),
-            eeb: std::array::from_fn(|_| Default::default()),
-            eel: std::array::from_fn(|_| Default::default()),
-            efc: std::array::from_fn(|_| Default::default()),
-            edbl: std::array::from_fn(|_| Default::default()),
-            ps: Default::default(),
-            pe1: Default::default(),
-            psb: Default::default(),
-            pr: Default::default(),
-            peb: Default::default(),
-            pel: Default::default(),
-            pfc: Default::default(),
-            pdbl: Default::default(),
-            pkr: Default::default(),
-            ewp: Default::default(),
-            erp: Default::default(),
-            ecnt: Default::default(),
-            vb: std::array::from_fn(|_| Default::default()),
-            vwp: Default::default(),
-            vrp: Default::default(),
-            vcnt: Default::default(),
-            hdat: Default::default(),
-            hkeep: Default::default(),
-            hlast: Default::default(),
-            hn8: Default::default(),
-            ipass: Default::default(),
-            inod: Default::default(),
-            isb: Default::default(),
-            ir: Default::default(),
-            ikr: Default::default(),
-            ieb: Default::default(),
-            iel: Default::default(),
-            ifc: Default::default(),
-            idbl: Default::default(),
-            vbad: Default::default(),
-            r8: Default::default(),
-            kr8: Default::default(),
-            pre: Default::default(),
-            at_sb: Default::default(),
-            at_eb: Default::default(),
-            normal: Default::default(),
-            hgt: Default::default(),
-            hmr: Default::default(),
-            tcnt: Default::default(),
-            fcnt: Default::default(),
-            dbl: Default::default(),
-            ends: Default::default(),
-            hsh: Default::default(),
+            final_reason: Default::default(),
+            final_drop: Default::default(),
+            final_push: Default::default(),
+            record_pushed: Default::default(),
+            first_push: Default::default(),
+            data_fifo_data: std::array::from_fn(|_| Default::default()),
+            data_fifo_keep: std::array::from_fn(|_| Default::default()),
+            data_fifo_last: std::array::from_fn(|_| Default::default()),
+            data_fifo_bytes: std::array::from_fn(|_| Default::default()),
+            data_write_ptr: Default::default(),
+            data_read_ptr: Default::default(),
+            data_count: Default::default(),
+            early_pass: std::array::from_fn(|_| Default::default()),
+            early_no_payload: std::array::from_fn(|_| Default::default()),
+            early_start_beat: std::array::from_fn(|_| Default::default()),
+            early_offset: std::array::from_fn(|_| Default::default()),
+            early_offset_rest: std::array::from_fn(|_| Default::default()),
+            early_end_beat: std::array::from_fn(|_| Default::default()),
+            early_end_bytes: std::array::from_fn(|_| Default::default()),
+            early_final_bytes: std::array::from_fn(|_| Default::default()),
+            early_two_beats: std::array::from_fn(|_| Default::default()),
+            plan_start: Default::default(),
+            plan_last_byte: Default::default(),
+            plan_start_beat: Default::default(),
+            plan_offset: Default::default(),
+            plan_end_beat: Default::default(),
+            plan_end_bytes: Default::default(),
+            plan_final_bytes: Default::default(),
+            plan_two_beats: Default::default(),
+            plan_offset_rest: Default::default(),
+            early_write_ptr: Default::default(),
+            early_read_ptr: Default::default(),
+            early_count: Default::default(),
+            verdict_drop: std::array::from_fn(|_| Default::default()),
+            verdict_write_ptr: Default::default(),
+            verdict_read_ptr: Default::default(),
+            verdict_count: Default::default(),
+            head_data: Default::default(),
+            head_keep: Default::default(),
+            head_last: Default::default(),
+            head_bytes: Default::default(),
+            frame_pass: Default::default(),
+            frame_no_payload: Default::default(),
+            frame_start_beat: Default::default(),
+            frame_offset: Default::default(),
+            frame_offset_rest: Default::default(),
+            frame_end_beat: Default::default(),
+            frame_end_bytes: Default::default(),
+            frame_final_bytes: Default::default(),
+            frame_two_beats: Default::default(),
+            frame_drop: Default::default(),
+            offset_bits: Default::default(),
+            offset_rest_bits: Default::default(),
+            before_start: Default::default(),
+            at_start_beat: Default::default(),
+            at_end_beat: Default::default(),
+            planned_end: Default::default(),
+            head_past_offset: Default::default(),
+            head_minus_offset: Default::default(),
+            tail_bytes: Default::default(),
+            final_bytes: Default::default(),
+            two_beats: Default::default(),
+            payload_ends: Default::default(),
+            head_shifted: Default::default(),
             work: Default::default(),
-            full_o: Default::default(),
-            fin_o: Default::default(),
-            rel: Default::default(),
+            full_out: Default::default(),
+            final_out: Default::default(),
+            release_held: Default::default(),
             funnel: Default::default(),
-            fin_d: Default::default(),
-            fin_k: Default::default(),
-            need: Default::default(),
-            qpop: Default::default(),
-            go: Default::default(),
-            pa: Default::default(),
-            pa_d: Default::default(),
-            pa_k: Default::default(),
-            pa_l: Default::default(),
-            pa_u: Default::default(),
-            pb: Default::default(),
-            qw1: Default::default(),
-            qw2: Default::default(),
-            npush: Default::default(),
-            bi: Default::default(),
-            rdone: Default::default(),
-            prev: Default::default(),
-            hv: Default::default(),
-            hd_d: Default::default(),
-            hd_k: Default::default(),
-            qd: std::array::from_fn(|_| Default::default()),
-            qk: std::array::from_fn(|_| Default::default()),
-            ql: std::array::from_fn(|_| Default::default()),
-            qu: std::array::from_fn(|_| Default::default()),
-            qwp: Default::default(),
-            qrp: Default::default(),
-            qcnt: Default::default(),
-            pv: Default::default(),
-            pd: Default::default(),
-            pk: Default::default(),
-            pl: Default::default(),
-            c_in: Default::default(),
-            c_acc: Default::default(),
-            c_pass: Default::default(),
-            c_drop: std::array::from_fn(|_| Default::default()),
+            final_data: Default::default(),
+            final_keep: Default::default(),
+            push_need: Default::default(),
+            queue_pop: Default::default(),
+            advance: Default::default(),
+            push_a: Default::default(),
+            push_a_data: Default::default(),
+            push_a_keep: Default::default(),
+            push_a_last: Default::default(),
+            push_a_user: Default::default(),
+            push_b: Default::default(),
+            queue_write_plus_1: Default::default(),
+            queue_write_plus_2: Default::default(),
+            push_count: Default::default(),
+            beat_index: Default::default(),
+            payload_done: Default::default(),
+            previous: Default::default(),
+            held_valid: Default::default(),
+            held_data: Default::default(),
+            held_keep: Default::default(),
+            queue_data: std::array::from_fn(|_| Default::default()),
+            queue_keep: std::array::from_fn(|_| Default::default()),
+            queue_last: std::array::from_fn(|_| Default::default()),
+            queue_user: std::array::from_fn(|_| Default::default()),
+            queue_write_ptr: Default::default(),
+            queue_read_ptr: Default::default(),
+            queue_count: Default::default(),
+            pass_valid: Default::default(),
+            pass_data: Default::default(),
+            pass_keep: Default::default(),
+            pass_last: Default::default(),
+            count_in: Default::default(),
+            count_accepted: Default::default(),
+            count_passed: Default::default(),
+            count_drop: std::array::from_fn(|_| Default::default()),
         }
     }
 }
@@ -585,519 +616,563 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
     #[allow(clippy::nonminimal_bool)]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, ic1, ic2, ic3, opush, dwp, drp, dcnt, ewp, erp, ecnt, vwp, vrp, vcnt, bi, rdone, prev, hv, hd_d, hd_k, qwp, qrp,
-            qcnt, pv, pd, pk, pl, c_in, c_acc, c_pass
+            self,
+            clock,
+            icrc_verdict1,
+            icrc_verdict2,
+            icrc_verdict3,
+            record_pushed,
+            data_write_ptr,
+            data_read_ptr,
+            data_count,
+            early_write_ptr,
+            early_read_ptr,
+            early_count,
+            verdict_write_ptr,
+            verdict_read_ptr,
+            verdict_count,
+            beat_index,
+            payload_done,
+            previous,
+            held_valid,
+            held_data,
+            held_keep,
+            queue_write_ptr,
+            queue_read_ptr,
+            queue_count,
+            pass_valid,
+            pass_data,
+            pass_keep,
+            pass_last,
+            count_in,
+            count_accepted,
+            count_passed
         );
         for i in 0..D {
-            self.dd[i].clock.next = self.clock.val();
-            self.dk[i].clock.next = self.clock.val();
-            self.dl[i].clock.next = self.clock.val();
-            self.dn[i].clock.next = self.clock.val();
-            self.dd[i].d.next = self.dd[i].q.val();
-            self.dk[i].d.next = self.dk[i].q.val();
-            self.dl[i].d.next = self.dl[i].q.val();
-            self.dn[i].d.next = self.dn[i].q.val();
+            self.data_fifo_data[i].clock.next = self.clock.val();
+            self.data_fifo_keep[i].clock.next = self.clock.val();
+            self.data_fifo_last[i].clock.next = self.clock.val();
+            self.data_fifo_bytes[i].clock.next = self.clock.val();
+            self.data_fifo_data[i].d.next = self.data_fifo_data[i].q.val();
+            self.data_fifo_keep[i].d.next = self.data_fifo_keep[i].q.val();
+            self.data_fifo_last[i].d.next = self.data_fifo_last[i].q.val();
+            self.data_fifo_bytes[i].d.next = self.data_fifo_bytes[i].q.val();
         }
         for i in 0..E {
-            self.ep[i].clock.next = self.clock.val();
-            self.en[i].clock.next = self.clock.val();
-            self.esb[i].clock.next = self.clock.val();
-            self.er[i].clock.next = self.clock.val();
-            self.ekr[i].clock.next = self.clock.val();
-            self.eeb[i].clock.next = self.clock.val();
-            self.eel[i].clock.next = self.clock.val();
-            self.efc[i].clock.next = self.clock.val();
-            self.edbl[i].clock.next = self.clock.val();
-            self.vb[i].clock.next = self.clock.val();
-            self.ep[i].d.next = self.ep[i].q.val();
-            self.en[i].d.next = self.en[i].q.val();
-            self.esb[i].d.next = self.esb[i].q.val();
-            self.er[i].d.next = self.er[i].q.val();
-            self.ekr[i].d.next = self.ekr[i].q.val();
-            self.eeb[i].d.next = self.eeb[i].q.val();
-            self.eel[i].d.next = self.eel[i].q.val();
-            self.efc[i].d.next = self.efc[i].q.val();
-            self.edbl[i].d.next = self.edbl[i].q.val();
-            self.vb[i].d.next = self.vb[i].q.val();
+            self.early_pass[i].clock.next = self.clock.val();
+            self.early_no_payload[i].clock.next = self.clock.val();
+            self.early_start_beat[i].clock.next = self.clock.val();
+            self.early_offset[i].clock.next = self.clock.val();
+            self.early_offset_rest[i].clock.next = self.clock.val();
+            self.early_end_beat[i].clock.next = self.clock.val();
+            self.early_end_bytes[i].clock.next = self.clock.val();
+            self.early_final_bytes[i].clock.next = self.clock.val();
+            self.early_two_beats[i].clock.next = self.clock.val();
+            self.verdict_drop[i].clock.next = self.clock.val();
+            self.early_pass[i].d.next = self.early_pass[i].q.val();
+            self.early_no_payload[i].d.next = self.early_no_payload[i].q.val();
+            self.early_start_beat[i].d.next = self.early_start_beat[i].q.val();
+            self.early_offset[i].d.next = self.early_offset[i].q.val();
+            self.early_offset_rest[i].d.next = self.early_offset_rest[i].q.val();
+            self.early_end_beat[i].d.next = self.early_end_beat[i].q.val();
+            self.early_end_bytes[i].d.next = self.early_end_bytes[i].q.val();
+            self.early_final_bytes[i].d.next = self.early_final_bytes[i].q.val();
+            self.early_two_beats[i].d.next = self.early_two_beats[i].q.val();
+            self.verdict_drop[i].d.next = self.verdict_drop[i].q.val();
         }
         for i in 0..3 {
-            self.qd[i].clock.next = self.clock.val();
-            self.qk[i].clock.next = self.clock.val();
-            self.ql[i].clock.next = self.clock.val();
-            self.qu[i].clock.next = self.clock.val();
-            self.qd[i].d.next = self.qd[i].q.val();
-            self.qk[i].d.next = self.qk[i].q.val();
-            self.ql[i].d.next = self.ql[i].q.val();
-            self.qu[i].d.next = self.qu[i].q.val();
+            self.queue_data[i].clock.next = self.clock.val();
+            self.queue_keep[i].clock.next = self.clock.val();
+            self.queue_last[i].clock.next = self.clock.val();
+            self.queue_user[i].clock.next = self.clock.val();
+            self.queue_data[i].d.next = self.queue_data[i].q.val();
+            self.queue_keep[i].d.next = self.queue_keep[i].q.val();
+            self.queue_last[i].d.next = self.queue_last[i].q.val();
+            self.queue_user[i].d.next = self.queue_user[i].q.val();
         }
         for i in 0..10 {
-            self.c_drop[i].clock.next = self.clock.val();
-            self.c_drop[i].d.next = self.c_drop[i].q.val();
+            self.count_drop[i].clock.next = self.clock.val();
+            self.count_drop[i].d.next = self.count_drop[i].q.val();
         }
-        self.ic.clock.next = self.clock.val();
-        self.ic.reset.next = self.reset.val();
-        self.hd.clock.next = self.clock.val();
-        self.hd.reset.next = self.reset.val();
+        self.icrc_check.clock.next = self.clock.val();
+        self.icrc_check.reset.next = self.reset.val();
+        self.header_decoder.clock.next = self.clock.val();
+        self.header_decoder.reset.next = self.reset.val();
 
         // ================= input: ICRC check, then header decoder and data FIFO =================
         // The record output is RxHeader's final record; RxHeader (and with it the input) stops
         // while a record waits for r_ready.
-        self.rvalid.next = self.hd.h_valid.val() && !self.hd.h_pass.val();
-        self.hce.next = !self.rvalid.val() || self.r_ready.val();
-        self.room.next = self.dcnt.q.val() < self.ddep.val();
-        self.take.next = self.ic.m_axis_tvalid.val() && self.hce.val() && self.room.val();
-        self.ic.s_axis_tvalid.next = self.s_axis_tvalid.val();
-        self.ic.s_axis_tdata.next = self.s_axis_tdata.val();
-        self.ic.s_axis_tkeep.next = self.s_axis_tkeep.val();
-        self.ic.s_axis_tlast.next = self.s_axis_tlast.val();
-        self.ic.m_axis_tready.next = self.hce.val() && self.room.val();
+        self.record_valid.next = self.header_decoder.h_valid.val() && !self.header_decoder.h_pass.val();
+        self.header_ce.next = !self.record_valid.val() || self.r_ready.val();
+        self.room.next = self.data_count.q.val() < self.data_capacity.val();
+        self.take.next = self.icrc_check.m_axis_tvalid.val() && self.header_ce.val() && self.room.val();
+        self.icrc_check.s_axis_tvalid.next = self.s_axis_tvalid.val();
+        self.icrc_check.s_axis_tdata.next = self.s_axis_tdata.val();
+        self.icrc_check.s_axis_tkeep.next = self.s_axis_tkeep.val();
+        self.icrc_check.s_axis_tlast.next = self.s_axis_tlast.val();
+        self.icrc_check.m_axis_tready.next = self.header_ce.val() && self.room.val();
         // = IcrcCheck's own s_axis_tready, computed here from its registered output
-        self.s_axis_tready.next = !self.ic.m_axis_tvalid.val() || (self.hce.val() && self.room.val());
-        self.hd.ce.next = self.hce.val();
-        self.hd.s_axis_tvalid.next = self.take.val();
-        self.hd.s_axis_tdata.next = self.ic.m_axis_tdata.val();
-        self.hd.s_axis_tkeep.next = self.ic.m_axis_tkeep.val();
-        self.hd.s_axis_tlast.next = self.ic.m_axis_tlast.val();
+        self.s_axis_tready.next = !self.icrc_check.m_axis_tvalid.val() || (self.header_ce.val() && self.room.val());
+        self.header_decoder.ce.next = self.header_ce.val();
+        self.header_decoder.s_axis_tvalid.next = self.take.val();
+        self.header_decoder.s_axis_tdata.next = self.icrc_check.m_axis_tdata.val();
+        self.header_decoder.s_axis_tkeep.next = self.icrc_check.m_axis_tkeep.val();
+        self.header_decoder.s_axis_tlast.next = self.icrc_check.m_axis_tlast.val();
         // ICRC verdict carried along RxHeader's three stages
-        if self.hce.val() {
-            self.ic1.d.next = self.ic.m_axis_tuser.val();
-            self.ic2.d.next = self.ic1.q.val();
-            self.ic3.d.next = self.ic2.q.val();
+        if self.header_ce.val() {
+            self.icrc_verdict1.d.next = self.icrc_check.m_axis_tuser.val();
+            self.icrc_verdict2.d.next = self.icrc_verdict1.q.val();
+            self.icrc_verdict3.d.next = self.icrc_verdict2.q.val();
         }
         // bytes in the beat: K when full, else the last kept lane + 1
-        self.nb.next = 0.into();
-        self.kx.next = self.ic.m_axis_tkeep.val() >> 1;
+        self.byte_count.next = 0.into();
+        self.keep_shifted.next = self.icrc_check.m_axis_tkeep.val() >> 1;
         for i in 0..K {
-            if self.ic.m_axis_tkeep.val().get_bit(i) && !self.kx.val().get_bit(i) {
-                self.nb.next = self.nb.val() | self.lane_n[i].val();
+            if self.icrc_check.m_axis_tkeep.val().get_bit(i) && !self.keep_shifted.val().get_bit(i) {
+                self.byte_count.next = self.byte_count.val() | self.lane_byte_count[i].val();
             }
         }
 
         // final verdict: the header-time reason, else the ICRC
-        self.freason.next = self.hd.h_reason.val();
-        if self.hd.h_final.val() && self.hd.h_reason.val() == 0 && self.ic3.q.val() != self.icrc_good.val() {
-            self.freason.next = self.reason_icrc.val();
+        self.final_reason.next = self.header_decoder.h_reason.val();
+        if self.header_decoder.h_final.val()
+            && self.header_decoder.h_reason.val() == 0
+            && self.icrc_verdict3.q.val() != self.icrc_good.val()
+        {
+            self.final_reason.next = self.reason_icrc.val();
         }
-        self.fbad.next = self.freason.val() != 0;
+        self.final_drop.next = self.final_reason.val() != 0;
         // A record enters the FIFOs the first cycle it is out, whether or not r_ready takes it
-        // then (`opush` marks it while it waits), so the payload never waits for r_ready.
-        self.fev.next = self.hd.h_valid.val() && self.hd.h_final.val() && !self.opush.q.val();
-        self.eev.next = self.hd.h_valid.val() && self.hd.h_first.val() && !self.opush.q.val();
-        self.opush.d.next = self.hd.h_valid.val() && !self.hce.val();
+        // then (`record_pushed` marks it while it waits), so the payload never waits for r_ready.
+        self.final_push.next = self.header_decoder.h_valid.val() && self.header_decoder.h_final.val() && !self.record_pushed.q.val();
+        self.first_push.next = self.header_decoder.h_valid.val() && self.header_decoder.h_first.val() && !self.record_pushed.q.val();
+        self.record_pushed.d.next = self.header_decoder.h_valid.val() && !self.header_ce.val();
 
         // data FIFO push
         if self.take.val() {
             for i in 0..D {
-                if self.dwp.q.val() == self.dix[i].val() {
-                    self.dd[i].d.next = self.ic.m_axis_tdata.val();
-                    self.dk[i].d.next = self.ic.m_axis_tkeep.val();
-                    self.dl[i].d.next = self.ic.m_axis_tlast.val();
-                    self.dn[i].d.next = self.nb.val();
+                if self.data_write_ptr.q.val() == self.slot_index[i].val() {
+                    self.data_fifo_data[i].d.next = self.icrc_check.m_axis_tdata.val();
+                    self.data_fifo_keep[i].d.next = self.icrc_check.m_axis_tkeep.val();
+                    self.data_fifo_last[i].d.next = self.icrc_check.m_axis_tlast.val();
+                    self.data_fifo_bytes[i].d.next = self.byte_count.val();
                 }
             }
-            if self.dwp.q.val() == self.dlast.val() {
-                self.dwp.d.next = 0.into();
+            if self.data_write_ptr.q.val() == self.data_last_slot.val() {
+                self.data_write_ptr.d.next = 0.into();
             } else {
-                self.dwp.d.next = self.dwp.q.val() + 1;
+                self.data_write_ptr.d.next = self.data_write_ptr.q.val() + 1;
             }
         }
         // early FIFO push (first records), with the frame's payload plan in beats
-        self.ps.next = bit_cast::<18, 16>(self.hd.h_pay_off.val());
-        self.pe1.next = self.hd.h_pay_end.val() - 1;
-        self.psb.next = self.ps.val() >> self.lk.val();
-        self.pr.next = self.ps.val() & self.kmask.val();
-        self.peb.next = self.pe1.val() >> self.lk.val();
-        self.pel.next = (self.pe1.val() & self.kmask.val()) + 1;
-        self.pkr.next = self.ck.val() - self.pr.val();
-        self.pdbl.next = false;
-        if self.peb.val() == self.psb.val() {
-            self.pfc.next = self.hd.h_pay_end.val() - self.ps.val();
-        } else if self.pel.val() > self.pr.val() {
-            self.pdbl.next = true;
-            self.pfc.next = self.pel.val() - self.pr.val();
+        self.plan_start.next = bit_cast::<18, 16>(self.header_decoder.h_pay_off.val());
+        self.plan_last_byte.next = self.header_decoder.h_pay_end.val() - 1;
+        self.plan_start_beat.next = self.plan_start.val() >> self.log2_bytes_per_beat.val();
+        self.plan_offset.next = self.plan_start.val() & self.offset_mask.val();
+        self.plan_end_beat.next = self.plan_last_byte.val() >> self.log2_bytes_per_beat.val();
+        self.plan_end_bytes.next = (self.plan_last_byte.val() & self.offset_mask.val()) + 1;
+        self.plan_offset_rest.next = self.bytes_per_beat.val() - self.plan_offset.val();
+        self.plan_two_beats.next = false;
+        if self.plan_end_beat.val() == self.plan_start_beat.val() {
+            self.plan_final_bytes.next = self.header_decoder.h_pay_end.val() - self.plan_start.val();
+        } else if self.plan_end_bytes.val() > self.plan_offset.val() {
+            self.plan_two_beats.next = true;
+            self.plan_final_bytes.next = self.plan_end_bytes.val() - self.plan_offset.val();
         } else {
-            self.pfc.next = self.pel.val() + self.ck.val() - self.pr.val();
+            self.plan_final_bytes.next = self.plan_end_bytes.val() + self.bytes_per_beat.val() - self.plan_offset.val();
         }
-        if self.eev.val() {
+        if self.first_push.val() {
             for i in 0..E {
-                if self.ewp.q.val() == self.dix[i].val() {
-                    self.ep[i].d.next = self.hd.h_pass.val();
-                    self.en[i].d.next = self.hd.h_hfail.val() || self.hd.h_pay_end.val() <= self.ps.val();
-                    self.esb[i].d.next = self.psb.val().get_bits::<4>(0);
-                    self.er[i].d.next = self.pr.val().get_bits::<8>(0);
-                    self.ekr[i].d.next = self.pkr.val().get_bits::<8>(0);
-                    self.eeb[i].d.next = self.peb.val();
-                    self.eel[i].d.next = self.pel.val().get_bits::<8>(0);
-                    self.efc[i].d.next = self.pfc.val().get_bits::<8>(0);
-                    self.edbl[i].d.next = self.pdbl.val();
+                if self.early_write_ptr.q.val() == self.slot_index[i].val() {
+                    self.early_pass[i].d.next = self.header_decoder.h_pass.val();
+                    self.early_no_payload[i].d.next =
+                        self.header_decoder.h_hfail.val() || self.header_decoder.h_pay_end.val() <= self.plan_start.val();
+                    self.early_start_beat[i].d.next = self.plan_start_beat.val().get_bits::<4>(0);
+                    self.early_offset[i].d.next = self.plan_offset.val().get_bits::<8>(0);
+                    self.early_offset_rest[i].d.next = self.plan_offset_rest.val().get_bits::<8>(0);
+                    self.early_end_beat[i].d.next = self.plan_end_beat.val();
+                    self.early_end_bytes[i].d.next = self.plan_end_bytes.val().get_bits::<8>(0);
+                    self.early_final_bytes[i].d.next = self.plan_final_bytes.val().get_bits::<8>(0);
+                    self.early_two_beats[i].d.next = self.plan_two_beats.val();
                 }
             }
-            if self.ewp.q.val() == self.elast.val() {
-                self.ewp.d.next = 0.into();
+            if self.early_write_ptr.q.val() == self.record_last_slot.val() {
+                self.early_write_ptr.d.next = 0.into();
             } else {
-                self.ewp.d.next = self.ewp.q.val() + 1;
+                self.early_write_ptr.d.next = self.early_write_ptr.q.val() + 1;
             }
         }
         // verdict FIFO push (final records of RoCEv2 frames)
-        if self.fev.val() && !self.hd.h_pass.val() {
+        if self.final_push.val() && !self.header_decoder.h_pass.val() {
             for i in 0..E {
-                if self.vwp.q.val() == self.dix[i].val() {
-                    self.vb[i].d.next = self.fbad.val();
+                if self.verdict_write_ptr.q.val() == self.slot_index[i].val() {
+                    self.verdict_drop[i].d.next = self.final_drop.val();
                 }
             }
-            if self.vwp.q.val() == self.elast.val() {
-                self.vwp.d.next = 0.into();
+            if self.verdict_write_ptr.q.val() == self.record_last_slot.val() {
+                self.verdict_write_ptr.d.next = 0.into();
             } else {
-                self.vwp.d.next = self.vwp.q.val() + 1;
+                self.verdict_write_ptr.d.next = self.verdict_write_ptr.q.val() + 1;
             }
         }
         // counters
-        if self.fev.val() {
-            self.c_in.d.next = self.c_in.q.val() + 1;
-            if self.hd.h_pass.val() {
-                self.c_pass.d.next = self.c_pass.q.val() + 1;
-            } else if !self.fbad.val() {
-                self.c_acc.d.next = self.c_acc.q.val() + 1;
+        if self.final_push.val() {
+            self.count_in.d.next = self.count_in.q.val() + 1;
+            if self.header_decoder.h_pass.val() {
+                self.count_passed.d.next = self.count_passed.q.val() + 1;
+            } else if !self.final_drop.val() {
+                self.count_accepted.d.next = self.count_accepted.q.val() + 1;
             }
             for i in 0..10 {
-                if !self.hd.h_pass.val() && self.freason.val() == self.rix[i].val() {
-                    self.c_drop[i].d.next = self.c_drop[i].q.val() + 1;
+                if !self.header_decoder.h_pass.val() && self.final_reason.val() == self.reason_code[i].val() {
+                    self.count_drop[i].d.next = self.count_drop[i].q.val() + 1;
                 }
             }
         }
 
         // ================= realigner =================
-        self.hdat.next = 0.into();
-        self.hkeep.next = 0.into();
-        self.hlast.next = false;
-        self.hn8.next = 0.into();
+        self.head_data.next = 0.into();
+        self.head_keep.next = 0.into();
+        self.head_last.next = false;
+        self.head_bytes.next = 0.into();
         for i in 0..D {
-            if self.drp.q.val() == self.dix[i].val() {
-                self.hdat.next = self.dd[i].q.val();
-                self.hkeep.next = self.dk[i].q.val();
-                self.hlast.next = self.dl[i].q.val();
-                self.hn8.next = self.dn[i].q.val();
+            if self.data_read_ptr.q.val() == self.slot_index[i].val() {
+                self.head_data.next = self.data_fifo_data[i].q.val();
+                self.head_keep.next = self.data_fifo_keep[i].q.val();
+                self.head_last.next = self.data_fifo_last[i].q.val();
+                self.head_bytes.next = self.data_fifo_bytes[i].q.val();
             }
         }
-        self.ipass.next = false;
-        self.inod.next = false;
-        self.isb.next = 0.into();
-        self.ir.next = 0.into();
-        self.ikr.next = 0.into();
-        self.ieb.next = 0.into();
-        self.iel.next = 0.into();
-        self.ifc.next = 0.into();
-        self.idbl.next = false;
+        self.frame_pass.next = false;
+        self.frame_no_payload.next = false;
+        self.frame_start_beat.next = 0.into();
+        self.frame_offset.next = 0.into();
+        self.frame_offset_rest.next = 0.into();
+        self.frame_end_beat.next = 0.into();
+        self.frame_end_bytes.next = 0.into();
+        self.frame_final_bytes.next = 0.into();
+        self.frame_two_beats.next = false;
         for i in 0..E {
-            if self.erp.q.val() == self.dix[i].val() {
-                self.ipass.next = self.ep[i].q.val();
-                self.inod.next = self.en[i].q.val();
-                self.isb.next = self.esb[i].q.val();
-                self.ir.next = self.er[i].q.val();
-                self.ikr.next = self.ekr[i].q.val();
-                self.ieb.next = self.eeb[i].q.val();
-                self.iel.next = self.eel[i].q.val();
-                self.ifc.next = self.efc[i].q.val();
-                self.idbl.next = self.edbl[i].q.val();
+            if self.early_read_ptr.q.val() == self.slot_index[i].val() {
+                self.frame_pass.next = self.early_pass[i].q.val();
+                self.frame_no_payload.next = self.early_no_payload[i].q.val();
+                self.frame_start_beat.next = self.early_start_beat[i].q.val();
+                self.frame_offset.next = self.early_offset[i].q.val();
+                self.frame_offset_rest.next = self.early_offset_rest[i].q.val();
+                self.frame_end_beat.next = self.early_end_beat[i].q.val();
+                self.frame_end_bytes.next = self.early_end_bytes[i].q.val();
+                self.frame_final_bytes.next = self.early_final_bytes[i].q.val();
+                self.frame_two_beats.next = self.early_two_beats[i].q.val();
             }
         }
-        self.vbad.next = false;
+        self.frame_drop.next = false;
         for i in 0..E {
-            if self.vrp.q.val() == self.dix[i].val() {
-                self.vbad.next = self.vb[i].q.val();
+            if self.verdict_read_ptr.q.val() == self.slot_index[i].val() {
+                self.frame_drop.next = self.verdict_drop[i].q.val();
             }
         }
-        self.r8.next = bit_cast::<16, 8>(self.ir.val()) << 3;
-        self.kr8.next = bit_cast::<16, 8>(self.ikr.val()) << 3;
+        self.offset_bits.next = bit_cast::<16, 8>(self.frame_offset.val()) << 3;
+        self.offset_rest_bits.next = bit_cast::<16, 8>(self.frame_offset_rest.val()) << 3;
         // where the beat is in the payload plan (the payload starts within the first 16 beats)
-        self.pre.next = self.bi.q.val().get_bits::<14>(4) == 0 && self.bi.q.val().get_bits::<4>(0) < self.isb.val();
-        self.at_sb.next = self.bi.q.val().get_bits::<14>(4) == 0 && self.bi.q.val().get_bits::<4>(0) == self.isb.val();
-        self.at_eb.next = self.bi.q.val() == self.ieb.val();
+        self.before_start.next =
+            self.beat_index.q.val().get_bits::<14>(4) == 0 && self.beat_index.q.val().get_bits::<4>(0) < self.frame_start_beat.val();
+        self.at_start_beat.next =
+            self.beat_index.q.val().get_bits::<14>(4) == 0 && self.beat_index.q.val().get_bits::<4>(0) == self.frame_start_beat.val();
+        self.at_end_beat.next = self.beat_index.q.val() == self.frame_end_beat.val();
         // the plan's end, unless the frame ends first (then the bytes come from this beat)
-        self.normal.next = self.at_eb.val() && !(self.hlast.val() && self.hn8.val() < self.iel.val());
-        self.hgt.next = self.hn8.val() > self.ir.val();
-        self.hmr.next = self.hn8.val() - self.ir.val();
-        if self.hgt.val() {
-            self.tcnt.next = self.hmr.val();
-        } else if self.at_sb.val() {
-            self.tcnt.next = 0.into();
+        self.planned_end.next = self.at_end_beat.val() && !(self.head_last.val() && self.head_bytes.val() < self.frame_end_bytes.val());
+        self.head_past_offset.next = self.head_bytes.val() > self.frame_offset.val();
+        self.head_minus_offset.next = self.head_bytes.val() - self.frame_offset.val();
+        if self.head_past_offset.val() {
+            self.tail_bytes.next = self.head_minus_offset.val();
+        } else if self.at_start_beat.val() {
+            self.tail_bytes.next = 0.into();
         } else {
-            self.tcnt.next = self.hn8.val() + self.ikr.val();
+            self.tail_bytes.next = self.head_bytes.val() + self.frame_offset_rest.val();
         }
-        if self.normal.val() {
-            self.fcnt.next = self.ifc.val();
-            self.dbl.next = self.idbl.val();
+        if self.planned_end.val() {
+            self.final_bytes.next = self.frame_final_bytes.val();
+            self.two_beats.next = self.frame_two_beats.val();
         } else {
-            self.fcnt.next = self.tcnt.val();
-            self.dbl.next = self.hgt.val() && !self.at_sb.val();
+            self.final_bytes.next = self.tail_bytes.val();
+            self.two_beats.next = self.head_past_offset.val() && !self.at_start_beat.val();
         }
-        self.ends.next = self.at_eb.val() || self.hlast.val();
-        self.work.next = !self.ipass.val() && !self.inod.val() && !self.rdone.q.val() && !self.pre.val();
-        self.hsh.next = self.hdat.val() >> self.r8.val();
-        self.funnel.next = self.prev.q.val() | (self.hdat.val() << self.kr8.val());
-        self.full_o.next = self.work.val() && !self.at_sb.val() && (!self.ends.val() || self.dbl.val());
-        self.fin_o.next = self.work.val() && self.ends.val() && self.fcnt.val() != 0;
-        if self.at_sb.val() || self.dbl.val() {
-            self.fin_d.next = self.hsh.val();
+        self.payload_ends.next = self.at_end_beat.val() || self.head_last.val();
+        self.work.next = !self.frame_pass.val() && !self.frame_no_payload.val() && !self.payload_done.q.val() && !self.before_start.val();
+        self.head_shifted.next = self.head_data.val() >> self.offset_bits.val();
+        self.funnel.next = self.previous.q.val() | (self.head_data.val() << self.offset_rest_bits.val());
+        self.full_out.next = self.work.val() && !self.at_start_beat.val() && (!self.payload_ends.val() || self.two_beats.val());
+        self.final_out.next = self.work.val() && self.payload_ends.val() && self.final_bytes.val() != 0;
+        if self.at_start_beat.val() || self.two_beats.val() {
+            self.final_data.next = self.head_shifted.val();
         } else {
-            self.fin_d.next = self.funnel.val();
+            self.final_data.next = self.funnel.val();
         }
-        self.fin_k.next = 0.into();
+        self.final_keep.next = 0.into();
         for l in 0..K {
-            self.fin_k.next = self.fin_k.val().replace_bit(l, self.fcnt.val() > self.lidx[l].val());
+            self.final_keep.next = self
+                .final_keep
+                .val()
+                .replace_bit(l, self.final_bytes.val() > self.lane_index[l].val());
         }
         // the held final beat goes out with the frame's last beat
-        self.rel.next = self.hlast.val() && self.hv.q.val();
+        self.release_held.next = self.head_last.val() && self.held_valid.q.val();
 
         // payload queue pushes: A (a full beat, or a final one, or the held one), B (a final
         // beat after a full one in the same cycle)
-        self.pa.next = true;
-        self.pa_d.next = self.funnel.val();
-        self.pa_k.next = self.kall.val();
-        self.pa_l.next = false;
-        self.pa_u.next = false;
-        self.pb.next = false;
-        if self.rel.val() {
-            self.pa_d.next = self.hd_d.q.val();
-            self.pa_k.next = self.hd_k.q.val();
-            self.pa_l.next = true;
-            self.pa_u.next = self.vbad.val();
-        } else if self.full_o.val() {
-            self.pb.next = self.fin_o.val() && self.hlast.val();
-        } else if self.fin_o.val() && self.hlast.val() {
-            self.pa_d.next = self.fin_d.val();
-            self.pa_k.next = self.fin_k.val();
-            self.pa_l.next = true;
-            self.pa_u.next = self.vbad.val();
+        self.push_a.next = true;
+        self.push_a_data.next = self.funnel.val();
+        self.push_a_keep.next = self.keep_all.val();
+        self.push_a_last.next = false;
+        self.push_a_user.next = false;
+        self.push_b.next = false;
+        if self.release_held.val() {
+            self.push_a_data.next = self.held_data.q.val();
+            self.push_a_keep.next = self.held_keep.q.val();
+            self.push_a_last.next = true;
+            self.push_a_user.next = self.frame_drop.val();
+        } else if self.full_out.val() {
+            self.push_b.next = self.final_out.val() && self.head_last.val();
+        } else if self.final_out.val() && self.head_last.val() {
+            self.push_a_data.next = self.final_data.val();
+            self.push_a_keep.next = self.final_keep.val();
+            self.push_a_last.next = true;
+            self.push_a_user.next = self.frame_drop.val();
         } else {
-            self.pa.next = false;
+            self.push_a.next = false;
         }
-        self.need.next = 0.into();
-        if self.pa.val() && self.pb.val() {
-            self.need.next = 2.into();
-        } else if self.pa.val() {
-            self.need.next = 1.into();
+        self.push_need.next = 0.into();
+        if self.push_a.val() && self.push_b.val() {
+            self.push_need.next = 2.into();
+        } else if self.push_a.val() {
+            self.push_need.next = 1.into();
         }
-        self.qpop.next = self.qcnt.q.val() != 0 && self.m_pay_tready.val();
-        self.go.next = false;
-        if self.dcnt.q.val() != 0 && self.ecnt.q.val() != 0 {
-            if self.ipass.val() {
-                self.go.next = !self.pv.q.val() || self.m_pass_tready.val();
+        self.queue_pop.next = self.queue_count.q.val() != 0 && self.m_pay_tready.val();
+        self.advance.next = false;
+        if self.data_count.q.val() != 0 && self.early_count.q.val() != 0 {
+            if self.frame_pass.val() {
+                self.advance.next = !self.pass_valid.q.val() || self.m_pass_tready.val();
             } else {
                 // room for two pushes, counting this cycle's pop (the queue has three entries)
-                self.go.next = (self.qcnt.q.val() <= 1 || (self.qcnt.q.val() == 2 && self.m_pay_tready.val()))
-                    && (!self.hlast.val() || self.vcnt.q.val() != 0);
+                self.advance.next = (self.queue_count.q.val() <= 1 || (self.queue_count.q.val() == 2 && self.m_pay_tready.val()))
+                    && (!self.head_last.val() || self.verdict_count.q.val() != 0);
             }
         }
 
         // pass register
-        if self.pv.q.val() && self.m_pass_tready.val() {
-            self.pv.d.next = false;
+        if self.pass_valid.q.val() && self.m_pass_tready.val() {
+            self.pass_valid.d.next = false;
         }
-        self.npush.next = 0.into();
-        if self.qwp.q.val() == 2 {
-            self.qw1.next = 0.into();
+        self.push_count.next = 0.into();
+        if self.queue_write_ptr.q.val() == 2 {
+            self.queue_write_plus_1.next = 0.into();
         } else {
-            self.qw1.next = self.qwp.q.val() + 1;
+            self.queue_write_plus_1.next = self.queue_write_ptr.q.val() + 1;
         }
-        if self.qw1.val() == 2 {
-            self.qw2.next = 0.into();
+        if self.queue_write_plus_1.val() == 2 {
+            self.queue_write_plus_2.next = 0.into();
         } else {
-            self.qw2.next = self.qw1.val() + 1;
+            self.queue_write_plus_2.next = self.queue_write_plus_1.val() + 1;
         }
-        if self.go.val() {
+        if self.advance.val() {
             // pop the data FIFO
-            if self.drp.q.val() == self.dlast.val() {
-                self.drp.d.next = 0.into();
+            if self.data_read_ptr.q.val() == self.data_last_slot.val() {
+                self.data_read_ptr.d.next = 0.into();
             } else {
-                self.drp.d.next = self.drp.q.val() + 1;
+                self.data_read_ptr.d.next = self.data_read_ptr.q.val() + 1;
             }
-            if self.hlast.val() {
-                self.bi.d.next = 0.into();
-                self.rdone.d.next = false;
-                self.hv.d.next = false;
-                if self.erp.q.val() == self.elast.val() {
-                    self.erp.d.next = 0.into();
+            if self.head_last.val() {
+                self.beat_index.d.next = 0.into();
+                self.payload_done.d.next = false;
+                self.held_valid.d.next = false;
+                if self.early_read_ptr.q.val() == self.record_last_slot.val() {
+                    self.early_read_ptr.d.next = 0.into();
                 } else {
-                    self.erp.d.next = self.erp.q.val() + 1;
+                    self.early_read_ptr.d.next = self.early_read_ptr.q.val() + 1;
                 }
-                if !self.ipass.val() {
-                    if self.vrp.q.val() == self.elast.val() {
-                        self.vrp.d.next = 0.into();
+                if !self.frame_pass.val() {
+                    if self.verdict_read_ptr.q.val() == self.record_last_slot.val() {
+                        self.verdict_read_ptr.d.next = 0.into();
                     } else {
-                        self.vrp.d.next = self.vrp.q.val() + 1;
+                        self.verdict_read_ptr.d.next = self.verdict_read_ptr.q.val() + 1;
                     }
                 }
             } else {
-                self.bi.d.next = self.bi.q.val() + 1;
-                if self.work.val() && self.ends.val() {
-                    self.rdone.d.next = true;
+                self.beat_index.d.next = self.beat_index.q.val() + 1;
+                if self.work.val() && self.payload_ends.val() {
+                    self.payload_done.d.next = true;
                 }
             }
-            if self.ipass.val() {
-                self.pv.d.next = true;
-                self.pd.d.next = self.hdat.val();
-                self.pk.d.next = self.hkeep.val();
-                self.pl.d.next = self.hlast.val();
+            if self.frame_pass.val() {
+                self.pass_valid.d.next = true;
+                self.pass_data.d.next = self.head_data.val();
+                self.pass_keep.d.next = self.head_keep.val();
+                self.pass_last.d.next = self.head_last.val();
             } else {
-                if self.work.val() && !self.ends.val() {
-                    self.prev.d.next = self.hsh.val();
+                if self.work.val() && !self.payload_ends.val() {
+                    self.previous.d.next = self.head_shifted.val();
                 }
-                if self.fin_o.val() && !self.hlast.val() {
-                    self.hv.d.next = true;
-                    self.hd_d.d.next = self.fin_d.val();
-                    self.hd_k.d.next = self.fin_k.val();
+                if self.final_out.val() && !self.head_last.val() {
+                    self.held_valid.d.next = true;
+                    self.held_data.d.next = self.final_data.val();
+                    self.held_keep.d.next = self.final_keep.val();
                 }
                 for i in 0..3 {
-                    if self.pa.val() && self.qwp.q.val() == self.qix[i].val() {
-                        self.qd[i].d.next = self.pa_d.val();
-                        self.qk[i].d.next = self.pa_k.val();
-                        self.ql[i].d.next = self.pa_l.val();
-                        self.qu[i].d.next = self.pa_u.val();
+                    if self.push_a.val() && self.queue_write_ptr.q.val() == self.queue_slot[i].val() {
+                        self.queue_data[i].d.next = self.push_a_data.val();
+                        self.queue_keep[i].d.next = self.push_a_keep.val();
+                        self.queue_last[i].d.next = self.push_a_last.val();
+                        self.queue_user[i].d.next = self.push_a_user.val();
                     }
-                    if self.pb.val() && self.qw1.val() == self.qix[i].val() {
-                        self.qd[i].d.next = self.fin_d.val();
-                        self.qk[i].d.next = self.fin_k.val();
-                        self.ql[i].d.next = true;
-                        self.qu[i].d.next = self.vbad.val();
+                    if self.push_b.val() && self.queue_write_plus_1.val() == self.queue_slot[i].val() {
+                        self.queue_data[i].d.next = self.final_data.val();
+                        self.queue_keep[i].d.next = self.final_keep.val();
+                        self.queue_last[i].d.next = true;
+                        self.queue_user[i].d.next = self.frame_drop.val();
                     }
                 }
-                self.npush.next = self.need.val();
-                if self.pb.val() {
-                    self.qwp.d.next = self.qw2.val();
-                } else if self.pa.val() {
-                    self.qwp.d.next = self.qw1.val();
+                self.push_count.next = self.push_need.val();
+                if self.push_b.val() {
+                    self.queue_write_ptr.d.next = self.queue_write_plus_2.val();
+                } else if self.push_a.val() {
+                    self.queue_write_ptr.d.next = self.queue_write_plus_1.val();
                 }
             }
         }
-        if self.qpop.val() {
-            if self.qrp.q.val() == 2 {
-                self.qrp.d.next = 0.into();
+        if self.queue_pop.val() {
+            if self.queue_read_ptr.q.val() == 2 {
+                self.queue_read_ptr.d.next = 0.into();
             } else {
-                self.qrp.d.next = self.qrp.q.val() + 1;
+                self.queue_read_ptr.d.next = self.queue_read_ptr.q.val() + 1;
             }
         }
-        if self.qpop.val() {
-            self.qcnt.d.next = self.qcnt.q.val() + bit_cast::<2, 3>(self.npush.val()) - 1;
+        if self.queue_pop.val() {
+            self.queue_count.d.next = self.queue_count.q.val() + bit_cast::<2, 3>(self.push_count.val()) - 1;
         } else {
-            self.qcnt.d.next = self.qcnt.q.val() + bit_cast::<2, 3>(self.npush.val());
+            self.queue_count.d.next = self.queue_count.q.val() + bit_cast::<2, 3>(self.push_count.val());
         }
 
         // FIFO counts
-        if self.take.val() && !(self.go.val()) {
-            self.dcnt.d.next = self.dcnt.q.val() + 1;
-        } else if !self.take.val() && self.go.val() {
-            self.dcnt.d.next = self.dcnt.q.val() - 1;
+        if self.take.val() && !(self.advance.val()) {
+            self.data_count.d.next = self.data_count.q.val() + 1;
+        } else if !self.take.val() && self.advance.val() {
+            self.data_count.d.next = self.data_count.q.val() - 1;
         }
-        if self.eev.val() && !(self.go.val() && self.hlast.val()) {
-            self.ecnt.d.next = self.ecnt.q.val() + 1;
-        } else if !self.eev.val() && self.go.val() && self.hlast.val() {
-            self.ecnt.d.next = self.ecnt.q.val() - 1;
+        if self.first_push.val() && !(self.advance.val() && self.head_last.val()) {
+            self.early_count.d.next = self.early_count.q.val() + 1;
+        } else if !self.first_push.val() && self.advance.val() && self.head_last.val() {
+            self.early_count.d.next = self.early_count.q.val() - 1;
         }
-        if (self.fev.val() && !self.hd.h_pass.val()) && !(self.go.val() && self.hlast.val() && !self.ipass.val()) {
-            self.vcnt.d.next = self.vcnt.q.val() + 1;
-        } else if !(self.fev.val() && !self.hd.h_pass.val()) && self.go.val() && self.hlast.val() && !self.ipass.val() {
-            self.vcnt.d.next = self.vcnt.q.val() - 1;
+        if (self.final_push.val() && !self.header_decoder.h_pass.val())
+            && !(self.advance.val() && self.head_last.val() && !self.frame_pass.val())
+        {
+            self.verdict_count.d.next = self.verdict_count.q.val() + 1;
+        } else if !(self.final_push.val() && !self.header_decoder.h_pass.val())
+            && self.advance.val()
+            && self.head_last.val()
+            && !self.frame_pass.val()
+        {
+            self.verdict_count.d.next = self.verdict_count.q.val() - 1;
         }
 
         if self.reset.val() {
-            self.dwp.d.next = 0.into();
-            self.drp.d.next = 0.into();
-            self.dcnt.d.next = 0.into();
-            self.ewp.d.next = 0.into();
-            self.erp.d.next = 0.into();
-            self.ecnt.d.next = 0.into();
-            self.vwp.d.next = 0.into();
-            self.vrp.d.next = 0.into();
-            self.vcnt.d.next = 0.into();
-            self.bi.d.next = 0.into();
-            self.rdone.d.next = false;
-            self.hv.d.next = false;
-            self.opush.d.next = false;
-            self.qwp.d.next = 0.into();
-            self.qrp.d.next = 0.into();
-            self.qcnt.d.next = 0.into();
-            self.pv.d.next = false;
-            self.c_in.d.next = 0.into();
-            self.c_acc.d.next = 0.into();
-            self.c_pass.d.next = 0.into();
+            self.data_write_ptr.d.next = 0.into();
+            self.data_read_ptr.d.next = 0.into();
+            self.data_count.d.next = 0.into();
+            self.early_write_ptr.d.next = 0.into();
+            self.early_read_ptr.d.next = 0.into();
+            self.early_count.d.next = 0.into();
+            self.verdict_write_ptr.d.next = 0.into();
+            self.verdict_read_ptr.d.next = 0.into();
+            self.verdict_count.d.next = 0.into();
+            self.beat_index.d.next = 0.into();
+            self.payload_done.d.next = false;
+            self.held_valid.d.next = false;
+            self.record_pushed.d.next = false;
+            self.queue_write_ptr.d.next = 0.into();
+            self.queue_read_ptr.d.next = 0.into();
+            self.queue_count.d.next = 0.into();
+            self.pass_valid.d.next = false;
+            self.count_in.d.next = 0.into();
+            self.count_accepted.d.next = 0.into();
+            self.count_passed.d.next = 0.into();
             for i in 0..10 {
-                self.c_drop[i].d.next = 0.into();
+                self.count_drop[i].d.next = 0.into();
             }
         }
 
         // ================= outputs =================
-        self.m_pay_tvalid.next = self.qcnt.q.val() != 0;
+        self.m_pay_tvalid.next = self.queue_count.q.val() != 0;
         self.m_pay_tdata.next = 0.into();
         self.m_pay_tkeep.next = 0.into();
         self.m_pay_tlast.next = false;
         self.m_pay_tuser.next = false;
         for i in 0..3 {
-            if self.qrp.q.val() == self.qix[i].val() {
-                self.m_pay_tdata.next = self.qd[i].q.val();
-                self.m_pay_tkeep.next = self.qk[i].q.val();
-                self.m_pay_tlast.next = self.ql[i].q.val();
-                self.m_pay_tuser.next = self.qu[i].q.val();
+            if self.queue_read_ptr.q.val() == self.queue_slot[i].val() {
+                self.m_pay_tdata.next = self.queue_data[i].q.val();
+                self.m_pay_tkeep.next = self.queue_keep[i].q.val();
+                self.m_pay_tlast.next = self.queue_last[i].q.val();
+                self.m_pay_tuser.next = self.queue_user[i].q.val();
             }
         }
-        self.m_pass_tvalid.next = self.pv.q.val();
-        self.m_pass_tdata.next = self.pd.q.val();
-        self.m_pass_tkeep.next = self.pk.q.val();
-        self.m_pass_tlast.next = self.pl.q.val();
+        self.m_pass_tvalid.next = self.pass_valid.q.val();
+        self.m_pass_tdata.next = self.pass_data.q.val();
+        self.m_pass_tkeep.next = self.pass_keep.q.val();
+        self.m_pass_tlast.next = self.pass_last.q.val();
 
-        self.r_valid.next = self.rvalid.val();
-        self.r_final.next = self.hd.h_final.val();
-        self.r_drop.next = self.fbad.val();
-        self.r_reason.next = self.freason.val();
-        self.r_icrc_chk.next = self.hd.h_icrc_chk.val();
-        self.r_icrc_ok.next = self.ic3.q.val() == 3;
-        self.r_eth_dst.next = self.hd.h_eth_dst.val();
-        self.r_eth_src.next = self.hd.h_eth_src.val();
-        self.r_vlan_ok.next = self.hd.h_vlan_ok.val();
-        self.r_vlan.next = self.hd.h_vlan.val();
-        self.r_ip_v6.next = self.hd.h_ip_v6.val();
-        self.r_ip_src.next = self.hd.h_ip_src.val();
-        self.r_ip_dst.next = self.hd.h_ip_dst.val();
-        self.r_ip_dscp.next = self.hd.h_ip_dscp.val();
-        self.r_ip_ecn.next = self.hd.h_ip_ecn.val();
-        self.r_ip_ttl.next = self.hd.h_ip_ttl.val();
-        self.r_udp_sport.next = self.hd.h_udp_sport.val();
-        self.r_udp_dport.next = self.hd.h_udp_dport.val();
-        self.r_bth_ok.next = self.hd.h_bth_ok.val();
-        self.r_bth_opcode.next = self.hd.h_bth_opcode.val();
-        self.r_bth_se.next = self.hd.h_bth_se.val();
-        self.r_bth_m.next = self.hd.h_bth_m.val();
-        self.r_bth_padcnt.next = self.hd.h_bth_padcnt.val();
-        self.r_bth_tver.next = self.hd.h_bth_tver.val();
-        self.r_bth_pkey.next = self.hd.h_bth_pkey.val();
-        self.r_bth_fecn.next = self.hd.h_bth_fecn.val();
-        self.r_bth_becn.next = self.hd.h_bth_becn.val();
-        self.r_bth_dqpn.next = self.hd.h_bth_dqpn.val();
-        self.r_bth_ackreq.next = self.hd.h_bth_ackreq.val();
-        self.r_bth_psn.next = self.hd.h_bth_psn.val();
-        self.r_reth_ok.next = self.hd.h_reth_ok.val();
-        self.r_reth_va.next = self.hd.h_reth_va.val();
-        self.r_reth_rkey.next = self.hd.h_reth_rkey.val();
-        self.r_reth_dmalen.next = self.hd.h_reth_dmalen.val();
-        self.r_immdt_ok.next = self.hd.h_immdt_ok.val();
-        self.r_immdt.next = self.hd.h_immdt.val();
-        self.r_aeth_ok.next = self.hd.h_aeth_ok.val();
-        self.r_aeth_syndrome.next = self.hd.h_aeth_syndrome.val();
-        self.r_aeth_msn.next = self.hd.h_aeth_msn.val();
-        self.r_pay_len.next = self.hd.h_pay_len.val();
+        self.r_valid.next = self.record_valid.val();
+        self.r_final.next = self.header_decoder.h_final.val();
+        self.r_drop.next = self.final_drop.val();
+        self.r_reason.next = self.final_reason.val();
+        self.r_icrc_chk.next = self.header_decoder.h_icrc_chk.val();
+        self.r_icrc_ok.next = self.icrc_verdict3.q.val() == 3;
+        self.r_eth_dst.next = self.header_decoder.h_eth_dst.val();
+        self.r_eth_src.next = self.header_decoder.h_eth_src.val();
+        self.r_vlan_ok.next = self.header_decoder.h_vlan_ok.val();
+        self.r_vlan.next = self.header_decoder.h_vlan.val();
+        self.r_ip_v6.next = self.header_decoder.h_ip_v6.val();
+        self.r_ip_src.next = self.header_decoder.h_ip_src.val();
+        self.r_ip_dst.next = self.header_decoder.h_ip_dst.val();
+        self.r_ip_dscp.next = self.header_decoder.h_ip_dscp.val();
+        self.r_ip_ecn.next = self.header_decoder.h_ip_ecn.val();
+        self.r_ip_ttl.next = self.header_decoder.h_ip_ttl.val();
+        self.r_udp_sport.next = self.header_decoder.h_udp_sport.val();
+        self.r_udp_dport.next = self.header_decoder.h_udp_dport.val();
+        self.r_bth_ok.next = self.header_decoder.h_bth_ok.val();
+        self.r_bth_opcode.next = self.header_decoder.h_bth_opcode.val();
+        self.r_bth_se.next = self.header_decoder.h_bth_se.val();
+        self.r_bth_m.next = self.header_decoder.h_bth_m.val();
+        self.r_bth_padcnt.next = self.header_decoder.h_bth_padcnt.val();
+        self.r_bth_tver.next = self.header_decoder.h_bth_tver.val();
+        self.r_bth_pkey.next = self.header_decoder.h_bth_pkey.val();
+        self.r_bth_fecn.next = self.header_decoder.h_bth_fecn.val();
+        self.r_bth_becn.next = self.header_decoder.h_bth_becn.val();
+        self.r_bth_dqpn.next = self.header_decoder.h_bth_dqpn.val();
+        self.r_bth_ackreq.next = self.header_decoder.h_bth_ackreq.val();
+        self.r_bth_psn.next = self.header_decoder.h_bth_psn.val();
+        self.r_reth_ok.next = self.header_decoder.h_reth_ok.val();
+        self.r_reth_va.next = self.header_decoder.h_reth_va.val();
+        self.r_reth_rkey.next = self.header_decoder.h_reth_rkey.val();
+        self.r_reth_dmalen.next = self.header_decoder.h_reth_dmalen.val();
+        self.r_immdt_ok.next = self.header_decoder.h_immdt_ok.val();
+        self.r_immdt.next = self.header_decoder.h_immdt.val();
+        self.r_aeth_ok.next = self.header_decoder.h_aeth_ok.val();
+        self.r_aeth_syndrome.next = self.header_decoder.h_aeth_syndrome.val();
+        self.r_aeth_msn.next = self.header_decoder.h_aeth_msn.val();
+        self.r_pay_len.next = self.header_decoder.h_pay_len.val();
 
-        self.cnt_frames_in.next = self.c_in.q.val();
-        self.cnt_accepted.next = self.c_acc.q.val();
-        self.cnt_passed.next = self.c_pass.q.val();
-        self.cnt_drop_ip_header.next = self.c_drop[0].q.val();
-        self.cnt_drop_truncated.next = self.c_drop[1].q.val();
-        self.cnt_drop_ip_length.next = self.c_drop[2].q.val();
-        self.cnt_drop_ip_checksum.next = self.c_drop[3].q.val();
-        self.cnt_drop_ip_fragment.next = self.c_drop[4].q.val();
-        self.cnt_drop_udp_length.next = self.c_drop[5].q.val();
-        self.cnt_drop_tver.next = self.c_drop[6].q.val();
-        self.cnt_drop_opcode.next = self.c_drop[7].q.val();
-        self.cnt_drop_padcnt.next = self.c_drop[8].q.val();
-        self.cnt_drop_icrc.next = self.c_drop[9].q.val();
+        self.cnt_frames_in.next = self.count_in.q.val();
+        self.cnt_accepted.next = self.count_accepted.q.val();
+        self.cnt_passed.next = self.count_passed.q.val();
+        self.cnt_drop_ip_header.next = self.count_drop[0].q.val();
+        self.cnt_drop_truncated.next = self.count_drop[1].q.val();
+        self.cnt_drop_ip_length.next = self.count_drop[2].q.val();
+        self.cnt_drop_ip_checksum.next = self.count_drop[3].q.val();
+        self.cnt_drop_ip_fragment.next = self.count_drop[4].q.val();
+        self.cnt_drop_udp_length.next = self.count_drop[5].q.val();
+        self.cnt_drop_tver.next = self.count_drop[6].q.val();
+        self.cnt_drop_opcode.next = self.count_drop[7].q.val();
+        self.cnt_drop_padcnt.next = self.count_drop[8].q.val();
+        self.cnt_drop_icrc.next = self.count_drop[9].q.val();
     }
 }

@@ -8,13 +8,16 @@
 //!
 //! | stage | work |
 //! |---|---|
-//! | S0 → S1 | beat byte-reversed and merged into `hdr`: the first [`HB`] frame bytes, frame byte `p` at byte `HB − 1 − p`, so every big-endian field is one contiguous bit range; frame length counted (a partial last beat ORs its byte count into the beat position, a multiple of `K`) |
+//! | S0 → S1 | beat byte-reversed and merged into `header`: the first [`CAPTURE_BYTES`] frame bytes, frame byte `p` at byte `CAPTURE_BYTES − 1 − p`, so every big-endian field is one contiguous bit range; frame length counted (a partial last beat ORs its byte count into the beat position, a multiple of `K`) |
 //! | S1 → S2 | (record beats only) VLAN tags, ethertype, classification; the IP header aligned to the top of the register (3-way mux: `l2` = 14, 18, 22) and the BTH aligned after it (2-way mux: IPv4/IPv6); every field taken at a fixed position; IPv4 header word sums (one per L2 length, in parallel with the VLAN decode); opcode table lookup |
 //! | S2 → S3 | IPv4 checksum compare, length checks, drop-reason precedence, payload offset and length, extension header presence; the record registered on the outputs |
 //!
+//! A register's number is its stage (`valid2` is registered at the end of S1 → S2); the S3
+//! registers drive the `h_*` outputs.
+//!
 //! Records: every frame gets a *final* record (`h_final`), decoded at its last beat. A frame
-//! longer than the capture (more than [`RxHeader::NCAP`] beats) also gets a *first* record
-//! (`h_first`, not final) decoded at beat `NCAP − 1`, the beat that completes the capture: the
+//! longer than the capture (more than [`RxHeader::CAPTURE_BEATS`] beats) also gets a *first* record
+//! (`h_first`, not final) decoded at beat `CAPTURE_BEATS − 1`, the beat that completes the capture: the
 //! classification, the header checks (`h_hfail`), the header fields and the payload region
 //! (`h_pay_off`, `h_pay_end`) are final in it, which is what a cut-through consumer needs. In a
 //! first record that is not final, `h_reason` is the first failed header check (the length
@@ -36,16 +39,17 @@ use rust_hdl::prelude::*;
 
 /// Frame bytes captured for decoding: enough for two VLAN tags, IPv6, UDP, BTH and the largest
 /// extension header (22 + 40 + 8 + 12 + 28 = 110), rounded up to a multiple of every bus width.
-pub const HB: usize = 128;
-const HBITS: usize = HB * 8;
+pub const CAPTURE_BYTES: usize = 128;
+const CAPTURE_BITS: usize = CAPTURE_BYTES * 8;
 const _: () = assert!(
-    HB >= ethernet::header_len(ethernet::MAX_VLANS) + ipv6::HEADER_LEN + udp::HEADER_LEN + bth::HEADER_LEN + atomic_eth::HEADER_LEN
+    CAPTURE_BYTES
+        >= ethernet::header_len(ethernet::MAX_VLANS) + ipv6::HEADER_LEN + udp::HEADER_LEN + bth::HEADER_LEN + atomic_eth::HEADER_LEN
 );
 
 /// Bit position, in a capture register, of the `len`-byte big-endian field at byte `offset` from
-/// the register's top (frame byte p of `hdr` sits at byte `HB − 1 − p`).
+/// the register's top (frame byte p of `header` sits at byte `CAPTURE_BYTES − 1 − p`).
 const fn be_pos(offset: usize, len: usize) -> usize {
-    8 * (HB - offset - len)
+    8 * (CAPTURE_BYTES - offset - len)
 }
 
 /// The position of a header field `f` whose header starts `base` bytes from the register's top.
@@ -106,7 +110,7 @@ pub struct RxHeader<const W: usize, const K: usize> {
     /// A record (one-cycle pulse while `ce` is high, held while it is low).
     pub h_valid: Signal<Out, Bit>,
     /// The frame's first record: decoded when the header capture completes (beat
-    /// [`RxHeader::NCAP`]` − 1`) or at the last beat if the frame ends earlier. `h_pass`,
+    /// [`RxHeader::CAPTURE_BEATS`]` − 1`) or at the last beat if the frame ends earlier. `h_pass`,
     /// `h_hfail`, the header fields, `h_pay_off` and `h_pay_end` are final in it.
     pub h_first: Signal<Out, Bit>,
     /// The frame's final record (decoded at its last beat): every output is final.
@@ -195,19 +199,23 @@ pub struct RxHeader<const W: usize, const K: usize> {
     pub h_pay_end: Signal<Out, Bits<18>>,
 
     // ---- constants ----
-    ck: Constant<Bits<18>>,
-    lane_n: [Constant<Bits<18>>; 128],
-    rsh: [Constant<Bits<16>>; 128],
-    cap_pos: [Constant<Bits<18>>; 16],
-    cap_sh: [Constant<Bits<16>>; 16],
-    cap_mask: [Constant<Bits<HBITS>>; 16],
-    /// Beat position of the beat that completes the capture (`(NCAP − 1)·K`).
-    hpt: Constant<Bits<18>>,
-    optab: Constant<Bits<4096>>,
+    bytes_per_beat: Constant<Bits<18>>,
+    /// Lane i + 1: the bytes of a beat whose last kept lane is i.
+    lane_byte_count: [Constant<Bits<18>>; 128],
+    /// The shift that puts lane i at byte K − 1 − i.
+    reverse_shift: [Constant<Bits<16>>; 128],
+    /// Beat position, register shift and register mask of capture beat j.
+    capture_position: [Constant<Bits<18>>; 16],
+    capture_shift: [Constant<Bits<16>>; 16],
+    capture_mask: [Constant<Bits<CAPTURE_BITS>>; 16],
+    /// Beat position of the beat that completes the capture (`(CAPTURE_BEATS − 1)·K`).
+    last_capture_position: Constant<Bits<18>>,
+    opcode_table: Constant<Bits<4096>>,
 
     // ---- field positions in the capture registers (from the header contracts): the Ethernet
-    // fields in `hdr` (per VLAN tag count where they move), the IP and UDP fields in `al` (IP
-    // header at the top), the BTH and its extension headers in `bt` (BTH at the top) ----
+    // fields in `header` (per VLAN tag count where they move), the IP and UDP fields in
+    // `ip_aligned` (IP header at the top), the BTH and its extension headers in `bth_aligned`
+    // (BTH at the top) ----
     at_ethertype: [Constant<Bits<11>>; 3],
     at_eth_dst: Constant<Bits<11>>,
     at_eth_src: Constant<Bits<11>>,
@@ -257,7 +265,7 @@ pub struct RxHeader<const W: usize, const K: usize> {
     ethertype_ipv4: Constant<Bits<16>>,
     ethertype_ipv6: Constant<Bits<16>>,
     /// L2 header length with 0, 1 and 2 VLAN tags, and 8 × it (the shift that puts the IP
-    /// header at the top of `al`).
+    /// header at the top of `ip_aligned`).
     l2_len: [Constant<Bits<18>>; 3],
     l2_shift: [Constant<Bits<11>>; 3],
     /// The IPv4 version/IHL byte RoCEv2 accepts (version 4, IHL 5) and the IPv6 version.
@@ -275,7 +283,7 @@ pub struct RxHeader<const W: usize, const K: usize> {
     v6_class_len: Constant<Bits<18>>,
     v4_bth_end: Constant<Bits<18>>,
     v6_bth_end: Constant<Bits<18>>,
-    /// The shift that puts the BTH at the top of `bt` (IP and UDP headers).
+    /// The shift that puts the BTH at the top of `bth_aligned` (IP and UDP headers).
     v4_bth_shift: Constant<Bits<11>>,
     v6_bth_shift: Constant<Bits<11>>,
     /// UDP + BTH + ICRC: what an IP packet carries beyond its IP and extension headers at least.
@@ -304,141 +312,155 @@ pub struct RxHeader<const W: usize, const K: usize> {
     reason_padcnt: Constant<Bits<4>>,
 
     // ---- S0 -> S1 ----
-    pos: DFF<Bits<18>>,
-    hdr: DFF<Bits<HBITS>>,
-    v1: DFF<Bit>,
-    f1: DFF<Bit>,
-    e1: DFF<Bit>,
-    l1: DFF<Bits<18>>,
-    tb: Signal<Local, Bits<8>>,
-    rb: Signal<Local, Bits<W>>,
-    nb: Signal<Local, Bits<18>>,
-    kx: Signal<Local, Bits<K>>,
+    /// Frame byte position of the input beat (a multiple of K).
+    position: DFF<Bits<18>>,
+    /// The captured frame head, byte-reversed.
+    header: DFF<Bits<CAPTURE_BITS>>,
+    valid1: DFF<Bit>,
+    first1: DFF<Bit>,
+    final1: DFF<Bit>,
+    /// Frame length (at the capture record: the captured bytes).
+    length1: DFF<Bits<18>>,
+    lane_byte: Signal<Local, Bits<8>>,
+    reversed_beat: Signal<Local, Bits<W>>,
+    byte_count: Signal<Local, Bits<18>>,
+    /// `tkeep >> 1`, to find the last kept lane.
+    keep_shifted: Signal<Local, Bits<K>>,
     full: Signal<Local, Bit>,
-    posk: Signal<Local, Bits<18>>,
-    hn: Signal<Local, Bits<HBITS>>,
+    next_position: Signal<Local, Bits<18>>,
+    header_next: Signal<Local, Bits<CAPTURE_BITS>>,
 
     // ---- S1 -> S2 ----
-    tp1: Signal<Local, Bits<16>>,
-    tp2: Signal<Local, Bits<16>>,
-    tp3: Signal<Local, Bits<16>>,
-    t1: Signal<Local, Bit>,
-    t2: Signal<Local, Bit>,
-    t3: Signal<Local, Bit>,
-    et: Signal<Local, Bits<16>>,
-    v6: Signal<Local, Bit>,
-    al: Signal<Local, Bits<HBITS>>, // IP header at the top
-    bt: Signal<Local, Bits<HBITS>>, // BTH at the top
-    l2v: Signal<Local, Bits<18>>,
-    ent: Signal<Local, Bits<16>>,
-    opx: Signal<Local, Bits<12>>,
-    cs: [Signal<Local, Bits<20>>; 3],
-    csw: Signal<Local, Bits<16>>,
-    /// Bit position in `hdr` of the first IPv4 header word for L2 = 14, 18, 22 bytes, and of
+    /// The type field after 0, 1 and 2 VLAN tags, and whether each is a VLAN TPID.
+    type_untagged: Signal<Local, Bits<16>>,
+    type_one_tag: Signal<Local, Bits<16>>,
+    type_two_tags: Signal<Local, Bits<16>>,
+    outer_tag: Signal<Local, Bit>,
+    inner_tag: Signal<Local, Bit>,
+    third_tag: Signal<Local, Bit>,
+    ethertype: Signal<Local, Bits<16>>,
+    ipv6: Signal<Local, Bit>,
+    /// The capture shifted so that the IP header is at the top.
+    ip_aligned: Signal<Local, Bits<CAPTURE_BITS>>,
+    /// The capture shifted so that the BTH is at the top.
+    bth_aligned: Signal<Local, Bits<CAPTURE_BITS>>,
+    l2_length: Signal<Local, Bits<18>>,
+    /// The opcode's entry in `opcode_table` ([`opcode_info`]), and its bit index there.
+    opcode_entry: Signal<Local, Bits<16>>,
+    opcode_index: Signal<Local, Bits<12>>,
+    /// IPv4 header word sum for each L2 length, and the word being added.
+    checksum_sum: [Signal<Local, Bits<20>>; 3],
+    checksum_word: Signal<Local, Bits<16>>,
+    /// Bit position in `header` of the first IPv4 header word for L2 = 14, 18, 22 bytes, and of
     /// word w relative to it.
-    cs_base: [Constant<Bits<11>>; 3],
-    cs_word: [Constant<Bits<11>>; 10],
-    v2: DFF<Bit>,
-    f2: DFF<Bit>,
-    e2: DFF<Bit>,
+    checksum_at: [Constant<Bits<11>>; 3],
+    checksum_word_offset: [Constant<Bits<11>>; 10],
+    valid2: DFF<Bit>,
+    first2: DFF<Bit>,
+    final2: DFF<Bit>,
     pass2: DFF<Bit>,
-    len2: DFF<Bits<18>>,
-    iplen2: DFF<Bits<18>>,
-    ipend2: DFF<Bits<18>>,
-    bth12_2: DFF<Bits<18>>,
-    bthin2: DFF<Bit>,
-    verok2: DFF<Bit>,
-    cs2: DFF<Bits<20>>, // IPv4 header word sum (not folded)
-    frag2: DFF<Bit>,
-    udpl2: DFF<Bits<16>>,
-    ent2: DFF<Bits<16>>,
-    ethd2: DFF<Bits<48>>,
-    eths2: DFF<Bits<48>>,
-    vok2: DFF<Bit>,
-    vid2: DFF<Bits<12>>,
-    v6_2: DFF<Bit>,
-    src2: DFF<Bits<128>>,
-    dst2: DFF<Bits<128>>,
-    tc2: DFF<Bits<8>>,
+    length2: DFF<Bits<18>>,
+    ip_length2: DFF<Bits<18>>,
+    ip_end2: DFF<Bits<18>>,
+    /// Frame offset of the BTH end, and whether the frame reaches it.
+    bth_end2: DFF<Bits<18>>,
+    bth_in_frame2: DFF<Bit>,
+    version_ok2: DFF<Bit>,
+    /// IPv4 header word sum (not folded).
+    checksum_sum2: DFF<Bits<20>>,
+    fragment2: DFF<Bit>,
+    udp_length2: DFF<Bits<16>>,
+    opcode_entry2: DFF<Bits<16>>,
+    eth_dst2: DFF<Bits<48>>,
+    eth_src2: DFF<Bits<48>>,
+    vlan_ok2: DFF<Bit>,
+    vlan_id2: DFF<Bits<12>>,
+    ipv6_2: DFF<Bit>,
+    ip_src2: DFF<Bits<128>>,
+    ip_dst2: DFF<Bits<128>>,
+    traffic_class2: DFF<Bits<8>>,
     ttl2: DFF<Bits<8>>,
-    sport2: DFF<Bits<16>>,
-    dport2: DFF<Bits<16>>,
-    opc2: DFF<Bits<8>>,
-    b1_2: DFF<Bits<8>>, // BTH byte 1: SE, M, PadCnt, TVer
+    udp_sport2: DFF<Bits<16>>,
+    udp_dport2: DFF<Bits<16>>,
+    opcode2: DFF<Bits<8>>,
+    /// BTH byte 1: SE, M, PadCnt, TVer.
+    bth_flags2: DFF<Bits<8>>,
     pkey2: DFF<Bits<16>>,
-    b4_2: DFF<Bits<8>>, // BTH byte 4: FECN, BECN
+    /// BTH byte 4: FECN, BECN.
+    bth_fecn_becn2: DFF<Bits<8>>,
     dqpn2: DFF<Bits<24>>,
-    ack2: DFF<Bit>,
+    ackreq2: DFF<Bit>,
     psn2: DFF<Bits<24>>,
-    va2: DFF<Bits<64>>,
-    rkey2: DFF<Bits<32>>,
-    dlen2: DFF<Bits<32>>,
-    imm2: DFF<Bits<32>>,
-    syn2: DFF<Bits<8>>,
-    msn2: DFF<Bits<24>>,
+    reth_va2: DFF<Bits<64>>,
+    reth_rkey2: DFF<Bits<32>>,
+    reth_dmalen2: DFF<Bits<32>>,
+    immdt2: DFF<Bits<32>>,
+    aeth_syndrome2: DFF<Bits<8>>,
+    aeth_msn2: DFF<Bits<24>>,
 
     // ---- S2 -> S3 ----
-    ext: Signal<Local, Bits<18>>,
-    hend: Signal<Local, Bits<18>>,
-    miniplen: Signal<Local, Bits<18>>,
-    hl: Signal<Local, Bits<18>>,
-    pad: Signal<Local, Bits<18>>,
-    trunc: Signal<Local, Bit>,
-    ipsmall: Signal<Local, Bit>,
-    csok: Signal<Local, Bit>,
+    /// Extension header bytes after the BTH.
+    ext_length: Signal<Local, Bits<18>>,
+    header_end: Signal<Local, Bits<18>>,
+    min_ip_length: Signal<Local, Bits<18>>,
+    ip_header_length: Signal<Local, Bits<18>>,
+    pad_count: Signal<Local, Bits<18>>,
+    truncated: Signal<Local, Bit>,
+    ip_length_small: Signal<Local, Bit>,
+    checksum_ok: Signal<Local, Bit>,
     excess: Signal<Local, Bit>,
-    udpbad: Signal<Local, Bit>,
-    tverbad: Signal<Local, Bit>,
-    opcbad: Signal<Local, Bit>,
-    padbad: Signal<Local, Bit>,
-    hfail: Signal<Local, Bit>,
-    pend: Signal<Local, Bits<18>>,
-    immoff: Signal<Local, Bits<18>>,
-    extok: Signal<Local, Bit>,
-    ov: DFF<Bit>,
-    ofirst: DFF<Bit>,
-    ofinal: DFF<Bit>,
-    opass: DFF<Bit>,
-    oreason: DFF<Bits<4>>,
-    ohfail: DFF<Bit>,
-    oicrc: DFF<Bit>,
-    oethd: DFF<Bits<48>>,
-    oeths: DFF<Bits<48>>,
-    ovok: DFF<Bit>,
-    ovid: DFF<Bits<12>>,
-    ov6: DFF<Bit>,
-    osrc: DFF<Bits<128>>,
-    odst: DFF<Bits<128>>,
-    otc: DFF<Bits<8>>,
-    ottl: DFF<Bits<8>>,
-    osport: DFF<Bits<16>>,
-    odport: DFF<Bits<16>>,
-    obthok: DFF<Bit>,
-    oopc: DFF<Bits<8>>,
-    ob1: DFF<Bits<8>>,
-    opkey: DFF<Bits<16>>,
-    ob4: DFF<Bits<8>>,
-    odqpn: DFF<Bits<24>>,
-    oack: DFF<Bit>,
-    opsn: DFF<Bits<24>>,
-    orethok: DFF<Bit>,
-    ova: DFF<Bits<64>>,
-    orkey: DFF<Bits<32>>,
-    odlen: DFF<Bits<32>>,
-    oimmok: DFF<Bit>,
-    oimm: DFF<Bits<32>>,
-    oaethok: DFF<Bit>,
-    osyn: DFF<Bits<8>>,
-    omsn: DFF<Bits<24>>,
-    opoff: DFF<Bits<16>>,
-    oplen: DFF<Bits<16>>,
-    opend: DFF<Bits<18>>,
+    udp_length_bad: Signal<Local, Bit>,
+    tver_bad: Signal<Local, Bit>,
+    opcode_bad: Signal<Local, Bit>,
+    padcnt_bad: Signal<Local, Bit>,
+    header_fail: Signal<Local, Bit>,
+    payload_end: Signal<Local, Bits<18>>,
+    immdt_offset: Signal<Local, Bits<18>>,
+    ext_headers_ok: Signal<Local, Bit>,
+    valid3: DFF<Bit>,
+    first3: DFF<Bit>,
+    final3: DFF<Bit>,
+    pass3: DFF<Bit>,
+    reason3: DFF<Bits<4>>,
+    header_fail3: DFF<Bit>,
+    icrc_check3: DFF<Bit>,
+    eth_dst3: DFF<Bits<48>>,
+    eth_src3: DFF<Bits<48>>,
+    vlan_ok3: DFF<Bit>,
+    vlan_id3: DFF<Bits<12>>,
+    ipv6_3: DFF<Bit>,
+    ip_src3: DFF<Bits<128>>,
+    ip_dst3: DFF<Bits<128>>,
+    traffic_class3: DFF<Bits<8>>,
+    ttl3: DFF<Bits<8>>,
+    udp_sport3: DFF<Bits<16>>,
+    udp_dport3: DFF<Bits<16>>,
+    bth_in_frame3: DFF<Bit>,
+    opcode3: DFF<Bits<8>>,
+    bth_flags3: DFF<Bits<8>>,
+    pkey3: DFF<Bits<16>>,
+    bth_fecn_becn3: DFF<Bits<8>>,
+    dqpn3: DFF<Bits<24>>,
+    ackreq3: DFF<Bit>,
+    psn3: DFF<Bits<24>>,
+    reth_ok3: DFF<Bit>,
+    reth_va3: DFF<Bits<64>>,
+    reth_rkey3: DFF<Bits<32>>,
+    reth_dmalen3: DFF<Bits<32>>,
+    immdt_ok3: DFF<Bit>,
+    immdt3: DFF<Bits<32>>,
+    aeth_ok3: DFF<Bit>,
+    aeth_syndrome3: DFF<Bits<8>>,
+    aeth_msn3: DFF<Bits<24>>,
+    pay_off3: DFF<Bits<16>>,
+    pay_len3: DFF<Bits<16>>,
+    pay_end3: DFF<Bits<18>>,
 }
 
 impl<const W: usize, const K: usize> RxHeader<W, K> {
     /// Beats that carry captured bytes.
-    pub const NCAP: usize = HB / K;
-    const KM1: usize = K - 1;
+    pub const CAPTURE_BEATS: usize = CAPTURE_BYTES / K;
+    const LAST_LANE: usize = K - 1;
     /// Cycles from the cycle that takes the last beat to the cycle `h_valid` is high.
     pub const LATENCY: usize = 3;
 }
@@ -447,7 +469,7 @@ impl<const W: usize, const K: usize> Default for RxHeader<W, K> {
     fn default() -> Self {
         assert_eq!(W, 8 * K, "K must be W / 8");
         assert!(K.is_power_of_two() && (8..=128).contains(&K), "bus width 64..1024 bits");
-        let ncap = Self::NCAP;
+        let capture_beats = Self::CAPTURE_BEATS;
         use ethernet::field as eth;
         let bit = |byte: Constant<Bits<11>>, b: u32| c::<11>(byte.val().index() as u64 + u64::from(b));
         let v6_udp = ipv6::HEADER_LEN;
@@ -505,17 +527,25 @@ impl<const W: usize, const K: usize> Default for RxHeader<W, K> {
             h_pay_off: Default::default(),
             h_pay_len: Default::default(),
             h_pay_end: Default::default(),
-            ck: c::<18>(K as u64),
-            lane_n: std::array::from_fn(|i| c::<18>(i as u64 + 1)),
-            rsh: std::array::from_fn(|i| c::<16>(if i < K { (8 * (K - 1 - i)) as u64 } else { 0 })),
-            cap_pos: std::array::from_fn(|j| c::<18>(if j < ncap { (j * K) as u64 } else { 0x3FFFF })),
-            cap_sh: std::array::from_fn(|j| c::<16>(if j < ncap { (8 * (HB - (j + 1) * K)) as u64 } else { 0 })),
-            cap_mask: std::array::from_fn(|j| {
-                // frame bytes j·K .. (j+1)·K sit at register bytes HB-(j+1)·K .. HB-j·K
-                Constant::new(bits_from::<HBITS>(|k| j < ncap && k / 8 >= HB - (j + 1) * K && k / 8 < HB - j * K))
+            bytes_per_beat: c::<18>(K as u64),
+            lane_byte_count: std::array::from_fn(|i| c::<18>(i as u64 + 1)),
+            reverse_shift: std::array::from_fn(|i| c::<16>(if i < K { (8 * (K - 1 - i)) as u64 } else { 0 })),
+            capture_position: std::array::from_fn(|j| c::<18>(if j < capture_beats { (j * K) as u64 } else { 0x3FFFF })),
+            capture_shift: std::array::from_fn(|j| {
+                c::<16>(if j < capture_beats {
+                    (8 * (CAPTURE_BYTES - (j + 1) * K)) as u64
+                } else {
+                    0
+                })
             }),
-            hpt: c::<18>(((ncap - 1) * K) as u64),
-            optab: Constant::new(bits_from::<4096>(|k| (opcode_info((k / 16) as u8) >> (k % 16)) & 1 != 0)),
+            capture_mask: std::array::from_fn(|j| {
+                // frame bytes j·K .. (j+1)·K sit at register bytes CAPTURE_BYTES-(j+1)·K .. CAPTURE_BYTES-j·K
+                Constant::new(bits_from::<CAPTURE_BITS>(|k| {
+                    j < capture_beats && k / 8 >= CAPTURE_BYTES - (j + 1) * K && k / 8 < CAPTURE_BYTES - j * K
+                }))
+            }),
+            last_capture_position: c::<18>(((capture_beats - 1) * K) as u64),
+            opcode_table: Constant::new(bits_from::<4096>(|k| (opcode_info((k / 16) as u8) >> (k % 16)) & 1 != 0)),
             at_ethertype: std::array::from_fn(|tags| at(ethernet::VLAN_TAG_LEN * tags, eth::ETHERTYPE)),
             at_eth_dst: at(0, eth::DESTINATION),
             at_eth_src: at(0, eth::SOURCE),
@@ -594,506 +624,594 @@ impl<const W: usize, const K: usize> Default for RxHeader<W, K> {
             reason_tver: c::<4>(DropReason::Tver.code().into()),
             reason_opcode: c::<4>(DropReason::Opcode.code().into()),
             reason_padcnt: c::<4>(DropReason::Padcnt.code().into()),
-            pos: Default::default(),
-            hdr: Default::default(),
-            v1: Default::default(),
-            f1: Default::default(),
-            e1: Default::default(),
-            l1: Default::default(),
-            tb: Default::default(),
-            rb: Default::default(),
-            nb: Default::default(),
-            kx: Default::default(),
+            position: Default::default(),
+            header: Default::default(),
+            valid1: Default::default(),
+            first1: Default::default(),
+            final1: Default::default(),
+            length1: Default::default(),
+            lane_byte: Default::default(),
+            reversed_beat: Default::default(),
+            byte_count: Default::default(),
+            keep_shifted: Default::default(),
             full: Default::default(),
-            posk: Default::default(),
-            hn: Default::default(),
-            tp1: Default::default(),
-            tp2: Default::default(),
-            tp3: Default::default(),
-            t1: Default::default(),
-            t2: Default::default(),
-            t3: Default::default(),
-            et: Default::default(),
-            v6: Default::default(),
-            al: Default::default(),
-            bt: Default::default(),
-            l2v: Default::default(),
-            ent: Default::default(),
-            opx: Default::default(),
-            cs: Default::default(),
-            csw: Default::default(),
-            cs_base: std::array::from_fn(|tags| c::<11>(be_pos(ethernet::header_len(tags), 2) as u64)),
-            cs_word: std::array::from_fn(|w| c::<11>(16 * w as u64)),
-            v2: Default::default(),
-            f2: Default::default(),
-            e2: Default::default(),
+            next_position: Default::default(),
+            header_next: Default::default(),
+            type_untagged: Default::default(),
+            type_one_tag: Default::default(),
+            type_two_tags: Default::default(),
+            outer_tag: Default::default(),
+            inner_tag: Default::default(),
+            third_tag: Default::default(),
+            ethertype: Default::default(),
+            ipv6: Default::default(),
+            ip_aligned: Default::default(),
+            bth_aligned: Default::default(),
+            l2_length: Default::default(),
+            opcode_entry: Default::default(),
+            opcode_index: Default::default(),
+            checksum_sum: Default::default(),
+            checksum_word: Default::default(),
+            checksum_at: std::array::from_fn(|tags| c::<11>(be_pos(ethernet::header_len(tags), 2) as u64)),
+            checksum_word_offset: std::array::from_fn(|w| c::<11>(16 * w as u64)),
+            valid2: Default::default(),
+            first2: Default::default(),
+            final2: Default::default(),
             pass2: Default::default(),
-            len2: Default::default(),
-            iplen2: Default::default(),
-            ipend2: Default::default(),
-            bth12_2: Default::default(),
-            bthin2: Default::default(),
-            verok2: Default::default(),
-            cs2: Default::default(),
-            frag2: Default::default(),
-            udpl2: Default::default(),
-            ent2: Default::default(),
-            ethd2: Default::default(),
-            eths2: Default::default(),
-            vok2: Default::default(),
-            vid2: Default::default(),
-            v6_2: Default::default(),
-            src2: Default::default(),
-            dst2: Default::default(),
-            tc2: Default::default(),
+            length2: Default::default(),
+            ip_length2: Default::default(),
+            ip_end2: Default::default(),
+            bth_end2: Default::default(),
+            bth_in_frame2: Default::default(),
+            version_ok2: Default::default(),
+            checksum_sum2: Default::default(),
+            fragment2: Default::default(),
+            udp_length2: Default::default(),
+            opcode_entry2: Default::default(),
+            eth_dst2: Default::default(),
+            eth_src2: Default::default(),
+            vlan_ok2: Default::default(),
+            vlan_id2: Default::default(),
+            ipv6_2: Default::default(),
+            ip_src2: Default::default(),
+            ip_dst2: Default::default(),
+            traffic_class2: Default::default(),
             ttl2: Default::default(),
-            sport2: Default::default(),
-            dport2: Default::default(),
-            opc2: Default::default(),
-            b1_2: Default::default(),
+            udp_sport2: Default::default(),
+            udp_dport2: Default::default(),
+            opcode2: Default::default(),
+            bth_flags2: Default::default(),
             pkey2: Default::default(),
-            b4_2: Default::default(),
+            bth_fecn_becn2: Default::default(),
             dqpn2: Default::default(),
-            ack2: Default::default(),
+            ackreq2: Default::default(),
             psn2: Default::default(),
-            va2: Default::default(),
-            rkey2: Default::default(),
-            dlen2: Default::default(),
-            imm2: Default::default(),
-            syn2: Default::default(),
-            msn2: Default::default(),
-            ext: Default::default(),
-            hend: Default::default(),
-            miniplen: Default::default(),
-            hl: Default::default(),
-            pad: Default::default(),
-            trunc: Default::default(),
-            ipsmall: Default::default(),
-            csok: Default::default(),
+            reth_va2: Default::default(),
+            reth_rkey2: Default::default(),
+            reth_dmalen2: Default::default(),
+            immdt2: Default::default(),
+            aeth_syndrome2: Default::default(),
+            aeth_msn2: Default::default(),
+            ext_length: Default::default(),
+            header_end: Default::default(),
+            min_ip_length: Default::default(),
+            ip_header_length: Default::default(),
+            pad_count: Default::default(),
+            truncated: Default::default(),
+            ip_length_small: Default::default(),
+            checksum_ok: Default::default(),
             excess: Default::default(),
-            udpbad: Default::default(),
-            tverbad: Default::default(),
-            opcbad: Default::default(),
-            padbad: Default::default(),
-            hfail: Default::default(),
-            pend: Default::default(),
-            immoff: Default::default(),
-            extok: Default::default(),
-            ov: Default::default(),
-            ofirst: Default::default(),
-            ofinal: Default::default(),
-            opass: Default::default(),
-            oreason: Default::default(),
-            ohfail: Default::default(),
-            oicrc: Default::default(),
-            oethd: Default::default(),
-            oeths: Default::default(),
-            ovok: Default::default(),
-            ovid: Default::default(),
-            ov6: Default::default(),
-            osrc: Default::default(),
-            odst: Default::default(),
-            otc: Default::default(),
-            ottl: Default::default(),
-            osport: Default::default(),
-            odport: Default::default(),
-            obthok: Default::default(),
-            oopc: Default::default(),
-            ob1: Default::default(),
-            opkey: Default::default(),
-            ob4: Default::default(),
-            odqpn: Default::default(),
-            oack: Default::default(),
-            opsn: Default::default(),
-            orethok: Default::default(),
-            ova: Default::default(),
-            orkey: Default::default(),
-            odlen: Default::default(),
-            oimmok: Default::default(),
-            oimm: Default::default(),
-            oaethok: Default::default(),
-            osyn: Default::default(),
-            omsn: Default::default(),
-            opoff: Default::default(),
-            oplen: Default::default(),
-            opend: Default::default(),
+            udp_length_bad: Default::default(),
+            tver_bad: Default::default(),
+            opcode_bad: Default::default(),
+            padcnt_bad: Default::default(),
+            header_fail: Default::default(),
+            payload_end: Default::default(),
+            immdt_offset: Default::default(),
+            ext_headers_ok: Default::default(),
+            valid3: Default::default(),
+            first3: Default::default(),
+            final3: Default::default(),
+            pass3: Default::default(),
+            reason3: Default::default(),
+            header_fail3: Default::default(),
+            icrc_check3: Default::default(),
+            eth_dst3: Default::default(),
+            eth_src3: Default::default(),
+            vlan_ok3: Default::default(),
+            vlan_id3: Default::default(),
+            ipv6_3: Default::default(),
+            ip_src3: Default::default(),
+            ip_dst3: Default::default(),
+            traffic_class3: Default::default(),
+            ttl3: Default::default(),
+            udp_sport3: Default::default(),
+            udp_dport3: Default::default(),
+            bth_in_frame3: Default::default(),
+            opcode3: Default::default(),
+            bth_flags3: Default::default(),
+            pkey3: Default::default(),
+            bth_fecn_becn3: Default::default(),
+            dqpn3: Default::default(),
+            ackreq3: Default::default(),
+            psn3: Default::default(),
+            reth_ok3: Default::default(),
+            reth_va3: Default::default(),
+            reth_rkey3: Default::default(),
+            reth_dmalen3: Default::default(),
+            immdt_ok3: Default::default(),
+            immdt3: Default::default(),
+            aeth_ok3: Default::default(),
+            aeth_syndrome3: Default::default(),
+            aeth_msn3: Default::default(),
+            pay_off3: Default::default(),
+            pay_len3: Default::default(),
+            pay_end3: Default::default(),
         }
     }
 }
 
-// Bit positions in `hdr` (frame byte p at bits 8(HB-1-p) .. 8(HB-1-p)+7): a big-endian field of
-// n bytes at offset o (from the frame start, or from the IP header in `al`, or from the BTH in
-// `bt`) is bits 8(HB-o-n) .. 8(HB-o)-1: the `at_*` constants, computed from the contracts.
+// Bit positions in `header` (frame byte p at bits 8(CAPTURE_BYTES-1-p) .. 8(CAPTURE_BYTES-1-p)+7): a big-endian field of
+// n bytes at offset o (from the frame start, or from the IP header in `ip_aligned`, or from the BTH
+// in `bth_aligned`) is bits 8(CAPTURE_BYTES-o-n) .. 8(CAPTURE_BYTES-o)-1: the `at_*` constants, computed from the contracts.
 impl<const W: usize, const K: usize> Logic for RxHeader<W, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, pos, hdr, v1, f1, e1, l1, v2, f2, e2, pass2, len2, iplen2, ipend2, bth12_2, bthin2, verok2, cs2, frag2, udpl2,
-            ent2, ethd2, eths2, vok2, vid2, v6_2, src2, dst2, tc2, ttl2, sport2, dport2, opc2, b1_2, pkey2, b4_2, dqpn2, ack2, psn2, va2,
-            rkey2, dlen2, imm2, syn2, msn2, ov, opass, oreason, ohfail, oicrc, oethd, oeths, ovok, ovid, ov6, osrc, odst, otc, ottl,
-            osport, odport, obthok, oopc, ob1, opkey, ob4, odqpn, oack, opsn, orethok, ova, orkey, odlen, oimmok, oimm, oaethok, osyn,
-            omsn, opoff, oplen, ofirst, ofinal, opend
+            self,
+            clock,
+            position,
+            header,
+            valid1,
+            first1,
+            final1,
+            length1,
+            valid2,
+            first2,
+            final2,
+            pass2,
+            length2,
+            ip_length2,
+            ip_end2,
+            bth_end2,
+            bth_in_frame2,
+            version_ok2,
+            checksum_sum2,
+            fragment2,
+            udp_length2,
+            opcode_entry2,
+            eth_dst2,
+            eth_src2,
+            vlan_ok2,
+            vlan_id2,
+            ipv6_2,
+            ip_src2,
+            ip_dst2,
+            traffic_class2,
+            ttl2,
+            udp_sport2,
+            udp_dport2,
+            opcode2,
+            bth_flags2,
+            pkey2,
+            bth_fecn_becn2,
+            dqpn2,
+            ackreq2,
+            psn2,
+            reth_va2,
+            reth_rkey2,
+            reth_dmalen2,
+            immdt2,
+            aeth_syndrome2,
+            aeth_msn2,
+            valid3,
+            pass3,
+            reason3,
+            header_fail3,
+            icrc_check3,
+            eth_dst3,
+            eth_src3,
+            vlan_ok3,
+            vlan_id3,
+            ipv6_3,
+            ip_src3,
+            ip_dst3,
+            traffic_class3,
+            ttl3,
+            udp_sport3,
+            udp_dport3,
+            bth_in_frame3,
+            opcode3,
+            bth_flags3,
+            pkey3,
+            bth_fecn_becn3,
+            dqpn3,
+            ackreq3,
+            psn3,
+            reth_ok3,
+            reth_va3,
+            reth_rkey3,
+            reth_dmalen3,
+            immdt_ok3,
+            immdt3,
+            aeth_ok3,
+            aeth_syndrome3,
+            aeth_msn3,
+            pay_off3,
+            pay_len3,
+            first3,
+            final3,
+            pay_end3
         );
         self.s_axis_tready.next = true;
 
         // ================= S0 -> S1: capture the frame head, count the length =================
-        // rb: the beat byte-reversed (lane i at byte K-1-i), bytes beyond tkeep zero.
-        // nb: bytes in the beat when not full (the last kept lane + 1, from a one-hot OR).
-        self.rb.next = 0.into();
-        self.nb.next = 0.into();
-        self.kx.next = self.s_axis_tkeep.val() >> 1;
+        // reversed_beat: the beat byte-reversed (lane i at byte K-1-i), bytes beyond tkeep zero.
+        // byte_count: bytes in the beat when not full (the last kept lane + 1, from a one-hot OR).
+        self.reversed_beat.next = 0.into();
+        self.byte_count.next = 0.into();
+        self.keep_shifted.next = self.s_axis_tkeep.val() >> 1;
         for i in 0..K {
-            self.tb.next = self.s_axis_tdata.val().get_bits::<8>(i * 8);
+            self.lane_byte.next = self.s_axis_tdata.val().get_bits::<8>(i * 8);
             if self.s_axis_tkeep.val().get_bit(i) {
-                self.rb.next = self.rb.val() | (bit_cast::<W, 8>(self.tb.val()) << self.rsh[i].val());
+                self.reversed_beat.next =
+                    self.reversed_beat.val() | (bit_cast::<W, 8>(self.lane_byte.val()) << self.reverse_shift[i].val());
             }
-            if self.s_axis_tkeep.val().get_bit(i) && !self.kx.val().get_bit(i) {
-                self.nb.next = self.nb.val() | self.lane_n[i].val();
+            if self.s_axis_tkeep.val().get_bit(i) && !self.keep_shifted.val().get_bit(i) {
+                self.byte_count.next = self.byte_count.val() | self.lane_byte_count[i].val();
             }
         }
         self.full.next = false;
-        for i in Self::KM1..K {
+        for i in Self::LAST_LANE..K {
             self.full.next = self.s_axis_tkeep.val().get_bit(i);
         }
-        self.posk.next = self.pos.q.val() + self.ck.val();
-        self.hn.next = self.hdr.q.val();
-        if self.pos.q.val() == 0 {
+        self.next_position.next = self.position.q.val() + self.bytes_per_beat.val();
+        self.header_next.next = self.header.q.val();
+        if self.position.q.val() == 0 {
             // the first beat clears the bytes of the previous frame
-            self.hn.next = bit_cast::<HBITS, W>(self.rb.val()) << self.cap_sh[0].val();
+            self.header_next.next = bit_cast::<CAPTURE_BITS, W>(self.reversed_beat.val()) << self.capture_shift[0].val();
         }
-        for j in 1..Self::NCAP {
-            if self.pos.q.val() == self.cap_pos[j].val() {
-                self.hn.next = (self.hdr.q.val() & !self.cap_mask[j].val()) | (bit_cast::<HBITS, W>(self.rb.val()) << self.cap_sh[j].val());
+        for j in 1..Self::CAPTURE_BEATS {
+            if self.position.q.val() == self.capture_position[j].val() {
+                self.header_next.next = (self.header.q.val() & !self.capture_mask[j].val())
+                    | (bit_cast::<CAPTURE_BITS, W>(self.reversed_beat.val()) << self.capture_shift[j].val());
             }
         }
         if self.ce.val() {
-            self.v1.d.next = false;
+            self.valid1.d.next = false;
             if self.s_axis_tvalid.val() {
-                self.hdr.d.next = self.hn.val();
+                self.header.d.next = self.header_next.val();
                 // first record: at the beat that completes the capture, or at the last beat
                 // if the frame ends earlier; final record: at the last beat
-                self.f1.d.next = self.pos.q.val() <= self.hpt.val();
-                self.e1.d.next = self.s_axis_tlast.val();
+                self.first1.d.next = self.position.q.val() <= self.last_capture_position.val();
+                self.final1.d.next = self.s_axis_tlast.val();
                 if self.s_axis_tlast.val() {
-                    self.pos.d.next = 0.into();
-                    self.v1.d.next = true;
-                    // pos is a multiple of K: a partial beat adds without a carry
+                    self.position.d.next = 0.into();
+                    self.valid1.d.next = true;
+                    // position is a multiple of K: a partial beat adds without a carry
                     if self.full.val() {
-                        self.l1.d.next = self.posk.val();
+                        self.length1.d.next = self.next_position.val();
                     } else {
-                        self.l1.d.next = self.pos.q.val() | self.nb.val();
+                        self.length1.d.next = self.position.q.val() | self.byte_count.val();
                     }
                 } else {
-                    if self.pos.q.val() == self.hpt.val() {
-                        self.v1.d.next = true;
-                        self.l1.d.next = self.posk.val();
+                    if self.position.q.val() == self.last_capture_position.val() {
+                        self.valid1.d.next = true;
+                        self.length1.d.next = self.next_position.val();
                     }
-                    if !self.pos.q.val().get_bit(17) {
+                    if !self.position.q.val().get_bit(17) {
                         // saturates past 128 KiB (longer than any IP packet can end)
-                        self.pos.d.next = self.posk.val();
+                        self.position.d.next = self.next_position.val();
                     }
                 }
             }
         }
 
         // ================= S1 -> S2: classify, align, extract =================
-        self.tp1.next = self.hdr.q.val().get_bits::<16>(self.at_ethertype[0].val().index());
-        self.tp2.next = self.hdr.q.val().get_bits::<16>(self.at_ethertype[1].val().index());
-        self.tp3.next = self.hdr.q.val().get_bits::<16>(self.at_ethertype[2].val().index());
-        self.t1.next = self.tp1.val() == self.tpid_8021q.val() || self.tp1.val() == self.tpid_8021ad.val();
-        self.t2.next = self.tp2.val() == self.tpid_8021q.val() || self.tp2.val() == self.tpid_8021ad.val();
-        self.t3.next = self.tp3.val() == self.tpid_8021q.val() || self.tp3.val() == self.tpid_8021ad.val();
-        if self.t1.val() && self.t2.val() {
-            self.et.next = self.tp3.val();
-            self.l2v.next = self.l2_len[2].val();
-            self.al.next = self.hdr.q.val() << self.l2_shift[2].val();
-        } else if self.t1.val() {
-            self.et.next = self.tp2.val();
-            self.l2v.next = self.l2_len[1].val();
-            self.al.next = self.hdr.q.val() << self.l2_shift[1].val();
+        self.type_untagged.next = self.header.q.val().get_bits::<16>(self.at_ethertype[0].val().index());
+        self.type_one_tag.next = self.header.q.val().get_bits::<16>(self.at_ethertype[1].val().index());
+        self.type_two_tags.next = self.header.q.val().get_bits::<16>(self.at_ethertype[2].val().index());
+        self.outer_tag.next = self.type_untagged.val() == self.tpid_8021q.val() || self.type_untagged.val() == self.tpid_8021ad.val();
+        self.inner_tag.next = self.type_one_tag.val() == self.tpid_8021q.val() || self.type_one_tag.val() == self.tpid_8021ad.val();
+        self.third_tag.next = self.type_two_tags.val() == self.tpid_8021q.val() || self.type_two_tags.val() == self.tpid_8021ad.val();
+        if self.outer_tag.val() && self.inner_tag.val() {
+            self.ethertype.next = self.type_two_tags.val();
+            self.l2_length.next = self.l2_len[2].val();
+            self.ip_aligned.next = self.header.q.val() << self.l2_shift[2].val();
+        } else if self.outer_tag.val() {
+            self.ethertype.next = self.type_one_tag.val();
+            self.l2_length.next = self.l2_len[1].val();
+            self.ip_aligned.next = self.header.q.val() << self.l2_shift[1].val();
         } else {
-            self.et.next = self.tp1.val();
-            self.l2v.next = self.l2_len[0].val();
-            self.al.next = self.hdr.q.val() << self.l2_shift[0].val();
+            self.ethertype.next = self.type_untagged.val();
+            self.l2_length.next = self.l2_len[0].val();
+            self.ip_aligned.next = self.header.q.val() << self.l2_shift[0].val();
         }
-        self.v6.next = self.et.val() == self.ethertype_ipv6.val();
-        if self.v6.val() {
-            self.bt.next = self.al.val() << self.v6_bth_shift.val();
+        self.ipv6.next = self.ethertype.val() == self.ethertype_ipv6.val();
+        if self.ipv6.val() {
+            self.bth_aligned.next = self.ip_aligned.val() << self.v6_bth_shift.val();
         } else {
-            self.bt.next = self.al.val() << self.v4_bth_shift.val();
+            self.bth_aligned.next = self.ip_aligned.val() << self.v4_bth_shift.val();
         }
-        self.opx.next = bit_cast::<12, 8>(self.bt.val().get_bits::<8>(self.at_bth_opcode.val().index())) << 4;
-        self.ent.next = self.optab.val().get_bits::<16>(self.opx.val().index());
+        self.opcode_index.next = bit_cast::<12, 8>(self.bth_aligned.val().get_bits::<8>(self.at_bth_opcode.val().index())) << 4;
+        self.opcode_entry.next = self.opcode_table.val().get_bits::<16>(self.opcode_index.val().index());
         // IPv4 header checksum: sum of the 10 header words for each L2 length (14, 18, 22),
-        // straight from `hdr` (in parallel with the VLAN decode); checked in S3.
+        // straight from `header` (in parallel with the VLAN decode); checked in S3.
         for l in 0..3 {
-            self.cs[l].next = 0.into();
+            self.checksum_sum[l].next = 0.into();
             for w in 0..10 {
-                self.csw.next = self
-                    .hdr
+                self.checksum_word.next = self
+                    .header
                     .q
                     .val()
-                    .get_bits::<16>((self.cs_base[l].val() - self.cs_word[w].val()).index());
-                self.cs[l].next = self.cs[l].val() + bit_cast::<20, 16>(self.csw.val());
+                    .get_bits::<16>((self.checksum_at[l].val() - self.checksum_word_offset[w].val()).index());
+                self.checksum_sum[l].next = self.checksum_sum[l].val() + bit_cast::<20, 16>(self.checksum_word.val());
             }
         }
 
         if self.ce.val() {
-            self.v2.d.next = self.v1.q.val();
-            self.f2.d.next = self.f1.q.val();
-            self.e2.d.next = self.e1.q.val();
-            if self.v1.q.val() {
-                self.len2.d.next = self.l1.q.val();
-                self.ethd2.d.next = self.hdr.q.val().get_bits::<48>(self.at_eth_dst.val().index());
-                self.eths2.d.next = self.hdr.q.val().get_bits::<48>(self.at_eth_src.val().index());
-                self.vok2.d.next = self.t1.val();
-                self.vid2.d.next = self.hdr.q.val().get_bits::<12>(self.at_outer_tci.val().index());
-                self.v6_2.d.next = self.v6.val();
-                self.ent2.d.next = self.ent.val();
-                self.opc2.d.next = self.bt.val().get_bits::<8>(self.at_bth_opcode.val().index());
-                self.b1_2.d.next = self.bt.val().get_bits::<8>(self.at_bth_flags.val().index());
-                self.pkey2.d.next = self.bt.val().get_bits::<16>(self.at_bth_pkey.val().index());
-                self.b4_2.d.next = self.bt.val().get_bits::<8>(self.at_bth_fecn_becn.val().index());
-                self.dqpn2.d.next = self.bt.val().get_bits::<24>(self.at_bth_dqpn.val().index());
-                self.ack2.d.next = self.bt.val().get_bit(self.at_bth_ackreq.val().index());
-                self.psn2.d.next = self.bt.val().get_bits::<24>(self.at_bth_psn.val().index());
-                self.va2.d.next = self.bt.val().get_bits::<64>(self.at_reth_va.val().index());
-                self.rkey2.d.next = self.bt.val().get_bits::<32>(self.at_reth_rkey.val().index());
-                self.dlen2.d.next = self.bt.val().get_bits::<32>(self.at_reth_dmalen.val().index());
-                self.syn2.d.next = self.bt.val().get_bits::<8>(self.at_aeth_syndrome.val().index());
-                self.msn2.d.next = self.bt.val().get_bits::<24>(self.at_aeth_msn.val().index());
-                self.imm2.d.next = self.bt.val().get_bits::<32>(self.at_immdt[0].val().index());
-                if self.ent.val().get_bits::<2>(9) == 1 {
-                    self.imm2.d.next = self.bt.val().get_bits::<32>(self.at_immdt[1].val().index());
+            self.valid2.d.next = self.valid1.q.val();
+            self.first2.d.next = self.first1.q.val();
+            self.final2.d.next = self.final1.q.val();
+            if self.valid1.q.val() {
+                self.length2.d.next = self.length1.q.val();
+                self.eth_dst2.d.next = self.header.q.val().get_bits::<48>(self.at_eth_dst.val().index());
+                self.eth_src2.d.next = self.header.q.val().get_bits::<48>(self.at_eth_src.val().index());
+                self.vlan_ok2.d.next = self.outer_tag.val();
+                self.vlan_id2.d.next = self.header.q.val().get_bits::<12>(self.at_outer_tci.val().index());
+                self.ipv6_2.d.next = self.ipv6.val();
+                self.opcode_entry2.d.next = self.opcode_entry.val();
+                self.opcode2.d.next = self.bth_aligned.val().get_bits::<8>(self.at_bth_opcode.val().index());
+                self.bth_flags2.d.next = self.bth_aligned.val().get_bits::<8>(self.at_bth_flags.val().index());
+                self.pkey2.d.next = self.bth_aligned.val().get_bits::<16>(self.at_bth_pkey.val().index());
+                self.bth_fecn_becn2.d.next = self.bth_aligned.val().get_bits::<8>(self.at_bth_fecn_becn.val().index());
+                self.dqpn2.d.next = self.bth_aligned.val().get_bits::<24>(self.at_bth_dqpn.val().index());
+                self.ackreq2.d.next = self.bth_aligned.val().get_bit(self.at_bth_ackreq.val().index());
+                self.psn2.d.next = self.bth_aligned.val().get_bits::<24>(self.at_bth_psn.val().index());
+                self.reth_va2.d.next = self.bth_aligned.val().get_bits::<64>(self.at_reth_va.val().index());
+                self.reth_rkey2.d.next = self.bth_aligned.val().get_bits::<32>(self.at_reth_rkey.val().index());
+                self.reth_dmalen2.d.next = self.bth_aligned.val().get_bits::<32>(self.at_reth_dmalen.val().index());
+                self.aeth_syndrome2.d.next = self.bth_aligned.val().get_bits::<8>(self.at_aeth_syndrome.val().index());
+                self.aeth_msn2.d.next = self.bth_aligned.val().get_bits::<24>(self.at_aeth_msn.val().index());
+                self.immdt2.d.next = self.bth_aligned.val().get_bits::<32>(self.at_immdt[0].val().index());
+                if self.opcode_entry.val().get_bits::<2>(9) == 1 {
+                    self.immdt2.d.next = self.bth_aligned.val().get_bits::<32>(self.at_immdt[1].val().index());
                 }
-                if self.ent.val().get_bits::<2>(9) == 2 {
-                    self.imm2.d.next = self.bt.val().get_bits::<32>(self.at_immdt[2].val().index());
+                if self.opcode_entry.val().get_bits::<2>(9) == 2 {
+                    self.immdt2.d.next = self.bth_aligned.val().get_bits::<32>(self.at_immdt[2].val().index());
                 }
-                if self.v6.val() {
-                    self.pass2.d.next = !(self.al.val().get_bits::<8>(self.at_v6_next_header.val().index()) == self.proto_udp.val()
-                        && self.al.val().get_bits::<16>(self.at_v6_udp_dport.val().index()) == self.rocev2_port.val()
-                        && self.l1.q.val() >= self.l2v.val() + self.v6_class_len.val());
-                    self.iplen2.d.next =
-                        bit_cast::<18, 16>(self.al.val().get_bits::<16>(self.at_v6_payload_len.val().index())) + self.v6_header_len.val();
-                    self.ipend2.d.next = bit_cast::<18, 16>(self.al.val().get_bits::<16>(self.at_v6_payload_len.val().index()))
+                if self.ipv6.val() {
+                    self.pass2.d.next = !(self.ip_aligned.val().get_bits::<8>(self.at_v6_next_header.val().index())
+                        == self.proto_udp.val()
+                        && self.ip_aligned.val().get_bits::<16>(self.at_v6_udp_dport.val().index()) == self.rocev2_port.val()
+                        && self.length1.q.val() >= self.l2_length.val() + self.v6_class_len.val());
+                    self.ip_length2.d.next = bit_cast::<18, 16>(self.ip_aligned.val().get_bits::<16>(self.at_v6_payload_len.val().index()))
+                        + self.v6_header_len.val();
+                    self.ip_end2.d.next = bit_cast::<18, 16>(self.ip_aligned.val().get_bits::<16>(self.at_v6_payload_len.val().index()))
                         + self.v6_header_len.val()
-                        + self.l2v.val();
-                    self.bth12_2.d.next = self.l2v.val() + self.v6_bth_end.val();
-                    self.bthin2.d.next = self.l1.q.val() >= self.l2v.val() + self.v6_bth_end.val();
-                    self.verok2.d.next = self.al.val().get_bits::<4>(self.at_v6_version.val().index()) == self.v6_version.val();
-                    self.frag2.d.next = false;
-                    self.udpl2.d.next = self.al.val().get_bits::<16>(self.at_v6_udp_len.val().index());
-                    self.src2.d.next = self.al.val().get_bits::<128>(self.at_v6_src.val().index());
-                    self.dst2.d.next = self.al.val().get_bits::<128>(self.at_v6_dst.val().index());
-                    self.tc2.d.next = self.al.val().get_bits::<8>(self.at_v6_class.val().index());
-                    self.ttl2.d.next = self.al.val().get_bits::<8>(self.at_v6_hop_limit.val().index());
-                    self.sport2.d.next = self.al.val().get_bits::<16>(self.at_v6_udp_sport.val().index());
-                    self.dport2.d.next = self.al.val().get_bits::<16>(self.at_v6_udp_dport.val().index());
+                        + self.l2_length.val();
+                    self.bth_end2.d.next = self.l2_length.val() + self.v6_bth_end.val();
+                    self.bth_in_frame2.d.next = self.length1.q.val() >= self.l2_length.val() + self.v6_bth_end.val();
+                    self.version_ok2.d.next =
+                        self.ip_aligned.val().get_bits::<4>(self.at_v6_version.val().index()) == self.v6_version.val();
+                    self.fragment2.d.next = false;
+                    self.udp_length2.d.next = self.ip_aligned.val().get_bits::<16>(self.at_v6_udp_len.val().index());
+                    self.ip_src2.d.next = self.ip_aligned.val().get_bits::<128>(self.at_v6_src.val().index());
+                    self.ip_dst2.d.next = self.ip_aligned.val().get_bits::<128>(self.at_v6_dst.val().index());
+                    self.traffic_class2.d.next = self.ip_aligned.val().get_bits::<8>(self.at_v6_class.val().index());
+                    self.ttl2.d.next = self.ip_aligned.val().get_bits::<8>(self.at_v6_hop_limit.val().index());
+                    self.udp_sport2.d.next = self.ip_aligned.val().get_bits::<16>(self.at_v6_udp_sport.val().index());
+                    self.udp_dport2.d.next = self.ip_aligned.val().get_bits::<16>(self.at_v6_udp_dport.val().index());
                 } else {
-                    self.pass2.d.next = !(self.et.val() == self.ethertype_ipv4.val()
-                        && self.al.val().get_bits::<8>(self.at_v4_protocol.val().index()) == self.proto_udp.val()
-                        && self.al.val().get_bits::<16>(self.at_v4_udp_dport.val().index()) == self.rocev2_port.val()
-                        && self.l1.q.val() >= self.l2v.val() + self.v4_class_len.val());
-                    self.iplen2.d.next = bit_cast::<18, 16>(self.al.val().get_bits::<16>(self.at_v4_total_len.val().index()));
-                    self.ipend2.d.next =
-                        bit_cast::<18, 16>(self.al.val().get_bits::<16>(self.at_v4_total_len.val().index())) + self.l2v.val();
-                    self.bth12_2.d.next = self.l2v.val() + self.v4_bth_end.val();
-                    self.bthin2.d.next = self.l1.q.val() >= self.l2v.val() + self.v4_bth_end.val();
-                    self.verok2.d.next = self.al.val().get_bits::<8>(self.at_v4_version_ihl.val().index()) == self.v4_version_ihl.val();
-                    self.frag2.d.next =
-                        (self.al.val().get_bits::<16>(self.at_v4_flags_fragment.val().index()) & self.v4_fragment_mask.val()) != 0;
-                    self.udpl2.d.next = self.al.val().get_bits::<16>(self.at_v4_udp_len.val().index());
-                    self.src2.d.next = bit_cast::<128, 32>(self.al.val().get_bits::<32>(self.at_v4_src.val().index()));
-                    self.dst2.d.next = bit_cast::<128, 32>(self.al.val().get_bits::<32>(self.at_v4_dst.val().index()));
-                    self.tc2.d.next = self.al.val().get_bits::<8>(self.at_v4_tos.val().index());
-                    self.ttl2.d.next = self.al.val().get_bits::<8>(self.at_v4_ttl.val().index());
-                    self.sport2.d.next = self.al.val().get_bits::<16>(self.at_v4_udp_sport.val().index());
-                    self.dport2.d.next = self.al.val().get_bits::<16>(self.at_v4_udp_dport.val().index());
+                    self.pass2.d.next = !(self.ethertype.val() == self.ethertype_ipv4.val()
+                        && self.ip_aligned.val().get_bits::<8>(self.at_v4_protocol.val().index()) == self.proto_udp.val()
+                        && self.ip_aligned.val().get_bits::<16>(self.at_v4_udp_dport.val().index()) == self.rocev2_port.val()
+                        && self.length1.q.val() >= self.l2_length.val() + self.v4_class_len.val());
+                    self.ip_length2.d.next = bit_cast::<18, 16>(self.ip_aligned.val().get_bits::<16>(self.at_v4_total_len.val().index()));
+                    self.ip_end2.d.next =
+                        bit_cast::<18, 16>(self.ip_aligned.val().get_bits::<16>(self.at_v4_total_len.val().index())) + self.l2_length.val();
+                    self.bth_end2.d.next = self.l2_length.val() + self.v4_bth_end.val();
+                    self.bth_in_frame2.d.next = self.length1.q.val() >= self.l2_length.val() + self.v4_bth_end.val();
+                    self.version_ok2.d.next =
+                        self.ip_aligned.val().get_bits::<8>(self.at_v4_version_ihl.val().index()) == self.v4_version_ihl.val();
+                    self.fragment2.d.next =
+                        (self.ip_aligned.val().get_bits::<16>(self.at_v4_flags_fragment.val().index()) & self.v4_fragment_mask.val()) != 0;
+                    self.udp_length2.d.next = self.ip_aligned.val().get_bits::<16>(self.at_v4_udp_len.val().index());
+                    self.ip_src2.d.next = bit_cast::<128, 32>(self.ip_aligned.val().get_bits::<32>(self.at_v4_src.val().index()));
+                    self.ip_dst2.d.next = bit_cast::<128, 32>(self.ip_aligned.val().get_bits::<32>(self.at_v4_dst.val().index()));
+                    self.traffic_class2.d.next = self.ip_aligned.val().get_bits::<8>(self.at_v4_tos.val().index());
+                    self.ttl2.d.next = self.ip_aligned.val().get_bits::<8>(self.at_v4_ttl.val().index());
+                    self.udp_sport2.d.next = self.ip_aligned.val().get_bits::<16>(self.at_v4_udp_sport.val().index());
+                    self.udp_dport2.d.next = self.ip_aligned.val().get_bits::<16>(self.at_v4_udp_dport.val().index());
                 }
-                if self.t1.val() && self.t2.val() {
-                    self.cs2.d.next = self.cs[2].val();
-                } else if self.t1.val() {
-                    self.cs2.d.next = self.cs[1].val();
+                if self.outer_tag.val() && self.inner_tag.val() {
+                    self.checksum_sum2.d.next = self.checksum_sum[2].val();
+                } else if self.outer_tag.val() {
+                    self.checksum_sum2.d.next = self.checksum_sum[1].val();
                 } else {
-                    self.cs2.d.next = self.cs[0].val();
+                    self.checksum_sum2.d.next = self.checksum_sum[0].val();
                 }
-                if self.t1.val() && self.t2.val() && self.t3.val() {
+                if self.outer_tag.val() && self.inner_tag.val() && self.third_tag.val() {
                     self.pass2.d.next = true; // a third VLAN tag
                 }
             }
         }
 
         // ================= S2 -> S3: checks, reason, payload =================
-        self.ext.next = 0.into();
-        if self.bthin2.q.val() {
-            self.ext.next = bit_cast::<18, 5>(self.ent2.q.val().get_bits::<5>(1));
+        self.ext_length.next = 0.into();
+        if self.bth_in_frame2.q.val() {
+            self.ext_length.next = bit_cast::<18, 5>(self.opcode_entry2.q.val().get_bits::<5>(1));
         }
-        self.hend.next = self.bth12_2.q.val() + self.ext.val();
-        if self.v6_2.q.val() {
-            self.hl.next = self.v6_header_len.val();
+        self.header_end.next = self.bth_end2.q.val() + self.ext_length.val();
+        if self.ipv6_2.q.val() {
+            self.ip_header_length.next = self.v6_header_len.val();
         } else {
-            self.hl.next = self.v4_header_len.val();
+            self.ip_header_length.next = self.v4_header_len.val();
         }
-        self.miniplen.next = self.hl.val() + self.transport_min.val() + self.ext.val();
-        self.pad.next = bit_cast::<18, 2>(self.b1_2.q.val().get_bits::<2>(self.padcnt_bit.val().index()));
+        self.min_ip_length.next = self.ip_header_length.val() + self.transport_min.val() + self.ext_length.val();
+        self.pad_count.next = bit_cast::<18, 2>(self.bth_flags2.q.val().get_bits::<2>(self.padcnt_bit.val().index()));
         // the length checks belong to the final record (a first record's length is the capture's)
-        self.trunc.next =
-            self.e2.q.val() && (self.len2.q.val() < self.ipend2.q.val() || self.len2.q.val() < self.hend.val() + self.icrc_len.val());
-        self.ipsmall.next = self.iplen2.q.val() < self.miniplen.val();
+        self.truncated.next = self.final2.q.val()
+            && (self.length2.q.val() < self.ip_end2.q.val() || self.length2.q.val() < self.header_end.val() + self.icrc_len.val());
+        self.ip_length_small.next = self.ip_length2.q.val() < self.min_ip_length.val();
         // The folded sum is 0xFFFF iff low + high = 0xFFFF (high <= 9: a second fold never
         // gives 0xFFFF), i.e. low = 0xFFF0 | !high.
-        self.csok.next = self.v6_2.q.val()
-            || (self.cs2.q.val().get_bits::<12>(4) == 0xFFF && self.cs2.q.val().get_bits::<4>(0) == !self.cs2.q.val().get_bits::<4>(16));
-        self.excess.next = self.e2.q.val() && self.len2.q.val() > self.ipend2.q.val() && self.len2.q.val() > self.min_frame_len.val();
-        self.udpbad.next = bit_cast::<18, 16>(self.udpl2.q.val()) + self.hl.val() != self.iplen2.q.val();
-        self.tverbad.next = self.b1_2.q.val().get_bits::<4>(0) != 0;
-        self.opcbad.next = !self.ent2.q.val().get_bit(0);
-        self.padbad.next = self.pad.val() + self.miniplen.val() > self.iplen2.q.val();
-        self.hfail.next = !self.verok2.q.val()
-            || self.len2.q.val() < self.hend.val()
-            || self.ipsmall.val()
-            || !self.csok.val()
-            || self.frag2.q.val()
-            || self.udpbad.val()
-            || self.tverbad.val()
-            || self.opcbad.val()
-            || self.padbad.val();
+        self.checksum_ok.next = self.ipv6_2.q.val()
+            || (self.checksum_sum2.q.val().get_bits::<12>(4) == 0xFFF
+                && self.checksum_sum2.q.val().get_bits::<4>(0) == !self.checksum_sum2.q.val().get_bits::<4>(16));
+        self.excess.next =
+            self.final2.q.val() && self.length2.q.val() > self.ip_end2.q.val() && self.length2.q.val() > self.min_frame_len.val();
+        self.udp_length_bad.next = bit_cast::<18, 16>(self.udp_length2.q.val()) + self.ip_header_length.val() != self.ip_length2.q.val();
+        self.tver_bad.next = self.bth_flags2.q.val().get_bits::<4>(0) != 0;
+        self.opcode_bad.next = !self.opcode_entry2.q.val().get_bit(0);
+        self.padcnt_bad.next = self.pad_count.val() + self.min_ip_length.val() > self.ip_length2.q.val();
+        self.header_fail.next = !self.version_ok2.q.val()
+            || self.length2.q.val() < self.header_end.val()
+            || self.ip_length_small.val()
+            || !self.checksum_ok.val()
+            || self.fragment2.q.val()
+            || self.udp_length_bad.val()
+            || self.tver_bad.val()
+            || self.opcode_bad.val()
+            || self.padcnt_bad.val();
         // payload end: ip_end - ICRC - PadCnt, cut at the frame end
-        self.pend.next = self.ipend2.q.val() - self.icrc_len.val() - self.pad.val();
-        if self.e2.q.val() && self.len2.q.val() < self.pend.val() {
-            self.pend.next = self.len2.q.val();
+        self.payload_end.next = self.ip_end2.q.val() - self.icrc_len.val() - self.pad_count.val();
+        if self.final2.q.val() && self.length2.q.val() < self.payload_end.val() {
+            self.payload_end.next = self.length2.q.val();
         }
-        self.immoff.next = 0.into();
-        if self.ent2.q.val().get_bits::<2>(9) == 1 {
-            self.immoff.next = 8.into();
+        self.immdt_offset.next = 0.into();
+        if self.opcode_entry2.q.val().get_bits::<2>(9) == 1 {
+            self.immdt_offset.next = 8.into();
         }
-        if self.ent2.q.val().get_bits::<2>(9) == 2 {
-            self.immoff.next = 16.into();
+        if self.opcode_entry2.q.val().get_bits::<2>(9) == 2 {
+            self.immdt_offset.next = 16.into();
         }
-        self.extok.next = self.bthin2.q.val() && self.ent2.q.val().get_bit(0);
+        self.ext_headers_ok.next = self.bth_in_frame2.q.val() && self.opcode_entry2.q.val().get_bit(0);
 
         if self.ce.val() {
-            self.ov.d.next = self.v2.q.val();
-            self.ofirst.d.next = self.f2.q.val();
-            self.ofinal.d.next = self.e2.q.val();
-            if self.v2.q.val() {
-                self.opend.d.next = self.ipend2.q.val() - self.icrc_len.val() - self.pad.val();
-                self.opass.d.next = self.pass2.q.val();
-                self.oreason.d.next = 0.into();
-                if !self.verok2.q.val() {
-                    self.oreason.d.next = self.reason_ip_header.val();
-                } else if self.trunc.val() {
-                    self.oreason.d.next = self.reason_truncated.val();
-                } else if self.ipsmall.val() || self.excess.val() {
-                    self.oreason.d.next = self.reason_ip_length.val();
-                } else if !self.csok.val() {
-                    self.oreason.d.next = self.reason_ip_checksum.val();
-                } else if self.frag2.q.val() {
-                    self.oreason.d.next = self.reason_ip_fragment.val();
-                } else if self.udpbad.val() {
-                    self.oreason.d.next = self.reason_udp_length.val();
-                } else if self.tverbad.val() {
-                    self.oreason.d.next = self.reason_tver.val();
-                } else if self.opcbad.val() {
-                    self.oreason.d.next = self.reason_opcode.val();
-                } else if self.padbad.val() {
-                    self.oreason.d.next = self.reason_padcnt.val();
+            self.valid3.d.next = self.valid2.q.val();
+            self.first3.d.next = self.first2.q.val();
+            self.final3.d.next = self.final2.q.val();
+            if self.valid2.q.val() {
+                self.pay_end3.d.next = self.ip_end2.q.val() - self.icrc_len.val() - self.pad_count.val();
+                self.pass3.d.next = self.pass2.q.val();
+                self.reason3.d.next = 0.into();
+                if !self.version_ok2.q.val() {
+                    self.reason3.d.next = self.reason_ip_header.val();
+                } else if self.truncated.val() {
+                    self.reason3.d.next = self.reason_truncated.val();
+                } else if self.ip_length_small.val() || self.excess.val() {
+                    self.reason3.d.next = self.reason_ip_length.val();
+                } else if !self.checksum_ok.val() {
+                    self.reason3.d.next = self.reason_ip_checksum.val();
+                } else if self.fragment2.q.val() {
+                    self.reason3.d.next = self.reason_ip_fragment.val();
+                } else if self.udp_length_bad.val() {
+                    self.reason3.d.next = self.reason_udp_length.val();
+                } else if self.tver_bad.val() {
+                    self.reason3.d.next = self.reason_tver.val();
+                } else if self.opcode_bad.val() {
+                    self.reason3.d.next = self.reason_opcode.val();
+                } else if self.padcnt_bad.val() {
+                    self.reason3.d.next = self.reason_padcnt.val();
                 }
-                self.ohfail.d.next = self.hfail.val();
-                self.oicrc.d.next = self.e2.q.val()
-                    && self.verok2.q.val()
-                    && self.iplen2.q.val() >= self.hl.val() + self.transport_min.val()
-                    && self.len2.q.val() >= self.ipend2.q.val();
-                self.oethd.d.next = self.ethd2.q.val();
-                self.oeths.d.next = self.eths2.q.val();
-                self.ovok.d.next = self.vok2.q.val();
-                self.ovid.d.next = self.vid2.q.val();
-                self.ov6.d.next = self.v6_2.q.val();
-                self.osrc.d.next = self.src2.q.val();
-                self.odst.d.next = self.dst2.q.val();
-                self.otc.d.next = self.tc2.q.val();
-                self.ottl.d.next = self.ttl2.q.val();
-                self.osport.d.next = self.sport2.q.val();
-                self.odport.d.next = self.dport2.q.val();
-                self.obthok.d.next = self.bthin2.q.val();
-                self.oopc.d.next = self.opc2.q.val();
-                self.ob1.d.next = self.b1_2.q.val();
-                self.opkey.d.next = self.pkey2.q.val();
-                self.ob4.d.next = self.b4_2.q.val();
-                self.odqpn.d.next = self.dqpn2.q.val();
-                self.oack.d.next = self.ack2.q.val();
-                self.opsn.d.next = self.psn2.q.val();
-                self.orethok.d.next =
-                    self.extok.val() && self.ent2.q.val().get_bit(6) && self.len2.q.val() >= self.bth12_2.q.val() + self.reth_len.val();
-                self.ova.d.next = self.va2.q.val();
-                self.orkey.d.next = self.rkey2.q.val();
-                self.odlen.d.next = self.dlen2.q.val();
-                self.oimmok.d.next = self.extok.val()
-                    && self.ent2.q.val().get_bit(8)
-                    && self.len2.q.val() >= self.bth12_2.q.val() + self.immoff.val() + self.immdt_len.val();
-                self.oimm.d.next = self.imm2.q.val();
-                self.oaethok.d.next =
-                    self.extok.val() && self.ent2.q.val().get_bit(7) && self.len2.q.val() >= self.bth12_2.q.val() + self.aeth_len.val();
-                self.osyn.d.next = self.syn2.q.val();
-                self.omsn.d.next = self.msn2.q.val();
-                self.opoff.d.next = bit_cast::<16, 18>(self.hend.val());
-                self.oplen.d.next = 0.into();
-                if !self.hfail.val() {
-                    self.oplen.d.next = bit_cast::<16, 18>(self.pend.val() - self.hend.val());
+                self.header_fail3.d.next = self.header_fail.val();
+                self.icrc_check3.d.next = self.final2.q.val()
+                    && self.version_ok2.q.val()
+                    && self.ip_length2.q.val() >= self.ip_header_length.val() + self.transport_min.val()
+                    && self.length2.q.val() >= self.ip_end2.q.val();
+                self.eth_dst3.d.next = self.eth_dst2.q.val();
+                self.eth_src3.d.next = self.eth_src2.q.val();
+                self.vlan_ok3.d.next = self.vlan_ok2.q.val();
+                self.vlan_id3.d.next = self.vlan_id2.q.val();
+                self.ipv6_3.d.next = self.ipv6_2.q.val();
+                self.ip_src3.d.next = self.ip_src2.q.val();
+                self.ip_dst3.d.next = self.ip_dst2.q.val();
+                self.traffic_class3.d.next = self.traffic_class2.q.val();
+                self.ttl3.d.next = self.ttl2.q.val();
+                self.udp_sport3.d.next = self.udp_sport2.q.val();
+                self.udp_dport3.d.next = self.udp_dport2.q.val();
+                self.bth_in_frame3.d.next = self.bth_in_frame2.q.val();
+                self.opcode3.d.next = self.opcode2.q.val();
+                self.bth_flags3.d.next = self.bth_flags2.q.val();
+                self.pkey3.d.next = self.pkey2.q.val();
+                self.bth_fecn_becn3.d.next = self.bth_fecn_becn2.q.val();
+                self.dqpn3.d.next = self.dqpn2.q.val();
+                self.ackreq3.d.next = self.ackreq2.q.val();
+                self.psn3.d.next = self.psn2.q.val();
+                self.reth_ok3.d.next = self.ext_headers_ok.val()
+                    && self.opcode_entry2.q.val().get_bit(6)
+                    && self.length2.q.val() >= self.bth_end2.q.val() + self.reth_len.val();
+                self.reth_va3.d.next = self.reth_va2.q.val();
+                self.reth_rkey3.d.next = self.reth_rkey2.q.val();
+                self.reth_dmalen3.d.next = self.reth_dmalen2.q.val();
+                self.immdt_ok3.d.next = self.ext_headers_ok.val()
+                    && self.opcode_entry2.q.val().get_bit(8)
+                    && self.length2.q.val() >= self.bth_end2.q.val() + self.immdt_offset.val() + self.immdt_len.val();
+                self.immdt3.d.next = self.immdt2.q.val();
+                self.aeth_ok3.d.next = self.ext_headers_ok.val()
+                    && self.opcode_entry2.q.val().get_bit(7)
+                    && self.length2.q.val() >= self.bth_end2.q.val() + self.aeth_len.val();
+                self.aeth_syndrome3.d.next = self.aeth_syndrome2.q.val();
+                self.aeth_msn3.d.next = self.aeth_msn2.q.val();
+                self.pay_off3.d.next = bit_cast::<16, 18>(self.header_end.val());
+                self.pay_len3.d.next = 0.into();
+                if !self.header_fail.val() {
+                    self.pay_len3.d.next = bit_cast::<16, 18>(self.payload_end.val() - self.header_end.val());
                 }
             }
         }
 
         if self.reset.val() {
-            self.pos.d.next = 0.into();
-            self.v1.d.next = false;
-            self.v2.d.next = false;
-            self.ov.d.next = false;
+            self.position.d.next = 0.into();
+            self.valid1.d.next = false;
+            self.valid2.d.next = false;
+            self.valid3.d.next = false;
         }
 
-        self.h_valid.next = self.ov.q.val();
-        self.h_first.next = self.ofirst.q.val();
-        self.h_final.next = self.ofinal.q.val();
-        self.h_pay_end.next = self.opend.q.val();
-        self.h_pass.next = self.opass.q.val();
-        self.h_reason.next = self.oreason.q.val();
-        self.h_hfail.next = self.ohfail.q.val();
-        self.h_icrc_chk.next = self.oicrc.q.val();
-        self.h_eth_dst.next = self.oethd.q.val();
-        self.h_eth_src.next = self.oeths.q.val();
-        self.h_vlan_ok.next = self.ovok.q.val();
-        self.h_vlan.next = self.ovid.q.val();
-        self.h_ip_v6.next = self.ov6.q.val();
-        self.h_ip_src.next = self.osrc.q.val();
-        self.h_ip_dst.next = self.odst.q.val();
-        self.h_ip_dscp.next = self.otc.q.val().get_bits::<6>(self.dscp_bit.val().index());
-        self.h_ip_ecn.next = self.otc.q.val().get_bits::<2>(0);
-        self.h_ip_ttl.next = self.ottl.q.val();
-        self.h_udp_sport.next = self.osport.q.val();
-        self.h_udp_dport.next = self.odport.q.val();
-        self.h_bth_ok.next = self.obthok.q.val();
-        self.h_bth_opcode.next = self.oopc.q.val();
-        self.h_bth_se.next = self.ob1.q.val().get_bit(self.se_bit.val().index());
-        self.h_bth_m.next = self.ob1.q.val().get_bit(self.m_bit.val().index());
-        self.h_bth_padcnt.next = self.ob1.q.val().get_bits::<2>(self.padcnt_bit.val().index());
-        self.h_bth_tver.next = self.ob1.q.val().get_bits::<4>(0);
-        self.h_bth_pkey.next = self.opkey.q.val();
-        self.h_bth_fecn.next = self.ob4.q.val().get_bit(self.fecn_bit.val().index());
-        self.h_bth_becn.next = self.ob4.q.val().get_bit(self.becn_bit.val().index());
-        self.h_bth_dqpn.next = self.odqpn.q.val();
-        self.h_bth_ackreq.next = self.oack.q.val();
-        self.h_bth_psn.next = self.opsn.q.val();
-        self.h_reth_ok.next = self.orethok.q.val();
-        self.h_reth_va.next = self.ova.q.val();
-        self.h_reth_rkey.next = self.orkey.q.val();
-        self.h_reth_dmalen.next = self.odlen.q.val();
-        self.h_immdt_ok.next = self.oimmok.q.val();
-        self.h_immdt.next = self.oimm.q.val();
-        self.h_aeth_ok.next = self.oaethok.q.val();
-        self.h_aeth_syndrome.next = self.osyn.q.val();
-        self.h_aeth_msn.next = self.omsn.q.val();
-        self.h_pay_off.next = self.opoff.q.val();
-        self.h_pay_len.next = self.oplen.q.val();
+        self.h_valid.next = self.valid3.q.val();
+        self.h_first.next = self.first3.q.val();
+        self.h_final.next = self.final3.q.val();
+        self.h_pay_end.next = self.pay_end3.q.val();
+        self.h_pass.next = self.pass3.q.val();
+        self.h_reason.next = self.reason3.q.val();
+        self.h_hfail.next = self.header_fail3.q.val();
+        self.h_icrc_chk.next = self.icrc_check3.q.val();
+        self.h_eth_dst.next = self.eth_dst3.q.val();
+        self.h_eth_src.next = self.eth_src3.q.val();
+        self.h_vlan_ok.next = self.vlan_ok3.q.val();
+        self.h_vlan.next = self.vlan_id3.q.val();
+        self.h_ip_v6.next = self.ipv6_3.q.val();
+        self.h_ip_src.next = self.ip_src3.q.val();
+        self.h_ip_dst.next = self.ip_dst3.q.val();
+        self.h_ip_dscp.next = self.traffic_class3.q.val().get_bits::<6>(self.dscp_bit.val().index());
+        self.h_ip_ecn.next = self.traffic_class3.q.val().get_bits::<2>(0);
+        self.h_ip_ttl.next = self.ttl3.q.val();
+        self.h_udp_sport.next = self.udp_sport3.q.val();
+        self.h_udp_dport.next = self.udp_dport3.q.val();
+        self.h_bth_ok.next = self.bth_in_frame3.q.val();
+        self.h_bth_opcode.next = self.opcode3.q.val();
+        self.h_bth_se.next = self.bth_flags3.q.val().get_bit(self.se_bit.val().index());
+        self.h_bth_m.next = self.bth_flags3.q.val().get_bit(self.m_bit.val().index());
+        self.h_bth_padcnt.next = self.bth_flags3.q.val().get_bits::<2>(self.padcnt_bit.val().index());
+        self.h_bth_tver.next = self.bth_flags3.q.val().get_bits::<4>(0);
+        self.h_bth_pkey.next = self.pkey3.q.val();
+        self.h_bth_fecn.next = self.bth_fecn_becn3.q.val().get_bit(self.fecn_bit.val().index());
+        self.h_bth_becn.next = self.bth_fecn_becn3.q.val().get_bit(self.becn_bit.val().index());
+        self.h_bth_dqpn.next = self.dqpn3.q.val();
+        self.h_bth_ackreq.next = self.ackreq3.q.val();
+        self.h_bth_psn.next = self.psn3.q.val();
+        self.h_reth_ok.next = self.reth_ok3.q.val();
+        self.h_reth_va.next = self.reth_va3.q.val();
+        self.h_reth_rkey.next = self.reth_rkey3.q.val();
+        self.h_reth_dmalen.next = self.reth_dmalen3.q.val();
+        self.h_immdt_ok.next = self.immdt_ok3.q.val();
+        self.h_immdt.next = self.immdt3.q.val();
+        self.h_aeth_ok.next = self.aeth_ok3.q.val();
+        self.h_aeth_syndrome.next = self.aeth_syndrome3.q.val();
+        self.h_aeth_msn.next = self.aeth_msn3.q.val();
+        self.h_pay_off.next = self.pay_off3.q.val();
+        self.h_pay_len.next = self.pay_len3.q.val();
     }
 }
 

@@ -125,13 +125,13 @@ impl<const W: usize, const K: usize> Logic for IcrcCheck<W, K> {
         }
         // The fold holds ICRC byte k in lane (q + k) mod 4: rotate it back to wire order.
         self.wire_icrc.next = self.wf.val();
-        if self.core.t_qrot.val() == 1 {
+        if self.core.t_icrc_rotation.val() == 1 {
             self.wire_icrc.next = (self.wf.val() >> 8) | (self.wf.val() << 24);
         }
-        if self.core.t_qrot.val() == 2 {
+        if self.core.t_icrc_rotation.val() == 2 {
             self.wire_icrc.next = (self.wf.val() >> 16) | (self.wf.val() << 16);
         }
-        if self.core.t_qrot.val() == 3 {
+        if self.core.t_icrc_rotation.val() == 3 {
             self.wire_icrc.next = (self.wf.val() >> 24) | (self.wf.val() << 8);
         }
         if self.en.val() {

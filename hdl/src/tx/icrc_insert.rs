@@ -109,13 +109,13 @@ impl<const W: usize, const K: usize> Logic for IcrcInsert<W, K> {
 
         // ICRC byte k goes to lane n + k: replicate it rotated left by 8·(n mod 4).
         self.rot.next = self.core.t_crc.val();
-        if self.core.t_n.val().get_bits::<2>(0) == 1 {
+        if self.core.t_byte_count.val().get_bits::<2>(0) == 1 {
             self.rot.next = (self.core.t_crc.val() << 8) | (self.core.t_crc.val() >> 24);
         }
-        if self.core.t_n.val().get_bits::<2>(0) == 2 {
+        if self.core.t_byte_count.val().get_bits::<2>(0) == 2 {
             self.rot.next = (self.core.t_crc.val() << 16) | (self.core.t_crc.val() >> 16);
         }
-        if self.core.t_n.val().get_bits::<2>(0) == 3 {
+        if self.core.t_byte_count.val().get_bits::<2>(0) == 3 {
             self.rot.next = (self.core.t_crc.val() << 24) | (self.core.t_crc.val() >> 8);
         }
         self.rep.next = 0.into();
@@ -129,7 +129,7 @@ impl<const W: usize, const K: usize> Logic for IcrcInsert<W, K> {
             if self.core.t_keep.val().get_bit(i) {
                 self.keepm.next = self.keepm.val() | self.lane[i].val();
             }
-            if self.core.t_ins.val().get_bit(i) {
+            if self.core.t_insert_lanes.val().get_bit(i) {
                 self.insm.next = self.insm.val() | self.lane[i].val();
             }
             if self.core.t_spill_keep.val().get_bit(i) {
@@ -150,7 +150,7 @@ impl<const W: usize, const K: usize> Logic for IcrcInsert<W, K> {
                 self.ol.d.next = self.core.t_last.val();
                 if self.core.t_valid.val() && self.core.t_last.val() && self.core.t_roce.val() {
                     self.od.d.next = (self.core.t_data.val() & self.keepm.val()) | (self.rep.val() & self.insm.val());
-                    self.okp.d.next = self.core.t_keep.val() | self.core.t_ins.val();
+                    self.okp.d.next = self.core.t_keep.val() | self.core.t_insert_lanes.val();
                     if self.core.t_spill.val() {
                         self.ol.d.next = false;
                         self.pend.d.next = true;
