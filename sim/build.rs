@@ -88,13 +88,13 @@ fn verilate(module: &str, verilog: &str, mdir: &Path) {
 }
 
 /// A set of C++ objects built from known inputs, kept in `dir` between builds.
-struct Cached<'a> {
-    dir: &'a Path,
+struct Cached {
+    dir: PathBuf,
     /// Everything the objects depend on, as text.
     inputs: String,
 }
 
-impl Cached<'_> {
+impl Cached {
     const INPUTS: &'static str = "inputs.txt";
     const OBJECTS: &'static str = "objects.txt";
 
@@ -114,7 +114,7 @@ impl Cached<'_> {
         let list: Vec<String> = objects
             .iter()
             .map(|o| {
-                o.strip_prefix(self.dir)
+                o.strip_prefix(&self.dir)
                     .expect("objects inside the cache directory")
                     .to_string_lossy()
                     .into_owned()
@@ -206,45 +206,64 @@ fn main() {
     // Elaborate the tops in parallel, then verilate and compile (also in parallel; each
     // verilator run is single-threaded) the models whose inputs changed.
     let verilogs = emit::parallel_map(&jobs, |&(top, variant)| (top.module_name(variant), top.verilog(variant)));
-    let models = emit::parallel_map(&verilogs, |(module, verilog)| {
-        let mdir = cache_root.join(module);
-        let cache = Cached {
-            dir: &mdir,
+    let caches: Vec<Cached> = verilogs
+        .iter()
+        .map(|(module, verilog)| Cached {
+            dir: cache_root.join(module),
             inputs: inputs(verilog),
-        };
-        if let Some(objects) = cache.objects() {
-            return objects;
-        }
-        verilate(module, verilog, &mdir);
-        let mut cpps: Vec<_> = std::fs::read_dir(&mdir)
+        })
+        .collect();
+    let stale: Vec<usize> = (0..caches.len()).filter(|&i| caches[i].objects().is_none()).collect();
+    emit::parallel_map(&stale, |&i| verilate(&verilogs[i].0, &verilogs[i].1, &caches[i].dir));
+    // The C++ of every stale model is compiled in two batches, so that both cores stay busy.
+    // Verilator puts code that runs once (initialisation, the first settle) in `*__Slow.cpp`
+    // files, about half of the C++: they are compiled without optimisation, which takes a sixth
+    // of the time and costs nothing at run time; the per-cycle code gets FERROCE_SIM_OPT (-O2).
+    let (mut slow, mut fast) = (compiler(0), compiler(opt));
+    let (mut slow_owner, mut fast_owner) = (Vec::new(), Vec::new());
+    for &i in &stale {
+        let dir = &caches[i].dir;
+        let mut cpps: Vec<_> = std::fs::read_dir(dir)
             .unwrap()
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|e| e == "cpp"))
             .collect();
         cpps.sort();
-        // Verilator puts code that runs once (initialisation, the first settle) in
-        // `*__Slow.cpp` files, about half of the C++: they are compiled without optimisation,
-        // which takes a sixth of the time and costs nothing at run time; the per-cycle code
-        // gets FERROCE_SIM_OPT (-O2).
-        let (slow, fast): (Vec<_>, Vec<_>) = cpps.into_iter().partition(|p| p.to_string_lossy().ends_with("__Slow.cpp"));
-        let objects_dir = mdir.join("objects");
-        let mut objects = compiler(0).include(&mdir).out_dir(&objects_dir).files(slow).compile_intermediates();
-        objects.extend(
-            compiler(opt)
-                .include(&mdir)
-                .out_dir(&objects_dir)
-                .files(fast)
-                .compile_intermediates(),
-        );
-        cache.store(&objects);
-        objects
-    });
+        slow.include(dir);
+        fast.include(dir);
+        for cpp in cpps {
+            if cpp.to_string_lossy().ends_with("__Slow.cpp") {
+                slow.file(cpp);
+                slow_owner.push(i);
+            } else {
+                fast.file(cpp);
+                fast_owner.push(i);
+            }
+        }
+    }
+    let mut objects: Vec<Vec<PathBuf>> = vec![Vec::new(); caches.len()];
+    for (mut batch, owners) in [(slow, slow_owner), (fast, fast_owner)] {
+        if owners.is_empty() {
+            continue;
+        }
+        // The objects come back in the order of the files; each moves to its model's folder.
+        for (object, &i) in batch.out_dir(out.join("batch")).compile_intermediates().into_iter().zip(&owners) {
+            let to = caches[i].dir.join("objects").join(object.file_name().unwrap());
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::rename(&object, &to).unwrap();
+            objects[i].push(to);
+        }
+    }
+    for &i in &stale {
+        caches[i].store(&objects[i]);
+    }
+    let models: Vec<PathBuf> = caches.iter().flat_map(|c| c.objects().expect("every model compiled")).collect();
 
     // The Verilator runtime and the harness, cached the same way.
     let runtime_dir = cache_root.join("runtime");
     std::fs::create_dir_all(&runtime_dir).unwrap();
     let runtime = Cached {
-        dir: &runtime_dir,
+        dir: runtime_dir.clone(),
         inputs: inputs("runtime"),
     };
     let runtime_objects = runtime.objects().unwrap_or_else(|| {
@@ -273,7 +292,7 @@ fn main() {
     std::fs::write(&reg_path, registry).unwrap();
     let mut build = compiler(opt);
     build.file(&reg_path);
-    for object in runtime_objects.into_iter().chain(models.into_iter().flatten()) {
+    for object in runtime_objects.into_iter().chain(models) {
         build.object(object);
     }
     build.compile("ferroce_vmodels");
