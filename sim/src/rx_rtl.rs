@@ -546,8 +546,8 @@ impl RxFrontRtl {
                         source.frame(),
                         source.beat(),
                         records.len(),
-                        pass.frames.len(),
-                        pay.frames.len()
+                        pay.frames.len(),
+                        pass.frames.len()
                     ));
                 }
             }
