@@ -4,21 +4,44 @@
 //! too), and all module names are unique `ferroce_` names so
 //! every file loads into one Vivado project.
 //!
+//! The levels gate: every top at the default width (512 bits; the scheduler in each
+//! configuration) synthesized for UltraScale+ (`scripts/synth_verilog.sh`, the flow of
+//! docs/performance.md) has at most [`MAX_LEVELS`] LUT levels between registers, the depth that
+//! closes the 322 MHz CMAC clock. Tops still being pipelined are held to the depth measured when
+//! the gate was added ([`NOT_YET_PIPELINED`]), so nothing gets deeper meanwhile. Synthesis is
+//! slow (about 23 CPU-minutes for the seven tops), so its results are recorded in
+//! `tests/levels.lock` by fingerprint and only a top whose Verilog changed is synthesized again
+//! ([`LEVELS_RECORD`]). The yosys structural check below runs on every top at every width.
+//!
 //! The tops are elaborated once (in parallel) and shared by the tests; the checks of the tops run
 //! in parallel, one tool process per core.
 
 use ferroce_hdl::emit::parallel_map;
 use ferroce_hdl::tops::TOPS;
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-/// One emitted top: module name, Verilog file, Verilog text.
+/// LUT levels allowed between registers at 512 bits: what UltraScale+ closes at 322 MHz.
+const MAX_LEVELS: usize = 6;
+
+/// Tops that do not meet [`MAX_LEVELS`] yet, with the depth they had when the gate was added:
+/// they may not get deeper, and an entry goes when its top meets the goal (the gate says so).
+const NOT_YET_PIPELINED: &[(&str, usize)] = &[
+    ("ferroce_rx_header_w512", 16),
+    ("ferroce_rx_front_w512", 16),
+    ("ferroce_sched_n2048_q32", 15),
+    ("ferroce_sched_n2048_q32_notb", 13),
+    ("ferroce_sched_n64_q5", 14),
+];
+
+/// One emitted top: module name, Verilog file, Verilog text, bus width (if width-generic).
 struct Emitted {
     module: String,
     path: PathBuf,
     verilog: String,
+    width: Option<usize>,
 }
 
 fn emitted() -> &'static [Emitted] {
@@ -32,7 +55,12 @@ fn emitted() -> &'static [Emitted] {
             let verilog = t.verilog(variant);
             let path = dir.join(format!("{module}.v"));
             std::fs::write(&path, &verilog).unwrap();
-            Emitted { module, path, verilog }
+            Emitted {
+                module,
+                path,
+                verilog,
+                width: t.width_of(variant),
+            }
         })
     })
 }
@@ -91,4 +119,93 @@ fn yosys_check_clean() {
     for (m, ok, log) in results {
         assert!(ok, "yosys check of {m}:\n{log}");
     }
+}
+
+/// Synthesis results of the levels gate, one line per top: module, fingerprint of what was
+/// synthesized (the Verilog, the flow script, yosys's version), and the summary line of
+/// `scripts/synth_verilog.sh`. A top whose fingerprint is recorded is not synthesized again
+/// (synthesis at 512 bits takes 1–8 minutes per top on these machines); any change to a unit
+/// changes its Verilog, so the gate synthesizes it and rewrites this file, to be committed
+/// with the change. `FERROCE_LEVELS_FRESH=1` synthesizes every top.
+const LEVELS_RECORD: &str = "levels.lock";
+
+/// CRC-64 (XZ) of the inputs of a synthesis, in hex.
+fn fingerprint(parts: &[&[u8]]) -> String {
+    let crc = crc::Crc::<u64>::new(&crc::CRC_64_XZ);
+    let mut digest = crc.digest();
+    for part in parts {
+        digest.update(&(part.len() as u64).to_le_bytes());
+        digest.update(part);
+    }
+    format!("{:016x}", digest.finalize())
+}
+
+/// The LUT-level count at the end of a summary line.
+fn levels_of(summary: &str) -> usize {
+    summary
+        .rsplit(' ')
+        .next()
+        .and_then(|l| l.parse().ok())
+        .unwrap_or_else(|| panic!("no level count in: {summary}"))
+}
+
+#[test]
+fn lut_levels_at_default_width() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let script = root.join("../scripts/synth_verilog.sh");
+    let record_path = root.join(LEVELS_RECORD);
+    let flow = [
+        std::fs::read(&script).unwrap(),
+        std::fs::read(root.join("../scripts/lut_levels.py")).unwrap(),
+        run(Command::new("yosys").arg("-V")).1.into_bytes(),
+    ];
+    let fresh = std::env::var("FERROCE_LEVELS_FRESH").is_ok_and(|v| v == "1");
+    let record = std::fs::read_to_string(&record_path).unwrap_or_default();
+    let recorded = |module: &str, print: &str| {
+        record.lines().find_map(|line| {
+            let mut parts = line.splitn(3, ' ');
+            (parts.next() == Some(module) && parts.next() == Some(print)).then(|| parts.next().unwrap_or("").to_string())
+        })
+    };
+
+    let tops: Vec<&Emitted> = emitted().iter().filter(|e| e.width.is_none_or(|w| w == 512)).collect();
+    let results = parallel_map(&tops, |e| {
+        let print = fingerprint(&[e.verilog.as_bytes(), &flow[0], &flow[1], &flow[2]]);
+        if let Some(summary) = recorded(&e.module, &print).filter(|_| !fresh) {
+            return (e.module.clone(), print, summary, false);
+        }
+        let dir = e.path.with_extension("synth");
+        let (ok, log) = run(Command::new("bash").arg(&script).arg(&e.path).arg(&e.module).arg(&dir));
+        let summary = log.lines().rev().find(|l| l.starts_with(&format!("{}: ", e.module)));
+        match (ok, summary) {
+            (true, Some(summary)) => (e.module.clone(), print, summary.to_string(), true),
+            _ => panic!("synthesis of {} failed:\n{log}", e.module),
+        }
+    });
+
+    let synthesized = results.iter().filter(|r| r.3).count();
+    if synthesized > 0 {
+        let lines: Vec<String> = results
+            .iter()
+            .map(|(m, print, summary, _)| format!("{m} {print} {summary}"))
+            .collect();
+        std::fs::write(&record_path, lines.join("\n") + "\n").unwrap();
+        println!("{synthesized} tops synthesized; {} rewritten: commit it", record_path.display());
+    }
+    let mut failures = Vec::new();
+    for (module, _, summary, _) in &results {
+        println!("{summary}");
+        let levels = levels_of(summary);
+        match NOT_YET_PIPELINED.iter().find(|(m, _)| m == module) {
+            None if levels > MAX_LEVELS => failures.push(format!("{module}: {levels} LUT levels, more than {MAX_LEVELS}")),
+            Some(&(_, before)) if levels > before => failures.push(format!(
+                "{module}: {levels} LUT levels, deeper than the {before} it had (the goal is {MAX_LEVELS})"
+            )),
+            Some(_) if levels <= MAX_LEVELS => failures.push(format!(
+                "{module} now meets {MAX_LEVELS} levels ({levels}): take it out of NOT_YET_PIPELINED"
+            )),
+            _ => {}
+        }
+    }
+    assert!(failures.is_empty(), "levels gate:\n{}", failures.join("\n"));
 }

@@ -166,8 +166,7 @@ pub struct IcrcCore<const W: usize, const K: usize> {
     /// Byte-lane masks `0xFF << 8i`.
     lane_mask: [Constant<Bits<W>>; 128],
     lane_index: [Constant<Bits<9>>; 128],
-    /// Header capture: beat position, bit offset in `header` and bit mask of capture beat j.
-    capture_position: [Constant<Bits<17>>; 16],
+    /// Header capture: bit offset in `header` and bit mask of capture beat j.
     capture_shift: [Constant<Bits<16>>; 16],
     capture_mask: [Constant<Bits<HEADER_BITS>>; 16],
     /// Beat position of beat j of the header region.
@@ -202,6 +201,11 @@ pub struct IcrcCore<const W: usize, const K: usize> {
     // ---- S0/S1 ----
     /// Position (frame byte offset) of the next input beat.
     position_counter: DFF<Bits<17>>,
+    /// The next input beat is inside a frame (not its first beat).
+    in_frame: DFF<Bit>,
+    /// One-hot: bit j (j ≥ 1) set when the next input beat is capture beat j, so the capture
+    /// needs no position compare (one LUT level to `header_next`).
+    capture_beat: DFF<Bits<16>>,
     /// The captured frame head.
     header: DFF<Bits<HEADER_BITS>>,
     valid1: DFF<Bit>,
@@ -395,7 +399,6 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
         assert!(Self::REGION_BEATS <= 16 && Self::REVERSE_STAGES <= MAX_REVERSE_STAGES);
 
         let (lane_mask, lane_index) = lane_consts::<W, K>();
-        let capture_position = std::array::from_fn(|j| c::<17>(if j < Self::CAPTURE_BEATS { (j * b) as u64 } else { 0x1FFFF }));
         let capture_shift = std::array::from_fn(|j| c::<16>((j * W).min(HEADER_BITS) as u64));
         let capture_mask = std::array::from_fn(|j| {
             Constant::new(bits_from::<HEADER_BITS>(|k| {
@@ -496,7 +499,6 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
             beat_k_position: c::<17>((prefix_beats * b) as u64),
             lane_mask,
             lane_index,
-            capture_position,
             capture_shift,
             capture_mask,
             region_position,
@@ -518,6 +520,8 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
             state_matrix,
             reverse_matrix,
             position_counter: Default::default(),
+            in_frame: Default::default(),
+            capture_beat: Default::default(),
             header: Default::default(),
             valid1: Default::default(),
             data1: Default::default(),
@@ -643,6 +647,8 @@ impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
             self,
             clock,
             position_counter,
+            in_frame,
+            capture_beat,
             header,
             valid1,
             data1,
@@ -729,11 +735,11 @@ impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
         // The frame head including this beat (bytes not yet received read as zero).
         self.header_next.next = self.header.q.val();
         if self.in_valid.val() {
-            if self.position_counter.q.val() == 0 {
+            if !self.in_frame.q.val() {
                 self.header_next.next = bit_cast::<HEADER_BITS, W>(self.in_data.val() & self.keep_mask.val());
             }
             for j in 1..Self::CAPTURE_BEATS {
-                if self.position_counter.q.val() == self.capture_position[j].val() {
+                if self.capture_beat.q.val().get_bit(j) {
                     self.header_next.next = (self.header.q.val() & !self.capture_mask[j].val())
                         | (bit_cast::<HEADER_BITS, W>(self.in_data.val() & self.keep_mask.val()) << self.capture_shift[j].val());
                 }
@@ -773,8 +779,16 @@ impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
                 self.header.d.next = self.header_next.val();
                 if self.in_last.val() {
                     self.position_counter.d.next = 0.into();
+                    self.in_frame.d.next = false;
+                    self.capture_beat.d.next = 0.into();
                 } else {
                     self.position_counter.d.next = self.position_counter.q.val() + self.bytes_per_beat.val();
+                    self.in_frame.d.next = true;
+                    if self.in_frame.q.val() {
+                        self.capture_beat.d.next = self.capture_beat.q.val() << 1;
+                    } else {
+                        self.capture_beat.d.next = 2.into();
+                    }
                 }
             }
             // combo = L2 select · 2 + IPv6; ip_length[] index = L2 select · 2 + IPv6 as well.
@@ -1113,6 +1127,8 @@ impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
         // ================= reset =================
         if self.reset.val() {
             self.position_counter.d.next = 0.into();
+            self.in_frame.d.next = false;
+            self.capture_beat.d.next = 0.into();
             self.valid1.d.next = false;
             self.valid2.d.next = false;
             self.valid3.d.next = false;
