@@ -122,12 +122,18 @@ fn yosys_check_clean() {
 }
 
 /// Synthesis results of the levels gate, one line per top: module, fingerprint of what was
-/// synthesized (the Verilog, the flow script, yosys's version), and the summary line of
+/// synthesized (the Verilog, `synth_verilog.sh`, `lut_levels.py`, yosys's version), and the summary line of
 /// `scripts/synth_verilog.sh`. A top whose fingerprint is recorded is not synthesized again
 /// (synthesis at 512 bits takes 1–8 minutes per top on these machines); any change to a unit
 /// changes its Verilog, so the gate synthesizes it and rewrites this file, to be committed
 /// with the change. `FERROCE_LEVELS_FRESH=1` synthesizes every top.
 const LEVELS_RECORD: &str = "levels.lock";
+
+/// The first lines of the record.
+const LEVELS_RECORD_HEADER: &str = "\
+# Written by the levels gate (tests/tests/lint_gate.rs): module, fingerprint of the synthesis
+# inputs, summary of scripts/synth_verilog.sh. Commit it when a test run rewrites it.
+";
 
 /// CRC-64 (XZ) of the inputs of a synthesis, in hex.
 fn fingerprint(parts: &[&[u8]]) -> String {
@@ -189,7 +195,7 @@ fn lut_levels_at_default_width() {
             .iter()
             .map(|(m, print, summary, _)| format!("{m} {print} {summary}"))
             .collect();
-        std::fs::write(&record_path, lines.join("\n") + "\n").unwrap();
+        std::fs::write(&record_path, format!("{LEVELS_RECORD_HEADER}{}\n", lines.join("\n"))).unwrap();
         println!("{synthesized} tops synthesized; {} rewritten: commit it", record_path.display());
     }
     let mut failures = Vec::new();
