@@ -1,6 +1,6 @@
 //! Co-simulation of `RxHeader` (`hdl/src/rx/header.rs`, Verilator) against the software model
 //! `ferroce_sim::rx::rx_model`, at every bus width (64–1024 bits): for every frame, the record comes out
-//! exactly 3 cycles after the last beat, in order, and carries the model's classification, the
+//! exactly `HEADER_RECORD_LATENCY` (6) cycles after the last beat, in order, and carries the model's classification, the
 //! drop reason when it is not `icrc`, whether `icrc_ok` is null, and every header record field
 //! (BTH, RETH, ImmDt, AETH with their presence), the payload length and (when something is
 //! delivered) the payload offset. Frames: the crafted set, a seeded random mix
@@ -17,7 +17,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 /// Cycles from the cycle that takes a frame's last beat to the cycle its record is valid.
-const LATENCY: u64 = 3;
+const LATENCY: u64 = ferroce_sim::contracts::rx::HEADER_RECORD_LATENCY as u64;
 
 /// The schema fields `RxHeader` carries on its `h_*` ports.
 fn schema_fields() -> Vec<RecordField> {

@@ -103,6 +103,11 @@ impl DropReason {
     }
 }
 
+/// Cycles from the cycle in which the RX header decoder takes the beat that triggers a header
+/// record to the cycle the record is on its outputs (`RxHeader` in the RTL). The RX front end
+/// sizes its data FIFO and its realigner's lag on it; its co-simulation checks it.
+pub const HEADER_RECORD_LATENCY: usize = 6;
+
 /// The ICRC check's verdict, on `tuser[1:0]` of a frame's last beat out of `IcrcCheck`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]

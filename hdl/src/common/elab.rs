@@ -52,6 +52,18 @@ impl BytePattern {
             .fold(self, |p, (i, byte)| p.bits(byte, 0xFF, (value >> (8 * (len - 1 - i))) as u8))
     }
 
+    /// The same pattern over a byte-reversed register of `len` bytes (frame byte `p` at byte
+    /// `len − 1 − p`, so a big-endian field is one contiguous bit range).
+    pub fn reversed(&self, len: usize) -> BytePattern {
+        let mut out = BytePattern::new();
+        for (p, (&mask, &value)) in self.mask.iter().zip(&self.value).enumerate() {
+            if mask != 0 {
+                out = out.bits(len - 1 - p, mask, value);
+            }
+        }
+        out
+    }
+
     fn constant<const N: usize>(bytes: &[u8]) -> Constant<Bits<N>> {
         assert!(bytes.len() * 8 <= N, "pattern beyond the register");
         Constant::new(bits_from::<N>(|k| bytes.get(k / 8).is_some_and(|b| (b >> (k % 8)) & 1 != 0)))

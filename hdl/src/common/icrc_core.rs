@@ -18,10 +18,11 @@
 //! be classified until byte 27 arrives: they are zeroed in the main path and their contribution is
 //! added through a separate prefix matrix at beat K, so no lookahead buffer or stall is needed.
 
+use super::classify::{ethertype, roce_pattern};
 use super::crc;
-use super::elab::{bits_from, c, BytePattern};
+use super::elab::{bits_from, c};
 use ferroce_contracts::icrc::masked_bits;
-use ferroce_contracts::{ethernet, ipv4, ipv6, udp};
+use ferroce_contracts::{ethernet, ipv4, ipv6};
 use rust_hdl::prelude::*;
 
 /// Bytes of the frame head captured for decoding (the UDP destination port of an IPv6 frame with
@@ -50,38 +51,6 @@ pub fn header_byte_class(p: usize, l2: usize, v6: bool) -> (u8, u8) {
     let ip_header_len = if v6 { ipv6::HEADER_LEN } else { ipv4::HEADER_LEN };
     let masked = masked_bits(v6, ip_header_len, p - l2);
     (!masked, masked)
-}
-
-/// The ethertype (or TPID) after `tags` VLAN tags equals `value`.
-fn ethertype(tags: usize, value: u16) -> BytePattern {
-    let at = ethernet::field::ETHERTYPE;
-    let shift = ethernet::VLAN_TAG_LEN * tags;
-    BytePattern::new().field(at.start + shift..at.end + shift, value.into())
-}
-
-/// RoCEv2 after `tags` VLAN tags: the IP ethertype, the IP version (and IHL 5 for IPv4), UDP and
-/// the RoCEv2 port.
-fn roce_pattern(tags: usize, v6: bool) -> BytePattern {
-    let l2 = ethernet::header_len(tags);
-    if v6 {
-        let udp_at = l2 + ipv6::HEADER_LEN;
-        ethertype(tags, ethernet::ETHERTYPE_IPV6)
-            .bits(l2, 0xF0, ipv6::VERSION << 4)
-            .bits(l2 + ipv6::field::NEXT_HEADER, 0xFF, ipv4::PROTO_UDP)
-            .field(
-                udp_at + udp::field::DST_PORT.start..udp_at + udp::field::DST_PORT.end,
-                udp::ROCEV2_PORT.into(),
-            )
-    } else {
-        let udp_at = l2 + ipv4::HEADER_LEN;
-        ethertype(tags, ethernet::ETHERTYPE_IPV4)
-            .bits(l2 + ipv4::field::VERSION_IHL, 0xFF, ipv4::VERSION << 4 | ipv4::IHL)
-            .bits(l2 + ipv4::field::PROTOCOL, 0xFF, ipv4::PROTO_UDP)
-            .field(
-                udp_at + udp::field::DST_PORT.start..udp_at + udp::field::DST_PORT.end,
-                udp::ROCEV2_PORT.into(),
-            )
-    }
 }
 
 /// Frame bytes of the IP length field `ip_length[i]`: IPv4 total length (even `i`) or IPv6 payload
@@ -539,10 +508,10 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
             tag_q_mask: std::array::from_fn(|tags| ethertype(tags, 0).mask()),
             tag_q_value: std::array::from_fn(|tags| ethertype(tags, ethernet::TPID_8021Q).value()),
             tag_ad_value: std::array::from_fn(|tags| ethertype(tags, ethernet::TPID_8021AD).value()),
-            roce_ipv4_mask: std::array::from_fn(|tags| roce_pattern(tags, false).mask()),
-            roce_ipv4_value: std::array::from_fn(|tags| roce_pattern(tags, false).value()),
-            roce_ipv6_mask: std::array::from_fn(|tags| roce_pattern(tags, true).mask()),
-            roce_ipv6_value: std::array::from_fn(|tags| roce_pattern(tags, true).value()),
+            roce_ipv4_mask: std::array::from_fn(|tags| roce_pattern(tags, false, true).mask()),
+            roce_ipv4_value: std::array::from_fn(|tags| roce_pattern(tags, false, true).value()),
+            roce_ipv6_mask: std::array::from_fn(|tags| roce_pattern(tags, true, true).mask()),
+            roce_ipv6_value: std::array::from_fn(|tags| roce_pattern(tags, true, true).value()),
             ipv6_value: std::array::from_fn(|tags| ethertype(tags, ethernet::ETHERTYPE_IPV6).value()),
             len_high_at: std::array::from_fn(|i| c::<10>(8 * ip_length_field(i).start as u64)),
             len_low_at: std::array::from_fn(|i| c::<10>(8 * (ip_length_field(i).start + 1) as u64)),

@@ -1,5 +1,7 @@
 //! Pieces shared by the data paths: CRC matrices, elaboration helpers, the ICRC core.
 
+pub mod classify;
 pub mod crc;
+pub mod delay;
 pub mod elab;
 pub mod icrc_core;

@@ -4,7 +4,7 @@
 //! - **records** (`r_valid`/`r_ready`): per RoCEv2 frame (accepted or dropped), in frame order,
 //!   a final record (`r_final`) with the verdict, the drop reason and every field of
 //!   `ferroce-sim rx`'s JSON; a frame longer than the 128-byte header capture gets a header
-//!   record before it, 3 cycles after the capture completes (see `r_final`);
+//!   record before it, 6 cycles after the capture completes (see `r_final`);
 //! - **payload** (`m_pay_*`): per record with `r_pay_len > 0`, exactly that many bytes, realigned
 //!   to byte 0 (full beats but the last), without pad and ICRC; `m_pay_tuser` is 1 on the last
 //!   beat of a packet that is dropped (`r_drop`), so downstream never commits it;
@@ -27,7 +27,7 @@
 //!   the header checks and the payload region; and a final record at its last beat, which adds
 //!   what depends on the frame length. Both go out on `r_*` (the first one only when it is not
 //!   also the final one, as `r_final` = 0); the final one carries the ICRC verdict, brought
-//!   along `RxHeader`'s three stages. `RxHeader` holds a record (and stops) while `r_ready` is
+//!   along `RxHeader`'s six stages. `RxHeader` holds a record (and stops) while `r_ready` is
 //!   low; the record enters the FIFOs below in the cycle it first appears.
 //! - When a first record enters the early FIFO, the frame's payload is planned in beats: the
 //!   beat where it starts, its offset `r` in that beat, the beat where it ends, and the size of
@@ -38,7 +38,7 @@
 //!   that ends before its frame does is held in one register until the frame's verdict is in the
 //!   verdict FIFO, so the drop mark lands on its last beat; the rest of the frame keeps flowing
 //!   meanwhile (no deadlock on frames with trailing bytes).
-//! - The data FIFO holds `CAPTURE_BEATS + 5` beats: the realigner runs `CAPTURE_BEATS + 3` beats behind the
+//! - The data FIFO holds `CAPTURE_BEATS + 8` beats: the realigner runs `CAPTURE_BEATS + 6` beats behind the
 //!   input, which is exactly when each first record arrives, so back-to-back frames of every
 //!   size flow at one beat per cycle. The early and verdict FIFOs hold `D + 2` entries, more than
 //!   the frames that can be between the input and the realigner, so they never fill.
@@ -48,14 +48,16 @@
 
 use super::header::{self, RxHeader};
 use super::icrc_check::IcrcCheck;
+use crate::common::delay::Delay;
 use crate::common::elab::c;
-use ferroce_contracts::rx::{DropReason, IcrcVerdictCode};
+use ferroce_contracts::rx::{DropReason, IcrcVerdictCode, HEADER_RECORD_LATENCY};
 use num_bigint::BigUint;
 use rust_hdl::prelude::*;
 
-/// Data FIFO depth for `K` bytes per beat: the realigner's lag (`CAPTURE_BEATS + 3`) plus two.
+/// Data FIFO depth for `K` bytes per beat: the realigner's lag (`CAPTURE_BEATS` + the header
+/// record latency) plus two.
 pub const fn data_depth(k: usize) -> usize {
-    header::CAPTURE_BYTES / k + 5
+    header::CAPTURE_BYTES / k + HEADER_RECORD_LATENCY + 2
 }
 
 /// RX front end; see the module docs. `W` bus width (64..1024), `K = W / 8`, `D` data FIFO
@@ -103,7 +105,7 @@ pub struct RxFront<const W: usize, const K: usize, const D: usize, const E: usiz
     /// Record stream: ready.
     pub r_ready: Signal<In, Bit>,
     /// The final record of the packet. A packet longer than the header capture (128 bytes)
-    /// first gets a header record (`r_final` = 0) 3 cycles after the beat that completes the
+    /// first gets a header record (`r_final` = 0) 6 cycles after the beat that completes the
     /// capture: every header field is final in it, `r_drop`/`r_reason` reflect the header checks
     /// only, `r_icrc_chk` is 0 and `r_pay_len` is the payload length its headers announce. The
     /// final record (`r_final` = 1) follows at the end of the frame and is authoritative. Take
@@ -246,9 +248,7 @@ pub struct RxFront<const W: usize, const K: usize, const D: usize, const E: usiz
     /// Bytes in the input beat.
     byte_count: Signal<Local, Bits<8>>,
     /// The ICRC verdict in step with `RxHeader`'s stages.
-    icrc_verdict1: DFF<Bits<2>>,
-    icrc_verdict2: DFF<Bits<2>>,
-    icrc_verdict3: DFF<Bits<2>>,
+    icrc_verdict_line: Delay<2, HEADER_RECORD_LATENCY>,
     /// `IcrcCheck`'s verdict code of a good ICRC, and the drop-reason code of a bad one.
     icrc_good: Constant<Bits<2>>,
     reason_icrc: Constant<Bits<4>>,
@@ -497,9 +497,7 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Default for
             record_valid: Default::default(),
             keep_shifted: Default::default(),
             byte_count: Default::default(),
-            icrc_verdict1: Default::default(),
-            icrc_verdict2: Default::default(),
-            icrc_verdict3: Default::default(),
+            icrc_verdict_line: Default::default(),
             icrc_good: c::<2>(IcrcVerdictCode::Good.code().into()),
             reason_icrc: c::<4>(DropReason::Icrc.code().into()),
             final_reason: Default::default(),
@@ -618,9 +616,6 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
         dff_setup!(
             self,
             clock,
-            icrc_verdict1,
-            icrc_verdict2,
-            icrc_verdict3,
             record_pushed,
             data_write_ptr,
             data_read_ptr,
@@ -718,12 +713,10 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
         self.header_decoder.s_axis_tdata.next = self.icrc_check.m_axis_tdata.val();
         self.header_decoder.s_axis_tkeep.next = self.icrc_check.m_axis_tkeep.val();
         self.header_decoder.s_axis_tlast.next = self.icrc_check.m_axis_tlast.val();
-        // ICRC verdict carried along RxHeader's three stages
-        if self.header_ce.val() {
-            self.icrc_verdict1.d.next = self.icrc_check.m_axis_tuser.val();
-            self.icrc_verdict2.d.next = self.icrc_verdict1.q.val();
-            self.icrc_verdict3.d.next = self.icrc_verdict2.q.val();
-        }
+        // ICRC verdict carried along RxHeader's stages
+        self.icrc_verdict_line.clock.next = self.clock.val();
+        self.icrc_verdict_line.ce.next = self.header_ce.val();
+        self.icrc_verdict_line.d.next = self.icrc_check.m_axis_tuser.val();
         // bytes in the beat: K when full, else the last kept lane + 1
         self.byte_count.next = 0.into();
         self.keep_shifted.next = self.icrc_check.m_axis_tkeep.val() >> 1;
@@ -737,7 +730,7 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
         self.final_reason.next = self.header_decoder.h_reason.val();
         if self.header_decoder.h_final.val()
             && self.header_decoder.h_reason.val() == 0
-            && self.icrc_verdict3.q.val() != self.icrc_good.val()
+            && self.icrc_verdict_line.q.val() != self.icrc_good.val()
         {
             self.final_reason.next = self.reason_icrc.val();
         }
@@ -1125,7 +1118,7 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
         self.r_drop.next = self.final_drop.val();
         self.r_reason.next = self.final_reason.val();
         self.r_icrc_chk.next = self.header_decoder.h_icrc_chk.val();
-        self.r_icrc_ok.next = self.icrc_verdict3.q.val() == 3;
+        self.r_icrc_ok.next = self.icrc_verdict_line.q.val() == self.icrc_good.val();
         self.r_eth_dst.next = self.header_decoder.h_eth_dst.val();
         self.r_eth_src.next = self.header_decoder.h_eth_src.val();
         self.r_vlan_ok.next = self.header_decoder.h_vlan_ok.val();
