@@ -1280,6 +1280,7 @@ impl<const W: usize, const K: usize> Logic for RxHeader<W, K> {
         self.udp_length2.d.next = 0.into();
         self.version_ok2.d.next = false;
         self.fragment2.d.next = false;
+        self.word32.next = 0.into();
         for tags in 0..3 {
             if self.select_v4.val().get_bit(tags) {
                 self.word32.next = self.header.q.val().get_bits::<32>(self.at_v4_src[tags].val().index());
@@ -1506,6 +1507,15 @@ impl<const W: usize, const K: usize> Logic for RxHeader<W, K> {
             self.padded_ip_base3.d.next = self.min_ip_base3.d.val() + bit_cast::<8, 7>(self.pad_count.val());
         }
 
+        // the ImmDt candidate this opcode uses lies in the frame
+        self.immdt_in_frame.next = self.after_bth3.q.val().get_bits::<8>(0) >= self.immdt_in_len[0].val();
+        if self.opcode_entry3.q.val().get_bits::<2>(9) == 1 {
+            self.immdt_in_frame.next = self.after_bth3.q.val().get_bits::<8>(0) >= self.immdt_in_len[1].val();
+        }
+        if self.opcode_entry3.q.val().get_bits::<2>(9) == 2 {
+            self.immdt_in_frame.next = self.after_bth3.q.val().get_bits::<8>(0) >= self.immdt_in_len[2].val();
+        }
+
         // ================= S3 -> S4: checksum add, payload end, header end, IP end compares =====
         self.ext_length.next = 0.into();
         if self.bth_in_frame3.q.val() {
@@ -1549,13 +1559,6 @@ impl<const W: usize, const K: usize> Logic for RxHeader<W, K> {
                 && self.opcode_entry3.q.val().get_bit(0)
                 && self.opcode_entry3.q.val().get_bit(7)
                 && self.after_bth3.q.val().get_bits::<8>(0) >= self.aeth_in_len.val();
-            self.immdt_in_frame.next = self.after_bth3.q.val().get_bits::<8>(0) >= self.immdt_in_len[0].val();
-            if self.opcode_entry3.q.val().get_bits::<2>(9) == 1 {
-                self.immdt_in_frame.next = self.after_bth3.q.val().get_bits::<8>(0) >= self.immdt_in_len[1].val();
-            }
-            if self.opcode_entry3.q.val().get_bits::<2>(9) == 2 {
-                self.immdt_in_frame.next = self.after_bth3.q.val().get_bits::<8>(0) >= self.immdt_in_len[2].val();
-            }
             self.immdt_ok4.d.next = self.bth_in_frame3.q.val()
                 && self.opcode_entry3.q.val().get_bit(0)
                 && self.opcode_entry3.q.val().get_bit(8)
