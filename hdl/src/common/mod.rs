@@ -4,4 +4,5 @@ pub mod classify;
 pub mod crc;
 pub mod delay;
 pub mod elab;
+pub mod fifo;
 pub mod icrc_core;

@@ -17,7 +17,7 @@
 //!  s_axis ─► IcrcCheck ─┬─► RxHeader ──┬─ first record ─► early FIFO (plan) ─┐
 //!           (verdict on │ (header_ce)  ├─ final record ─► verdict FIFO ──────┤
 //!            last beat) │              └─► records (r_*)                     │
-//!                       └─► data FIFO (D beats) ──────────────────► realigner ─┬─► payload queue ─► m_pay
+//!                       └─► data FIFO (D beats, LUTRAM) ──────────► realigner ─┬─► payload queue ─► m_pay
 //!                                                                              └─► pass register ─► m_pass
 //! ```
 //!
@@ -38,10 +38,12 @@
 //!   that ends before its frame does is held in one register until the frame's verdict is in the
 //!   verdict FIFO, so the drop mark lands on its last beat; the rest of the frame keeps flowing
 //!   meanwhile (no deadlock on frames with trailing bytes).
-//! - The data FIFO holds `CAPTURE_BEATS + 8` beats: the realigner runs `CAPTURE_BEATS + 6` beats behind the
-//!   input, which is exactly when each first record arrives, so back-to-back frames of every
-//!   size flow at one beat per cycle. The early and verdict FIFOs hold `D + 2` entries, more than
-//!   the frames that can be between the input and the realigner, so they never fill.
+//! - The data FIFO ([`BeatFifo`], LUTRAM with a registered head) holds `CAPTURE_BEATS + 10`
+//!   beats: the realigner runs `CAPTURE_BEATS + 7` beats behind the input, which is exactly when
+//!   each first record is at the early FIFO's head (also LUTRAM, [`Fifo`]), plus two beats in
+//!   flight and one in the head register, so back-to-back frames of every size flow at one beat
+//!   per cycle. The early FIFO (32 entries) and the verdict FIFO (`D + 2`, flip-flops) hold more
+//!   than the frames that can be between the input and the realigner, so they never fill.
 //! - A payload beat that completes one output beat and starts the final one (the payload's
 //!   last bytes and the frame's end in one input beat) pushes two beats into the 3-entry payload
 //!   queue; the next frame's first payload beat pushes none, so the queue never runs away.
@@ -50,18 +52,44 @@ use super::header::{self, RxHeader};
 use super::icrc_check::IcrcCheck;
 use crate::common::delay::Delay;
 use crate::common::elab::c;
+use crate::common::fifo::{self, BeatFifo, Fifo};
 use ferroce_contracts::rx::{DropReason, IcrcVerdictCode, HEADER_RECORD_LATENCY};
 use num_bigint::BigUint;
 use rust_hdl::prelude::*;
 
 /// Data FIFO depth for `K` bytes per beat: the realigner's lag (`CAPTURE_BEATS` + the header
-/// record latency) plus two.
+/// record latency + one cycle for the early FIFO's head register) plus three (two beats in
+/// flight, one in the data FIFO's head register).
 pub const fn data_depth(k: usize) -> usize {
-    header::CAPTURE_BYTES / k + HEADER_RECORD_LATENCY + 2
+    header::CAPTURE_BYTES / k + HEADER_RECORD_LATENCY + 4
+}
+
+/// A frame's payload plan in beats, made when its first record arrives: the early FIFO's entry,
+/// which the realigner follows while the frame's beats go by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+struct FramePlan {
+    /// Not RoCEv2: the frame goes to `m_pass`.
+    pub pass: Bit,
+    /// The frame delivers nothing (a header check failed, or the payload is empty).
+    pub no_payload: Bit,
+    /// Beat index of the payload start.
+    pub start_beat: Bits<4>,
+    /// Payload offset mod K.
+    pub offset: Bits<8>,
+    /// K minus `offset`.
+    pub offset_rest: Bits<8>,
+    /// Beat index of the payload's last byte.
+    pub end_beat: Bits<18>,
+    /// The payload's bytes in its last beat.
+    pub end_bytes: Bits<8>,
+    /// The payload's final output beat when it ends at `end_beat`: its bytes.
+    pub final_bytes: Bits<8>,
+    /// A full output beat goes out with the final one.
+    pub two_beats: Bit,
 }
 
 /// RX front end; see the module docs. `W` bus width (64..1024), `K = W / 8`, `D` data FIFO
-/// depth ([`data_depth`]), `E = D + 2` record FIFO depth.
+/// depth ([`data_depth`]), `E = D + 2` verdict FIFO depth.
 #[derive(LogicBlock)]
 pub struct RxFront<const W: usize, const K: usize, const D: usize, const E: usize> {
     /// Clock.
@@ -227,10 +255,9 @@ pub struct RxFront<const W: usize, const K: usize, const D: usize, const E: usiz
     lane_byte_count: [Constant<Bits<8>>; 128],
     /// FIFO slot numbers, for the one-hot write and read selects.
     slot_index: [Constant<Bits<6>>; 32],
-    data_last_slot: Constant<Bits<6>>,
     record_last_slot: Constant<Bits<6>>,
     /// Beats the data FIFO holds (D).
-    data_capacity: Constant<Bits<6>>,
+    data_capacity: Constant<Bits<8>>,
     queue_slot: [Constant<Bits<2>>; 3],
     log2_bytes_per_beat: Constant<Bits<18>>,
     lane_index: [Constant<Bits<8>>; 128],
@@ -262,33 +289,13 @@ pub struct RxFront<const W: usize, const K: usize, const D: usize, const E: usiz
     /// A first record enters the early FIFO.
     first_push: Signal<Local, Bit>,
 
-    // ---- data FIFO ----
-    data_fifo_data: [DFF<Bits<W>>; D],
-    data_fifo_keep: [DFF<Bits<K>>; D],
-    data_fifo_last: [DFF<Bit>; D],
-    /// Bytes in the beat.
-    data_fifo_bytes: [DFF<Bits<8>>; D],
-    data_write_ptr: DFF<Bits<6>>,
-    data_read_ptr: DFF<Bits<6>>,
-    data_count: DFF<Bits<6>>,
-    // ---- early FIFO (first records) ----
-    /// Not RoCEv2: the frame goes to `m_pass`.
-    early_pass: [DFF<Bit>; E],
-    /// The frame delivers nothing (a header check failed, or the payload is empty)
-    early_no_payload: [DFF<Bit>; E],
-    /// Beat index of the payload start.
-    early_start_beat: [DFF<Bits<4>>; E],
-    /// Payload offset mod K, and K minus it.
-    early_offset: [DFF<Bits<8>>; E],
-    early_offset_rest: [DFF<Bits<8>>; E],
-    /// Beat index of the payload's last byte, and its bytes in that beat.
-    early_end_beat: [DFF<Bits<18>>; E],
-    early_end_bytes: [DFF<Bits<8>>; E],
-    /// The payload's final output beat when it ends at `early_end_beat`: bytes, and whether a
-    /// full output beat goes out with it.
-    early_final_bytes: [DFF<Bits<8>>; E],
-    early_two_beats: [DFF<Bit>; E],
-    // plan of the pushed frame (same meanings; `plan_last_byte` = payload end − 1)
+    // ---- data FIFO (LUTRAM, registered head) ----
+    data_fifo: BeatFifo<W, K>,
+    // ---- early FIFO (first records: frame plans; LUTRAM, registered head) ----
+    early_fifo: Fifo<FramePlan>,
+    /// Plan of the frame whose first record is pushed.
+    plan: Signal<Local, FramePlan>,
+    // its computation (`plan_last_byte` = payload end − 1)
     plan_start: Signal<Local, Bits<18>>,
     plan_last_byte: Signal<Local, Bits<18>>,
     plan_start_beat: Signal<Local, Bits<18>>,
@@ -298,9 +305,6 @@ pub struct RxFront<const W: usize, const K: usize, const D: usize, const E: usiz
     plan_final_bytes: Signal<Local, Bits<18>>,
     plan_two_beats: Signal<Local, Bit>,
     plan_offset_rest: Signal<Local, Bits<18>>,
-    early_write_ptr: DFF<Bits<6>>,
-    early_read_ptr: DFF<Bits<6>>,
-    early_count: DFF<Bits<6>>,
     // ---- verdict FIFO (final records of RoCEv2 frames: drop) ----
     verdict_drop: [DFF<Bit>; E],
     verdict_write_ptr: DFF<Bits<6>>,
@@ -308,7 +312,7 @@ pub struct RxFront<const W: usize, const K: usize, const D: usize, const E: usiz
     verdict_count: DFF<Bits<6>>,
 
     // ---- realigner ----
-    /// The beat at the data FIFO head: data, keep, last, bytes.
+    /// The beat at the data FIFO head: data, keep, last, bytes (registers of the FIFO).
     head_data: Signal<Local, Bits<W>>,
     head_keep: Signal<Local, Bits<K>>,
     head_last: Signal<Local, Bit>,
@@ -404,6 +408,7 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Default for
         assert_eq!(D, data_depth(K), "D must be data_depth(K)");
         assert_eq!(E, D + 2, "E must be D + 2");
         assert!(E <= 32);
+        assert!(D + 2 <= fifo::CAPACITY);
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -484,9 +489,8 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Default for
             keep_all: Constant::new(Bits::<K>::from((BigUint::from(1u8) << K) - 1u8)),
             lane_byte_count: std::array::from_fn(|i| c::<8>(i as u64 + 1)),
             slot_index: std::array::from_fn(|i| c::<6>(i as u64)),
-            data_last_slot: c::<6>(D as u64 - 1),
             record_last_slot: c::<6>(E as u64 - 1),
-            data_capacity: c::<6>(D as u64),
+            data_capacity: c::<8>(D as u64),
             queue_slot: std::array::from_fn(|i| c::<2>(i as u64)),
             log2_bytes_per_beat: c::<18>(K.trailing_zeros() as u64),
             lane_index: std::array::from_fn(|i| c::<8>(i as u64)),
@@ -505,22 +509,9 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Default for
             final_push: Default::default(),
             record_pushed: Default::default(),
             first_push: Default::default(),
-            data_fifo_data: std::array::from_fn(|_| Default::default()),
-            data_fifo_keep: std::array::from_fn(|_| Default::default()),
-            data_fifo_last: std::array::from_fn(|_| Default::default()),
-            data_fifo_bytes: std::array::from_fn(|_| Default::default()),
-            data_write_ptr: Default::default(),
-            data_read_ptr: Default::default(),
-            data_count: Default::default(),
-            early_pass: std::array::from_fn(|_| Default::default()),
-            early_no_payload: std::array::from_fn(|_| Default::default()),
-            early_start_beat: std::array::from_fn(|_| Default::default()),
-            early_offset: std::array::from_fn(|_| Default::default()),
-            early_offset_rest: std::array::from_fn(|_| Default::default()),
-            early_end_beat: std::array::from_fn(|_| Default::default()),
-            early_end_bytes: std::array::from_fn(|_| Default::default()),
-            early_final_bytes: std::array::from_fn(|_| Default::default()),
-            early_two_beats: std::array::from_fn(|_| Default::default()),
+            data_fifo: Default::default(),
+            early_fifo: Default::default(),
+            plan: Default::default(),
             plan_start: Default::default(),
             plan_last_byte: Default::default(),
             plan_start_beat: Default::default(),
@@ -530,9 +521,6 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Default for
             plan_final_bytes: Default::default(),
             plan_two_beats: Default::default(),
             plan_offset_rest: Default::default(),
-            early_write_ptr: Default::default(),
-            early_read_ptr: Default::default(),
-            early_count: Default::default(),
             verdict_drop: std::array::from_fn(|_| Default::default()),
             verdict_write_ptr: Default::default(),
             verdict_read_ptr: Default::default(),
@@ -617,12 +605,6 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
             self,
             clock,
             record_pushed,
-            data_write_ptr,
-            data_read_ptr,
-            data_count,
-            early_write_ptr,
-            early_read_ptr,
-            early_count,
             verdict_write_ptr,
             verdict_read_ptr,
             verdict_count,
@@ -643,36 +625,8 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
             count_accepted,
             count_passed
         );
-        for i in 0..D {
-            self.data_fifo_data[i].clock.next = self.clock.val();
-            self.data_fifo_keep[i].clock.next = self.clock.val();
-            self.data_fifo_last[i].clock.next = self.clock.val();
-            self.data_fifo_bytes[i].clock.next = self.clock.val();
-            self.data_fifo_data[i].d.next = self.data_fifo_data[i].q.val();
-            self.data_fifo_keep[i].d.next = self.data_fifo_keep[i].q.val();
-            self.data_fifo_last[i].d.next = self.data_fifo_last[i].q.val();
-            self.data_fifo_bytes[i].d.next = self.data_fifo_bytes[i].q.val();
-        }
         for i in 0..E {
-            self.early_pass[i].clock.next = self.clock.val();
-            self.early_no_payload[i].clock.next = self.clock.val();
-            self.early_start_beat[i].clock.next = self.clock.val();
-            self.early_offset[i].clock.next = self.clock.val();
-            self.early_offset_rest[i].clock.next = self.clock.val();
-            self.early_end_beat[i].clock.next = self.clock.val();
-            self.early_end_bytes[i].clock.next = self.clock.val();
-            self.early_final_bytes[i].clock.next = self.clock.val();
-            self.early_two_beats[i].clock.next = self.clock.val();
             self.verdict_drop[i].clock.next = self.clock.val();
-            self.early_pass[i].d.next = self.early_pass[i].q.val();
-            self.early_no_payload[i].d.next = self.early_no_payload[i].q.val();
-            self.early_start_beat[i].d.next = self.early_start_beat[i].q.val();
-            self.early_offset[i].d.next = self.early_offset[i].q.val();
-            self.early_offset_rest[i].d.next = self.early_offset_rest[i].q.val();
-            self.early_end_beat[i].d.next = self.early_end_beat[i].q.val();
-            self.early_end_bytes[i].d.next = self.early_end_bytes[i].q.val();
-            self.early_final_bytes[i].d.next = self.early_final_bytes[i].q.val();
-            self.early_two_beats[i].d.next = self.early_two_beats[i].q.val();
             self.verdict_drop[i].d.next = self.verdict_drop[i].q.val();
         }
         for i in 0..3 {
@@ -693,13 +647,17 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
         self.icrc_check.reset.next = self.reset.val();
         self.header_decoder.clock.next = self.clock.val();
         self.header_decoder.reset.next = self.reset.val();
+        self.data_fifo.clock.next = self.clock.val();
+        self.data_fifo.reset.next = self.reset.val();
+        self.early_fifo.clock.next = self.clock.val();
+        self.early_fifo.reset.next = self.reset.val();
 
         // ================= input: ICRC check, then header decoder and data FIFO =================
         // The record output is RxHeader's final record; RxHeader (and with it the input) stops
         // while a record waits for r_ready.
         self.record_valid.next = self.header_decoder.h_valid.val() && !self.header_decoder.h_pass.val();
         self.header_ce.next = !self.record_valid.val() || self.r_ready.val();
-        self.room.next = self.data_count.q.val() < self.data_capacity.val();
+        self.room.next = self.data_fifo.count.val() < self.data_capacity.val();
         self.take.next = self.icrc_check.m_axis_tvalid.val() && self.header_ce.val() && self.room.val();
         self.icrc_check.s_axis_tvalid.next = self.s_axis_tvalid.val();
         self.icrc_check.s_axis_tdata.next = self.s_axis_tdata.val();
@@ -742,21 +700,11 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
         self.record_pushed.d.next = self.header_decoder.h_valid.val() && !self.header_ce.val();
 
         // data FIFO push
-        if self.take.val() {
-            for i in 0..D {
-                if self.data_write_ptr.q.val() == self.slot_index[i].val() {
-                    self.data_fifo_data[i].d.next = self.icrc_check.m_axis_tdata.val();
-                    self.data_fifo_keep[i].d.next = self.icrc_check.m_axis_tkeep.val();
-                    self.data_fifo_last[i].d.next = self.icrc_check.m_axis_tlast.val();
-                    self.data_fifo_bytes[i].d.next = self.byte_count.val();
-                }
-            }
-            if self.data_write_ptr.q.val() == self.data_last_slot.val() {
-                self.data_write_ptr.d.next = 0.into();
-            } else {
-                self.data_write_ptr.d.next = self.data_write_ptr.q.val() + 1;
-            }
-        }
+        self.data_fifo.push.next = self.take.val();
+        self.data_fifo.push_data.next = self.icrc_check.m_axis_tdata.val();
+        self.data_fifo.push_keep.next = self.icrc_check.m_axis_tkeep.val();
+        self.data_fifo.push_last.next = self.icrc_check.m_axis_tlast.val();
+        self.data_fifo.push_bytes.next = self.byte_count.val();
         // early FIFO push (first records), with the frame's payload plan in beats
         self.plan_start.next = bit_cast::<18, 16>(self.header_decoder.h_pay_off.val());
         self.plan_last_byte.next = self.header_decoder.h_pay_end.val() - 1;
@@ -774,27 +722,17 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
         } else {
             self.plan_final_bytes.next = self.plan_end_bytes.val() + self.bytes_per_beat.val() - self.plan_offset.val();
         }
-        if self.first_push.val() {
-            for i in 0..E {
-                if self.early_write_ptr.q.val() == self.slot_index[i].val() {
-                    self.early_pass[i].d.next = self.header_decoder.h_pass.val();
-                    self.early_no_payload[i].d.next =
-                        self.header_decoder.h_hfail.val() || self.header_decoder.h_pay_end.val() <= self.plan_start.val();
-                    self.early_start_beat[i].d.next = self.plan_start_beat.val().get_bits::<4>(0);
-                    self.early_offset[i].d.next = self.plan_offset.val().get_bits::<8>(0);
-                    self.early_offset_rest[i].d.next = self.plan_offset_rest.val().get_bits::<8>(0);
-                    self.early_end_beat[i].d.next = self.plan_end_beat.val();
-                    self.early_end_bytes[i].d.next = self.plan_end_bytes.val().get_bits::<8>(0);
-                    self.early_final_bytes[i].d.next = self.plan_final_bytes.val().get_bits::<8>(0);
-                    self.early_two_beats[i].d.next = self.plan_two_beats.val();
-                }
-            }
-            if self.early_write_ptr.q.val() == self.record_last_slot.val() {
-                self.early_write_ptr.d.next = 0.into();
-            } else {
-                self.early_write_ptr.d.next = self.early_write_ptr.q.val() + 1;
-            }
-        }
+        self.plan.next.pass = self.header_decoder.h_pass.val();
+        self.plan.next.no_payload = self.header_decoder.h_hfail.val() || self.header_decoder.h_pay_end.val() <= self.plan_start.val();
+        self.plan.next.start_beat = self.plan_start_beat.val().get_bits::<4>(0);
+        self.plan.next.offset = self.plan_offset.val().get_bits::<8>(0);
+        self.plan.next.offset_rest = self.plan_offset_rest.val().get_bits::<8>(0);
+        self.plan.next.end_beat = self.plan_end_beat.val();
+        self.plan.next.end_bytes = self.plan_end_bytes.val().get_bits::<8>(0);
+        self.plan.next.final_bytes = self.plan_final_bytes.val().get_bits::<8>(0);
+        self.plan.next.two_beats = self.plan_two_beats.val();
+        self.early_fifo.push.next = self.first_push.val();
+        self.early_fifo.push_value.next = self.plan.val();
         // verdict FIFO push (final records of RoCEv2 frames)
         if self.final_push.val() && !self.header_decoder.h_pass.val() {
             for i in 0..E {
@@ -824,40 +762,19 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
         }
 
         // ================= realigner =================
-        self.head_data.next = 0.into();
-        self.head_keep.next = 0.into();
-        self.head_last.next = false;
-        self.head_bytes.next = 0.into();
-        for i in 0..D {
-            if self.data_read_ptr.q.val() == self.slot_index[i].val() {
-                self.head_data.next = self.data_fifo_data[i].q.val();
-                self.head_keep.next = self.data_fifo_keep[i].q.val();
-                self.head_last.next = self.data_fifo_last[i].q.val();
-                self.head_bytes.next = self.data_fifo_bytes[i].q.val();
-            }
-        }
-        self.frame_pass.next = false;
-        self.frame_no_payload.next = false;
-        self.frame_start_beat.next = 0.into();
-        self.frame_offset.next = 0.into();
-        self.frame_offset_rest.next = 0.into();
-        self.frame_end_beat.next = 0.into();
-        self.frame_end_bytes.next = 0.into();
-        self.frame_final_bytes.next = 0.into();
-        self.frame_two_beats.next = false;
-        for i in 0..E {
-            if self.early_read_ptr.q.val() == self.slot_index[i].val() {
-                self.frame_pass.next = self.early_pass[i].q.val();
-                self.frame_no_payload.next = self.early_no_payload[i].q.val();
-                self.frame_start_beat.next = self.early_start_beat[i].q.val();
-                self.frame_offset.next = self.early_offset[i].q.val();
-                self.frame_offset_rest.next = self.early_offset_rest[i].q.val();
-                self.frame_end_beat.next = self.early_end_beat[i].q.val();
-                self.frame_end_bytes.next = self.early_end_bytes[i].q.val();
-                self.frame_final_bytes.next = self.early_final_bytes[i].q.val();
-                self.frame_two_beats.next = self.early_two_beats[i].q.val();
-            }
-        }
+        self.head_data.next = self.data_fifo.head_data.val();
+        self.head_keep.next = self.data_fifo.head_keep.val();
+        self.head_last.next = self.data_fifo.head_last.val();
+        self.head_bytes.next = self.data_fifo.head_bytes.val();
+        self.frame_pass.next = self.early_fifo.head.val().pass;
+        self.frame_no_payload.next = self.early_fifo.head.val().no_payload;
+        self.frame_start_beat.next = self.early_fifo.head.val().start_beat;
+        self.frame_offset.next = self.early_fifo.head.val().offset;
+        self.frame_offset_rest.next = self.early_fifo.head.val().offset_rest;
+        self.frame_end_beat.next = self.early_fifo.head.val().end_beat;
+        self.frame_end_bytes.next = self.early_fifo.head.val().end_bytes;
+        self.frame_final_bytes.next = self.early_fifo.head.val().final_bytes;
+        self.frame_two_beats.next = self.early_fifo.head.val().two_beats;
         self.frame_drop.next = false;
         for i in 0..E {
             if self.verdict_read_ptr.q.val() == self.slot_index[i].val() {
@@ -942,7 +859,7 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
         }
         self.queue_pop.next = self.queue_count.q.val() != 0 && self.m_pay_tready.val();
         self.advance.next = false;
-        if self.data_count.q.val() != 0 && self.early_count.q.val() != 0 {
+        if self.data_fifo.head_valid.val() && self.early_fifo.head_valid.val() {
             if self.frame_pass.val() {
                 self.advance.next = !self.pass_valid.q.val() || self.m_pass_tready.val();
             } else {
@@ -967,22 +884,13 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
         } else {
             self.queue_write_plus_2.next = self.queue_write_plus_1.val() + 1;
         }
+        self.data_fifo.pop.next = self.advance.val();
+        self.early_fifo.pop.next = self.advance.val() && self.head_last.val();
         if self.advance.val() {
-            // pop the data FIFO
-            if self.data_read_ptr.q.val() == self.data_last_slot.val() {
-                self.data_read_ptr.d.next = 0.into();
-            } else {
-                self.data_read_ptr.d.next = self.data_read_ptr.q.val() + 1;
-            }
             if self.head_last.val() {
                 self.beat_index.d.next = 0.into();
                 self.payload_done.d.next = false;
                 self.held_valid.d.next = false;
-                if self.early_read_ptr.q.val() == self.record_last_slot.val() {
-                    self.early_read_ptr.d.next = 0.into();
-                } else {
-                    self.early_read_ptr.d.next = self.early_read_ptr.q.val() + 1;
-                }
                 if !self.frame_pass.val() {
                     if self.verdict_read_ptr.q.val() == self.record_last_slot.val() {
                         self.verdict_read_ptr.d.next = 0.into();
@@ -1045,17 +953,7 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
             self.queue_count.d.next = self.queue_count.q.val() + bit_cast::<2, 3>(self.push_count.val());
         }
 
-        // FIFO counts
-        if self.take.val() && !(self.advance.val()) {
-            self.data_count.d.next = self.data_count.q.val() + 1;
-        } else if !self.take.val() && self.advance.val() {
-            self.data_count.d.next = self.data_count.q.val() - 1;
-        }
-        if self.first_push.val() && !(self.advance.val() && self.head_last.val()) {
-            self.early_count.d.next = self.early_count.q.val() + 1;
-        } else if !self.first_push.val() && self.advance.val() && self.head_last.val() {
-            self.early_count.d.next = self.early_count.q.val() - 1;
-        }
+        // record FIFO counts
         if (self.final_push.val() && !self.header_decoder.h_pass.val())
             && !(self.advance.val() && self.head_last.val() && !self.frame_pass.val())
         {
@@ -1069,12 +967,6 @@ impl<const W: usize, const K: usize, const D: usize, const E: usize> Logic for R
         }
 
         if self.reset.val() {
-            self.data_write_ptr.d.next = 0.into();
-            self.data_read_ptr.d.next = 0.into();
-            self.data_count.d.next = 0.into();
-            self.early_write_ptr.d.next = 0.into();
-            self.early_read_ptr.d.next = 0.into();
-            self.early_count.d.next = 0.into();
             self.verdict_write_ptr.d.next = 0.into();
             self.verdict_read_ptr.d.next = 0.into();
             self.verdict_count.d.next = 0.into();

@@ -1,0 +1,371 @@
+//! FIFOs kept in RAM, with a registered head: [`BeatFifo`] for stream beats, [`Fifo`] for one
+//! value (a `LogicStruct` record or `Bits`), both run by [`FifoControl`].
+//!
+//! The entries live in RAMs that synthesis maps to LUTRAM: 32 entries of a 512-bit beat take
+//! about 330 LUTs as RAM32M16 instead of 18,000 flip-flops and their read multiplexer. The RAMs
+//! read synchronously, so the head is a register: whoever consumes it starts its paths at a
+//! flip-flop, and `pop` reaches the RAMs through one multiplexer on the read address.
+//!
+//! Timing: an entry pushed in cycle t is counted in `count` from t + 1 and is the head from
+//! t + 2 at the earliest (a RAM reads what was written in earlier cycles only); a pop in cycle t
+//! shows the next entry from t + 1 when it was pushed before t. So one entry per cycle goes
+//! through without a bubble once the FIFO holds two.
+
+use rust_hdl::prelude::*;
+
+/// Address bits of the RAMs: 32 entries, the depth of a RAM32M16.
+pub const ADDRESS_BITS: usize = 5;
+
+/// Entries a FIFO holds.
+pub const CAPACITY: usize = 1 << ADDRESS_BITS;
+
+/// The addresses and counts of a RAM FIFO of [`CAPACITY`] entries with a registered head: the
+/// RAM writes `push`'s entry at `write_address` and reads `read_address` every cycle; its read
+/// register is the head, valid when `head_valid` is.
+#[derive(LogicBlock, Default)]
+pub struct FifoControl {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high: empties the FIFO.
+    pub reset: Signal<In, Bit>,
+    /// An entry is written this cycle. Only while `count` is below [`CAPACITY`].
+    pub push: Signal<In, Bit>,
+    /// The head is consumed. Only while `head_valid`.
+    pub pop: Signal<In, Bit>,
+    /// Where the RAM writes.
+    pub write_address: Signal<Out, Bits<ADDRESS_BITS>>,
+    /// Where the RAM reads (its read register is the next cycle's head).
+    pub read_address: Signal<Out, Bits<ADDRESS_BITS>>,
+    /// The RAM's read register holds the head (registered).
+    pub head_valid: Signal<Out, Bit>,
+    /// Entries in the FIFO, the head included, pushes of this cycle not yet (registered).
+    pub count: Signal<Out, Bits<8>>,
+
+    write_pointer: DFF<Bits<ADDRESS_BITS>>,
+    /// Address of the head entry.
+    head_pointer: DFF<Bits<ADDRESS_BITS>>,
+    /// Address of the entry after the head, with bit 0 inverted: the registers start at 0
+    /// without a reset, and this one then means 1.
+    after_head_flipped: DFF<Bits<ADDRESS_BITS>>,
+    after_head: Signal<Local, Bits<ADDRESS_BITS>>,
+    /// Entries written in earlier cycles and not popped, the head included.
+    stored: DFF<Bits<8>>,
+    head_shown: DFF<Bit>,
+}
+
+impl Logic for FifoControl {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, write_pointer, head_pointer, after_head_flipped, stored, head_shown);
+        // write side
+        self.write_address.next = self.write_pointer.q.val();
+        if self.push.val() {
+            self.write_pointer.d.next = self.write_pointer.q.val() + 1;
+        }
+        // read side: the head's address, or the next one when the head is popped
+        self.after_head.next = self.after_head_flipped.q.val() ^ 1;
+        self.read_address.next = self.head_pointer.q.val();
+        if self.pop.val() {
+            self.read_address.next = self.after_head.val();
+            self.head_pointer.d.next = self.after_head.val();
+            self.after_head_flipped.d.next = (self.after_head.val() + 1) ^ 1;
+        }
+        // what the RAM reads now was written in an earlier cycle: the head is valid next cycle
+        if self.pop.val() {
+            self.head_shown.d.next = self.stored.q.val() >= 2;
+        } else {
+            self.head_shown.d.next = self.stored.q.val() != 0;
+        }
+        if self.push.val() && !self.pop.val() {
+            self.stored.d.next = self.stored.q.val() + 1;
+        } else if !self.push.val() && self.pop.val() {
+            self.stored.d.next = self.stored.q.val() - 1;
+        }
+        if self.reset.val() {
+            self.write_pointer.d.next = 0.into();
+            self.head_pointer.d.next = 0.into();
+            self.after_head_flipped.d.next = 0.into();
+            self.stored.d.next = 0.into();
+            self.head_shown.d.next = false;
+        }
+        self.head_valid.next = self.head_shown.q.val();
+        self.count.next = self.stored.q.val();
+    }
+}
+
+/// FIFO of one value per entry (a `LogicStruct` record, or `Bits`), up to [`CAPACITY`].
+#[derive(LogicBlock, Default)]
+pub struct Fifo<T: Synth> {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high: empties the FIFO.
+    pub reset: Signal<In, Bit>,
+    /// Write `push_value`. Only while `count` is below [`CAPACITY`].
+    pub push: Signal<In, Bit>,
+    /// Entry to write.
+    pub push_value: Signal<In, T>,
+    /// Consume the head. Only while `head_valid`.
+    pub pop: Signal<In, Bit>,
+    /// An entry is at the head (registered).
+    pub head_valid: Signal<Out, Bit>,
+    /// The head entry (registered).
+    pub head: Signal<Out, T>,
+    /// Entries in the FIFO, the head included, pushes of this cycle not yet (registered).
+    pub count: Signal<Out, Bits<8>>,
+
+    control: FifoControl,
+    values: RAM<T, ADDRESS_BITS>,
+}
+
+impl<T: Synth> Logic for Fifo<T> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.control.clock.next = self.clock.val();
+        self.control.reset.next = self.reset.val();
+        self.control.push.next = self.push.val();
+        self.control.pop.next = self.pop.val();
+        self.values.write_clock.next = self.clock.val();
+        self.values.read_clock.next = self.clock.val();
+        self.values.write_enable.next = self.push.val();
+        self.values.write_address.next = self.control.write_address.val();
+        self.values.write_data.next = self.push_value.val();
+        self.values.read_address.next = self.control.read_address.val();
+        self.head_valid.next = self.control.head_valid.val();
+        self.head.next = self.values.read_data.val();
+        self.count.next = self.control.count.val();
+    }
+}
+
+/// FIFO of beats of a `W`-bit stream (`K = W / 8` keep bits): data, keep, last, and the beat's
+/// byte count (carried so the consumer need not count the keep bits). Up to [`CAPACITY`] beats.
+#[derive(LogicBlock)]
+pub struct BeatFifo<const W: usize, const K: usize> {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high: empties the FIFO.
+    pub reset: Signal<In, Bit>,
+    /// Write a beat. Only while `count` is below [`CAPACITY`] (the user checks its own limit).
+    pub push: Signal<In, Bit>,
+    /// Beat to write: data.
+    pub push_data: Signal<In, Bits<W>>,
+    /// Beat to write: byte enables.
+    pub push_keep: Signal<In, Bits<K>>,
+    /// Beat to write: last beat of a frame.
+    pub push_last: Signal<In, Bit>,
+    /// Beat to write: its bytes.
+    pub push_bytes: Signal<In, Bits<8>>,
+    /// Consume the head. Only while `head_valid`.
+    pub pop: Signal<In, Bit>,
+    /// A beat is at the head (registered).
+    pub head_valid: Signal<Out, Bit>,
+    /// The head beat: data (registered).
+    pub head_data: Signal<Out, Bits<W>>,
+    /// The head beat: byte enables.
+    pub head_keep: Signal<Out, Bits<K>>,
+    /// The head beat: last beat of a frame.
+    pub head_last: Signal<Out, Bit>,
+    /// The head beat: its bytes.
+    pub head_bytes: Signal<Out, Bits<8>>,
+    /// Beats in the FIFO, the head included, pushes of this cycle not yet (registered).
+    pub count: Signal<Out, Bits<8>>,
+
+    control: FifoControl,
+    data: RAM<Bits<W>, ADDRESS_BITS>,
+    keep: RAM<Bits<K>, ADDRESS_BITS>,
+    /// Bit 8: last; bits 7:0: bytes.
+    last_and_bytes: RAM<Bits<9>, ADDRESS_BITS>,
+}
+
+impl<const W: usize, const K: usize> Default for BeatFifo<W, K> {
+    fn default() -> Self {
+        assert_eq!(W, 8 * K, "K must be W / 8");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            push: Default::default(),
+            push_data: Default::default(),
+            push_keep: Default::default(),
+            push_last: Default::default(),
+            push_bytes: Default::default(),
+            pop: Default::default(),
+            head_valid: Default::default(),
+            head_data: Default::default(),
+            head_keep: Default::default(),
+            head_last: Default::default(),
+            head_bytes: Default::default(),
+            count: Default::default(),
+            control: Default::default(),
+            data: Default::default(),
+            keep: Default::default(),
+            last_and_bytes: Default::default(),
+        }
+    }
+}
+
+impl<const W: usize, const K: usize> Logic for BeatFifo<W, K> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.control.clock.next = self.clock.val();
+        self.control.reset.next = self.reset.val();
+        self.control.push.next = self.push.val();
+        self.control.pop.next = self.pop.val();
+        self.data.write_clock.next = self.clock.val();
+        self.keep.write_clock.next = self.clock.val();
+        self.last_and_bytes.write_clock.next = self.clock.val();
+        self.data.read_clock.next = self.clock.val();
+        self.keep.read_clock.next = self.clock.val();
+        self.last_and_bytes.read_clock.next = self.clock.val();
+
+        self.data.write_enable.next = self.push.val();
+        self.keep.write_enable.next = self.push.val();
+        self.last_and_bytes.write_enable.next = self.push.val();
+        self.data.write_address.next = self.control.write_address.val();
+        self.keep.write_address.next = self.control.write_address.val();
+        self.last_and_bytes.write_address.next = self.control.write_address.val();
+        self.data.write_data.next = self.push_data.val();
+        self.keep.write_data.next = self.push_keep.val();
+        self.last_and_bytes.write_data.next = bit_cast::<9, 8>(self.push_bytes.val());
+        if self.push_last.val() {
+            self.last_and_bytes.write_data.next = bit_cast::<9, 8>(self.push_bytes.val()) | 0x100;
+        }
+        self.data.read_address.next = self.control.read_address.val();
+        self.keep.read_address.next = self.control.read_address.val();
+        self.last_and_bytes.read_address.next = self.control.read_address.val();
+
+        self.head_valid.next = self.control.head_valid.val();
+        self.head_data.next = self.data.read_data.val();
+        self.head_keep.next = self.keep.read_data.val();
+        self.head_last.next = self.last_and_bytes.read_data.val().get_bit(8);
+        self.head_bytes.next = self.last_and_bytes.read_data.val().get_bits::<8>(0);
+        self.count.next = self.control.count.val();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Both FIFOs against a queue, in rust-hdl's simulator, under random pushes, pops and
+    //! resets, filled to capacity (`RxFront` never fills them; its co-simulation runs the
+    //! emitted Verilog of both in Verilator).
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+    use std::collections::VecDeque;
+
+    /// An entry in the reference queue: its value and the clock edge that wrote it.
+    struct Entry {
+        value: u64,
+        written_at: u64,
+    }
+
+    /// The registered outputs and the inputs of one cycle of a FIFO under test.
+    trait UnderTest: Block {
+        /// Bits of a value.
+        const VALUE_MASK: u64;
+        fn outputs(&self) -> (bool, u64, u64);
+        fn drive(&mut self, reset: bool, push: Option<u64>, pop: bool);
+        fn set_clock(&mut self, high: bool);
+    }
+
+    impl UnderTest for Fifo<Bits<16>> {
+        const VALUE_MASK: u64 = 0xFFFF;
+        fn outputs(&self) -> (bool, u64, u64) {
+            (self.head_valid.val(), self.head.val().to_u64(), self.count.val().to_u64())
+        }
+        fn drive(&mut self, reset: bool, push: Option<u64>, pop: bool) {
+            self.reset.next = reset;
+            self.push.next = push.is_some();
+            self.push_value.next = push.unwrap_or(0).into();
+            self.pop.next = pop;
+        }
+        fn set_clock(&mut self, high: bool) {
+            self.clock.next = high.into();
+        }
+    }
+
+    /// The value of a beat is its data; keep, last and bytes are derived from it, so a beat
+    /// whose fields came from different entries is caught.
+    impl UnderTest for BeatFifo<64, 8> {
+        const VALUE_MASK: u64 = 0xFF_FFFF;
+        fn outputs(&self) -> (bool, u64, u64) {
+            let data = self.head_data.val().to_u64();
+            let consistent = self.head_keep.val().to_u64() == data & 0xFF
+                && self.head_last.val() == (data & 0x100 != 0)
+                && self.head_bytes.val().to_u64() == (data >> 16) & 0xFF;
+            assert!(!self.head_valid.val() || consistent, "head fields of different beats");
+            (self.head_valid.val(), data, self.count.val().to_u64())
+        }
+        fn drive(&mut self, reset: bool, push: Option<u64>, pop: bool) {
+            let data = push.unwrap_or(0);
+            self.reset.next = reset;
+            self.push.next = push.is_some();
+            self.push_data.next = data.into();
+            self.push_keep.next = (data & 0xFF).into();
+            self.push_last.next = data & 0x100 != 0;
+            self.push_bytes.next = ((data >> 16) & 0xFF).into();
+            self.pop.next = pop;
+        }
+        fn set_clock(&mut self, high: bool) {
+            self.clock.next = high.into();
+        }
+    }
+
+    fn run<T: UnderTest + Default + Send + 'static>(seed: u64, cycles: u64) {
+        let mut uut = T::default();
+        uut.connect_all();
+        let mut sim = Simulation::new();
+        sim.add_testbench(move |mut sim: Sim<T>| {
+            let mut x = sim.init()?;
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut queue: VecDeque<Entry> = VecDeque::new();
+            let mut peak = 0;
+            for edge in 0..cycles {
+                // outputs after the previous edge
+                let (head_valid, head, count) = x.outputs();
+                if edge > 0 {
+                    assert_eq!(count, queue.len() as u64, "count at edge {edge}");
+                    let shown = queue.front().is_some_and(|e| e.written_at + 1 < edge);
+                    assert_eq!(head_valid, shown, "head_valid at edge {edge}");
+                    if head_valid {
+                        assert_eq!(head, queue[0].value, "head at edge {edge}");
+                    }
+                }
+                peak = peak.max(queue.len());
+                // inputs of this cycle; phases of filling and of draining
+                let filling = (edge / 200) % 2 == 0;
+                let reset = rng.gen_ratio(1, 500);
+                let pop = head_valid && rng.gen_bool(if filling { 0.3 } else { 0.8 });
+                let push =
+                    (count < CAPACITY as u64 && rng.gen_bool(if filling { 0.8 } else { 0.3 })).then(|| rng.gen::<u64>() & T::VALUE_MASK);
+                x.drive(reset, push, pop);
+                // the edge
+                if reset {
+                    queue.clear();
+                } else {
+                    if pop {
+                        queue.pop_front();
+                    }
+                    if let Some(value) = push {
+                        queue.push_back(Entry { value, written_at: edge });
+                    }
+                }
+                x = sim.wait(1, x)?;
+                x.set_clock(true);
+                x = sim.wait(1, x)?;
+                x.set_clock(false);
+            }
+            assert_eq!(peak, CAPACITY, "the test filled the FIFO");
+            sim.done(x)
+        });
+        sim.run(Box::new(uut), 4 * cycles + 10).unwrap();
+    }
+
+    #[test]
+    fn fifo_matches_a_queue() {
+        run::<Fifo<Bits<16>>>(1, 20_000);
+    }
+
+    #[test]
+    fn beat_fifo_matches_a_queue() {
+        run::<BeatFifo<64, 8>>(2, 20_000);
+    }
+}
