@@ -9,6 +9,9 @@
 //! * [`icrc`]: the ICRC's masked fields, prefix and constants.
 //! * [`rx`]: the RX drop reasons with their codes, the verdict codes of the ICRC check, and the
 //!   schema of the RX header record (field names, widths, meanings).
+//! * [`schema`]: records as tables of fields, and how a record is packed into 32-bit words.
+//! * [`tx`]: the QP context, the transfer post, and the codes of the TX path (post refusals,
+//!   completion status, channel status, path MTU).
 //!
 //! The RTL computes its offsets, tables and codes from these definitions at elaboration; the
 //! models and runners read the same definitions, so a field or a code exists in one place.
@@ -20,6 +23,8 @@ pub mod header;
 pub mod icrc;
 pub mod opcode;
 pub mod rx;
+pub mod schema;
+pub mod tx;
 
 pub use header::{aeth, atomic_ack_eth, atomic_eth, bth, deth, ethernet, ieth, immdt, ipv4, ipv6, rdeth, reth, udp};
 pub use opcode::{ExtHeaders, Opcode, Operation, ReservedOpcode, Transport};

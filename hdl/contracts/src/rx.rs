@@ -134,24 +134,14 @@ impl IcrcVerdictCode {
     }
 }
 
-/// A field of a record that crosses the hardware/software boundary: on the RTL it is the port
-/// `<prefix><name>` of `width` bits; in the runners and the docs it is read by the same name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RecordField {
-    /// Name (without the port prefix).
-    pub name: &'static str,
-    /// Width in bits.
-    pub width: usize,
-    /// What it means.
-    pub doc: &'static str,
-}
+pub use crate::schema::RecordField;
 
 const fn bits(f: Field) -> usize {
     8 * (f.end - f.start)
 }
 
 const fn field(name: &'static str, width: usize, doc: &'static str) -> RecordField {
-    RecordField { name, width, doc }
+    RecordField::new(name, width, doc)
 }
 
 /// The RX header record: its fields, shared by `RxHeader` (ports `h_*`) and `RxFront` (ports
