@@ -10,6 +10,9 @@
 //! * [`rx`]: the RX drop reasons with their codes, the verdict codes of the ICRC check, and the
 //!   schema of the RX header record (field names, widths, meanings).
 //! * [`schema`]: records as tables of fields, and how a record is packed into 32-bit words.
+//! * [`sched`]: the layout of the scheduler's configuration registers.
+//! * [`regs`]: the register map of the AXI4-Lite register file, and the C header, SystemRDL and
+//!   Markdown generated from it.
 //! * [`tx`]: the QP context, the transfer post, and the codes of the TX path (post refusals,
 //!   completion status, channel status, path MTU).
 //!
@@ -22,7 +25,9 @@
 pub mod header;
 pub mod icrc;
 pub mod opcode;
+pub mod regs;
 pub mod rx;
+pub mod sched;
 pub mod schema;
 pub mod tx;
 

@@ -19,18 +19,23 @@
 //! `2` (`valid1`, `elem2`, `tail2`, ...) belong to stage E1 / E2.
 
 use crate::common::elab::c;
+use ferroce_contracts::sched as contract;
 use rust_hdl::prelude::*;
 
 /// Enqueue requesters (`enq0_*` has the highest priority).
 pub const REQUESTERS: usize = 4;
 /// Queues a scheduler can have (the register map and the `stall` port hold 32).
-pub const MAX_QUEUES: usize = 32;
+pub const MAX_QUEUES: usize = contract::MAX_QUEUES;
 /// Register address of the limit of high priority.
-pub const CFG_LIMIT_ADDR: u64 = 64;
+pub const CFG_LIMIT_ADDR: u64 = contract::HIGH_LIMIT_ADDR as u64;
 /// Reset value of a queue's configuration word: weight 1, high-priority table, no rate limit.
-pub const CFG_RESET: u64 = 0x0100_0001;
+pub const CFG_RESET: u64 = contract::QUEUE_CONFIG_RESET as u64;
 /// Reset value of the limit of high priority.
-pub const LIMIT_RESET: u64 = 255;
+pub const LIMIT_RESET: u64 = contract::HIGH_LIMIT_RESET as u64;
+
+/// The bit positions `update` reads the configuration word at (weight, rate, burst, high table,
+/// bucket enable), checked against the contract's layout at elaboration.
+const QUEUE_CONFIG_OFFSETS: [usize; 5] = [0, 8, 16, 24, 25];
 
 /// Marks the two N×1 parity RAMs `(* ram_style = "block" *)` in emitted Verilog. Left alone,
 /// yosys maps a 2048×1 memory to 32 RAM64M8 (256 LUTs); Vivado honours the attribute too.
@@ -347,6 +352,8 @@ impl<const AW: usize, const EW: usize, const Q: usize> Default for Sched<AW, EW,
         assert!(EW == AW + 1, "Sched: EW must be AW + 1");
         assert!((2..=MAX_QUEUES).contains(&Q), "Sched: 2 to 32 queues");
         assert!((2..=16).contains(&AW), "Sched: 4 to 65536 nodes");
+        let offsets: Vec<usize> = contract::QUEUE_CONFIG.placements().iter().map(|p| p.offset).collect();
+        assert_eq!(offsets, QUEUE_CONFIG_OFFSETS, "Sched: queue configuration word layout");
         Self {
             clock: Default::default(),
             reset: Default::default(),

@@ -65,17 +65,17 @@ use std::fmt;
 /// Enqueue requesters (ports `enq0_*` .. `enq3_*`); requester 0 has the highest priority.
 pub const REQUESTERS: usize = 4;
 /// Largest number of queues (the queue fields are 5 bits wide).
-pub const MAX_QUEUES: usize = 32;
+pub const MAX_QUEUES: usize = crate::contracts::sched::MAX_QUEUES;
 /// The control queue: strict priority over the data queues.
 pub const CONTROL_QUEUE: u32 = 0;
 /// Register address of the limit of high priority L (bits 7:0).
-pub const REG_LIMIT: u32 = 64;
+pub const REG_LIMIT: u32 = crate::contracts::sched::HIGH_LIMIT_ADDR;
 /// Width mask of `cfg_addr` (7 bits).
 pub const CFG_ADDR_MASK: u32 = 0x7f;
 /// Reset value of every queue configuration word: weight 1, high table, no rate limit.
-pub const QUEUE_CFG_RESET: u32 = 0x0100_0001;
+pub const QUEUE_CFG_RESET: u32 = crate::contracts::sched::QUEUE_CONFIG_RESET;
 /// Reset value of the limit of high priority L.
-pub const LIMIT_RESET: u8 = 255;
+pub const LIMIT_RESET: u8 = crate::contracts::sched::HIGH_LIMIT_RESET as u8;
 /// Bit position of the weight field (bits 7:0) of a queue configuration word.
 pub const CFG_WEIGHT_SHIFT: u32 = 0;
 /// Bit position of the token rate field (bits 15:8, in 1/256 token per cycle).

@@ -1,0 +1,89 @@
+//! Scheduler contracts: the layout of its configuration registers (`cfg_*` port of `Sched`),
+//! read by the scheduler's RTL, its model and the register map.
+//!
+//! Register `q` (0 ≤ q < queues) of the `cfg_addr` space is queue q's configuration word, a
+//! [`QUEUE_CONFIG`] entry; register [`HIGH_LIMIT_ADDR`] is the limit of high priority, a
+//! [`HIGH_LIMIT`] entry. A write takes effect in the next cycle.
+
+use crate::schema::{RecordField, Schema};
+
+/// Queues a scheduler can have (the queue fields are 5 bits wide).
+pub const MAX_QUEUES: usize = 32;
+
+/// Bits of the scheduler's `cfg_addr`.
+pub const CFG_ADDR_BITS: usize = 7;
+
+/// The fields of a queue configuration word, in packing order (bits 7:0, 15:8, 23:16, 24, 25).
+pub mod queue {
+    use crate::schema::RecordField;
+
+    /// Weight.
+    pub const WEIGHT: RecordField = RecordField::new(
+        "weight",
+        8,
+        "WRR weight in decisions (blocks); 0 takes the queue out of arbitration (ignored for queue 0)",
+    );
+    /// Token rate.
+    pub const RATE: RecordField = RecordField::new("rate", 8, "tokens added per cycle, in 1/256 token");
+    /// Burst.
+    pub const BURST: RecordField = RecordField::new("burst", 8, "token bucket capacity in whole tokens");
+    /// High-priority table.
+    pub const HIGH_TABLE: RecordField = RecordField::new(
+        "high_table",
+        1,
+        "the queue is in the high-priority table (else the low-priority one; ignored for queue 0)",
+    );
+    /// Token bucket enable.
+    pub const BUCKET_ENABLE: RecordField = RecordField::new(
+        "bucket_enable",
+        1,
+        "token bucket enabled: the queue is eligible only with a whole token",
+    );
+
+    /// Every field, in packing order.
+    pub const FIELDS: [RecordField; 5] = [WEIGHT, RATE, BURST, HIGH_TABLE, BUCKET_ENABLE];
+}
+
+/// A queue configuration word (register address = queue number).
+pub const QUEUE_CONFIG: Schema = Schema {
+    name: "queue_config",
+    fields: &queue::FIELDS,
+};
+
+/// Reset value of a queue configuration word: weight 1, high-priority table, no rate limit.
+pub const QUEUE_CONFIG_RESET: u32 = 0x0100_0001;
+
+/// The field of the limit of high priority.
+pub const LIMIT: RecordField = RecordField::new(
+    "limit",
+    8,
+    "high-priority decisions in a row while the low-priority table has an eligible queue",
+);
+
+/// The limit of high priority: one field in bits 7:0.
+pub const HIGH_LIMIT: Schema = Schema {
+    name: "high_limit",
+    fields: &[LIMIT],
+};
+
+/// Register address (`cfg_addr`) of the limit of high priority.
+pub const HIGH_LIMIT_ADDR: u32 = 64;
+
+/// Reset value of the limit of high priority.
+pub const HIGH_LIMIT_RESET: u32 = 255;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queue_word_layout_is_the_schedulers() {
+        let offsets: Vec<usize> = QUEUE_CONFIG.placements().iter().map(|p| p.offset).collect();
+        assert_eq!(offsets, [0, 8, 16, 24, 25]);
+        assert_eq!(QUEUE_CONFIG.words(), 1);
+        let reset = QUEUE_CONFIG.encode(&[("weight", 1), ("high_table", 1)]).unwrap();
+        assert_eq!(reset, [QUEUE_CONFIG_RESET]);
+        assert!(HIGH_LIMIT_ADDR >= MAX_QUEUES as u32 && HIGH_LIMIT_ADDR < 1 << CFG_ADDR_BITS);
+        assert_eq!(HIGH_LIMIT.encode(&[("limit", 255)]).unwrap(), [HIGH_LIMIT_RESET]);
+    }
+}
