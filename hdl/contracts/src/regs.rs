@@ -1,0 +1,951 @@
+//! The register map of the AXI4-Lite register file, written once as data.
+//!
+//! [`Map::new`] builds the map of a build configuration ([`Config`]) from the other contracts: the
+//! QP context table's words from [`QP_CONTEXT`]'s placements, the post words from [`POST`]'s,
+//! the RX counters from [`DropReason::ALL`], the scheduler's words from [`crate::sched`]. From the
+//! map come the RTL's decode and register file (`ferroce-hdl`'s `registers`), the software model
+//! and the host tool (`ferroce-ctl`), and the C header, SystemRDL and Markdown texts
+//! ([`render`]). A unit that needs registers adds them in [`Map::new`].
+//!
+//! Every register is 32 bits wide at a 4-byte aligned byte address; an array register has
+//! `count` elements `stride` bytes apart. Addresses are decoded on [`ADDRESS_BITS`] bits.
+
+pub mod render;
+
+use crate::rx::DropReason;
+use crate::sched;
+use crate::schema::{Schema, WORD_BITS};
+use crate::tx::{CompletionStatus, PostError, BLOCK_LOG2_DEFAULT, BLOCK_LOG2_MAX, BLOCK_LOG2_MIN, POST, QP_CONTEXT};
+
+/// Address bits the register file decodes (a 512 KiB window: the BAR or AXI segment size).
+pub const ADDRESS_BITS: usize = 19;
+
+/// The device id in the ID block: ASCII "FRCE".
+pub const DEVICE_ID: u32 = 0x4652_4345;
+
+/// Cycles from `qp_read_index` to `qp_read_entry` on the register file's QP table read port.
+pub const QP_READ_LATENCY: usize = 2;
+
+/// Bytes between two QP context entries in the map (32 words; the context uses the first
+/// [`QP_CONTEXT`]`.words()`).
+pub const QP_STRIDE: u32 = 128;
+
+/// Channels whose status one poll register returns.
+pub const POLL_CHANNELS: u32 = 32;
+
+/// Largest configuration of each table (the map reserves room for it).
+pub const MAX_CHANNELS: u32 = 8192;
+/// Largest number of QPs.
+pub const MAX_QPS: u32 = 2048;
+
+/// How software may access a field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Access {
+    /// Read only: a write to a register with read-only fields only answers SLVERR.
+    Ro,
+    /// Read and write (byte strobes honoured).
+    Rw,
+    /// Read; writing 1 clears a bit.
+    W1c,
+    /// Read clears: a read returns the value and clears what it returned.
+    Rc,
+    /// Write only: the write is an action; a read returns 0.
+    Wo,
+}
+
+impl Access {
+    /// Upper-case name as the docs and the tool print it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Access::Ro => "RO",
+            Access::Rw => "RW",
+            Access::W1c => "W1C",
+            Access::Rc => "RC",
+            Access::Wo => "WO",
+        }
+    }
+
+    /// A write can change the field (or is an action).
+    pub const fn writable(self) -> bool {
+        matches!(self, Access::Rw | Access::W1c | Access::Wo)
+    }
+
+    /// A read returns the field's value.
+    pub const fn readable(self) -> bool {
+        !matches!(self, Access::Wo)
+    }
+}
+
+/// A field of a register.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldDef {
+    /// Name (an identifier, lower case).
+    pub name: String,
+    /// Least significant bit.
+    pub lsb: u32,
+    /// Width in bits.
+    pub width: u32,
+    /// Access.
+    pub access: Access,
+    /// Value after reset (`None`: kept in RAM, not reset).
+    pub reset: Option<u32>,
+    /// What it means.
+    pub doc: String,
+}
+
+impl FieldDef {
+    /// A field.
+    pub fn new(name: impl Into<String>, lsb: u32, width: u32, access: Access, reset: Option<u32>, doc: impl Into<String>) -> FieldDef {
+        assert!(width >= 1 && lsb + width <= 32, "field bits {lsb}+{width}");
+        FieldDef {
+            name: name.into(),
+            lsb,
+            width,
+            access,
+            reset,
+            doc: doc.into(),
+        }
+    }
+
+    /// The field's bits in the register.
+    pub fn mask(&self) -> u32 {
+        (u32::MAX >> (32 - self.width)) << self.lsb
+    }
+
+    /// The field's value in a register value.
+    pub fn get(&self, word: u32) -> u32 {
+        (word & self.mask()) >> self.lsb
+    }
+
+    /// A register value with the field set to `value` (extra bits dropped).
+    pub fn set(&self, word: u32, value: u32) -> u32 {
+        (word & !self.mask()) | ((value << self.lsb) & self.mask())
+    }
+}
+
+/// How the register file implements a register (the RTL elaborates each kind once).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// A constant (the ID block): the fields' reset values.
+    Constant,
+    /// Flip-flops, reset to the fields' reset values; read and written by the host.
+    Flops,
+    /// Read only: the value of the register file's input port of the register's `port` name.
+    Input,
+    /// Read only (and W1C fields): state kept by the register file itself.
+    Internal,
+    /// Write only: a write posts the staged descriptor.
+    Doorbell,
+    /// Array, read clears: finished channels of a group of [`POLL_CHANNELS`].
+    Poll,
+    /// Array, read only: one channel's status.
+    ChannelStatus,
+    /// Array of QP context words in block RAM (one register per word, [`QP_STRIDE`] apart).
+    QpContext,
+    /// Array: the scheduler's queue configuration words (kept in LUTRAM, written to the
+    /// scheduler).
+    QueueConfig,
+}
+
+impl Kind {
+    /// Lower-case name (hash, docs).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Kind::Constant => "constant",
+            Kind::Flops => "flops",
+            Kind::Input => "input",
+            Kind::Internal => "internal",
+            Kind::Doorbell => "doorbell",
+            Kind::Poll => "poll",
+            Kind::ChannelStatus => "channel_status",
+            Kind::QpContext => "qp_context",
+            Kind::QueueConfig => "queue_config",
+        }
+    }
+}
+
+/// A register, or an array of registers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Register {
+    /// Name (an identifier, lower case, unique in the map).
+    pub name: String,
+    /// Byte address of the first element.
+    pub offset: u32,
+    /// Elements (1 for a plain register).
+    pub count: u32,
+    /// Elements the map has room for (the address window of an array).
+    pub max_count: u32,
+    /// Bytes between elements.
+    pub stride: u32,
+    /// How it is implemented.
+    pub kind: Kind,
+    /// The RTL port of an [`Kind::Input`] register (or the output a [`Kind::Flops`] one drives).
+    pub port: Option<String>,
+    /// What it is.
+    pub doc: String,
+    /// Its fields, least significant first.
+    pub fields: Vec<FieldDef>,
+}
+
+impl Register {
+    fn single(name: impl Into<String>, offset: u32, kind: Kind, doc: impl Into<String>, fields: Vec<FieldDef>) -> Register {
+        Register {
+            name: name.into(),
+            offset,
+            count: 1,
+            max_count: 1,
+            stride: 4,
+            kind,
+            port: None,
+            doc: doc.into(),
+            fields,
+        }
+    }
+
+    fn array(mut self, count: u32, max_count: u32, stride: u32) -> Register {
+        assert!(count <= max_count, "{}: {count} elements, room for {max_count}", self.name);
+        self.count = count;
+        self.max_count = max_count;
+        self.stride = stride;
+        self
+    }
+
+    fn port(mut self, port: impl Into<String>) -> Register {
+        self.port = Some(port.into());
+        self
+    }
+
+    /// An array register.
+    pub fn is_array(&self) -> bool {
+        self.max_count > 1
+    }
+
+    /// Byte address of element `index`.
+    pub fn address(&self, index: u32) -> u32 {
+        self.offset + index * self.stride
+    }
+
+    /// The field named `name`.
+    pub fn field(&self, name: &str) -> Option<&FieldDef> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// The value after reset (`None` if a field is not reset).
+    pub fn reset(&self) -> Option<u32> {
+        self.fields.iter().try_fold(0, |v, f| f.reset.map(|r| f.set(v, r)))
+    }
+
+    /// Bits of the fields a read returns.
+    pub fn read_mask(&self) -> u32 {
+        self.fields.iter().filter(|f| f.access.readable()).fold(0, |m, f| m | f.mask())
+    }
+
+    /// Bits of the fields a write changes (RW) or clears (W1C).
+    pub fn write_mask(&self) -> u32 {
+        self.fields
+            .iter()
+            .filter(|f| matches!(f.access, Access::Rw | Access::W1c))
+            .fold(0, |m, f| m | f.mask())
+    }
+
+    /// A write is accepted (some field is writable); else it answers SLVERR.
+    pub fn writable(&self) -> bool {
+        self.fields.iter().any(|f| f.access.writable())
+    }
+
+    /// The access of the whole register, as the docs summarize it.
+    pub fn access(&self) -> Access {
+        let mut kinds = self.fields.iter().map(|f| f.access);
+        let first = kinds.next().unwrap_or(Access::Ro);
+        if self.fields.iter().all(|f| f.access == first) {
+            first
+        } else if self.fields.iter().any(|f| f.access == Access::W1c) {
+            Access::W1c
+        } else {
+            Access::Rw
+        }
+    }
+}
+
+/// A block of registers (a heading of the docs, a regfile of the SystemRDL).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    /// Name.
+    pub name: String,
+    /// Byte address of the block.
+    pub offset: u32,
+    /// Bytes the block spans (a power of two; the block is aligned to it).
+    pub size: u32,
+    /// What it holds.
+    pub doc: String,
+    /// Its registers, by address.
+    pub registers: Vec<Register>,
+}
+
+/// The build configuration of a register file (what the ID block reports).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Config {
+    /// Bus width of the engine's data path, in bits.
+    pub data_width: u32,
+    /// Channels (a power of two, 32 to [`MAX_CHANNELS`]).
+    pub channels: u32,
+    /// Scheduler queues (2 to 32).
+    pub queues: u32,
+    /// QPs (a power of two, 2 to [`MAX_QPS`]).
+    pub qps: u32,
+}
+
+impl Config {
+    /// The default build: 512-bit data path, 2048 channels, 32 queues, 256 QPs.
+    pub const DEFAULT: Config = Config {
+        data_width: 512,
+        channels: 2048,
+        queues: 32,
+        qps: 256,
+    };
+
+    /// A small build for tests: 64 channels, 5 queues, 16 QPs.
+    pub const SMALL: Config = Config {
+        data_width: 512,
+        channels: 64,
+        queues: 5,
+        qps: 16,
+    };
+
+    /// Checks the limits.
+    pub fn check(&self) -> Result<(), String> {
+        if !self.channels.is_power_of_two() || !(POLL_CHANNELS..=MAX_CHANNELS).contains(&self.channels) {
+            return Err(format!(
+                "channels {} (a power of two, {POLL_CHANNELS} to {MAX_CHANNELS})",
+                self.channels
+            ));
+        }
+        if !(2..=sched::MAX_QUEUES as u32).contains(&self.queues) {
+            return Err(format!("queues {} (2 to {})", self.queues, sched::MAX_QUEUES));
+        }
+        if !self.qps.is_power_of_two() || !(2..=MAX_QPS).contains(&self.qps) {
+            return Err(format!("QPs {} (a power of two, 2 to {MAX_QPS})", self.qps));
+        }
+        if self.data_width == 0 || self.data_width > 0xFFFF {
+            return Err(format!("data width {}", self.data_width));
+        }
+        Ok(())
+    }
+
+    /// Poll registers (groups of [`POLL_CHANNELS`] channels).
+    pub fn poll_groups(&self) -> u32 {
+        self.channels / POLL_CHANNELS
+    }
+}
+
+/// What [`Map::decode`] finds at an address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Target<'a> {
+    /// The register.
+    pub register: &'a Register,
+    /// The element of an array (0 for a plain register).
+    pub index: u32,
+}
+
+/// Post state in the `post_status` register.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum PostState {
+    /// No post since reset (0).
+    Idle = 0,
+    /// The last doorbell's post is waiting for the transfer table (1).
+    Pending = 1,
+    /// The last post was accepted (2).
+    Accepted = 2,
+    /// The last post was refused; `code` says why (3).
+    Refused = 3,
+}
+
+impl PostState {
+    /// Every state.
+    pub const ALL: [PostState; 4] = [PostState::Idle, PostState::Pending, PostState::Accepted, PostState::Refused];
+
+    /// The state of a code.
+    pub fn from_code(code: u32) -> Option<PostState> {
+        Self::ALL.into_iter().find(|s| *s as u32 == code)
+    }
+
+    /// Lower-case name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            PostState::Idle => "idle",
+            PostState::Pending => "pending",
+            PostState::Accepted => "accepted",
+            PostState::Refused => "refused",
+        }
+    }
+}
+
+/// The register map of one build configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Map {
+    /// The configuration it describes.
+    pub config: Config,
+    /// Its blocks, by address.
+    pub blocks: Vec<Block>,
+}
+
+fn ro(name: &str, lsb: u32, width: u32, reset: u32, doc: &str) -> FieldDef {
+    FieldDef::new(name, lsb, width, Access::Ro, Some(reset), doc)
+}
+
+/// The fields of word `word` of a packed [`Schema`] entry: a field of at most 32 bits keeps its
+/// name, a wider one is named `<name>_<k>` for its k-th word (bits 32k+31..32k).
+pub fn schema_word_fields(schema: &Schema, word: usize, access: Access, reset: Option<u32>) -> Vec<FieldDef> {
+    let w = WORD_BITS;
+    let mut out = Vec::new();
+    for p in schema.placements() {
+        let (first, end) = (p.offset / w, (p.offset + p.field.width).div_ceil(w));
+        if !(first..end).contains(&word) {
+            continue;
+        }
+        if p.field.width <= w {
+            out.push(FieldDef::new(
+                p.field.name,
+                (p.offset % w) as u32,
+                p.field.width as u32,
+                access,
+                reset,
+                p.field.doc,
+            ));
+        } else {
+            let k = word - first;
+            let width = (p.field.width - k * w).min(w);
+            let doc = format!("bits {}:{} of {}: {}", k * w + width - 1, k * w, p.field.name, p.field.doc);
+            out.push(FieldDef::new(format!("{}_{k}", p.field.name), 0, width as u32, access, reset, doc));
+        }
+    }
+    out
+}
+
+impl Map {
+    /// The map of `config` (which must pass [`Config::check`]).
+    pub fn new(config: Config) -> Map {
+        config.check().expect("register file configuration");
+        let mut blocks = Vec::new();
+        let version = |s: &str| s.parse::<u32>().unwrap_or(0);
+        let (major, minor) = (version(env!("CARGO_PKG_VERSION_MAJOR")), version(env!("CARGO_PKG_VERSION_MINOR")));
+
+        blocks.push(Block {
+            name: "id".into(),
+            offset: 0x0,
+            size: 0x100,
+            doc: "Identifies the device and its build; `ferroce-ctl` reads it first. A read of 0xFFFFFFFF here means the \
+                  device's memory space is off or the card is gone."
+                .into(),
+            registers: vec![
+                Register::single(
+                    "device_id",
+                    0x00,
+                    Kind::Constant,
+                    "device id: ASCII \"FRCE\"",
+                    vec![ro("id", 0, 32, DEVICE_ID, "0x46524345")],
+                ),
+                Register::single(
+                    "version",
+                    0x04,
+                    Kind::Constant,
+                    "version of the register file",
+                    vec![
+                        ro("minor", 0, 16, minor, "minor version"),
+                        ro("major", 16, 16, major, "major version"),
+                    ],
+                ),
+                Register::single(
+                    "build_bus",
+                    0x08,
+                    Kind::Constant,
+                    "build configuration: data path and scheduler",
+                    vec![
+                        ro("data_width", 0, 16, config.data_width, "data path width in bits"),
+                        ro("queues", 16, 8, config.queues, "scheduler queues"),
+                    ],
+                ),
+                Register::single(
+                    "build_tables",
+                    0x0C,
+                    Kind::Constant,
+                    "build configuration: table sizes",
+                    vec![
+                        ro("channels", 0, 16, config.channels, "channels"),
+                        ro("qps", 16, 16, config.qps, "QP context table entries"),
+                    ],
+                ),
+                Register::single(
+                    "map_hash",
+                    0x10,
+                    Kind::Constant,
+                    "hash of this register map (Map::hash): a host tool built from another map says so",
+                    vec![ro("hash", 0, 32, 0, "FNV-1a of the map's layout")],
+                ),
+            ],
+        });
+
+        let rw = |name: &str, lsb, width, reset, doc: &str| FieldDef::new(name, lsb, width, Access::Rw, Some(reset), doc);
+        let mut config_regs = vec![
+            Register::single(
+                "block_size",
+                0x100,
+                Kind::Flops,
+                "segmenter block size",
+                vec![rw(
+                    "log2",
+                    0,
+                    5,
+                    BLOCK_LOG2_DEFAULT,
+                    &format!("log2 of the block size in bytes, {BLOCK_LOG2_MIN} to {BLOCK_LOG2_MAX} (a write outside answers SLVERR and changes nothing)"),
+                )],
+            )
+            .port("cfg_block_log2"),
+            Register::single("local_mac_low", 0x104, Kind::Flops, "local MAC address, bits 31:0", vec![rw("mac", 0, 32, 0, "bits 31:0 of the MAC (the last four bytes on the wire)")])
+                .port("cfg_local_mac"),
+            Register::single("local_mac_high", 0x108, Kind::Flops, "local MAC address, bits 47:32", vec![rw("mac", 0, 16, 0, "bits 47:32 of the MAC (the first two bytes on the wire)")])
+                .port("cfg_local_mac"),
+            Register::single("local_ipv4", 0x10C, Kind::Flops, "local IPv4 address", vec![rw("ip", 0, 32, 0, "IPv4 address (bits 31:24 first on the wire)")])
+                .port("cfg_local_ipv4"),
+        ];
+        for k in 0..4u32 {
+            config_regs.push(
+                Register::single(
+                    format!("local_ipv6_{k}"),
+                    0x110 + 4 * k,
+                    Kind::Flops,
+                    format!("local IPv6 address, bits {}:{}", 32 * k + 31, 32 * k),
+                    vec![rw(
+                        "ip",
+                        0,
+                        32,
+                        0,
+                        &format!(
+                            "bits {}:{} of the IPv6 address (bits 127:120 first on the wire)",
+                            32 * k + 31,
+                            32 * k
+                        ),
+                    )],
+                )
+                .port("cfg_local_ipv6"),
+            );
+        }
+        config_regs.push(Register::single(
+            "scratch",
+            0x120,
+            Kind::Flops,
+            "scratch register: any value, read back",
+            vec![rw("value", 0, 32, 0, "anything")],
+        ));
+        blocks.push(Block {
+            name: "config".into(),
+            offset: 0x100,
+            size: 0x100,
+            doc: "Engine configuration (outputs of the register file).".into(),
+            registers: config_regs,
+        });
+
+        let queue_fields = schema_word_fields(&sched::QUEUE_CONFIG, 0, Access::Rw, None)
+            .into_iter()
+            .map(|mut f| {
+                f.reset = Some(f.get(sched::QUEUE_CONFIG_RESET));
+                f
+            })
+            .collect();
+        let limit_fields = schema_word_fields(&sched::HIGH_LIMIT, 0, Access::Rw, Some(sched::HIGH_LIMIT_RESET));
+        blocks.push(Block {
+            name: "qos".into(),
+            offset: 0x200,
+            size: 0x100,
+            doc: "The scheduler's QoS configuration: a write is passed to the scheduler (`sched_cfg_*`) and read back here.".into(),
+            registers: vec![
+                Register::single(
+                    "queue_config",
+                    0x200,
+                    Kind::QueueConfig,
+                    "queue q's configuration word",
+                    queue_fields,
+                )
+                .array(config.queues, sched::MAX_QUEUES as u32, 4),
+                Register::single("high_limit", 0x280, Kind::Flops, "limit of high priority", limit_fields),
+            ],
+        });
+
+        let mut counters = Vec::new();
+        let rx_counters = [
+            ("frames_in", "frames in (accepted + passed + dropped)"),
+            ("accepted", "RoCEv2 frames accepted"),
+            ("passed", "frames passed through (not RoCEv2)"),
+        ]
+        .map(|(n, d)| (n.to_string(), format!("cnt_{n}"), d.to_string()))
+        .into_iter()
+        .chain(DropReason::ALL.iter().map(|r| {
+            (
+                format!("drop_{}", r.name()),
+                r.counter_port(),
+                format!("frames dropped: {}", r.name()),
+            )
+        }));
+        for (i, (name, port, doc)) in rx_counters.enumerate() {
+            counters.push(
+                Register::single(
+                    format!("rx_{name}"),
+                    0x300 + 4 * i as u32,
+                    Kind::Input,
+                    format!("RX counter: {doc}"),
+                    vec![ro("count", 0, 32, 0, "count (wraps)")],
+                )
+                .port(port),
+            );
+        }
+        let next = 0x300 + 4 * counters.len() as u32;
+        counters.push(
+            Register::single(
+                "sched_duplicate",
+                next,
+                Kind::Input,
+                "scheduler counter: enqueues refused because the element was already queued",
+                vec![ro("count", 0, 32, 0, "count (wraps)")],
+            )
+            .port("cnt_dup"),
+        );
+        counters.push(
+            Register::single(
+                "sched_bad_queue",
+                next + 4,
+                Kind::Input,
+                "scheduler counter: enqueues refused because the queue was beyond the queues",
+                vec![ro("count", 0, 32, 0, "count (wraps)")],
+            )
+            .port("cnt_bad_queue"),
+        );
+        counters.push(Register::single(
+            "completion_bad_channel",
+            next + 8,
+            Kind::Internal,
+            "completions dropped because their channel was beyond the channels",
+            vec![ro("count", 0, 32, 0, "count (wraps)")],
+        ));
+        blocks.push(Block {
+            name: "counters".into(),
+            offset: 0x300,
+            size: 0x100,
+            doc: "Counters of the RX front end, the scheduler and the status table.".into(),
+            registers: counters,
+        });
+
+        let mut post = Vec::new();
+        for w in 0..POST.words() {
+            post.push(Register::single(
+                format!("post_word{w}"),
+                0x400 + 4 * w as u32,
+                Kind::Flops,
+                format!("descriptor word {w} of the next post (contracts::tx::POST)"),
+                schema_word_fields(&POST, w, Access::Rw, Some(0)),
+            ));
+        }
+        let doorbell = 0x400 + 4 * POST.words() as u32;
+        post.push(Register::single(
+            "doorbell",
+            doorbell,
+            Kind::Doorbell,
+            "any write posts the staged descriptor (see post_status for the rule)",
+            vec![FieldDef::new("post", 0, 32, Access::Wo, None, "any value posts")],
+        ));
+        let codes: Vec<String> = PostError::ALL.iter().map(|e| format!("{} {}", e.code(), e.name())).collect();
+        post.push(Register::single(
+            "post_status",
+            doorbell + 4,
+            Kind::Internal,
+            "the last post and the posting errors",
+            vec![
+                ro(
+                    "state",
+                    0,
+                    2,
+                    0,
+                    "last post: 0 idle (none since reset), 1 pending, 2 accepted, 3 refused",
+                ),
+                ro(
+                    "code",
+                    2,
+                    3,
+                    0,
+                    &format!("refusal code of the last refused post: {}", codes.join(", ")),
+                ),
+                FieldDef::new(
+                    "incomplete",
+                    8,
+                    1,
+                    Access::W1c,
+                    Some(0),
+                    "a doorbell came before every descriptor word was written since the last post: nothing was posted",
+                ),
+                FieldDef::new(
+                    "overrun",
+                    9,
+                    1,
+                    Access::W1c,
+                    Some(0),
+                    "a doorbell came while a post was pending: nothing was posted",
+                ),
+                ro(
+                    "words_written",
+                    16,
+                    POST.words() as u32,
+                    0,
+                    "bit w: descriptor word w was written since the last post",
+                ),
+            ],
+        ));
+        blocks.push(Block {
+            name: "post".into(),
+            offset: 0x400,
+            size: 0x100,
+            doc: "Transfer posting: write the descriptor words, then the doorbell.".into(),
+            registers: post,
+        });
+
+        let causes: Vec<String> = CompletionStatus::ALL.iter().map(|s| format!("{} {}", s.code(), s.name())).collect();
+        blocks.push(Block {
+            name: "poll".into(),
+            offset: 0x1000,
+            size: 0x1000,
+            doc: "Completion poll: 32 channels per read.".into(),
+            registers: vec![
+                Register::single(
+                    "poll_error",
+                    0x1000,
+                    Kind::Internal,
+                    "the error bitmap latched by the last poll read: bit i set if channel 32k+i finished with an error",
+                    vec![ro("error", 0, 32, 0, "error bitmap of the last poll")],
+                ),
+                Register::single(
+                    "poll",
+                    0x1400,
+                    Kind::Poll,
+                    "finished (DONE or ERROR) channels 32k..32k+31; the read clears exactly the bits it returns and \
+                     latches their error bits in poll_error; a completion arriving during the read is kept for the next",
+                    vec![FieldDef::new(
+                        "finished",
+                        0,
+                        32,
+                        Access::Rc,
+                        Some(0),
+                        "bit i: channel 32k+i finished",
+                    )],
+                )
+                .array(config.poll_groups(), MAX_CHANNELS / POLL_CHANNELS, 4),
+            ],
+        });
+        blocks.push(Block {
+            name: "channel".into(),
+            offset: 0x8000,
+            size: 0x8000,
+            doc: "Per-channel status.".into(),
+            registers: vec![Register::single(
+                "channel_status",
+                0x8000,
+                Kind::ChannelStatus,
+                "channel c's status",
+                vec![
+                    ro("state", 0, 2, 0, "0 IDLE, 1 BUSY, 2 DONE, 3 ERROR (DONE and ERROR until polled)"),
+                    ro("cause", 4, 4, 0, &format!("ERROR: the completion status, {}", causes.join(", "))),
+                ],
+            )
+            .array(config.channels, MAX_CHANNELS, 4)],
+        });
+
+        let qp_words = (0..QP_CONTEXT.words())
+            .map(|w| {
+                Register::single(
+                    format!("qp_word{w}"),
+                    0x40000 + 4 * w as u32,
+                    Kind::QpContext,
+                    if w == 0 {
+                        "QP context word 0; writing it commits the entry (write the other words first)".to_string()
+                    } else {
+                        format!("QP context word {w}")
+                    },
+                    schema_word_fields(&QP_CONTEXT, w, Access::Rw, None),
+                )
+                .array(config.qps, MAX_QPS, QP_STRIDE)
+            })
+            .collect();
+        blocks.push(Block {
+            name: "qp".into(),
+            offset: 0x40000,
+            size: 0x40000,
+            doc: "The QP context table (contracts::tx::QP_CONTEXT), 128 bytes per QP, in block RAM (not reset).".into(),
+            registers: qp_words,
+        });
+
+        let mut map = Map { config, blocks };
+        let hash = map.hash();
+        let id = map.register_mut("map_hash");
+        id.fields[0].reset = Some(hash);
+        map
+    }
+
+    fn register_mut(&mut self, name: &str) -> &mut Register {
+        self.blocks
+            .iter_mut()
+            .flat_map(|b| b.registers.iter_mut())
+            .find(|r| r.name == name)
+            .unwrap_or_else(|| panic!("no register {name}"))
+    }
+
+    /// Every register, by address.
+    pub fn registers(&self) -> impl Iterator<Item = &Register> {
+        self.blocks.iter().flat_map(|b| b.registers.iter())
+    }
+
+    /// The register named `name`.
+    pub fn get(&self, name: &str) -> Option<&Register> {
+        self.registers().find(|r| r.name == name)
+    }
+
+    /// The register named `name`; panics if there is none (the map is static data).
+    pub fn reg(&self, name: &str) -> &Register {
+        self.get(name).unwrap_or_else(|| panic!("the register map has no register {name}"))
+    }
+
+    /// The block a register is in.
+    pub fn block_of(&self, register: &Register) -> &Block {
+        self.blocks
+            .iter()
+            .find(|b| b.registers.iter().any(|r| r.name == register.name))
+            .expect("register of this map")
+    }
+
+    /// The registers of a kind, by address.
+    pub fn of_kind(&self, kind: Kind) -> Vec<&Register> {
+        self.registers().filter(|r| r.kind == kind).collect()
+    }
+
+    /// What the byte address `address` decodes to (the low two bits are ignored, as the RTL
+    /// does; addresses wrap at [`ADDRESS_BITS`]). `None`: nothing (DECERR).
+    pub fn decode(&self, address: u32) -> Option<Target<'_>> {
+        let address = address & ((1 << ADDRESS_BITS) - 1) & !3;
+        self.registers().find_map(|r| {
+            let rel = address.checked_sub(r.offset)?;
+            let (index, at) = (rel / r.stride, rel % r.stride);
+            (at == 0 && index < r.count).then_some(Target { register: r, index })
+        })
+    }
+
+    /// FNV-1a (32 bits) of the map's layout: every register's name, address, count, stride and
+    /// kind, and every field's name, bits, access and reset value. The ID block's values (the
+    /// build configuration) are left out; its layout is in.
+    pub fn hash(&self) -> u32 {
+        let mut text = String::new();
+        for r in self.registers() {
+            text.push_str(&format!("{} {:#x} {} {} {}\n", r.name, r.offset, r.count, r.stride, r.kind.name()));
+            for f in &r.fields {
+                let reset = if r.kind == Kind::Constant { None } else { f.reset };
+                text.push_str(&format!(" {} {} {} {} {:?}\n", f.name, f.lsb, f.width, f.access.name(), reset));
+            }
+        }
+        text.bytes()
+            .fold(0x811c_9dc5u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193))
+    }
+
+    /// Checks the map: names unique, registers inside their blocks, aligned and not
+    /// overlapping, fields inside and not overlapping, arrays aligned to their window.
+    pub fn check(&self) -> Result<(), String> {
+        let mut names = std::collections::HashSet::new();
+        let mut spans: Vec<(u32, u32, u32, &str)> = Vec::new();
+        for b in &self.blocks {
+            if !b.size.is_power_of_two() || b.offset % b.size != 0 || b.offset + b.size > 1 << ADDRESS_BITS {
+                return Err(format!("block {} at {:#x} size {:#x}", b.name, b.offset, b.size));
+            }
+            for r in &b.registers {
+                if !names.insert(r.name.as_str()) {
+                    return Err(format!("register name {} twice", r.name));
+                }
+                let end = r.offset + r.stride * (r.max_count - 1) + 4;
+                if r.offset % 4 != 0 || r.offset < b.offset || end > b.offset + b.size {
+                    return Err(format!("register {} outside block {}", r.name, b.name));
+                }
+                if r.is_array() && (!r.max_count.is_power_of_two() || !r.stride.is_power_of_two()) {
+                    return Err(format!("array {}: count and stride must be powers of two", r.name));
+                }
+                let mut bits = 0u32;
+                for f in &r.fields {
+                    if bits & f.mask() != 0 {
+                        return Err(format!("{}.{} overlaps another field", r.name, f.name));
+                    }
+                    bits |= f.mask();
+                }
+                spans.push((r.offset, r.stride, r.max_count, &r.name));
+            }
+        }
+        let mut owner = std::collections::HashMap::new();
+        for &(offset, stride, count, name) in &spans {
+            for k in 0..count {
+                if let Some(other) = owner.insert(offset + k * stride, name) {
+                    return Err(format!("{other} and {name} overlap"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn maps_of_both_builds_are_consistent() {
+        for cfg in [Config::DEFAULT, Config::SMALL] {
+            let map = Map::new(cfg);
+            map.check().unwrap();
+            assert_eq!(map.reg("map_hash").reset(), Some(map.hash()));
+            assert_eq!(map.reg("queue_config").reset(), Some(sched::QUEUE_CONFIG_RESET));
+            assert_eq!(map.reg("high_limit").reset(), Some(sched::HIGH_LIMIT_RESET));
+            assert_eq!(map.of_kind(Kind::QpContext).len(), QP_CONTEXT.words());
+            assert_eq!(map.reg("poll").count * POLL_CHANNELS, cfg.channels);
+        }
+    }
+
+    #[test]
+    fn decode_finds_every_element_and_nothing_else() {
+        let map = Map::new(Config::SMALL);
+        for r in map.registers() {
+            for i in [0, r.count - 1] {
+                let t = map.decode(r.address(i)).unwrap();
+                assert_eq!((t.register.name.as_str(), t.index), (r.name.as_str(), i));
+            }
+            if r.count < r.max_count {
+                assert!(map.decode(r.address(r.count)).is_none(), "{} beyond its count", r.name);
+            }
+        }
+        assert!(map.decode(0x18).is_none());
+        assert!(map.decode(0x4_0000 + 4 * QP_CONTEXT.words() as u32).is_none(), "QP word 20");
+    }
+
+    #[test]
+    fn schema_words_become_fields() {
+        let w8 = schema_word_fields(&QP_CONTEXT, 8, Access::Rw, None);
+        assert_eq!(w8[0].name, "src_mac_0");
+        assert_eq!(w8[0].width, 32);
+        let w9 = schema_word_fields(&QP_CONTEXT, 9, Access::Rw, None);
+        assert_eq!((w9[0].name.as_str(), w9[0].width), ("src_mac_1", 16));
+        let w0 = schema_word_fields(&POST, 0, Access::Rw, Some(0));
+        assert_eq!(
+            w0.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(),
+            ["channel", "queue", "op", "solicited", "imm_every_block"]
+        );
+    }
+
+    #[test]
+    fn hash_ignores_the_build_values_but_not_the_layout() {
+        let a = Map::new(Config::DEFAULT);
+        let mut other = Config::DEFAULT;
+        other.data_width = 256;
+        assert_eq!(a.hash(), Map::new(other).hash());
+        assert_ne!(a.hash(), Map::new(Config::SMALL).hash(), "counts are layout");
+    }
+}
