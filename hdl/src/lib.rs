@@ -10,6 +10,7 @@
 
 pub mod common;
 pub mod emit;
+pub mod registers;
 pub mod rx;
 pub mod sched;
 pub mod tops;

@@ -4,10 +4,12 @@
 //! queue counts for the scheduler (`n2048_q32`). The module name is `ferroce_<top>_<variant>`.
 
 use crate::emit;
+use crate::registers::Registers;
 use crate::rx::front::data_depth;
 use crate::rx::{IcrcCheck, RxFront, RxHeader};
 use crate::sched::{self, Sched};
 use crate::tx::IcrcInsert;
+use ferroce_contracts::regs::Config;
 
 /// Bus widths every width-generic top supports.
 pub const WIDTHS: [usize; 5] = [64, 128, 256, 512, 1024];
@@ -124,8 +126,26 @@ fn sched(variant: &str, module: &str) -> String {
     }
 }
 
+/// The build configuration of a variant of the `registers` top.
+pub fn registers_config(variant: &str) -> Config {
+    match variant {
+        "c2048_q256" => Config::DEFAULT,
+        "c64_q16" => Config::SMALL,
+        v => panic!("unsupported variant {v}"),
+    }
+}
+
+fn registers(variant: &str, module: &str) -> String {
+    let config = registers_config(variant);
+    match variant {
+        "c2048_q256" => emit::verilog(&mut Registers::<11, 6, 8>::new(config), module),
+        "c64_q16" => emit::verilog(&mut Registers::<6, 1, 4>::new(config), module),
+        v => panic!("unsupported variant {v}"),
+    }
+}
+
 /// Every top, in emission order.
-pub static TOPS: [Top; 5] = [
+pub static TOPS: [Top; 6] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
@@ -155,6 +175,12 @@ pub static TOPS: [Top; 5] = [
         description: "RX front end: ICRC check, header decoder, payload realigned to byte 0 (drop mark on the last beat), header records, pass-through stream for other frames, counters",
         variants: &WIDTH_VARIANTS,
         build: rx_front,
+    },
+    Top {
+        name: "registers",
+        description: "Register file: AXI4-Lite slave of the register map (ID, configuration, QoS, counters, posting, poll, channel status, QP context table) (c64_q16: 64 channels, 5 queues, 16 QPs)",
+        variants: &["c2048_q256", "c64_q16"],
+        build: registers,
     },
 ];
 

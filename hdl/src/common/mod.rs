@@ -3,6 +3,7 @@
 pub mod classify;
 pub mod crc;
 pub mod delay;
+pub mod dual_port_ram;
 pub mod elab;
 pub mod fifo;
 pub mod icrc_core;

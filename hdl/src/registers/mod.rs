@@ -1,0 +1,918 @@
+//! The register file, [`Registers`]: an AXI4-Lite slave elaborated from the register map
+//! (`ferroce_contracts::regs::Map`), with the QP context table, transfer posting, the channel
+//! status table ([`status::StatusTable`]), the counters and the scheduler's QoS registers.
+//! `docs/registers.md` is the specification a host relies on; the software model is
+//! `ferroce_models::regs::RegsModel`.
+//!
+//! ```text
+//!  AW ─► aw register ─┐                 ┌─► flip-flop registers, constants, counter inputs
+//!  W  ─► w register  ─┼─► start ─► decode ─► execute ─┼─► QP table (20 × block RAM, port A) ◄─ qp_read_index (port B)
+//!  AR ─► ar register ─┘   (one operation   (one-hot  └─► queue words (LUTRAM) ─► sched_cfg_*
+//!                          at a time)       hits)         └─► StatusTable ◄─ cpl_*, post result
+//!  B ◄─ b register ◄──────────── finish ◄──── wait (RAM: 1 cycle; status table: ≤ 4) ◄┘
+//!  R ◄─ r register ◄──┘
+//! ```
+//!
+//! Each AXI channel has its own register, so the five channels are independent: `awready`,
+//! `wready` and `arready` are high while their register is empty, and a response waits in its
+//! register until the master takes it. One operation runs at a time, a write or a read
+//! (alternating when both wait), in a fixed number of cycles:
+//!
+//! | phase | cycles | what happens |
+//! |---|---|---|
+//! | start | 1 | the address (and data, mask) move from the channel registers into the operation |
+//! | decode | 1 | the word address is compared with every register's (constants from the map): one-hot hits, indices, "decodes to nothing", "read only" |
+//! | execute | 1 | flip-flop registers are read or written (byte strobes), the doorbell and W1C bits act; DECERR or SLVERR answer here |
+//! | wait | 1 (RAM) or 2–4 (status table) | the QP table or queue words are read (and written back merged with the strobes); the status table answers a poll or a status read |
+//!
+//! So a write's B and a read's R come 3 to 7 cycles after the channel registers hold them (the
+//! formal check of `scripts/formal_registers.sh` bounds it). Every register's address, reset
+//! value, and writable bits are constants computed here from the map, so a register added to the
+//! map needs only its kind's count below.
+
+pub mod axil;
+pub mod status;
+
+use crate::common::dual_port_ram::DualPortRam;
+use crate::common::elab::c;
+use axil::AxiLiteFront;
+use ferroce_contracts::regs::{self, Config, Kind, Map, PostState, Register};
+use ferroce_contracts::rx::DropReason;
+use ferroce_contracts::tx::{POST, QP_CONTEXT};
+use rust_hdl::prelude::*;
+use status::StatusTable;
+
+/// Word-address bits (`ADDRESS_BITS − 2`).
+pub(crate) const WORD_BITS: usize = regs::ADDRESS_BITS - 2;
+/// [`Kind::Flops`] registers outside the post block, in map order (block size, local MAC low
+/// and high, IPv4, IPv6 ×4, scratch, limit of high priority).
+const FLOPS: usize = 10;
+/// Words of a post descriptor ([`POST`]).
+const POST_WORDS: usize = 8;
+/// Bits of a post entry.
+const POST_BITS: usize = 32 * POST_WORDS;
+/// [`Kind::Input`] registers (the counters of the RX front end and the scheduler).
+const INPUTS: usize = 15;
+/// [`Kind::Constant`] registers (the ID block).
+const CONSTANTS: usize = 5;
+/// Words of a QP context entry ([`QP_CONTEXT`]).
+const QP_WORDS: usize = 20;
+/// Bits of a QP context entry.
+const QP_BITS: usize = 32 * QP_WORDS;
+
+/// `(mask, value)` of a word-address compare that hits the elements `0..2^k` of an array
+/// register (the window of `elements` elements, a power of two at least `count`).
+fn window(r: &Register, elements: u32) -> [Constant<Bits<WORD_BITS>>; 2] {
+    let words = elements.next_power_of_two() * r.stride / 4;
+    let all = (1u64 << WORD_BITS) - 1;
+    let base = u64::from(r.offset / 4);
+    assert_eq!(base % u64::from(words), 0, "{}: array not aligned to its window", r.name);
+    [c::<WORD_BITS>(all & !(u64::from(words) - 1)), c::<WORD_BITS>(base)]
+}
+
+fn word_address(r: &Register) -> Constant<Bits<WORD_BITS>> {
+    c::<WORD_BITS>(u64::from(r.offset / 4))
+}
+
+pub(crate) fn mask32(v: u32) -> Constant<Bits<32>> {
+    c::<32>(u64::from(v))
+}
+
+/// The register file of a build: `2^CB` channels (`GB = CB − 5` poll groups), `2^QB` QPs.
+/// Ports and timing: `docs/registers.md`.
+#[derive(LogicBlock)]
+pub struct Registers<const CB: usize, const GB: usize, const QB: usize> {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high: every register to its reset value, the channel status table
+    /// cleared (`2^GB` cycles after it); the QP table keeps its contents.
+    pub reset: Signal<In, Bit>,
+    /// AXI4-Lite write address: valid.
+    pub s_axil_awvalid: Signal<In, Bit>,
+    /// Write address: ready.
+    pub s_axil_awready: Signal<Out, Bit>,
+    /// Write address (bytes; bits 1:0 ignored).
+    pub s_axil_awaddr: Signal<In, Bits<{ regs::ADDRESS_BITS }>>,
+    /// Write data: valid.
+    pub s_axil_wvalid: Signal<In, Bit>,
+    /// Write data: ready.
+    pub s_axil_wready: Signal<Out, Bit>,
+    /// Write data.
+    pub s_axil_wdata: Signal<In, Bits<32>>,
+    /// Write strobes (bit b: byte b is written).
+    pub s_axil_wstrb: Signal<In, Bits<4>>,
+    /// Write response: valid.
+    pub s_axil_bvalid: Signal<Out, Bit>,
+    /// Write response: ready.
+    pub s_axil_bready: Signal<In, Bit>,
+    /// Write response: OKAY (0), SLVERR (2: read-only register or value refused), DECERR (3).
+    pub s_axil_bresp: Signal<Out, Bits<2>>,
+    /// Read address: valid.
+    pub s_axil_arvalid: Signal<In, Bit>,
+    /// Read address: ready.
+    pub s_axil_arready: Signal<Out, Bit>,
+    /// Read address (bytes; bits 1:0 ignored).
+    pub s_axil_araddr: Signal<In, Bits<{ regs::ADDRESS_BITS }>>,
+    /// Read data: valid.
+    pub s_axil_rvalid: Signal<Out, Bit>,
+    /// Read data: ready.
+    pub s_axil_rready: Signal<In, Bit>,
+    /// Read data (0 with DECERR).
+    pub s_axil_rdata: Signal<Out, Bits<32>>,
+    /// Read response: OKAY (0) or DECERR (3).
+    pub s_axil_rresp: Signal<Out, Bits<2>>,
+    /// QP table read port (TX path): the QP whose entry `qp_read_entry` shows two cycles later.
+    pub qp_read_index: Signal<In, Bits<QB>>,
+    /// The packed `QP_CONTEXT` entry of `qp_read_index` two cycles earlier.
+    pub qp_read_entry: Signal<Out, Bits<QP_BITS>>,
+    /// One cycle: word 0 of QP `qp_commit_index` was written and the entry is in the table (a
+    /// read issued in this cycle or later returns it).
+    pub qp_commit_valid: Signal<Out, Bit>,
+    /// The committed QP.
+    pub qp_commit_index: Signal<Out, Bits<QB>>,
+    /// Post stream: a packed `POST` entry is offered (held until `post_ready`).
+    pub post_valid: Signal<Out, Bit>,
+    /// Post stream: the transfer table takes the entry.
+    pub post_ready: Signal<In, Bit>,
+    /// Post stream: the entry.
+    pub post_entry: Signal<Out, Bits<POST_BITS>>,
+    /// One cycle: the transfer table's answer to the post it took (in the handshake's cycle or later).
+    pub post_result_valid: Signal<In, Bit>,
+    /// The answer: 0 accepted, else a `PostError` code.
+    pub post_result_code: Signal<In, Bits<3>>,
+    /// Completion: valid.
+    pub cpl_valid: Signal<In, Bit>,
+    /// Completion: ready (low only while a post acceptance or a host poll takes the status table, and after reset).
+    pub cpl_ready: Signal<Out, Bit>,
+    /// Completion: channel.
+    pub cpl_channel: Signal<In, Bits<16>>,
+    /// Completion: `CompletionStatus` code.
+    pub cpl_status: Signal<In, Bits<4>>,
+    /// RX counter: frames in.
+    pub cnt_frames_in: Signal<In, Bits<32>>,
+    /// RX counter: accepted.
+    pub cnt_accepted: Signal<In, Bits<32>>,
+    /// RX counter: passed through.
+    pub cnt_passed: Signal<In, Bits<32>>,
+    /// RX counter: dropped, `ip_header`.
+    pub cnt_drop_ip_header: Signal<In, Bits<32>>,
+    /// RX counter: dropped, `truncated`.
+    pub cnt_drop_truncated: Signal<In, Bits<32>>,
+    /// RX counter: dropped, `ip_length`.
+    pub cnt_drop_ip_length: Signal<In, Bits<32>>,
+    /// RX counter: dropped, `ip_checksum`.
+    pub cnt_drop_ip_checksum: Signal<In, Bits<32>>,
+    /// RX counter: dropped, `ip_fragment`.
+    pub cnt_drop_ip_fragment: Signal<In, Bits<32>>,
+    /// RX counter: dropped, `udp_length`.
+    pub cnt_drop_udp_length: Signal<In, Bits<32>>,
+    /// RX counter: dropped, `tver`.
+    pub cnt_drop_tver: Signal<In, Bits<32>>,
+    /// RX counter: dropped, `opcode`.
+    pub cnt_drop_opcode: Signal<In, Bits<32>>,
+    /// RX counter: dropped, `padcnt`.
+    pub cnt_drop_padcnt: Signal<In, Bits<32>>,
+    /// RX counter: dropped, `icrc`.
+    pub cnt_drop_icrc: Signal<In, Bits<32>>,
+    /// Scheduler counter: duplicate enqueues.
+    pub cnt_dup: Signal<In, Bits<32>>,
+    /// Scheduler counter: enqueues to a queue beyond the queues.
+    pub cnt_bad_queue: Signal<In, Bits<32>>,
+    /// Scheduler configuration write (the scheduler's `cfg_we`), one cycle per register write.
+    pub sched_cfg_we: Signal<Out, Bit>,
+    /// Scheduler configuration address (queue, or 64 for the limit of high priority).
+    pub sched_cfg_addr: Signal<Out, Bits<7>>,
+    /// Scheduler configuration data.
+    pub sched_cfg_wdata: Signal<Out, Bits<32>>,
+    /// Block size, log2 (12 to 20).
+    pub cfg_block_log2: Signal<Out, Bits<5>>,
+    /// Local MAC address (bits 47:40 first on the wire).
+    pub cfg_local_mac: Signal<Out, Bits<48>>,
+    /// Local IPv4 address.
+    pub cfg_local_ipv4: Signal<Out, Bits<32>>,
+    /// Local IPv6 address (bits 127:120 first on the wire).
+    pub cfg_local_ipv6: Signal<Out, Bits<128>>,
+
+    axil: AxiLiteFront,
+    // the operation
+    executing: DFF<Bit>,
+    waiting_ram: DFF<Bit>,
+    waiting_status: DFF<Bit>,
+    idle: Signal<Local, Bit>,
+    // decode: hits and indices, registered
+    hit_flop: DFF<Bits<FLOPS>>,
+    hit_post_word: DFF<Bits<POST_WORDS>>,
+    hit_input: DFF<Bits<INPUTS>>,
+    hit_constant: DFF<Bits<CONSTANTS>>,
+    hit_bad_channel: DFF<Bit>,
+    hit_post_status: DFF<Bit>,
+    hit_poll_error: DFF<Bit>,
+    hit_doorbell: DFF<Bit>,
+    hit_queue: DFF<Bit>,
+    hit_poll: DFF<Bit>,
+    hit_channel: DFF<Bit>,
+    hit_qp_word: DFF<Bits<QP_WORDS>>,
+    decoded_nothing: DFF<Bit>,
+    decoded_read_only: DFF<Bit>,
+    queue_index: DFF<Bits<5>>,
+    queue_was_written: DFF<Bit>,
+    qp_index: DFF<Bits<QB>>,
+    channel_index: DFF<Bits<CB>>,
+    hit_flop_now: Signal<Local, Bits<FLOPS>>,
+    hit_post_word_now: Signal<Local, Bits<POST_WORDS>>,
+    hit_input_now: Signal<Local, Bits<INPUTS>>,
+    hit_constant_now: Signal<Local, Bits<CONSTANTS>>,
+    hit_single_now: Signal<Local, Bits<4>>,
+    hit_queue_now: Signal<Local, Bit>,
+    hit_poll_now: Signal<Local, Bit>,
+    hit_channel_now: Signal<Local, Bit>,
+    hit_qp_now: Signal<Local, Bit>,
+    hit_qp_word_now: Signal<Local, Bits<QP_WORDS>>,
+    // constants from the map
+    flop_address: [Constant<Bits<WORD_BITS>>; FLOPS],
+    flop_reset: [Constant<Bits<32>>; FLOPS],
+    flop_writable: [Constant<Bits<32>>; FLOPS],
+    post_word_address: [Constant<Bits<WORD_BITS>>; POST_WORDS],
+    post_word_writable: [Constant<Bits<32>>; POST_WORDS],
+    post_word_shift: [Constant<Bits<8>>; POST_WORDS],
+    input_address: [Constant<Bits<WORD_BITS>>; INPUTS],
+    constant_address: [Constant<Bits<WORD_BITS>>; CONSTANTS],
+    constant_value: [Constant<Bits<32>>; CONSTANTS],
+    bad_channel_address: Constant<Bits<WORD_BITS>>,
+    post_status_address: Constant<Bits<WORD_BITS>>,
+    poll_error_address: Constant<Bits<WORD_BITS>>,
+    doorbell_address: Constant<Bits<WORD_BITS>>,
+    /// Array windows: `[mask, value]` of the word-address compare.
+    queue_window: [Constant<Bits<WORD_BITS>>; 2],
+    poll_window: [Constant<Bits<WORD_BITS>>; 2],
+    channel_window: [Constant<Bits<WORD_BITS>>; 2],
+    qp_window: [Constant<Bits<WORD_BITS>>; 2],
+    queue_count: Constant<Bits<6>>,
+    queue_reset: Constant<Bits<32>>,
+    queue_writable: Constant<Bits<32>>,
+    qp_word_number: [Constant<Bits<5>>; QP_WORDS],
+    qp_writable: [Constant<Bits<32>>; QP_WORDS],
+    qp_word_shift: [Constant<Bits<10>>; QP_WORDS],
+    block_log2_min: Constant<Bits<5>>,
+    block_log2_max: Constant<Bits<5>>,
+    limit_sched_address: Constant<Bits<7>>,
+    post_state_idle: Constant<Bits<2>>,
+    post_state_pending: Constant<Bits<2>>,
+    post_state_accepted: Constant<Bits<2>>,
+    post_state_refused: Constant<Bits<2>>,
+    // storage
+    flops: [DFF<Bits<32>>; FLOPS],
+    post_words: [DFF<Bits<32>>; POST_WORDS],
+    inputs: [Signal<Local, Bits<32>>; INPUTS],
+    queue_words: RAM<Bits<32>, 5>,
+    queue_written: DFF<Bits<32>>,
+    qp_table: [DualPortRam<Bits<32>, QB>; QP_WORDS],
+    qp_entry: DFF<Bits<QP_BITS>>,
+    qp_entry_next: Signal<Local, Bits<QP_BITS>>,
+    commit_valid: DFF<Bit>,
+    commit_index: DFF<Bits<QB>>,
+    status: StatusTable<CB, GB>,
+    // posting
+    post_offered: DFF<Bit>,
+    post_entry_held: DFF<Bits<POST_BITS>>,
+    post_state: DFF<Bits<2>>,
+    post_code: DFF<Bits<3>>,
+    post_incomplete: DFF<Bit>,
+    post_overrun: DFF<Bit>,
+    words_written: DFF<Bits<POST_WORDS>>,
+    staged_entry: Signal<Local, Bits<POST_BITS>>,
+    poll_error: DFF<Bits<32>>,
+    sched_we: DFF<Bit>,
+    sched_address: DFF<Bits<7>>,
+    sched_data: DFF<Bits<32>>,
+    // execute and wait
+    write_now: Signal<Local, Bit>,
+    merged: Signal<Local, Bits<32>>,
+    write_bits: Signal<Local, Bits<32>>,
+    block_size_refused: Signal<Local, Bit>,
+    queue_value: Signal<Local, Bits<32>>,
+    queue_merged: Signal<Local, Bits<32>>,
+    /// A word of a loop that packs an entry.
+    word_value: Signal<Local, Bits<32>>,
+    queue_write: Signal<Local, Bit>,
+    read_value: Signal<Local, Bits<32>>,
+    finish: Signal<Local, Bit>,
+    response: Signal<Local, Bits<2>>,
+}
+
+impl<const CB: usize, const GB: usize, const QB: usize> Registers<CB, GB, QB> {
+    /// The register file of `config` (its channels must be `2^CB`, its QPs `2^QB`).
+    pub fn new(config: Config) -> Self {
+        assert_eq!(config.channels, 1 << CB, "Registers: channels = 2^CB");
+        assert_eq!(config.qps, 1 << QB, "Registers: QPs = 2^QB");
+        let map = Map::new(config);
+        let flops: Vec<&Register> = map
+            .of_kind(Kind::Flops)
+            .into_iter()
+            .filter(|r| !r.name.starts_with("post_word"))
+            .collect();
+        let names: Vec<&str> = flops.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "block_size",
+                "local_mac_low",
+                "local_mac_high",
+                "local_ipv4",
+                "local_ipv6_0",
+                "local_ipv6_1",
+                "local_ipv6_2",
+                "local_ipv6_3",
+                "scratch",
+                "high_limit"
+            ],
+            "Registers: the flip-flop registers (outputs are wired by position)"
+        );
+        let post_words: Vec<&Register> = (0..POST_WORDS).map(|w| map.reg(&format!("post_word{w}"))).collect();
+        assert_eq!(POST.words(), POST_WORDS);
+        assert_eq!(POST.offset("channel"), 0, "Registers: the post's channel in bits 15:0");
+        assert_eq!(QP_CONTEXT.words(), QP_WORDS);
+        let inputs = map.of_kind(Kind::Input);
+        let ports: Vec<&str> = inputs.iter().map(|r| r.port.as_deref().unwrap_or("")).collect();
+        let expected: Vec<String> = ["cnt_frames_in", "cnt_accepted", "cnt_passed"]
+            .map(String::from)
+            .into_iter()
+            .chain(DropReason::ALL.iter().map(|r| r.counter_port()))
+            .chain(["cnt_dup", "cnt_bad_queue"].map(String::from))
+            .collect();
+        assert_eq!(ports, expected, "Registers: input registers (wired by position)");
+        let constants = map.of_kind(Kind::Constant);
+        assert_eq!(constants.len(), CONSTANTS);
+        let qp_words = map.of_kind(Kind::QpContext);
+        let (queue, poll, channel) = (map.reg("queue_config"), map.reg("poll"), map.reg("channel_status"));
+        assert_eq!(
+            (queue.stride, poll.stride, channel.stride, qp_words[0].stride),
+            (4, 4, 4, regs::QP_STRIDE)
+        );
+        assert_eq!(qp_words[0].stride, 4 * 32, "Registers: the QP index at word-address bit 5");
+        assert!(config.queues <= 32);
+        let reset = |r: &Register| mask32(r.reset().unwrap_or(0));
+        let writable = |r: &Register| mask32(r.write_mask());
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            axil: Default::default(),
+            s_axil_awvalid: Default::default(),
+            s_axil_awready: Default::default(),
+            s_axil_awaddr: Default::default(),
+            s_axil_wvalid: Default::default(),
+            s_axil_wready: Default::default(),
+            s_axil_wdata: Default::default(),
+            s_axil_wstrb: Default::default(),
+            s_axil_bvalid: Default::default(),
+            s_axil_bready: Default::default(),
+            s_axil_bresp: Default::default(),
+            s_axil_arvalid: Default::default(),
+            s_axil_arready: Default::default(),
+            s_axil_araddr: Default::default(),
+            s_axil_rvalid: Default::default(),
+            s_axil_rready: Default::default(),
+            s_axil_rdata: Default::default(),
+            s_axil_rresp: Default::default(),
+            qp_read_index: Default::default(),
+            qp_read_entry: Default::default(),
+            qp_commit_valid: Default::default(),
+            qp_commit_index: Default::default(),
+            post_valid: Default::default(),
+            post_ready: Default::default(),
+            post_entry: Default::default(),
+            post_result_valid: Default::default(),
+            post_result_code: Default::default(),
+            cpl_valid: Default::default(),
+            cpl_ready: Default::default(),
+            cpl_channel: Default::default(),
+            cpl_status: Default::default(),
+            cnt_frames_in: Default::default(),
+            cnt_accepted: Default::default(),
+            cnt_passed: Default::default(),
+            cnt_drop_ip_header: Default::default(),
+            cnt_drop_truncated: Default::default(),
+            cnt_drop_ip_length: Default::default(),
+            cnt_drop_ip_checksum: Default::default(),
+            cnt_drop_ip_fragment: Default::default(),
+            cnt_drop_udp_length: Default::default(),
+            cnt_drop_tver: Default::default(),
+            cnt_drop_opcode: Default::default(),
+            cnt_drop_padcnt: Default::default(),
+            cnt_drop_icrc: Default::default(),
+            cnt_dup: Default::default(),
+            cnt_bad_queue: Default::default(),
+            sched_cfg_we: Default::default(),
+            sched_cfg_addr: Default::default(),
+            sched_cfg_wdata: Default::default(),
+            cfg_block_log2: Default::default(),
+            cfg_local_mac: Default::default(),
+            cfg_local_ipv4: Default::default(),
+            cfg_local_ipv6: Default::default(),
+            executing: Default::default(),
+            waiting_ram: Default::default(),
+            waiting_status: Default::default(),
+            idle: Default::default(),
+            hit_flop: Default::default(),
+            hit_post_word: Default::default(),
+            hit_input: Default::default(),
+            hit_constant: Default::default(),
+            hit_bad_channel: Default::default(),
+            hit_post_status: Default::default(),
+            hit_poll_error: Default::default(),
+            hit_doorbell: Default::default(),
+            hit_queue: Default::default(),
+            hit_poll: Default::default(),
+            hit_channel: Default::default(),
+            hit_qp_word: Default::default(),
+            decoded_nothing: Default::default(),
+            decoded_read_only: Default::default(),
+            queue_index: Default::default(),
+            queue_was_written: Default::default(),
+            qp_index: Default::default(),
+            channel_index: Default::default(),
+            hit_flop_now: Default::default(),
+            hit_post_word_now: Default::default(),
+            hit_input_now: Default::default(),
+            hit_constant_now: Default::default(),
+            hit_single_now: Default::default(),
+            hit_queue_now: Default::default(),
+            hit_poll_now: Default::default(),
+            hit_channel_now: Default::default(),
+            hit_qp_now: Default::default(),
+            hit_qp_word_now: Default::default(),
+            flop_address: std::array::from_fn(|i| word_address(flops[i])),
+            flop_reset: std::array::from_fn(|i| reset(flops[i])),
+            flop_writable: std::array::from_fn(|i| writable(flops[i])),
+            post_word_address: std::array::from_fn(|w| word_address(post_words[w])),
+            post_word_writable: std::array::from_fn(|w| writable(post_words[w])),
+            post_word_shift: std::array::from_fn(|w| c::<8>(32 * w as u64)),
+            input_address: std::array::from_fn(|i| word_address(inputs[i])),
+            constant_address: std::array::from_fn(|i| word_address(constants[i])),
+            constant_value: std::array::from_fn(|i| reset(constants[i])),
+            bad_channel_address: word_address(map.reg("completion_bad_channel")),
+            post_status_address: word_address(map.reg("post_status")),
+            poll_error_address: word_address(map.reg("poll_error")),
+            doorbell_address: word_address(map.reg("doorbell")),
+            queue_window: window(queue, queue.max_count),
+            poll_window: window(poll, poll.count),
+            channel_window: window(channel, channel.count),
+            qp_window: window(qp_words[0], qp_words[0].count),
+            queue_count: c::<6>(u64::from(config.queues)),
+            queue_reset: reset(queue),
+            queue_writable: writable(queue),
+            qp_word_number: std::array::from_fn(|w| c::<5>(w as u64)),
+            qp_writable: std::array::from_fn(|w| writable(qp_words[w])),
+            qp_word_shift: std::array::from_fn(|w| c::<10>(32 * w as u64)),
+            block_log2_min: c::<5>(u64::from(ferroce_contracts::tx::BLOCK_LOG2_MIN)),
+            block_log2_max: c::<5>(u64::from(ferroce_contracts::tx::BLOCK_LOG2_MAX)),
+            limit_sched_address: c::<7>(u64::from(ferroce_contracts::sched::HIGH_LIMIT_ADDR)),
+            post_state_idle: c::<2>(PostState::Idle as u64),
+            post_state_pending: c::<2>(PostState::Pending as u64),
+            post_state_accepted: c::<2>(PostState::Accepted as u64),
+            post_state_refused: c::<2>(PostState::Refused as u64),
+            flops: std::array::from_fn(|_| Default::default()),
+            post_words: std::array::from_fn(|_| Default::default()),
+            inputs: std::array::from_fn(|_| Default::default()),
+            queue_words: Default::default(),
+            queue_written: Default::default(),
+            qp_table: std::array::from_fn(|_| Default::default()),
+            qp_entry: Default::default(),
+            qp_entry_next: Default::default(),
+            commit_valid: Default::default(),
+            commit_index: Default::default(),
+            status: Default::default(),
+            post_offered: Default::default(),
+            post_entry_held: Default::default(),
+            post_state: Default::default(),
+            post_code: Default::default(),
+            post_incomplete: Default::default(),
+            post_overrun: Default::default(),
+            words_written: Default::default(),
+            staged_entry: Default::default(),
+            poll_error: Default::default(),
+            sched_we: Default::default(),
+            sched_address: Default::default(),
+            sched_data: Default::default(),
+            write_now: Default::default(),
+            merged: Default::default(),
+            write_bits: Default::default(),
+            block_size_refused: Default::default(),
+            queue_value: Default::default(),
+            queue_merged: Default::default(),
+            word_value: Default::default(),
+            queue_write: Default::default(),
+            read_value: Default::default(),
+            finish: Default::default(),
+            response: Default::default(),
+        }
+    }
+}
+
+impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, GB, QB> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            executing,
+            waiting_ram,
+            waiting_status,
+            hit_flop,
+            hit_post_word,
+            hit_input,
+            hit_constant,
+            hit_bad_channel,
+            hit_post_status,
+            hit_poll_error,
+            hit_doorbell,
+            hit_queue,
+            hit_poll,
+            hit_channel,
+            hit_qp_word,
+            decoded_nothing,
+            decoded_read_only,
+            queue_index,
+            queue_was_written,
+            qp_index,
+            channel_index,
+            queue_written,
+            qp_entry,
+            commit_valid,
+            commit_index,
+            post_offered,
+            post_entry_held,
+            post_state,
+            post_code,
+            post_incomplete,
+            post_overrun,
+            words_written,
+            poll_error,
+            sched_we,
+            sched_address,
+            sched_data
+        );
+        for i in 0..FLOPS {
+            self.flops[i].clock.next = self.clock.val();
+            self.flops[i].d.next = self.flops[i].q.val();
+        }
+        for w in 0..POST_WORDS {
+            self.post_words[w].clock.next = self.clock.val();
+            self.post_words[w].d.next = self.post_words[w].q.val();
+        }
+        self.axil.clock.next = self.clock.val();
+        self.axil.reset.next = self.reset.val();
+        self.axil.awvalid.next = self.s_axil_awvalid.val();
+        self.axil.awaddr.next = self.s_axil_awaddr.val();
+        self.axil.wvalid.next = self.s_axil_wvalid.val();
+        self.axil.wdata.next = self.s_axil_wdata.val();
+        self.axil.wstrb.next = self.s_axil_wstrb.val();
+        self.axil.bready.next = self.s_axil_bready.val();
+        self.axil.arvalid.next = self.s_axil_arvalid.val();
+        self.axil.araddr.next = self.s_axil_araddr.val();
+        self.axil.rready.next = self.s_axil_rready.val();
+        self.s_axil_awready.next = self.axil.awready.val();
+        self.s_axil_wready.next = self.axil.wready.val();
+        self.s_axil_bvalid.next = self.axil.bvalid.val();
+        self.s_axil_bresp.next = self.axil.bresp.val();
+        self.s_axil_arready.next = self.axil.arready.val();
+        self.s_axil_rvalid.next = self.axil.rvalid.val();
+        self.s_axil_rdata.next = self.axil.rdata.val();
+        self.s_axil_rresp.next = self.axil.rresp.val();
+        self.idle.next = !(self.axil.op_start.val() | self.executing.q.val() | self.waiting_ram.q.val() | self.waiting_status.q.val());
+        self.axil.idle.next = self.idle.val() & !self.reset.val();
+
+        // decode: one-hot hits of the word address, from the map's constants
+        self.hit_flop_now.next = 0.into();
+        for i in 0..FLOPS {
+            self.hit_flop_now.next = self
+                .hit_flop_now
+                .val()
+                .replace_bit(i, self.axil.op_address.val() == self.flop_address[i].val());
+        }
+        self.hit_post_word_now.next = 0.into();
+        for w in 0..POST_WORDS {
+            self.hit_post_word_now.next = self
+                .hit_post_word_now
+                .val()
+                .replace_bit(w, self.axil.op_address.val() == self.post_word_address[w].val());
+        }
+        self.hit_input_now.next = 0.into();
+        for i in 0..INPUTS {
+            self.hit_input_now.next = self
+                .hit_input_now
+                .val()
+                .replace_bit(i, self.axil.op_address.val() == self.input_address[i].val());
+        }
+        self.hit_constant_now.next = 0.into();
+        for i in 0..CONSTANTS {
+            self.hit_constant_now.next = self
+                .hit_constant_now
+                .val()
+                .replace_bit(i, self.axil.op_address.val() == self.constant_address[i].val());
+        }
+        self.hit_single_now.next = 0.into();
+        self.hit_single_now.next = self
+            .hit_single_now
+            .val()
+            .replace_bit(0, self.axil.op_address.val() == self.bad_channel_address.val())
+            .replace_bit(1, self.axil.op_address.val() == self.post_status_address.val())
+            .replace_bit(2, self.axil.op_address.val() == self.poll_error_address.val())
+            .replace_bit(3, self.axil.op_address.val() == self.doorbell_address.val());
+        self.hit_queue_now.next = ((self.axil.op_address.val() & self.queue_window[0].val()) == self.queue_window[1].val())
+            & (bit_cast::<6, 5>(self.axil.op_address.val().get_bits::<5>(0)) < self.queue_count.val());
+        self.hit_poll_now.next = (self.axil.op_address.val() & self.poll_window[0].val()) == self.poll_window[1].val();
+        self.hit_channel_now.next = (self.axil.op_address.val() & self.channel_window[0].val()) == self.channel_window[1].val();
+        self.hit_qp_now.next = (self.axil.op_address.val() & self.qp_window[0].val()) == self.qp_window[1].val();
+        self.hit_qp_word_now.next = 0.into();
+        for w in 0..QP_WORDS {
+            self.hit_qp_word_now.next = self.hit_qp_word_now.val().replace_bit(
+                w,
+                self.hit_qp_now.val() & (self.axil.op_address.val().get_bits::<5>(0) == self.qp_word_number[w].val()),
+            );
+        }
+        self.hit_flop.d.next = self.hit_flop_now.val();
+        self.hit_post_word.d.next = self.hit_post_word_now.val();
+        self.hit_input.d.next = self.hit_input_now.val();
+        self.hit_constant.d.next = self.hit_constant_now.val();
+        self.hit_bad_channel.d.next = self.hit_single_now.val().get_bit(0);
+        self.hit_post_status.d.next = self.hit_single_now.val().get_bit(1);
+        self.hit_poll_error.d.next = self.hit_single_now.val().get_bit(2);
+        self.hit_doorbell.d.next = self.hit_single_now.val().get_bit(3);
+        self.hit_queue.d.next = self.hit_queue_now.val();
+        self.hit_poll.d.next = self.hit_poll_now.val();
+        self.hit_channel.d.next = self.hit_channel_now.val();
+        self.hit_qp_word.d.next = self.hit_qp_word_now.val();
+        self.decoded_nothing.d.next = !(self.hit_flop_now.val().any()
+            | self.hit_post_word_now.val().any()
+            | self.hit_input_now.val().any()
+            | self.hit_constant_now.val().any()
+            | self.hit_single_now.val().any()
+            | self.hit_queue_now.val()
+            | self.hit_poll_now.val()
+            | self.hit_channel_now.val()
+            | self.hit_qp_word_now.val().any());
+        self.decoded_read_only.d.next = self.hit_input_now.val().any()
+            | self.hit_constant_now.val().any()
+            | self.hit_single_now.val().get_bit(0)
+            | self.hit_single_now.val().get_bit(2)
+            | self.hit_poll_now.val()
+            | self.hit_channel_now.val();
+        self.queue_index.d.next = self.axil.op_address.val().get_bits::<5>(0);
+        self.queue_was_written.d.next = self
+            .queue_written
+            .q
+            .val()
+            .get_bit(self.axil.op_address.val().get_bits::<5>(0).index());
+        self.qp_index.d.next = self.axil.op_address.val().get_bits::<QB>(5);
+        self.channel_index.d.next = self.axil.op_address.val().get_bits::<CB>(0);
+        self.executing.d.next = self.axil.op_start.val();
+
+        // execute: flip-flop registers (strobes, writable bits), doorbell, W1C bits
+        self.write_now.next = self.executing.q.val() & self.axil.op_write.val() & !self.decoded_read_only.q.val();
+        self.merged.next = (self.flops[0].q.val() & !self.axil.op_mask.val()) | (self.axil.op_data.val() & self.axil.op_mask.val());
+        self.block_size_refused.next = self.hit_flop.q.val().get_bit(0)
+            & ((self.merged.val().get_bits::<5>(0) < self.block_log2_min.val())
+                | (self.merged.val().get_bits::<5>(0) > self.block_log2_max.val()));
+        for i in 0..FLOPS {
+            self.write_bits.next = self.axil.op_mask.val() & self.flop_writable[i].val();
+            if self.write_now.val() & self.hit_flop.q.val().get_bit(i) & !self.block_size_refused.val() {
+                self.flops[i].d.next = (self.flops[i].q.val() & !self.write_bits.val()) | (self.axil.op_data.val() & self.write_bits.val());
+            }
+        }
+        self.sched_we.d.next = false;
+        self.sched_address.d.next = self.limit_sched_address.val();
+        self.write_bits.next = self.axil.op_mask.val() & self.flop_writable[9].val();
+        self.sched_data.d.next = (self.flops[9].q.val() & !self.write_bits.val()) | (self.axil.op_data.val() & self.write_bits.val());
+        if self.write_now.val() & self.hit_flop.q.val().get_bit(9) {
+            self.sched_we.d.next = true;
+        }
+        for w in 0..POST_WORDS {
+            self.write_bits.next = self.axil.op_mask.val() & self.post_word_writable[w].val();
+            if self.write_now.val() & self.hit_post_word.q.val().get_bit(w) {
+                self.post_words[w].d.next =
+                    (self.post_words[w].q.val() & !self.write_bits.val()) | (self.axil.op_data.val() & self.write_bits.val());
+                self.words_written.d.next = self.words_written.q.val().replace_bit(w, true);
+            }
+        }
+        self.staged_entry.next = 0.into();
+        for w in 0..POST_WORDS {
+            self.word_value.next = self.post_words[w].q.val();
+            self.staged_entry.next =
+                self.staged_entry.val() | (bit_cast::<POST_BITS, 32>(self.word_value.val()) << self.post_word_shift[w].val());
+        }
+        self.write_bits.next = self.axil.op_data.val() & self.axil.op_mask.val();
+        if self.write_now.val() & self.hit_post_status.q.val() {
+            self.post_incomplete.d.next = self.post_incomplete.q.val() & !self.write_bits.val().get_bit(8);
+            self.post_overrun.d.next = self.post_overrun.q.val() & !self.write_bits.val().get_bit(9);
+        }
+        if self.write_now.val() & self.hit_doorbell.q.val() {
+            if self.post_state.q.val() == self.post_state_pending.val() {
+                self.post_overrun.d.next = true;
+            } else if !self.words_written.q.val().all() {
+                self.post_incomplete.d.next = true;
+            } else {
+                self.post_offered.d.next = true;
+                self.post_entry_held.d.next = self.staged_entry.val();
+                self.post_state.d.next = self.post_state_pending.val();
+                self.post_code.d.next = 0.into();
+                self.words_written.d.next = 0.into();
+            }
+        }
+
+        // posting: the offer is held until the transfer table takes it; its answer ends the post
+        if self.post_offered.q.val() & self.post_ready.val() {
+            self.post_offered.d.next = false;
+        }
+        self.status.accept.next = false;
+        self.status.accept_channel.next = self.post_entry_held.q.val().get_bits::<CB>(0);
+        if self.post_result_valid.val() & (self.post_state.q.val() == self.post_state_pending.val()) {
+            self.post_code.d.next = self.post_result_code.val();
+            if self.post_result_code.val().any() {
+                self.post_state.d.next = self.post_state_refused.val();
+            } else {
+                self.post_state.d.next = self.post_state_accepted.val();
+                self.status.accept.next = true;
+            }
+        }
+        self.post_valid.next = self.post_offered.q.val();
+        self.post_entry.next = self.post_entry_held.q.val();
+
+        // read: every register of this cycle's sources, one-hot
+        self.inputs[0].next = self.cnt_frames_in.val();
+        self.inputs[1].next = self.cnt_accepted.val();
+        self.inputs[2].next = self.cnt_passed.val();
+        self.inputs[3].next = self.cnt_drop_ip_header.val();
+        self.inputs[4].next = self.cnt_drop_truncated.val();
+        self.inputs[5].next = self.cnt_drop_ip_length.val();
+        self.inputs[6].next = self.cnt_drop_ip_checksum.val();
+        self.inputs[7].next = self.cnt_drop_ip_fragment.val();
+        self.inputs[8].next = self.cnt_drop_udp_length.val();
+        self.inputs[9].next = self.cnt_drop_tver.val();
+        self.inputs[10].next = self.cnt_drop_opcode.val();
+        self.inputs[11].next = self.cnt_drop_padcnt.val();
+        self.inputs[12].next = self.cnt_drop_icrc.val();
+        self.inputs[13].next = self.cnt_dup.val();
+        self.inputs[14].next = self.cnt_bad_queue.val();
+        self.read_value.next = 0.into();
+        for i in 0..FLOPS {
+            if self.hit_flop.q.val().get_bit(i) {
+                self.read_value.next = self.read_value.val() | self.flops[i].q.val();
+            }
+        }
+        for w in 0..POST_WORDS {
+            if self.hit_post_word.q.val().get_bit(w) {
+                self.read_value.next = self.read_value.val() | self.post_words[w].q.val();
+            }
+        }
+        for i in 0..INPUTS {
+            if self.hit_input.q.val().get_bit(i) {
+                self.read_value.next = self.read_value.val() | self.inputs[i].val();
+            }
+        }
+        for i in 0..CONSTANTS {
+            if self.hit_constant.q.val().get_bit(i) {
+                self.read_value.next = self.read_value.val() | self.constant_value[i].val();
+            }
+        }
+        if self.hit_bad_channel.q.val() {
+            self.read_value.next = self.read_value.val() | self.status.bad_channel_count.val();
+        }
+        if self.hit_post_status.q.val() {
+            self.read_value.next = self.read_value.val()
+                | (bit_cast::<32, 2>(self.post_state.q.val())
+                    | (bit_cast::<32, 3>(self.post_code.q.val()) << 2)
+                    | (bit_cast::<32, POST_WORDS>(self.words_written.q.val()) << 16))
+                    .replace_bit(8, self.post_incomplete.q.val())
+                    .replace_bit(9, self.post_overrun.q.val());
+        }
+        if self.hit_poll_error.q.val() {
+            self.read_value.next = self.read_value.val() | self.poll_error.q.val();
+        }
+
+        // the operation's end: now, after the RAM read, or after the status table's answer
+        self.finish.next = self.executing.q.val() & !self.hit_queue.q.val() & !self.hit_qp_word.q.val().any();
+        self.response.next = 0.into(); // OKAY
+        if self.decoded_nothing.q.val() {
+            self.response.next = 3.into(); // DECERR
+            self.read_value.next = 0.into();
+        } else if self.axil.op_write.val() & (self.decoded_read_only.q.val() | self.block_size_refused.val()) {
+            self.response.next = 2.into(); // SLVERR
+        }
+        self.waiting_ram.d.next = self.executing.q.val() & (self.hit_queue.q.val() | self.hit_qp_word.q.val().any());
+        self.status.host_valid.next = false;
+        self.status.host_poll.next = self.hit_poll.q.val();
+        self.status.host_channel.next = self.channel_index.q.val();
+        if self.hit_poll.q.val() {
+            self.status.host_channel.next = bit_cast::<CB, GB>(self.channel_index.q.val().get_bits::<GB>(0)) << 5;
+        }
+        if self.executing.q.val() & !self.axil.op_write.val() & (self.hit_poll.q.val() | self.hit_channel.q.val()) {
+            self.finish.next = false;
+            self.status.host_valid.next = true;
+            self.waiting_status.d.next = true;
+        }
+
+        // wait, RAM: queue words and QP table words, read and written back with the strobes
+        self.queue_words.read_clock.next = self.clock.val();
+        self.queue_words.write_clock.next = self.clock.val();
+        self.queue_words.read_address.next = self.queue_index.q.val();
+        self.queue_value.next = self.queue_reset.val();
+        if self.queue_was_written.q.val() {
+            self.queue_value.next = self.queue_words.read_data.val();
+        }
+        self.write_bits.next = self.axil.op_mask.val() & self.queue_writable.val();
+        self.queue_words.write_address.next = self.queue_index.q.val();
+        self.queue_merged.next = (self.queue_value.val() & !self.write_bits.val()) | (self.axil.op_data.val() & self.write_bits.val());
+        self.queue_write.next = self.waiting_ram.q.val() & self.axil.op_write.val() & self.hit_queue.q.val();
+        self.queue_words.write_data.next = self.queue_merged.val();
+        self.queue_words.write_enable.next = self.queue_write.val();
+        if self.queue_write.val() {
+            self.queue_written.d.next = self.queue_written.q.val().replace_bit(self.queue_index.q.val().index(), true);
+            self.sched_we.d.next = true;
+            self.sched_address.d.next = bit_cast::<7, 5>(self.queue_index.q.val());
+            self.sched_data.d.next = self.queue_merged.val();
+        }
+        if self.waiting_ram.q.val() {
+            self.finish.next = true;
+            self.read_value.next = 0.into();
+            if self.hit_queue.q.val() {
+                self.read_value.next = self.queue_value.val();
+            }
+        }
+        self.qp_entry_next.next = 0.into();
+        for w in 0..QP_WORDS {
+            self.qp_table[w].clock.next = self.clock.val();
+            self.qp_table[w].a_address.next = self.qp_index.q.val();
+            self.qp_table[w].b_address.next = self.qp_read_index.val();
+            self.write_bits.next = self.axil.op_mask.val() & self.qp_writable[w].val();
+            self.qp_table[w].a_write_data.next =
+                (self.qp_table[w].a_read_data.val() & !self.write_bits.val()) | (self.axil.op_data.val() & self.write_bits.val());
+            self.qp_table[w].a_write.next = self.waiting_ram.q.val() & self.axil.op_write.val() & self.hit_qp_word.q.val().get_bit(w);
+            if self.waiting_ram.q.val() & self.hit_qp_word.q.val().get_bit(w) {
+                self.read_value.next = self.read_value.val() | (self.qp_table[w].a_read_data.val() & self.qp_writable[w].val());
+            }
+            self.word_value.next = self.qp_table[w].b_read_data.val();
+            self.qp_entry_next.next =
+                self.qp_entry_next.val() | (bit_cast::<QP_BITS, 32>(self.word_value.val()) << self.qp_word_shift[w].val());
+        }
+        self.qp_entry.d.next = self.qp_entry_next.val();
+        self.qp_read_entry.next = self.qp_entry.q.val();
+        self.commit_valid.d.next = self.waiting_ram.q.val() & self.axil.op_write.val() & self.hit_qp_word.q.val().get_bit(0);
+        self.commit_index.d.next = self.qp_index.q.val();
+        self.qp_commit_valid.next = self.commit_valid.q.val();
+        self.qp_commit_index.next = self.commit_index.q.val();
+
+        // wait, status table: a poll (its error bitmap latched) or a channel's status
+        self.status.clock.next = self.clock.val();
+        self.status.reset.next = self.reset.val();
+        self.status.cpl_valid.next = self.cpl_valid.val();
+        self.status.cpl_channel.next = self.cpl_channel.val();
+        self.status.cpl_status.next = self.cpl_status.val();
+        self.cpl_ready.next = self.status.cpl_ready.val();
+        if self.waiting_status.q.val() & self.status.host_done.val() {
+            self.waiting_status.d.next = false;
+            self.finish.next = true;
+            self.read_value.next = bit_cast::<32, 8>(self.status.host_status.val());
+            if self.hit_poll.q.val() {
+                self.read_value.next = self.status.host_finished.val();
+                self.poll_error.d.next = self.status.host_error.val();
+            }
+        }
+        self.axil.finish.next = self.finish.val();
+        self.axil.finish_response.next = self.response.val();
+        self.axil.finish_data.next = self.read_value.val();
+
+        // outputs and reset
+        self.sched_cfg_we.next = self.sched_we.q.val();
+        self.sched_cfg_addr.next = self.sched_address.q.val();
+        self.sched_cfg_wdata.next = self.sched_data.q.val();
+        self.cfg_block_log2.next = self.flops[0].q.val().get_bits::<5>(0);
+        self.cfg_local_mac.next = bit_cast::<48, 32>(self.flops[1].q.val()) | (bit_cast::<48, 32>(self.flops[2].q.val()) << 32);
+        self.cfg_local_ipv4.next = self.flops[3].q.val();
+        self.cfg_local_ipv6.next = bit_cast::<128, 32>(self.flops[4].q.val())
+            | (bit_cast::<128, 32>(self.flops[5].q.val()) << 32)
+            | (bit_cast::<128, 32>(self.flops[6].q.val()) << 64)
+            | (bit_cast::<128, 32>(self.flops[7].q.val()) << 96);
+        if self.reset.val() {
+            self.executing.d.next = false;
+            self.waiting_ram.d.next = false;
+            self.waiting_status.d.next = false;
+            for i in 0..FLOPS {
+                self.flops[i].d.next = self.flop_reset[i].val();
+            }
+            for w in 0..POST_WORDS {
+                self.post_words[w].d.next = 0.into();
+            }
+            self.queue_written.d.next = 0.into();
+            self.commit_valid.d.next = false;
+            self.post_offered.d.next = false;
+            self.post_state.d.next = self.post_state_idle.val();
+            self.post_code.d.next = 0.into();
+            self.post_incomplete.d.next = false;
+            self.post_overrun.d.next = false;
+            self.words_written.d.next = 0.into();
+            self.poll_error.d.next = 0.into();
+            self.sched_we.d.next = false;
+        }
+    }
+}
