@@ -78,7 +78,13 @@ pub struct StatusTable<const CB: usize, const GB: usize> {
     host_channel_held: DFF<Bits<CB>>,
     init_running: DFF<Bit>,
     init_group: DFF<Bits<GB>>,
-    bad_channels: DFF<Bits<32>>,
+    /// The count of dropped completions in two halves, so that no adder is wider than 16 bits
+    /// (6 LUT levels): the high half counts when the low half wraps, in the same cycle.
+    bad_low: DFF<Bits<16>>,
+    bad_high: DFF<Bits<16>>,
+    /// `bad_low` is 0xFFFF.
+    bad_low_full: DFF<Bit>,
+    all_but_one: Constant<Bits<16>>,
     /// Bits of a 16-bit channel number beyond the table.
     beyond_table: Constant<Bits<16>>,
     /// The last group.
@@ -142,7 +148,10 @@ impl<const CB: usize, const GB: usize> Default for StatusTable<CB, GB> {
             host_channel_held: Default::default(),
             init_running: Default::default(),
             init_group: Default::default(),
-            bad_channels: Default::default(),
+            bad_low: Default::default(),
+            bad_high: Default::default(),
+            bad_low_full: Default::default(),
+            all_but_one: c::<16>(0xfffe),
             beyond_table: c::<16>(0xffff & !((1u64 << CB) - 1)),
             last_group: c::<GB>((1u64 << GB) - 1),
             one: c::<32>(1),
@@ -186,7 +195,9 @@ impl<const CB: usize, const GB: usize> Logic for StatusTable<CB, GB> {
             host_channel_held,
             init_running,
             init_group,
-            bad_channels,
+            bad_low,
+            bad_high,
+            bad_low_full,
             valid_s2,
             op_s2,
             channel_s2,
@@ -237,7 +248,11 @@ impl<const CB: usize, const GB: usize> Logic for StatusTable<CB, GB> {
             } else if self.completion_taken.val() {
                 self.issue_s1.next = self.completion_in_table.val();
                 if !self.completion_in_table.val() {
-                    self.bad_channels.d.next = self.bad_channels.q.val() + 1;
+                    self.bad_low.d.next = self.bad_low.q.val() + 1;
+                    self.bad_low_full.d.next = self.bad_low.q.val() == self.all_but_one.val();
+                    if self.bad_low_full.q.val() {
+                        self.bad_high.d.next = self.bad_high.q.val() + 1;
+                    }
                 }
             }
         }
@@ -305,7 +320,7 @@ impl<const CB: usize, const GB: usize> Logic for StatusTable<CB, GB> {
         self.host_finished.next = self.finished_result.q.val();
         self.host_error.next = self.error_result.q.val();
         self.host_status.next = self.status_result.q.val();
-        self.bad_channel_count.next = self.bad_channels.q.val();
+        self.bad_channel_count.next = bit_cast::<32, 16>(self.bad_low.q.val()) | (bit_cast::<32, 16>(self.bad_high.q.val()) << 16);
 
         // initializer: after reset, clear one bitmap word per cycle
         if self.init_running.q.val() {
@@ -323,7 +338,9 @@ impl<const CB: usize, const GB: usize> Logic for StatusTable<CB, GB> {
             self.host_pending.d.next = false;
             self.init_running.d.next = true;
             self.init_group.d.next = 0.into();
-            self.bad_channels.d.next = 0.into();
+            self.bad_low.d.next = 0.into();
+            self.bad_high.d.next = 0.into();
+            self.bad_low_full.d.next = false;
             self.valid_s2.d.next = false;
             self.written_valid.d.next = false;
             self.done.d.next = false;

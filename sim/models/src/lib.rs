@@ -3,6 +3,7 @@
 //!
 //! * [`icrc`]: what `IcrcCheck` and `IcrcInsert` must produce.
 //! * [`rx`]: the RX front end (`RxFront`): verdicts, drop reasons, header records, payload.
+//! * [`regs`]: the register file (`Registers`), transaction by transaction.
 //! * [`sched`]: the scheduler (`Sched`), cycle-accurate, behind the [`sched::SchedEngine`] trait
 //!   that the Verilator runner implements too.
 //!
@@ -15,6 +16,7 @@ pub use ferroce_contracts as contracts;
 pub use ferroce_wire as wire;
 
 pub mod icrc;
+pub mod regs;
 pub mod rx;
 pub mod sched;
 
