@@ -1,0 +1,584 @@
+//! `ferroce-ctl`: read and write a Ferroce register file from the host (in the manner of
+//! `devmem2`, `ethtool` and `ibv_devinfo`).
+
+use clap::{Parser, Subcommand};
+use ferroce_contracts::regs::Register;
+use ferroce_contracts::tx::{udp_source_port_hash, ChannelStatus, Pmtu, PostOp, QpState, POST, QP_CONTEXT};
+use ferroce_ctl::{bus, parse_number, refusal_name, status_name, Error, Ferroce, PostOutcome};
+use serde_json::{json, Value};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "ferroce-ctl", version, about = "Read and write a Ferroce register file")]
+struct Cli {
+    /// The device: pci:DOMAIN:BUS:DEV.FN[/barN] or a bare BDF (the BAR through sysfs),
+    /// uio:/dev/uioN, mem:0xADDRESS (/dev/mem), sim:PATH (ferroce-sim serve), file:PATH.
+    #[arg(long, short, env = "FERROCE_DEVICE")]
+    device: String,
+    /// Print JSON instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// The device: id, version, build configuration, map hash, configuration registers.
+    Info,
+    /// Read a register (by name, name[index], or byte address) and decode its fields.
+    Read {
+        /// Register.
+        register: String,
+    },
+    /// Write a register (all 32 bits).
+    Write {
+        /// Register.
+        register: String,
+        /// Value (decimal or 0x hexadecimal).
+        value: String,
+    },
+    /// Read every register of a block (or of all blocks); arrays show their first elements,
+    /// registers whose read clears them (poll) are not read.
+    Dump {
+        /// Block name (id, config, qos, counters, post, poll, channel, qp).
+        block: Option<String>,
+        /// Elements shown per array.
+        #[arg(long, default_value_t = 4)]
+        elements: u32,
+    },
+    /// The QP context table.
+    Qp {
+        #[command(subcommand)]
+        what: QpCmd,
+    },
+    /// Post a transfer: the descriptor words, the doorbell, the answer.
+    Post(PostArgs),
+    /// Poll the finished channels (this clears them).
+    Poll {
+        /// Channels, e.g. 0-63 (default: all).
+        #[arg(long)]
+        channels: Option<String>,
+    },
+    /// The counters of the RX front end, the scheduler and the status table.
+    Counters {
+        /// Repeat every SECONDS, with the change since the last time.
+        #[arg(long, value_name = "SECONDS")]
+        watch: Option<f64>,
+        /// With --watch: stop after COUNT reports (default: never).
+        #[arg(long)]
+        count: Option<u64>,
+    },
+}
+
+#[derive(Subcommand)]
+enum QpCmd {
+    /// Show a QP's context, field by field.
+    Show {
+        /// QP number.
+        qp: u32,
+    },
+    /// Change fields of a QP's context (the others are kept), then commit it.
+    Set(QpSetArgs),
+}
+
+#[derive(clap::Args)]
+struct QpSetArgs {
+    /// QP number.
+    qp: u32,
+    /// State: reset, init, rtr, rts, sqd, sqe, error.
+    #[arg(long)]
+    state: Option<String>,
+    /// Transport: rc or uc.
+    #[arg(long)]
+    transport: Option<String>,
+    /// Destination IP (IPv4 dotted or IPv6).
+    #[arg(long)]
+    dst_ip: Option<String>,
+    /// Source IP.
+    #[arg(long)]
+    src_ip: Option<String>,
+    /// Destination MAC (aa:bb:cc:dd:ee:ff).
+    #[arg(long)]
+    dst_mac: Option<String>,
+    /// Source MAC.
+    #[arg(long)]
+    src_mac: Option<String>,
+    /// Destination QP number.
+    #[arg(long)]
+    dqpn: Option<String>,
+    /// Next PSN to send (sq_psn).
+    #[arg(long)]
+    psn: Option<String>,
+    /// R_Key of the peer's region.
+    #[arg(long)]
+    rkey: Option<String>,
+    /// Path MTU in bytes (256 … 4096).
+    #[arg(long)]
+    pmtu: Option<u32>,
+    /// UDP source port (default when the context has none: Linux rxe's hash of the QP number).
+    #[arg(long)]
+    udp_sport: Option<String>,
+    /// Any field of the context: NAME=VALUE (repeatable).
+    #[arg(long = "field", value_name = "NAME=VALUE")]
+    fields: Vec<String>,
+}
+
+#[derive(clap::Args)]
+struct PostArgs {
+    /// Channel.
+    #[arg(long)]
+    channel: u32,
+    /// Local QP.
+    #[arg(long)]
+    qp: u32,
+    /// Operation: send, send-imm, write, write-imm.
+    #[arg(long)]
+    op: String,
+    /// Local address of the payload.
+    #[arg(long)]
+    src: String,
+    /// Remote address (write).
+    #[arg(long, default_value = "0")]
+    dst: String,
+    /// Bytes.
+    #[arg(long)]
+    len: String,
+    /// Immediate data.
+    #[arg(long, default_value = "0")]
+    imm: String,
+    /// Scheduler queue.
+    #[arg(long, default_value_t = 1)]
+    queue: u32,
+    /// Set the solicited-event bit.
+    #[arg(long)]
+    solicited: bool,
+    /// write-imm: an immediate on every block.
+    #[arg(long)]
+    imm_every_block: bool,
+    /// Wait until the channel finishes (reads its status, then polls its group).
+    #[arg(long)]
+    wait: bool,
+    /// With --wait: give up after SECONDS.
+    #[arg(long, default_value_t = 10.0)]
+    timeout: f64,
+}
+
+/// A command-line error that is not the device's.
+fn usage(message: String) -> Error {
+    Error {
+        device: "ferroce-ctl".into(),
+        address: None,
+        cause: ferroce_ctl::Cause::Io(message),
+    }
+}
+
+fn number(s: &str, what: &str) -> Result<u128, Error> {
+    parse_number(s)
+        .map(u128::from)
+        .ok_or_else(|| usage(format!("{what}: '{s}' is not a number")))
+}
+
+fn ip(s: &str) -> Result<(u128, bool), Error> {
+    match s.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(a)) => Ok((u128::from(u32::from(a)), false)),
+        Ok(std::net::IpAddr::V6(a)) => Ok((u128::from(a), true)),
+        Err(_) => Err(usage(format!("'{s}' is not an IP address"))),
+    }
+}
+
+fn mac(s: &str) -> Result<u128, Error> {
+    let bytes: Vec<u8> = s.split(':').filter_map(|b| u8::from_str_radix(b, 16).ok()).collect();
+    if bytes.len() != 6 || s.split(':').count() != 6 {
+        return Err(usage(format!("'{s}' is not a MAC address (aa:bb:cc:dd:ee:ff)")));
+    }
+    Ok(bytes.iter().fold(0u128, |v, &b| v << 8 | u128::from(b)))
+}
+
+fn mac_text(v: u128) -> String {
+    (0..6)
+        .rev()
+        .map(|i| format!("{:02x}", (v >> (8 * i)) as u8))
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+fn ip_text(v: u128, v6: bool) -> String {
+    if v6 {
+        std::net::Ipv6Addr::from(v).to_string()
+    } else {
+        std::net::Ipv4Addr::from(v as u32).to_string()
+    }
+}
+
+/// A field value with its meaning, where the contracts give one.
+fn meaning(register: &str, field: &str, value: u32) -> Option<String> {
+    match (register, field) {
+        ("channel_status", "state") => ChannelStatus::from_code(value as u8).map(|s| s.name().to_string()),
+        ("channel_status", "cause") if value != 0 => Some(status_name(value as u8).to_string()),
+        ("post_status", "state") => ferroce_contracts::regs::PostState::from_code(value).map(|s| s.name().to_string()),
+        ("post_status", "code") if value != 0 => Some(refusal_name(value as u8).to_string()),
+        ("qp_word0", "state") => QpState::from_code(value as u8).map(|s| s.name().to_string()),
+        ("qp_word0", "pmtu") => Pmtu::from_code(value as u8).map(|p| format!("{} bytes", p.bytes())),
+        ("block_size", "log2") => Some(format!("{} KiB", (1u64 << value) / 1024)),
+        _ => None,
+    }
+}
+
+fn register_json(label: &str, address: u32, r: &Register, value: u32) -> Value {
+    let fields: serde_json::Map<String, Value> = Ferroce::fields(r, value)
+        .into_iter()
+        .map(|(n, v)| {
+            let v = match meaning(&r.name, &n, v) {
+                Some(m) => json!({"value": v, "meaning": m}),
+                None => json!(v),
+            };
+            (n, v)
+        })
+        .collect();
+    json!({"register": label, "address": format!("{address:#07x}"), "value": format!("{value:#010x}"), "fields": fields})
+}
+
+fn register_text(label: &str, address: u32, r: &Register, value: u32) -> String {
+    let mut s = format!("{label} @ {address:#07x} = {value:#010x} ({})\n", r.access().name());
+    for (f, (n, v)) in r.fields.iter().zip(Ferroce::fields(r, value)) {
+        let bits = if f.width == 1 {
+            format!("[{}]", f.lsb)
+        } else {
+            format!("[{}:{}]", f.lsb + f.width - 1, f.lsb)
+        };
+        let m = meaning(&r.name, &n, v).map(|m| format!(" ({m})")).unwrap_or_default();
+        s.push_str(&format!("  {n:<16} {bits:<8} {v:#x}{m}\n"));
+    }
+    s
+}
+
+fn print(json_out: bool, value: Value, text: String) {
+    if json_out {
+        println!("{value}");
+    } else {
+        print!("{text}");
+    }
+}
+
+fn info(dev: &mut Ferroce, json_out: bool) -> Result<(), Error> {
+    let map = dev.map().clone();
+    let mut values = serde_json::Map::new();
+    let mut text = format!("device {}\n", dev.device());
+    for name in [
+        "device_id",
+        "version",
+        "build_bus",
+        "build_tables",
+        "map_hash",
+        "block_size",
+        "local_mac_low",
+        "local_mac_high",
+        "local_ipv4",
+        "post_status",
+    ] {
+        let r = map.reg(name);
+        let v = dev.read(r.offset)?;
+        values.insert(name.into(), register_json(name, r.offset, r, v)["fields"].clone());
+        let fields: Vec<String> = Ferroce::fields(r, v)
+            .into_iter()
+            .map(|(n, x)| match meaning(name, &n, x) {
+                Some(m) => format!("{n}={x} ({m})"),
+                None => format!("{n}={x:#x}"),
+            })
+            .collect();
+        text.push_str(&format!("{name:<14} {}\n", fields.join(" ")));
+    }
+    let c = map.config;
+    text.push_str(&format!(
+        "build          {}-bit data path, {} channels, {} queues, {} QPs; map hash {:#010x} matches this tool\n",
+        c.data_width,
+        c.channels,
+        c.queues,
+        c.qps,
+        map.hash()
+    ));
+    values.insert("map_matches".into(), json!(true));
+    print(json_out, Value::Object(values), text);
+    Ok(())
+}
+
+fn qp_show(dev: &mut Ferroce, qp: u32, json_out: bool) -> Result<(), Error> {
+    let words = dev.qp_read(qp)?;
+    let v6 = QP_CONTEXT.decode(&words, "ip_v6") == 1;
+    let mut obj = serde_json::Map::new();
+    let mut text = format!("QP {qp}\n");
+    for f in QP_CONTEXT.fields {
+        let v = QP_CONTEXT.decode(&words, f.name);
+        let shown = match f.name {
+            "state" => QpState::from_code(v as u8).map_or(v.to_string(), |s| s.name().to_string()),
+            "pmtu" => Pmtu::from_code(v as u8).map_or(v.to_string(), |p| p.bytes().to_string()),
+            "src_mac" | "dst_mac" => mac_text(v),
+            "src_ip" | "dst_ip" => ip_text(v, v6),
+            _ if f.width > 8 => format!("{v:#x}"),
+            _ => v.to_string(),
+        };
+        text.push_str(&format!("  {:<14} {shown}\n", f.name));
+        obj.insert(f.name.into(), json!(shown));
+    }
+    print(json_out, json!({"qp": qp, "context": obj}), text);
+    Ok(())
+}
+
+fn qp_set(dev: &mut Ferroce, a: &QpSetArgs, json_out: bool) -> Result<(), Error> {
+    let mut words = dev.qp_read(a.qp)?;
+    let mut set: Vec<(String, u128)> = Vec::new();
+    if let Some(s) = &a.state {
+        let state = QpState::ALL
+            .into_iter()
+            .find(|x| x.name() == s)
+            .ok_or_else(|| usage(format!("unknown QP state '{s}'")))?;
+        set.push(("state".into(), state.code().into()));
+    }
+    if let Some(t) = &a.transport {
+        let code = match t.as_str() {
+            "rc" => 0,
+            "uc" => 1,
+            _ => return Err(usage(format!("transport '{t}': rc or uc"))),
+        };
+        set.push(("transport".into(), code));
+    }
+    for (arg, field) in [(&a.dst_ip, "dst_ip"), (&a.src_ip, "src_ip")] {
+        if let Some(s) = arg {
+            let (v, v6) = ip(s)?;
+            set.push((field.into(), v));
+            set.push(("ip_v6".into(), u128::from(v6)));
+        }
+    }
+    for (arg, field) in [(&a.dst_mac, "dst_mac"), (&a.src_mac, "src_mac")] {
+        if let Some(s) = arg {
+            set.push((field.into(), mac(s)?));
+        }
+    }
+    for (arg, field) in [
+        (&a.dqpn, "dest_qpn"),
+        (&a.psn, "sq_psn"),
+        (&a.rkey, "rkey"),
+        (&a.udp_sport, "udp_sport"),
+    ] {
+        if let Some(s) = arg {
+            set.push((field.into(), number(s, field)?));
+        }
+    }
+    if let Some(p) = a.pmtu {
+        let pmtu = Pmtu::from_bytes(p).ok_or_else(|| usage(format!("path MTU {p}: 256, 512, 1024, 2048 or 4096")))?;
+        set.push(("pmtu".into(), pmtu.code().into()));
+    }
+    for f in &a.fields {
+        let (n, v) = f.split_once('=').ok_or_else(|| usage(format!("--field {f}: NAME=VALUE")))?;
+        set.push((n.into(), number(v, n)?));
+    }
+    if a.udp_sport.is_none() && QP_CONTEXT.decode(&words, "udp_sport") == 0 {
+        set.push(("udp_sport".into(), udp_source_port_hash(a.qp).into()));
+    }
+    for (name, value) in &set {
+        let field = QP_CONTEXT
+            .field(name)
+            .ok_or_else(|| usage(format!("the QP context has no field '{name}'")))?;
+        if *value > field.max() {
+            return Err(usage(format!("{value:#x} does not fit the {}-bit field {name}", field.width)));
+        }
+        let p = QP_CONTEXT.placement(name);
+        for bit in 0..field.width {
+            let at = p.offset + bit;
+            let mask = 1u32 << (at % 32);
+            words[at / 32] = (words[at / 32] & !mask) | if value >> bit & 1 == 1 { mask } else { 0 };
+        }
+    }
+    dev.qp_write(a.qp, &words)?;
+    print(
+        json_out,
+        json!({"qp": a.qp, "set": set.iter().map(|(n, v)| (n.clone(), json!(v.to_string()))).collect::<serde_json::Map<_, _>>(), "committed": true}),
+        format!("QP {}: {} field(s) set, committed\n", a.qp, set.len()),
+    );
+    Ok(())
+}
+
+fn post(dev: &mut Ferroce, a: &PostArgs, json_out: bool) -> Result<bool, Error> {
+    let op = PostOp::from_name(&a.op).ok_or_else(|| usage(format!("operation '{}': send, send-imm, write or write-imm", a.op)))?;
+    let values = [
+        ("channel", u128::from(a.channel)),
+        ("queue", u128::from(a.queue)),
+        ("op", op.code().into()),
+        ("solicited", u128::from(a.solicited)),
+        ("imm_every_block", u128::from(a.imm_every_block)),
+        ("qp", u128::from(a.qp)),
+        ("local_addr", number(&a.src, "--src")?),
+        ("remote_addr", number(&a.dst, "--dst")?),
+        ("length", number(&a.len, "--len")?),
+        ("immediate", number(&a.imm, "--imm")?),
+    ];
+    let words = POST.encode(&values).map_err(|e| usage(format!("post: {e}")))?;
+    let outcome = dev.post(&words, 1000)?;
+    let (accepted, mut result) = match outcome {
+        PostOutcome::Accepted => (true, json!({"channel": a.channel, "post": "accepted"})),
+        PostOutcome::Refused(code) => (
+            false,
+            json!({"channel": a.channel, "post": "refused", "reason": refusal_name(code), "code": code}),
+        ),
+        PostOutcome::NotPosted(why) => (false, json!({"channel": a.channel, "post": "not_posted", "reason": why})),
+    };
+    if accepted && a.wait {
+        let start = std::time::Instant::now();
+        loop {
+            let (state, cause) = dev.channel_status(a.channel)?;
+            if matches!(state, ChannelStatus::Done | ChannelStatus::Error) {
+                dev.poll(a.channel, a.channel)?;
+                result["status"] = json!(state.name());
+                if state == ChannelStatus::Error {
+                    result["cause"] = json!(status_name(cause));
+                }
+                break;
+            }
+            if start.elapsed().as_secs_f64() > a.timeout {
+                result["status"] = json!("timeout");
+                break;
+            }
+        }
+    }
+    let text = match (&outcome, result.get("status")) {
+        (PostOutcome::Accepted, Some(s)) => format!("channel {}: accepted, {}\n", a.channel, s.as_str().unwrap_or("")),
+        (PostOutcome::Accepted, None) => format!("channel {}: accepted\n", a.channel),
+        (PostOutcome::Refused(c), _) => format!("channel {}: refused: {} ({c})\n", a.channel, refusal_name(*c)),
+        (PostOutcome::NotPosted(why), _) => format!("channel {}: not posted: {why}\n", a.channel),
+    };
+    let done = accepted && result.get("status").is_none_or(|s| s == "DONE");
+    print(json_out, result, text);
+    Ok(done)
+}
+
+fn run(cli: &Cli) -> Result<bool, Error> {
+    let mut dev = Ferroce::open(bus::open(&cli.device)?)?;
+    let json_out = cli.json;
+    match &cli.cmd {
+        Cmd::Info => info(&mut dev, json_out)?,
+        Cmd::Read { register } => {
+            let t = dev.target(register)?;
+            let (label, address, r) = (t.label(), t.address(), t.register.clone());
+            let v = dev.read(address)?;
+            print(
+                json_out,
+                register_json(&label, address, &r, v),
+                register_text(&label, address, &r, v),
+            );
+        }
+        Cmd::Write { register, value } => {
+            let t = dev.target(register)?;
+            let (label, address) = (t.label(), t.address());
+            let v = number(value, "value")?;
+            let v = u32::try_from(v).map_err(|_| usage(format!("{value} does not fit 32 bits")))?;
+            dev.write(address, v)?;
+            print(
+                json_out,
+                json!({"register": label, "address": format!("{address:#07x}"), "written": format!("{v:#010x}")}),
+                format!("{label} @ {address:#07x} <- {v:#010x}\n"),
+            );
+        }
+        Cmd::Dump { block, elements } => {
+            let map = dev.map().clone();
+            if let Some(b) = block {
+                if !map.blocks.iter().any(|x| &x.name == b) {
+                    let names: Vec<&str> = map.blocks.iter().map(|x| x.name.as_str()).collect();
+                    return Err(usage(format!("no block '{b}' (blocks: {})", names.join(", "))));
+                }
+            }
+            let mut out = Vec::new();
+            let mut text = String::new();
+            for b in map.blocks.iter().filter(|x| block.as_ref().is_none_or(|n| *n == x.name)) {
+                text.push_str(&format!("== {} @ {:#07x}\n", b.name, b.offset));
+                for r in &b.registers {
+                    if !Ferroce::safe_to_read(r) {
+                        text.push_str(&format!("{} @ {:#07x}: not read ({})\n", r.name, r.offset, r.access().name()));
+                        continue;
+                    }
+                    for i in 0..r.count.min(*elements) {
+                        let label = if r.is_array() { format!("{}[{i}]", r.name) } else { r.name.clone() };
+                        let v = dev.read(r.address(i))?;
+                        out.push(register_json(&label, r.address(i), r, v));
+                        text.push_str(&register_text(&label, r.address(i), r, v));
+                    }
+                    if r.count > *elements {
+                        text.push_str(&format!("  ... {} more elements of {}\n", r.count - elements, r.name));
+                    }
+                }
+            }
+            print(json_out, Value::Array(out), text);
+        }
+        Cmd::Qp { what: QpCmd::Show { qp } } => qp_show(&mut dev, *qp, json_out)?,
+        Cmd::Qp { what: QpCmd::Set(a) } => qp_set(&mut dev, a, json_out)?,
+        Cmd::Post(a) => return post(&mut dev, a, json_out),
+        Cmd::Poll { channels } => {
+            let last = dev.map().config.channels - 1;
+            let (first, end) = match channels {
+                None => (0, last),
+                Some(s) => {
+                    let (a, b) = s.split_once('-').unwrap_or((s, s));
+                    let n = |x: &str| x.parse::<u32>().ok().filter(|&v| v <= last);
+                    match (n(a), n(b)) {
+                        (Some(a), Some(b)) if a <= b => (a, b),
+                        _ => return Err(usage(format!("--channels {s}: A-B within 0-{last}"))),
+                    }
+                }
+            };
+            let finished = dev.poll(first, end)?;
+            let list: Vec<Value> = finished
+                .iter()
+                .map(|f| json!({"channel": f.channel, "status": if f.error { "ERROR" } else { "DONE" }}))
+                .collect();
+            let text: String = finished
+                .iter()
+                .map(|f| format!("channel {}: {}\n", f.channel, if f.error { "ERROR" } else { "DONE" }))
+                .collect();
+            print(
+                json_out,
+                Value::Array(list),
+                if text.is_empty() { "no channel finished\n".into() } else { text },
+            );
+        }
+        Cmd::Counters { watch, count } => {
+            let mut previous: Option<Vec<(String, u32)>> = None;
+            let mut reports = 0u64;
+            loop {
+                let now = dev.counters()?;
+                let obj: serde_json::Map<String, Value> = now.iter().map(|(n, v)| (n.clone(), json!(v))).collect();
+                let mut text = String::new();
+                for (i, (n, v)) in now.iter().enumerate() {
+                    let delta = previous.as_ref().map(|p| v.wrapping_sub(p[i].1));
+                    text.push_str(&match delta {
+                        Some(d) => format!("{n:<24} {v:>12} (+{d})\n"),
+                        None => format!("{n:<24} {v:>12}\n"),
+                    });
+                }
+                print(json_out, Value::Object(obj), text);
+                reports += 1;
+                let Some(seconds) = watch else { break };
+                if count.is_some_and(|c| reports >= c) {
+                    break;
+                }
+                previous = Some(now);
+                std::thread::sleep(std::time::Duration::from_secs_f64(seconds.max(0.01)));
+            }
+        }
+    }
+    Ok(true)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            if cli.json {
+                println!("{}", json!({"error": e.to_string(), "device": e.device, "address": e.address}));
+            }
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
