@@ -78,6 +78,23 @@ enum Cmd {
         #[arg(long, value_enum, default_value_t = Engine::Rtl)]
         engine: Engine,
     },
+    /// Serve the register file's Verilator model on a Unix socket, for `ferroce-ctl --device
+    /// sim:PATH`.
+    ///
+    /// Posts are answered by a software stand-in for the transfer table (it checks them and
+    /// completes accepted ones LATENCY cycles later) until the TX path is joined. Runs until
+    /// killed; clients are served one after the other. Protocol: ferroce_sim::serve.
+    Serve {
+        /// Socket path (an existing socket file there is replaced).
+        #[arg(long, value_name = "PATH")]
+        socket: PathBuf,
+        /// Register file configuration: c2048_q256 (default) or c64_q16.
+        #[arg(long, default_value = "c2048_q256")]
+        variant: String,
+        /// Cycles from an accepted post to its completion.
+        #[arg(long, default_value_t = 64)]
+        latency: u64,
+    },
     /// Cycle figures measured in Verilator.
     Bench {
         #[command(subcommand)]
@@ -142,6 +159,7 @@ fn main() -> ExitCode {
             counters,
         } => run_rx(&pcap, engine, fcs, counters),
         Cmd::Sched { trace, engine } => run_sched(&trace, engine),
+        Cmd::Serve { socket, variant, latency } => run_serve(&socket, &variant, latency),
         Cmd::Bench {
             what: BenchWhat::Icrc { width, frames },
         } => {
@@ -246,4 +264,40 @@ fn run_sched(path: &std::path::Path, engine: Engine) -> ExitCode {
         println!("{line}");
     }
     ExitCode::SUCCESS
+}
+
+/// `ferroce-sim serve`: runs until killed; errors on stderr with exit code 2.
+fn run_serve(socket: &std::path::Path, variant: &str, latency: u64) -> ExitCode {
+    use ferroce_sim::regs_rtl::RegsRtl;
+    let known = ferroce_hdl::tops::find("registers").map_or(&[][..], |t| t.variants);
+    if !known.contains(&variant) {
+        eprintln!("error: no register file variant '{variant}' (known: {})", known.join(", "));
+        return ExitCode::from(2);
+    }
+    let config = ferroce_hdl::tops::registers_config(variant);
+    let mut rtl = match RegsRtl::with_latency(config, latency) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if std::fs::symlink_metadata(socket).is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_socket(&m.file_type())) {
+        let _ = std::fs::remove_file(socket);
+    }
+    let listener = match std::os::unix::net::UnixListener::bind(socket) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {}: {e}", socket.display());
+            return ExitCode::from(2);
+        }
+    };
+    eprintln!("serving {} on {}", ferroce_sim::regs_rtl::model_name(&config), socket.display());
+    match ferroce_sim::serve::serve(listener, &mut rtl) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
 }
