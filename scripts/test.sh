@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Ferroce test command: installs what the tests need when it is missing (Debian packages:
-# verilator, yosys, python3, tshark), then checks formatting and lints, and runs every test of
+# verilator, yosys, python3 with venv, tshark, iverilog, z3; the Python environment of cocotb,
+# cocotbext-axi and PeakRDL from PyPI), then checks formatting and lints, and runs every test of
 # the workspace. CI runs exactly this (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +11,9 @@ command -v verilator >/dev/null 2>&1 || missing+=(verilator)
 command -v yosys >/dev/null 2>&1 || missing+=(yosys)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 command -v tshark >/dev/null 2>&1 || missing+=(tshark)
+command -v iverilog >/dev/null 2>&1 || missing+=(iverilog)
+command -v z3 >/dev/null 2>&1 || missing+=(z3)
+python3 -c "import ensurepip, venv" >/dev/null 2>&1 || missing+=(python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "installing: ${missing[*]}"
     sudo=""
@@ -23,6 +27,8 @@ for component in rustfmt clippy; do
         rustup component add "$component"
     fi
 done
+
+bash scripts/python_env.sh
 
 start=$SECONDS
 step() { printf '\n== %s (%d s so far)\n' "$1" $((SECONDS - start)); }

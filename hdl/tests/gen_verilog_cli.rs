@@ -27,9 +27,12 @@ fn writes_one_file_per_top_with_summary() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         out.lines().count(),
-        ferroce_hdl::tops::TOPS.len(),
-        "one summary line per file: {out}"
+        ferroce_hdl::tops::TOPS.len() + 2,
+        "one summary line per file (with the register map's C header and SystemRDL): {out}"
     );
+    for f in ["ferroce_regs.h", "ferroce_regs.rdl"] {
+        assert!(out.contains(f) && dir.join(f).exists(), "{f}: {out}");
+    }
     for t in ferroce_hdl::tops::TOPS.iter() {
         // width-generic tops at --width, the others in their default configuration
         let m = if t.width_generic() {

@@ -1,11 +1,13 @@
 //! Writes the Verilog of every Ferroce top module.
 
 use clap::Parser;
+use ferroce_contracts::regs;
 use ferroce_hdl::tops::{self, TOPS, WIDTHS};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Generate the Verilog of every Ferroce top module, one file per top.
+/// Generate the Verilog of every Ferroce top module, one file per top (with the register
+/// file: its register map as `ferroce_regs.h` and `ferroce_regs.rdl`).
 ///
 /// Module names are unique and start with `ferroce_` (name plus `_w<width>`), so the files of
 /// several widths and tops load into one Vivado project.
@@ -97,6 +99,21 @@ fn main() -> ExitCode {
             modules,
             v.len()
         );
+        if t.name == "registers" {
+            // the register map of this configuration, for drivers and for PeakRDL
+            let map = regs::Map::new(tops::registers_config(variant));
+            for (file, text, what) in [
+                ("ferroce_regs.h", regs::render::c_header(&map), "C header of the register map"),
+                ("ferroce_regs.rdl", regs::render::systemrdl(&map), "SystemRDL 2.0 register map"),
+            ] {
+                let path = args.out.join(file);
+                if let Err(e) = std::fs::write(&path, &text) {
+                    eprintln!("error: cannot write {}: {e}", path.display());
+                    return ExitCode::FAILURE;
+                }
+                println!("{}: {what} (map hash {:#010x}, {} bytes)", path.display(), map.hash(), text.len());
+            }
+        }
     }
     ExitCode::SUCCESS
 }

@@ -8,7 +8,8 @@
 //! cycle returns the old word, and so does a port-B read of it.
 //!
 //! The Verilog is written by hand (as rust-hdl's `RAM` is) in the template that Vivado and yosys
-//! infer as a true dual-port block RAM; the memory is marked `ram_style = "block"`.
+//! infer as a true dual-port block RAM; the memory is marked `ram_style = "block"` and starts
+//! all zero (the block RAM's power-up contents; reset does not clear it).
 
 use rust_hdl::prelude::*;
 use std::collections::BTreeMap;
@@ -54,6 +55,12 @@ impl<D: Synth, const N: usize> Logic for DualPortRam<D, N> {
         Verilog::Custom(format!(
             "\
 (* ram_style = \"block\" *) reg[{D}:0] mem[{last}:0];
+
+// power-up contents: all zero (the block RAM's initial value)
+integer i;
+initial begin
+   for (i = 0; i <= {last}; i = i + 1) mem[i] = 0;
+end
 
 always @(posedge clock) begin
    if (a_write) begin
@@ -110,6 +117,12 @@ impl<D: Synth, const N: usize> Logic for BlockRam<D, N> {
         Verilog::Custom(format!(
             "\
 (* ram_style = \"block\" *) reg[{D}:0] mem[{last}:0];
+
+// power-up contents: all zero (the block RAM's initial value)
+integer i;
+initial begin
+   for (i = 0; i <= {last}; i = i + 1) mem[i] = 0;
+end
 
 always @(posedge clock) begin
    if (write) begin

@@ -1,0 +1,36 @@
+"""Builds the register file's Verilog with Icarus Verilog and runs test_registers.py on it.
+Usage: run_registers.py VERILOG TOPLEVEL BUILD_DIR (FERROCE_MAP in the environment).
+Exits non-zero if a test fails."""
+
+import os
+import sys
+import xml.etree.ElementTree as ET
+
+from cocotb_tools.runner import get_runner
+
+
+def main():
+    verilog, top, build_dir = sys.argv[1:4]
+    here = os.path.dirname(os.path.abspath(__file__))
+    runner = get_runner("icarus")
+    runner.build(sources=[verilog], hdl_toplevel=top, build_dir=build_dir, always=True, timescale=("1ns", "1ps"))
+    results = runner.test(
+        hdl_toplevel=top,
+        test_module="test_registers",
+        test_dir=here,
+        build_dir=build_dir,
+        results_xml=os.path.join(build_dir, "results.xml"),
+    )
+    cases = ET.parse(results).getroot().iter("testcase")
+    ran, failed = 0, 0
+    for case in cases:
+        ran += 1
+        if case.find("failure") is not None or case.find("error") is not None:
+            failed += 1
+            print(f"FAILED: {case.get('name')}")
+    print(f"{ran - failed} passed, {failed} failed")
+    return 0 if ran > 0 and failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
