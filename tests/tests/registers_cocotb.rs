@@ -4,7 +4,7 @@
 //! DECERR for holes, byte strobes, and transactions in flight with random pauses on all five
 //! channels.
 
-mod python;
+mod tools;
 
 use ferroce_contracts::regs::{Config, Kind, Map};
 use ferroce_hdl::emit;
@@ -17,7 +17,7 @@ fn cocotbext_axi_master_reads_and_writes_the_register_file() {
     let top = ferroce_hdl::tops::find("registers").unwrap();
     let module = top.module_name(variant);
     let verilog = top.verilog(variant);
-    let dir = python::scratch_dir("cocotb");
+    let dir = tools::scratch_dir("cocotb");
     let file = dir.join(format!("{module}.v"));
     std::fs::write(&file, &verilog).unwrap();
 
@@ -58,9 +58,9 @@ fn cocotbext_axi_master_reads_and_writes_the_register_file() {
         "init_cycles": config.channels / 32 + 4,
     });
 
-    let (ok, log) = python::run(
-        Command::new(python::venv_bin("python"))
-            .arg(python::root().join("tests/cocotb/run_registers.py"))
+    let (ok, log) = tools::run(
+        Command::new(tools::venv_bin("python"))
+            .arg(tools::root().join("tests/cocotb/run_registers.py"))
             .arg(&file)
             .arg(&module)
             .arg(dir.join("build"))

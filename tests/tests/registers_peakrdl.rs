@@ -4,7 +4,7 @@
 //! `ferroce_regs.h`, checked by a C compiler with one static assertion per register element
 //! and field.
 
-mod python;
+mod tools;
 
 use ferroce_contracts::regs::{render, Config, Kind, Map};
 use std::fmt::Write as _;
@@ -13,10 +13,10 @@ use std::process::Command;
 #[test]
 fn peakrdl_compiles_the_rdl_and_its_header_agrees_with_ours() {
     let map = Map::new(Config::DEFAULT);
-    let dir = python::scratch_dir("peakrdl");
+    let dir = tools::scratch_dir("peakrdl");
     std::fs::write(dir.join("ferroce_regs.rdl"), render::systemrdl(&map)).unwrap();
     std::fs::write(dir.join("ferroce_regs.h"), render::c_header(&map)).unwrap();
-    let (ok, log) = python::run(Command::new(python::venv_bin("peakrdl")).current_dir(&dir).args([
+    let (ok, log) = tools::run(Command::new(tools::venv_bin("peakrdl")).current_dir(&dir).args([
         "c-header",
         "ferroce_regs.rdl",
         "-o",
@@ -74,7 +74,7 @@ fn peakrdl_compiles_the_rdl_and_its_header_agrees_with_ours() {
         }
     }
     std::fs::write(dir.join("check.c"), &c).unwrap();
-    let (ok, log) = python::run(Command::new("cc").current_dir(&dir).args(["-std=c11", "-fsyntax-only", "check.c"]));
+    let (ok, log) = tools::run(Command::new("cc").current_dir(&dir).args(["-std=c11", "-fsyntax-only", "check.c"]));
     assert!(ok, "PeakRDL's header and ours disagree ({checks} checks):\n{log}");
     assert!(checks > 300, "{checks} checks");
     let _ = std::fs::remove_dir_all(dir);

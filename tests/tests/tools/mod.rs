@@ -1,4 +1,4 @@
-//! The Python tools of the outside checks (cocotb, cocotbext-axi, PeakRDL), in the virtual
+//! The outside tools of the register file's checks: the Python ones (cocotb, cocotbext-axi, PeakRDL) in the virtual
 //! environment that `scripts/python_env.sh` creates (`scripts/test.sh` runs it when the
 //! environment is missing): `FERROCE_VENV`, or `.venv` at the repository's root.
 
