@@ -296,7 +296,7 @@ impl PollRun<'_> {
             }
             let answered = self.master.answers.len();
             self.master.sample(self.m, self.cycle).unwrap();
-            for a in self.master.answers[answered..].to_vec() {
+            for a in self.master.answers[answered..].iter().copied() {
                 if a.what.address == poll_error {
                     let g = pending_poll.pop_front().unwrap();
                     let finished = std::mem::take(&mut finished_by_group[g as usize]);

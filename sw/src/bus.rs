@@ -182,7 +182,7 @@ impl MmapBus {
     }
 
     fn check(&self, address: u32) -> Result<*mut u32, Error> {
-        if address % 4 != 0 {
+        if !address.is_multiple_of(4) {
             return Err(self.error(Some(address), Cause::Unaligned));
         }
         if u64::from(address) + 4 > self.size {

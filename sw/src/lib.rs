@@ -137,7 +137,7 @@ impl Ferroce {
             return self
                 .map
                 .decode(address)
-                .filter(|_| address % 4 == 0)
+                .filter(|_| address.is_multiple_of(4))
                 .map(|t| Target {
                     register: t.register,
                     index: t.index,

@@ -79,7 +79,7 @@ enum QpCmd {
         qp: u32,
     },
     /// Change fields of a QP's context (the others are kept), then commit it.
-    Set(QpSetArgs),
+    Set(Box<QpSetArgs>),
 }
 
 #[derive(clap::Args)]

@@ -865,7 +865,7 @@ impl Map {
                     return Err(format!("register name {} twice", r.name));
                 }
                 let end = r.offset + r.stride * (r.max_count - 1) + 4;
-                if r.offset % 4 != 0 || r.offset < b.offset || end > b.offset + b.size {
+                if !r.offset.is_multiple_of(4) || r.offset < b.offset || end > b.offset + b.size {
                     return Err(format!("register {} outside block {}", r.name, b.name));
                 }
                 if r.is_array() && (!r.max_count.is_power_of_two() || !r.stride.is_power_of_two()) {

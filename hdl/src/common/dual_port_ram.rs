@@ -31,7 +31,7 @@ pub struct DualPortRam<D: Synth, const N: usize> {
     pub b_address: Signal<In, Bits<N>>,
     /// Port B: the word at the last cycle's `b_address`.
     pub b_read_data: Signal<Out, D>,
-    _sim: Box<BTreeMap<Bits<N>, D>>,
+    _sim: BTreeMap<Bits<N>, D>,
 }
 
 impl<D: Synth, const N: usize> Logic for DualPortRam<D, N> {
@@ -96,7 +96,7 @@ pub struct BlockRam<D: Synth, const N: usize> {
     pub read_address: Signal<In, Bits<N>>,
     /// The word at the last cycle's `read_address`, as it was before that cycle's write.
     pub read_data: Signal<Out, D>,
-    _sim: Box<BTreeMap<Bits<N>, D>>,
+    _sim: BTreeMap<Bits<N>, D>,
 }
 
 impl<D: Synth, const N: usize> Logic for BlockRam<D, N> {

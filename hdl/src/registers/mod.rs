@@ -916,3 +916,27 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_2048_qp_table_elaborates() {
+        let config = Config {
+            qps: 2048,
+            ..Config::DEFAULT
+        };
+        let verilog =
+            crate::emit::with_big_stack(move || crate::emit::verilog(&mut Registers::<11, 6, 11>::new(config), "ferroce_registers_q2048"));
+        let ports = crate::emit::ports(&verilog, "ferroce_registers_q2048");
+        let width = |n: &str| ports.iter().find(|p| p.name == n).map(|p| p.width);
+        assert_eq!(width("qp_read_index"), Some(11));
+        assert_eq!(width("qp_read_entry"), Some(QP_BITS));
+        assert_eq!(
+            verilog.matches("reg[31:0] mem[2047:0]").count(),
+            QP_WORDS,
+            "one 2048-entry RAM per context word"
+        );
+    }
+}

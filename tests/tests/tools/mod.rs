@@ -2,6 +2,9 @@
 //! environment that `scripts/python_env.sh` creates (`scripts/test.sh` runs it when the
 //! environment is missing): `FERROCE_VENV`, or `.venv` at the repository's root.
 
+// each test file uses a part of this module
+#![allow(dead_code)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
