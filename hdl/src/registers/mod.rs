@@ -31,14 +31,18 @@
 //! map needs only its kind's count below.
 
 pub mod axil;
+pub mod decode;
+pub mod posting;
 pub mod status;
 
 use crate::common::dual_port_ram::DualPortRam;
 use crate::common::elab::c;
 use axil::AxiLiteFront;
-use ferroce_contracts::regs::{self, Config, Kind, Map, PostState, Register};
+use decode::Decoder;
+use ferroce_contracts::regs::{self, Config, Kind, Map, Register};
 use ferroce_contracts::rx::DropReason;
 use ferroce_contracts::tx::{POST, QP_CONTEXT};
+use posting::Posting;
 use rust_hdl::prelude::*;
 use status::StatusTable;
 
@@ -46,23 +50,23 @@ use status::StatusTable;
 pub(crate) const WORD_BITS: usize = regs::ADDRESS_BITS - 2;
 /// [`Kind::Flops`] registers outside the post block, in map order (block size, local MAC low
 /// and high, IPv4, IPv6 ×4, scratch, limit of high priority).
-const FLOPS: usize = 10;
+pub(crate) const FLOPS: usize = 10;
 /// Words of a post descriptor ([`POST`]).
-const POST_WORDS: usize = 8;
+pub(crate) const POST_WORDS: usize = 8;
 /// Bits of a post entry.
-const POST_BITS: usize = 32 * POST_WORDS;
+pub(crate) const POST_BITS: usize = 32 * POST_WORDS;
 /// [`Kind::Input`] registers (the counters of the RX front end and the scheduler).
-const INPUTS: usize = 15;
+pub(crate) const INPUTS: usize = 15;
 /// [`Kind::Constant`] registers (the ID block).
-const CONSTANTS: usize = 5;
+pub(crate) const CONSTANTS: usize = 5;
 /// Words of a QP context entry ([`QP_CONTEXT`]).
-const QP_WORDS: usize = 20;
+pub(crate) const QP_WORDS: usize = 20;
 /// Bits of a QP context entry.
 const QP_BITS: usize = 32 * QP_WORDS;
 
 /// `(mask, value)` of a word-address compare that hits the elements `0..2^k` of an array
 /// register (the window of `elements` elements, a power of two at least `count`).
-fn window(r: &Register, elements: u32) -> [Constant<Bits<WORD_BITS>>; 2] {
+pub(crate) fn window(r: &Register, elements: u32) -> [Constant<Bits<WORD_BITS>>; 2] {
     let words = elements.next_power_of_two() * r.stride / 4;
     let all = (1u64 << WORD_BITS) - 1;
     let base = u64::from(r.offset / 4);
@@ -70,7 +74,7 @@ fn window(r: &Register, elements: u32) -> [Constant<Bits<WORD_BITS>>; 2] {
     [c::<WORD_BITS>(all & !(u64::from(words) - 1)), c::<WORD_BITS>(base)]
 }
 
-fn word_address(r: &Register) -> Constant<Bits<WORD_BITS>> {
+pub(crate) fn word_address(r: &Register) -> Constant<Bits<WORD_BITS>> {
     c::<WORD_BITS>(u64::from(r.offset / 4))
 }
 
@@ -199,67 +203,20 @@ pub struct Registers<const CB: usize, const GB: usize, const QB: usize> {
     waiting_ram: DFF<Bit>,
     waiting_status: DFF<Bit>,
     idle: Signal<Local, Bit>,
-    // decode: hits and indices, registered
-    hit_flop: DFF<Bits<FLOPS>>,
-    hit_post_word: DFF<Bits<POST_WORDS>>,
-    hit_input: DFF<Bits<INPUTS>>,
-    hit_constant: DFF<Bits<CONSTANTS>>,
-    hit_bad_channel: DFF<Bit>,
-    hit_post_status: DFF<Bit>,
-    hit_poll_error: DFF<Bit>,
-    hit_doorbell: DFF<Bit>,
-    hit_queue: DFF<Bit>,
-    hit_poll: DFF<Bit>,
-    hit_channel: DFF<Bit>,
-    hit_qp_word: DFF<Bits<QP_WORDS>>,
-    decoded_nothing: DFF<Bit>,
-    decoded_read_only: DFF<Bit>,
-    queue_index: DFF<Bits<5>>,
-    queue_was_written: DFF<Bit>,
-    qp_index: DFF<Bits<QB>>,
-    channel_index: DFF<Bits<CB>>,
-    hit_flop_now: Signal<Local, Bits<FLOPS>>,
-    hit_post_word_now: Signal<Local, Bits<POST_WORDS>>,
-    hit_input_now: Signal<Local, Bits<INPUTS>>,
-    hit_constant_now: Signal<Local, Bits<CONSTANTS>>,
-    hit_single_now: Signal<Local, Bits<4>>,
-    hit_queue_now: Signal<Local, Bit>,
-    hit_poll_now: Signal<Local, Bit>,
-    hit_channel_now: Signal<Local, Bit>,
-    hit_qp_now: Signal<Local, Bit>,
-    hit_qp_word_now: Signal<Local, Bits<QP_WORDS>>,
+    decode: Decoder<CB, QB>,
     // constants from the map
-    flop_address: [Constant<Bits<WORD_BITS>>; FLOPS],
     flop_reset: [Constant<Bits<32>>; FLOPS],
     flop_writable: [Constant<Bits<32>>; FLOPS],
-    post_word_address: [Constant<Bits<WORD_BITS>>; POST_WORDS],
     post_word_writable: [Constant<Bits<32>>; POST_WORDS],
     post_word_shift: [Constant<Bits<8>>; POST_WORDS],
-    input_address: [Constant<Bits<WORD_BITS>>; INPUTS],
-    constant_address: [Constant<Bits<WORD_BITS>>; CONSTANTS],
     constant_value: [Constant<Bits<32>>; CONSTANTS],
-    bad_channel_address: Constant<Bits<WORD_BITS>>,
-    post_status_address: Constant<Bits<WORD_BITS>>,
-    poll_error_address: Constant<Bits<WORD_BITS>>,
-    doorbell_address: Constant<Bits<WORD_BITS>>,
-    /// Array windows: `[mask, value]` of the word-address compare.
-    queue_window: [Constant<Bits<WORD_BITS>>; 2],
-    poll_window: [Constant<Bits<WORD_BITS>>; 2],
-    channel_window: [Constant<Bits<WORD_BITS>>; 2],
-    qp_window: [Constant<Bits<WORD_BITS>>; 2],
-    queue_count: Constant<Bits<6>>,
     queue_reset: Constant<Bits<32>>,
     queue_writable: Constant<Bits<32>>,
-    qp_word_number: [Constant<Bits<5>>; QP_WORDS],
     qp_writable: [Constant<Bits<32>>; QP_WORDS],
     qp_word_shift: [Constant<Bits<10>>; QP_WORDS],
     block_log2_min: Constant<Bits<5>>,
     block_log2_max: Constant<Bits<5>>,
     limit_sched_address: Constant<Bits<7>>,
-    post_state_idle: Constant<Bits<2>>,
-    post_state_pending: Constant<Bits<2>>,
-    post_state_accepted: Constant<Bits<2>>,
-    post_state_refused: Constant<Bits<2>>,
     // storage
     flops: [DFF<Bits<32>>; FLOPS],
     post_words: [DFF<Bits<32>>; POST_WORDS],
@@ -272,14 +229,7 @@ pub struct Registers<const CB: usize, const GB: usize, const QB: usize> {
     commit_valid: DFF<Bit>,
     commit_index: DFF<Bits<QB>>,
     status: StatusTable<CB, GB>,
-    // posting
-    post_offered: DFF<Bit>,
-    post_entry_held: DFF<Bits<POST_BITS>>,
-    post_state: DFF<Bits<2>>,
-    post_code: DFF<Bits<3>>,
-    post_incomplete: DFF<Bit>,
-    post_overrun: DFF<Bit>,
-    words_written: DFF<Bits<POST_WORDS>>,
+    posting: Posting,
     staged_entry: Signal<Local, Bits<POST_BITS>>,
     poll_error: DFF<Bits<32>>,
     sched_we: DFF<Bit>,
@@ -357,6 +307,7 @@ impl<const CB: usize, const GB: usize, const QB: usize> Registers<CB, GB, QB> {
             clock: Default::default(),
             reset: Default::default(),
             axil: Default::default(),
+            decode: Decoder::new(&map),
             s_axil_awvalid: Default::default(),
             s_axil_awready: Default::default(),
             s_axil_awaddr: Default::default(),
@@ -413,64 +364,18 @@ impl<const CB: usize, const GB: usize, const QB: usize> Registers<CB, GB, QB> {
             waiting_ram: Default::default(),
             waiting_status: Default::default(),
             idle: Default::default(),
-            hit_flop: Default::default(),
-            hit_post_word: Default::default(),
-            hit_input: Default::default(),
-            hit_constant: Default::default(),
-            hit_bad_channel: Default::default(),
-            hit_post_status: Default::default(),
-            hit_poll_error: Default::default(),
-            hit_doorbell: Default::default(),
-            hit_queue: Default::default(),
-            hit_poll: Default::default(),
-            hit_channel: Default::default(),
-            hit_qp_word: Default::default(),
-            decoded_nothing: Default::default(),
-            decoded_read_only: Default::default(),
-            queue_index: Default::default(),
-            queue_was_written: Default::default(),
-            qp_index: Default::default(),
-            channel_index: Default::default(),
-            hit_flop_now: Default::default(),
-            hit_post_word_now: Default::default(),
-            hit_input_now: Default::default(),
-            hit_constant_now: Default::default(),
-            hit_single_now: Default::default(),
-            hit_queue_now: Default::default(),
-            hit_poll_now: Default::default(),
-            hit_channel_now: Default::default(),
-            hit_qp_now: Default::default(),
-            hit_qp_word_now: Default::default(),
-            flop_address: std::array::from_fn(|i| word_address(flops[i])),
             flop_reset: std::array::from_fn(|i| reset(flops[i])),
             flop_writable: std::array::from_fn(|i| writable(flops[i])),
-            post_word_address: std::array::from_fn(|w| word_address(post_words[w])),
             post_word_writable: std::array::from_fn(|w| writable(post_words[w])),
             post_word_shift: std::array::from_fn(|w| c::<8>(32 * w as u64)),
-            input_address: std::array::from_fn(|i| word_address(inputs[i])),
-            constant_address: std::array::from_fn(|i| word_address(constants[i])),
             constant_value: std::array::from_fn(|i| reset(constants[i])),
-            bad_channel_address: word_address(map.reg("completion_bad_channel")),
-            post_status_address: word_address(map.reg("post_status")),
-            poll_error_address: word_address(map.reg("poll_error")),
-            doorbell_address: word_address(map.reg("doorbell")),
-            queue_window: window(queue, queue.max_count),
-            poll_window: window(poll, poll.count),
-            channel_window: window(channel, channel.count),
-            qp_window: window(qp_words[0], qp_words[0].count),
-            queue_count: c::<6>(u64::from(config.queues)),
             queue_reset: reset(queue),
             queue_writable: writable(queue),
-            qp_word_number: std::array::from_fn(|w| c::<5>(w as u64)),
             qp_writable: std::array::from_fn(|w| writable(qp_words[w])),
             qp_word_shift: std::array::from_fn(|w| c::<10>(32 * w as u64)),
             block_log2_min: c::<5>(u64::from(ferroce_contracts::tx::BLOCK_LOG2_MIN)),
             block_log2_max: c::<5>(u64::from(ferroce_contracts::tx::BLOCK_LOG2_MAX)),
             limit_sched_address: c::<7>(u64::from(ferroce_contracts::sched::HIGH_LIMIT_ADDR)),
-            post_state_idle: c::<2>(PostState::Idle as u64),
-            post_state_pending: c::<2>(PostState::Pending as u64),
-            post_state_accepted: c::<2>(PostState::Accepted as u64),
-            post_state_refused: c::<2>(PostState::Refused as u64),
             flops: std::array::from_fn(|_| Default::default()),
             post_words: std::array::from_fn(|_| Default::default()),
             inputs: std::array::from_fn(|_| Default::default()),
@@ -482,13 +387,7 @@ impl<const CB: usize, const GB: usize, const QB: usize> Registers<CB, GB, QB> {
             commit_valid: Default::default(),
             commit_index: Default::default(),
             status: Default::default(),
-            post_offered: Default::default(),
-            post_entry_held: Default::default(),
-            post_state: Default::default(),
-            post_code: Default::default(),
-            post_incomplete: Default::default(),
-            post_overrun: Default::default(),
-            words_written: Default::default(),
+            posting: Default::default(),
             staged_entry: Default::default(),
             poll_error: Default::default(),
             sched_we: Default::default(),
@@ -518,35 +417,10 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
             executing,
             waiting_ram,
             waiting_status,
-            hit_flop,
-            hit_post_word,
-            hit_input,
-            hit_constant,
-            hit_bad_channel,
-            hit_post_status,
-            hit_poll_error,
-            hit_doorbell,
-            hit_queue,
-            hit_poll,
-            hit_channel,
-            hit_qp_word,
-            decoded_nothing,
-            decoded_read_only,
-            queue_index,
-            queue_was_written,
-            qp_index,
-            channel_index,
             queue_written,
             qp_entry,
             commit_valid,
             commit_index,
-            post_offered,
-            post_entry_held,
-            post_state,
-            post_code,
-            post_incomplete,
-            post_overrun,
-            words_written,
             poll_error,
             sched_we,
             sched_address,
@@ -582,101 +456,21 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
         self.idle.next = !(self.axil.op_start.val() | self.executing.q.val() | self.waiting_ram.q.val() | self.waiting_status.q.val());
         self.axil.idle.next = self.idle.val() & !self.reset.val();
 
-        // decode: one-hot hits of the word address, from the map's constants
-        self.hit_flop_now.next = 0.into();
-        for i in 0..FLOPS {
-            self.hit_flop_now.next = self
-                .hit_flop_now
-                .val()
-                .replace_bit(i, self.axil.op_address.val() == self.flop_address[i].val());
-        }
-        self.hit_post_word_now.next = 0.into();
-        for w in 0..POST_WORDS {
-            self.hit_post_word_now.next = self
-                .hit_post_word_now
-                .val()
-                .replace_bit(w, self.axil.op_address.val() == self.post_word_address[w].val());
-        }
-        self.hit_input_now.next = 0.into();
-        for i in 0..INPUTS {
-            self.hit_input_now.next = self
-                .hit_input_now
-                .val()
-                .replace_bit(i, self.axil.op_address.val() == self.input_address[i].val());
-        }
-        self.hit_constant_now.next = 0.into();
-        for i in 0..CONSTANTS {
-            self.hit_constant_now.next = self
-                .hit_constant_now
-                .val()
-                .replace_bit(i, self.axil.op_address.val() == self.constant_address[i].val());
-        }
-        self.hit_single_now.next = 0.into();
-        self.hit_single_now.next = self
-            .hit_single_now
-            .val()
-            .replace_bit(0, self.axil.op_address.val() == self.bad_channel_address.val())
-            .replace_bit(1, self.axil.op_address.val() == self.post_status_address.val())
-            .replace_bit(2, self.axil.op_address.val() == self.poll_error_address.val())
-            .replace_bit(3, self.axil.op_address.val() == self.doorbell_address.val());
-        self.hit_queue_now.next = ((self.axil.op_address.val() & self.queue_window[0].val()) == self.queue_window[1].val())
-            & (bit_cast::<6, 5>(self.axil.op_address.val().get_bits::<5>(0)) < self.queue_count.val());
-        self.hit_poll_now.next = (self.axil.op_address.val() & self.poll_window[0].val()) == self.poll_window[1].val();
-        self.hit_channel_now.next = (self.axil.op_address.val() & self.channel_window[0].val()) == self.channel_window[1].val();
-        self.hit_qp_now.next = (self.axil.op_address.val() & self.qp_window[0].val()) == self.qp_window[1].val();
-        self.hit_qp_word_now.next = 0.into();
-        for w in 0..QP_WORDS {
-            self.hit_qp_word_now.next = self.hit_qp_word_now.val().replace_bit(
-                w,
-                self.hit_qp_now.val() & (self.axil.op_address.val().get_bits::<5>(0) == self.qp_word_number[w].val()),
-            );
-        }
-        self.hit_flop.d.next = self.hit_flop_now.val();
-        self.hit_post_word.d.next = self.hit_post_word_now.val();
-        self.hit_input.d.next = self.hit_input_now.val();
-        self.hit_constant.d.next = self.hit_constant_now.val();
-        self.hit_bad_channel.d.next = self.hit_single_now.val().get_bit(0);
-        self.hit_post_status.d.next = self.hit_single_now.val().get_bit(1);
-        self.hit_poll_error.d.next = self.hit_single_now.val().get_bit(2);
-        self.hit_doorbell.d.next = self.hit_single_now.val().get_bit(3);
-        self.hit_queue.d.next = self.hit_queue_now.val();
-        self.hit_poll.d.next = self.hit_poll_now.val();
-        self.hit_channel.d.next = self.hit_channel_now.val();
-        self.hit_qp_word.d.next = self.hit_qp_word_now.val();
-        self.decoded_nothing.d.next = !(self.hit_flop_now.val().any()
-            | self.hit_post_word_now.val().any()
-            | self.hit_input_now.val().any()
-            | self.hit_constant_now.val().any()
-            | self.hit_single_now.val().any()
-            | self.hit_queue_now.val()
-            | self.hit_poll_now.val()
-            | self.hit_channel_now.val()
-            | self.hit_qp_word_now.val().any());
-        self.decoded_read_only.d.next = self.hit_input_now.val().any()
-            | self.hit_constant_now.val().any()
-            | self.hit_single_now.val().get_bit(0)
-            | self.hit_single_now.val().get_bit(2)
-            | self.hit_poll_now.val()
-            | self.hit_channel_now.val();
-        self.queue_index.d.next = self.axil.op_address.val().get_bits::<5>(0);
-        self.queue_was_written.d.next = self
-            .queue_written
-            .q
-            .val()
-            .get_bit(self.axil.op_address.val().get_bits::<5>(0).index());
-        self.qp_index.d.next = self.axil.op_address.val().get_bits::<QB>(5);
-        self.channel_index.d.next = self.axil.op_address.val().get_bits::<CB>(0);
+        // decode: one-hot hits of the word address (registered in the decoder)
+        self.decode.clock.next = self.clock.val();
+        self.decode.address.next = self.axil.op_address.val();
+        self.decode.queue_written.next = self.queue_written.q.val();
         self.executing.d.next = self.axil.op_start.val();
 
         // execute: flip-flop registers (strobes, writable bits), doorbell, W1C bits
-        self.write_now.next = self.executing.q.val() & self.axil.op_write.val() & !self.decoded_read_only.q.val();
+        self.write_now.next = self.executing.q.val() & self.axil.op_write.val() & !self.decode.decoded_read_only.val();
         self.merged.next = (self.flops[0].q.val() & !self.axil.op_mask.val()) | (self.axil.op_data.val() & self.axil.op_mask.val());
-        self.block_size_refused.next = self.hit_flop.q.val().get_bit(0)
+        self.block_size_refused.next = self.decode.hit_flop.val().get_bit(0)
             & ((self.merged.val().get_bits::<5>(0) < self.block_log2_min.val())
                 | (self.merged.val().get_bits::<5>(0) > self.block_log2_max.val()));
         for i in 0..FLOPS {
             self.write_bits.next = self.axil.op_mask.val() & self.flop_writable[i].val();
-            if self.write_now.val() & self.hit_flop.q.val().get_bit(i) & !self.block_size_refused.val() {
+            if self.write_now.val() & self.decode.hit_flop.val().get_bit(i) & !self.block_size_refused.val() {
                 self.flops[i].d.next = (self.flops[i].q.val() & !self.write_bits.val()) | (self.axil.op_data.val() & self.write_bits.val());
             }
         }
@@ -684,59 +478,42 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
         self.sched_address.d.next = self.limit_sched_address.val();
         self.write_bits.next = self.axil.op_mask.val() & self.flop_writable[9].val();
         self.sched_data.d.next = (self.flops[9].q.val() & !self.write_bits.val()) | (self.axil.op_data.val() & self.write_bits.val());
-        if self.write_now.val() & self.hit_flop.q.val().get_bit(9) {
+        if self.write_now.val() & self.decode.hit_flop.val().get_bit(9) {
             self.sched_we.d.next = true;
         }
+        self.posting.words_written_now.next = 0.into();
         for w in 0..POST_WORDS {
             self.write_bits.next = self.axil.op_mask.val() & self.post_word_writable[w].val();
-            if self.write_now.val() & self.hit_post_word.q.val().get_bit(w) {
+            if self.write_now.val() & self.decode.hit_post_word.val().get_bit(w) {
                 self.post_words[w].d.next =
                     (self.post_words[w].q.val() & !self.write_bits.val()) | (self.axil.op_data.val() & self.write_bits.val());
-                self.words_written.d.next = self.words_written.q.val().replace_bit(w, true);
+                self.posting.words_written_now.next = self.decode.hit_post_word.val();
             }
         }
+
+        // posting: the doorbell rule, the post stream and its answer (`Posting`)
+        self.posting.clock.next = self.clock.val();
+        self.posting.reset.next = self.reset.val();
         self.staged_entry.next = 0.into();
         for w in 0..POST_WORDS {
             self.word_value.next = self.post_words[w].q.val();
             self.staged_entry.next =
                 self.staged_entry.val() | (bit_cast::<POST_BITS, 32>(self.word_value.val()) << self.post_word_shift[w].val());
         }
+        self.posting.staged.next = self.staged_entry.val();
+        self.posting.doorbell.next = self.write_now.val() & self.decode.hit_doorbell.val();
         self.write_bits.next = self.axil.op_data.val() & self.axil.op_mask.val();
-        if self.write_now.val() & self.hit_post_status.q.val() {
-            self.post_incomplete.d.next = self.post_incomplete.q.val() & !self.write_bits.val().get_bit(8);
-            self.post_overrun.d.next = self.post_overrun.q.val() & !self.write_bits.val().get_bit(9);
+        self.posting.clear.next = 0.into();
+        if self.write_now.val() & self.decode.hit_post_status.val() {
+            self.posting.clear.next = self.write_bits.val().get_bits::<2>(8);
         }
-        if self.write_now.val() & self.hit_doorbell.q.val() {
-            if self.post_state.q.val() == self.post_state_pending.val() {
-                self.post_overrun.d.next = true;
-            } else if !self.words_written.q.val().all() {
-                self.post_incomplete.d.next = true;
-            } else {
-                self.post_offered.d.next = true;
-                self.post_entry_held.d.next = self.staged_entry.val();
-                self.post_state.d.next = self.post_state_pending.val();
-                self.post_code.d.next = 0.into();
-                self.words_written.d.next = 0.into();
-            }
-        }
-
-        // posting: the offer is held until the transfer table takes it; its answer ends the post
-        if self.post_offered.q.val() & self.post_ready.val() {
-            self.post_offered.d.next = false;
-        }
-        self.status.accept.next = false;
-        self.status.accept_channel.next = self.post_entry_held.q.val().get_bits::<CB>(0);
-        if self.post_result_valid.val() & (self.post_state.q.val() == self.post_state_pending.val()) {
-            self.post_code.d.next = self.post_result_code.val();
-            if self.post_result_code.val().any() {
-                self.post_state.d.next = self.post_state_refused.val();
-            } else {
-                self.post_state.d.next = self.post_state_accepted.val();
-                self.status.accept.next = true;
-            }
-        }
-        self.post_valid.next = self.post_offered.q.val();
-        self.post_entry.next = self.post_entry_held.q.val();
+        self.posting.post_ready.next = self.post_ready.val();
+        self.posting.result_valid.next = self.post_result_valid.val();
+        self.posting.result_code.next = self.post_result_code.val();
+        self.post_valid.next = self.posting.post_valid.val();
+        self.post_entry.next = self.posting.post_entry.val();
+        self.status.accept.next = self.posting.accept.val();
+        self.status.accept_channel.next = self.posting.post_entry.val().get_bits::<CB>(0);
 
         // read: every register of this cycle's sources, one-hot
         self.inputs[0].next = self.cnt_frames_in.val();
@@ -756,57 +533,52 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
         self.inputs[14].next = self.cnt_bad_queue.val();
         self.read_value.next = 0.into();
         for i in 0..FLOPS {
-            if self.hit_flop.q.val().get_bit(i) {
+            if self.decode.hit_flop.val().get_bit(i) {
                 self.read_value.next = self.read_value.val() | self.flops[i].q.val();
             }
         }
         for w in 0..POST_WORDS {
-            if self.hit_post_word.q.val().get_bit(w) {
+            if self.decode.hit_post_word.val().get_bit(w) {
                 self.read_value.next = self.read_value.val() | self.post_words[w].q.val();
             }
         }
         for i in 0..INPUTS {
-            if self.hit_input.q.val().get_bit(i) {
+            if self.decode.hit_input.val().get_bit(i) {
                 self.read_value.next = self.read_value.val() | self.inputs[i].val();
             }
         }
         for i in 0..CONSTANTS {
-            if self.hit_constant.q.val().get_bit(i) {
+            if self.decode.hit_constant.val().get_bit(i) {
                 self.read_value.next = self.read_value.val() | self.constant_value[i].val();
             }
         }
-        if self.hit_bad_channel.q.val() {
+        if self.decode.hit_bad_channel.val() {
             self.read_value.next = self.read_value.val() | self.status.bad_channel_count.val();
         }
-        if self.hit_post_status.q.val() {
-            self.read_value.next = self.read_value.val()
-                | (bit_cast::<32, 2>(self.post_state.q.val())
-                    | (bit_cast::<32, 3>(self.post_code.q.val()) << 2)
-                    | (bit_cast::<32, POST_WORDS>(self.words_written.q.val()) << 16))
-                    .replace_bit(8, self.post_incomplete.q.val())
-                    .replace_bit(9, self.post_overrun.q.val());
+        if self.decode.hit_post_status.val() {
+            self.read_value.next = self.read_value.val() | self.posting.status.val();
         }
-        if self.hit_poll_error.q.val() {
+        if self.decode.hit_poll_error.val() {
             self.read_value.next = self.read_value.val() | self.poll_error.q.val();
         }
 
         // the operation's end: now, after the RAM read, or after the status table's answer
-        self.finish.next = self.executing.q.val() & !self.hit_queue.q.val() & !self.hit_qp_word.q.val().any();
+        self.finish.next = self.executing.q.val() & !self.decode.hit_queue.val() & !self.decode.hit_qp_word.val().any();
         self.response.next = 0.into(); // OKAY
-        if self.decoded_nothing.q.val() {
+        if self.decode.decoded_nothing.val() {
             self.response.next = 3.into(); // DECERR
             self.read_value.next = 0.into();
-        } else if self.axil.op_write.val() & (self.decoded_read_only.q.val() | self.block_size_refused.val()) {
+        } else if self.axil.op_write.val() & (self.decode.decoded_read_only.val() | self.block_size_refused.val()) {
             self.response.next = 2.into(); // SLVERR
         }
-        self.waiting_ram.d.next = self.executing.q.val() & (self.hit_queue.q.val() | self.hit_qp_word.q.val().any());
+        self.waiting_ram.d.next = self.executing.q.val() & (self.decode.hit_queue.val() | self.decode.hit_qp_word.val().any());
         self.status.host_valid.next = false;
-        self.status.host_poll.next = self.hit_poll.q.val();
-        self.status.host_channel.next = self.channel_index.q.val();
-        if self.hit_poll.q.val() {
-            self.status.host_channel.next = bit_cast::<CB, GB>(self.channel_index.q.val().get_bits::<GB>(0)) << 5;
+        self.status.host_poll.next = self.decode.hit_poll.val();
+        self.status.host_channel.next = self.decode.channel_index.val();
+        if self.decode.hit_poll.val() {
+            self.status.host_channel.next = bit_cast::<CB, GB>(self.decode.channel_index.val().get_bits::<GB>(0)) << 5;
         }
-        if self.executing.q.val() & !self.axil.op_write.val() & (self.hit_poll.q.val() | self.hit_channel.q.val()) {
+        if self.executing.q.val() & !self.axil.op_write.val() & (self.decode.hit_poll.val() | self.decode.hit_channel.val()) {
             self.finish.next = false;
             self.status.host_valid.next = true;
             self.waiting_status.d.next = true;
@@ -815,40 +587,40 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
         // wait, RAM: queue words and QP table words, read and written back with the strobes
         self.queue_words.read_clock.next = self.clock.val();
         self.queue_words.write_clock.next = self.clock.val();
-        self.queue_words.read_address.next = self.queue_index.q.val();
+        self.queue_words.read_address.next = self.decode.queue_index.val();
         self.queue_value.next = self.queue_reset.val();
-        if self.queue_was_written.q.val() {
+        if self.decode.queue_was_written.val() {
             self.queue_value.next = self.queue_words.read_data.val();
         }
         self.write_bits.next = self.axil.op_mask.val() & self.queue_writable.val();
-        self.queue_words.write_address.next = self.queue_index.q.val();
+        self.queue_words.write_address.next = self.decode.queue_index.val();
         self.queue_merged.next = (self.queue_value.val() & !self.write_bits.val()) | (self.axil.op_data.val() & self.write_bits.val());
-        self.queue_write.next = self.waiting_ram.q.val() & self.axil.op_write.val() & self.hit_queue.q.val();
+        self.queue_write.next = self.waiting_ram.q.val() & self.axil.op_write.val() & self.decode.hit_queue.val();
         self.queue_words.write_data.next = self.queue_merged.val();
         self.queue_words.write_enable.next = self.queue_write.val();
         if self.queue_write.val() {
-            self.queue_written.d.next = self.queue_written.q.val().replace_bit(self.queue_index.q.val().index(), true);
+            self.queue_written.d.next = self.queue_written.q.val().replace_bit(self.decode.queue_index.val().index(), true);
             self.sched_we.d.next = true;
-            self.sched_address.d.next = bit_cast::<7, 5>(self.queue_index.q.val());
+            self.sched_address.d.next = bit_cast::<7, 5>(self.decode.queue_index.val());
             self.sched_data.d.next = self.queue_merged.val();
         }
         if self.waiting_ram.q.val() {
             self.finish.next = true;
             self.read_value.next = 0.into();
-            if self.hit_queue.q.val() {
+            if self.decode.hit_queue.val() {
                 self.read_value.next = self.queue_value.val();
             }
         }
         self.qp_entry_next.next = 0.into();
         for w in 0..QP_WORDS {
             self.qp_table[w].clock.next = self.clock.val();
-            self.qp_table[w].a_address.next = self.qp_index.q.val();
+            self.qp_table[w].a_address.next = self.decode.qp_index.val();
             self.qp_table[w].b_address.next = self.qp_read_index.val();
             self.write_bits.next = self.axil.op_mask.val() & self.qp_writable[w].val();
             self.qp_table[w].a_write_data.next =
                 (self.qp_table[w].a_read_data.val() & !self.write_bits.val()) | (self.axil.op_data.val() & self.write_bits.val());
-            self.qp_table[w].a_write.next = self.waiting_ram.q.val() & self.axil.op_write.val() & self.hit_qp_word.q.val().get_bit(w);
-            if self.waiting_ram.q.val() & self.hit_qp_word.q.val().get_bit(w) {
+            self.qp_table[w].a_write.next = self.waiting_ram.q.val() & self.axil.op_write.val() & self.decode.hit_qp_word.val().get_bit(w);
+            if self.waiting_ram.q.val() & self.decode.hit_qp_word.val().get_bit(w) {
                 self.read_value.next = self.read_value.val() | (self.qp_table[w].a_read_data.val() & self.qp_writable[w].val());
             }
             self.word_value.next = self.qp_table[w].b_read_data.val();
@@ -857,8 +629,8 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
         }
         self.qp_entry.d.next = self.qp_entry_next.val();
         self.qp_read_entry.next = self.qp_entry.q.val();
-        self.commit_valid.d.next = self.waiting_ram.q.val() & self.axil.op_write.val() & self.hit_qp_word.q.val().get_bit(0);
-        self.commit_index.d.next = self.qp_index.q.val();
+        self.commit_valid.d.next = self.waiting_ram.q.val() & self.axil.op_write.val() & self.decode.hit_qp_word.val().get_bit(0);
+        self.commit_index.d.next = self.decode.qp_index.val();
         self.qp_commit_valid.next = self.commit_valid.q.val();
         self.qp_commit_index.next = self.commit_index.q.val();
 
@@ -873,7 +645,7 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
             self.waiting_status.d.next = false;
             self.finish.next = true;
             self.read_value.next = bit_cast::<32, 8>(self.status.host_status.val());
-            if self.hit_poll.q.val() {
+            if self.decode.hit_poll.val() {
                 self.read_value.next = self.status.host_finished.val();
                 self.poll_error.d.next = self.status.host_error.val();
             }
@@ -905,12 +677,6 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
             }
             self.queue_written.d.next = 0.into();
             self.commit_valid.d.next = false;
-            self.post_offered.d.next = false;
-            self.post_state.d.next = self.post_state_idle.val();
-            self.post_code.d.next = 0.into();
-            self.post_incomplete.d.next = false;
-            self.post_overrun.d.next = false;
-            self.words_written.d.next = 0.into();
             self.poll_error.d.next = 0.into();
             self.sched_we.d.next = false;
         }
