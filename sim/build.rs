@@ -153,7 +153,7 @@ fn main() {
         .iter()
         .filter(|t| only.as_ref().is_none_or(|o| o.iter().any(|n| n == t.name)))
         .flat_map(|t| {
-            t.variants
+            t.simulated
                 .iter()
                 .filter(|v| t.width_of(v).is_none_or(|w| widths.contains(&w)))
                 .map(move |v| (t, *v))

@@ -8,7 +8,7 @@ use crate::registers::Registers;
 use crate::rx::front::data_depth;
 use crate::rx::{IcrcCheck, RxFront, RxHeader};
 use crate::sched::{self, Sched};
-use crate::tx::IcrcInsert;
+use crate::tx::{IcrcInsert, TxGenerator};
 use ferroce_contracts::regs::Config;
 
 /// Bus widths every width-generic top supports.
@@ -23,6 +23,9 @@ pub struct Top {
     pub description: &'static str,
     /// Variant suffixes; for tops that are not width-generic the first one is the default.
     pub variants: &'static [&'static str],
+    /// The variants built as Verilator models for the co-simulation tests (a subset of
+    /// `variants`; every variant is still emitted, linted and synthesizable).
+    pub simulated: &'static [&'static str],
     build: fn(&str, &str) -> String,
 }
 
@@ -90,6 +93,20 @@ fn icrc_insert(variant: &str, module: &str) -> String {
     at_width!(variant, module, IcrcInsert)
 }
 
+/// Read latency of the QP context table the TX tops are built for (the register file's).
+pub const QP_READ_LATENCY: usize = 2;
+
+fn tx_generator(variant: &str, module: &str) -> String {
+    match variant {
+        "w64" => emit::verilog(&mut TxGenerator::<64, 8, QP_READ_LATENCY>::default(), module),
+        "w128" => emit::verilog(&mut TxGenerator::<128, 16, QP_READ_LATENCY>::default(), module),
+        "w256" => emit::verilog(&mut TxGenerator::<256, 32, QP_READ_LATENCY>::default(), module),
+        "w512" => emit::verilog(&mut TxGenerator::<512, 64, QP_READ_LATENCY>::default(), module),
+        "w1024" => emit::verilog(&mut TxGenerator::<1024, 128, QP_READ_LATENCY>::default(), module),
+        v => panic!("unsupported variant {v}"),
+    }
+}
+
 fn rx_header(variant: &str, module: &str) -> String {
     at_width!(variant, module, RxHeader)
 }
@@ -133,42 +150,55 @@ fn registers(variant: &str, module: &str) -> String {
 }
 
 /// Every top, in emission order.
-pub static TOPS: [Top; 6] = [
+pub static TOPS: [Top; 7] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
         variants: &WIDTH_VARIANTS,
+        simulated: &WIDTH_VARIANTS,
         build: icrc_check,
     },
     Top {
         name: "icrc_insert",
         description: "TX ICRC insertion: appends the 4 ICRC bytes to RoCEv2 frames, other frames pass unchanged",
         variants: &WIDTH_VARIANTS,
+        simulated: &WIDTH_VARIANTS,
         build: icrc_insert,
     },
     Top {
         name: "sched",
         description: "Scheduler: shared-space FIFOs (2048 nodes, 32 queues) and the QoS arbiter, one enqueue and one decision per cycle (_notb: without token buckets)",
         variants: &["n2048_q32", "n2048_q32_notb", "n64_q5"],
+        simulated: &["n2048_q32", "n2048_q32_notb", "n64_q5"],
         build: sched,
     },
     Top {
         name: "rx_header",
         description: "RX header decoder: per frame, RoCEv2 classification, header-time drop reason and the header record fields",
         variants: &WIDTH_VARIANTS,
+        simulated: &WIDTH_VARIANTS,
         build: rx_header,
     },
     Top {
         name: "rx_front",
         description: "RX front end: ICRC check, header decoder, payload realigned to byte 0 (drop mark on the last beat), header records, pass-through stream for other frames, counters",
         variants: &WIDTH_VARIANTS,
+        simulated: &WIDTH_VARIANTS,
         build: rx_front,
     },
     Top {
         name: "registers",
         description: "Register file: AXI4-Lite slave of the register map (ID, configuration, QoS, counters, posting, poll, channel status, QP context table) (c64_q16: 64 channels, 5 queues, 16 QPs)",
         variants: &["c2048_q256", "c64_q16"],
+        simulated: &["c2048_q256", "c64_q16"],
         build: registers,
+    },
+    Top {
+        name: "tx_generator",
+        description: "TX packet generator: packet descriptors and the QP context to RoCEv2 frames (Ethernet/IPv4 or IPv6/UDP/BTH/RETH/ImmDt, payload from a memory data stream, pad, ICRC), completions",
+        variants: &WIDTH_VARIANTS,
+        simulated: &["w64", "w512"],
+        build: tx_generator,
     },
 ];
 

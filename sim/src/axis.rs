@@ -7,6 +7,8 @@
 //! - [`Channel`] is the sink side of any valid/ready interface whose payload is a list of ports
 //!   (a header record, for example): it draws `ready` low at random and checks the AXI rules
 //!   every cycle (valid held and payload stable while stalled).
+//! - [`RecordSource`] presents records on a valid/ready input whose payload is a list of ports
+//!   (idle at random, each record held until `ready`).
 //! - [`FrameSink`] is a [`Channel`] on an AXI-Stream output that also checks the beat format
 //!   (`tkeep` contiguous from lane 0, every beat but the last full) and assembles frames.
 //!
@@ -310,6 +312,77 @@ impl Channel {
             cycle,
             what,
         }
+    }
+}
+
+/// The source side of a valid/ready interface whose payload is a list of ports (a packet
+/// descriptor, a post): presents records in order, idles at random before one (valid low,
+/// garbage on the payload) and holds each until `ready` takes it.
+pub struct RecordSource {
+    valid: usize,
+    ready: usize,
+    payload: Vec<usize>,
+    idle_pct: u32,
+    presenting: bool,
+    next: usize,
+    /// Records taken.
+    pub taken: u64,
+    /// Cycle at which each record was taken.
+    pub taken_cycles: Vec<u64>,
+}
+
+impl RecordSource {
+    /// The source of `valid`/`ready` with the payload ports `payload`, idling before a record
+    /// with `idle_pct` percent chance per cycle.
+    pub fn new(m: &Model, valid: &str, ready: &str, payload: &[&str], idle_pct: u32) -> Result<RecordSource, SimError> {
+        Ok(RecordSource {
+            valid: m.port(valid)?,
+            ready: m.port(ready)?,
+            payload: payload.iter().map(|p| m.port(p)).collect::<Result<_, _>>()?,
+            idle_pct,
+            presenting: false,
+            next: 0,
+            taken: 0,
+            taken_cycles: Vec::new(),
+        })
+    }
+
+    /// Index of the next record to present (the number of records when all were taken).
+    pub fn next(&self) -> usize {
+        self.next
+    }
+
+    /// Drives this cycle's inputs from `records` (each a list of port values, as words): the
+    /// record still waiting for `ready`, the next one, or valid low.
+    pub fn drive(&mut self, m: &mut Model, rng: &mut ChaCha8Rng, records: &[Vec<Vec<u32>>]) {
+        if self.presenting {
+            return;
+        }
+        if self.next == records.len() || (self.idle_pct > 0 && rng.gen_range(0..100) < self.idle_pct) {
+            m.set_u64(self.valid, 0);
+            for &p in &self.payload {
+                let garbage: Vec<u32> = (0..m.ports()[p].words()).map(|_| rng.gen()).collect();
+                m.set(p, &garbage);
+            }
+            return;
+        }
+        m.set_u64(self.valid, 1);
+        for (&p, words) in self.payload.iter().zip(&records[self.next]) {
+            m.set(p, words);
+        }
+        self.presenting = true;
+    }
+
+    /// The handshake of this cycle (after [`Model::eval`]): the index of the record taken.
+    pub fn sample(&mut self, m: &mut Model, cycle: u64) -> Option<usize> {
+        if !self.presenting || m.peek_u64(self.ready) == 0 {
+            return None;
+        }
+        self.presenting = false;
+        self.taken += 1;
+        self.taken_cycles.push(cycle);
+        self.next += 1;
+        Some(self.next - 1)
     }
 }
 

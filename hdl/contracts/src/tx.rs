@@ -435,6 +435,11 @@ pub const QP_CONTEXT: Schema = Schema {
     fields: &qp::FIELDS,
 };
 
+/// 32-bit words of a QP context entry ([`QP_CONTEXT`] packs into exactly these; a const for RTL port widths).
+pub const QP_CONTEXT_WORDS: usize = 20;
+/// Bits of a QP context entry.
+pub const QP_CONTEXT_BITS: usize = 32 * QP_CONTEXT_WORDS;
+
 /// The fields of a transfer post, in packing order (see [`crate::schema`]).
 pub mod post {
     use crate::schema::RecordField;
@@ -492,6 +497,11 @@ pub const POST: Schema = Schema {
     name: "post",
     fields: &post::FIELDS,
 };
+
+/// 32-bit words of a post entry ([`POST`] packs into exactly these; a const for RTL port widths).
+pub const POST_WORDS: usize = 8;
+/// Bits of a post entry.
+pub const POST_BITS: usize = 32 * POST_WORDS;
 
 /// The fields of a packet descriptor (packetizer → packet generator), in packing order:
 /// everything the generator needs, besides the QP context it reads by `qp`, to build one
@@ -568,6 +578,11 @@ pub const PACKET: Schema = Schema {
     fields: &packet::FIELDS,
 };
 
+/// 32-bit words of a packet descriptor ([`PACKET`] packs into exactly these; a const for RTL port widths).
+pub const PACKET_WORDS: usize = 8;
+/// Bits of a packet descriptor.
+pub const PACKET_BITS: usize = 32 * PACKET_WORDS;
+
 /// Largest payload of one packet: the largest path MTU.
 pub const MAX_PACKET_PAYLOAD: u32 = Pmtu::B4096.bytes();
 
@@ -601,6 +616,9 @@ mod tests {
 
     #[test]
     fn context_and_post_pack_into_words() {
+        assert_eq!(QP_CONTEXT.words(), QP_CONTEXT_WORDS);
+        assert_eq!(POST.words(), POST_WORDS);
+        assert_eq!(PACKET.words(), PACKET_WORDS);
         assert_eq!(QP_CONTEXT.words(), 20);
         assert_eq!(QP_CONTEXT.offset("dest_qpn"), 64);
         assert_eq!(QP_CONTEXT.offset("src_mac"), 8 * 32);

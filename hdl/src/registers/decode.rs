@@ -4,9 +4,10 @@
 //! window and an element count) and registers one-hot hits, the array indices, "decodes to
 //! nothing" and "read only", which the operation uses in the next cycle (`execute`).
 
-use super::{window, word_address, CONSTANTS, FLOPS, INPUTS, POST_WORDS, QP_WORDS, WORD_BITS};
+use super::{window, word_address, CONSTANTS, FLOPS, INPUTS, WORD_BITS};
 use crate::common::elab::c;
 use ferroce_contracts::regs::{Kind, Map, Register};
+use ferroce_contracts::tx::{POST_WORDS, QP_CONTEXT_WORDS};
 use rust_hdl::prelude::*;
 
 /// The address decode of a register file with `2^CB` channels and `2^QB` QPs.
@@ -41,7 +42,7 @@ pub struct Decoder<const CB: usize, const QB: usize> {
     /// Hit: a `channel_status` element.
     pub hit_channel: Signal<Out, Bit>,
     /// Hit: QP context word w (bit w) of an entry below the QP count.
-    pub hit_qp_word: Signal<Out, Bits<QP_WORDS>>,
+    pub hit_qp_word: Signal<Out, Bits<QP_CONTEXT_WORDS>>,
     /// The address decodes to nothing (DECERR).
     pub decoded_nothing: Signal<Out, Bit>,
     /// The register has no writable field (a write answers SLVERR).
@@ -65,7 +66,7 @@ pub struct Decoder<const CB: usize, const QB: usize> {
     hit_queue_register: DFF<Bit>,
     hit_poll_register: DFF<Bit>,
     hit_channel_register: DFF<Bit>,
-    hit_qp_word_register: DFF<Bits<QP_WORDS>>,
+    hit_qp_word_register: DFF<Bits<QP_CONTEXT_WORDS>>,
     decoded_nothing_register: DFF<Bit>,
     decoded_read_only_register: DFF<Bit>,
     queue_index_register: DFF<Bits<5>>,
@@ -81,7 +82,7 @@ pub struct Decoder<const CB: usize, const QB: usize> {
     hit_poll_now: Signal<Local, Bit>,
     hit_channel_now: Signal<Local, Bit>,
     hit_qp_now: Signal<Local, Bit>,
-    hit_qp_word_now: Signal<Local, Bits<QP_WORDS>>,
+    hit_qp_word_now: Signal<Local, Bits<QP_CONTEXT_WORDS>>,
     flop_address: [Constant<Bits<WORD_BITS>>; FLOPS],
     post_word_address: [Constant<Bits<WORD_BITS>>; POST_WORDS],
     input_address: [Constant<Bits<WORD_BITS>>; INPUTS],
@@ -95,7 +96,7 @@ pub struct Decoder<const CB: usize, const QB: usize> {
     channel_window: [Constant<Bits<WORD_BITS>>; 2],
     qp_window: [Constant<Bits<WORD_BITS>>; 2],
     queue_count: Constant<Bits<6>>,
-    qp_word_number: [Constant<Bits<5>>; QP_WORDS],
+    qp_word_number: [Constant<Bits<5>>; QP_CONTEXT_WORDS],
 }
 
 impl<const CB: usize, const QB: usize> Decoder<CB, QB> {
@@ -247,7 +248,7 @@ impl<const CB: usize, const QB: usize> Logic for Decoder<CB, QB> {
         self.hit_channel_now.next = (self.address.val() & self.channel_window[0].val()) == self.channel_window[1].val();
         self.hit_qp_now.next = (self.address.val() & self.qp_window[0].val()) == self.qp_window[1].val();
         self.hit_qp_word_now.next = 0.into();
-        for w in 0..QP_WORDS {
+        for w in 0..QP_CONTEXT_WORDS {
             self.hit_qp_word_now.next = self.hit_qp_word_now.val().replace_bit(
                 w,
                 self.hit_qp_now.val() & (self.address.val().get_bits::<5>(0) == self.qp_word_number[w].val()),

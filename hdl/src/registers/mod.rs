@@ -41,7 +41,7 @@ use axil::AxiLiteFront;
 use decode::Decoder;
 use ferroce_contracts::regs::{self, Config, Kind, Map, Register};
 use ferroce_contracts::rx::DropReason;
-use ferroce_contracts::tx::{POST, QP_CONTEXT};
+use ferroce_contracts::tx::{POST, POST_BITS, POST_WORDS, QP_CONTEXT_BITS, QP_CONTEXT_WORDS};
 use posting::Posting;
 use rust_hdl::prelude::*;
 use status::StatusTable;
@@ -51,18 +51,10 @@ pub(crate) const WORD_BITS: usize = regs::ADDRESS_BITS - 2;
 /// [`Kind::Flops`] registers outside the post block, in map order (block size, local MAC low
 /// and high, IPv4, IPv6 ×4, scratch, limit of high priority).
 pub(crate) const FLOPS: usize = 10;
-/// Words of a post descriptor ([`POST`]).
-pub(crate) const POST_WORDS: usize = 8;
-/// Bits of a post entry.
-pub(crate) const POST_BITS: usize = 32 * POST_WORDS;
 /// [`Kind::Input`] registers (the counters of the RX front end and the scheduler).
 pub(crate) const INPUTS: usize = 15;
 /// [`Kind::Constant`] registers (the ID block).
 pub(crate) const CONSTANTS: usize = 5;
-/// Words of a QP context entry ([`QP_CONTEXT`]).
-pub(crate) const QP_WORDS: usize = 20;
-/// Bits of a QP context entry.
-const QP_BITS: usize = 32 * QP_WORDS;
 
 /// `(mask, value)` of a word-address compare that hits the elements `0..2^k` of an array
 /// register (the window of `elements` elements, a power of two at least `count`).
@@ -128,7 +120,7 @@ pub struct Registers<const CB: usize, const GB: usize, const QB: usize> {
     /// QP table read port (TX path): the QP whose entry `qp_read_entry` shows two cycles later.
     pub qp_read_index: Signal<In, Bits<QB>>,
     /// The packed `QP_CONTEXT` entry of `qp_read_index` two cycles earlier.
-    pub qp_read_entry: Signal<Out, Bits<QP_BITS>>,
+    pub qp_read_entry: Signal<Out, Bits<QP_CONTEXT_BITS>>,
     /// One cycle: word 0 of QP `qp_commit_index` was written and the entry is in the table (a
     /// read issued in this cycle or later returns it).
     pub qp_commit_valid: Signal<Out, Bit>,
@@ -212,8 +204,8 @@ pub struct Registers<const CB: usize, const GB: usize, const QB: usize> {
     constant_value: [Constant<Bits<32>>; CONSTANTS],
     queue_reset: Constant<Bits<32>>,
     queue_writable: Constant<Bits<32>>,
-    qp_writable: [Constant<Bits<32>>; QP_WORDS],
-    qp_word_shift: [Constant<Bits<10>>; QP_WORDS],
+    qp_writable: [Constant<Bits<32>>; QP_CONTEXT_WORDS],
+    qp_word_shift: [Constant<Bits<10>>; QP_CONTEXT_WORDS],
     block_log2_min: Constant<Bits<5>>,
     block_log2_max: Constant<Bits<5>>,
     limit_sched_address: Constant<Bits<7>>,
@@ -223,9 +215,9 @@ pub struct Registers<const CB: usize, const GB: usize, const QB: usize> {
     inputs: [Signal<Local, Bits<32>>; INPUTS],
     queue_words: RAM<Bits<32>, 5>,
     queue_written: DFF<Bits<32>>,
-    qp_table: [DualPortRam<Bits<32>, QB>; QP_WORDS],
-    qp_entry: DFF<Bits<QP_BITS>>,
-    qp_entry_next: Signal<Local, Bits<QP_BITS>>,
+    qp_table: [DualPortRam<Bits<32>, QB>; QP_CONTEXT_WORDS],
+    qp_entry: DFF<Bits<QP_CONTEXT_BITS>>,
+    qp_entry_next: Signal<Local, Bits<QP_CONTEXT_BITS>>,
     commit_valid: DFF<Bit>,
     commit_index: DFF<Bits<QB>>,
     status: StatusTable<CB, GB>,
@@ -279,9 +271,7 @@ impl<const CB: usize, const GB: usize, const QB: usize> Registers<CB, GB, QB> {
             "Registers: the flip-flop registers (outputs are wired by position)"
         );
         let post_words: Vec<&Register> = (0..POST_WORDS).map(|w| map.reg(&format!("post_word{w}"))).collect();
-        assert_eq!(POST.words(), POST_WORDS);
         assert_eq!(POST.offset("channel"), 0, "Registers: the post's channel in bits 15:0");
-        assert_eq!(QP_CONTEXT.words(), QP_WORDS);
         let inputs = map.of_kind(Kind::Input);
         let ports: Vec<&str> = inputs.iter().map(|r| r.port.as_deref().unwrap_or("")).collect();
         let expected: Vec<String> = ["cnt_frames_in", "cnt_accepted", "cnt_passed"]
@@ -612,7 +602,7 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
             }
         }
         self.qp_entry_next.next = 0.into();
-        for w in 0..QP_WORDS {
+        for w in 0..QP_CONTEXT_WORDS {
             self.qp_table[w].clock.next = self.clock.val();
             self.qp_table[w].a_address.next = self.decode.qp_index.val();
             self.qp_table[w].b_address.next = self.qp_read_index.val();
@@ -625,7 +615,7 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
             }
             self.word_value.next = self.qp_table[w].b_read_data.val();
             self.qp_entry_next.next =
-                self.qp_entry_next.val() | (bit_cast::<QP_BITS, 32>(self.word_value.val()) << self.qp_word_shift[w].val());
+                self.qp_entry_next.val() | (bit_cast::<QP_CONTEXT_BITS, 32>(self.word_value.val()) << self.qp_word_shift[w].val());
         }
         self.qp_entry.d.next = self.qp_entry_next.val();
         self.qp_read_entry.next = self.qp_entry.q.val();
@@ -698,10 +688,10 @@ mod tests {
         let ports = crate::emit::ports(&verilog, "ferroce_registers_q2048");
         let width = |n: &str| ports.iter().find(|p| p.name == n).map(|p| p.width);
         assert_eq!(width("qp_read_index"), Some(11));
-        assert_eq!(width("qp_read_entry"), Some(QP_BITS));
+        assert_eq!(width("qp_read_entry"), Some(QP_CONTEXT_BITS));
         assert_eq!(
             verilog.matches("reg[31:0] mem[2047:0]").count(),
-            QP_WORDS,
+            QP_CONTEXT_WORDS,
             "one 2048-entry RAM per context word"
         );
     }

@@ -8,9 +8,9 @@
 //! (`accept` pulses, the channel becomes busy) or refused with its code. `status` is the
 //! `post_status` register.
 
-use super::{POST_BITS, POST_WORDS};
 use crate::common::elab::c;
 use ferroce_contracts::regs::PostState;
+use ferroce_contracts::tx::{POST_BITS, POST_WORDS};
 use rust_hdl::prelude::*;
 
 /// The posting state and the post stream.

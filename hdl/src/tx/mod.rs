@@ -1,6 +1,10 @@
-//! The TX data path: [`icrc_insert`] appends the ICRC to RoCEv2 frames on their way to the MAC.
-//! The transfer table, segmenter and packet generator will come before it.
+//! The TX data path, in stream order: (transfer table, segmenter, packetizer: to come) →
+//! [`generator`] (packet descriptors to frames: headers, payload funnel, pad) → [`icrc_insert`]
+//! (appends the ICRC on the way to the MAC).
 
+pub mod generator;
+pub(crate) mod header_builder;
 pub mod icrc_insert;
 
+pub use generator::TxGenerator;
 pub use icrc_insert::IcrcInsert;
