@@ -10,7 +10,7 @@
 use super::record::{ip_value, mac_value, Post, QpContext};
 use super::TxSetup;
 use crate::contracts::schema::Schema;
-use crate::contracts::tx::{udp_source_port_hash, Pmtu, PostOp, QpState, POST, QP_CONTEXT};
+use crate::contracts::tx::{udp_source_port_hash, Pmtu, PostOp, QpState, BLOCK_LOG2_MAX, BLOCK_LOG2_MIN, POST, QP_CONTEXT};
 use crate::wire::Transport;
 use std::fmt;
 use std::net::IpAddr;
@@ -159,6 +159,18 @@ pub fn parse_size(text: &str) -> Result<u128, String> {
         .unwrap_or((text, 0));
     let n = parse_number(digits).map_err(|_| format!("'{text}' is not a byte count"))?;
     n.checked_mul(1 << shift).ok_or_else(|| format!("'{text}' is too large"))
+}
+
+/// A block size in bytes (a power of two from 4 KiB to 1 MiB, suffixes as [`parse_size`]), as
+/// its log2.
+pub fn parse_block_size(text: &str) -> Result<u32, String> {
+    let bytes = parse_size(text)?;
+    let log2 = bytes.trailing_zeros();
+    if bytes.is_power_of_two() && (BLOCK_LOG2_MIN..=BLOCK_LOG2_MAX).contains(&log2) {
+        Ok(log2)
+    } else {
+        Err(format!("block size '{text}' is not a power of two from 4K to 1M"))
+    }
 }
 
 /// A MAC address `aa:bb:cc:dd:ee:ff` (or with `-`), as its 48-bit value.

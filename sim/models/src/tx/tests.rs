@@ -2,7 +2,7 @@
 
 use super::frame::frame_repr;
 use super::qos::{backlogged_bytes, deviation_from_weights};
-use super::spec::{parse_posts, setup_of, TransferSpec, KEYS};
+use super::spec::{parse_block_size, parse_posts, setup_of, TransferSpec, KEYS};
 use super::*;
 use crate::contracts::tx::{Pmtu, POST, QP_CONTEXT};
 use crate::wire::opcode::{Operation, Transport};
@@ -591,6 +591,10 @@ fn transfer_values_are_checked() {
     s.set("dst-ip", "2001:db8::2").unwrap();
     assert!(s.context().unwrap().ip_v6);
     s.set("sport", "4791").unwrap();
+    assert_eq!((parse_block_size("4K"), parse_block_size("0x100000"), parse_block_size("64KiB")), (Ok(12), Ok(20), Ok(16)));
+    for bad in ["2K", "2M", "5000", "0"] {
+        assert!(parse_block_size(bad).unwrap_err().contains("is not a power of two from 4K to 1M"), "{bad}");
+    }
     assert_eq!(s.context().unwrap().udp_sport, 4791);
 }
 
