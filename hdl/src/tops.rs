@@ -94,23 +94,11 @@ fn rx_header(variant: &str, module: &str) -> String {
 
 fn rx_front(variant: &str, module: &str) -> String {
     match variant {
-        "w64" => emit::verilog(&mut RxFront::<64, 8, { data_depth(8) }, { data_depth(8) + 2 }>::default(), module),
-        "w128" => emit::verilog(
-            &mut RxFront::<128, 16, { data_depth(16) }, { data_depth(16) + 2 }>::default(),
-            module,
-        ),
-        "w256" => emit::verilog(
-            &mut RxFront::<256, 32, { data_depth(32) }, { data_depth(32) + 2 }>::default(),
-            module,
-        ),
-        "w512" => emit::verilog(
-            &mut RxFront::<512, 64, { data_depth(64) }, { data_depth(64) + 2 }>::default(),
-            module,
-        ),
-        "w1024" => emit::verilog(
-            &mut RxFront::<1024, 128, { data_depth(128) }, { data_depth(128) + 2 }>::default(),
-            module,
-        ),
+        "w64" => emit::verilog(&mut RxFront::<64, 8, { data_depth(8) }>::default(), module),
+        "w128" => emit::verilog(&mut RxFront::<128, 16, { data_depth(16) }>::default(), module),
+        "w256" => emit::verilog(&mut RxFront::<256, 32, { data_depth(32) }>::default(), module),
+        "w512" => emit::verilog(&mut RxFront::<512, 64, { data_depth(64) }>::default(), module),
+        "w1024" => emit::verilog(&mut RxFront::<1024, 128, { data_depth(128) }>::default(), module),
         v => panic!("unsupported variant {v}"),
     }
 }

@@ -2,7 +2,7 @@
 //! the codes of the TX path (path MTU, QP state, operations, post refusals, completion and channel
 //! status).
 //!
-//! The QP context and the post are [`Schema`]s: the RTL keeps a QP context as one packed entry of
+//! The QP context, the post and the packet descriptor are [`Schema`]s: the RTL keeps a QP context as one packed entry of
 //! [`QP_CONTEXT`] in block RAM and takes a post as one packed entry of [`POST`]; the register map
 //! exposes both as 32-bit words in the same packing, and the host tool encodes them with
 //! [`Schema::encode`].
@@ -493,6 +493,84 @@ pub const POST: Schema = Schema {
     fields: &post::FIELDS,
 };
 
+/// The fields of a packet descriptor (packetizer → packet generator), in packing order:
+/// everything the generator needs, besides the QP context it reads by `qp`, to build one
+/// RoCEv2 frame around a payload it takes from the memory data stream.
+pub mod packet {
+    use crate::schema::RecordField;
+
+    const fn f(name: &'static str, width: usize, doc: &'static str) -> RecordField {
+        RecordField::new(name, width, doc)
+    }
+
+    /// Local QP.
+    pub const QP: RecordField = f(
+        "qp",
+        24,
+        "local QP number: the generator reads its context (addresses, P_Key, DestQP, ...)",
+    );
+    /// BTH opcode.
+    pub const OPCODE: RecordField = f("opcode", 8, "BTH opcode (transport and operation)");
+    /// PSN.
+    pub const PSN: RecordField = f("psn", 24, "BTH PSN");
+    /// Solicited event.
+    pub const SOLICITED: RecordField = f("solicited", 1, "BTH SE");
+    /// AckReq.
+    pub const ACK_REQUEST: RecordField = f("ack_request", 1, "BTH AckReq");
+    /// PadCnt.
+    pub const PAD: RecordField = f("pad", 2, "BTH PadCnt: zero bytes after the payload");
+    /// The packet has a RETH.
+    pub const HAS_RETH: RecordField = f("has_reth", 1, "a RETH follows the BTH (the opcode has one)");
+    /// The packet has an ImmDt.
+    pub const HAS_IMMEDIATE: RecordField = f("has_immediate", 1, "an ImmDt follows the BTH (and the RETH)");
+    /// Completion on this packet.
+    pub const LAST_OF_TRANSFER: RecordField = f(
+        "last_of_transfer",
+        1,
+        "the transfer's last packet: its completion follows the frame",
+    );
+    /// Payload bytes.
+    pub const PAYLOAD_LEN: RecordField = f("payload_len", 13, "payload bytes (0..=4096), taken from the memory data stream");
+    /// Channel of the transfer.
+    pub const CHANNEL: RecordField = f("channel", 16, "channel of the transfer (for its completion)");
+    /// RETH R_Key.
+    pub const RKEY: RecordField = f("rkey", 32, "RETH R_Key");
+    /// RETH DMA length.
+    pub const DMA_LEN: RecordField = f("dma_len", 32, "RETH DMA length");
+    /// Immediate.
+    pub const IMMEDIATE: RecordField = f("immediate", 32, "ImmDt");
+    /// RETH VA.
+    pub const VA: RecordField = f("va", 64, "RETH virtual address");
+
+    /// Every field, in packing order.
+    pub const FIELDS: [RecordField; 15] = [
+        QP,
+        OPCODE,
+        PSN,
+        SOLICITED,
+        ACK_REQUEST,
+        PAD,
+        HAS_RETH,
+        HAS_IMMEDIATE,
+        LAST_OF_TRANSFER,
+        PAYLOAD_LEN,
+        CHANNEL,
+        RKEY,
+        DMA_LEN,
+        IMMEDIATE,
+        VA,
+    ];
+}
+
+/// A packet descriptor: one packed entry.
+pub const PACKET: Schema = Schema {
+    name: "packet",
+    fields: &packet::FIELDS,
+};
+
+/// Largest payload of one packet: the largest path MTU.
+pub const MAX_PACKET_PAYLOAD: u32 = Pmtu::B4096.bytes();
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -530,6 +608,8 @@ mod tests {
         assert_eq!(POST.words(), 8);
         assert_eq!(POST.offset("qp"), 32);
         assert_eq!(POST.offset("immediate"), 7 * 32);
+        assert_eq!(PACKET.words(), 8);
+        assert!(PACKET.field("payload_len").unwrap().max() >= u128::from(MAX_PACKET_PAYLOAD));
         // a field fits the width its users assume
         assert!(QP_CONTEXT.field("state").unwrap().max() >= u128::from(QpState::Error.code()));
         assert!(POST.field("op").unwrap().max() >= u128::from(PostOp::WriteImm.code()));

@@ -6,10 +6,15 @@
 //! read synchronously, so the head is a register: whoever consumes it starts its paths at a
 //! flip-flop, and `pop` reaches the RAMs through one multiplexer on the read address.
 //!
-//! Timing: an entry pushed in cycle t is counted in `count` from t + 1 and is the head from
+//! Timing: an entry pushed in cycle t is counted in `fill` from t + 1 and is the head from
 //! t + 2 at the earliest (a RAM reads what was written in earlier cycles only); a pop in cycle t
 //! shows the next entry from t + 1 when it was pushed before t. So one entry per cycle goes
 //! through without a bubble once the FIFO holds two.
+//!
+//! The fill level is a thermometer code (`fill` bit i: more than i entries), so a push or a pop
+//! moves it with one LUT level and a user compares it with a threshold by reading one bit: no
+//! adder or comparator sits behind the push and pop decisions, which are the deep paths of the
+//! units around a FIFO.
 
 use rust_hdl::prelude::*;
 
@@ -19,7 +24,7 @@ pub const ADDRESS_BITS: usize = 5;
 /// Entries a FIFO holds.
 pub const CAPACITY: usize = 1 << ADDRESS_BITS;
 
-/// The addresses and counts of a RAM FIFO of [`CAPACITY`] entries with a registered head: the
+/// The addresses and fill level of a RAM FIFO of [`CAPACITY`] entries with a registered head: the
 /// RAM writes `push`'s entry at `write_address` and reads `read_address` every cycle; its read
 /// register is the head, valid when `head_valid` is.
 #[derive(LogicBlock, Default)]
@@ -28,7 +33,7 @@ pub struct FifoControl {
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high: empties the FIFO.
     pub reset: Signal<In, Bit>,
-    /// An entry is written this cycle. Only while `count` is below [`CAPACITY`].
+    /// An entry is written this cycle. Only while the FIFO is not full (`fill` bit 31 low).
     pub push: Signal<In, Bit>,
     /// The head is consumed. Only while `head_valid`.
     pub pop: Signal<In, Bit>,
@@ -38,8 +43,9 @@ pub struct FifoControl {
     pub read_address: Signal<Out, Bits<ADDRESS_BITS>>,
     /// The RAM's read register holds the head (registered).
     pub head_valid: Signal<Out, Bit>,
-    /// Entries in the FIFO, the head included, pushes of this cycle not yet (registered).
-    pub count: Signal<Out, Bits<8>>,
+    /// Fill level as a thermometer code: bit i is high when the FIFO holds more than i entries,
+    /// the head included, pushes of this cycle not yet (registered).
+    pub fill: Signal<Out, Bits<CAPACITY>>,
 
     write_pointer: DFF<Bits<ADDRESS_BITS>>,
     /// Address of the head entry.
@@ -48,8 +54,8 @@ pub struct FifoControl {
     /// without a reset, and this one then means 1.
     after_head_flipped: DFF<Bits<ADDRESS_BITS>>,
     after_head: Signal<Local, Bits<ADDRESS_BITS>>,
-    /// Entries written in earlier cycles and not popped, the head included.
-    stored: DFF<Bits<8>>,
+    /// Entries written in earlier cycles and not popped, the head included (thermometer).
+    stored: DFF<Bits<CAPACITY>>,
     head_shown: DFF<Bit>,
 }
 
@@ -72,14 +78,14 @@ impl Logic for FifoControl {
         }
         // what the RAM reads now was written in an earlier cycle: the head is valid next cycle
         if self.pop.val() {
-            self.head_shown.d.next = self.stored.q.val() >= 2;
+            self.head_shown.d.next = self.stored.q.val().get_bit(1);
         } else {
-            self.head_shown.d.next = self.stored.q.val() != 0;
+            self.head_shown.d.next = self.stored.q.val().get_bit(0);
         }
         if self.push.val() && !self.pop.val() {
-            self.stored.d.next = self.stored.q.val() + 1;
+            self.stored.d.next = (self.stored.q.val() << 1) | 1;
         } else if !self.push.val() && self.pop.val() {
-            self.stored.d.next = self.stored.q.val() - 1;
+            self.stored.d.next = self.stored.q.val() >> 1;
         }
         if self.reset.val() {
             self.write_pointer.d.next = 0.into();
@@ -89,7 +95,7 @@ impl Logic for FifoControl {
             self.head_shown.d.next = false;
         }
         self.head_valid.next = self.head_shown.q.val();
-        self.count.next = self.stored.q.val();
+        self.fill.next = self.stored.q.val();
     }
 }
 
@@ -100,7 +106,7 @@ pub struct Fifo<T: Synth> {
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high: empties the FIFO.
     pub reset: Signal<In, Bit>,
-    /// Write `push_value`. Only while `count` is below [`CAPACITY`].
+    /// Write `push_value`. Only while the FIFO is not full.
     pub push: Signal<In, Bit>,
     /// Entry to write.
     pub push_value: Signal<In, T>,
@@ -110,8 +116,8 @@ pub struct Fifo<T: Synth> {
     pub head_valid: Signal<Out, Bit>,
     /// The head entry (registered).
     pub head: Signal<Out, T>,
-    /// Entries in the FIFO, the head included, pushes of this cycle not yet (registered).
-    pub count: Signal<Out, Bits<8>>,
+    /// Fill level (thermometer: bit i, more than i entries; registered).
+    pub fill: Signal<Out, Bits<CAPACITY>>,
 
     control: FifoControl,
     values: RAM<T, ADDRESS_BITS>,
@@ -132,7 +138,7 @@ impl<T: Synth> Logic for Fifo<T> {
         self.values.read_address.next = self.control.read_address.val();
         self.head_valid.next = self.control.head_valid.val();
         self.head.next = self.values.read_data.val();
-        self.count.next = self.control.count.val();
+        self.fill.next = self.control.fill.val();
     }
 }
 
@@ -144,7 +150,7 @@ pub struct BeatFifo<const W: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high: empties the FIFO.
     pub reset: Signal<In, Bit>,
-    /// Write a beat. Only while `count` is below [`CAPACITY`] (the user checks its own limit).
+    /// Write a beat. Only while the FIFO is not full (the user checks its own limit on `fill`).
     pub push: Signal<In, Bit>,
     /// Beat to write: data.
     pub push_data: Signal<In, Bits<W>>,
@@ -166,8 +172,8 @@ pub struct BeatFifo<const W: usize, const K: usize> {
     pub head_last: Signal<Out, Bit>,
     /// The head beat: its bytes.
     pub head_bytes: Signal<Out, Bits<8>>,
-    /// Beats in the FIFO, the head included, pushes of this cycle not yet (registered).
-    pub count: Signal<Out, Bits<8>>,
+    /// Fill level (thermometer: bit i, more than i beats; registered).
+    pub fill: Signal<Out, Bits<CAPACITY>>,
 
     control: FifoControl,
     data: RAM<Bits<W>, ADDRESS_BITS>,
@@ -193,7 +199,7 @@ impl<const W: usize, const K: usize> Default for BeatFifo<W, K> {
             head_keep: Default::default(),
             head_last: Default::default(),
             head_bytes: Default::default(),
-            count: Default::default(),
+            fill: Default::default(),
             control: Default::default(),
             data: Default::default(),
             keep: Default::default(),
@@ -237,7 +243,7 @@ impl<const W: usize, const K: usize> Logic for BeatFifo<W, K> {
         self.head_keep.next = self.keep.read_data.val();
         self.head_last.next = self.last_and_bytes.read_data.val().get_bit(8);
         self.head_bytes.next = self.last_and_bytes.read_data.val().get_bits::<8>(0);
-        self.count.next = self.control.count.val();
+        self.fill.next = self.control.fill.val();
     }
 }
 
@@ -257,6 +263,12 @@ mod tests {
         written_at: u64,
     }
 
+    /// The entries a thermometer fill level stands for; panics if it is not a thermometer code.
+    fn level(fill: u64) -> u64 {
+        assert_eq!(fill & (fill + 1), 0, "fill {fill:#x} is not a thermometer code");
+        u64::from(fill.count_ones())
+    }
+
     /// The registered outputs and the inputs of one cycle of a FIFO under test.
     trait UnderTest: Block {
         /// Bits of a value.
@@ -269,7 +281,7 @@ mod tests {
     impl UnderTest for Fifo<Bits<16>> {
         const VALUE_MASK: u64 = 0xFFFF;
         fn outputs(&self) -> (bool, u64, u64) {
-            (self.head_valid.val(), self.head.val().to_u64(), self.count.val().to_u64())
+            (self.head_valid.val(), self.head.val().to_u64(), level(self.fill.val().to_u64()))
         }
         fn drive(&mut self, reset: bool, push: Option<u64>, pop: bool) {
             self.reset.next = reset;
@@ -292,7 +304,7 @@ mod tests {
                 && self.head_last.val() == (data & 0x100 != 0)
                 && self.head_bytes.val().to_u64() == (data >> 16) & 0xFF;
             assert!(!self.head_valid.val() || consistent, "head fields of different beats");
-            (self.head_valid.val(), data, self.count.val().to_u64())
+            (self.head_valid.val(), data, level(self.fill.val().to_u64()))
         }
         fn drive(&mut self, reset: bool, push: Option<u64>, pop: bool) {
             let data = push.unwrap_or(0);
@@ -322,7 +334,7 @@ mod tests {
                 // outputs after the previous edge
                 let (head_valid, head, count) = x.outputs();
                 if edge > 0 {
-                    assert_eq!(count, queue.len() as u64, "count at edge {edge}");
+                    assert_eq!(count, queue.len() as u64, "fill level at edge {edge}");
                     let shown = queue.front().is_some_and(|e| e.written_at + 1 < edge);
                     assert_eq!(head_valid, shown, "head_valid at edge {edge}");
                     if head_valid {

@@ -23,6 +23,7 @@ use super::crc;
 use super::elab::{bits_from, c};
 use ferroce_contracts::icrc::masked_bits;
 use ferroce_contracts::{ethernet, ipv4, ipv6};
+use num_bigint::BigUint;
 use rust_hdl::prelude::*;
 
 /// Bytes of the frame head captured for decoding (the UDP destination port of an IPv6 frame with
@@ -142,10 +143,9 @@ pub struct IcrcCore<const W: usize, const K: usize> {
     region_position: [Constant<Bits<17>>; 16],
     /// Per combo, added to the IP length field: the position of the last covered byte (ICRC − 1),
     /// of the first ICRC byte, of the first ICRC byte + B and of the last ICRC byte (ICRC + 3).
-    last_covered_offsets: [Constant<Bits<17>>; 6],
-    icrc_offsets: [Constant<Bits<17>>; 6],
-    icrc_next_beat_offsets: [Constant<Bits<17>>; 6],
-    icrc_end_offsets: [Constant<Bits<17>>; 6],
+    /// Per combination, the offsets from the IP length field to the ICRC positions, packed
+    /// (bits 16:0 last covered byte, 33:17 ICRC, 50:34 ICRC + B, 67:51 ICRC end).
+    position_offsets: [Constant<Bits<68>>; 6],
     /// Per lane i: i < 4, i − 4 (saturating) and i + B − 4.
     lane_below_4: [Constant<Bit>; 128],
     lane_minus_4: [Constant<Bits<9>>; 128],
@@ -213,6 +213,8 @@ pub struct IcrcCore<const W: usize, const K: usize> {
     len_low_at: [Constant<Bits<10>>; 6],
     /// L2 select · 2 + IPv6.
     combo1: DFF<Bits<3>>,
+    /// `position_offsets` of the combination.
+    position_offsets1: DFF<Bits<68>>,
     roce1: DFF<Bit>,
     ip_length1: DFF<Bits<16>>,
     // ---- S2 ----
@@ -398,10 +400,14 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
             let (l2, v6) = combo_params(combo);
             (l2 - 4 + if v6 { 40 } else { 0 }) as u64
         };
-        let last_covered_offsets = std::array::from_fn(|cmb| c::<17>(icrc_offset_of(cmb) - 1));
-        let icrc_offsets = std::array::from_fn(|cmb| c::<17>(icrc_offset_of(cmb)));
-        let icrc_next_beat_offsets = std::array::from_fn(|cmb| c::<17>(icrc_offset_of(cmb) + b as u64));
-        let icrc_end_offsets = std::array::from_fn(|cmb| c::<17>(icrc_offset_of(cmb) + 3));
+        let position_offsets = std::array::from_fn(|cmb| {
+            let q = icrc_offset_of(cmb);
+            let packed = [q - 1, q, q + b as u64, q + 3]
+                .iter()
+                .enumerate()
+                .fold(BigUint::default(), |acc, (i, &o)| acc | (BigUint::from(o) << (17 * i)));
+            Constant::new(Bits::<68>::from(packed))
+        });
         let lane_below_4 = std::array::from_fn(|i| Constant::new(i < 4));
         let lane_minus_4 = std::array::from_fn(|i| c::<9>(i.saturating_sub(4) as u64));
         let lane_plus_beat_minus_4 = std::array::from_fn(|i| c::<9>((i + b - 4) as u64));
@@ -473,10 +479,7 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
             region_position,
             region_and_mask,
             region_or_mask,
-            last_covered_offsets,
-            icrc_offsets,
-            icrc_next_beat_offsets,
-            icrc_end_offsets,
+            position_offsets,
             lane_below_4,
             lane_minus_4,
             lane_plus_beat_minus_4,
@@ -516,6 +519,7 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
             len_high_at: std::array::from_fn(|i| c::<10>(8 * ip_length_field(i).start as u64)),
             len_low_at: std::array::from_fn(|i| c::<10>(8 * (ip_length_field(i).start + 1) as u64)),
             combo1: Default::default(),
+            position_offsets1: Default::default(),
             roce1: Default::default(),
             ip_length1: Default::default(),
             valid2: Default::default(),
@@ -625,6 +629,7 @@ impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
             last1,
             position1,
             combo1,
+            position_offsets1,
             roce1,
             ip_length1,
             valid2,
@@ -766,44 +771,43 @@ impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
                 if self.ipv6_match[2].val() {
                     self.combo1.d.next = 5.into();
                     self.ip_length1.d.next = self.ip_length[5].val();
+                    self.position_offsets1.d.next = self.position_offsets[5].val();
                 } else {
                     self.combo1.d.next = 4.into();
                     self.ip_length1.d.next = self.ip_length[4].val();
+                    self.position_offsets1.d.next = self.position_offsets[4].val();
                 }
             } else if self.at_least_one_tag.val() {
                 self.roce1.d.next = self.roce_ipv4_match[1].val() || self.roce_ipv6_match[1].val();
                 if self.ipv6_match[1].val() {
                     self.combo1.d.next = 3.into();
                     self.ip_length1.d.next = self.ip_length[3].val();
+                    self.position_offsets1.d.next = self.position_offsets[3].val();
                 } else {
                     self.combo1.d.next = 2.into();
                     self.ip_length1.d.next = self.ip_length[2].val();
+                    self.position_offsets1.d.next = self.position_offsets[2].val();
                 }
             } else {
                 self.roce1.d.next = self.roce_ipv4_match[0].val() || self.roce_ipv6_match[0].val();
                 if self.ipv6_match[0].val() {
                     self.combo1.d.next = 1.into();
                     self.ip_length1.d.next = self.ip_length[1].val();
+                    self.position_offsets1.d.next = self.position_offsets[1].val();
                 } else {
                     self.combo1.d.next = 0.into();
                     self.ip_length1.d.next = self.ip_length[0].val();
+                    self.position_offsets1.d.next = self.position_offsets[0].val();
                 }
             }
         }
 
         // ================= S1 -> S2: ICRC positions (parallel adders), beat predicates =========
-        self.last_covered_offset.next = self.last_covered_offsets[0].val();
-        self.icrc_offset.next = self.icrc_offsets[0].val();
-        self.icrc_next_beat_offset.next = self.icrc_next_beat_offsets[0].val();
-        self.icrc_end_offset.next = self.icrc_end_offsets[0].val();
-        for cmb in 1..6 {
-            if self.combo1.q.val() == self.combo_id[cmb].val() {
-                self.last_covered_offset.next = self.last_covered_offsets[cmb].val();
-                self.icrc_offset.next = self.icrc_offsets[cmb].val();
-                self.icrc_next_beat_offset.next = self.icrc_next_beat_offsets[cmb].val();
-                self.icrc_end_offset.next = self.icrc_end_offsets[cmb].val();
-            }
-        }
+        // (the offsets were selected with the combination, so the adders start at registers)
+        self.last_covered_offset.next = self.position_offsets1.q.val().get_bits::<17>(0);
+        self.icrc_offset.next = self.position_offsets1.q.val().get_bits::<17>(17);
+        self.icrc_next_beat_offset.next = self.position_offsets1.q.val().get_bits::<17>(34);
+        self.icrc_end_offset.next = self.position_offsets1.q.val().get_bits::<17>(51);
         // q - 1, q, q + B, q + 3 where q = l2 + iplen - 4 is the ICRC position.
         self.last_covered_position.next = bit_cast::<17, 16>(self.ip_length1.q.val()) + self.last_covered_offset.val();
         self.icrc_position.next = bit_cast::<17, 16>(self.ip_length1.q.val()) + self.icrc_offset.val();

@@ -4,6 +4,8 @@
 pub mod front;
 pub mod header;
 pub mod icrc_check;
+pub mod payload_queue;
+pub(crate) mod realign;
 
 pub use front::RxFront;
 pub use header::RxHeader;
