@@ -6,6 +6,8 @@
 //! * [`regs`]: the register file (`Registers`), transaction by transaction.
 //! * [`sched`]: the scheduler (`Sched`), cycle-accurate, behind the [`sched::SchedEngine`] trait
 //!   that the Verilator runner implements too.
+//! * [`tx`]: the TX path (transfer table, scheduling by block, segmenter, packetizer, packet
+//!   generator) from posts to frames, behind the [`tx::TxEngine`] trait.
 //!
 //! Wire formats come from [`ferroce_wire`] (re-exported as [`wire`]); codes, field ranges and
 //! record schemas from [`ferroce_contracts`] (re-exported as [`contracts`]).
@@ -19,6 +21,7 @@ pub mod icrc;
 pub mod regs;
 pub mod rx;
 pub mod sched;
+pub mod tx;
 
 /// A unit that takes whole frames and gives one result per frame. The golden model and the
 /// unit's Verilator runner (in `ferroce-sim`) both implement it, so the command line, replay and

@@ -1,6 +1,7 @@
 //! `ferroce-sim`: run Ferroce hardware units (Verilator) or their software models on captures.
 
 use clap::{Parser, Subcommand, ValueEnum};
+use ferroce_sim::models::tx::spec as tx_spec;
 use ferroce_sim::models::FrameEngine;
 use ferroce_sim::{bench, icrc_rtl as icrc, verilated::Traffic, wire};
 use std::path::PathBuf;
@@ -95,6 +96,32 @@ enum Cmd {
         #[arg(long, default_value_t = 64)]
         latency: u64,
     },
+    /// Run transfers through the TX path and write its frames (no FCS) to a pcap; prints the
+    /// post refusals, packets, bytes, per-queue bytes, completions (and cycles, from the RTL).
+    ///
+    /// One transfer from the options below, or many from --posts FILE: one post per line of
+    /// `key=value` pairs with the options' names (channel=1 queue=2 weight=5 len=1M op=send se);
+    /// `#` starts a comment; a line's missing keys take the options' values. The payload is a
+    /// pseudo-random pattern of local memory from --seed. Rules: docs/tx.md.
+    Tx {
+        /// Capture to write (pcap, Ethernet link type, frames without FCS).
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+        /// Which engine runs the TX path.
+        #[arg(long, value_enum, default_value_t = Engine::Model)]
+        engine: Engine,
+        /// Many transfers, one post per line.
+        #[arg(long, value_name = "FILE")]
+        posts: Option<PathBuf>,
+        /// Block size in bytes: a power of two from 4K to 1M.
+        #[arg(long, value_name = "BYTES", default_value = "64K", value_parser = tx_spec::parse_block_size)]
+        block: u32,
+        /// Seed of the payload pattern in local memory.
+        #[arg(long, default_value_t = 0, value_parser = parse_seed)]
+        seed: u64,
+        #[command(flatten)]
+        transfer: TransferArgs,
+    },
     /// Cycle figures measured in Verilator.
     Bench {
         #[command(subcommand)]
@@ -112,6 +139,57 @@ enum BenchWhat {
         #[arg(long, default_value_t = 200)]
         frames: usize,
     },
+}
+
+fn parse_seed(s: &str) -> Result<u64, String> {
+    tx_spec::parse_number(s).and_then(|n| u64::try_from(n).map_err(|_| format!("seed '{s}' does not fit 64 bits")))
+}
+
+/// The transfer keys ([`tx_spec::KEYS`]) as options (`--len 4096`, `--se`): the posts file reads
+/// the same keys, so a key, its check and its default are written once.
+#[derive(Debug, Default)]
+struct TransferArgs(Vec<(&'static str, String)>);
+
+impl clap::FromArgMatches for TransferArgs {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let given = tx_spec::KEYS.iter().filter_map(|k| {
+            if k.value.is_empty() {
+                m.get_flag(k.name).then(|| (k.name, "1".to_string()))
+            } else {
+                m.get_one::<String>(k.name).map(|v| (k.name, v.clone()))
+            }
+        });
+        Ok(TransferArgs(given.collect()))
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl clap::Args for TransferArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        tx_spec::KEYS.iter().fold(cmd, |cmd, k| {
+            let help = if k.default.is_empty() {
+                k.help.to_string()
+            } else {
+                format!("{} [default: {}]", k.help, k.default)
+            };
+            let arg = clap::Arg::new(k.name).long(k.name).help(help);
+            cmd.arg(if k.value.is_empty() {
+                arg.action(clap::ArgAction::SetTrue)
+            } else {
+                let name = k.name;
+                arg.value_name(k.value)
+                    .value_parser(move |v: &str| tx_spec::TransferSpec::default().set(name, v).map(|()| v.to_string()))
+            })
+        })
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
 }
 
 fn parse_width(s: &str) -> Result<usize, String> {
@@ -160,6 +238,14 @@ fn main() -> ExitCode {
         } => run_rx(&pcap, engine, fcs, counters),
         Cmd::Sched { trace, engine } => run_sched(&trace, engine),
         Cmd::Serve { socket, variant, latency } => run_serve(&socket, &variant, latency),
+        Cmd::Tx {
+            out,
+            engine,
+            posts,
+            block,
+            seed,
+            transfer,
+        } => run_tx(&out, engine, posts.as_deref(), block, seed, &transfer),
         Cmd::Bench {
             what: BenchWhat::Icrc { width, frames },
         } => {
@@ -300,4 +386,94 @@ fn run_serve(socket: &std::path::Path, variant: &str, latency: u64) -> ExitCode 
             ExitCode::from(2)
         }
     }
+}
+
+/// The TX engine of `engine`. The RTL runner plugs in here, behind the same trait.
+fn tx_engine(engine: Engine) -> Result<Box<dyn ferroce_sim::models::tx::TxEngine>, String> {
+    match engine {
+        Engine::Model => Ok(Box::new(ferroce_sim::models::tx::TxModel)),
+        Engine::Rtl => Err("the TX path's RTL engine is not built yet; use --engine model".into()),
+    }
+}
+
+/// `ferroce-sim tx`: frames to `out`, a summary on stdout; bad values and posts files are errors
+/// with exit status 2, a failing engine exits with 1.
+fn run_tx(out: &std::path::Path, engine: Engine, posts: Option<&std::path::Path>, block_log2: u32, seed: u64, args: &TransferArgs) -> ExitCode {
+    use ferroce_sim::models::tx::{PatternMemory, TxSetup};
+    let mut defaults = tx_spec::TransferSpec::default();
+    for (key, value) in &args.0 {
+        defaults.set(key, value).expect("checked when the options were parsed");
+    }
+    let where_ = |line: usize| posts.map_or(String::new(), |p| format!("{}:{line}: ", p.display()));
+    let transfers = match posts {
+        None => match defaults.context() {
+            Ok(_) => vec![(0, defaults)],
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        Some(path) => {
+            let parsed = std::fs::read_to_string(path)
+                .map_err(|e| format!("{}: {e}", path.display()))
+                .and_then(|text| tx_spec::parse_posts(&text, &defaults).map_err(|e| format!("{}{}", where_(e.line), e.message)));
+            match parsed {
+                Ok(t) => t,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+    };
+    let base = TxSetup {
+        block_log2,
+        memory: std::sync::Arc::new(PatternMemory::new(seed)),
+        ..TxSetup::default()
+    };
+    let setup = match tx_spec::setup_of(base, &transfers) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {}{}", where_(e.line), e.message);
+            return ExitCode::from(2);
+        }
+    };
+    let run = match tx_engine(engine).and_then(|mut e| e.run(&setup)) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(e) = wire::pcap::write_pcap(out, &run.frames) {
+        eprintln!("error: {e}");
+        return ExitCode::FAILURE;
+    }
+    let refused: Vec<usize> = (0..run.post_results.len()).filter(|&i| run.post_results[i].is_err()).collect();
+    println!("posts: {} accepted, {} refused", run.post_results.len() - refused.len(), refused.len());
+    for &i in &refused {
+        let line = posts.map_or(String::new(), |p| format!(" ({}:{})", p.display(), transfers[i].0));
+        println!("refused: post {}{line}: {}", i + 1, run.post_results[i].unwrap_err().name());
+    }
+    println!("packets: {}", run.frames.len());
+    println!("bytes: {}", run.bytes());
+    for (queue, bytes) in run.queue_bytes.iter().enumerate().filter(|(_, &b)| b > 0) {
+        println!("queue {queue}: {bytes} bytes");
+    }
+    println!("completions: {}", run.completions.len());
+    let completed: std::collections::HashSet<u16> = run.completions.iter().map(|c| c.0).collect();
+    let waiting: Vec<String> = setup
+        .posts
+        .iter()
+        .zip(&run.post_results)
+        .filter(|(p, r)| r.is_ok() && !completed.contains(&p.channel))
+        .map(|(p, _)| p.channel.to_string())
+        .collect();
+    if !waiting.is_empty() {
+        println!("not completed (queue never served): channel {}", waiting.join(", "));
+    }
+    if let Some(cycles) = run.cycles {
+        println!("cycles: {cycles}");
+    }
+    ExitCode::SUCCESS
 }

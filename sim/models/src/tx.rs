@@ -1,0 +1,355 @@
+//! The TX path's golden model: transfer posts in, RoCEv2 frames out, as the RTL (transfer table,
+//! scheduler, segmenter, packetizer, packet generator, `IcrcInsert`) must produce them. The
+//! specification is `docs/tx.md`; each step is a module:
+//!
+//! 1. **Posts** ([`TxSetup::admit`]): checked in order, accepted ones enqueued in their queue
+//!    (channel = scheduler element), all before the first decision.
+//! 2. **Decisions** ([`arbiter`]): the scheduler model picks a queue; its head transfer cuts one
+//!    block and, while bytes remain, goes back to its queue's tail before the next decision.
+//! 3. **Blocks** ([`segment`]): WRITE blocks aligned to the remote address, one WRITE message
+//!    each; a SEND is one message scheduled in block-sized groups.
+//! 4. **Packets** ([`packetize`]): PMTU packets from the message start, opcodes, PSN, AckReq,
+//!    RETH, ImmDt, SE.
+//! 5. **Frames** ([`frame`]): Ethernet / IPv4 or IPv6 / UDP / BTH / [RETH] / [ImmDt] / payload
+//!    from local memory ([`memory`]) / pad / ICRC.
+//!
+//! Per-QP order: a QP's messages leave whole and in PSN order. A WRITE block is a whole message
+//! emitted in one decision; a SEND message spread over several groups holds its QP until its
+//! last group: a decision that picks another transfer of that QP cuts nothing and puts it back at
+//! its queue's tail.
+//!
+//! The model and the RTL runner implement [`TxEngine`], so the command line and the checks run
+//! on either.
+//!
+//! ```
+//! use ferroce_models::contracts::tx::{Pmtu, PostOp, QpState};
+//! use ferroce_models::tx::{Post, QpContext, TxEngine, TxModel, TxSetup};
+//!
+//! let mut setup = TxSetup::default();
+//! let ctx = QpContext {
+//!     state: QpState::Rts.code(),
+//!     pmtu: Pmtu::B1024.code(),
+//!     src_ip: 0x0a00_0001,
+//!     dst_ip: 0x0a00_0002,
+//!     ..QpContext::default()
+//! };
+//! setup.contexts.insert(1, ctx);
+//! setup.posts.push(Post { channel: 0, queue: 1, op: PostOp::Write.code(), qp: 1, length: 3000, ..Post::default() });
+//! let run = TxModel.run(&setup).unwrap();
+//! assert_eq!(run.post_results, [Ok(())]);
+//! assert_eq!(run.frames.len(), 3); // 1024 + 1024 + 952 bytes
+//! ```
+
+pub mod arbiter;
+pub mod frame;
+pub mod memory;
+pub mod packetize;
+pub mod qos;
+pub mod record;
+pub mod segment;
+pub mod spec;
+
+pub use memory::{LocalMemory, PatternMemory, SparseMemory};
+pub use packetize::{QpSender, TxPacket};
+pub use record::{Post, QpContext};
+
+use crate::contracts::tx::{
+    CompletionStatus, PostError, PostOp, QpState, BLOCK_LOG2_DEFAULT, BLOCK_LOG2_MAX, BLOCK_LOG2_MIN, MAX_MESSAGE_BYTES,
+};
+use crate::sched::{QueueCfg, LIMIT_RESET, MAX_QUEUES};
+use arbiter::Arbiter;
+use segment::Transfer;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::Arc;
+
+/// Channels of the default transfer table.
+pub const DEFAULT_CHANNELS: u32 = 2048;
+/// Scheduler queues of the default configuration.
+pub const DEFAULT_QUEUES: usize = 32;
+/// QP contexts of the default configuration.
+pub const DEFAULT_QPS: u32 = 256;
+/// Largest channel count: the post's channel field has 16 bits.
+pub const MAX_CHANNELS: u32 = 1 << 16;
+/// Largest QP count: the post's QP field has 24 bits.
+pub const MAX_QPS: u32 = 1 << 24;
+
+/// Everything a TX run starts from: the configuration, the QP contexts, the scheduler's
+/// registers, the posts (in order) and local memory.
+#[derive(Debug, Clone)]
+pub struct TxSetup {
+    /// log2 of the block size (12..=20).
+    pub block_log2: u32,
+    /// Channels (transfer table entries, scheduler elements): 1..=65536.
+    pub channels: u32,
+    /// Scheduler queues: 1..=32 (queue 0 is the control class).
+    pub queues: usize,
+    /// QP contexts: 1..=2^24.
+    pub qps: u32,
+    /// QP contexts by QP number (< `qps`); a QP without one is all zero, in reset.
+    pub contexts: BTreeMap<u32, QpContext>,
+    /// Scheduler queue configuration (weight, table, token bucket) by queue (< `queues`); a
+    /// queue without one keeps its reset value (weight 1, high table, no token bucket).
+    pub queue_config: BTreeMap<u32, QueueCfg>,
+    /// The scheduler's limit of high priority.
+    pub limit: u8,
+    /// The posts, in order; all are made before the first decision.
+    pub posts: Vec<Post>,
+    /// Local memory: the payload source.
+    pub memory: Arc<dyn LocalMemory>,
+}
+
+impl Default for TxSetup {
+    /// 64 KiB blocks, 2048 channels, 32 queues, 256 QPs, no context, reset scheduler registers,
+    /// no post, [`PatternMemory`] of seed 0.
+    fn default() -> TxSetup {
+        TxSetup {
+            block_log2: BLOCK_LOG2_DEFAULT,
+            channels: DEFAULT_CHANNELS,
+            queues: DEFAULT_QUEUES,
+            qps: DEFAULT_QPS,
+            contexts: BTreeMap::new(),
+            queue_config: BTreeMap::new(),
+            limit: LIMIT_RESET,
+            posts: Vec::new(),
+            memory: Arc::new(PatternMemory::new(0)),
+        }
+    }
+}
+
+/// Why a run could not be made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TxError {
+    /// The block size log2 is not in 12..=20.
+    BlockSize(u32),
+    /// The channel count is not in 1..=65536.
+    Channels(u32),
+    /// The queue count is not in 1..=32.
+    Queues(usize),
+    /// The QP count is not in 1..=2^24.
+    Qps(u32),
+    /// A context for a QP at or beyond the QP count.
+    ContextBeyondQps(u32),
+    /// A queue configuration for a queue at or beyond the queue count.
+    ConfigBeyondQueues(u32),
+    /// The scheduler model failed (it stopped answering).
+    Scheduler(String),
+}
+
+impl fmt::Display for TxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TxError::BlockSize(l) => write!(
+                f,
+                "block size 2^{l} is not 4 KiB to 1 MiB (log2 {BLOCK_LOG2_MIN}..={BLOCK_LOG2_MAX})"
+            ),
+            TxError::Channels(n) => write!(f, "{n} channels is not 1..={MAX_CHANNELS}"),
+            TxError::Queues(n) => write!(f, "{n} queues is not 1..={MAX_QUEUES}"),
+            TxError::Qps(n) => write!(f, "{n} QPs is not 1..={MAX_QPS}"),
+            TxError::ContextBeyondQps(q) => write!(f, "a context for QP {q}, beyond the QP count"),
+            TxError::ConfigBeyondQueues(q) => write!(f, "a configuration for queue {q}, beyond the queue count"),
+            TxError::Scheduler(e) => write!(f, "scheduler: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for TxError {}
+
+impl TxSetup {
+    /// Checks the configuration (the posts are checked one by one by [`TxSetup::admit`]).
+    pub fn check(&self) -> Result<(), TxError> {
+        if !(BLOCK_LOG2_MIN..=BLOCK_LOG2_MAX).contains(&self.block_log2) {
+            return Err(TxError::BlockSize(self.block_log2));
+        }
+        if !(1..=MAX_CHANNELS).contains(&self.channels) {
+            return Err(TxError::Channels(self.channels));
+        }
+        if !(1..=MAX_QUEUES).contains(&self.queues) {
+            return Err(TxError::Queues(self.queues));
+        }
+        if !(1..=MAX_QPS).contains(&self.qps) {
+            return Err(TxError::Qps(self.qps));
+        }
+        if let Some(&qp) = self.contexts.keys().find(|&&qp| qp >= self.qps) {
+            return Err(TxError::ContextBeyondQps(qp));
+        }
+        if let Some(&q) = self.queue_config.keys().find(|&&q| q as usize >= self.queues) {
+            return Err(TxError::ConfigBeyondQueues(q));
+        }
+        Ok(())
+    }
+
+    /// The context of `qp` (all zero, a QP in reset, when none was given).
+    pub fn context(&self, qp: u32) -> QpContext {
+        self.contexts.get(&qp).copied().unwrap_or_default()
+    }
+
+    /// Checks a post; `busy`: its channel holds an accepted transfer not yet completed. The
+    /// first failing check is the refusal, in this order: channel < channels (`BadChannel`),
+    /// queue < queues (`BadQueue`), QP < QPs (`BadQp`), the QP in RTS with a valid path MTU
+    /// (`QpNotReady`), a [`PostOp`] code on an RC or UC QP (`BadOperation`), a SEND of at most
+    /// [`MAX_MESSAGE_BYTES`] (`TooLong`), the channel idle (`ChannelBusy`).
+    pub fn admit(&self, post: &Post, busy: bool) -> Result<PostOp, PostError> {
+        if u32::from(post.channel) >= self.channels {
+            return Err(PostError::BadChannel);
+        }
+        if usize::from(post.queue) >= self.queues {
+            return Err(PostError::BadQueue);
+        }
+        if post.qp >= self.qps {
+            return Err(PostError::BadQp);
+        }
+        let ctx = self.context(post.qp);
+        if ctx.qp_state() != Some(QpState::Rts) || ctx.path_mtu().is_none() {
+            return Err(PostError::QpNotReady);
+        }
+        let op = post
+            .operation()
+            .filter(|_| ctx.transport_service().is_some())
+            .ok_or(PostError::BadOperation)?;
+        if !op.is_write() && u64::from(post.length) > MAX_MESSAGE_BYTES {
+            return Err(PostError::TooLong);
+        }
+        if busy {
+            return Err(PostError::ChannelBusy);
+        }
+        Ok(op)
+    }
+}
+
+/// What a TX engine produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TxRun {
+    /// One result per post, in post order.
+    pub post_results: Vec<Result<(), PostError>>,
+    /// The frames in wire order (Ethernet without FCS, ICRC included, MAC padding to 60 bytes).
+    pub frames: Vec<Vec<u8>>,
+    /// Completions `(channel, status)` in the order they were given.
+    pub completions: Vec<(u16, CompletionStatus)>,
+    /// Bytes of the frames of each queue (index = queue; frame lengths as in `frames`).
+    pub queue_bytes: Vec<u64>,
+    /// Clock cycles from the first post to the last frame's last beat, when the engine counts
+    /// them (the RTL does; the model has no clock).
+    pub cycles: Option<u64>,
+}
+
+impl TxRun {
+    /// Bytes of all frames.
+    pub fn bytes(&self) -> u64 {
+        self.frames.iter().map(|f| f.len() as u64).sum()
+    }
+}
+
+/// A TX path that runs a setup: the model ([`TxModel`]) or the Verilator runner of the RTL.
+pub trait TxEngine {
+    /// Runs every post of `setup` until no queued transfer can be served.
+    fn run(&mut self, setup: &TxSetup) -> Result<TxRun, String>;
+}
+
+/// The model's result before frames are built: the packets with their headers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TxPlan {
+    /// One result per post, in post order.
+    pub post_results: Vec<Result<(), PostError>>,
+    /// The packets in wire order.
+    pub packets: Vec<TxPacket>,
+    /// Completions `(channel, status)`, each right after its transfer's last packet.
+    pub completions: Vec<(u16, CompletionStatus)>,
+}
+
+/// The golden model of the TX path.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TxModel;
+
+impl TxModel {
+    /// Admits the posts, runs the decisions and cuts blocks and packets: every header decided,
+    /// no payload read.
+    pub fn plan(setup: &TxSetup) -> Result<TxPlan, TxError> {
+        setup.check()?;
+        let mut arbiter = Arbiter::new(setup.channels, setup.queues, &setup.queue_config, setup.limit)?;
+        let mut table: HashMap<u16, Transfer> = HashMap::new();
+        let mut post_results = Vec::with_capacity(setup.posts.len());
+        for post in &setup.posts {
+            let admitted = setup.admit(post, table.contains_key(&post.channel));
+            if let Ok(op) = admitted {
+                table.insert(post.channel, Transfer::new(*post, op));
+                arbiter.enqueue(u32::from(post.queue), u32::from(post.channel));
+            }
+            post_results.push(admitted.map(|_| ()));
+        }
+
+        let mut senders: HashMap<u32, QpSender> = HashMap::new();
+        // QP → the channel whose SEND message is in progress on it.
+        let mut send_in_progress: HashMap<u32, u16> = HashMap::new();
+        let mut packets = Vec::new();
+        let mut completions = Vec::new();
+        while let Some((queue, element)) = arbiter.serve()? {
+            let channel = element as u16;
+            let transfer = table.get_mut(&channel).expect("only accepted transfers are queued");
+            let qp = transfer.post.qp;
+            if send_in_progress.get(&qp).is_some_and(|&c| c != channel) {
+                arbiter.enqueue(queue, element);
+                continue;
+            }
+            let ctx = setup.context(qp);
+            let (transport, pmtu) = (ctx.transport_service(), ctx.path_mtu());
+            let (transport, pmtu) = (transport.expect("admitted"), pmtu.expect("admitted"));
+            let block = transfer.next_block(setup.block_log2);
+            let part = transfer.message_part(&block, ctx.rkey);
+            let sender = senders.entry(qp).or_insert_with(|| QpSender::new(&ctx));
+            packets.extend(packetize::packetize(
+                &part,
+                &ctx,
+                transport,
+                pmtu,
+                sender,
+                (channel, queue as u8, qp),
+            ));
+            transfer.advance(&block);
+            if !part.write {
+                if block.last {
+                    send_in_progress.remove(&qp);
+                } else {
+                    send_in_progress.insert(qp, channel);
+                }
+            }
+            if block.last {
+                table.remove(&channel);
+                completions.push((channel, CompletionStatus::Success));
+            } else {
+                arbiter.enqueue(queue, element);
+            }
+        }
+        Ok(TxPlan {
+            post_results,
+            packets,
+            completions,
+        })
+    }
+}
+
+impl TxEngine for TxModel {
+    fn run(&mut self, setup: &TxSetup) -> Result<TxRun, String> {
+        let plan = TxModel::plan(setup).map_err(|e| e.to_string())?;
+        let mut queue_bytes = vec![0u64; setup.queues];
+        let frames = plan
+            .packets
+            .iter()
+            .map(|p| {
+                let frame = frame::frame_bytes(p, &setup.context(p.qp), setup.memory.as_ref());
+                queue_bytes[usize::from(p.queue)] += frame.len() as u64;
+                frame
+            })
+            .collect();
+        Ok(TxRun {
+            post_results: plan.post_results,
+            frames,
+            completions: plan.completions,
+            queue_bytes,
+            cycles: None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

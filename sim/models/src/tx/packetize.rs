@@ -1,0 +1,191 @@
+//! The packetizer: a message part cut into PMTU packets counted from the message start, with
+//! opcodes, PSNs, AckReq and the extension headers.
+//!
+//! - First and middle packets carry exactly PMTU bytes, the last (or only) one the rest; a
+//!   zero-length message is one packet without payload. PadCnt = (−len) & 3, pad bytes zero.
+//! - Opcode: the QP's transport (RC 0x00.., UC 0x20..) and first / middle / last / only; the
+//!   `_IMM` variant on the last or only packet of a message with an immediate, which carries it
+//!   in an ImmDt. A WRITE message's first or only packet carries its RETH.
+//! - PSN: per QP from the context's `sq_psn`, +1 per packet modulo 2^24, across messages and
+//!   transfers.
+//! - AckReq (RC only): per QP a counter `c` of packets since the last packet with AckReq. Each
+//!   packet sent on the QP increments `c`; the packet has AckReq if it is its message's last
+//!   packet or if `ack_every` N > 0 and `c == N`; a packet with AckReq resets `c` to 0. `c` is 0
+//!   when the run starts. UC packets never have AckReq (and leave `c` alone).
+//! - SE on the message's last packet when the part says so; MigReq, TVer, FECN, BECN and the
+//!   reserved bits 0; P_Key and DestQP from the context.
+
+use super::record::QpContext;
+use super::segment::MessagePart;
+use crate::contracts::tx::Pmtu;
+use crate::wire::bth::PSN_MASK;
+use crate::wire::ethernet::{self, MIN_FRAME_LEN};
+use crate::wire::icrc::ICRC_LEN;
+use crate::wire::opcode::{Operation, Transport};
+use crate::wire::packet::natural_pad;
+use crate::wire::{bth, ipv4, ipv6, udp, BthRepr, Opcode, RethRepr};
+
+/// One packet to send: where it came from, its headers and where its payload is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TxPacket {
+    /// The transfer's channel.
+    pub channel: u16,
+    /// The transfer's queue.
+    pub queue: u8,
+    /// The local QP (index of its context).
+    pub qp: u32,
+    /// The BTH.
+    pub bth: BthRepr,
+    /// The RETH (first or only packet of a WRITE message).
+    pub reth: Option<RethRepr>,
+    /// The immediate (last or only packet of a message with one).
+    pub immediate: Option<u32>,
+    /// Local address of the first payload byte.
+    pub local_addr: u64,
+    /// Payload bytes (pad excluded).
+    pub payload_len: u32,
+}
+
+impl TxPacket {
+    /// Length of its frame (Ethernet header to ICRC, zero MAC padding up to 60 bytes, no FCS).
+    pub fn frame_len(&self, ip_v6: bool) -> usize {
+        let ip = if ip_v6 { ipv6::HEADER_LEN } else { ipv4::HEADER_LEN };
+        let payload = self.payload_len as usize;
+        let len = ethernet::HEADER_LEN
+            + ip
+            + udp::HEADER_LEN
+            + bth::HEADER_LEN
+            + self.bth.opcode.ext_len()
+            + payload
+            + natural_pad(payload)
+            + ICRC_LEN;
+        len.max(MIN_FRAME_LEN)
+    }
+}
+
+/// A QP's send state: the next PSN and the AckReq counter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QpSender {
+    /// PSN of the next packet (24 bits).
+    pub next_psn: u32,
+    /// Packets sent since the last one with AckReq (RC).
+    pub since_ack_req: u32,
+}
+
+impl QpSender {
+    /// The state at the start of a run: PSN from the context, counter 0.
+    pub fn new(ctx: &QpContext) -> QpSender {
+        QpSender {
+            next_psn: ctx.sq_psn & PSN_MASK,
+            since_ack_req: 0,
+        }
+    }
+
+    /// The PSN and AckReq of the next packet; `last` = it is its message's last packet.
+    fn next(&mut self, ctx: &QpContext, transport: Transport, last: bool) -> (u32, bool) {
+        let psn = self.next_psn;
+        self.next_psn = (psn + 1) & PSN_MASK;
+        let ack_req = transport == Transport::Rc && {
+            self.since_ack_req += 1;
+            let every = u32::from(ctx.ack_every);
+            let ack_req = last || (every > 0 && self.since_ack_req == every);
+            if ack_req {
+                self.since_ack_req = 0;
+            }
+            ack_req
+        };
+        (psn, ack_req)
+    }
+}
+
+/// Where a packet sits in its message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Position {
+    First,
+    Middle,
+    Last,
+    Only,
+}
+
+impl Position {
+    fn of(first: bool, last: bool) -> Position {
+        match (first, last) {
+            (true, true) => Position::Only,
+            (true, false) => Position::First,
+            (false, false) => Position::Middle,
+            (false, true) => Position::Last,
+        }
+    }
+}
+
+/// The operation of a packet: SEND or WRITE, its position, with an immediate (last or only).
+fn operation(write: bool, position: Position, immediate: bool) -> Operation {
+    use Operation::*;
+    match (write, position, immediate) {
+        (false, Position::First, _) => SendFirst,
+        (false, Position::Middle, _) => SendMiddle,
+        (false, Position::Last, false) => SendLast,
+        (false, Position::Last, true) => SendLastImm,
+        (false, Position::Only, false) => SendOnly,
+        (false, Position::Only, true) => SendOnlyImm,
+        (true, Position::First, _) => WriteFirst,
+        (true, Position::Middle, _) => WriteMiddle,
+        (true, Position::Last, false) => WriteLast,
+        (true, Position::Last, true) => WriteLastImm,
+        (true, Position::Only, false) => WriteOnly,
+        (true, Position::Only, true) => WriteOnlyImm,
+    }
+}
+
+/// The packets of a message part, in order, on a QP of context `ctx` whose transport is
+/// `transport` and path MTU `pmtu` (both checked when the post was accepted).
+pub fn packetize(
+    part: &MessagePart,
+    ctx: &QpContext,
+    transport: Transport,
+    pmtu: Pmtu,
+    sender: &mut QpSender,
+    (channel, queue, qp): (u16, u8, u32),
+) -> Vec<TxPacket> {
+    let pmtu = u64::from(pmtu.bytes());
+    let end = part.start + part.len;
+    let offsets: Vec<u64> = if part.message_len == 0 {
+        vec![0]
+    } else {
+        (part.start..end).step_by(pmtu as usize).collect()
+    };
+    offsets
+        .into_iter()
+        .map(|offset| {
+            let len = pmtu.min(part.message_len - offset);
+            let (first, last) = (offset == 0, offset + len == part.message_len);
+            let immediate = part.immediate.filter(|_| last);
+            let op = operation(part.write, Position::of(first, last), immediate.is_some());
+            let opcode = Opcode::from_parts(transport, op).expect("RC and UC have every SEND and WRITE opcode");
+            let (psn, ack_req) = sender.next(ctx, transport, last);
+            TxPacket {
+                channel,
+                queue,
+                qp,
+                bth: BthRepr {
+                    opcode,
+                    solicited: last && part.solicited,
+                    migreq: false,
+                    pad_cnt: natural_pad(len as usize) as u8,
+                    p_key: ctx.pkey,
+                    fecn: false,
+                    becn: false,
+                    resv6: 0,
+                    dest_qp: ctx.dest_qpn,
+                    ack_req,
+                    resv7: 0,
+                    psn,
+                },
+                reth: part.reth.filter(|_| first),
+                immediate,
+                local_addr: part.local_addr.wrapping_add(offset - part.start),
+                payload_len: len as u32,
+            }
+        })
+        .collect()
+}
