@@ -124,9 +124,9 @@ fn rx_front(variant: &str, module: &str) -> String {
 
 fn sched(variant: &str, module: &str) -> String {
     match variant {
-        "n2048_q32" => sched::parity_rams_in_block_ram(emit::verilog(&mut Sched::<11, 12, 32>::default(), module)),
-        "n2048_q32_notb" => sched::parity_rams_in_block_ram(emit::verilog(&mut Sched::<11, 12, 32>::without_token_buckets(), module)),
-        "n64_q5" => emit::verilog(&mut Sched::<6, 7, 5>::default(), module),
+        "n2048_q32" => sched::synthesis_attributes(emit::verilog(&mut Sched::<11, 12, 32>::default(), module), true),
+        "n2048_q32_notb" => sched::synthesis_attributes(emit::verilog(&mut Sched::<11, 12, 32>::without_token_buckets(), module), true),
+        "n64_q5" => sched::synthesis_attributes(emit::verilog(&mut Sched::<6, 7, 5>::default(), module), false),
         v => panic!("unsupported variant {v}"),
     }
 }

@@ -3,8 +3,8 @@
 //! open-loop sequences, on saturated fairness runs, and on trace replay.
 
 use ferroce_sim::sched::{
-    cfg_word, cosim, fairness, parse_trace, run_trace, starvation_bound, SchedConfig, SchedEngine, SchedIn, SchedModel, REG_LIMIT,
-    REQUESTERS,
+    cfg_word, cosim, fairness, parse_trace, run_trace, starvation_bound, SchedConfig, SchedEngine, SchedIn, SchedModel, DECISION_LATENCY,
+    REG_LIMIT, REQUESTERS,
 };
 use ferroce_sim::sched_rtl::{SchedRtl, RTL_CONFIGS};
 use proptest::prelude::*;
@@ -198,7 +198,13 @@ fn rtl_throughput_and_latency() {
         cycles += 1;
         assert!(cycles < 10);
     }
-    assert_eq!(cycles, 3, "enqueue request to dequeued result");
+    // accepted in 0, committed in 1, decided in 2, on the outputs DECISION_LATENCY later
+    assert_eq!(cycles, 2 + DECISION_LATENCY, "enqueue request to dequeued result");
+    assert_eq!(
+        DECISION_LATENCY,
+        ferroce_hdl::sched::DECISION_LATENCY,
+        "the model's and the RTL's latency"
+    );
     // sustained: one enqueue and one decision every cycle, elements recirculating through 8 queues
     let _ = rtl.step(&idle);
     let (mut enq, mut served) = (0u64, 0u64);

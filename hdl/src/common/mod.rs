@@ -1,4 +1,5 @@
-//! Pieces shared by the data paths: CRC matrices, elaboration helpers, the ICRC core.
+//! Pieces shared by the data paths: CRC matrices, elaboration helpers, the ICRC core, FIFOs,
+//! delay lines, a LUT RAM read without a clock and an event counter.
 
 pub mod classify;
 pub mod counter;
@@ -8,3 +9,4 @@ pub mod dual_port_ram;
 pub mod elab;
 pub mod fifo;
 pub mod icrc_core;
+pub mod lut_ram;

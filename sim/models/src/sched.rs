@@ -20,13 +20,16 @@
 //!   `deq_*` and the counters are registers (they show the state at the start of the cycle);
 //!   `enq_ready` is combinational: `enq_ready[r] = init_done && no requester below r is valid`.
 //! - **Dequeue timing.** A decision made in cycle t (`init_done && deq` in cycle t) is on the
-//!   outputs of cycle t + 1: `deq_valid` high, `deq_ok`, `deq_queue`, `deq_elem`. In a cycle
-//!   without a result, `deq_valid`, `deq_ok`, `deq_queue` and `deq_elem` are all 0 (an RTL wrapper
-//!   must report the same; the RTL only defines them while `deq_valid` is high). With
-//!   `deq_ok == false` queue and element are 0.
+//!   outputs of cycle t + 2 ([`DECISION_LATENCY`]): `deq_valid` high, `deq_ok`, `deq_queue`,
+//!   `deq_elem`. Decisions follow each other every cycle, each made from the queues with every
+//!   earlier decision applied. In a cycle without a result, `deq_valid`, `deq_ok`, `deq_queue`
+//!   and `deq_elem` are all 0. With `deq_ok == false` queue and element are 0.
 //! - **Enqueue timing.** A request accepted in cycle t (valid and ready) is committed in cycle
 //!   t + 1; a refusal shows on `cnt_dup` / `cnt_bad_queue` in cycle t + 2; the element can be
-//!   dequeued by a decision in cycle t + 2 (its result on the outputs of t + 3).
+//!   dequeued by a decision in cycle t + 2 (its result on the outputs of t + 4).
+//! - **Duplicate guard.** An element taken by the decision of cycle d is still "queued" for the
+//!   commits of cycles d and d + 1 (refused as duplicates) and free from cycle d + 2 on (the
+//!   cycle its result is on the outputs, so re-enqueuing it on sight always works).
 //! - **Register writes** (`cfg` in cycle t) are used by the decisions and token buckets from
 //!   cycle t + 1 on.
 //!
@@ -48,10 +51,12 @@
 //!   decision when L + 1 divides `Σ w_p` (a queue alone in the high table with L = 0 alternates
 //!   with the low table, gap 1). See [`starvation_bound`].
 //!
-//! A consequence of the token update worth knowing: the level is clipped to `burst·256` every
-//! cycle, so with burst 1 the fraction left after a service is lost as soon as the level would
-//! exceed one token (rate 100 serves one decision in 3, not 100 in 256). Rates are exact from
-//! burst 2 on.
+//! A consequence of the token update worth knowing: the level is clipped to `burst·256` in every
+//! cycle without a service, so with burst 1 the fraction left after a service is lost as soon as
+//! the level would exceed one token (rate 100 serves one decision in 3, not 100 in 256). Rates
+//! are exact from burst 2 on. A served bucket is not clipped in that cycle; this only shows after
+//! a write lowered the burst below the level (the level comes down to the new cap in the first
+//! cycle the queue is not served).
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -88,6 +93,8 @@ pub const CFG_HIGH: u32 = 1 << 24;
 pub const CFG_TB_EN: u32 = 1 << 25;
 /// One whole token in the 8.8 fixed-point token level.
 pub const TOKEN: u32 = 256;
+/// Cycles from a decision (`deq` in cycle t) to its result on the outputs (cycle t + 2).
+pub const DECISION_LATENCY: usize = 2;
 
 /// Builds a queue configuration word (register address = queue number).
 pub fn cfg_word(weight: u8, rate: u8, burst: u8, high: bool, tb_en: bool) -> u32 {
@@ -223,7 +230,7 @@ pub struct SchedOut {
     pub init_done: bool,
     /// Combinational: `init_done` and no requester with a lower index is valid.
     pub enq_ready: [bool; REQUESTERS],
-    /// A decision was made in the previous cycle.
+    /// A decision was made two cycles earlier ([`DECISION_LATENCY`]).
     pub deq_valid: bool,
     /// The decision served a queue (0 with `deq_valid`: nothing was eligible).
     pub deq_ok: bool,
@@ -291,7 +298,10 @@ pub struct SchedModel {
     level: Vec<u16>,
     tables: [Wrr; 2],
     hcount: u16,
-    deq: DeqReg,
+    /// The results of the decisions of the two previous cycles: `[0]` is on the outputs now.
+    deq: [DeqReg; DECISION_LATENCY],
+    /// The element taken by the previous cycle's decision: still "queued" for this cycle's commit.
+    taken: Option<u32>,
     cnt_dup: u32,
     cnt_bad_queue: u32,
     /// Token buckets built (false models `ferroce_sched_n2048_q32_notb`: bit 25 of the queue
@@ -322,7 +332,8 @@ impl SchedModel {
             level: vec![0; cfg.queues],
             tables: [Wrr::default(); 2],
             hcount: 0,
-            deq: DeqReg::default(),
+            deq: [DeqReg::default(); DECISION_LATENCY],
+            taken: None,
             cnt_dup: 0,
             cnt_bad_queue: 0,
             token_buckets: true,
@@ -424,7 +435,8 @@ impl SchedEngine for SchedModel {
         self.level.iter_mut().for_each(|l| *l = 0);
         self.tables = [Wrr::default(); 2];
         self.hcount = 0;
-        self.deq = DeqReg::default();
+        self.deq = [DeqReg::default(); DECISION_LATENCY];
+        self.taken = None;
         self.cnt_dup = 0;
         self.cnt_bad_queue = 0;
     }
@@ -434,10 +446,10 @@ impl SchedEngine for SchedModel {
         let mut out = SchedOut {
             init_done,
             enq_ready: [false; REQUESTERS],
-            deq_valid: self.deq.valid,
-            deq_ok: self.deq.ok,
-            deq_queue: self.deq.queue,
-            deq_elem: self.deq.elem,
+            deq_valid: self.deq[0].valid,
+            deq_ok: self.deq[0].ok,
+            deq_queue: self.deq[0].queue,
+            deq_elem: self.deq[0].elem,
             cnt_dup: self.cnt_dup,
             cnt_bad_queue: self.cnt_bad_queue,
         };
@@ -465,7 +477,8 @@ impl SchedEngine for SchedModel {
         }
 
         // 2. Commit of the request accepted in the previous cycle. `home` still marks the element
-        // popped above, so "queued at the start of the cycle" includes it; appended after the pop.
+        // popped above and the one the previous decision took, so both are refused; appended
+        // after the pop.
         if let Some((q, e)) = self.pending.take() {
             if q as usize >= self.cfg.queues {
                 self.cnt_bad_queue = self.cnt_bad_queue.wrapping_add(1);
@@ -476,11 +489,12 @@ impl SchedEngine for SchedModel {
                 self.home[e as usize] = Some(q as u8);
             }
         }
-        if let Some((_, e)) = served {
-            // The popped element left its queue (unless it was just re-appended, which the dup
-            // rule forbids).
+        // The element the previous decision took leaves the duplicate guard; this decision's
+        // element stays in it for one more cycle.
+        if let Some(e) = self.taken.take() {
             self.home[e as usize] = None;
         }
+        self.taken = served.map(|(_, e)| e);
 
         // 3. Enqueue accept: the lowest valid requester.
         self.pending = if init_done {
@@ -496,16 +510,15 @@ impl SchedEngine for SchedModel {
         // 4. Token buckets, with the configuration of the start of the cycle.
         for q in 0..self.cfg.queues {
             let c = self.qcfg(q);
-            let mut l = u32::from(self.level[q]) + u32::from(c.rate);
-            if c.tb_en && served.is_some_and(|(s, _)| s == q) {
-                // Served with the bucket enabled implies level ≥ 256 at the start of the cycle.
-                l -= TOKEN;
-            }
-            self.level[q] = if self.token_buckets {
-                l.min(u32::from(c.burst) * TOKEN) as u16
+            let l = u32::from(self.level[q]) + u32::from(c.rate);
+            let l = if c.tb_en && served.is_some_and(|(s, _)| s == q) {
+                // Served with the bucket enabled implies level ≥ 256 at the start of the cycle;
+                // no clip in this cycle.
+                l - TOKEN
             } else {
-                0
+                l.min(u32::from(c.burst) * TOKEN)
             };
+            self.level[q] = if self.token_buckets { l as u16 } else { 0 };
         }
 
         // 5. Register write, effective next cycle.
@@ -519,7 +532,8 @@ impl SchedEngine for SchedModel {
         }
 
         self.init_left = self.init_left.saturating_sub(1);
-        self.deq = deq_next;
+        self.deq.rotate_left(1);
+        self.deq[DECISION_LATENCY - 1] = deq_next;
         out
     }
 
@@ -668,31 +682,55 @@ pub fn parse_trace(text: &str, cfg: &SchedConfig) -> Result<Vec<TraceOp>, TraceE
     Ok(ops)
 }
 
-/// Drives an engine and collects the result of each `deq` the cycle after it.
+/// Which of the last [`DECISION_LATENCY`] cycles asked for a decision: `[0]`'s result is on
+/// the outputs of the coming cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct ResultsDue([bool; DECISION_LATENCY]);
+
+impl ResultsDue {
+    /// Steps one cycle in which a decision was (`deq`) or was not asked for; returns whether a
+    /// result is on the outputs of this cycle.
+    fn step(&mut self, deq: bool) -> bool {
+        let due = self.0[0];
+        self.0.rotate_left(1);
+        self.0[DECISION_LATENCY - 1] = deq;
+        due
+    }
+
+    fn any(&self) -> bool {
+        self.0.iter().any(|&d| d)
+    }
+
+    /// Whether a result is on the outputs of the coming cycle.
+    fn now(&self) -> bool {
+        self.0[0]
+    }
+}
+
+/// Drives an engine and collects the result of each `deq` [`DECISION_LATENCY`] cycles after it.
 struct TraceRunner<'a> {
     engine: &'a mut dyn SchedEngine,
-    result_due: bool,
+    due: ResultsDue,
     lines: Vec<String>,
 }
 
 impl TraceRunner<'_> {
     fn cycle(&mut self, i: SchedIn) {
         let o = self.engine.step(&i);
-        if self.result_due {
+        if self.due.step(i.deq) {
             self.lines.push(match (o.deq_valid, o.deq_ok) {
                 (true, true) => format!("{} {}", o.deq_queue, o.deq_elem),
                 (true, false) => "empty".into(),
                 (false, _) => "no result (deq_valid low)".into(),
             });
         }
-        self.result_due = i.deq;
     }
 }
 
 /// Replays `ops` on `engine`: reset, idle cycles until `init_done` is seen, then the cycles of
 /// each line as in `docs/sched.md` (enq: 2 cycles, deq: 1, weight: 1, tick n: n). The result of a
-/// `deq` is read on the outputs of the next cycle, whatever the next line is (one more idle cycle
-/// after a final `deq`). Returns one line per `deq`: `"<queue> <element>"` or `"empty"` (or
+/// `deq` is read on the outputs [`DECISION_LATENCY`] cycles later, whatever the next lines are
+/// (idle cycles after the last line until every result is read). Returns one line per `deq`: `"<queue> <element>"` or `"empty"` (or
 /// `"no result (deq_valid low)"` from an engine that breaks the dequeue timing).
 ///
 /// A `weight` line writes the queue's whole configuration word: weight w and the other fields
@@ -708,7 +746,7 @@ pub fn run_trace(engine: &mut dyn SchedEngine, ops: &[TraceOp]) -> Vec<String> {
     let mut words = [QUEUE_CFG_RESET; MAX_QUEUES];
     let mut run = TraceRunner {
         engine,
-        result_due: false,
+        due: ResultsDue::default(),
         lines: Vec::new(),
     };
     for op in ops {
@@ -734,7 +772,7 @@ pub fn run_trace(engine: &mut dyn SchedEngine, ops: &[TraceOp]) -> Vec<String> {
             TraceOp::Tick(n) => (0..n).for_each(|_| run.cycle(SchedIn::default())),
         }
     }
-    if run.result_due {
+    while run.due.any() {
         run.cycle(SchedIn::default());
     }
     run.lines
@@ -778,8 +816,9 @@ impl FairnessReport {
     }
 }
 
-/// Elements per queue [`saturated_run`] keeps in flight: a served element is back in its queue 4
-/// cycles after the decision, so 5 keep a queue served every cycle non-empty.
+/// Elements per queue [`saturated_run`] keeps in flight: a served element can be served again 4
+/// cycles after its decision (result in 2, re-enqueue request, commit), so 5 keep a queue served
+/// every cycle non-empty.
 const FAIR_MIN_PER_QUEUE: usize = 5;
 const FAIR_PER_QUEUE: usize = 8;
 
@@ -856,7 +895,7 @@ fn saturated_words(engine: &mut dyn SchedEngine, words: &[(u32, u32)], limit: u8
 
     let mut seq = Vec::with_capacity(decisions);
     let mut issued = 0usize;
-    // A correct engine answers every decision one cycle later; allow a few cycles more.
+    // A correct engine answers every decision DECISION_LATENCY cycles later; allow a few more.
     let mut budget = decisions as u64 + 16;
     while seq.len() < decisions && budget > 0 {
         budget -= 1;
@@ -988,7 +1027,8 @@ pub struct CosimStats {
     pub enqueues: u64,
     /// Enqueues refused as duplicates.
     pub dups: u64,
-    /// Duplicates refused because the element was being dequeued in the commit cycle.
+    /// Duplicates refused because the element was taken by the decision of the cycle before the
+    /// commit (its result not yet on the outputs).
     pub dup_of_dequeued: u64,
     /// Enqueues refused for a bad queue number.
     pub bad_queues: u64,
@@ -1071,9 +1111,11 @@ enum Phase {
 /// Closed-loop random stimulus with a shadow of the queues rebuilt from the outputs.
 ///
 /// The shadow is exact: after observing cycle c it holds the queue contents at the end of
-/// cycle c − 1 (the last commit whose outcome the counters show). It checks the FIFO rules of
-/// the engine it observes: enqueue ready, dequeue timing, each dequeued element is its queue's
-/// head, each counter step is the refusal the dup / bad-queue rules predict.
+/// cycle c − 2 (the last decision whose result the outputs show, and that cycle's commit); the
+/// outcome of the commit of c − 1, which the counters show, waits for the decision of c − 1. It
+/// checks the FIFO rules of the engine it observes: enqueue ready, dequeue timing, each dequeued
+/// element is its queue's head, each counter step is the refusal the dup / bad-queue rules
+/// predict.
 struct Driver {
     rng: ChaCha8Rng,
     queues: u32,
@@ -1088,7 +1130,10 @@ struct Driver {
     total: usize,
     /// Requests accepted, with their cycle, whose commit is not observed yet.
     accepted: VecDeque<(u64, u32, u32)>,
-    result_due: bool,
+    /// The commit of the previous cycle, `(queue, element, bad queue, duplicate)`: its outcome
+    /// is known, it joins the shadow after that cycle's decision.
+    commit_due: Option<(u32, u32, bool, bool)>,
+    due: ResultsDue,
     prev_cnt: (u32, u32),
     prev_served: Option<u32>,
     init_seen: bool,
@@ -1121,7 +1166,8 @@ impl Driver {
             queued: ElemSet::new(n),
             total: 0,
             accepted: VecDeque::new(),
-            result_due: false,
+            commit_due: None,
+            due: ResultsDue::default(),
             prev_cnt: (0, 0),
             prev_served: None,
             init_seen: false,
@@ -1323,11 +1369,12 @@ impl Driver {
             }
             lower |= i.enq[r].is_some();
         }
-        if o.deq_valid != self.result_due {
+        let due = self.due.now();
+        if o.deq_valid != due {
             return err(format!(
                 "deq_valid is {} but a result was {}expected",
                 o.deq_valid,
-                if self.result_due { "" } else { "not " }
+                if due { "" } else { "not " }
             ));
         }
         if (!o.deq_valid || !o.deq_ok) && (o.deq_ok || o.deq_queue != 0 || o.deq_elem != 0) {
@@ -1337,35 +1384,7 @@ impl Driver {
             ));
         }
 
-        // The commit of cycle c − 1 (request accepted in c − 2): predicted from the shadow, which
-        // holds the queues at the start of cycle c − 1.
-        let commit = match self.accepted.front() {
-            Some(&(t, q, e)) if t + 2 == c => {
-                self.accepted.pop_front();
-                let bad = q >= self.queues;
-                let dup = !bad && self.home[e as usize].is_some();
-                Some((q, e, bad, dup))
-            }
-            _ => None,
-        };
-        let delta = (
-            o.cnt_dup.wrapping_sub(self.prev_cnt.0),
-            o.cnt_bad_queue.wrapping_sub(self.prev_cnt.1),
-        );
-        let want = commit.map_or((0, 0), |(_, _, bad, dup)| (u32::from(dup), u32::from(bad)));
-        if delta != want {
-            return err(format!(
-                "counters moved by (dup {}, bad queue {}) but the commit of {:?} should move them by (dup {}, bad queue {})",
-                delta.0,
-                delta.1,
-                commit.map(|(q, e, _, _)| (q, e)),
-                want.0,
-                want.1
-            ));
-        }
-        self.prev_cnt = (o.cnt_dup, o.cnt_bad_queue);
-
-        // The decision of cycle c − 1, before that cycle's commit is appended.
+        // The decision of cycle c − 2, on the queues at the start of that cycle.
         let mut served = None;
         if o.deq_valid {
             if o.deq_ok {
@@ -1392,15 +1411,14 @@ impl Driver {
         } else {
             self.prev_served = None;
         }
-        if let Some((q, e, bad, dup)) = commit {
+
+        // The commit of cycle c − 2, after that cycle's decision.
+        if let Some((q, e, bad, dup)) = self.commit_due.take() {
             self.claims[e as usize] -= 1;
             if bad {
                 self.stats.bad_queues += 1;
             } else if dup {
                 self.stats.dups += 1;
-                if served.is_some_and(|(_, se, _)| se == e) {
-                    self.stats.dup_of_dequeued += 1;
-                }
             } else {
                 self.shadow[q as usize].push_back(e);
                 self.home[e as usize] = Some(q);
@@ -1420,6 +1438,40 @@ impl Driver {
             }
             self.refresh(e);
         }
+
+        // The commit of cycle c − 1 (request accepted in c − 2), which the counters show now:
+        // refused if the element is queued at the start of c − 1 or was taken by the decision of
+        // c − 2.
+        let commit = match self.accepted.front() {
+            Some(&(t, q, e)) if t + 2 == c => {
+                self.accepted.pop_front();
+                let bad = q >= self.queues;
+                let taken = served.is_some_and(|(_, se, _)| se == e);
+                let dup = !bad && (self.home[e as usize].is_some() || taken);
+                if dup && taken {
+                    self.stats.dup_of_dequeued += 1;
+                }
+                Some((q, e, bad, dup))
+            }
+            _ => None,
+        };
+        let delta = (
+            o.cnt_dup.wrapping_sub(self.prev_cnt.0),
+            o.cnt_bad_queue.wrapping_sub(self.prev_cnt.1),
+        );
+        let want = commit.map_or((0, 0), |(_, _, bad, dup)| (u32::from(dup), u32::from(bad)));
+        if delta != want {
+            return err(format!(
+                "counters moved by (dup {}, bad queue {}) but the commit of {:?} should move them by (dup {}, bad queue {})",
+                delta.0,
+                delta.1,
+                commit.map(|(q, e, _, _)| (q, e)),
+                want.0,
+                want.1
+            ));
+        }
+        self.prev_cnt = (o.cnt_dup, o.cnt_bad_queue);
+        self.commit_due = commit;
         self.stats.max_total_occupancy = self.stats.max_total_occupancy.max(self.total);
         if self.total >= self.nodes as usize / 2 {
             self.was_half_full = true;
@@ -1438,7 +1490,7 @@ impl Driver {
         if (0..REQUESTERS).any(|r| i.enq[r].is_some() && !o.enq_ready[r]) {
             self.stats.held_requests += 1;
         }
-        self.result_due = o.init_done && i.deq;
+        self.due.step(o.init_done && i.deq);
         self.cycle += 1;
         self.stats.cycles = self.cycle;
         Ok(())
@@ -1587,16 +1639,35 @@ mod tests {
         o.deq_ok.then_some((o.deq_queue, o.deq_elem))
     }
 
-    /// Decisions on `n` consecutive cycles with `stall`; their results in order.
+    /// Decisions on `n` consecutive cycles with `stall`; their results in order (read
+    /// `DECISION_LATENCY` cycles after each).
     fn pops(m: &mut SchedModel, n: usize, stall: u32) -> Vec<Option<(u32, u32)>> {
         let mut r = Vec::new();
-        for k in 0..=n {
+        for k in 0..n + DECISION_LATENCY {
             let o = m.step(&SchedIn {
                 deq: k < n,
                 stall,
                 ..idle()
             });
-            if k > 0 {
+            if k >= DECISION_LATENCY {
+                r.push(result(&o));
+            }
+        }
+        r
+    }
+
+    /// Steps `inputs`, then idle cycles until every decision's result is read; the results in
+    /// order of the decisions.
+    fn decisions(m: &mut SchedModel, inputs: &[SchedIn]) -> Vec<Option<(u32, u32)>> {
+        let mut due = ResultsDue::default();
+        let mut r = Vec::new();
+        for k in 0.. {
+            let i = inputs.get(k).cloned().unwrap_or_default();
+            if k >= inputs.len() && !due.any() {
+                break;
+            }
+            let o = m.step(&i);
+            if due.step(i.deq) {
                 r.push(result(&o));
             }
         }
@@ -1697,8 +1768,9 @@ mod tests {
         let mut m = up(SMALL);
         m.step(&enq(1, 10)); // t: accepted
         assert!(!m.step(&deq()).deq_valid); // t + 1: commit; the queue was empty at the start
-        assert_eq!(result(&m.step(&deq())), None); // t + 2: decision sees the element
-        assert_eq!(result(&m.step(&idle())), Some((1, 10)));
+        assert!(!m.step(&deq()).deq_valid); // t + 2: decision sees the element
+        assert_eq!(result(&m.step(&idle())), None); // t + 3: result of t + 1
+        assert_eq!(result(&m.step(&idle())), Some((1, 10))); // t + 4: result of t + 2
         assert_eq!(m.occupancy(), 0);
     }
 
@@ -1709,7 +1781,8 @@ mod tests {
         m.step(&enq(1, 11));
         m.step(&deq()); // pops 10, appends 11
         assert_eq!(m.queue(1), vec![11]);
-        assert_eq!(result(&m.step(&deq())), Some((1, 10)));
+        m.step(&deq()); // pops 11
+        assert_eq!(result(&m.step(&idle())), Some((1, 10)));
         assert_eq!(result(&m.step(&idle())), Some((1, 11)));
         assert_eq!((m.occupancy(), m.home(10), m.home(11)), (0, None, None));
         // Same with a longer queue: the new element goes after the rest.
@@ -1745,17 +1818,27 @@ mod tests {
         m.step(&enq(3, 5)); // t: accepted
         m.step(&deq()); // t + 1: 5 is popped, and was queued at the start: refused
         let o = m.step(&idle());
-        assert_eq!((result(&o), o.cnt_dup), (Some((2, 5)), 1));
+        assert_eq!((o.deq_valid, o.cnt_dup), (false, 1));
+        assert_eq!(result(&m.step(&idle())), Some((2, 5)));
         assert_eq!((m.occupancy(), m.home(5)), (0, None));
-        // Dequeued one cycle before the commit: accepted.
+        // Taken by the decision of the cycle before the commit: refused too (its result is
+        // not on the outputs yet).
         put(&mut m, 2, 6);
         let mut i = enq(3, 6);
         i.deq = true;
         m.step(&i); // t: 6 popped, (3, 6) accepted
-        let o = m.step(&idle()); // t + 1: commit
-        assert_eq!(result(&o), Some((2, 6)));
-        assert_eq!(m.step(&idle()).cnt_dup, 1);
-        assert_eq!(m.queue(3), vec![6]);
+        m.step(&idle()); // t + 1: commit, refused
+        let o = m.step(&idle()); // t + 2: the result; the element is free from now on
+        assert_eq!((result(&o), o.cnt_dup), (Some((2, 6)), 2));
+        assert_eq!(m.queue(3), Vec::<u32>::new());
+        // Requested the cycle its result shows (commit two cycles after the decision): accepted.
+        put(&mut m, 2, 7);
+        m.step(&deq()); // d
+        m.step(&idle()); // d + 1
+        let o = m.step(&enq(3, 7)); // d + 2: the result, and the request
+        assert_eq!(result(&o), Some((2, 7)));
+        m.step(&idle()); // d + 3: commit
+        assert_eq!((m.queue(3), m.step(&idle()).cnt_dup), (vec![7], 2));
     }
 
     #[test]
@@ -1813,17 +1896,9 @@ mod tests {
             put(&mut m, 1, e);
             put(&mut m, 2, 8 + e);
         }
-        let mut seq = Vec::new();
-        for k in 0..=9 {
-            let mut i = SchedIn { deq: k < 9, ..idle() };
-            if k == 1 {
-                i.cfg = Some((1, cfg_word(1, 0, 0, true, false))); // after q1's first service
-            }
-            let o = m.step(&i);
-            if k > 0 {
-                seq.push(result(&o).map(|(q, _)| q));
-            }
-        }
+        let mut inputs = vec![deq(); 9];
+        inputs[1].cfg = Some((1, cfg_word(1, 0, 0, true, false))); // after q1's first service
+        let seq: Vec<Option<u32>> = decisions(&mut m, &inputs).iter().map(|r| r.map(|(q, _)| q)).collect();
         let seq = queues(&seq);
         assert_eq!(seq, [1, 1, 1, 2, 1, 2, 1, 2, 1]);
     }
@@ -1964,15 +2039,17 @@ mod tests {
         m.step(&write(1, cfg_word(1, 128, 2, true, true)));
         assert_eq!(m.token_level(1), 512);
         let mut levels = Vec::new();
+        let mut due = ResultsDue::default();
         let mut served = Vec::new();
-        for k in 0..=8 {
-            let o = m.step(&SchedIn { deq: k < 8, ..idle() });
+        for k in 0..8 + DECISION_LATENCY {
+            let i = SchedIn { deq: k < 8, ..idle() };
+            let o = m.step(&i);
             levels.push(m.token_level(1));
-            if k > 0 {
+            if due.step(i.deq) {
                 served.push(result(&o).is_some());
             }
         }
-        // level ← min(level + rate − 256·served, burst·256): 512 → 384 → 256 → 128 → 256 → …
+        // served: level + rate − 256; else min(level + rate, burst·256): 512 → 384 → 256 → 128 → 256 → …
         assert_eq!(levels[..6], [384, 256, 128, 256, 128, 256]);
         assert_eq!(served, [true, true, true, false, true, false, true, false]);
     }
@@ -1986,9 +2063,8 @@ mod tests {
         put(&mut m, 1, 11);
         let mut i = write(1, cfg_word(0, 0, 0, true, false));
         i.deq = true;
-        m.step(&i); // decided with weight 1
-        assert_eq!(result(&m.step(&deq())), Some((1, 10))); // weight 0 now
-        assert_eq!(result(&m.step(&idle())), None);
+        // decided with weight 1, then weight 0
+        assert_eq!(decisions(&mut m, &[i, deq()]), [Some((1, 10)), None]);
 
         // L: two highs with L = 255, then L = 0 written in the third decision's cycle.
         let mut m = up(SMALL);
@@ -1997,17 +2073,9 @@ mod tests {
             put(&mut m, 1, e);
             put(&mut m, 2, 10 + e);
         }
-        let mut seq = Vec::new();
-        for k in 0..=4 {
-            let mut i = SchedIn { deq: k < 4, ..idle() };
-            if k == 2 {
-                i.cfg = Some((REG_LIMIT + 128, 0)); // the 7-bit port sees 64
-            }
-            let o = m.step(&i);
-            if k > 0 {
-                seq.push(result(&o).map_or(99, |(q, _)| q));
-            }
-        }
+        let mut inputs = vec![deq(); 4];
+        inputs[2].cfg = Some((REG_LIMIT + 128, 0)); // the 7-bit port sees 64
+        let seq: Vec<u32> = decisions(&mut m, &inputs).iter().map(|r| r.map_or(99, |(q, _)| q)).collect();
         assert_eq!(seq, [1, 1, 1, 2]);
         assert_eq!(m.limit, 0);
     }
@@ -2381,7 +2449,10 @@ mod tests {
         fifo: Vec<VecDeque<u32>>,
         queued_in: Vec<Option<u32>>,
         accepted: Vec<Option<(u32, u32)>>,
-        result_due: bool,
+        /// The commit of the previous cycle whose outcome the counters showed, applied after
+        /// that cycle's decision.
+        commit_due: Option<(u32, u32)>,
+        due: ResultsDue,
         prev: (u32, u32),
         commits: Vec<u32>,
         dequeues: Vec<u32>,
@@ -2395,7 +2466,8 @@ mod tests {
                 fifo: vec![VecDeque::new(); PROP.queues],
                 queued_in: vec![None; n],
                 accepted: vec![None, None],
-                result_due: false,
+                commit_due: None,
+                due: ResultsDue::default(),
                 prev: (0, 0),
                 commits: vec![0; n],
                 dequeues: vec![0; n],
@@ -2409,39 +2481,46 @@ mod tests {
                 prop_assert_eq!(o.enq_ready[r], o.init_done && !lower);
                 lower |= i.enq[r].is_some();
             }
-            prop_assert_eq!(o.deq_valid, self.result_due);
-            // Commit of the request accepted two cycles ago, judged on the queues at its start.
-            let commit = self.accepted.remove(0);
-            let refused = commit.map(|(q, e)| {
-                (
-                    q >= PROP.queues as u32,
-                    q < PROP.queues as u32 && self.queued_in[e as usize].is_some(),
-                )
-            });
-            let (bad, dup) = refused.unwrap_or((false, false));
-            prop_assert_eq!(o.cnt_dup.wrapping_sub(self.prev.0), u32::from(dup));
-            prop_assert_eq!(o.cnt_bad_queue.wrapping_sub(self.prev.1), u32::from(bad));
-            self.prev = (o.cnt_dup, o.cnt_bad_queue);
+            prop_assert_eq!(o.deq_valid, self.due.now());
+            // The decision of two cycles ago, then that cycle's commit.
+            let mut taken = None;
             if o.deq_valid && o.deq_ok {
                 let q = o.deq_queue as usize;
                 prop_assert!(q < PROP.queues);
                 prop_assert_eq!(self.fifo[q].pop_front(), Some(o.deq_elem), "FIFO order of queue {}", q);
                 prop_assert_eq!(self.queued_in[o.deq_elem as usize].take(), Some(q as u32));
                 self.dequeues[o.deq_elem as usize] += 1;
+                taken = Some(o.deq_elem);
             } else {
                 prop_assert_eq!((o.deq_ok, o.deq_queue, o.deq_elem), (false, 0, 0));
             }
-            if let (Some((q, e)), false, false) = (commit, bad, dup) {
+            if let Some((q, e)) = self.commit_due.take() {
                 self.fifo[q as usize].push_back(e);
                 self.queued_in[e as usize] = Some(q);
                 self.commits[e as usize] += 1;
+            }
+            // Commit of the request accepted two cycles ago, judged on the queues at its start and
+            // the element the decision before it took.
+            let commit = self.accepted.remove(0);
+            let refused = commit.map(|(q, e)| {
+                (
+                    q >= PROP.queues as u32,
+                    q < PROP.queues as u32 && (self.queued_in[e as usize].is_some() || taken == Some(e)),
+                )
+            });
+            let (bad, dup) = refused.unwrap_or((false, false));
+            prop_assert_eq!(o.cnt_dup.wrapping_sub(self.prev.0), u32::from(dup));
+            prop_assert_eq!(o.cnt_bad_queue.wrapping_sub(self.prev.1), u32::from(bad));
+            self.prev = (o.cnt_dup, o.cnt_bad_queue);
+            if let (Some(c), false, false) = (commit, bad, dup) {
+                self.commit_due = Some(c);
             }
             let now = (0..REQUESTERS)
                 .find(|&r| i.enq[r].is_some() && o.enq_ready[r])
                 .and_then(|r| i.enq[r]);
             self.n_accepted += u64::from(now.is_some());
             self.accepted.push(now.map(|(q, e)| (q & 31, e)));
-            self.result_due = o.init_done && i.deq;
+            self.due.step(o.init_done && i.deq);
             Ok(())
         }
     }
@@ -2472,8 +2551,12 @@ mod tests {
                 }
                 inv.cycle(&i, &o)?;
             }
-            let o = m.step(&idle());
+            let mut o = m.step(&idle());
             inv.cycle(&idle(), &o)?;
+            for _ in 1..DECISION_LATENCY {
+                o = m.step(&idle());
+                inv.cycle(&idle(), &o)?;
+            }
             prop_assert!(inv.fifo.iter().all(VecDeque::is_empty));
             prop_assert_eq!(m.occupancy(), 0);
             // Exactly once: every committed element was dequeued as often as it was committed.
