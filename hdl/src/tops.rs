@@ -7,7 +7,8 @@ use crate::emit;
 use crate::rx::front::data_depth;
 use crate::rx::{IcrcCheck, RxFront, RxHeader};
 use crate::sched::{self, Sched};
-use crate::tx::IcrcInsert;
+use crate::tx::segmenter::QP_READ_LATENCY;
+use crate::tx::{IcrcInsert, TxSegmenter};
 
 /// Bus widths every width-generic top supports.
 pub const WIDTHS: [usize; 5] = [64, 128, 256, 512, 1024];
@@ -112,8 +113,23 @@ fn sched(variant: &str, module: &str) -> String {
     }
 }
 
+/// Queues of the small segmenter variant (`c64_q16`): fewer than a post's queue field holds, so
+/// its tests reach the `BadQueue` refusal.
+pub const TX_SEGMENTER_SMALL_QUEUES: usize = 8;
+
+fn tx_segmenter(variant: &str, module: &str) -> String {
+    match variant {
+        "c2048_q256" => emit::verilog(&mut TxSegmenter::<11, 8, QP_READ_LATENCY>::default(), module),
+        "c64_q16" => emit::verilog(
+            &mut TxSegmenter::<6, 4, QP_READ_LATENCY>::new(64, TX_SEGMENTER_SMALL_QUEUES, 16),
+            module,
+        ),
+        v => panic!("unsupported variant {v}"),
+    }
+}
+
 /// Every top, in emission order.
-pub static TOPS: [Top; 5] = [
+pub static TOPS: [Top; 6] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
@@ -143,6 +159,12 @@ pub static TOPS: [Top; 5] = [
         description: "RX front end: ICRC check, header decoder, payload realigned to byte 0 (drop mark on the last beat), header records, pass-through stream for other frames, counters",
         variants: &WIDTH_VARIANTS,
         build: rx_front,
+    },
+    Top {
+        name: "tx_segmenter",
+        description: "TX segmenter: transfer table (posts checked and refused with a reason), blocks cut as the scheduler decides, PMTU packet descriptors and memory read commands (c2048_q256: 2048 channels, 256 QPs, 32 queues; c64_q16: 64 channels, 16 QPs, 8 queues)",
+        variants: &["c2048_q256", "c64_q16"],
+        build: tx_segmenter,
     },
 ];
 
