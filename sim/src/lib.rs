@@ -1,6 +1,6 @@
 //! Ferroce co-simulation: the Verilator harness ([`verilated`], built by `build.rs` from every
 //! top that `ferroce-hdl` emits), the stream driver ([`axis`]), the RTL runners of each unit
-//! ([`icrc_rtl`], [`rx_rtl`], [`sched_rtl`]), the cycle benchmarks ([`bench`]) and the
+//! ([`icrc_rtl`], [`rx_rtl`], [`sched_rtl`], [`tx_segmenter_rtl`]), the cycle benchmarks ([`bench`]) and the
 //! `ferroce-sim` command.
 //!
 //! The golden models the runners are compared with live in [`ferroce_models`] (re-exported as
@@ -19,4 +19,5 @@ pub mod bench;
 pub mod icrc_rtl;
 pub mod rx_rtl;
 pub mod sched_rtl;
+pub mod tx_segmenter_rtl;
 pub mod verilated;

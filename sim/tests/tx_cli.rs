@@ -36,7 +36,24 @@ fn tx(out: &Path, args: &[&str]) -> (i32, String, String) {
 fn one_transfer_from_options() {
     let d = dir("one");
     let out = d.join("write.pcap");
-    let args = ["--op", "write-imm", "--len", "10000", "--pmtu", "4096", "--block", "4K", "--va", "0x1f00", "--imm", "5", "--seed", "9", "--local", "0x40"];
+    let args = [
+        "--op",
+        "write-imm",
+        "--len",
+        "10000",
+        "--pmtu",
+        "4096",
+        "--block",
+        "4K",
+        "--va",
+        "0x1f00",
+        "--imm",
+        "5",
+        "--seed",
+        "9",
+        "--local",
+        "0x40",
+    ];
     let (code, stdout, err) = tx(&out, &args);
     assert_eq!(code, 0, "{err}");
     let frames = read_pcap(&out, false).unwrap();
@@ -44,7 +61,10 @@ fn one_transfer_from_options() {
     assert_eq!(frames.len(), 4);
     let results: Vec<_> = frames.iter().map(|f| rx_model(f)).collect();
     assert!(results.iter().all(|r| r.verdict == RxVerdict::Accept));
-    let vas: Vec<(u64, u32)> = results.iter().map(|r| r.record.unwrap().reth.map(|r| (r.va, r.dma_len)).unwrap()).collect();
+    let vas: Vec<(u64, u32)> = results
+        .iter()
+        .map(|r| r.record.unwrap().reth.map(|r| (r.va, r.dma_len)).unwrap())
+        .collect();
     assert_eq!(vas, [(0x1f00, 256), (0x2000, 4096), (0x3000, 4096), (0x4000, 1552)]);
     assert_eq!(results[3].record.unwrap().immdt.map(|i| i.imm), Some(5));
     let payload: Vec<u8> = results.iter().flat_map(|r| r.payload.clone()).collect();
@@ -59,10 +79,27 @@ fn one_transfer_from_options() {
     assert_eq!(tx(&again, &args).0, 0);
     assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&again).unwrap());
     let v6 = d.join("v6.pcap");
-    let (code, _, err) = tx(&v6, &["--op", "send", "--len", "0", "--src-ip", "fe80::1", "--dst-ip", "2001:db8::2", "--transport", "uc"]);
+    let (code, _, err) = tx(
+        &v6,
+        &[
+            "--op",
+            "send",
+            "--len",
+            "0",
+            "--src-ip",
+            "fe80::1",
+            "--dst-ip",
+            "2001:db8::2",
+            "--transport",
+            "uc",
+        ],
+    );
     assert_eq!(code, 0, "{err}");
     let r = rx_model(&read_pcap(&v6, false).unwrap()[0]);
-    assert_eq!((r.verdict, r.record.unwrap().ip_version, r.record.unwrap().bth.unwrap().opcode), (RxVerdict::Accept, 6, 0x24));
+    assert_eq!(
+        (r.verdict, r.record.unwrap().ip_version, r.record.unwrap().bth.unwrap().opcode),
+        (RxVerdict::Accept, 6, 0x24)
+    );
     std::fs::remove_dir_all(d).unwrap();
 }
 
@@ -89,7 +126,11 @@ fn many_transfers_from_a_posts_file() {
     // The control post leaves first; then queue 2 (DestQP 0x22) gets 3 blocks for each of
     // queue 1's (DestQP 17, the default).
     let bth = |f: &Vec<u8>| rx_model(f).record.unwrap().bth.unwrap();
-    assert_eq!((bth(&frames[0]).opcode, bth(&frames[0]).se), (0x05, true), "RC SEND only with immediate");
+    assert_eq!(
+        (bth(&frames[0]).opcode, bth(&frames[0]).se),
+        (0x05, true),
+        "RC SEND only with immediate"
+    );
     let order: Vec<u32> = frames[1..9].iter().map(|f| bth(f).dqpn).collect();
     assert_eq!(order, [17, 0x22, 0x22, 0x22, 17, 0x22, 0x22, 0x22]);
     let lines: Vec<&str> = stdout.lines().collect();
@@ -124,7 +165,11 @@ fn bad_values_exit_2_before_anything_is_written() {
     let posts = d.join("bad.txt");
     for (text, line, msg) in [
         ("channel=1\n\nchannel=2 pmtu=100\n", 3, "pmtu: path MTU '100'"),
-        ("channel=1 queue=2 weight=5\nchannel=2 queue=2 weight=3\n", 2, "queue 2 has weight 3 here but 5 on line 1"),
+        (
+            "channel=1 queue=2 weight=5\nchannel=2 queue=2 weight=3\n",
+            2,
+            "queue 2 has weight 3 here but 5 on line 1",
+        ),
         ("channel=1 color=red\n", 1, "unknown key 'color'"),
     ] {
         std::fs::write(&posts, text).unwrap();

@@ -176,6 +176,8 @@ pub struct TxPacketizer<const QB: usize> {
     reth_len: Signal<Local, Bits<32>>,
     immediate_value: Signal<Local, Bits<32>>,
     room: Signal<Local, Bit>,
+    /// PadCnt: `(−payload_len) & 3`.
+    pad: Signal<Local, Bits<2>>,
     /// The fill bit that says an output FIFO has no room for two more entries.
     room_limit: Constant<Bits<5>>,
     /// Operation codes: `[send, write]` × first, middle, last, last with immediate, only, only
@@ -301,6 +303,7 @@ impl<const QB: usize> Default for TxPacketizer<QB> {
             reth_len: Default::default(),
             immediate_value: Default::default(),
             room: Default::default(),
+            pad: Default::default(),
             room_limit: c::<5>((CAPACITY - 3) as u64),
             op_code: std::array::from_fn(|i| c::<5>(u64::from(ops[i].bits()))),
             at: std::array::from_fn(|i| c::<9>(PACKET.offset(PACKET_FIELDS[i]) as u64)),
@@ -404,11 +407,13 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
         if self.message_last.val() && self.has_immediate.q.val() {
             self.immediate_value.next = self.immediate.q.val();
         }
+        // in a Local: Verilog would widen `~len + 1` to the descriptor's width
+        self.pad.next = (!self.payload_len.q.val().get_bits::<2>(0)) + 1;
         self.descriptor.next = (bit_cast::<DESCRIPTOR_BITS, QB>(self.qp.q.val()) << self.at[0].val())
             | (bit_cast::<DESCRIPTOR_BITS, 8>((bit_cast::<8, 3>(self.transport.q.val()) << 5) | bit_cast::<8, 5>(self.operation.val()))
                 << self.at[1].val())
             | (bit_cast::<DESCRIPTOR_BITS, 24>(self.psn.q.val()) << self.at[2].val())
-            | (bit_cast::<DESCRIPTOR_BITS, 2>((!self.payload_len.q.val().get_bits::<2>(0)) + 1) << self.at[5].val())
+            | (bit_cast::<DESCRIPTOR_BITS, 2>(self.pad.val()) << self.at[5].val())
             | (bit_cast::<DESCRIPTOR_BITS, 13>(self.payload_len.q.val()) << self.at[9].val())
             | (bit_cast::<DESCRIPTOR_BITS, 16>(self.channel.q.val()) << self.at[10].val())
             | (bit_cast::<DESCRIPTOR_BITS, 32>(self.reth_rkey.val()) << self.at[11].val())

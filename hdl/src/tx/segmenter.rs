@@ -770,7 +770,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 self.remote_low.d.next = bit_cast::<33, 32>(self.table_remote.read_data.val().get_bits::<32>(0))
                     + bit_cast::<33, BLOCK_LEN_BITS>(self.length.q.val());
                 self.immediate_next.d.next = self.table_immediate.read_data.val();
-                if self.table_flags.read_data.val().get_bit(3) {
+                if self.table_flags.read_data.val().get_bit(3) && self.write.val() && self.immediate_op.val() {
                     self.immediate_next.d.next = self.table_immediate.read_data.val() + 1;
                 }
                 self.state.d.next = SegmenterState::CutCarry;

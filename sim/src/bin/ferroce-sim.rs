@@ -344,7 +344,14 @@ fn tx_engine(engine: Engine) -> Result<Box<dyn ferroce_sim::models::tx::TxEngine
 
 /// `ferroce-sim tx`: frames to `out`, a summary on stdout; bad values and posts files are errors
 /// with exit status 2, a failing engine exits with 1.
-fn run_tx(out: &std::path::Path, engine: Engine, posts: Option<&std::path::Path>, block_log2: u32, seed: u64, args: &TransferArgs) -> ExitCode {
+fn run_tx(
+    out: &std::path::Path,
+    engine: Engine,
+    posts: Option<&std::path::Path>,
+    block_log2: u32,
+    seed: u64,
+    args: &TransferArgs,
+) -> ExitCode {
     use ferroce_sim::models::tx::{PatternMemory, TxSetup};
     let mut defaults = tx_spec::TransferSpec::default();
     for (key, value) in &args.0 {
@@ -396,7 +403,11 @@ fn run_tx(out: &std::path::Path, engine: Engine, posts: Option<&std::path::Path>
         return ExitCode::FAILURE;
     }
     let refused: Vec<usize> = (0..run.post_results.len()).filter(|&i| run.post_results[i].is_err()).collect();
-    println!("posts: {} accepted, {} refused", run.post_results.len() - refused.len(), refused.len());
+    println!(
+        "posts: {} accepted, {} refused",
+        run.post_results.len() - refused.len(),
+        refused.len()
+    );
     for &i in &refused {
         let line = posts.map_or(String::new(), |p| format!(" ({}:{})", p.display(), transfers[i].0));
         println!("refused: post {}{line}: {}", i + 1, run.post_results[i].unwrap_err().name());

@@ -591,9 +591,15 @@ fn transfer_values_are_checked() {
     s.set("dst-ip", "2001:db8::2").unwrap();
     assert!(s.context().unwrap().ip_v6);
     s.set("sport", "4791").unwrap();
-    assert_eq!((parse_block_size("4K"), parse_block_size("0x100000"), parse_block_size("64KiB")), (Ok(12), Ok(20), Ok(16)));
+    assert_eq!(
+        (parse_block_size("4K"), parse_block_size("0x100000"), parse_block_size("64KiB")),
+        (Ok(12), Ok(20), Ok(16))
+    );
     for bad in ["2K", "2M", "5000", "0"] {
-        assert!(parse_block_size(bad).unwrap_err().contains("is not a power of two from 4K to 1M"), "{bad}");
+        assert!(
+            parse_block_size(bad).unwrap_err().contains("is not a power of two from 4K to 1M"),
+            "{bad}"
+        );
     }
     assert_eq!(s.context().unwrap().udp_sport, 4791);
 }
