@@ -119,7 +119,8 @@ pub const TX_SEGMENTER_SMALL_QUEUES: usize = 8;
 
 fn tx_segmenter(variant: &str, module: &str) -> String {
     match variant {
-        "c2048_q256" => emit::verilog(&mut TxSegmenter::<11, 8, QP_READ_LATENCY>::default(), module),
+        // the 2048 busy bits in block RAM (as LUTRAM their read multiplexer is four levels deep)
+        "c2048_q256" => sched::parity_rams_in_block_ram(emit::verilog(&mut TxSegmenter::<11, 8, QP_READ_LATENCY>::default(), module)),
         "c64_q16" => emit::verilog(
             &mut TxSegmenter::<6, 4, QP_READ_LATENCY>::new(64, TX_SEGMENTER_SMALL_QUEUES, 16),
             module,

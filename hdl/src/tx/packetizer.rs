@@ -12,8 +12,8 @@
 //!
 //! One packet per two cycles (Emit, Advance): at 512 bits a 256-byte packet takes five beats,
 //! so the generator, not the packetizer, sets the pace. Stage by stage every register is fed by
-//! at most one adder or comparator: `Emit` adds the PMTU to the low half of the local address,
-//! `Advance` carries into the high half.
+//! at most one adder or comparator: `Emit` adds the PMTU to bits 22:8 of the local address,
+//! `Advance` carries into the pieces above through look-ahead flags.
 //!
 //! **PSN and AckReq** (as `ferroce_models::tx::packetize`): per QP `{next PSN, packets since the
 //! last AckReq}`. A QP is *fresh* after reset and after the host rewrites its context
@@ -161,9 +161,21 @@ pub struct TxPacketizer<const QB: usize> {
     since_ack: DFF<Bits<8>>,
     /// This packet makes `ack_every` packets since the last AckReq.
     ack_due: DFF<Bit>,
-    local_low: DFF<Bits<32>>,
-    local_high: DFF<Bits<32>>,
-    local_low_next: DFF<Bits<33>>,
+    /// The packet's local address in pieces: bits 7:0 (a PMTU step leaves them alone), 22:8,
+    /// 37:23, 52:38, 63:53. A step adds the PMTU to bits 22:8 in `Emit` and carries in `Advance`,
+    /// into the higher pieces through look-ahead flags (`EventCounter`'s scheme).
+    local_byte: DFF<Bits<8>>,
+    local_mid: DFF<Bits<15>>,
+    local_upper: [DFF<Bits<15>>; 2],
+    local_top: DFF<Bits<11>>,
+    /// `local_mid + pmtu`, with the carry in bit 15.
+    local_mid_sum: DFF<Bits<16>>,
+    /// `local_upper[k]` is all ones.
+    local_upper_full: [DFF<Bit>; 2],
+    /// `over`'s bits 21:8 after subtracting the PMTU (in Locals: 14-bit chains).
+    over_start_high: Signal<Local, Bits<14>>,
+    over_next_high: Signal<Local, Bits<14>>,
+    local_address: Signal<Local, Bits<64>>,
     rc: Constant<Bits<3>>,
     // the descriptor
     message_last: Signal<Local, Bit>,
@@ -289,9 +301,15 @@ impl<const QB: usize> Default for TxPacketizer<QB> {
             psn_next: Default::default(),
             since_ack: Default::default(),
             ack_due: Default::default(),
-            local_low: Default::default(),
-            local_high: Default::default(),
-            local_low_next: Default::default(),
+            local_byte: Default::default(),
+            local_mid: Default::default(),
+            local_upper: Default::default(),
+            local_top: Default::default(),
+            local_mid_sum: Default::default(),
+            local_upper_full: Default::default(),
+            over_start_high: Default::default(),
+            over_next_high: Default::default(),
+            local_address: Default::default(),
             rc: c::<3>(u64::from(Transport::Rc.bits())),
             message_last: Default::default(),
             message_head: Default::default(),
@@ -349,10 +367,25 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             psn_next,
             since_ack,
             ack_due,
-            local_low,
-            local_high,
-            local_low_next
+            local_byte,
+            local_mid,
+            local_top,
+            local_mid_sum
         );
+        for k in 0..2 {
+            self.local_upper[k].clock.next = self.clock.val();
+            self.local_upper[k].d.next = self.local_upper[k].q.val();
+            self.local_upper_full[k].clock.next = self.clock.val();
+            self.local_upper_full[k].d.next = self.local_upper_full[k].q.val();
+        }
+        self.local_address.next = (bit_cast::<64, 11>(self.local_top.q.val()) << 53)
+            | (bit_cast::<64, 15>(self.local_upper[1].q.val()) << 38)
+            | (bit_cast::<64, 15>(self.local_upper[0].q.val()) << 23)
+            | (bit_cast::<64, 15>(self.local_mid.q.val()) << 8)
+            | bit_cast::<64, 8>(self.local_byte.q.val());
+        self.over_start_high.next =
+            bit_cast::<14, 13>(self.length.q.val().get_bits::<13>(8)) - bit_cast::<14, 5>(self.pmtu.q.val().get_bits::<5>(8));
+        self.over_next_high.next = self.over.q.val().get_bits::<14>(8) - bit_cast::<14, 5>(self.pmtu.q.val().get_bits::<5>(8));
         clock!(self, clock, descriptors, reads);
         self.sender.read_clock.next = self.clock.val();
         self.sender.write_clock.next = self.clock.val();
@@ -439,8 +472,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             .replace_bit(self.at[8].val().index(), self.last.q.val() && self.transfer_ends.q.val());
         self.descriptors.push_value.next = self.descriptor.val();
         self.reads.push_value.next = (bit_cast::<READ_COMMAND_BITS, 13>(self.payload_len.q.val()) << 64)
-            | (bit_cast::<READ_COMMAND_BITS, 32>(self.local_high.q.val()) << 32)
-            | bit_cast::<READ_COMMAND_BITS, 32>(self.local_low.q.val());
+            | bit_cast::<READ_COMMAND_BITS, 64>(self.local_address.val());
         self.descriptors.push.next = false;
         self.reads.push.next = false;
         // both FIFOs keep room for the entry of this cycle and one in flight
@@ -477,8 +509,11 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                     self.solicited.d.next = self.block_solicited.val();
                     self.va.d.next = self.block_va.val();
                     self.length.d.next = self.block_len.val();
-                    self.local_low.d.next = self.block_local.val().get_bits::<32>(0);
-                    self.local_high.d.next = self.block_local.val().get_bits::<32>(32);
+                    self.local_byte.d.next = self.block_local.val().get_bits::<8>(0);
+                    self.local_mid.d.next = self.block_local.val().get_bits::<15>(8);
+                    self.local_upper[0].d.next = self.block_local.val().get_bits::<15>(23);
+                    self.local_upper[1].d.next = self.block_local.val().get_bits::<15>(38);
+                    self.local_top.d.next = self.block_local.val().get_bits::<11>(53);
                     self.commit_seen.d.next = false;
                     self.state.d.next = PacketizerState::Load;
                 }
@@ -489,7 +524,8 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             }
             PacketizerState::Start => {
                 self.left.d.next = self.length.q.val();
-                self.over.d.next = bit_cast::<22, BLOCK_LEN_BITS>(self.length.q.val()) - bit_cast::<22, 13>(self.pmtu.q.val());
+                self.over.d.next =
+                    (bit_cast::<22, 14>(self.over_start_high.val()) << 8) | bit_cast::<22, 8>(self.length.q.val().get_bits::<8>(0));
                 self.first.d.next = true;
                 self.psn.d.next = self.sender.read_data.val().get_bits::<24>(0);
                 self.since_ack.d.next = self.sender.read_data.val().get_bits::<8>(24);
@@ -523,8 +559,12 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                     self.descriptors.push.next = true;
                     self.reads.push.next = self.payload_len.q.val().any();
                     self.psn_next.d.next = self.psn.q.val() + 1;
-                    self.local_low_next.d.next = bit_cast::<33, 32>(self.local_low.q.val()) + bit_cast::<33, 13>(self.pmtu.q.val());
-                    self.over_next.d.next = self.over.q.val() - bit_cast::<22, 13>(self.pmtu.q.val());
+                    self.local_mid_sum.d.next =
+                        bit_cast::<16, 15>(self.local_mid.q.val()) + bit_cast::<16, 5>(self.pmtu.q.val().get_bits::<5>(8));
+                    self.local_upper_full[0].d.next = self.local_upper[0].q.val() == 0x7FFF;
+                    self.local_upper_full[1].d.next = self.local_upper[1].q.val() == 0x7FFF;
+                    self.over_next.d.next =
+                        (bit_cast::<22, 14>(self.over_next_high.val()) << 8) | bit_cast::<22, 8>(self.over.q.val().get_bits::<8>(0));
                     if self.transport.q.val() == self.rc.val() {
                         self.since_ack.d.next = self.since_ack.q.val() + 1;
                         if self.ack_request.val() {
@@ -540,9 +580,15 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             PacketizerState::Advance => {
                 self.first.d.next = false;
                 self.psn.d.next = self.psn_next.q.val();
-                self.local_low.d.next = self.local_low_next.q.val().get_bits::<32>(0);
-                if self.local_low_next.q.val().get_bit(32) {
-                    self.local_high.d.next = self.local_high.q.val() + 1;
+                self.local_mid.d.next = self.local_mid_sum.q.val().get_bits::<15>(0);
+                if self.local_mid_sum.q.val().get_bit(15) {
+                    self.local_upper[0].d.next = self.local_upper[0].q.val() + 1;
+                    if self.local_upper_full[0].q.val() {
+                        self.local_upper[1].d.next = self.local_upper[1].q.val() + 1;
+                        if self.local_upper_full[1].q.val() {
+                            self.local_top.d.next = self.local_top.q.val() + 1;
+                        }
+                    }
                 }
                 self.left.d.next = self.over.q.val().get_bits::<BLOCK_LEN_BITS>(0);
                 self.over.d.next = self.over_next.q.val();

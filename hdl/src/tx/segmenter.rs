@@ -6,7 +6,7 @@
 //!  post ──► checks (busy RAM, QP context) ──► transfer table ──► enq ──► Sched
 //!                                                 ▲                        │ deq
 //!                                                 │ write back             ▼
-//!            re-enqueue ◄── cutter: table → context → hold → room → length → advance
+//!            re-enqueue ◄── cutter: table → context → hold, room → length → add (4 × 16 bits)
 //!                                                 │ block command
 //!                                                 ▼
 //!                                  TxPacketizer ──► m_desc (PACKET), m_read (address, length)
@@ -21,7 +21,7 @@
 //!
 //! **Busy channels.** A channel is busy from its accepted post until the packet generator
 //! reports its last packet gone (`done_valid`); `done` has priority on the busy RAM's write
-//! port, and a post that finds its channel's `done` between its read and its check sees it idle.
+//! port, and a post that sees its channel's `done` between its read and its check takes it as idle.
 //!
 //! **Per-QP order.** A SEND message spread over several blocks holds its QP (the hold RAM,
 //! `{valid, channel}` per QP): a decision that picks another transfer of that QP cuts nothing
@@ -62,16 +62,22 @@ pub enum SegmenterState {
     CutEntry,
     /// Decision: waiting for the QP context.
     CutWait,
-    /// Decision: the hold check and the room left in the remote block.
-    CutRoom,
-    /// Decision: the transfer's remaining bytes fit the room.
+    /// Decision: the hold check; the room left in the remote block, bits 15:0.
+    CutRoomLow,
+    /// Decision: the room, bits 20:16.
+    CutRoomHigh,
+    /// Decision: the remaining bytes against the room, by halves.
     CutCompare,
     /// Decision: the block's length.
     CutLength,
-    /// Decision: the low halves of the next addresses, the remaining bytes.
-    CutAdvance,
-    /// Decision: the high halves of the next addresses.
-    CutCarry,
+    /// Decision: bits 15:0 of the next addresses, remaining bytes and immediate.
+    CutAdd0,
+    /// Decision: bits 31:16.
+    CutAdd1,
+    /// Decision: bits 47:32 of the next addresses.
+    CutAdd2,
+    /// Decision: bits 63:48 of the next addresses.
+    CutAdd3,
     /// Decision: the block goes to the packetizer, the transfer back into the table.
     CutIssue,
     /// Decision: the transfer goes back to its queue's tail.
@@ -228,16 +234,33 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     sq_psn: DFF<Bits<24>>,
     held: DFF<Bit>,
     offset: DFF<Bits<20>>,
+    /// `block_size − offset`, bits 15:0, and the carry (no borrow) in bit 16.
+    room_low: DFF<Bits<17>>,
     room: DFF<Bits<BLOCK_LEN_BITS>>,
-    fits: DFF<Bit>,
+    /// The remaining bytes' bits 31:21 are 0.
+    upper_zero: DFF<Bit>,
+    /// Remaining bits 20:16 below the room's.
+    high_below: DFF<Bit>,
+    /// Remaining bits 20:16 equal to the room's.
+    high_equal: DFF<Bit>,
+    /// Remaining bits 15:0 at most the room's.
+    low_fits: DFF<Bit>,
     length: DFF<Bits<BLOCK_LEN_BITS>>,
     last: DFF<Bit>,
-    remaining_next: DFF<Bits<32>>,
-    local_low: DFF<Bits<33>>,
-    remote_low: DFF<Bits<33>>,
-    local_high: DFF<Bits<32>>,
-    remote_high: DFF<Bits<32>>,
-    immediate_next: DFF<Bits<32>>,
+    /// 1 when the immediate counts blocks.
+    immediate_step: DFF<Bits<17>>,
+    /// The next local address, 16 bits a stage, carry in bit 16.
+    local_sum: [DFF<Bits<17>>; 4],
+    /// The next remote address, 16 bits a stage.
+    remote_sum: [DFF<Bits<17>>; 4],
+    /// The remaining bytes after the block, 16 bits a stage (bit 16: no borrow).
+    remaining_sum: [DFF<Bits<17>>; 2],
+    /// The next block's immediate, 16 bits a stage.
+    immediate_sum: [DFF<Bits<17>>; 2],
+    /// In Locals: Verilog would widen an inverted part-select to the sum's width.
+    offset_inverted: Signal<Local, Bits<20>>,
+    length_inverted: Signal<Local, Bits<BLOCK_LEN_BITS>>,
+    room_high: Signal<Local, Bits<5>>,
     write: Signal<Local, Bit>,
     immediate_op: Signal<Local, Bit>,
     has_immediate: Signal<Local, Bit>,
@@ -369,16 +392,22 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             sq_psn: Default::default(),
             held: Default::default(),
             offset: Default::default(),
+            room_low: Default::default(),
             room: Default::default(),
-            fits: Default::default(),
+            upper_zero: Default::default(),
+            high_below: Default::default(),
+            high_equal: Default::default(),
+            low_fits: Default::default(),
             length: Default::default(),
             last: Default::default(),
-            remaining_next: Default::default(),
-            local_low: Default::default(),
-            remote_low: Default::default(),
-            local_high: Default::default(),
-            remote_high: Default::default(),
-            immediate_next: Default::default(),
+            immediate_step: Default::default(),
+            local_sum: Default::default(),
+            remote_sum: Default::default(),
+            remaining_sum: Default::default(),
+            immediate_sum: Default::default(),
+            offset_inverted: Default::default(),
+            length_inverted: Default::default(),
+            room_high: Default::default(),
             write: Default::default(),
             immediate_op: Default::default(),
             has_immediate: Default::default(),
@@ -463,17 +492,30 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             sq_psn,
             held,
             offset,
+            room_low,
             room,
-            fits,
+            upper_zero,
+            high_below,
+            high_equal,
+            low_fits,
             length,
             last,
-            remaining_next,
-            local_low,
-            remote_low,
-            local_high,
-            remote_high,
-            immediate_next
+            immediate_step
         );
+        for k in 0..4 {
+            self.local_sum[k].clock.next = self.clock.val();
+            self.local_sum[k].d.next = self.local_sum[k].q.val();
+            self.remote_sum[k].clock.next = self.clock.val();
+            self.remote_sum[k].d.next = self.remote_sum[k].q.val();
+        }
+        for k in 0..2 {
+            self.remaining_sum[k].clock.next = self.clock.val();
+            self.remaining_sum[k].d.next = self.remaining_sum[k].q.val();
+            self.immediate_sum[k].clock.next = self.clock.val();
+            self.immediate_sum[k].d.next = self.immediate_sum[k].q.val();
+        }
+        self.offset_inverted.next = !self.offset.q.val();
+        self.length_inverted.next = !self.length.q.val();
         clock!(self, clock, packetizer);
         for k in 0..7 {
             self.refused[k].clock.next = self.clock.val();
@@ -673,10 +715,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.code.d.next = self.code_bad_operation.val();
                 } else if self.too_long.q.val() {
                     self.code.d.next = self.code_too_long.val();
-                } else if self.channel_busy.q.val()
-                    && !self.done_seen.q.val()
-                    && !(self.done_valid.val() && self.done_channel.val() == self.post_channel.q.val())
-                {
+                } else if self.channel_busy.q.val() && !self.done_seen.q.val() {
                     self.code.d.next = self.code_busy.val();
                 }
                 self.state.d.next = SegmenterState::PostCommit;
@@ -736,54 +775,88 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.rkey.d.next = self.qp_read_entry.val().get_bits::<32>(self.context_at[5].val().index());
                     self.held.d.next = self.hold.read_data.val().get_bit(16)
                         && (self.hold.read_data.val().get_bits::<16>(0) != bit_cast::<16, CB>(self.cut_channel.q.val()));
-                    self.offset.d.next = self.table_remote.read_data.val().get_bits::<20>(0) & self.block_mask.q.val();
-                    self.state.d.next = SegmenterState::CutRoom;
+                    self.offset.d.next = 0.into();
+                    if self.write.val() {
+                        self.offset.d.next = self.table_remote.read_data.val().get_bits::<20>(0) & self.block_mask.q.val();
+                    }
+                    self.state.d.next = SegmenterState::CutRoomLow;
                 }
             }
-            SegmenterState::CutRoom => {
-                self.room.d.next = self.block_size.q.val();
-                if self.write.val() {
-                    self.room.d.next = self.block_size.q.val() - bit_cast::<BLOCK_LEN_BITS, 20>(self.offset.q.val());
-                }
-                self.state.d.next = SegmenterState::CutCompare;
+            SegmenterState::CutRoomLow => {
+                self.room_low.d.next = bit_cast::<17, 16>(self.block_size.q.val().get_bits::<16>(0))
+                    + bit_cast::<17, 16>(self.offset_inverted.val().get_bits::<16>(0))
+                    + 1;
+                self.state.d.next = SegmenterState::CutRoomHigh;
                 if self.held.q.val() {
                     self.state.d.next = SegmenterState::Requeue;
                 }
             }
+            SegmenterState::CutRoomHigh => {
+                self.room_high.next = self.block_size.q.val().get_bits::<5>(16)
+                    + (bit_cast::<5, 4>(self.offset_inverted.val().get_bits::<4>(16)) | 0x10)
+                    + bit_cast::<5, 1>(self.room_low.q.val().get_bits::<1>(16));
+                self.room.d.next = (bit_cast::<BLOCK_LEN_BITS, 5>(self.room_high.val()) << 16)
+                    | bit_cast::<BLOCK_LEN_BITS, 16>(self.room_low.q.val().get_bits::<16>(0));
+                self.state.d.next = SegmenterState::CutCompare;
+            }
             SegmenterState::CutCompare => {
-                self.fits.d.next = !self.table_remaining.read_data.val().get_bits::<11>(21).any()
-                    && (self.table_remaining.read_data.val().get_bits::<BLOCK_LEN_BITS>(0) <= self.room.q.val());
+                self.upper_zero.d.next = !self.table_remaining.read_data.val().get_bits::<11>(21).any();
+                self.high_below.d.next = self.table_remaining.read_data.val().get_bits::<5>(16) < self.room.q.val().get_bits::<5>(16);
+                self.high_equal.d.next = self.table_remaining.read_data.val().get_bits::<5>(16) == self.room.q.val().get_bits::<5>(16);
+                self.low_fits.d.next = self.table_remaining.read_data.val().get_bits::<16>(0) <= self.room.q.val().get_bits::<16>(0);
                 self.state.d.next = SegmenterState::CutLength;
             }
             SegmenterState::CutLength => {
+                self.last.d.next =
+                    self.upper_zero.q.val() && (self.high_below.q.val() || (self.high_equal.q.val() && self.low_fits.q.val()));
                 self.length.d.next = self.room.q.val();
-                if self.fits.q.val() {
+                if self.upper_zero.q.val() && (self.high_below.q.val() || (self.high_equal.q.val() && self.low_fits.q.val())) {
                     self.length.d.next = self.table_remaining.read_data.val().get_bits::<BLOCK_LEN_BITS>(0);
                 }
-                self.last.d.next = self.fits.q.val();
-                self.state.d.next = SegmenterState::CutAdvance;
-            }
-            SegmenterState::CutAdvance => {
-                self.remaining_next.d.next = self.table_remaining.read_data.val() - bit_cast::<32, BLOCK_LEN_BITS>(self.length.q.val());
-                self.local_low.d.next = bit_cast::<33, 32>(self.table_local.read_data.val().get_bits::<32>(0))
-                    + bit_cast::<33, BLOCK_LEN_BITS>(self.length.q.val());
-                self.remote_low.d.next = bit_cast::<33, 32>(self.table_remote.read_data.val().get_bits::<32>(0))
-                    + bit_cast::<33, BLOCK_LEN_BITS>(self.length.q.val());
-                self.immediate_next.d.next = self.table_immediate.read_data.val();
+                self.immediate_step.d.next = 0.into();
                 if self.table_flags.read_data.val().get_bit(3) && self.write.val() && self.immediate_op.val() {
-                    self.immediate_next.d.next = self.table_immediate.read_data.val() + 1;
+                    self.immediate_step.d.next = 1.into();
                 }
-                self.state.d.next = SegmenterState::CutCarry;
+                self.state.d.next = SegmenterState::CutAdd0;
             }
-            SegmenterState::CutCarry => {
-                self.local_high.d.next = self.table_local.read_data.val().get_bits::<32>(32);
-                if self.local_low.q.val().get_bit(32) {
-                    self.local_high.d.next = self.table_local.read_data.val().get_bits::<32>(32) + 1;
-                }
-                self.remote_high.d.next = self.table_remote.read_data.val().get_bits::<32>(32);
-                if self.remote_low.q.val().get_bit(32) {
-                    self.remote_high.d.next = self.table_remote.read_data.val().get_bits::<32>(32) + 1;
-                }
+            SegmenterState::CutAdd0 => {
+                self.local_sum[0].d.next = bit_cast::<17, 16>(self.table_local.read_data.val().get_bits::<16>(0))
+                    + bit_cast::<17, 16>(self.length.q.val().get_bits::<16>(0));
+                self.remote_sum[0].d.next = bit_cast::<17, 16>(self.table_remote.read_data.val().get_bits::<16>(0))
+                    + bit_cast::<17, 16>(self.length.q.val().get_bits::<16>(0));
+                self.remaining_sum[0].d.next = bit_cast::<17, 16>(self.table_remaining.read_data.val().get_bits::<16>(0))
+                    + bit_cast::<17, 16>(self.length_inverted.val().get_bits::<16>(0))
+                    + 1;
+                self.immediate_sum[0].d.next =
+                    bit_cast::<17, 16>(self.table_immediate.read_data.val().get_bits::<16>(0)) + self.immediate_step.q.val();
+                self.state.d.next = SegmenterState::CutAdd1;
+            }
+            SegmenterState::CutAdd1 => {
+                self.local_sum[1].d.next = bit_cast::<17, 16>(self.table_local.read_data.val().get_bits::<16>(16))
+                    + bit_cast::<17, 5>(self.length.q.val().get_bits::<5>(16))
+                    + bit_cast::<17, 1>(self.local_sum[0].q.val().get_bits::<1>(16));
+                self.remote_sum[1].d.next = bit_cast::<17, 16>(self.table_remote.read_data.val().get_bits::<16>(16))
+                    + bit_cast::<17, 5>(self.length.q.val().get_bits::<5>(16))
+                    + bit_cast::<17, 1>(self.remote_sum[0].q.val().get_bits::<1>(16));
+                self.remaining_sum[1].d.next = bit_cast::<17, 16>(self.table_remaining.read_data.val().get_bits::<16>(16))
+                    + (bit_cast::<17, 5>(self.length_inverted.val().get_bits::<5>(16)) | 0xFFE0)
+                    + bit_cast::<17, 1>(self.remaining_sum[0].q.val().get_bits::<1>(16));
+                self.immediate_sum[1].d.next = bit_cast::<17, 16>(self.table_immediate.read_data.val().get_bits::<16>(16))
+                    + bit_cast::<17, 1>(self.immediate_sum[0].q.val().get_bits::<1>(16));
+                self.state.d.next = SegmenterState::CutAdd2;
+            }
+            SegmenterState::CutAdd2 => {
+                self.local_sum[2].d.next = bit_cast::<17, 16>(self.table_local.read_data.val().get_bits::<16>(32))
+                    + bit_cast::<17, 1>(self.local_sum[1].q.val().get_bits::<1>(16));
+                self.remote_sum[2].d.next = bit_cast::<17, 16>(self.table_remote.read_data.val().get_bits::<16>(32))
+                    + bit_cast::<17, 1>(self.remote_sum[1].q.val().get_bits::<1>(16));
+                self.state.d.next = SegmenterState::CutAdd3;
+            }
+            SegmenterState::CutAdd3 => {
+                self.local_sum[3].d.next = bit_cast::<17, 16>(self.table_local.read_data.val().get_bits::<16>(48))
+                    + bit_cast::<17, 1>(self.local_sum[2].q.val().get_bits::<1>(16));
+                self.remote_sum[3].d.next = bit_cast::<17, 16>(self.table_remote.read_data.val().get_bits::<16>(48))
+                    + bit_cast::<17, 1>(self.remote_sum[2].q.val().get_bits::<1>(16));
                 self.state.d.next = SegmenterState::CutIssue;
             }
             SegmenterState::CutIssue => {
@@ -794,12 +867,18 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.table_remaining.write_address.next = self.cut_channel.q.val();
                     self.table_immediate.write_address.next = self.cut_channel.q.val();
                     self.table_flags.write_address.next = self.cut_channel.q.val();
-                    self.table_local.write_data.next =
-                        (bit_cast::<64, 32>(self.local_high.q.val()) << 32) | bit_cast::<64, 32>(self.local_low.q.val().get_bits::<32>(0));
-                    self.table_remote.write_data.next = (bit_cast::<64, 32>(self.remote_high.q.val()) << 32)
-                        | bit_cast::<64, 32>(self.remote_low.q.val().get_bits::<32>(0));
-                    self.table_remaining.write_data.next = self.remaining_next.q.val();
-                    self.table_immediate.write_data.next = self.immediate_next.q.val();
+                    self.table_local.write_data.next = (bit_cast::<64, 16>(self.local_sum[3].q.val().get_bits::<16>(0)) << 48)
+                        | (bit_cast::<64, 16>(self.local_sum[2].q.val().get_bits::<16>(0)) << 32)
+                        | (bit_cast::<64, 16>(self.local_sum[1].q.val().get_bits::<16>(0)) << 16)
+                        | bit_cast::<64, 16>(self.local_sum[0].q.val().get_bits::<16>(0));
+                    self.table_remote.write_data.next = (bit_cast::<64, 16>(self.remote_sum[3].q.val().get_bits::<16>(0)) << 48)
+                        | (bit_cast::<64, 16>(self.remote_sum[2].q.val().get_bits::<16>(0)) << 32)
+                        | (bit_cast::<64, 16>(self.remote_sum[1].q.val().get_bits::<16>(0)) << 16)
+                        | bit_cast::<64, 16>(self.remote_sum[0].q.val().get_bits::<16>(0));
+                    self.table_remaining.write_data.next = (bit_cast::<32, 16>(self.remaining_sum[1].q.val().get_bits::<16>(0)) << 16)
+                        | bit_cast::<32, 16>(self.remaining_sum[0].q.val().get_bits::<16>(0));
+                    self.table_immediate.write_data.next = (bit_cast::<32, 16>(self.immediate_sum[1].q.val().get_bits::<16>(0)) << 16)
+                        | bit_cast::<32, 16>(self.immediate_sum[0].q.val().get_bits::<16>(0));
                     self.table_flags.write_data.next = self.table_flags.read_data.val() | 0x10;
                     self.table_local.write_enable.next = !self.last.q.val();
                     self.table_remote.write_enable.next = !self.last.q.val();
