@@ -8,7 +8,7 @@
 use ferroce_sim::contracts::tx::{Pmtu, PostError, PostOp, QpState, PACKET};
 use ferroce_sim::models::tx::{Post, QpContext, TxModel, TxSetup};
 use ferroce_sim::sched::QueueCfg;
-use ferroce_sim::tx_segmenter_rtl::{run, Environment, SegmenterRun, SMALL};
+use ferroce_sim::tx_segmenter_rtl::{run, Environment, SegmenterRtl, SegmenterRun, SMALL};
 use ferroce_sim::wire::Transport;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -288,4 +288,99 @@ fn refused_posts_get_their_codes_and_counters() {
         .find(|d| PACKET.decode(d, "channel") == 6)
         .expect("the SEND's packets");
     assert_eq!(PACKET.decode(first_send, "payload_len"), 1024);
+}
+
+/// A ready RC QP of path MTU `pmtu`, PSNs from `sq_psn`.
+fn rc_context(pmtu: Pmtu, sq_psn: u32) -> QpContext {
+    QpContext {
+        state: QpState::Rts.code(),
+        transport: Transport::Rc.bits(),
+        pmtu: pmtu.code(),
+        sq_psn,
+        ..QpContext::default()
+    }
+}
+
+/// A run continues each QP's PSN from the run before; a QP whose context was committed starts
+/// again from its context's `sq_psn`.
+#[test]
+fn a_committed_qp_restarts_from_its_context_psn() {
+    let mut setup = SMALL.fit(&TxSetup::default());
+    setup.contexts.insert(0, rc_context(Pmtu::B1024, (1 << 24) - 3));
+    setup.contexts.insert(1, rc_context(Pmtu::B512, 100));
+    let write = |channel, qp, length| Post {
+        channel,
+        queue: 1,
+        op: PostOp::Write.code(),
+        qp,
+        length,
+        ..Post::default()
+    };
+    setup.posts = vec![write(0, 0, 5000), write(1, 1, 3000)];
+    let mut rtl = SegmenterRtl::new(&SMALL).expect("Verilator model");
+    let env = Environment::eager(1);
+    let first = rtl.run(&setup, &env, &[], 1_000_000).unwrap();
+    let plan = TxModel::plan(&setup).unwrap();
+    first.check(&plan).unwrap();
+    // QP 1 goes on from where it stopped (ack_every 0: its AckReq counter is 0 after a message)
+    let next_psn = |qp: u32| {
+        plan.packets
+            .iter()
+            .rev()
+            .find(|p| p.qp == qp)
+            .map(|p| (p.bth.psn + 1) & 0xFF_FFFF)
+            .unwrap()
+    };
+    let mut continued = setup.clone();
+    continued.contexts.get_mut(&1).unwrap().sq_psn = next_psn(1);
+    let second = rtl.run(&setup, &env, &[0], 1_000_000).unwrap();
+    second.check(&TxModel::plan(&continued).unwrap()).unwrap();
+    assert_ne!(next_psn(0), setup.context(0).sq_psn, "QP 0 would not restart by itself");
+}
+
+/// Figures: inside a block the packetizer emits one descriptor every two cycles; a decision
+/// that cuts a one-packet block costs about twenty cycles.
+#[test]
+fn pace_of_descriptors_and_decisions() {
+    let mut setup = SMALL.fit(&TxSetup {
+        block_log2: 20,
+        ..TxSetup::default()
+    });
+    setup.contexts.insert(0, rc_context(Pmtu::B256, 0));
+    setup.posts = vec![Post {
+        channel: 0,
+        queue: 1,
+        op: PostOp::Write.code(),
+        qp: 0,
+        length: 1 << 20,
+        remote_addr: 1 << 30,
+        ..Post::default()
+    }];
+    let long = check(0, &setup, &Environment::eager(0));
+    let per_descriptor = long.cycles as f64 / long.descriptors.len() as f64;
+    println!(
+        "1 MiB block at PMTU 256: {} descriptors in {} cycles, {per_descriptor:.3} cycles each",
+        long.descriptors.len(),
+        long.cycles
+    );
+    assert_eq!(long.descriptors.len(), 4096);
+    assert!(per_descriptor < 2.01, "{per_descriptor} cycles per descriptor");
+
+    setup.posts = (0..48)
+        .map(|channel| Post {
+            channel,
+            queue: 1 + channel as u8 % 3,
+            op: PostOp::Send.code(),
+            qp: 0,
+            length: 64,
+            ..Post::default()
+        })
+        .collect();
+    let small = check(0, &setup, &Environment::eager(0));
+    let per_decision = small.cycles as f64 / small.descriptors.len() as f64;
+    println!(
+        "48 one-packet transfers: {} cycles, {per_decision:.1} cycles per decision",
+        small.cycles
+    );
+    assert_eq!(small.descriptors.len(), 48);
 }
