@@ -516,6 +516,10 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         }
         self.offset_inverted.next = !self.offset.q.val();
         self.length_inverted.next = !self.length.q.val();
+        // the room's bits 20:16 (used in CutRoomHigh): block_size − offset − borrow
+        self.room_high.next = self.block_size.q.val().get_bits::<5>(16)
+            + (bit_cast::<5, 4>(self.offset_inverted.val().get_bits::<4>(16)) | 0x10)
+            + bit_cast::<5, 1>(self.room_low.q.val().get_bits::<1>(16));
         clock!(self, clock, packetizer);
         for k in 0..7 {
             self.refused[k].clock.next = self.clock.val();
@@ -792,9 +796,6 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 }
             }
             SegmenterState::CutRoomHigh => {
-                self.room_high.next = self.block_size.q.val().get_bits::<5>(16)
-                    + (bit_cast::<5, 4>(self.offset_inverted.val().get_bits::<4>(16)) | 0x10)
-                    + bit_cast::<5, 1>(self.room_low.q.val().get_bits::<1>(16));
                 self.room.d.next = (bit_cast::<BLOCK_LEN_BITS, 5>(self.room_high.val()) << 16)
                     | bit_cast::<BLOCK_LEN_BITS, 16>(self.room_low.q.val().get_bits::<16>(0));
                 self.state.d.next = SegmenterState::CutCompare;
