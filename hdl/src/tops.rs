@@ -8,8 +8,8 @@ use crate::registers::Registers;
 use crate::rx::front::data_depth;
 use crate::rx::{IcrcCheck, RxFront, RxHeader};
 use crate::sched::{self, Sched};
-use crate::tx::{IcrcInsert, TxGenerator};
-use ferroce_contracts::regs::Config;
+use crate::tx::{IcrcInsert, TxGenerator, TxSegmenter};
+use ferroce_contracts::regs::{Config, QP_READ_LATENCY};
 
 /// Bus widths every width-generic top supports.
 pub const WIDTHS: [usize; 5] = [64, 128, 256, 512, 1024];
@@ -93,9 +93,6 @@ fn icrc_insert(variant: &str, module: &str) -> String {
     at_width!(variant, module, IcrcInsert)
 }
 
-/// Read latency of the QP context table the TX tops are built for (the register file's).
-pub const QP_READ_LATENCY: usize = 2;
-
 fn tx_generator(variant: &str, module: &str) -> String {
     match variant {
         "w64" => emit::verilog(&mut TxGenerator::<64, 8, QP_READ_LATENCY>::default(), module),
@@ -149,8 +146,24 @@ fn registers(variant: &str, module: &str) -> String {
     }
 }
 
+/// Queues of the small segmenter variant (`c64_q16`): fewer than a post's queue field holds, so
+/// its tests reach the `BadQueue` refusal.
+pub const TX_SEGMENTER_SMALL_QUEUES: usize = 8;
+
+fn tx_segmenter(variant: &str, module: &str) -> String {
+    match variant {
+        // the 2048 busy bits in block RAM (as LUTRAM their read multiplexer is four levels deep)
+        "c2048_q256" => sched::synthesis_attributes(emit::verilog(&mut TxSegmenter::<11, 8, QP_READ_LATENCY>::default(), module), true),
+        "c64_q16" => emit::verilog(
+            &mut TxSegmenter::<6, 4, QP_READ_LATENCY>::new(64, TX_SEGMENTER_SMALL_QUEUES, 16),
+            module,
+        ),
+        v => panic!("unsupported variant {v}"),
+    }
+}
+
 /// Every top, in emission order.
-pub static TOPS: [Top; 7] = [
+pub static TOPS: [Top; 8] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
@@ -199,6 +212,13 @@ pub static TOPS: [Top; 7] = [
         variants: &WIDTH_VARIANTS,
         simulated: &["w64", "w512"],
         build: tx_generator,
+    },
+    Top {
+        name: "tx_segmenter",
+        description: "TX segmenter: transfer table (posts checked and refused with a reason), blocks cut as the scheduler decides, PMTU packet descriptors and memory read commands (c2048_q256: 2048 channels, 256 QPs, 32 queues; c64_q16: 64 channels, 16 QPs, 8 queues)",
+        variants: &["c2048_q256", "c64_q16"],
+        simulated: &["c64_q16"],
+        build: tx_segmenter,
     },
 ];
 

@@ -1,7 +1,7 @@
 //! Ferroce co-simulation: the Verilator harness ([`verilated`], built by `build.rs` from every
 //! top that `ferroce-hdl` emits), the stream driver ([`axis`]), the RTL runners of each unit
-//! ([`icrc_rtl`], [`regs_rtl`], [`rx_rtl`], [`sched_rtl`], [`tx_rtl`]), the cycle benchmarks
-//! ([`bench`]), the register file behind a socket for the host tool ([`serve`]) and the
+//! ([`icrc_rtl`], [`regs_rtl`], [`rx_rtl`], [`sched_rtl`], [`tx_rtl`], [`tx_segmenter_rtl`]), the
+//! cycle benchmarks ([`bench`]), the register file behind a socket for the host tool ([`serve`]) and the
 //! `ferroce-sim` command.
 //!
 //! The golden models the runners are compared with live in [`ferroce_models`] (re-exported as
@@ -23,4 +23,5 @@ pub mod rx_rtl;
 pub mod sched_rtl;
 pub mod serve;
 pub mod tx_rtl;
+pub mod tx_segmenter_rtl;
 pub mod verilated;

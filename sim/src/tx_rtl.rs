@@ -10,7 +10,7 @@
 
 use crate::axis::{AxisPorts, Channel, FrameSink, FrameSource, RecordSource};
 use crate::verilated::{Model, SimError};
-use ferroce_hdl::tops::QP_READ_LATENCY;
+use ferroce_contracts::regs::QP_READ_LATENCY;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::{HashMap, VecDeque};

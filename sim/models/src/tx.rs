@@ -257,6 +257,33 @@ pub struct TxPlan {
     pub completions: Vec<(u16, CompletionStatus)>,
 }
 
+impl TxPlan {
+    /// The packet descriptors ([`PACKET`](crate::contracts::tx::PACKET)) the packetizer hands
+    /// the packet generator, in wire order: a packet is its transfer's last when no later
+    /// packet has its channel (a plan holds one transfer per channel: a second post to a busy
+    /// channel is refused).
+    pub fn descriptors(&self) -> Vec<Vec<u32>> {
+        let mut last_of_channel: HashMap<u16, usize> = HashMap::new();
+        for (i, p) in self.packets.iter().enumerate() {
+            last_of_channel.insert(p.channel, i);
+        }
+        self.packets
+            .iter()
+            .enumerate()
+            .map(|(i, p)| p.descriptor(last_of_channel[&p.channel] == i))
+            .collect()
+    }
+
+    /// The memory read commands `(local address, bytes)`: one per packet with payload, in order.
+    pub fn reads(&self) -> Vec<(u64, u32)> {
+        self.packets
+            .iter()
+            .filter(|p| p.payload_len > 0)
+            .map(|p| (p.local_addr, p.payload_len))
+            .collect()
+    }
+}
+
 /// The golden model of the TX path.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TxModel;

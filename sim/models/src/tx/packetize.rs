@@ -17,7 +17,7 @@
 
 use super::record::QpContext;
 use super::segment::MessagePart;
-use crate::contracts::tx::Pmtu;
+use crate::contracts::tx::{Pmtu, PACKET};
 use crate::wire::bth::PSN_MASK;
 use crate::wire::ethernet::{self, MIN_FRAME_LEN};
 use crate::wire::icrc::ICRC_LEN;
@@ -60,6 +60,43 @@ impl TxPacket {
             + natural_pad(payload)
             + ICRC_LEN;
         len.max(MIN_FRAME_LEN)
+    }
+}
+
+impl TxPacket {
+    /// The [`PACKET`] field values of its descriptor (packetizer to packet generator);
+    /// `last_of_transfer`: it is its transfer's last packet. The RETH fields are 0 on a packet
+    /// without RETH, the immediate 0 on one without ImmDt.
+    pub fn descriptor_values(&self, last_of_transfer: bool) -> Vec<(&'static str, u128)> {
+        let reth = self.reth.unwrap_or(RethRepr {
+            va: 0,
+            r_key: 0,
+            dma_len: 0,
+        });
+        vec![
+            ("qp", u128::from(self.qp)),
+            ("opcode", u128::from(self.bth.opcode.value())),
+            ("psn", u128::from(self.bth.psn)),
+            ("solicited", u128::from(self.bth.solicited)),
+            ("ack_request", u128::from(self.bth.ack_req)),
+            ("pad", u128::from(self.bth.pad_cnt)),
+            ("has_reth", u128::from(self.reth.is_some())),
+            ("has_immediate", u128::from(self.immediate.is_some())),
+            ("last_of_transfer", u128::from(last_of_transfer)),
+            ("payload_len", u128::from(self.payload_len)),
+            ("channel", u128::from(self.channel)),
+            ("rkey", u128::from(reth.r_key)),
+            ("dma_len", u128::from(reth.dma_len)),
+            ("immediate", u128::from(self.immediate.unwrap_or(0))),
+            ("va", u128::from(reth.va)),
+        ]
+    }
+
+    /// Its descriptor packed as [`PACKET`] (see [`TxPacket::descriptor_values`]).
+    pub fn descriptor(&self, last_of_transfer: bool) -> Vec<u32> {
+        PACKET
+            .encode(&self.descriptor_values(last_of_transfer))
+            .expect("every field of a packet fits its PACKET field")
     }
 }
 

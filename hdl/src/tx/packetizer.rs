@@ -1,0 +1,621 @@
+//! [`TxPacketizer`]: one block (a WRITE message, or a group of a SEND message) cut into PMTU
+//! packets, each a packed [`PACKET`] descriptor, plus a memory read command per packet with
+//! payload. The per-QP running PSN and AckReq counter live here, in block RAM.
+//!
+//! ```text
+//!  block command ──► Load ─► Start ─► Prepare ─► Emit ◄──► Advance
+//!  (from the cutter)  read    pick PSN  first      push       next packet's
+//!                     QP RAMs  (fresh?)  packet     descriptor length, PSN,
+//!                                                   + read cmd address
+//!                                          Emit of the last packet ─► Finish: store PSN, counter
+//! ```
+//!
+//! One packet per two cycles (Emit, Advance): at 512 bits a 256-byte packet takes five beats,
+//! so the generator, not the packetizer, sets the pace. Stage by stage every register is fed by
+//! at most one adder or comparator: `Emit` adds the PMTU to bits 22:8 of the local address,
+//! `Advance` carries into the pieces above through look-ahead flags.
+//!
+//! **PSN and AckReq** (as `ferroce_models::tx::packetize`): per QP `{next PSN, packets since the
+//! last AckReq}`. A QP is *fresh* after reset and after the host rewrites its context
+//! (`commit_valid`): its next block starts from the context's `sq_psn` (carried by the block
+//! command) with the counter at 0, and clears the fresh bit. A commit that arrives while a block
+//! of that QP is being loaded leaves the bit set, so the next block restarts again.
+
+use crate::common::elab::c;
+use crate::common::fifo::{Fifo, CAPACITY};
+use ferroce_contracts::opcode::{Operation, Transport};
+use ferroce_contracts::tx::PACKET;
+use rust_hdl::prelude::*;
+
+/// Bits of a packed packet descriptor.
+pub const DESCRIPTOR_BITS: usize = 256;
+/// Bits of a memory read command: address (64) and length (13).
+pub const READ_COMMAND_BITS: usize = 77;
+/// Bits of a block's length (a block holds at most 2^20 bytes).
+pub const BLOCK_LEN_BITS: usize = 21;
+
+/// Where the packetizer is in a block.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
+pub enum PacketizerState {
+    /// Clearing the QP RAMs after reset.
+    Init,
+    /// Waiting for a block command.
+    Idle,
+    /// The QP RAMs are read.
+    Load,
+    /// The QP's PSN and counter are chosen (context or RAM).
+    Start,
+    /// The first packet's length and flags.
+    Prepare,
+    /// A packet is pushed once both output FIFOs have room.
+    Emit,
+    /// The next packet's address, length and flags.
+    Advance,
+    /// The QP's PSN and counter are stored.
+    Finish,
+}
+
+/// The packetizer of `2^QB` QPs.
+#[derive(LogicBlock)]
+pub struct TxPacketizer<const QB: usize> {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high.
+    pub reset: Signal<In, Bit>,
+    /// The fresh bits of every QP are set (2^QB cycles after reset).
+    pub init_done: Signal<Out, Bit>,
+    /// The host rewrote a QP context: that QP restarts from its `sq_psn`.
+    pub commit_valid: Signal<In, Bit>,
+    /// The QP whose context was rewritten.
+    pub commit_index: Signal<In, Bits<QB>>,
+    /// A block command (held until `block_ready`).
+    pub block_valid: Signal<In, Bit>,
+    /// The packetizer takes a block command (registered: it is idle).
+    pub block_ready: Signal<Out, Bit>,
+    /// Block: the local QP.
+    pub block_qp: Signal<In, Bits<QB>>,
+    /// Block: the transfer's channel.
+    pub block_channel: Signal<In, Bits<16>>,
+    /// Block: the QP's transport (opcode bits 7:5; RC or UC).
+    pub block_transport: Signal<In, Bits<3>>,
+    /// Block: the path MTU in bytes (a power of two, 256..4096).
+    pub block_pmtu: Signal<In, Bits<13>>,
+    /// Block: AckReq every N packets (0: on message ends only).
+    pub block_ack_every: Signal<In, Bits<8>>,
+    /// Block: the context's `sq_psn` (used when the QP is fresh).
+    pub block_sq_psn: Signal<In, Bits<24>>,
+    /// Block: the QP's R_Key.
+    pub block_rkey: Signal<In, Bits<32>>,
+    /// Block: RDMA WRITE (else SEND).
+    pub block_write: Signal<In, Bit>,
+    /// Block: its first packet is its message's first.
+    pub block_message_first: Signal<In, Bit>,
+    /// Block: its last packet is its message's last.
+    pub block_message_ends: Signal<In, Bit>,
+    /// Block: its last packet is its transfer's last.
+    pub block_transfer_ends: Signal<In, Bit>,
+    /// Block: the message's last packet carries an ImmDt.
+    pub block_has_immediate: Signal<In, Bit>,
+    /// Block: the immediate.
+    pub block_immediate: Signal<In, Bits<32>>,
+    /// Block: the message's last packet has SE.
+    pub block_solicited: Signal<In, Bit>,
+    /// Block: the remote address of its first byte (RETH VA of a WRITE).
+    pub block_va: Signal<In, Bits<64>>,
+    /// Block: its bytes (RETH DMA length of a WRITE).
+    pub block_len: Signal<In, Bits<BLOCK_LEN_BITS>>,
+    /// Block: the local address of its first byte.
+    pub block_local: Signal<In, Bits<64>>,
+    /// Packet descriptors: valid.
+    pub m_desc_valid: Signal<Out, Bit>,
+    /// Packet descriptors: ready.
+    pub m_desc_ready: Signal<In, Bit>,
+    /// Packet descriptors: a packed `PACKET` entry.
+    pub m_desc: Signal<Out, Bits<DESCRIPTOR_BITS>>,
+    /// Memory read commands: valid.
+    pub m_read_valid: Signal<Out, Bit>,
+    /// Memory read commands: ready.
+    pub m_read_ready: Signal<In, Bit>,
+    /// Memory read commands: address (bits 63:0) and length (bits 76:64).
+    pub m_read: Signal<Out, Bits<READ_COMMAND_BITS>>,
+
+    state: DFF<PacketizerState>,
+    init_count: DFF<Bits<QB>>,
+    init_last: Constant<Bits<QB>>,
+    /// Per QP `{packets since AckReq (31:24), next PSN (23:0)}`.
+    sender: RAM<Bits<32>, QB>,
+    /// Per QP: restart from the context's `sq_psn`.
+    fresh: RAM<Bit, QB>,
+    /// A commit for the block's QP since the block was loaded: keep it fresh.
+    commit_seen: DFF<Bit>,
+    // the block
+    qp: DFF<Bits<QB>>,
+    channel: DFF<Bits<16>>,
+    transport: DFF<Bits<3>>,
+    pmtu: DFF<Bits<13>>,
+    ack_every: DFF<Bits<8>>,
+    ack_every_minus_one: DFF<Bits<8>>,
+    sq_psn: DFF<Bits<24>>,
+    rkey: DFF<Bits<32>>,
+    write: DFF<Bit>,
+    message_first: DFF<Bit>,
+    message_ends: DFF<Bit>,
+    transfer_ends: DFF<Bit>,
+    has_immediate: DFF<Bit>,
+    immediate: DFF<Bits<32>>,
+    solicited: DFF<Bit>,
+    va: DFF<Bits<64>>,
+    length: DFF<Bits<BLOCK_LEN_BITS>>,
+    // the packet
+    /// Bytes of the block from this packet on.
+    left: DFF<Bits<BLOCK_LEN_BITS>>,
+    /// `left − pmtu` (two's complement): ≤ 0 on the block's last packet.
+    over: DFF<Bits<22>>,
+    /// The next packet's `over`.
+    over_next: DFF<Bits<22>>,
+    first: DFF<Bit>,
+    last: DFF<Bit>,
+    payload_len: DFF<Bits<13>>,
+    psn: DFF<Bits<24>>,
+    psn_next: DFF<Bits<24>>,
+    since_ack: DFF<Bits<8>>,
+    /// This packet makes `ack_every` packets since the last AckReq.
+    ack_due: DFF<Bit>,
+    /// The packet's local address in pieces: bits 7:0 (a PMTU step leaves them alone), 22:8,
+    /// 37:23, 52:38, 63:53. A step adds the PMTU to bits 22:8 in `Emit` and carries in `Advance`,
+    /// into the higher pieces through look-ahead flags (`EventCounter`'s scheme).
+    local_byte: DFF<Bits<8>>,
+    local_mid: DFF<Bits<15>>,
+    local_upper: [DFF<Bits<15>>; 2],
+    local_top: DFF<Bits<11>>,
+    /// `local_mid + pmtu`, with the carry in bit 15.
+    local_mid_sum: DFF<Bits<16>>,
+    /// `local_upper[k]` is all ones.
+    local_upper_full: [DFF<Bit>; 2],
+    /// `over`'s bits 21:8 after subtracting the PMTU (in Locals: 14-bit chains).
+    over_start_high: Signal<Local, Bits<14>>,
+    over_next_high: Signal<Local, Bits<14>>,
+    local_address: Signal<Local, Bits<64>>,
+    rc: Constant<Bits<3>>,
+    // the descriptor
+    message_last: Signal<Local, Bit>,
+    message_head: Signal<Local, Bit>,
+    ack_request: Signal<Local, Bit>,
+    operation: Signal<Local, Bits<5>>,
+    descriptor: Signal<Local, Bits<DESCRIPTOR_BITS>>,
+    reth_va: Signal<Local, Bits<64>>,
+    reth_rkey: Signal<Local, Bits<32>>,
+    reth_len: Signal<Local, Bits<32>>,
+    immediate_value: Signal<Local, Bits<32>>,
+    room: Signal<Local, Bit>,
+    /// PadCnt: `(−payload_len) & 3`.
+    pad: Signal<Local, Bits<2>>,
+    /// The fill bit that says an output FIFO has no room for two more entries.
+    room_limit: Constant<Bits<5>>,
+    /// Operation codes: `[send, write]` × first, middle, last, last with immediate, only, only
+    /// with immediate.
+    op_code: [Constant<Bits<5>>; 12],
+    at: [Constant<Bits<9>>; 15],
+    descriptors: Fifo<Bits<DESCRIPTOR_BITS>>,
+    reads: Fifo<Bits<READ_COMMAND_BITS>>,
+}
+
+/// Indices into [`TxPacketizer`]'s `at`: the `PACKET` fields in schema order.
+const PACKET_FIELDS: [&str; 15] = [
+    "qp",
+    "opcode",
+    "psn",
+    "solicited",
+    "ack_request",
+    "pad",
+    "has_reth",
+    "has_immediate",
+    "last_of_transfer",
+    "payload_len",
+    "channel",
+    "rkey",
+    "dma_len",
+    "immediate",
+    "va",
+];
+
+impl<const QB: usize> Default for TxPacketizer<QB> {
+    fn default() -> Self {
+        use Operation::*;
+        let ops = [
+            SendFirst,
+            SendMiddle,
+            SendLast,
+            SendLastImm,
+            SendOnly,
+            SendOnlyImm,
+            WriteFirst,
+            WriteMiddle,
+            WriteLast,
+            WriteLastImm,
+            WriteOnly,
+            WriteOnlyImm,
+        ];
+        assert_eq!(PACKET.bits(), DESCRIPTOR_BITS);
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            init_done: Default::default(),
+            commit_valid: Default::default(),
+            commit_index: Default::default(),
+            block_valid: Default::default(),
+            block_ready: Default::default(),
+            block_qp: Default::default(),
+            block_channel: Default::default(),
+            block_transport: Default::default(),
+            block_pmtu: Default::default(),
+            block_ack_every: Default::default(),
+            block_sq_psn: Default::default(),
+            block_rkey: Default::default(),
+            block_write: Default::default(),
+            block_message_first: Default::default(),
+            block_message_ends: Default::default(),
+            block_transfer_ends: Default::default(),
+            block_has_immediate: Default::default(),
+            block_immediate: Default::default(),
+            block_solicited: Default::default(),
+            block_va: Default::default(),
+            block_len: Default::default(),
+            block_local: Default::default(),
+            m_desc_valid: Default::default(),
+            m_desc_ready: Default::default(),
+            m_desc: Default::default(),
+            m_read_valid: Default::default(),
+            m_read_ready: Default::default(),
+            m_read: Default::default(),
+            state: Default::default(),
+            init_count: Default::default(),
+            init_last: c::<QB>((1u64 << QB) - 1),
+            sender: Default::default(),
+            fresh: Default::default(),
+            commit_seen: Default::default(),
+            qp: Default::default(),
+            channel: Default::default(),
+            transport: Default::default(),
+            pmtu: Default::default(),
+            ack_every: Default::default(),
+            ack_every_minus_one: Default::default(),
+            sq_psn: Default::default(),
+            rkey: Default::default(),
+            write: Default::default(),
+            message_first: Default::default(),
+            message_ends: Default::default(),
+            transfer_ends: Default::default(),
+            has_immediate: Default::default(),
+            immediate: Default::default(),
+            solicited: Default::default(),
+            va: Default::default(),
+            length: Default::default(),
+            left: Default::default(),
+            over: Default::default(),
+            over_next: Default::default(),
+            first: Default::default(),
+            last: Default::default(),
+            payload_len: Default::default(),
+            psn: Default::default(),
+            psn_next: Default::default(),
+            since_ack: Default::default(),
+            ack_due: Default::default(),
+            local_byte: Default::default(),
+            local_mid: Default::default(),
+            local_upper: Default::default(),
+            local_top: Default::default(),
+            local_mid_sum: Default::default(),
+            local_upper_full: Default::default(),
+            over_start_high: Default::default(),
+            over_next_high: Default::default(),
+            local_address: Default::default(),
+            rc: c::<3>(u64::from(Transport::Rc.bits())),
+            message_last: Default::default(),
+            message_head: Default::default(),
+            ack_request: Default::default(),
+            operation: Default::default(),
+            descriptor: Default::default(),
+            reth_va: Default::default(),
+            reth_rkey: Default::default(),
+            reth_len: Default::default(),
+            immediate_value: Default::default(),
+            room: Default::default(),
+            pad: Default::default(),
+            room_limit: c::<5>((CAPACITY - 3) as u64),
+            op_code: std::array::from_fn(|i| c::<5>(u64::from(ops[i].bits()))),
+            at: std::array::from_fn(|i| c::<9>(PACKET.offset(PACKET_FIELDS[i]) as u64)),
+            descriptors: Default::default(),
+            reads: Default::default(),
+        }
+    }
+}
+
+impl<const QB: usize> Logic for TxPacketizer<QB> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            state,
+            init_count,
+            commit_seen,
+            qp,
+            channel,
+            transport,
+            pmtu,
+            ack_every,
+            ack_every_minus_one,
+            sq_psn,
+            rkey,
+            write,
+            message_first,
+            message_ends,
+            transfer_ends,
+            has_immediate,
+            immediate,
+            solicited,
+            va,
+            length,
+            left,
+            over,
+            over_next,
+            first,
+            last,
+            payload_len,
+            psn,
+            psn_next,
+            since_ack,
+            ack_due,
+            local_byte,
+            local_mid,
+            local_top,
+            local_mid_sum
+        );
+        for k in 0..2 {
+            self.local_upper[k].clock.next = self.clock.val();
+            self.local_upper[k].d.next = self.local_upper[k].q.val();
+            self.local_upper_full[k].clock.next = self.clock.val();
+            self.local_upper_full[k].d.next = self.local_upper_full[k].q.val();
+        }
+        self.local_address.next = (bit_cast::<64, 11>(self.local_top.q.val()) << 53)
+            | (bit_cast::<64, 15>(self.local_upper[1].q.val()) << 38)
+            | (bit_cast::<64, 15>(self.local_upper[0].q.val()) << 23)
+            | (bit_cast::<64, 15>(self.local_mid.q.val()) << 8)
+            | bit_cast::<64, 8>(self.local_byte.q.val());
+        self.over_start_high.next =
+            bit_cast::<14, 13>(self.length.q.val().get_bits::<13>(8)) - bit_cast::<14, 5>(self.pmtu.q.val().get_bits::<5>(8));
+        self.over_next_high.next = self.over.q.val().get_bits::<14>(8) - bit_cast::<14, 5>(self.pmtu.q.val().get_bits::<5>(8));
+        clock!(self, clock, descriptors, reads);
+        self.sender.read_clock.next = self.clock.val();
+        self.sender.write_clock.next = self.clock.val();
+        self.fresh.read_clock.next = self.clock.val();
+        self.fresh.write_clock.next = self.clock.val();
+        self.descriptors.reset.next = self.reset.val();
+        self.reads.reset.next = self.reset.val();
+
+        // QP RAMs: read the block's QP; a commit sets a fresh bit (it wins the write port)
+        self.sender.read_address.next = self.qp.q.val();
+        self.fresh.read_address.next = self.qp.q.val();
+        self.sender.write_enable.next = false;
+        self.sender.write_address.next = self.qp.q.val();
+        self.sender.write_data.next = (bit_cast::<32, 8>(self.since_ack.q.val()) << 24) | bit_cast::<32, 24>(self.psn_next.q.val());
+        self.fresh.write_enable.next = self.commit_valid.val();
+        self.fresh.write_address.next = self.commit_index.val();
+        self.fresh.write_data.next = true;
+        if self.commit_valid.val() && self.commit_index.val() == self.qp.q.val() {
+            self.commit_seen.d.next = true;
+        }
+
+        // the descriptor of the current packet (from registers)
+        self.message_head.next = self.first.q.val() && self.message_first.q.val();
+        self.message_last.next = self.last.q.val() && self.message_ends.q.val();
+        self.ack_request.next = (self.transport.q.val() == self.rc.val()) && (self.message_last.val() || self.ack_due.q.val());
+        self.operation.next = self.op_code[1].val();
+        if self.message_head.val() && self.message_last.val() {
+            self.operation.next = self.op_code[4].val();
+            if self.has_immediate.q.val() {
+                self.operation.next = self.op_code[5].val();
+            }
+        } else if self.message_head.val() {
+            self.operation.next = self.op_code[0].val();
+        } else if self.message_last.val() {
+            self.operation.next = self.op_code[2].val();
+            if self.has_immediate.q.val() {
+                self.operation.next = self.op_code[3].val();
+            }
+        }
+        if self.write.q.val() {
+            self.operation.next = self.operation.val() + 6;
+        }
+        self.reth_va.next = 0.into();
+        self.reth_rkey.next = 0.into();
+        self.reth_len.next = 0.into();
+        if self.write.q.val() && self.message_head.val() {
+            self.reth_va.next = self.va.q.val();
+            self.reth_rkey.next = self.rkey.q.val();
+            self.reth_len.next = bit_cast::<32, BLOCK_LEN_BITS>(self.length.q.val());
+        }
+        self.immediate_value.next = 0.into();
+        if self.message_last.val() && self.has_immediate.q.val() {
+            self.immediate_value.next = self.immediate.q.val();
+        }
+        // in a Local: Verilog would widen `~len + 1` to the descriptor's width
+        self.pad.next = (!self.payload_len.q.val().get_bits::<2>(0)) + 1;
+        self.descriptor.next = (bit_cast::<DESCRIPTOR_BITS, QB>(self.qp.q.val()) << self.at[0].val())
+            | (bit_cast::<DESCRIPTOR_BITS, 8>((bit_cast::<8, 3>(self.transport.q.val()) << 5) | bit_cast::<8, 5>(self.operation.val()))
+                << self.at[1].val())
+            | (bit_cast::<DESCRIPTOR_BITS, 24>(self.psn.q.val()) << self.at[2].val())
+            | (bit_cast::<DESCRIPTOR_BITS, 2>(self.pad.val()) << self.at[5].val())
+            | (bit_cast::<DESCRIPTOR_BITS, 13>(self.payload_len.q.val()) << self.at[9].val())
+            | (bit_cast::<DESCRIPTOR_BITS, 16>(self.channel.q.val()) << self.at[10].val())
+            | (bit_cast::<DESCRIPTOR_BITS, 32>(self.reth_rkey.val()) << self.at[11].val())
+            | (bit_cast::<DESCRIPTOR_BITS, 32>(self.reth_len.val()) << self.at[12].val())
+            | (bit_cast::<DESCRIPTOR_BITS, 32>(self.immediate_value.val()) << self.at[13].val())
+            | (bit_cast::<DESCRIPTOR_BITS, 64>(self.reth_va.val()) << self.at[14].val());
+        self.descriptor.next = self
+            .descriptor
+            .val()
+            .replace_bit(self.at[3].val().index(), self.message_last.val() && self.solicited.q.val());
+        self.descriptor.next = self.descriptor.val().replace_bit(self.at[4].val().index(), self.ack_request.val());
+        self.descriptor.next = self
+            .descriptor
+            .val()
+            .replace_bit(self.at[6].val().index(), self.write.q.val() && self.message_head.val());
+        self.descriptor.next = self
+            .descriptor
+            .val()
+            .replace_bit(self.at[7].val().index(), self.message_last.val() && self.has_immediate.q.val());
+        self.descriptor.next = self
+            .descriptor
+            .val()
+            .replace_bit(self.at[8].val().index(), self.last.q.val() && self.transfer_ends.q.val());
+        self.descriptors.push_value.next = self.descriptor.val();
+        self.reads.push_value.next = (bit_cast::<READ_COMMAND_BITS, 13>(self.payload_len.q.val()) << 64)
+            | bit_cast::<READ_COMMAND_BITS, 64>(self.local_address.val());
+        self.descriptors.push.next = false;
+        self.reads.push.next = false;
+        // both FIFOs keep room for the entry of this cycle and one in flight
+        self.room.next = !self.descriptors.fill.val().get_bit(self.room_limit.val().index())
+            && !self.reads.fill.val().get_bit(self.room_limit.val().index());
+
+        self.block_ready.next = false;
+        self.init_done.next = self.state.q.val() != PacketizerState::Init;
+        match self.state.q.val() {
+            PacketizerState::Init => {
+                self.fresh.write_enable.next = true;
+                self.fresh.write_address.next = self.init_count.q.val();
+                self.init_count.d.next = self.init_count.q.val() + 1;
+                if self.init_count.q.val() == self.init_last.val() {
+                    self.state.d.next = PacketizerState::Idle;
+                }
+            }
+            PacketizerState::Idle => {
+                self.block_ready.next = true;
+                if self.block_valid.val() {
+                    self.qp.d.next = self.block_qp.val();
+                    self.channel.d.next = self.block_channel.val();
+                    self.transport.d.next = self.block_transport.val();
+                    self.pmtu.d.next = self.block_pmtu.val();
+                    self.ack_every.d.next = self.block_ack_every.val();
+                    self.sq_psn.d.next = self.block_sq_psn.val();
+                    self.rkey.d.next = self.block_rkey.val();
+                    self.write.d.next = self.block_write.val();
+                    self.message_first.d.next = self.block_message_first.val();
+                    self.message_ends.d.next = self.block_message_ends.val();
+                    self.transfer_ends.d.next = self.block_transfer_ends.val();
+                    self.has_immediate.d.next = self.block_has_immediate.val();
+                    self.immediate.d.next = self.block_immediate.val();
+                    self.solicited.d.next = self.block_solicited.val();
+                    self.va.d.next = self.block_va.val();
+                    self.length.d.next = self.block_len.val();
+                    self.local_byte.d.next = self.block_local.val().get_bits::<8>(0);
+                    self.local_mid.d.next = self.block_local.val().get_bits::<15>(8);
+                    self.local_upper[0].d.next = self.block_local.val().get_bits::<15>(23);
+                    self.local_upper[1].d.next = self.block_local.val().get_bits::<15>(38);
+                    self.local_top.d.next = self.block_local.val().get_bits::<11>(53);
+                    self.commit_seen.d.next = false;
+                    self.state.d.next = PacketizerState::Load;
+                }
+            }
+            PacketizerState::Load => {
+                self.ack_every_minus_one.d.next = self.ack_every.q.val() - 1;
+                self.state.d.next = PacketizerState::Start;
+            }
+            PacketizerState::Start => {
+                self.left.d.next = self.length.q.val();
+                self.over.d.next =
+                    (bit_cast::<22, 14>(self.over_start_high.val()) << 8) | bit_cast::<22, 8>(self.length.q.val().get_bits::<8>(0));
+                self.first.d.next = true;
+                self.psn.d.next = self.sender.read_data.val().get_bits::<24>(0);
+                self.since_ack.d.next = self.sender.read_data.val().get_bits::<8>(24);
+                self.state.d.next = PacketizerState::Prepare;
+                if self.fresh.read_data.val() {
+                    self.psn.d.next = self.sq_psn.q.val();
+                    self.since_ack.d.next = 0.into();
+                    if !self.commit_seen.q.val() {
+                        // the commit port has the write port this cycle: try again next cycle
+                        if self.commit_valid.val() {
+                            self.state.d.next = PacketizerState::Start;
+                        } else {
+                            self.fresh.write_enable.next = true;
+                            self.fresh.write_address.next = self.qp.q.val();
+                            self.fresh.write_data.next = false;
+                        }
+                    }
+                }
+            }
+            PacketizerState::Prepare => {
+                self.last.d.next = self.over.q.val().get_bit(21) || self.over.q.val() == 0;
+                self.payload_len.d.next = self.pmtu.q.val();
+                if self.over.q.val().get_bit(21) || self.over.q.val() == 0 {
+                    self.payload_len.d.next = self.left.q.val().get_bits::<13>(0);
+                }
+                self.ack_due.d.next = self.ack_every.q.val().any() && self.since_ack.q.val() == self.ack_every_minus_one.q.val();
+                self.state.d.next = PacketizerState::Emit;
+            }
+            PacketizerState::Emit => {
+                if self.room.val() {
+                    self.descriptors.push.next = true;
+                    self.reads.push.next = self.payload_len.q.val().any();
+                    self.psn_next.d.next = self.psn.q.val() + 1;
+                    self.local_mid_sum.d.next =
+                        bit_cast::<16, 15>(self.local_mid.q.val()) + bit_cast::<16, 5>(self.pmtu.q.val().get_bits::<5>(8));
+                    self.local_upper_full[0].d.next = self.local_upper[0].q.val() == 0x7FFF;
+                    self.local_upper_full[1].d.next = self.local_upper[1].q.val() == 0x7FFF;
+                    self.over_next.d.next =
+                        (bit_cast::<22, 14>(self.over_next_high.val()) << 8) | bit_cast::<22, 8>(self.over.q.val().get_bits::<8>(0));
+                    if self.transport.q.val() == self.rc.val() {
+                        self.since_ack.d.next = self.since_ack.q.val() + 1;
+                        if self.ack_request.val() {
+                            self.since_ack.d.next = 0.into();
+                        }
+                    }
+                    self.state.d.next = PacketizerState::Advance;
+                    if self.last.q.val() {
+                        self.state.d.next = PacketizerState::Finish;
+                    }
+                }
+            }
+            PacketizerState::Advance => {
+                self.first.d.next = false;
+                self.psn.d.next = self.psn_next.q.val();
+                self.local_mid.d.next = self.local_mid_sum.q.val().get_bits::<15>(0);
+                if self.local_mid_sum.q.val().get_bit(15) {
+                    self.local_upper[0].d.next = self.local_upper[0].q.val() + 1;
+                    if self.local_upper_full[0].q.val() {
+                        self.local_upper[1].d.next = self.local_upper[1].q.val() + 1;
+                        if self.local_upper_full[1].q.val() {
+                            self.local_top.d.next = self.local_top.q.val() + 1;
+                        }
+                    }
+                }
+                self.left.d.next = self.over.q.val().get_bits::<BLOCK_LEN_BITS>(0);
+                self.over.d.next = self.over_next.q.val();
+                self.last.d.next = self.over_next.q.val().get_bit(21) || self.over_next.q.val() == 0;
+                self.payload_len.d.next = self.pmtu.q.val();
+                if self.over_next.q.val().get_bit(21) || self.over_next.q.val() == 0 {
+                    self.payload_len.d.next = self.over.q.val().get_bits::<13>(0);
+                }
+                self.ack_due.d.next = self.ack_every.q.val().any() && self.since_ack.q.val() == self.ack_every_minus_one.q.val();
+                self.state.d.next = PacketizerState::Emit;
+            }
+            PacketizerState::Finish => {
+                self.sender.write_enable.next = true;
+                self.state.d.next = PacketizerState::Idle;
+            }
+        }
+        if self.reset.val() {
+            self.state.d.next = PacketizerState::Init;
+            self.init_count.d.next = 0.into();
+        }
+
+        // outputs: the FIFO heads
+        self.m_desc_valid.next = self.descriptors.head_valid.val();
+        self.m_desc.next = self.descriptors.head.val();
+        self.descriptors.pop.next = self.descriptors.head_valid.val() && self.m_desc_ready.val();
+        self.m_read_valid.next = self.reads.head_valid.val();
+        self.m_read.next = self.reads.head.val();
+        self.reads.pop.next = self.reads.head_valid.val() && self.m_read_ready.val();
+    }
+}

@@ -1,0 +1,933 @@
+//! [`TxSegmenter`]: the transfer table, the post checks, the block cutter and the
+//! [`TxPacketizer`]. The golden model is `ferroce_models::tx` (`TxSetup::admit`, `segment`,
+//! `packetize`, and the decision loop of `TxModel::plan`); `docs/tx.md` is the specification.
+//!
+//! ```text
+//!  post ──► checks (busy RAM, QP context) ──► transfer table ──► enq ──► Sched
+//!                                                 ▲                        │ deq
+//!                                                 │ write back             ▼
+//!            re-enqueue ◄── cutter: table → context → hold, room → length → add (4 × 16 bits)
+//!                                                 │ block command
+//!                                                 ▼
+//!                                  TxPacketizer ──► m_desc (PACKET), m_read (address, length)
+//! ```
+//!
+//! One control state machine serves posts and decisions, one at a time: a post takes six
+//! cycles plus the enqueue, a decision about twelve cycles plus the re-enqueue, while the
+//! packetizer emits the previous block (a block is ≥ 4 KiB, at least one 4 KiB packet or sixteen
+//! 256-byte ones). A decision is requested only two cycles after the last enqueue was accepted,
+//! so it sees every enqueue made before it, as the model's decisions do. Each cutter stage feeds
+//! its registers through at most one adder or comparator.
+//!
+//! **Busy channels.** A channel is busy from its accepted post until the packet generator
+//! reports its last packet gone (`done_valid`); `done` has priority on the busy RAM's write
+//! port, and a post that sees its channel's `done` between its read and its check takes it as idle.
+//!
+//! **Per-QP order.** A SEND message spread over several blocks holds its QP (the hold RAM,
+//! `{valid, channel}` per QP): a decision that picks another transfer of that QP cuts nothing
+//! and re-enqueues it, as the model does. A WRITE block is a whole message.
+
+use super::packetizer::{TxPacketizer, BLOCK_LEN_BITS, DESCRIPTOR_BITS};
+use crate::common::counter::EventCounter;
+use crate::common::elab::c;
+use ferroce_contracts::opcode::Transport;
+use ferroce_contracts::tx::{Pmtu, PostError, QpState, MAX_MESSAGE_BYTES, POST, QP_CONTEXT};
+use rust_hdl::prelude::*;
+
+/// Cycles from a QP context read request to its entry, by default: the register file's.
+pub use ferroce_contracts::regs::QP_READ_LATENCY;
+
+/// Where the control state machine is.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
+pub enum SegmenterState {
+    /// Clearing the busy and hold RAMs after reset.
+    Init,
+    /// Waiting for a post, or asking for a decision.
+    Idle,
+    /// Post: the busy bit and the QP context are read; range checks.
+    PostRead,
+    /// Post: waiting for the QP context.
+    PostWait,
+    /// Post: the refusal code.
+    PostCheck,
+    /// Post: refused, or written into the table.
+    PostCommit,
+    /// Post: enqueued in its queue.
+    PostEnqueue,
+    /// Decision: waiting for the scheduler's answer.
+    Decide,
+    /// Decision: the transfer table is read.
+    CutTable,
+    /// Decision: the QP context and the QP's hold are read.
+    CutEntry,
+    /// Decision: waiting for the QP context.
+    CutWait,
+    /// Decision: the hold check; the room left in the remote block, bits 15:0.
+    CutRoomLow,
+    /// Decision: the room, bits 20:16.
+    CutRoomHigh,
+    /// Decision: the remaining bytes against the room, by halves.
+    CutCompare,
+    /// Decision: the block's length.
+    CutLength,
+    /// Decision: bits 15:0 of the next addresses, remaining bytes and immediate.
+    CutAdd0,
+    /// Decision: bits 31:16.
+    CutAdd1,
+    /// Decision: bits 47:32 of the next addresses.
+    CutAdd2,
+    /// Decision: bits 63:48 of the next addresses.
+    CutAdd3,
+    /// Decision: the block goes to the packetizer, the transfer back into the table.
+    CutIssue,
+    /// Decision: the transfer goes back to its queue's tail.
+    Requeue,
+}
+
+/// Indices into `post_at`: the `POST` fields used, in schema order.
+const POST_FIELDS: [&str; 10] = [
+    "channel",
+    "queue",
+    "op",
+    "solicited",
+    "imm_every_block",
+    "qp",
+    "local_addr",
+    "remote_addr",
+    "length",
+    "immediate",
+];
+
+/// Indices into `context_at`: the `QP_CONTEXT` fields read.
+const CONTEXT_FIELDS: [&str; 6] = ["state", "transport", "pmtu", "ack_every", "sq_psn", "rkey"];
+
+/// The segmenter of `2^CB` channels (scheduler elements) and `2^QB` QP contexts; `QL`: cycles
+/// from `qp_read_valid` to `qp_read_entry`.
+#[derive(LogicBlock)]
+pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high.
+    pub reset: Signal<In, Bit>,
+    /// The busy, hold and fresh RAMs are cleared (2^max(CB, QB) cycles after reset).
+    pub init_done: Signal<Out, Bit>,
+    /// log2 of the block size, 12..=20.
+    pub cfg_block_log2: Signal<In, Bits<5>>,
+    /// Post: valid.
+    pub post_valid: Signal<In, Bit>,
+    /// Post: ready (registered state: idle).
+    pub post_ready: Signal<Out, Bit>,
+    /// Post: a packed `POST` entry.
+    pub post_entry: Signal<In, Bits<256>>,
+    /// One cycle per post, in order: its result.
+    pub post_result_valid: Signal<Out, Bit>,
+    /// The result: 0 accepted, else the `PostError` code.
+    pub post_result_code: Signal<Out, Bits<3>>,
+    /// QP context read: a request this cycle.
+    pub qp_read_valid: Signal<Out, Bit>,
+    /// QP context read: the QP.
+    pub qp_read_index: Signal<Out, Bits<QB>>,
+    /// QP context read: the packed `QP_CONTEXT` entry, `QL` cycles after the request.
+    pub qp_read_entry: Signal<In, Bits<640>>,
+    /// The host rewrote a QP context.
+    pub qp_commit_valid: Signal<In, Bit>,
+    /// The QP whose context was rewritten.
+    pub qp_commit_index: Signal<In, Bits<QB>>,
+    /// Scheduler enqueue: valid.
+    pub enq_valid: Signal<Out, Bit>,
+    /// Scheduler enqueue: queue.
+    pub enq_queue: Signal<Out, Bits<5>>,
+    /// Scheduler enqueue: element (channel).
+    pub enq_elem: Signal<Out, Bits<CB>>,
+    /// Scheduler enqueue: ready.
+    pub enq_ready: Signal<In, Bit>,
+    /// Scheduler: make a decision.
+    pub deq_req: Signal<Out, Bit>,
+    /// Scheduler: the decision (the cycle after `deq_req`).
+    pub deq_valid: Signal<In, Bit>,
+    /// Scheduler: a queue was served.
+    pub deq_ok: Signal<In, Bit>,
+    /// Scheduler: the served queue.
+    pub deq_queue: Signal<In, Bits<5>>,
+    /// Scheduler: the served element (channel).
+    pub deq_elem: Signal<In, Bits<CB>>,
+    /// A transfer's last packet has left: its channel is idle again.
+    pub done_valid: Signal<In, Bit>,
+    /// The channel of `done_valid`.
+    pub done_channel: Signal<In, Bits<16>>,
+    /// Packet descriptors: valid.
+    pub m_desc_valid: Signal<Out, Bit>,
+    /// Packet descriptors: ready.
+    pub m_desc_ready: Signal<In, Bit>,
+    /// Packet descriptors: a packed `PACKET` entry.
+    pub m_desc: Signal<Out, Bits<DESCRIPTOR_BITS>>,
+    /// Memory read commands (one per descriptor with payload, in order): valid.
+    pub m_read_valid: Signal<Out, Bit>,
+    /// Memory read commands: ready.
+    pub m_read_ready: Signal<In, Bit>,
+    /// Memory read commands: local address.
+    pub m_read_addr: Signal<Out, Bits<64>>,
+    /// Memory read commands: bytes.
+    pub m_read_len: Signal<Out, Bits<13>>,
+    /// Posts refused: channel busy.
+    pub cnt_channel_busy: Signal<Out, Bits<32>>,
+    /// Posts refused: channel beyond the table.
+    pub cnt_bad_channel: Signal<Out, Bits<32>>,
+    /// Posts refused: queue beyond the scheduler's.
+    pub cnt_bad_queue: Signal<Out, Bits<32>>,
+    /// Posts refused: QP beyond the context table.
+    pub cnt_bad_qp: Signal<Out, Bits<32>>,
+    /// Posts refused: QP not ready to send.
+    pub cnt_qp_not_ready: Signal<Out, Bits<32>>,
+    /// Posts refused: operation unknown or not on the QP's transport.
+    pub cnt_bad_operation: Signal<Out, Bits<32>>,
+    /// Posts refused: SEND longer than the largest message.
+    pub cnt_too_long: Signal<Out, Bits<32>>,
+
+    state: DFF<SegmenterState>,
+    init_channel: DFF<Bits<CB>>,
+    init_qp: DFF<Bits<QB>>,
+    init_channels_done: DFF<Bit>,
+    init_qps_done: DFF<Bit>,
+    enqueued_last_cycle: DFF<Bit>,
+    context_wait: DFF<Bits<4>>,
+    block_size: DFF<Bits<BLOCK_LEN_BITS>>,
+    block_mask: DFF<Bits<20>>,
+    // transfer table, per channel
+    table_local: RAM<Bits<64>, CB>,
+    table_remote: RAM<Bits<64>, CB>,
+    table_remaining: RAM<Bits<32>, CB>,
+    table_immediate: RAM<Bits<32>, CB>,
+    table_qp: RAM<Bits<QB>, CB>,
+    /// `{started (4), imm_every_block (3), solicited (2), op (1:0)}`.
+    table_flags: RAM<Bits<5>, CB>,
+    busy: RAM<Bit, CB>,
+    /// Per QP: `{SEND in progress (16), its channel (15:0)}`.
+    hold: RAM<Bits<17>, QB>,
+    // the post
+    post_channel: DFF<Bits<16>>,
+    post_queue: DFF<Bits<5>>,
+    post_op: DFF<Bits<3>>,
+    post_solicited: DFF<Bit>,
+    post_every_block: DFF<Bit>,
+    post_qp: DFF<Bits<24>>,
+    post_local: DFF<Bits<64>>,
+    post_remote: DFF<Bits<64>>,
+    post_length: DFF<Bits<32>>,
+    post_immediate: DFF<Bits<32>>,
+    bad_channel: DFF<Bit>,
+    bad_queue: DFF<Bit>,
+    bad_qp: DFF<Bit>,
+    too_long: DFF<Bit>,
+    not_ready: DFF<Bit>,
+    bad_operation: DFF<Bit>,
+    channel_busy: DFF<Bit>,
+    done_seen: DFF<Bit>,
+    code: DFF<Bits<3>>,
+    // the decision
+    cut_channel: DFF<Bits<CB>>,
+    cut_queue: DFF<Bits<5>>,
+    transport: DFF<Bits<3>>,
+    pmtu: DFF<Bits<13>>,
+    rkey: DFF<Bits<32>>,
+    ack_every: DFF<Bits<8>>,
+    sq_psn: DFF<Bits<24>>,
+    held: DFF<Bit>,
+    offset: DFF<Bits<20>>,
+    /// `block_size − offset`, bits 15:0, and the carry (no borrow) in bit 16.
+    room_low: DFF<Bits<17>>,
+    room: DFF<Bits<BLOCK_LEN_BITS>>,
+    /// The remaining bytes' bits 31:21 are 0.
+    upper_zero: DFF<Bit>,
+    /// Remaining bits 20:16 below the room's.
+    high_below: DFF<Bit>,
+    /// Remaining bits 20:16 equal to the room's.
+    high_equal: DFF<Bit>,
+    /// Remaining bits 15:0 at most the room's.
+    low_fits: DFF<Bit>,
+    length: DFF<Bits<BLOCK_LEN_BITS>>,
+    last: DFF<Bit>,
+    /// 1 when the immediate counts blocks.
+    immediate_step: DFF<Bits<17>>,
+    /// The next local address, 16 bits a stage, carry in bit 16.
+    local_sum: [DFF<Bits<17>>; 4],
+    /// The next remote address, 16 bits a stage.
+    remote_sum: [DFF<Bits<17>>; 4],
+    /// The remaining bytes after the block, 16 bits a stage (bit 16: no borrow).
+    remaining_sum: [DFF<Bits<17>>; 2],
+    /// The next block's immediate, 16 bits a stage.
+    immediate_sum: [DFF<Bits<17>>; 2],
+    /// In Locals: Verilog would widen an inverted part-select to the sum's width.
+    offset_inverted: Signal<Local, Bits<20>>,
+    length_inverted: Signal<Local, Bits<BLOCK_LEN_BITS>>,
+    room_high: Signal<Local, Bits<5>>,
+    write: Signal<Local, Bit>,
+    immediate_op: Signal<Local, Bit>,
+    has_immediate: Signal<Local, Bit>,
+    refusing: Signal<Local, Bit>,
+    // constants
+    post_at: [Constant<Bits<8>>; 10],
+    context_at: [Constant<Bits<10>>; 6],
+    channels: Constant<Bits<17>>,
+    queues: Constant<Bits<6>>,
+    qps: Constant<Bits<25>>,
+    channel_last: Constant<Bits<CB>>,
+    qp_last: Constant<Bits<QB>>,
+    latency: Constant<Bits<4>>,
+    one: Constant<Bits<BLOCK_LEN_BITS>>,
+    pmtu_unit: Constant<Bits<13>>,
+    pmtu_min: Constant<Bits<3>>,
+    pmtu_max: Constant<Bits<3>>,
+    rts: Constant<Bits<3>>,
+    rc: Constant<Bits<3>>,
+    uc: Constant<Bits<3>>,
+    send_max: Constant<Bits<32>>,
+    /// Refusal codes, `PostError::ALL` order (`refused[k]` counts `refusal_code[k]`).
+    refusal_code: [Constant<Bits<3>>; 7],
+    code_busy: Constant<Bits<3>>,
+    code_bad_channel: Constant<Bits<3>>,
+    code_bad_queue: Constant<Bits<3>>,
+    code_bad_qp: Constant<Bits<3>>,
+    code_not_ready: Constant<Bits<3>>,
+    code_bad_operation: Constant<Bits<3>>,
+    code_too_long: Constant<Bits<3>>,
+    refused: [EventCounter; 7],
+    packetizer: TxPacketizer<QB>,
+}
+
+impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> {
+    /// A segmenter that serves `channels` (≤ 2^CB) channels, `queues` (≤ 32) scheduler queues
+    /// and `qps` (≤ 2^QB) QP contexts.
+    pub fn new(channels: u32, queues: usize, qps: u32) -> Self {
+        assert!(CB <= 16 && QB <= 24, "a post has 16 channel bits and 24 QP bits");
+        assert!((1..=1u64 << CB).contains(&u64::from(channels)), "channels");
+        assert!((1..=32).contains(&queues), "queues");
+        assert!((1..=1u64 << QB).contains(&u64::from(qps)), "qps");
+        assert!((1..=15).contains(&QL), "QP read latency");
+        assert_eq!(QP_CONTEXT.bits(), 640);
+        assert_eq!(POST.bits(), 256);
+        let code = |e: PostError| c::<3>(u64::from(e.code()));
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            init_done: Default::default(),
+            cfg_block_log2: Default::default(),
+            post_valid: Default::default(),
+            post_ready: Default::default(),
+            post_entry: Default::default(),
+            post_result_valid: Default::default(),
+            post_result_code: Default::default(),
+            qp_read_valid: Default::default(),
+            qp_read_index: Default::default(),
+            qp_read_entry: Default::default(),
+            qp_commit_valid: Default::default(),
+            qp_commit_index: Default::default(),
+            enq_valid: Default::default(),
+            enq_queue: Default::default(),
+            enq_elem: Default::default(),
+            enq_ready: Default::default(),
+            deq_req: Default::default(),
+            deq_valid: Default::default(),
+            deq_ok: Default::default(),
+            deq_queue: Default::default(),
+            deq_elem: Default::default(),
+            done_valid: Default::default(),
+            done_channel: Default::default(),
+            m_desc_valid: Default::default(),
+            m_desc_ready: Default::default(),
+            m_desc: Default::default(),
+            m_read_valid: Default::default(),
+            m_read_ready: Default::default(),
+            m_read_addr: Default::default(),
+            m_read_len: Default::default(),
+            cnt_channel_busy: Default::default(),
+            cnt_bad_channel: Default::default(),
+            cnt_bad_queue: Default::default(),
+            cnt_bad_qp: Default::default(),
+            cnt_qp_not_ready: Default::default(),
+            cnt_bad_operation: Default::default(),
+            cnt_too_long: Default::default(),
+            state: Default::default(),
+            init_channel: Default::default(),
+            init_qp: Default::default(),
+            init_channels_done: Default::default(),
+            init_qps_done: Default::default(),
+            enqueued_last_cycle: Default::default(),
+            context_wait: Default::default(),
+            block_size: Default::default(),
+            block_mask: Default::default(),
+            table_local: Default::default(),
+            table_remote: Default::default(),
+            table_remaining: Default::default(),
+            table_immediate: Default::default(),
+            table_qp: Default::default(),
+            table_flags: Default::default(),
+            busy: Default::default(),
+            hold: Default::default(),
+            post_channel: Default::default(),
+            post_queue: Default::default(),
+            post_op: Default::default(),
+            post_solicited: Default::default(),
+            post_every_block: Default::default(),
+            post_qp: Default::default(),
+            post_local: Default::default(),
+            post_remote: Default::default(),
+            post_length: Default::default(),
+            post_immediate: Default::default(),
+            bad_channel: Default::default(),
+            bad_queue: Default::default(),
+            bad_qp: Default::default(),
+            too_long: Default::default(),
+            not_ready: Default::default(),
+            bad_operation: Default::default(),
+            channel_busy: Default::default(),
+            done_seen: Default::default(),
+            code: Default::default(),
+            cut_channel: Default::default(),
+            cut_queue: Default::default(),
+            transport: Default::default(),
+            pmtu: Default::default(),
+            rkey: Default::default(),
+            ack_every: Default::default(),
+            sq_psn: Default::default(),
+            held: Default::default(),
+            offset: Default::default(),
+            room_low: Default::default(),
+            room: Default::default(),
+            upper_zero: Default::default(),
+            high_below: Default::default(),
+            high_equal: Default::default(),
+            low_fits: Default::default(),
+            length: Default::default(),
+            last: Default::default(),
+            immediate_step: Default::default(),
+            local_sum: Default::default(),
+            remote_sum: Default::default(),
+            remaining_sum: Default::default(),
+            immediate_sum: Default::default(),
+            offset_inverted: Default::default(),
+            length_inverted: Default::default(),
+            room_high: Default::default(),
+            write: Default::default(),
+            immediate_op: Default::default(),
+            has_immediate: Default::default(),
+            refusing: Default::default(),
+            post_at: std::array::from_fn(|i| c::<8>(POST.offset(POST_FIELDS[i]) as u64)),
+            context_at: std::array::from_fn(|i| c::<10>(QP_CONTEXT.offset(CONTEXT_FIELDS[i]) as u64)),
+            channels: c::<17>(u64::from(channels)),
+            queues: c::<6>(queues as u64),
+            qps: c::<25>(u64::from(qps)),
+            channel_last: c::<CB>((1u64 << CB) - 1),
+            qp_last: c::<QB>((1u64 << QB) - 1),
+            latency: c::<4>(QL as u64),
+            one: c::<BLOCK_LEN_BITS>(1),
+            pmtu_unit: c::<13>(u64::from(Pmtu::B256.bytes() >> Pmtu::B256.code())),
+            pmtu_min: c::<3>(u64::from(Pmtu::ALL[0].code())),
+            pmtu_max: c::<3>(u64::from(Pmtu::ALL[Pmtu::ALL.len() - 1].code())),
+            rts: c::<3>(u64::from(QpState::Rts.code())),
+            rc: c::<3>(u64::from(Transport::Rc.bits())),
+            uc: c::<3>(u64::from(Transport::Uc.bits())),
+            send_max: c::<32>(MAX_MESSAGE_BYTES),
+            refusal_code: std::array::from_fn(|k| code(PostError::ALL[k])),
+            code_busy: code(PostError::ChannelBusy),
+            code_bad_channel: code(PostError::BadChannel),
+            code_bad_queue: code(PostError::BadQueue),
+            code_bad_qp: code(PostError::BadQp),
+            code_not_ready: code(PostError::QpNotReady),
+            code_bad_operation: code(PostError::BadOperation),
+            code_too_long: code(PostError::TooLong),
+            refused: Default::default(),
+            packetizer: Default::default(),
+        }
+    }
+}
+
+impl<const CB: usize, const QB: usize, const QL: usize> Default for TxSegmenter<CB, QB, QL> {
+    /// Every channel and QP of the address widths, 32 queues.
+    fn default() -> Self {
+        Self::new(1 << CB, 32, 1 << QB)
+    }
+}
+
+impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB, QB, QL> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            state,
+            init_channel,
+            init_qp,
+            init_channels_done,
+            init_qps_done,
+            enqueued_last_cycle,
+            context_wait,
+            block_size,
+            block_mask,
+            post_channel,
+            post_queue,
+            post_op,
+            post_solicited,
+            post_every_block,
+            post_qp,
+            post_local,
+            post_remote,
+            post_length,
+            post_immediate,
+            bad_channel,
+            bad_queue,
+            bad_qp,
+            too_long,
+            not_ready,
+            bad_operation,
+            channel_busy,
+            done_seen,
+            code,
+            cut_channel,
+            cut_queue,
+            transport,
+            pmtu,
+            rkey,
+            ack_every,
+            sq_psn,
+            held,
+            offset,
+            room_low,
+            room,
+            upper_zero,
+            high_below,
+            high_equal,
+            low_fits,
+            length,
+            last,
+            immediate_step
+        );
+        for k in 0..4 {
+            self.local_sum[k].clock.next = self.clock.val();
+            self.local_sum[k].d.next = self.local_sum[k].q.val();
+            self.remote_sum[k].clock.next = self.clock.val();
+            self.remote_sum[k].d.next = self.remote_sum[k].q.val();
+        }
+        for k in 0..2 {
+            self.remaining_sum[k].clock.next = self.clock.val();
+            self.remaining_sum[k].d.next = self.remaining_sum[k].q.val();
+            self.immediate_sum[k].clock.next = self.clock.val();
+            self.immediate_sum[k].d.next = self.immediate_sum[k].q.val();
+        }
+        self.offset_inverted.next = !self.offset.q.val();
+        self.length_inverted.next = !self.length.q.val();
+        // the room's bits 20:16 (used in CutRoomHigh): block_size − offset − borrow
+        self.room_high.next = self.block_size.q.val().get_bits::<5>(16)
+            + (bit_cast::<5, 4>(self.offset_inverted.val().get_bits::<4>(16)) | 0x10)
+            + bit_cast::<5, 1>(self.room_low.q.val().get_bits::<1>(16));
+        clock!(self, clock, packetizer);
+        for k in 0..7 {
+            self.refused[k].clock.next = self.clock.val();
+            self.refused[k].reset.next = self.reset.val();
+        }
+        self.table_local.read_clock.next = self.clock.val();
+        self.table_local.write_clock.next = self.clock.val();
+        self.table_remote.read_clock.next = self.clock.val();
+        self.table_remote.write_clock.next = self.clock.val();
+        self.table_remaining.read_clock.next = self.clock.val();
+        self.table_remaining.write_clock.next = self.clock.val();
+        self.table_immediate.read_clock.next = self.clock.val();
+        self.table_immediate.write_clock.next = self.clock.val();
+        self.table_qp.read_clock.next = self.clock.val();
+        self.table_qp.write_clock.next = self.clock.val();
+        self.table_flags.read_clock.next = self.clock.val();
+        self.table_flags.write_clock.next = self.clock.val();
+        self.busy.read_clock.next = self.clock.val();
+        self.busy.write_clock.next = self.clock.val();
+        self.hold.read_clock.next = self.clock.val();
+        self.hold.write_clock.next = self.clock.val();
+        self.packetizer.reset.next = self.reset.val();
+        self.packetizer.commit_valid.next = self.qp_commit_valid.val();
+        self.packetizer.commit_index.next = self.qp_commit_index.val();
+
+        // configuration, registered twice (it changes only while idle)
+        self.block_size.d.next = self.one.val() << self.cfg_block_log2.val();
+        self.block_mask.d.next = bit_cast::<20, BLOCK_LEN_BITS>(self.block_size.q.val() - 1);
+
+        // RAM read addresses: the table by the decision's channel, the hold by its QP, the
+        // busy bit by the post's channel
+        self.table_local.read_address.next = self.cut_channel.q.val();
+        self.table_remote.read_address.next = self.cut_channel.q.val();
+        self.table_remaining.read_address.next = self.cut_channel.q.val();
+        self.table_immediate.read_address.next = self.cut_channel.q.val();
+        self.table_qp.read_address.next = self.cut_channel.q.val();
+        self.table_flags.read_address.next = self.cut_channel.q.val();
+        self.hold.read_address.next = self.table_qp.read_data.val();
+        self.busy.read_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
+
+        // RAM writes: the table by a post or a decision (below); busy: `done` first
+        self.table_local.write_enable.next = false;
+        self.table_remote.write_enable.next = false;
+        self.table_remaining.write_enable.next = false;
+        self.table_immediate.write_enable.next = false;
+        self.table_qp.write_enable.next = false;
+        self.table_flags.write_enable.next = false;
+        self.table_local.write_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
+        self.table_remote.write_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
+        self.table_remaining.write_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
+        self.table_immediate.write_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
+        self.table_qp.write_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
+        self.table_flags.write_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
+        self.table_local.write_data.next = self.post_local.q.val();
+        self.table_remote.write_data.next = self.post_remote.q.val();
+        self.table_remaining.write_data.next = self.post_length.q.val();
+        self.table_immediate.write_data.next = self.post_immediate.q.val();
+        self.table_qp.write_data.next = bit_cast::<QB, 24>(self.post_qp.q.val());
+        self.table_flags.write_data.next = bit_cast::<5, 2>(self.post_op.q.val().get_bits::<2>(0));
+        if self.post_solicited.q.val() {
+            self.table_flags.write_data.next = self.table_flags.write_data.val() | 4;
+        }
+        if self.post_every_block.q.val() {
+            self.table_flags.write_data.next = self.table_flags.write_data.val() | 8;
+        }
+        self.busy.write_enable.next = self.done_valid.val();
+        self.busy.write_address.next = bit_cast::<CB, 16>(self.done_channel.val());
+        self.busy.write_data.next = false;
+        self.hold.write_enable.next = false;
+        self.hold.write_address.next = self.table_qp.read_data.val();
+        self.hold.write_data.next = bit_cast::<17, CB>(self.cut_channel.q.val());
+        if !self.last.q.val() {
+            self.hold.write_data.next = bit_cast::<17, CB>(self.cut_channel.q.val()) | 0x10000;
+        }
+        if self.done_valid.val() && self.done_channel.val() == self.post_channel.q.val() {
+            self.done_seen.d.next = true;
+        }
+
+        // the decision's transfer, as the table holds it
+        self.write.next = self.table_flags.read_data.val().get_bit(1);
+        self.immediate_op.next = self.table_flags.read_data.val().get_bit(0);
+        self.has_immediate.next =
+            self.immediate_op.val() && (!self.write.val() || self.table_flags.read_data.val().get_bit(3) || self.last.q.val());
+
+        // the block command (held in registers while CutIssue waits)
+        self.packetizer.block_valid.next = false;
+        self.packetizer.block_qp.next = self.table_qp.read_data.val();
+        self.packetizer.block_channel.next = bit_cast::<16, CB>(self.cut_channel.q.val());
+        self.packetizer.block_transport.next = self.transport.q.val();
+        self.packetizer.block_pmtu.next = self.pmtu.q.val();
+        self.packetizer.block_ack_every.next = self.ack_every.q.val();
+        self.packetizer.block_sq_psn.next = self.sq_psn.q.val();
+        self.packetizer.block_rkey.next = self.rkey.q.val();
+        self.packetizer.block_write.next = self.write.val();
+        self.packetizer.block_message_first.next = self.write.val() || !self.table_flags.read_data.val().get_bit(4);
+        self.packetizer.block_message_ends.next = self.write.val() || self.last.q.val();
+        self.packetizer.block_transfer_ends.next = self.last.q.val();
+        self.packetizer.block_has_immediate.next = self.has_immediate.val();
+        self.packetizer.block_immediate.next = self.table_immediate.read_data.val();
+        self.packetizer.block_solicited.next =
+            self.table_flags.read_data.val().get_bit(2) && (!self.write.val() || self.has_immediate.val());
+        self.packetizer.block_va.next = self.table_remote.read_data.val();
+        self.packetizer.block_len.next = self.length.q.val();
+        self.packetizer.block_local.next = self.table_local.read_data.val();
+
+        // ports driven by the states below
+        self.post_ready.next = false;
+        self.post_result_valid.next = false;
+        self.post_result_code.next = self.code.q.val();
+        self.qp_read_valid.next = false;
+        self.qp_read_index.next = self.table_qp.read_data.val();
+        self.enq_valid.next = false;
+        self.enq_queue.next = self.cut_queue.q.val();
+        self.enq_elem.next = self.cut_channel.q.val();
+        self.deq_req.next = false;
+        self.refusing.next = false;
+        self.enqueued_last_cycle.d.next = false;
+        self.context_wait.d.next = self.context_wait.q.val() - 1;
+        self.init_done.next = self.state.q.val() != SegmenterState::Init && self.packetizer.init_done.val();
+
+        match self.state.q.val() {
+            SegmenterState::Init => {
+                self.busy.write_enable.next = true;
+                self.busy.write_address.next = self.init_channel.q.val();
+                self.hold.write_enable.next = true;
+                self.hold.write_address.next = self.init_qp.q.val();
+                self.hold.write_data.next = 0.into();
+                if !self.init_channels_done.q.val() {
+                    self.init_channel.d.next = self.init_channel.q.val() + 1;
+                }
+                if !self.init_qps_done.q.val() {
+                    self.init_qp.d.next = self.init_qp.q.val() + 1;
+                }
+                if self.init_channel.q.val() == self.channel_last.val() {
+                    self.init_channels_done.d.next = true;
+                }
+                if self.init_qp.q.val() == self.qp_last.val() {
+                    self.init_qps_done.d.next = true;
+                }
+                if self.init_channels_done.q.val() && self.init_qps_done.q.val() {
+                    self.state.d.next = SegmenterState::Idle;
+                }
+            }
+            SegmenterState::Idle => {
+                self.post_ready.next = self.packetizer.init_done.val();
+                if self.post_valid.val() && self.packetizer.init_done.val() {
+                    self.post_channel.d.next = self.post_entry.val().get_bits::<16>(self.post_at[0].val().index());
+                    self.post_queue.d.next = self.post_entry.val().get_bits::<5>(self.post_at[1].val().index());
+                    self.post_op.d.next = self.post_entry.val().get_bits::<3>(self.post_at[2].val().index());
+                    self.post_solicited.d.next = self.post_entry.val().get_bit(self.post_at[3].val().index());
+                    self.post_every_block.d.next = self.post_entry.val().get_bit(self.post_at[4].val().index());
+                    self.post_qp.d.next = self.post_entry.val().get_bits::<24>(self.post_at[5].val().index());
+                    self.post_local.d.next = self.post_entry.val().get_bits::<64>(self.post_at[6].val().index());
+                    self.post_remote.d.next = self.post_entry.val().get_bits::<64>(self.post_at[7].val().index());
+                    self.post_length.d.next = self.post_entry.val().get_bits::<32>(self.post_at[8].val().index());
+                    self.post_immediate.d.next = self.post_entry.val().get_bits::<32>(self.post_at[9].val().index());
+                    self.done_seen.d.next = false;
+                    self.state.d.next = SegmenterState::PostRead;
+                } else if !self.enqueued_last_cycle.q.val() && self.packetizer.init_done.val() {
+                    self.deq_req.next = true;
+                    self.state.d.next = SegmenterState::Decide;
+                }
+            }
+            SegmenterState::PostRead => {
+                self.qp_read_valid.next = true;
+                self.qp_read_index.next = bit_cast::<QB, 24>(self.post_qp.q.val());
+                self.context_wait.d.next = self.latency.val();
+                self.bad_channel.d.next = bit_cast::<17, 16>(self.post_channel.q.val()) >= self.channels.val();
+                self.bad_queue.d.next = bit_cast::<6, 5>(self.post_queue.q.val()) >= self.queues.val();
+                self.bad_qp.d.next = bit_cast::<25, 24>(self.post_qp.q.val()) >= self.qps.val();
+                self.too_long.d.next = !self.post_op.q.val().get_bit(1) && (self.post_length.q.val() > self.send_max.val());
+                self.state.d.next = SegmenterState::PostWait;
+            }
+            SegmenterState::PostWait => {
+                if self.context_wait.q.val() == 1 {
+                    self.not_ready.d.next = (self.qp_read_entry.val().get_bits::<3>(self.context_at[0].val().index()) != self.rts.val())
+                        || (self.qp_read_entry.val().get_bits::<3>(self.context_at[2].val().index()) < self.pmtu_min.val())
+                        || (self.qp_read_entry.val().get_bits::<3>(self.context_at[2].val().index()) > self.pmtu_max.val());
+                    self.bad_operation.d.next = self.post_op.q.val().get_bit(2)
+                        || ((self.qp_read_entry.val().get_bits::<3>(self.context_at[1].val().index()) != self.rc.val())
+                            && (self.qp_read_entry.val().get_bits::<3>(self.context_at[1].val().index()) != self.uc.val()));
+                    self.channel_busy.d.next = self.busy.read_data.val();
+                    self.state.d.next = SegmenterState::PostCheck;
+                }
+            }
+            SegmenterState::PostCheck => {
+                self.code.d.next = 0.into();
+                if self.bad_channel.q.val() {
+                    self.code.d.next = self.code_bad_channel.val();
+                } else if self.bad_queue.q.val() {
+                    self.code.d.next = self.code_bad_queue.val();
+                } else if self.bad_qp.q.val() {
+                    self.code.d.next = self.code_bad_qp.val();
+                } else if self.not_ready.q.val() {
+                    self.code.d.next = self.code_not_ready.val();
+                } else if self.bad_operation.q.val() {
+                    self.code.d.next = self.code_bad_operation.val();
+                } else if self.too_long.q.val() {
+                    self.code.d.next = self.code_too_long.val();
+                } else if self.channel_busy.q.val() && !self.done_seen.q.val() {
+                    self.code.d.next = self.code_busy.val();
+                }
+                self.state.d.next = SegmenterState::PostCommit;
+            }
+            SegmenterState::PostCommit => {
+                if self.code.q.val().any() {
+                    self.post_result_valid.next = true;
+                    self.refusing.next = true;
+                    self.state.d.next = SegmenterState::Idle;
+                } else if !self.done_valid.val() {
+                    self.busy.write_enable.next = true;
+                    self.busy.write_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
+                    self.busy.write_data.next = true;
+                    self.table_local.write_enable.next = true;
+                    self.table_remote.write_enable.next = true;
+                    self.table_remaining.write_enable.next = true;
+                    self.table_immediate.write_enable.next = true;
+                    self.table_qp.write_enable.next = true;
+                    self.table_flags.write_enable.next = true;
+                    self.state.d.next = SegmenterState::PostEnqueue;
+                }
+            }
+            SegmenterState::PostEnqueue => {
+                self.enq_valid.next = true;
+                self.enq_queue.next = self.post_queue.q.val();
+                self.enq_elem.next = bit_cast::<CB, 16>(self.post_channel.q.val());
+                if self.enq_ready.val() {
+                    self.post_result_valid.next = true;
+                    self.enqueued_last_cycle.d.next = true;
+                    self.state.d.next = SegmenterState::Idle;
+                }
+            }
+            SegmenterState::Decide => {
+                if self.deq_valid.val() {
+                    self.cut_channel.d.next = self.deq_elem.val();
+                    self.cut_queue.d.next = self.deq_queue.val();
+                    self.state.d.next = SegmenterState::Idle;
+                    if self.deq_ok.val() {
+                        self.state.d.next = SegmenterState::CutTable;
+                    }
+                }
+            }
+            SegmenterState::CutTable => {
+                self.state.d.next = SegmenterState::CutEntry;
+            }
+            SegmenterState::CutEntry => {
+                self.qp_read_valid.next = true;
+                self.context_wait.d.next = self.latency.val();
+                self.state.d.next = SegmenterState::CutWait;
+            }
+            SegmenterState::CutWait => {
+                if self.context_wait.q.val() == 1 {
+                    self.transport.d.next = self.qp_read_entry.val().get_bits::<3>(self.context_at[1].val().index());
+                    self.pmtu.d.next = self.pmtu_unit.val() << self.qp_read_entry.val().get_bits::<3>(self.context_at[2].val().index());
+                    self.ack_every.d.next = self.qp_read_entry.val().get_bits::<8>(self.context_at[3].val().index());
+                    self.sq_psn.d.next = self.qp_read_entry.val().get_bits::<24>(self.context_at[4].val().index());
+                    self.rkey.d.next = self.qp_read_entry.val().get_bits::<32>(self.context_at[5].val().index());
+                    self.held.d.next = self.hold.read_data.val().get_bit(16)
+                        && (self.hold.read_data.val().get_bits::<16>(0) != bit_cast::<16, CB>(self.cut_channel.q.val()));
+                    self.offset.d.next = 0.into();
+                    if self.write.val() {
+                        self.offset.d.next = self.table_remote.read_data.val().get_bits::<20>(0) & self.block_mask.q.val();
+                    }
+                    self.state.d.next = SegmenterState::CutRoomLow;
+                }
+            }
+            SegmenterState::CutRoomLow => {
+                self.room_low.d.next = bit_cast::<17, 16>(self.block_size.q.val().get_bits::<16>(0))
+                    + bit_cast::<17, 16>(self.offset_inverted.val().get_bits::<16>(0))
+                    + 1;
+                self.state.d.next = SegmenterState::CutRoomHigh;
+                if self.held.q.val() {
+                    self.state.d.next = SegmenterState::Requeue;
+                }
+            }
+            SegmenterState::CutRoomHigh => {
+                self.room.d.next = (bit_cast::<BLOCK_LEN_BITS, 5>(self.room_high.val()) << 16)
+                    | bit_cast::<BLOCK_LEN_BITS, 16>(self.room_low.q.val().get_bits::<16>(0));
+                self.state.d.next = SegmenterState::CutCompare;
+            }
+            SegmenterState::CutCompare => {
+                self.upper_zero.d.next = !self.table_remaining.read_data.val().get_bits::<11>(21).any();
+                self.high_below.d.next = self.table_remaining.read_data.val().get_bits::<5>(16) < self.room.q.val().get_bits::<5>(16);
+                self.high_equal.d.next = self.table_remaining.read_data.val().get_bits::<5>(16) == self.room.q.val().get_bits::<5>(16);
+                self.low_fits.d.next = self.table_remaining.read_data.val().get_bits::<16>(0) <= self.room.q.val().get_bits::<16>(0);
+                self.state.d.next = SegmenterState::CutLength;
+            }
+            SegmenterState::CutLength => {
+                self.last.d.next =
+                    self.upper_zero.q.val() && (self.high_below.q.val() || (self.high_equal.q.val() && self.low_fits.q.val()));
+                self.length.d.next = self.room.q.val();
+                if self.upper_zero.q.val() && (self.high_below.q.val() || (self.high_equal.q.val() && self.low_fits.q.val())) {
+                    self.length.d.next = self.table_remaining.read_data.val().get_bits::<BLOCK_LEN_BITS>(0);
+                }
+                self.immediate_step.d.next = 0.into();
+                if self.table_flags.read_data.val().get_bit(3) && self.write.val() && self.immediate_op.val() {
+                    self.immediate_step.d.next = 1.into();
+                }
+                self.state.d.next = SegmenterState::CutAdd0;
+            }
+            SegmenterState::CutAdd0 => {
+                self.local_sum[0].d.next = bit_cast::<17, 16>(self.table_local.read_data.val().get_bits::<16>(0))
+                    + bit_cast::<17, 16>(self.length.q.val().get_bits::<16>(0));
+                self.remote_sum[0].d.next = bit_cast::<17, 16>(self.table_remote.read_data.val().get_bits::<16>(0))
+                    + bit_cast::<17, 16>(self.length.q.val().get_bits::<16>(0));
+                self.remaining_sum[0].d.next = bit_cast::<17, 16>(self.table_remaining.read_data.val().get_bits::<16>(0))
+                    + bit_cast::<17, 16>(self.length_inverted.val().get_bits::<16>(0))
+                    + 1;
+                self.immediate_sum[0].d.next =
+                    bit_cast::<17, 16>(self.table_immediate.read_data.val().get_bits::<16>(0)) + self.immediate_step.q.val();
+                self.state.d.next = SegmenterState::CutAdd1;
+            }
+            SegmenterState::CutAdd1 => {
+                self.local_sum[1].d.next = bit_cast::<17, 16>(self.table_local.read_data.val().get_bits::<16>(16))
+                    + bit_cast::<17, 5>(self.length.q.val().get_bits::<5>(16))
+                    + bit_cast::<17, 1>(self.local_sum[0].q.val().get_bits::<1>(16));
+                self.remote_sum[1].d.next = bit_cast::<17, 16>(self.table_remote.read_data.val().get_bits::<16>(16))
+                    + bit_cast::<17, 5>(self.length.q.val().get_bits::<5>(16))
+                    + bit_cast::<17, 1>(self.remote_sum[0].q.val().get_bits::<1>(16));
+                self.remaining_sum[1].d.next = bit_cast::<17, 16>(self.table_remaining.read_data.val().get_bits::<16>(16))
+                    + (bit_cast::<17, 5>(self.length_inverted.val().get_bits::<5>(16)) | 0xFFE0)
+                    + bit_cast::<17, 1>(self.remaining_sum[0].q.val().get_bits::<1>(16));
+                self.immediate_sum[1].d.next = bit_cast::<17, 16>(self.table_immediate.read_data.val().get_bits::<16>(16))
+                    + bit_cast::<17, 1>(self.immediate_sum[0].q.val().get_bits::<1>(16));
+                self.state.d.next = SegmenterState::CutAdd2;
+            }
+            SegmenterState::CutAdd2 => {
+                self.local_sum[2].d.next = bit_cast::<17, 16>(self.table_local.read_data.val().get_bits::<16>(32))
+                    + bit_cast::<17, 1>(self.local_sum[1].q.val().get_bits::<1>(16));
+                self.remote_sum[2].d.next = bit_cast::<17, 16>(self.table_remote.read_data.val().get_bits::<16>(32))
+                    + bit_cast::<17, 1>(self.remote_sum[1].q.val().get_bits::<1>(16));
+                self.state.d.next = SegmenterState::CutAdd3;
+            }
+            SegmenterState::CutAdd3 => {
+                self.local_sum[3].d.next = bit_cast::<17, 16>(self.table_local.read_data.val().get_bits::<16>(48))
+                    + bit_cast::<17, 1>(self.local_sum[2].q.val().get_bits::<1>(16));
+                self.remote_sum[3].d.next = bit_cast::<17, 16>(self.table_remote.read_data.val().get_bits::<16>(48))
+                    + bit_cast::<17, 1>(self.remote_sum[2].q.val().get_bits::<1>(16));
+                self.state.d.next = SegmenterState::CutIssue;
+            }
+            SegmenterState::CutIssue => {
+                if self.packetizer.block_ready.val() {
+                    self.packetizer.block_valid.next = true;
+                    self.table_local.write_address.next = self.cut_channel.q.val();
+                    self.table_remote.write_address.next = self.cut_channel.q.val();
+                    self.table_remaining.write_address.next = self.cut_channel.q.val();
+                    self.table_immediate.write_address.next = self.cut_channel.q.val();
+                    self.table_flags.write_address.next = self.cut_channel.q.val();
+                    self.table_local.write_data.next = (bit_cast::<64, 16>(self.local_sum[3].q.val().get_bits::<16>(0)) << 48)
+                        | (bit_cast::<64, 16>(self.local_sum[2].q.val().get_bits::<16>(0)) << 32)
+                        | (bit_cast::<64, 16>(self.local_sum[1].q.val().get_bits::<16>(0)) << 16)
+                        | bit_cast::<64, 16>(self.local_sum[0].q.val().get_bits::<16>(0));
+                    self.table_remote.write_data.next = (bit_cast::<64, 16>(self.remote_sum[3].q.val().get_bits::<16>(0)) << 48)
+                        | (bit_cast::<64, 16>(self.remote_sum[2].q.val().get_bits::<16>(0)) << 32)
+                        | (bit_cast::<64, 16>(self.remote_sum[1].q.val().get_bits::<16>(0)) << 16)
+                        | bit_cast::<64, 16>(self.remote_sum[0].q.val().get_bits::<16>(0));
+                    self.table_remaining.write_data.next = (bit_cast::<32, 16>(self.remaining_sum[1].q.val().get_bits::<16>(0)) << 16)
+                        | bit_cast::<32, 16>(self.remaining_sum[0].q.val().get_bits::<16>(0));
+                    self.table_immediate.write_data.next = (bit_cast::<32, 16>(self.immediate_sum[1].q.val().get_bits::<16>(0)) << 16)
+                        | bit_cast::<32, 16>(self.immediate_sum[0].q.val().get_bits::<16>(0));
+                    self.table_flags.write_data.next = self.table_flags.read_data.val() | 0x10;
+                    self.table_local.write_enable.next = !self.last.q.val();
+                    self.table_remote.write_enable.next = !self.last.q.val();
+                    self.table_remaining.write_enable.next = !self.last.q.val();
+                    self.table_immediate.write_enable.next = !self.last.q.val();
+                    self.table_flags.write_enable.next = !self.last.q.val();
+                    self.hold.write_enable.next = !self.write.val();
+                    self.state.d.next = SegmenterState::Requeue;
+                    if self.last.q.val() {
+                        self.state.d.next = SegmenterState::Idle;
+                    }
+                }
+            }
+            SegmenterState::Requeue => {
+                self.enq_valid.next = true;
+                if self.enq_ready.val() {
+                    self.enqueued_last_cycle.d.next = true;
+                    self.state.d.next = SegmenterState::Idle;
+                }
+            }
+        }
+        if self.reset.val() {
+            self.state.d.next = SegmenterState::Init;
+            self.init_channel.d.next = 0.into();
+            self.init_qp.d.next = 0.into();
+            self.init_channels_done.d.next = false;
+            self.init_qps_done.d.next = false;
+        }
+
+        // refusal counters
+        for k in 0..7 {
+            self.refused[k].increment.next = self.refusing.val() && (self.code.q.val() == self.refusal_code[k].val());
+        }
+        self.cnt_channel_busy.next = self.refused[0].count.val();
+        self.cnt_bad_channel.next = self.refused[1].count.val();
+        self.cnt_bad_queue.next = self.refused[2].count.val();
+        self.cnt_bad_qp.next = self.refused[3].count.val();
+        self.cnt_qp_not_ready.next = self.refused[4].count.val();
+        self.cnt_bad_operation.next = self.refused[5].count.val();
+        self.cnt_too_long.next = self.refused[6].count.val();
+
+        // outputs
+        self.packetizer.m_desc_ready.next = self.m_desc_ready.val();
+        self.packetizer.m_read_ready.next = self.m_read_ready.val();
+        self.m_desc_valid.next = self.packetizer.m_desc_valid.val();
+        self.m_desc.next = self.packetizer.m_desc.val();
+        self.m_read_valid.next = self.packetizer.m_read_valid.val();
+        self.m_read_addr.next = self.packetizer.m_read.val().get_bits::<64>(0);
+        self.m_read_len.next = self.packetizer.m_read.val().get_bits::<13>(64);
+    }
+}

@@ -1,0 +1,444 @@
+//! The TX segmenter's Verilator model (`ferroce_tx_segmenter_*`) driven through a whole
+//! [`TxSetup`]: posts on the post port, QP contexts served on the read port `QL` cycles after each
+//! request, the scheduler side played by the cycle-accurate [`SchedModel`], random backpressure on
+//! the descriptor and read-command outputs, random idle cycles between posts, and the packet
+//! generator's completions (`done_*`) given back a random number of cycles after a transfer's
+//! last descriptor is taken.
+//!
+//! The model makes every post before its first decision; so does the runner: until every post
+//! has its result it answers the segmenter's decisions itself with "nothing eligible" (the
+//! scheduler model does not see them), then lets the scheduler model decide. The descriptors and
+//! read commands it collects compare with [`TxPlan::descriptors`] and [`TxPlan::reads`].
+
+use crate::contracts::tx::{PostError, POST_ERROR_BITS};
+use crate::models::tx::{TxPlan, TxSetup};
+use crate::sched::{SchedConfig, SchedEngine, SchedIn, SchedModel, REG_LIMIT};
+use crate::verilated::Model;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::VecDeque;
+
+use ferroce_contracts::regs::QP_READ_LATENCY;
+
+/// An emitted segmenter: its variant and the sizes it was elaborated with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SegmenterVariant {
+    /// Variant suffix (`c64_q16`).
+    pub name: &'static str,
+    /// Channels (2^channel bits).
+    pub channels: u32,
+    /// Scheduler queues it admits.
+    pub queues: usize,
+    /// QP contexts.
+    pub qps: u32,
+}
+
+/// 64 channels, 8 queues, 16 QPs.
+pub const SMALL: SegmenterVariant = SegmenterVariant {
+    name: "c64_q16",
+    channels: 64,
+    queues: 8,
+    qps: 16,
+};
+
+/// 2048 channels, 32 queues, 256 QPs.
+pub const DEFAULT: SegmenterVariant = SegmenterVariant {
+    name: "c2048_q256",
+    channels: 2048,
+    queues: 32,
+    qps: 256,
+};
+
+impl SegmenterVariant {
+    /// The Verilator model's name.
+    pub fn model_name(&self) -> String {
+        format!("ferroce_tx_segmenter_{}", self.name)
+    }
+
+    /// `setup` with this variant's channel, queue and QP counts.
+    pub fn fit(&self, setup: &TxSetup) -> TxSetup {
+        TxSetup {
+            channels: self.channels,
+            queues: self.queues,
+            qps: self.qps,
+            ..setup.clone()
+        }
+    }
+}
+
+/// How hard the environment pushes back.
+#[derive(Debug, Clone, Copy)]
+pub struct Environment {
+    /// Seed of every random choice.
+    pub seed: u64,
+    /// Probability that `m_desc_ready` is high in a cycle.
+    pub desc_ready: f64,
+    /// Probability that `m_read_ready` is high in a cycle.
+    pub read_ready: f64,
+    /// Probability that a post waits one more idle cycle before it is presented.
+    pub post_idle: f64,
+    /// Largest delay, in cycles, from a transfer's last descriptor to its `done`.
+    pub done_delay: u32,
+}
+
+impl Environment {
+    /// No backpressure, no idle, `done` in the next cycle.
+    pub fn eager(seed: u64) -> Environment {
+        Environment {
+            seed,
+            desc_ready: 1.0,
+            read_ready: 1.0,
+            post_idle: 0.0,
+            done_delay: 0,
+        }
+    }
+}
+
+/// What the segmenter produced for a setup.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SegmenterRun {
+    /// One result per post, in post order.
+    pub post_results: Vec<Result<(), PostError>>,
+    /// The descriptors, packed as `PACKET`, in output order.
+    pub descriptors: Vec<Vec<u32>>,
+    /// The read commands `(address, bytes)`, in output order.
+    pub reads: Vec<(u64, u32)>,
+    /// The refusal counters, `PostError::ALL` order.
+    pub refused: [u32; 7],
+    /// Cycles from the first decision the scheduler saw to the last descriptor taken.
+    pub cycles: u64,
+    /// Cycles in which a descriptor was taken.
+    pub descriptor_cycles: u64,
+}
+
+impl SegmenterRun {
+    /// Compares with the model's plan: post results, descriptors and read commands. The error
+    /// names the first difference.
+    pub fn check(&self, plan: &TxPlan) -> Result<(), String> {
+        if self.post_results != plan.post_results {
+            return Err(format!("post results: rtl {:?}, model {:?}", self.post_results, plan.post_results));
+        }
+        let expected = plan.descriptors();
+        for (i, (got, want)) in self.descriptors.iter().zip(&expected).enumerate() {
+            if got != want {
+                let fields = |w: &[u32]| {
+                    crate::contracts::tx::PACKET
+                        .fields
+                        .iter()
+                        .map(|f| (f.name, crate::contracts::tx::PACKET.decode(w, f.name)))
+                        .collect::<Vec<_>>()
+                };
+                return Err(format!("descriptor {i}: rtl {:x?}\nmodel {:x?}", fields(got), fields(want)));
+            }
+        }
+        if self.descriptors.len() != expected.len() {
+            return Err(format!("{} descriptors, model {}", self.descriptors.len(), expected.len()));
+        }
+        let reads = plan.reads();
+        if let Some(i) = (0..reads.len().min(self.reads.len())).find(|&i| self.reads[i] != reads[i]) {
+            return Err(format!("read {i}: rtl {:x?}, model {:x?}", self.reads[i], reads[i]));
+        }
+        if self.reads.len() != reads.len() {
+            return Err(format!("{} reads, model {}", self.reads.len(), reads.len()));
+        }
+        Ok(())
+    }
+}
+
+struct Ports {
+    reset: usize,
+    init_done: usize,
+    cfg_block_log2: usize,
+    post_valid: usize,
+    post_ready: usize,
+    post_entry: usize,
+    post_result_valid: usize,
+    post_result_code: usize,
+    qp_read_valid: usize,
+    qp_read_index: usize,
+    qp_read_entry: usize,
+    qp_commit_valid: usize,
+    qp_commit_index: usize,
+    enq_valid: usize,
+    enq_queue: usize,
+    enq_elem: usize,
+    enq_ready: usize,
+    deq_req: usize,
+    deq_valid: usize,
+    deq_ok: usize,
+    deq_queue: usize,
+    deq_elem: usize,
+    done_valid: usize,
+    done_channel: usize,
+    m_desc_valid: usize,
+    m_desc_ready: usize,
+    m_desc: usize,
+    m_read_valid: usize,
+    m_read_ready: usize,
+    m_read_addr: usize,
+    m_read_len: usize,
+    counters: [usize; 7],
+}
+
+/// Names of the refusal counter ports, `PostError::ALL` order.
+const COUNTERS: [&str; 7] = [
+    "cnt_channel_busy",
+    "cnt_bad_channel",
+    "cnt_bad_queue",
+    "cnt_bad_qp",
+    "cnt_qp_not_ready",
+    "cnt_bad_operation",
+    "cnt_too_long",
+];
+
+/// Cycles without any progress after which a run is declared finished (all posts answered,
+/// scheduler empty, no output): several decisions' worth.
+const QUIET_CYCLES: u64 = 400;
+
+/// Runs `setup` (its channel, queue and QP counts must be `variant`'s) on a segmenter fresh
+/// from reset.
+pub fn run(variant: &SegmenterVariant, setup: &TxSetup, env: &Environment, max_cycles: u64) -> Result<SegmenterRun, String> {
+    SegmenterRtl::new(variant)?.run(setup, env, &[], max_cycles)
+}
+
+/// A segmenter kept between runs: its PSNs carry over from one run to the next unless the QP is
+/// committed.
+pub struct SegmenterRtl {
+    variant: SegmenterVariant,
+    m: Model,
+    p: Ports,
+    /// The segmenter asked for a decision in the last cycle of the previous run: the next
+    /// cycle answers "nothing eligible" (that run's scheduler was empty).
+    answer_due: bool,
+}
+
+impl SegmenterRtl {
+    /// The Verilator model of `variant`, reset, its RAMs cleared.
+    pub fn new(variant: &SegmenterVariant) -> Result<SegmenterRtl, String> {
+        let mut m = Model::new(&variant.model_name()).map_err(|e| e.to_string())?;
+        let port = |n: &str| m.port(n).map_err(|e| e.to_string());
+        let p = Ports {
+            reset: port("reset")?,
+            init_done: port("init_done")?,
+            cfg_block_log2: port("cfg_block_log2")?,
+            post_valid: port("post_valid")?,
+            post_ready: port("post_ready")?,
+            post_entry: port("post_entry")?,
+            post_result_valid: port("post_result_valid")?,
+            post_result_code: port("post_result_code")?,
+            qp_read_valid: port("qp_read_valid")?,
+            qp_read_index: port("qp_read_index")?,
+            qp_read_entry: port("qp_read_entry")?,
+            qp_commit_valid: port("qp_commit_valid")?,
+            qp_commit_index: port("qp_commit_index")?,
+            enq_valid: port("enq_valid")?,
+            enq_queue: port("enq_queue")?,
+            enq_elem: port("enq_elem")?,
+            enq_ready: port("enq_ready")?,
+            deq_req: port("deq_req")?,
+            deq_valid: port("deq_valid")?,
+            deq_ok: port("deq_ok")?,
+            deq_queue: port("deq_queue")?,
+            deq_elem: port("deq_elem")?,
+            done_valid: port("done_valid")?,
+            done_channel: port("done_channel")?,
+            m_desc_valid: port("m_desc_valid")?,
+            m_desc_ready: port("m_desc_ready")?,
+            m_desc: port("m_desc")?,
+            m_read_valid: port("m_read_valid")?,
+            m_read_ready: port("m_read_ready")?,
+            m_read_addr: port("m_read_addr")?,
+            m_read_len: port("m_read_len")?,
+            counters: {
+                let mut c = [0; 7];
+                for (slot, name) in c.iter_mut().zip(COUNTERS) {
+                    *slot = port(name)?;
+                }
+                c
+            },
+        };
+        m.set_u64(p.reset, 1);
+        m.step(1);
+        m.set_u64(p.reset, 0);
+        let mut waited = 0;
+        while m.get_u64(p.init_done) == 0 {
+            m.step(1);
+            waited += 1;
+            if waited > 4 * (1 << 16) {
+                return Err("init_done never rose".into());
+            }
+        }
+        Ok(SegmenterRtl {
+            variant: *variant,
+            m,
+            p,
+            answer_due: false,
+        })
+    }
+
+    /// Runs `setup` from the segmenter's current state: first the QP context commits of
+    /// `commits` (one a cycle), then the posts, then the decisions until nothing is left.
+    pub fn run(&mut self, setup: &TxSetup, env: &Environment, commits: &[u32], max_cycles: u64) -> Result<SegmenterRun, String> {
+        let variant = self.variant;
+        setup.check().map_err(|e| e.to_string())?;
+        if (setup.channels, setup.queues, setup.qps) != (variant.channels, variant.queues, variant.qps) {
+            return Err(format!("the setup's sizes are not those of {}", variant.name));
+        }
+        let (m, p) = (&mut self.m, &self.p);
+
+        // the scheduler model, configured as the TX model's arbiter configures its own
+        let node_bits = setup.channels.next_power_of_two().trailing_zeros().max(1);
+        let mut sched = SchedModel::new(SchedConfig {
+            node_bits,
+            queues: setup.queues,
+        })
+        .map_err(|e| e.to_string())?;
+        crate::sched::reset_and_init(&mut sched)?;
+        for (&q, &cfg) in &setup.queue_config {
+            sched.step(&SchedIn {
+                cfg: Some((q, cfg.word())),
+                ..SchedIn::default()
+            });
+        }
+        sched.step(&SchedIn {
+            cfg: Some((REG_LIMIT, u32::from(setup.limit))),
+            ..SchedIn::default()
+        });
+
+        let contexts: Vec<Vec<u32>> = (0..setup.qps)
+            .map(|q| setup.context(q).to_words().map_err(|e| format!("context of QP {q}: {e}")))
+            .collect::<Result<_, _>>()?;
+        let posts: Vec<Vec<u32>> = setup
+            .posts
+            .iter()
+            .map(|post| post.to_words().map_err(|e| format!("post: {e}")))
+            .collect::<Result<_, _>>()?;
+
+        m.set_u64(p.cfg_block_log2, u64::from(setup.block_log2));
+
+        let mut rng = ChaCha8Rng::seed_from_u64(env.seed);
+        let mut run = SegmenterRun::default();
+        let mut next_post = 0;
+        let mut post_presented = false;
+        // context reads in flight: the cycle each entry is due and its QP
+        let mut context_reads: VecDeque<(u64, usize)> = VecDeque::new();
+        // the decision the runner answers itself (posting phase): due next cycle
+        let mut declined = self.answer_due;
+        let mut dones: VecDeque<(u64, u64)> = VecDeque::new();
+        let mut first_decision: Option<u64> = None;
+        let mut last_progress = 0u64;
+        let mut last_descriptor = 0u64;
+        for cycle in 0..max_cycles {
+            let posting = run.post_results.len() < posts.len();
+            // inputs
+            // the commits first, one a cycle, then the posts
+            let commit = commits.get(cycle as usize);
+            m.set_u64(p.qp_commit_valid, u64::from(commit.is_some()));
+            m.set_u64(p.qp_commit_index, u64::from(commit.copied().unwrap_or(0)));
+            if commit.is_none() && !post_presented && next_post < posts.len() && !rng.gen_bool(env.post_idle) {
+                post_presented = true;
+            }
+            m.set_u64(p.post_valid, u64::from(post_presented));
+            m.set(p.post_entry, posts.get(next_post).map_or(&[][..], |w| w.as_slice()));
+            match context_reads.front() {
+                Some(&(due, qp)) if due == cycle => {
+                    m.set(p.qp_read_entry, &contexts[qp]);
+                    context_reads.pop_front();
+                }
+                _ => m.set(p.qp_read_entry, &[0xDEAD_BEEF; 20]),
+            }
+            let mut probe = sched.clone();
+            let shown = probe.step(&SchedIn::default());
+            let (deq_valid, deq_ok, deq_queue, deq_elem) = if declined {
+                (true, false, 0, 0)
+            } else {
+                (shown.deq_valid, shown.deq_ok, shown.deq_queue, shown.deq_elem)
+            };
+            m.set_u64(p.deq_valid, u64::from(deq_valid));
+            m.set_u64(p.deq_ok, u64::from(deq_ok));
+            m.set_u64(p.deq_queue, u64::from(deq_queue));
+            m.set_u64(p.deq_elem, u64::from(deq_elem));
+            m.set_u64(p.enq_ready, u64::from(shown.enq_ready[0]));
+            let done = dones.front().filter(|&&(due, _)| due <= cycle).map(|&(_, ch)| ch);
+            m.set_u64(p.done_valid, u64::from(done.is_some()));
+            m.set_u64(p.done_channel, done.unwrap_or(0));
+            if done.is_some() {
+                dones.pop_front();
+            }
+            let desc_ready = rng.gen_bool(env.desc_ready);
+            let read_ready = rng.gen_bool(env.read_ready);
+            m.set_u64(p.m_desc_ready, u64::from(desc_ready));
+            m.set_u64(p.m_read_ready, u64::from(read_ready));
+            m.eval();
+
+            // outputs of this cycle
+            if post_presented && m.peek_u64(p.post_ready) != 0 {
+                post_presented = false;
+                next_post += 1;
+            }
+            if m.peek_u64(p.post_result_valid) != 0 {
+                let code = m.peek_u64(p.post_result_code) as u8;
+                debug_assert!(u32::from(code) < 1 << POST_ERROR_BITS);
+                run.post_results.push(match code {
+                    0 => Ok(()),
+                    c => Err(PostError::from_code(c).ok_or_else(|| format!("unknown refusal code {c}"))?),
+                });
+                last_progress = cycle;
+            }
+            if m.peek_u64(p.qp_read_valid) != 0 {
+                let qp = m.peek_u64(p.qp_read_index) as usize;
+                context_reads.push_back((cycle + QP_READ_LATENCY as u64, qp.min(contexts.len() - 1)));
+            }
+            let mut request = SchedIn::default();
+            if m.peek_u64(p.enq_valid) != 0 {
+                request.enq[0] = Some((m.peek_u64(p.enq_queue) as u32, m.peek_u64(p.enq_elem) as u32));
+                last_progress = cycle;
+            }
+            let deq_req = m.peek_u64(p.deq_req) != 0;
+            declined = deq_req && posting;
+            request.deq = deq_req && !posting;
+            if request.deq && first_decision.is_none() {
+                first_decision = Some(cycle);
+            }
+            if m.peek_u64(p.m_desc_valid) != 0 && desc_ready {
+                let words = m.peek(p.m_desc);
+                let last = crate::contracts::tx::PACKET.decode(&words, "last_of_transfer") != 0;
+                if last {
+                    let channel = crate::contracts::tx::PACKET.decode(&words, "channel") as u64;
+                    let due = cycle + 1 + rng.gen_range(0..=u64::from(env.done_delay));
+                    let due = dones.back().map_or(due, |&(d, _)| due.max(d + 1));
+                    dones.push_back((due, channel));
+                }
+                run.descriptors.push(words);
+                run.descriptor_cycles += 1;
+                last_progress = cycle;
+                last_descriptor = cycle;
+            }
+            if m.peek_u64(p.m_read_valid) != 0 && read_ready {
+                run.reads.push((m.peek_u64(p.m_read_addr), m.peek_u64(p.m_read_len) as u32));
+                last_progress = cycle;
+            }
+            let out = sched.step(&request);
+            if (out.deq_valid, out.deq_ok, out.deq_queue, out.deq_elem) != (shown.deq_valid, shown.deq_ok, shown.deq_queue, shown.deq_elem)
+            {
+                return Err("the scheduler model's registered outputs changed with its inputs".into());
+            }
+            m.step(1);
+
+            if !posting && sched.occupancy() == 0 && dones.is_empty() && cycle - last_progress > QUIET_CYCLES {
+                for (slot, &port) in run.refused.iter_mut().zip(&p.counters) {
+                    *slot = m.get_u64(port) as u32;
+                }
+                run.cycles = first_decision.map_or(0, |f| last_descriptor.saturating_sub(f) + 1);
+                self.answer_due = deq_req;
+                return Ok(run);
+            }
+        }
+        Err(format!(
+            "not finished in {max_cycles} cycles: {} of {} posts answered, {} descriptors",
+            run.post_results.len(),
+            posts.len(),
+            run.descriptors.len()
+        ))
+    }
+}

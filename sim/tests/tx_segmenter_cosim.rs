@@ -1,0 +1,386 @@
+//! The TX segmenter RTL (Verilator model of `ferroce_tx_segmenter_c64_q16`) against the TX
+//! model's plan: post results, every packet descriptor (decoded through `PACKET`) and every
+//! memory read command, over random setups (lengths 0 to several MiB, every PMTU, block sizes
+//! 4 KiB to 1 MiB, unaligned and wrapping addresses, PSNs near the 2^24 wrap, several channels
+//! and queues with weights, several channels on one QP, SENDs spread over many blocks, refused
+//! posts of every reason), with and without random output backpressure and idle posts.
+
+use ferroce_sim::contracts::tx::{Pmtu, PostError, PostOp, QpState, PACKET};
+use ferroce_sim::models::tx::{Post, QpContext, TxModel, TxSetup};
+use ferroce_sim::sched::QueueCfg;
+use ferroce_sim::tx_segmenter_rtl::{run, Environment, SegmenterRtl, SegmenterRun, SMALL};
+use ferroce_sim::wire::Transport;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// A random QP context: mostly ready to send (RC or UC, any PMTU), some not (state, PMTU or
+/// transport wrong), PSNs often just below the wrap.
+fn context(rng: &mut ChaCha8Rng) -> QpContext {
+    let mut ctx = QpContext {
+        state: QpState::Rts.code(),
+        transport: if rng.gen_bool(0.5) {
+            Transport::Rc.bits()
+        } else {
+            Transport::Uc.bits()
+        },
+        pmtu: Pmtu::ALL[rng.gen_range(0..Pmtu::ALL.len())].code(),
+        ack_every: if rng.gen_bool(0.5) { 0 } else { rng.gen_range(1..6) },
+        sq_psn: if rng.gen_bool(0.5) {
+            (1 << 24) - rng.gen_range(1..40)
+        } else {
+            rng.gen_range(0..1 << 24)
+        },
+        rkey: rng.gen(),
+        dest_qpn: rng.gen_range(0..1 << 24),
+        pkey: 0xFFFF,
+        ..QpContext::default()
+    };
+    match rng.gen_range(0..12) {
+        0 => ctx.state = [QpState::Init, QpState::Rtr, QpState::Error][rng.gen_range(0..3)].code(),
+        1 => ctx.pmtu = [0, 6, 7][rng.gen_range(0..3)],
+        2 => ctx.transport = rng.gen_range(2..8),
+        _ => {}
+    }
+    ctx
+}
+
+/// A random post on `qps` QPs: mostly valid, sometimes out of range or of a bad operation.
+fn post(rng: &mut ChaCha8Rng, setup: &TxSetup, bytes_left: &mut u64) -> Post {
+    let op = if rng.gen_ratio(1, 20) {
+        rng.gen_range(4..8)
+    } else {
+        PostOp::ALL[rng.gen_range(0..4)].code()
+    };
+    let mut length: u32 = match rng.gen_range(0..10) {
+        0 => 0,
+        1..=3 => rng.gen_range(1..600),
+        4..=6 => rng.gen_range(600..70_000),
+        7 | 8 => rng.gen_range(70_000..600_000),
+        _ => rng.gen_range(600_000..3_500_000),
+    };
+    if rng.gen_ratio(1, 25) && op < 2 {
+        length = rng.gen_range((1 << 31) + 1..=u32::MAX); // a SEND beyond the largest message
+    } else if u64::from(length) > *bytes_left {
+        length = rng.gen_range(0..600);
+    }
+    let remote_addr = match rng.gen_range(0..4) {
+        0 => u64::MAX - rng.gen_range(0..100_000), // wraps
+        1 => rng.gen::<u64>() & !0xFFF,            // aligned
+        _ => rng.gen(),
+    };
+    let p = Post {
+        channel: if rng.gen_ratio(1, 20) {
+            rng.gen_range(setup.channels as u16..=u16::MAX)
+        } else {
+            rng.gen_range(0..24)
+        },
+        queue: if rng.gen_ratio(1, 20) {
+            rng.gen_range(setup.queues as u8..32)
+        } else {
+            rng.gen_range(0..4)
+        },
+        op,
+        solicited: rng.gen_bool(0.3),
+        imm_every_block: rng.gen_bool(0.4),
+        qp: if rng.gen_ratio(1, 20) {
+            rng.gen_range(setup.qps..1 << 24)
+        } else {
+            rng.gen_range(0..setup.qps)
+        },
+        local_addr: if rng.gen_ratio(1, 8) {
+            u64::MAX - rng.gen_range(0..5000)
+        } else {
+            rng.gen()
+        },
+        remote_addr,
+        length,
+        immediate: if rng.gen_bool(0.3) {
+            u32::MAX - rng.gen_range(0..3)
+        } else {
+            rng.gen()
+        },
+    };
+    if setup.admit(&p, false).is_ok() {
+        *bytes_left = bytes_left.saturating_sub(u64::from(p.length));
+    }
+    p
+}
+
+/// A random setup of the small variant carrying at most about `budget` payload bytes.
+fn setup(seed: u64, budget: u64) -> TxSetup {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut setup = SMALL.fit(&TxSetup {
+        block_log2: rng.gen_range(12..=20),
+        ..TxSetup::default()
+    });
+    for qp in 0..setup.qps {
+        setup.contexts.insert(qp, context(&mut rng));
+    }
+    for q in 1..4 {
+        if rng.gen_bool(0.5) {
+            setup.queue_config.insert(
+                q,
+                QueueCfg {
+                    weight: rng.gen_range(1..4),
+                    high: rng.gen_bool(0.7),
+                    ..QueueCfg::default()
+                },
+            );
+        }
+    }
+    let mut bytes_left = budget;
+    for _ in 0..rng.gen_range(4..24) {
+        let p = post(&mut rng, &setup, &mut bytes_left);
+        setup.posts.push(p);
+    }
+    setup
+}
+
+fn check(seed: u64, setup: &TxSetup, env: &Environment) -> SegmenterRun {
+    let plan = TxModel::plan(setup).expect("model");
+    let got = run(&SMALL, setup, env, 20_000_000).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+    if let Err(e) = got.check(&plan) {
+        panic!("seed {seed} (block 2^{}): {e}\nposts {:#?}", setup.block_log2, setup.posts);
+    }
+    got
+}
+
+/// Without backpressure: identical streams, and the pace of descriptors once blocks are cut.
+#[test]
+fn descriptors_and_reads_match_the_model() {
+    let (mut descriptors, mut cycles, mut refusals) = (0, 0, 0);
+    for seed in 0..40 {
+        let setup = setup(seed, 8 << 20);
+        let got = check(seed, &setup, &Environment::eager(seed));
+        descriptors += got.descriptors.len();
+        cycles += got.cycles;
+        refusals += got.post_results.iter().filter(|r| r.is_err()).count();
+    }
+    assert!(descriptors > 50_000, "{descriptors} descriptors");
+    assert!(refusals > 5, "{refusals} refusals");
+    println!(
+        "{descriptors} descriptors in {cycles} cycles: {:.3} per cycle",
+        descriptors as f64 / cycles as f64
+    );
+}
+
+/// Random backpressure on both outputs, idle cycles between posts, late completions.
+#[test]
+fn descriptors_and_reads_match_the_model_under_backpressure() {
+    for seed in 100..130 {
+        let setup = setup(seed, 2 << 20);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let env = Environment {
+            seed,
+            desc_ready: rng.gen_range(0.2..0.9),
+            read_ready: rng.gen_range(0.2..0.9),
+            post_idle: 0.5,
+            done_delay: 30,
+        };
+        check(seed, &setup, &env);
+    }
+}
+
+/// Every refusal reason, in the model's order of checks, with its counter.
+#[test]
+fn refused_posts_get_their_codes_and_counters() {
+    let mut setup = SMALL.fit(&TxSetup::default());
+    let ready = QpContext {
+        state: QpState::Rts.code(),
+        transport: Transport::Uc.bits(),
+        pmtu: Pmtu::B1024.code(),
+        ..QpContext::default()
+    };
+    setup.contexts.insert(0, ready);
+    setup.contexts.insert(
+        1,
+        QpContext {
+            state: QpState::Rtr.code(),
+            ..ready
+        },
+    );
+    setup.contexts.insert(2, QpContext { pmtu: 6, ..ready });
+    setup.contexts.insert(
+        3,
+        QpContext {
+            transport: Transport::Ud.bits(),
+            ..ready
+        },
+    );
+    let base = Post {
+        channel: 5,
+        queue: 1,
+        op: PostOp::Write.code(),
+        length: 5000,
+        ..Post::default()
+    };
+    setup.posts = vec![
+        base,
+        Post {
+            op: PostOp::Send.code(),
+            ..base
+        }, // busy
+        Post {
+            channel: 64,
+            queue: 9,
+            qp: 16,
+            op: 7,
+            ..base
+        }, // bad channel first
+        Post {
+            channel: 6,
+            queue: 8,
+            qp: 16,
+            ..base
+        }, // bad queue
+        Post {
+            channel: 6,
+            qp: 16,
+            ..base
+        }, // bad QP
+        Post {
+            channel: 6,
+            qp: 1,
+            op: 7,
+            ..base
+        }, // not ready before bad operation
+        Post { channel: 6, qp: 2, ..base }, // PMTU code 6: not ready
+        Post { channel: 6, qp: 3, ..base }, // UD: bad operation
+        Post { channel: 6, op: 4, ..base }, // bad operation
+        Post {
+            channel: 6,
+            op: PostOp::SendImm.code(),
+            length: (1 << 31) + 1,
+            ..base
+        }, // too long
+        Post {
+            channel: 6,
+            op: PostOp::Send.code(),
+            length: 200_000,
+            ..base
+        },
+    ];
+    let got = check(0, &setup, &Environment::eager(0));
+    use PostError::*;
+    let expected = [
+        Ok(()),
+        Err(ChannelBusy),
+        Err(BadChannel),
+        Err(BadQueue),
+        Err(BadQp),
+        Err(QpNotReady),
+        Err(QpNotReady),
+        Err(BadOperation),
+        Err(BadOperation),
+        Err(TooLong),
+        Ok(()),
+    ];
+    assert_eq!(got.post_results, expected);
+    let counted: Vec<u32> = PostError::ALL
+        .iter()
+        .map(|e| expected.iter().filter(|r| **r == Err(*e)).count() as u32)
+        .collect();
+    assert_eq!(got.refused.to_vec(), counted);
+    // the SEND is one message over several blocks: its first packet is a full SEND_FIRST
+    let first_send = got
+        .descriptors
+        .iter()
+        .find(|d| PACKET.decode(d, "channel") == 6)
+        .expect("the SEND's packets");
+    assert_eq!(PACKET.decode(first_send, "payload_len"), 1024);
+}
+
+/// A ready RC QP of path MTU `pmtu`, PSNs from `sq_psn`.
+fn rc_context(pmtu: Pmtu, sq_psn: u32) -> QpContext {
+    QpContext {
+        state: QpState::Rts.code(),
+        transport: Transport::Rc.bits(),
+        pmtu: pmtu.code(),
+        sq_psn,
+        ..QpContext::default()
+    }
+}
+
+/// A run continues each QP's PSN from the run before; a QP whose context was committed starts
+/// again from its context's `sq_psn`.
+#[test]
+fn a_committed_qp_restarts_from_its_context_psn() {
+    let mut setup = SMALL.fit(&TxSetup::default());
+    setup.contexts.insert(0, rc_context(Pmtu::B1024, (1 << 24) - 3));
+    setup.contexts.insert(1, rc_context(Pmtu::B512, 100));
+    let write = |channel, qp, length| Post {
+        channel,
+        queue: 1,
+        op: PostOp::Write.code(),
+        qp,
+        length,
+        ..Post::default()
+    };
+    setup.posts = vec![write(0, 0, 5000), write(1, 1, 3000)];
+    let mut rtl = SegmenterRtl::new(&SMALL).expect("Verilator model");
+    let env = Environment::eager(1);
+    let first = rtl.run(&setup, &env, &[], 1_000_000).unwrap();
+    let plan = TxModel::plan(&setup).unwrap();
+    first.check(&plan).unwrap();
+    // QP 1 goes on from where it stopped (ack_every 0: its AckReq counter is 0 after a message)
+    let next_psn = |qp: u32| {
+        plan.packets
+            .iter()
+            .rev()
+            .find(|p| p.qp == qp)
+            .map(|p| (p.bth.psn + 1) & 0xFF_FFFF)
+            .unwrap()
+    };
+    let mut continued = setup.clone();
+    continued.contexts.get_mut(&1).unwrap().sq_psn = next_psn(1);
+    let second = rtl.run(&setup, &env, &[0], 1_000_000).unwrap();
+    second.check(&TxModel::plan(&continued).unwrap()).unwrap();
+    assert_ne!(next_psn(0), setup.context(0).sq_psn, "QP 0 would not restart by itself");
+}
+
+/// Figures: inside a block the packetizer emits one descriptor every two cycles; a decision
+/// that cuts a one-packet block costs about twenty cycles.
+#[test]
+fn pace_of_descriptors_and_decisions() {
+    let mut setup = SMALL.fit(&TxSetup {
+        block_log2: 20,
+        ..TxSetup::default()
+    });
+    setup.contexts.insert(0, rc_context(Pmtu::B256, 0));
+    setup.posts = vec![Post {
+        channel: 0,
+        queue: 1,
+        op: PostOp::Write.code(),
+        qp: 0,
+        length: 1 << 20,
+        remote_addr: 1 << 30,
+        ..Post::default()
+    }];
+    let long = check(0, &setup, &Environment::eager(0));
+    let per_descriptor = long.cycles as f64 / long.descriptors.len() as f64;
+    println!(
+        "1 MiB block at PMTU 256: {} descriptors in {} cycles, {per_descriptor:.3} cycles each",
+        long.descriptors.len(),
+        long.cycles
+    );
+    assert_eq!(long.descriptors.len(), 4096);
+    assert!(per_descriptor < 2.01, "{per_descriptor} cycles per descriptor");
+
+    setup.posts = (0..48)
+        .map(|channel| Post {
+            channel,
+            queue: 1 + channel as u8 % 3,
+            op: PostOp::Send.code(),
+            qp: 0,
+            length: 64,
+            ..Post::default()
+        })
+        .collect();
+    let small = check(0, &setup, &Environment::eager(0));
+    let per_decision = small.cycles as f64 / small.descriptors.len() as f64;
+    println!(
+        "48 one-packet transfers: {} cycles, {per_decision:.1} cycles per decision",
+        small.cycles
+    );
+    assert_eq!(small.descriptors.len(), 48);
+}
