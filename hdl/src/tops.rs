@@ -3,6 +3,7 @@
 //! Each top comes in variants: the bus widths for the AXI-Stream units (`w512`), the node and
 //! queue counts for the scheduler (`n2048_q32`). The module name is `ferroce_<top>_<variant>`.
 
+use crate::common::attributes;
 use crate::emit;
 use crate::registers::Registers;
 use crate::rx::front::data_depth;
@@ -153,7 +154,9 @@ pub const TX_SEGMENTER_SMALL_QUEUES: usize = 8;
 fn tx_segmenter(variant: &str, module: &str) -> String {
     match variant {
         // the 2048 busy bits in block RAM (as LUTRAM their read multiplexer is four levels deep)
-        "c2048_q256" => sched::synthesis_attributes(emit::verilog(&mut TxSegmenter::<11, 8, QP_READ_LATENCY>::default(), module), true),
+        "c2048_q256" => {
+            attributes::one_bit_memories_in_block_ram(emit::verilog(&mut TxSegmenter::<11, 8, QP_READ_LATENCY>::default(), module))
+        }
         "c64_q16" => emit::verilog(
             &mut TxSegmenter::<6, 4, QP_READ_LATENCY>::new(64, TX_SEGMENTER_SMALL_QUEUES, 16),
             module,

@@ -1,6 +1,7 @@
 //! Pieces shared by the data paths: CRC matrices, elaboration helpers, the ICRC core, FIFOs,
 //! delay lines, a LUT RAM read without a clock and an event counter.
 
+pub mod attributes;
 pub mod classify;
 pub mod counter;
 pub mod crc;

@@ -29,6 +29,7 @@ pub mod arbiter;
 pub mod buckets;
 pub mod lists;
 
+use crate::common::attributes::{is_one_bit_memory, with_attributes, BLOCK_RAM};
 use crate::common::counter::EventCounter;
 use crate::common::elab::c;
 use arbiter::Arbiter;
@@ -73,35 +74,21 @@ fn index_part(i: usize, queues: usize) -> Bits<32> {
 /// alone, yosys maps a 2048×1 memory to 32 RAM64M8, 256 LUTs; Vivado honours the attribute
 /// too).
 pub fn synthesis_attributes(verilog: String, parity_in_block_ram: bool) -> String {
-    let mut out = String::with_capacity(verilog.len() + 4096);
-    let mut kept: &[&str] = &[];
-    for line in verilog.split_inclusive('\n') {
-        let t = line.trim_start();
-        if t.starts_with("module ") {
-            let module = t.split('(').next().unwrap_or("");
-            kept = if module.ends_with("__arbiter") { arbiter::KEPT } else { &[] };
-        }
-        let name = t
+    with_attributes(verilog, |module, declaration| {
+        let kept: &[&str] = if module.ends_with("__arbiter") { arbiter::KEPT } else { &[] };
+        let name = declaration
             .strip_prefix("reg ")
             .and_then(|d| d.trim_end().strip_suffix(';'))
             .and_then(|d| d.rsplit(' ').next())
             .map(|n| n.split('$').next().unwrap_or(n));
-        let attribute = if parity_in_block_ram && t.starts_with("reg[0:0] mem[") {
-            Some("(* ram_style = \"block\" *) ")
+        if parity_in_block_ram && is_one_bit_memory(declaration) {
+            Some(BLOCK_RAM)
         } else if name.is_some_and(|n| kept.contains(&n)) {
             Some("(* keep *) ")
         } else {
             None
-        };
-        if let Some(a) = attribute {
-            out.push_str(&line[..line.len() - t.len()]);
-            out.push_str(a);
-            out.push_str(t);
-        } else {
-            out.push_str(line);
         }
-    }
-    out
+    })
 }
 
 /// The scheduler: four enqueue requesters, the shared-space FIFOs over `2^AW` nodes (`EW = AW +

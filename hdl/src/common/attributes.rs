@@ -1,0 +1,38 @@
+//! Synthesis attributes added to emitted Verilog (rust-hdl has no attributes of its own).
+
+/// `verilog` with an attribute in front of the declarations `attribute_of(module, declaration)`
+/// names: `module` is the `module` line the declaration is in, `declaration` the line without
+/// its indentation.
+pub fn with_attributes(verilog: String, mut attribute_of: impl FnMut(&str, &str) -> Option<&'static str>) -> String {
+    let mut out = String::with_capacity(verilog.len() + 4096);
+    let mut module = String::new();
+    for line in verilog.split_inclusive('\n') {
+        let t = line.trim_start();
+        if t.starts_with("module ") {
+            module = t.split('(').next().unwrap_or("").to_string();
+        }
+        if let Some(a) = attribute_of(&module, t) {
+            out.push_str(&line[..line.len() - t.len()]);
+            out.push_str(a);
+            out.push_str(t);
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// Whether a declaration is a memory of one-bit words (`reg[0:0] mem[...]`).
+pub fn is_one_bit_memory(declaration: &str) -> bool {
+    declaration.starts_with("reg[0:0] mem[")
+}
+
+/// `(* ram_style = "block" *)` on every memory of one-bit words: left alone, yosys maps a
+/// 2048×1 memory to 32 RAM64M8 (256 LUTs, and a deep read multiplexer); Vivado honours the
+/// attribute too.
+pub fn one_bit_memories_in_block_ram(verilog: String) -> String {
+    with_attributes(verilog, |_, declaration| is_one_bit_memory(declaration).then_some(BLOCK_RAM))
+}
+
+/// The block RAM attribute.
+pub const BLOCK_RAM: &str = "(* ram_style = \"block\" *) ";
