@@ -28,7 +28,7 @@ use ferroce_contracts::tx::PACKET;
 use rust_hdl::prelude::*;
 
 /// Bits of a packed packet descriptor.
-pub const DESCRIPTOR_BITS: usize = 256;
+pub use ferroce_contracts::tx::PACKET_BITS as DESCRIPTOR_BITS;
 /// Bits of a memory read command: address (64) and length (13).
 pub const READ_COMMAND_BITS: usize = 77;
 /// Bits of a block's length (a block holds at most 2^20 bytes).
@@ -236,7 +236,6 @@ impl<const QB: usize> Default for TxPacketizer<QB> {
             WriteOnly,
             WriteOnlyImm,
         ];
-        assert_eq!(PACKET.bits(), DESCRIPTOR_BITS);
         Self {
             clock: Default::default(),
             reset: Default::default(),

@@ -31,7 +31,7 @@ use super::packetizer::{TxPacketizer, BLOCK_LEN_BITS, DESCRIPTOR_BITS};
 use crate::common::counter::EventCounter;
 use crate::common::elab::c;
 use ferroce_contracts::opcode::Transport;
-use ferroce_contracts::tx::{Pmtu, PostError, QpState, MAX_MESSAGE_BYTES, POST, QP_CONTEXT};
+use ferroce_contracts::tx::{Pmtu, PostError, QpState, MAX_MESSAGE_BYTES, POST, POST_BITS, QP_CONTEXT, QP_CONTEXT_BITS};
 use rust_hdl::prelude::*;
 
 /// Cycles from a QP context read request to its entry, by default: the register file's.
@@ -118,7 +118,7 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     /// Post: ready (registered state: idle).
     pub post_ready: Signal<Out, Bit>,
     /// Post: a packed `POST` entry.
-    pub post_entry: Signal<In, Bits<256>>,
+    pub post_entry: Signal<In, Bits<POST_BITS>>,
     /// One cycle per post, in order: its result.
     pub post_result_valid: Signal<Out, Bit>,
     /// The result: 0 accepted, else the `PostError` code.
@@ -128,7 +128,7 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     /// QP context read: the QP.
     pub qp_read_index: Signal<Out, Bits<QB>>,
     /// QP context read: the packed `QP_CONTEXT` entry, `QL` cycles after the request.
-    pub qp_read_entry: Signal<In, Bits<640>>,
+    pub qp_read_entry: Signal<In, Bits<QP_CONTEXT_BITS>>,
     /// The host rewrote a QP context.
     pub qp_commit_valid: Signal<In, Bit>,
     /// The QP whose context was rewritten.
@@ -304,8 +304,6 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
         assert!((1..=32).contains(&queues), "queues");
         assert!((1..=1u64 << QB).contains(&u64::from(qps)), "qps");
         assert!((1..=15).contains(&QL), "QP read latency");
-        assert_eq!(QP_CONTEXT.bits(), 640);
-        assert_eq!(POST.bits(), 256);
         let code = |e: PostError| c::<3>(u64::from(e.code()));
         Self {
             clock: Default::default(),
