@@ -9,7 +9,7 @@ use crate::registers::Registers;
 use crate::rx::front::data_depth;
 use crate::rx::{IcrcCheck, RxFront, RxHeader};
 use crate::sched::{self, Sched};
-use crate::tx::{IcrcInsert, TxGenerator, TxSegmenter};
+use crate::tx::{IcrcInsert, TxGenerator, TxPath, TxSegmenter};
 use ferroce_contracts::regs::{Config, QP_READ_LATENCY};
 
 /// Bus widths every width-generic top supports.
@@ -165,8 +165,26 @@ fn tx_segmenter(variant: &str, module: &str) -> String {
     }
 }
 
+fn tx_path(variant: &str, module: &str) -> String {
+    match variant {
+        // the scheduler's attributes; its parity RAMs and the segmenter's busy bits in block RAM
+        "c2048_q256_w512" => sched::synthesis_attributes(
+            emit::verilog(&mut TxPath::<512, 64, 11, 12, 8, 32, QP_READ_LATENCY>::default(), module),
+            true,
+        ),
+        "c64_q16_w64" => sched::synthesis_attributes(
+            emit::verilog(
+                &mut TxPath::<64, 8, 6, 7, 4, TX_SEGMENTER_SMALL_QUEUES, QP_READ_LATENCY>::new(64, 16),
+                module,
+            ),
+            false,
+        ),
+        v => panic!("unsupported variant {v}"),
+    }
+}
+
 /// Every top, in emission order.
-pub static TOPS: [Top; 8] = [
+pub static TOPS: [Top; 9] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
@@ -222,6 +240,13 @@ pub static TOPS: [Top; 8] = [
         variants: &["c2048_q256", "c64_q16"],
         simulated: &["c64_q16"],
         build: tx_segmenter,
+    },
+    Top {
+        name: "tx_path",
+        description: "TX path: segmenter, scheduler and packet generator joined: posts in, RoCEv2 frames out, payload read from memory, completions, QP context reads shared on one port (c2048_q256_w512: 2048 channels, 256 QPs, 32 queues, 512 bits; c64_q16_w64: 64 channels, 16 QPs, 8 queues, 64 bits)",
+        variants: &["c2048_q256_w512", "c64_q16_w64"],
+        simulated: &["c2048_q256_w512", "c64_q16_w64"],
+        build: tx_path,
     },
 ];
 

@@ -260,6 +260,15 @@ impl Channel {
         }
     }
 
+    /// Drives `ready` low for this cycle, whatever [`Channel::drive`] chose (a sink whose
+    /// buffer is full).
+    pub fn hold(&mut self, m: &mut Model) {
+        if let Some(ready) = self.ready {
+            self.ready_now = false;
+            m.set_u64(ready, 0);
+        }
+    }
+
     /// Drives `ready` high (before a reset, for example).
     pub fn always_ready(&mut self, m: &mut Model) {
         if let Some(ready) = self.ready {

@@ -127,3 +127,155 @@ pub fn table(rows: &[Row]) -> String {
     }
     s
 }
+
+/// PMTUs of the TX path figures.
+pub const TX_PMTUS: [u32; 5] = [256, 512, 1024, 2048, 4096];
+/// Transfer sizes of the TX path figures.
+pub const TX_SIZES: [u32; 7] = [64, 256, 1024, 4096, 16 << 10, 64 << 10, 1 << 20];
+/// The CMAC's clock at 100 Gb/s with a 512-bit bus, in Hz.
+pub const CMAC_CLOCK_HZ: f64 = 322_265_625.0;
+/// Bytes a frame costs on an Ethernet wire beyond its bytes without FCS: FCS 4, preamble and
+/// start delimiter 8, inter-frame gap 12.
+pub const WIRE_OVERHEAD: u64 = 24;
+/// The 100GbE line rate, in bit/s.
+pub const LINE_RATE: f64 = 100e9;
+
+/// One row of the TX path benchmark.
+pub struct TxRow {
+    /// Path MTU.
+    pub pmtu: u32,
+    /// Bytes per transfer.
+    pub size: u32,
+    /// Transfers posted.
+    pub transfers: usize,
+    /// Frames on the wire.
+    pub frames: usize,
+    /// Payload bytes.
+    pub payload: u64,
+    /// Cycles from the first output beat to the last, plus one.
+    pub cycles: u64,
+    /// Output beats.
+    pub beats: u64,
+    /// Most memory reads in flight.
+    pub reads_in_flight: usize,
+    /// Bytes of the frames with the wire overhead.
+    pub wire_bytes: u64,
+}
+
+impl TxRow {
+    /// Output beats per cycle.
+    pub fn occupancy(&self) -> f64 {
+        self.beats as f64 / self.cycles as f64
+    }
+
+    /// Payload bit/s at [`CMAC_CLOCK_HZ`] on the bus.
+    pub fn bus_goodput(&self) -> f64 {
+        self.payload as f64 * 8.0 * CMAC_CLOCK_HZ / self.cycles as f64
+    }
+
+    /// Payload bit/s on a 100GbE wire: the bus time or the wire time (frames, FCS, preamble,
+    /// gap at [`LINE_RATE`]), whichever is longer.
+    pub fn wire_goodput(&self) -> f64 {
+        let bus_time = self.cycles as f64 / CMAC_CLOCK_HZ;
+        let wire_time = self.wire_bytes as f64 * 8.0 / LINE_RATE;
+        self.payload as f64 * 8.0 / bus_time.max(wire_time)
+    }
+}
+
+/// Runs the TX path RTL (`variant`) over every PMTU and transfer size: per row, UC WRITE
+/// transfers of `size` bytes on one QP, one channel each, about `bytes` in all (at least 64
+/// transfers), posted before the first decision; the memory answers after `latency` cycles
+/// with up to `outstanding` reads in flight; nothing pushes back. `progress` is called after
+/// each row. Returns the rows and the simulated cycles per wall-clock second.
+pub fn tx_path(
+    variant: &crate::tx_path_rtl::PathVariant,
+    bytes: u64,
+    latency: u64,
+    outstanding: usize,
+    mut progress: impl FnMut(&TxRow),
+) -> Result<(Vec<TxRow>, f64), String> {
+    use crate::contracts::opcode::Transport;
+    use crate::contracts::tx::{Pmtu, PostOp, QpState};
+    use crate::models::tx::{Post, QpContext, TxSetup};
+    use crate::tx_path_rtl::{MemoryTiming, Surroundings, TxPathRtl};
+    let rtl = TxPathRtl::new(
+        *variant,
+        Surroundings {
+            memory: MemoryTiming {
+                latency,
+                outstanding,
+                stall_pct: 0,
+            },
+            ..Surroundings::FULL
+        },
+    );
+    let (mut rows, mut sim_cycles) = (Vec::new(), 0u64);
+    let t0 = Instant::now();
+    for pmtu in TX_PMTUS {
+        for size in TX_SIZES {
+            let transfers = (bytes / u64::from(size)).clamp(64, u64::from(variant.channels)) as usize;
+            let mut setup = variant.fit(&TxSetup::default());
+            setup.contexts.insert(
+                1,
+                QpContext {
+                    state: QpState::Rts.code(),
+                    transport: Transport::Uc.bits(),
+                    pmtu: Pmtu::from_bytes(pmtu).expect("a PMTU").code(),
+                    src_ip: 0x0a00_0001,
+                    dst_ip: 0x0a00_0002,
+                    ..QpContext::default()
+                },
+            );
+            setup.posts = (0..transfers)
+                .map(|t| Post {
+                    channel: t as u16,
+                    queue: 1,
+                    op: PostOp::Write.code(),
+                    qp: 1,
+                    local_addr: (t as u64) << 32,
+                    remote_addr: (t as u64) << 32,
+                    length: size,
+                    ..Post::default()
+                })
+                .collect();
+            let (run, figures) = rtl.run_measured(&setup)?;
+            let first = figures.first_beat.ok_or("no frame")?;
+            let row = TxRow {
+                pmtu,
+                size,
+                transfers,
+                frames: run.frames.len(),
+                payload: u64::from(size) * transfers as u64,
+                cycles: figures.cycles - first,
+                beats: figures.beats,
+                reads_in_flight: figures.reads_in_flight,
+                wire_bytes: run.frames.iter().map(|f| f.len() as u64 + WIRE_OVERHEAD).sum(),
+            };
+            sim_cycles += figures.cycles;
+            progress(&row);
+            rows.push(row);
+        }
+    }
+    Ok((rows, sim_cycles as f64 / t0.elapsed().as_secs_f64()))
+}
+
+/// Markdown table of TX path rows.
+pub fn tx_table(rows: &[TxRow]) -> String {
+    let mut s = String::from(
+        "| PMTU | transfer bytes | transfers | frames | cycles | beats/cycle | goodput on the bus (Gb/s) | goodput on 100GbE (Gb/s) |\n|---|---|---|---|---|---|---|---|\n",
+    );
+    for r in rows {
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {:.3} | {:.1} | {:.1} |\n",
+            r.pmtu,
+            r.size,
+            r.transfers,
+            r.frames,
+            r.cycles,
+            r.occupancy(),
+            r.bus_goodput() / 1e9,
+            r.wire_goodput() / 1e9
+        ));
+    }
+    s
+}

@@ -1,6 +1,6 @@
 //! `ferroce-sim tx`: one transfer from options or many from a posts file, frames in a pcap
 //! that the RX model accepts, a summary on stdout; bad values and bad lines exit with status 2
-//! before anything is written; the RTL engine is reported as not built yet.
+//! before anything is written; the RTL engine writes the model's file byte for byte.
 
 use ferroce_sim::models::tx::{LocalMemory, PatternMemory};
 use ferroce_sim::rx::{rx_model, RxVerdict};
@@ -182,14 +182,26 @@ fn bad_values_exit_2_before_anything_is_written() {
     std::fs::remove_dir_all(d).unwrap();
 }
 
+/// `--engine rtl` (the `tx_path` top in Verilator) writes the model's file byte for byte and
+/// the same summary, plus the cycles it took.
 #[test]
-fn the_rtl_engine_is_not_built_yet() {
+fn rtl_and_model_write_byte_identical_files() {
     let d = dir("rtl");
-    let out = d.join("rtl.pcap");
-    let (code, _, err) = tx(&out, &["--engine", "rtl"]);
-    assert_ne!(code, 0);
-    assert!(err.contains("not built yet"), "{err}");
-    assert!(!out.exists());
+    let posts = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tx_qos.posts");
+    let mut summaries = Vec::new();
+    for engine in ["model", "rtl"] {
+        let out = d.join(format!("{engine}.pcap"));
+        let (code, stdout, err) = tx(&out, &["--posts", posts.to_str().unwrap(), "--block", "4K", "--engine", engine]);
+        assert_eq!(code, 0, "{engine}: {err}");
+        summaries.push(stdout);
+    }
+    assert_eq!(
+        std::fs::read(d.join("model.pcap")).unwrap(),
+        std::fs::read(d.join("rtl.pcap")).unwrap()
+    );
+    let cycles = summaries[1].lines().last().unwrap();
+    assert!(cycles.starts_with("cycles: "), "{}", summaries[1]);
+    assert_eq!(summaries[0], summaries[1].strip_suffix(&format!("{cycles}\n")).unwrap());
     std::fs::remove_dir_all(d).unwrap();
 }
 

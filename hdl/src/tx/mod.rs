@@ -1,15 +1,18 @@
 //! The TX data path, in stream order: [`segmenter`] takes transfer posts, keeps the transfer
 //! table and cuts the transfers the scheduler picks into blocks; [`packetizer`] cuts blocks into
 //! packet descriptors and memory read commands; [`generator`] turns descriptors into frames
-//! (headers, payload funnel, pad); [`icrc_insert`] appends the ICRC on the way to the MAC.
+//! (headers, payload funnel, pad); [`icrc_insert`] appends the ICRC on the way to the MAC;
+//! [`path`] joins them (and the scheduler) into the whole TX path.
 
 pub mod generator;
 pub(crate) mod header_builder;
 pub mod icrc_insert;
 pub mod packetizer;
+pub mod path;
 pub mod segmenter;
 
 pub use generator::TxGenerator;
 pub use icrc_insert::IcrcInsert;
 pub use packetizer::TxPacketizer;
+pub use path::TxPath;
 pub use segmenter::TxSegmenter;

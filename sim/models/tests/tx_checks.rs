@@ -18,7 +18,7 @@
 use ferroce_models::contracts::tx::{udp_source_port_hash, CompletionStatus, Pmtu, PostError, PostOp, QpState};
 use ferroce_models::rx::rx_model;
 use ferroce_models::sched::QueueCfg;
-use ferroce_models::tx::qos::{backlogged_bytes, deviation_from_weights};
+use ferroce_models::tx::qos::{backlogged_bytes, deviation_from_weights, weighted_setup, wire_dest_qpn as dest_qpn, wire_queue};
 use ferroce_models::tx::{PatternMemory, Post, QpContext, TxEngine, TxModel, TxRun, TxSetup};
 use ferroce_models::wire::opcode::{Opcode, Operation, Transport};
 use ferroce_models::wire::pcap::write_pcap;
@@ -32,10 +32,6 @@ use std::sync::Arc;
 const PSN_MODULO: u32 = 1 << 24;
 /// QPs of a random setup: 1..=QPS.
 const QPS: u32 = 6;
-
-fn dest_qpn(qp: u32) -> u32 {
-    0x100 + qp
-}
 
 /// A random RTS context for local QP `qp` (DestQP `dest_qpn(qp)`, so frames name their QP).
 fn random_context(rng: &mut ChaCha8Rng, qp: u32) -> QpContext {
@@ -583,68 +579,13 @@ fn tshark_decodes_the_fields_the_model_meant() {
 // QoS on the wire
 // ---------------------------------------------------------------------------------------------
 
-/// Queues 1, 2, 3 weighted 1, 2, 5, each with its own QP (DestQP 0x101..0x103) and
-/// `weight × per_weight + slack` bytes in aligned WRITEs of `transfer` bytes on PMTU 4096.
-fn qos_setup(block_log2: u32, per_weight: u64, slack: u64, transfer: u64) -> TxSetup {
-    let mut setup = TxSetup {
-        block_log2,
-        ..TxSetup::default()
-    };
-    let mut channel = 0u16;
-    for (queue, weight) in [(1u8, 1u8), (2, 2), (3, 5)] {
-        let qp = u32::from(queue);
-        setup.contexts.insert(
-            qp,
-            QpContext {
-                state: QpState::Rts.code(),
-                transport: Transport::Uc.bits(),
-                pmtu: Pmtu::B4096.code(),
-                dest_qpn: dest_qpn(qp),
-                src_ip: 0x0a00_0001,
-                dst_ip: 0x0a00_0002,
-                ..QpContext::default()
-            },
-        );
-        setup.queue_config.insert(
-            u32::from(queue),
-            QueueCfg {
-                weight,
-                ..QueueCfg::default()
-            },
-        );
-        let mut left = u64::from(weight) * per_weight + slack;
-        while left > 0 {
-            let len = left.min(transfer);
-            setup.posts.push(Post {
-                channel,
-                queue,
-                op: PostOp::Write.code(),
-                qp,
-                local_addr: u64::from(channel) << 32,
-                remote_addr: u64::from(channel) << 32,
-                length: len as u32,
-                ..Post::default()
-            });
-            channel += 1;
-            left -= len;
-        }
-    }
-    setup
-}
-
-/// DestQP of an IPv4 frame (read at its fixed offset: Ethernet 14 + IPv4 20 + UDP 8 + 5).
-fn frame_queue(frame: &[u8]) -> u32 {
-    let at = 14 + 20 + 8 + 5;
-    u32::from_be_bytes([0, frame[at], frame[at + 1], frame[at + 2]]) - 0x100
-}
-
 #[test]
 fn weights_1_2_5_share_the_wire_by_bytes_at_4_kib_blocks() {
     // At least 4 MiB per queue while all are backlogged: 4 MiB per unit of weight, plus 256 KiB
     // each so no queue runs dry before the lightest has sent 4 MiB.
-    let setup = qos_setup(12, 4 << 20, 256 << 10, 1 << 20);
+    let setup = weighted_setup(12, 4 << 20, 256 << 10, 1 << 20);
     let run = TxModel.run(&setup).unwrap();
-    let wire: Vec<(u32, u64)> = run.frames.iter().map(|f| (frame_queue(f), f.len() as u64)).collect();
+    let wire: Vec<(u32, u64)> = run.frames.iter().map(|f| (wire_queue(f), f.len() as u64)).collect();
     let bytes = backlogged_bytes(&wire, &[1, 2, 3]).unwrap();
     let deviation = deviation_from_weights(&bytes, &[1, 2, 5]);
     println!(
@@ -660,7 +601,7 @@ fn weights_1_2_5_share_the_wire_by_bytes_at_4_kib_blocks() {
 #[test]
 fn weights_1_2_5_share_the_wire_by_bytes_at_64_kib_blocks() {
     // The default block over at least 64 MiB per queue: headers only (the plan), no payload.
-    let setup = qos_setup(16, 64 << 20, 4 << 20, 16 << 20);
+    let setup = weighted_setup(16, 64 << 20, 4 << 20, 16 << 20);
     let plan = TxModel::plan(&setup).unwrap();
     let wire: Vec<(u32, u64)> = plan
         .packets
@@ -679,7 +620,7 @@ fn weights_1_2_5_share_the_wire_by_bytes_at_64_kib_blocks() {
 
 #[test]
 fn a_control_post_overtakes_backlogged_bulk() {
-    let mut setup = qos_setup(12, 1 << 20, 0, 1 << 20);
+    let mut setup = weighted_setup(12, 1 << 20, 0, 1 << 20);
     let control = QpContext {
         dest_qpn: dest_qpn(4),
         ..setup.contexts[&1]
@@ -694,7 +635,7 @@ fn a_control_post_overtakes_backlogged_bulk() {
         ..Post::default()
     });
     let run = TxModel.run(&setup).unwrap();
-    let queues: Vec<u32> = run.frames.iter().map(|f| frame_queue(f)).collect();
+    let queues: Vec<u32> = run.frames.iter().map(|f| wire_queue(f)).collect();
     let first = queues.iter().position(|&q| q == 4).unwrap();
     let last = queues.iter().rposition(|&q| q == 4).unwrap();
     assert!(

@@ -139,6 +139,24 @@ enum BenchWhat {
         #[arg(long, default_value_t = 200)]
         frames: usize,
     },
+    /// The TX path (default configuration, 512 bits): per PMTU and transfer size, output beats
+    /// per cycle and goodput on the bus at 322.27 MHz and on a 100GbE wire (FCS, preamble and
+    /// gap counted), with the memory answering after --latency cycles.
+    Tx {
+        /// Cycles from a memory read command to its first data beat.
+        #[arg(long, default_value_t = 200)]
+        latency: u64,
+        /// Memory reads in flight at most.
+        #[arg(long, default_value_t = 32)]
+        outstanding: usize,
+        /// Payload bytes per row (at least 64 transfers).
+        #[arg(long, default_value = "4M", value_parser = parse_byte_count)]
+        bytes: u64,
+    },
+}
+
+fn parse_byte_count(s: &str) -> Result<u64, String> {
+    tx_spec::parse_size(s).and_then(|n| u64::try_from(n).map_err(|_| format!("'{s}' is too large")))
 }
 
 fn parse_seed(s: &str) -> Result<u64, String> {
@@ -259,6 +277,33 @@ fn main() -> ExitCode {
                 speed / 1e6
             );
             ExitCode::SUCCESS
+        }
+        Cmd::Bench {
+            what: BenchWhat::Tx {
+                latency,
+                outstanding,
+                bytes,
+            },
+        } => {
+            use ferroce_sim::tx_path_rtl::DEFAULT;
+            let rows = bench::tx_path(&DEFAULT, bytes, latency, outstanding, |r| {
+                eprintln!("PMTU {} × {} bytes: {:.3} beats/cycle", r.pmtu, r.size, r.occupancy());
+            });
+            match rows {
+                Ok((rows, speed)) => {
+                    println!(
+                        "TX path {}, UC WRITEs on one QP posted before the first decision, memory latency {latency} cycles, {outstanding} reads in flight at most\n",
+                        DEFAULT.name
+                    );
+                    print!("{}", bench::tx_table(&rows));
+                    println!("\nVerilator speed: {:.2} M cycles/s", speed / 1e6);
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::FAILURE
+                }
+            }
         }
     }
 }
@@ -388,11 +433,14 @@ fn run_serve(socket: &std::path::Path, variant: &str, latency: u64) -> ExitCode 
     }
 }
 
-/// The TX engine of `engine`. The RTL runner plugs in here, behind the same trait.
+/// The TX engine of `engine`: the model, or the Verilator model of the `tx_path` top in its
+/// default configuration (2048 channels, 32 queues, 256 QPs, 512 bits; memory answering at once,
+/// nothing pushing back).
 fn tx_engine(engine: Engine) -> Result<Box<dyn ferroce_sim::models::tx::TxEngine>, String> {
+    use ferroce_sim::tx_path_rtl::{Surroundings, TxPathRtl, DEFAULT};
     match engine {
         Engine::Model => Ok(Box::new(ferroce_sim::models::tx::TxModel)),
-        Engine::Rtl => Err("the TX path's RTL engine is not built yet; use --engine model".into()),
+        Engine::Rtl => Ok(Box::new(TxPathRtl::new(DEFAULT, Surroundings::FULL))),
     }
 }
 

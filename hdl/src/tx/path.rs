@@ -1,0 +1,311 @@
+//! [`TxPath`]: the whole TX path in one unit: transfer posts in, RoCEv2 frames out to the MAC,
+//! payload read from memory. The golden model is `ferroce_models::tx` (`TxModel`); `docs/tx.md`
+//! is the specification.
+//!
+//! ```text
+//!  post ──► TxSegmenter ──enq──► Sched ──decision──► TxSegmenter (cutter, packetizer)
+//!  (post_*)   │    ▲                                    │ m_read (address, length) ──► memory
+//!             │    └── done (the generator's completion)│ descriptors (PACKET)
+//!             │                                         ▼
+//!   QP read ◄─┴── segmenter first ─── generator ◄── TxGenerator ◄── s_pay (memory data)
+//!   (qp_read_*)                                        │
+//!                                                      ├─► m_axis (frames with ICRC) ──► MAC
+//!                                                      └─► cpl (channel, status) ──► register file
+//! ```
+//!
+//! - **One QP context read port** (the register file's, `QL` cycles from index to entry) serves
+//!   both readers: in a cycle where the segmenter reads (a post's check, a decision's cut), the
+//!   generator is not offered a descriptor, so it does not read; otherwise the index is the
+//!   generator's. Each reader takes the entry `QL` cycles after its own index.
+//! - **Completions**: the generator's completion goes out on `cpl_*` (status success: a UC
+//!   transfer is complete when its last frame has left; RC completion comes with the engine) and,
+//!   in the cycle the register file takes it, frees the channel in the segmenter (`done`).
+//! - **Frames' channels**: `m_packet_*` gives, per descriptor the generator takes, its channel;
+//!   frames leave `m_axis` in that order (per-channel accounting, the co-simulation's per-queue
+//!   bytes).
+
+use super::generator::TxGenerator;
+use super::segmenter::TxSegmenter;
+use crate::common::elab::c;
+use crate::sched::Sched;
+use ferroce_contracts::tx::{CompletionStatus, PACKET, POST_BITS, QP_CONTEXT_BITS};
+use rust_hdl::prelude::*;
+
+/// The TX path at `W` bits (`K = W / 8` lanes) with `2^CB` channels (`EB = CB + 1`, the
+/// scheduler's element width), `2^QB` QP contexts and `Q` scheduler queues; `QL`: cycles from
+/// `qp_read_index` to `qp_read_entry`.
+#[derive(LogicBlock)]
+pub struct TxPath<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB: usize, const Q: usize, const QL: usize> {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high.
+    pub reset: Signal<In, Bit>,
+    /// High once the transfer table, the QP RAMs and the scheduler are cleared after reset.
+    pub init_done: Signal<Out, Bit>,
+    /// log2 of the block size (12..=20), from the register file.
+    pub cfg_block_log2: Signal<In, Bits<5>>,
+    /// Posts (`contracts::tx::POST`, packed): valid.
+    pub post_valid: Signal<In, Bit>,
+    /// Posts: ready.
+    pub post_ready: Signal<Out, Bit>,
+    /// Posts: the post.
+    pub post_entry: Signal<In, Bits<POST_BITS>>,
+    /// A post's result: valid (one cycle).
+    pub post_result_valid: Signal<Out, Bit>,
+    /// A post's result: 0 accepted, else the `PostError` code.
+    pub post_result_code: Signal<Out, Bits<3>>,
+    /// QP context table read: the index.
+    pub qp_read_index: Signal<Out, Bits<QB>>,
+    /// QP context table read: the entry (`contracts::tx::QP_CONTEXT`), `QL` cycles after its index.
+    pub qp_read_entry: Signal<In, Bits<QP_CONTEXT_BITS>>,
+    /// The host rewrote a QP context: pulse.
+    pub qp_commit_valid: Signal<In, Bit>,
+    /// The host rewrote a QP context: its index.
+    pub qp_commit_index: Signal<In, Bits<QB>>,
+    /// Scheduler register write: enable.
+    pub sched_cfg_we: Signal<In, Bit>,
+    /// Scheduler register write: address (queue q's word at q, the limit of high priority at 64).
+    pub sched_cfg_addr: Signal<In, Bits<7>>,
+    /// Scheduler register write: data.
+    pub sched_cfg_wdata: Signal<In, Bits<32>>,
+    /// Memory read commands: valid.
+    pub m_read_valid: Signal<Out, Bit>,
+    /// Memory read commands: ready.
+    pub m_read_ready: Signal<In, Bit>,
+    /// Memory read commands: local address.
+    pub m_read_addr: Signal<Out, Bits<64>>,
+    /// Memory read commands: bytes (1..=4096).
+    pub m_read_len: Signal<Out, Bits<13>>,
+    /// Memory data (per read command, its bytes from lane 0, `tlast` on its last beat): valid.
+    pub s_pay_tvalid: Signal<In, Bit>,
+    /// Memory data: ready.
+    pub s_pay_tready: Signal<Out, Bit>,
+    /// Memory data: data.
+    pub s_pay_tdata: Signal<In, Bits<W>>,
+    /// Memory data: byte enables.
+    pub s_pay_tkeep: Signal<In, Bits<K>>,
+    /// Memory data: a read command's last beat.
+    pub s_pay_tlast: Signal<In, Bit>,
+    /// Frames to the MAC (with ICRC, without FCS): valid.
+    pub m_axis_tvalid: Signal<Out, Bit>,
+    /// Frames: ready.
+    pub m_axis_tready: Signal<In, Bit>,
+    /// Frames: data.
+    pub m_axis_tdata: Signal<Out, Bits<W>>,
+    /// Frames: byte enables.
+    pub m_axis_tkeep: Signal<Out, Bits<K>>,
+    /// Frames: last beat.
+    pub m_axis_tlast: Signal<Out, Bit>,
+    /// A packet descriptor entered the generator (its frame follows those of the earlier ones
+    /// on `m_axis`): pulse.
+    pub m_packet_valid: Signal<Out, Bit>,
+    /// That packet's channel.
+    pub m_packet_channel: Signal<Out, Bits<16>>,
+    /// Completions: valid (a transfer's last frame has left the generator).
+    pub cpl_valid: Signal<Out, Bit>,
+    /// Completions: ready.
+    pub cpl_ready: Signal<In, Bit>,
+    /// Completions: the channel.
+    pub cpl_channel: Signal<Out, Bits<16>>,
+    /// Completions: the status (`contracts::tx::CompletionStatus`).
+    pub cpl_status: Signal<Out, Bits<4>>,
+    /// Counter: posts refused, channel busy.
+    pub cnt_channel_busy: Signal<Out, Bits<32>>,
+    /// Counter: posts refused, channel out of range.
+    pub cnt_bad_channel: Signal<Out, Bits<32>>,
+    /// Counter: posts refused, queue out of range.
+    pub cnt_bad_queue: Signal<Out, Bits<32>>,
+    /// Counter: posts refused, QP out of range.
+    pub cnt_bad_qp: Signal<Out, Bits<32>>,
+    /// Counter: posts refused, QP not ready to send.
+    pub cnt_qp_not_ready: Signal<Out, Bits<32>>,
+    /// Counter: posts refused, unknown operation.
+    pub cnt_bad_operation: Signal<Out, Bits<32>>,
+    /// Counter: posts refused, SEND longer than the largest message.
+    pub cnt_too_long: Signal<Out, Bits<32>>,
+    /// Counter: the scheduler refused an enqueue of an element already queued.
+    pub cnt_sched_dup: Signal<Out, Bits<32>>,
+    /// Counter: the scheduler refused an enqueue to a queue ≥ Q.
+    pub cnt_sched_bad_queue: Signal<Out, Bits<32>>,
+
+    segmenter: TxSegmenter<CB, QB, QL>,
+    scheduler: Sched<CB, EB, Q>,
+    generator: TxGenerator<W, K, QL>,
+    /// The generator takes a descriptor this cycle.
+    descriptor_taken: Signal<Local, Bit>,
+    at_channel: Constant<Bits<9>>,
+    success: Constant<Bits<4>>,
+    no_stall: Constant<Bits<32>>,
+}
+
+impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB: usize, const Q: usize, const QL: usize>
+    TxPath<W, K, CB, EB, QB, Q, QL>
+{
+    /// A TX path that serves `channels` (≤ 2^CB) channels and `qps` (≤ 2^QB) QP contexts with
+    /// all `Q` queues.
+    pub fn new(channels: u32, qps: u32) -> Self {
+        assert_eq!(EB, CB + 1, "EB must be CB + 1");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            init_done: Default::default(),
+            cfg_block_log2: Default::default(),
+            post_valid: Default::default(),
+            post_ready: Default::default(),
+            post_entry: Default::default(),
+            post_result_valid: Default::default(),
+            post_result_code: Default::default(),
+            qp_read_index: Default::default(),
+            qp_read_entry: Default::default(),
+            qp_commit_valid: Default::default(),
+            qp_commit_index: Default::default(),
+            sched_cfg_we: Default::default(),
+            sched_cfg_addr: Default::default(),
+            sched_cfg_wdata: Default::default(),
+            m_read_valid: Default::default(),
+            m_read_ready: Default::default(),
+            m_read_addr: Default::default(),
+            m_read_len: Default::default(),
+            s_pay_tvalid: Default::default(),
+            s_pay_tready: Default::default(),
+            s_pay_tdata: Default::default(),
+            s_pay_tkeep: Default::default(),
+            s_pay_tlast: Default::default(),
+            m_axis_tvalid: Default::default(),
+            m_axis_tready: Default::default(),
+            m_axis_tdata: Default::default(),
+            m_axis_tkeep: Default::default(),
+            m_axis_tlast: Default::default(),
+            m_packet_valid: Default::default(),
+            m_packet_channel: Default::default(),
+            cpl_valid: Default::default(),
+            cpl_ready: Default::default(),
+            cpl_channel: Default::default(),
+            cpl_status: Default::default(),
+            cnt_channel_busy: Default::default(),
+            cnt_bad_channel: Default::default(),
+            cnt_bad_queue: Default::default(),
+            cnt_bad_qp: Default::default(),
+            cnt_qp_not_ready: Default::default(),
+            cnt_bad_operation: Default::default(),
+            cnt_too_long: Default::default(),
+            cnt_sched_dup: Default::default(),
+            cnt_sched_bad_queue: Default::default(),
+            segmenter: TxSegmenter::new(channels, Q, qps),
+            scheduler: Default::default(),
+            generator: Default::default(),
+            descriptor_taken: Default::default(),
+            at_channel: c::<9>(PACKET.offset("channel") as u64),
+            success: c::<4>(u64::from(CompletionStatus::Success.code())),
+            no_stall: c::<32>(0),
+        }
+    }
+}
+
+impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB: usize, const Q: usize, const QL: usize> Default
+    for TxPath<W, K, CB, EB, QB, Q, QL>
+{
+    /// Every channel and QP of the address widths.
+    fn default() -> Self {
+        Self::new(1 << CB, 1 << QB)
+    }
+}
+
+impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB: usize, const Q: usize, const QL: usize> Logic
+    for TxPath<W, K, CB, EB, QB, Q, QL>
+{
+    #[hdl_gen]
+    fn update(&mut self) {
+        clock!(self, clock, segmenter, scheduler, generator);
+        self.segmenter.reset.next = self.reset.val();
+        self.scheduler.reset.next = self.reset.val();
+        self.generator.reset.next = self.reset.val();
+        self.init_done.next = self.segmenter.init_done.val() && self.scheduler.init_done.val();
+
+        // ---- posts, configuration ----
+        self.segmenter.cfg_block_log2.next = self.cfg_block_log2.val();
+        self.segmenter.post_valid.next = self.post_valid.val();
+        self.post_ready.next = self.segmenter.post_ready.val();
+        self.segmenter.post_entry.next = self.post_entry.val();
+        self.post_result_valid.next = self.segmenter.post_result_valid.val();
+        self.post_result_code.next = self.segmenter.post_result_code.val();
+        self.segmenter.qp_commit_valid.next = self.qp_commit_valid.val();
+        self.segmenter.qp_commit_index.next = self.qp_commit_index.val();
+        self.scheduler.cfg_we.next = self.sched_cfg_we.val();
+        self.scheduler.cfg_addr.next = self.sched_cfg_addr.val();
+        self.scheduler.cfg_wdata.next = self.sched_cfg_wdata.val();
+
+        // ---- segmenter and scheduler: requester 0 enqueues, the others are idle ----
+        self.scheduler.enq0_valid.next = self.segmenter.enq_valid.val();
+        self.scheduler.enq0_queue.next = self.segmenter.enq_queue.val();
+        self.scheduler.enq0_elem.next = self.segmenter.enq_elem.val();
+        self.segmenter.enq_ready.next = self.scheduler.enq0_ready.val();
+        self.scheduler.enq1_valid.next = false;
+        self.scheduler.enq1_queue.next = 0.into();
+        self.scheduler.enq1_elem.next = 0.into();
+        self.scheduler.enq2_valid.next = false;
+        self.scheduler.enq2_queue.next = 0.into();
+        self.scheduler.enq2_elem.next = 0.into();
+        self.scheduler.enq3_valid.next = false;
+        self.scheduler.enq3_queue.next = 0.into();
+        self.scheduler.enq3_elem.next = 0.into();
+        self.scheduler.stall.next = self.no_stall.val();
+        self.scheduler.deq_req.next = self.segmenter.deq_req.val();
+        self.segmenter.deq_valid.next = self.scheduler.deq_valid.val();
+        self.segmenter.deq_ok.next = self.scheduler.deq_ok.val();
+        self.segmenter.deq_queue.next = self.scheduler.deq_queue.val();
+        self.segmenter.deq_elem.next = self.scheduler.deq_elem.val();
+
+        // ---- the QP context read port: the segmenter first ----
+        self.generator.s_desc_valid.next = self.segmenter.m_desc_valid.val() && !self.segmenter.qp_read_valid.val();
+        self.segmenter.m_desc_ready.next = self.generator.s_desc_ready.val() && !self.segmenter.qp_read_valid.val();
+        self.generator.s_desc.next = self.segmenter.m_desc.val();
+        self.qp_read_index.next = self.generator.qp_read_index.val().get_bits::<QB>(0);
+        if self.segmenter.qp_read_valid.val() {
+            self.qp_read_index.next = self.segmenter.qp_read_index.val();
+        }
+        self.segmenter.qp_read_entry.next = self.qp_read_entry.val();
+        self.generator.qp_read_entry.next = self.qp_read_entry.val();
+        // from the segmenter's outputs, not the generator's input: Verilator orders the two
+        // blocks' logic without a loop only if this block does not read what it drives
+        self.descriptor_taken.next =
+            self.segmenter.m_desc_valid.val() && !self.segmenter.qp_read_valid.val() && self.generator.s_desc_ready.val();
+        self.m_packet_valid.next = self.descriptor_taken.val();
+        self.m_packet_channel.next = self.segmenter.m_desc.val().get_bits::<16>(self.at_channel.val().index());
+
+        // ---- memory ----
+        self.m_read_valid.next = self.segmenter.m_read_valid.val();
+        self.segmenter.m_read_ready.next = self.m_read_ready.val();
+        self.m_read_addr.next = self.segmenter.m_read_addr.val();
+        self.m_read_len.next = self.segmenter.m_read_len.val();
+        self.generator.s_pay_tvalid.next = self.s_pay_tvalid.val();
+        self.s_pay_tready.next = self.generator.s_pay_tready.val();
+        self.generator.s_pay_tdata.next = self.s_pay_tdata.val();
+        self.generator.s_pay_tkeep.next = self.s_pay_tkeep.val();
+        self.generator.s_pay_tlast.next = self.s_pay_tlast.val();
+
+        // ---- frames, completions ----
+        self.m_axis_tvalid.next = self.generator.m_axis_tvalid.val();
+        self.generator.m_axis_tready.next = self.m_axis_tready.val();
+        self.m_axis_tdata.next = self.generator.m_axis_tdata.val();
+        self.m_axis_tkeep.next = self.generator.m_axis_tkeep.val();
+        self.m_axis_tlast.next = self.generator.m_axis_tlast.val();
+        self.cpl_valid.next = self.generator.cpl_valid.val();
+        self.generator.cpl_ready.next = self.cpl_ready.val();
+        self.cpl_channel.next = self.generator.cpl_channel.val();
+        self.cpl_status.next = self.success.val();
+        self.segmenter.done_valid.next = self.generator.cpl_valid.val() && self.cpl_ready.val();
+        self.segmenter.done_channel.next = self.generator.cpl_channel.val();
+
+        // ---- counters ----
+        self.cnt_channel_busy.next = self.segmenter.cnt_channel_busy.val();
+        self.cnt_bad_channel.next = self.segmenter.cnt_bad_channel.val();
+        self.cnt_bad_queue.next = self.segmenter.cnt_bad_queue.val();
+        self.cnt_bad_qp.next = self.segmenter.cnt_bad_qp.val();
+        self.cnt_qp_not_ready.next = self.segmenter.cnt_qp_not_ready.val();
+        self.cnt_bad_operation.next = self.segmenter.cnt_bad_operation.val();
+        self.cnt_too_long.next = self.segmenter.cnt_too_long.val();
+        self.cnt_sched_dup.next = self.scheduler.cnt_dup.val();
+        self.cnt_sched_bad_queue.next = self.scheduler.cnt_bad_queue.val();
+    }
+}
