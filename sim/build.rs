@@ -131,6 +131,7 @@ fn main() {
     println!("cargo:rerun-if-env-changed=FERROCE_SIM_WIDTHS");
     println!("cargo:rerun-if-env-changed=FERROCE_SIM_OPT");
     println!("cargo:rerun-if-env-changed=FERROCE_SIM_TOPS");
+    println!("cargo:rerun-if-env-changed=FERROCE_SIM_ALL");
     println!("cargo:rerun-if-env-changed=RUSTC_WORKSPACE_WRAPPER");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let csrc = Path::new(env!("CARGO_MANIFEST_DIR")).join("csrc");
@@ -149,11 +150,15 @@ fn main() {
         .ok()
         .filter(|v| !v.trim().is_empty())
         .map(|v| v.split(',').map(|t| t.trim().to_string()).collect());
+    // FERROCE_SIM_ALL=1: every variant of every top, not only the co-simulated ones
+    // (`Top::simulated`), for the tests marked `#[ignore]` that need them.
+    let all_variants = std::env::var("FERROCE_SIM_ALL").is_ok_and(|v| v == "1");
     let jobs: Vec<(&'static ferroce_hdl::tops::Top, &'static str)> = TOPS
         .iter()
         .filter(|t| only.as_ref().is_none_or(|o| o.iter().any(|n| n == t.name)))
         .flat_map(|t| {
-            t.simulated
+            let variants = if all_variants { t.variants } else { t.simulated };
+            variants
                 .iter()
                 .filter(|v| t.width_of(v).is_none_or(|w| widths.contains(&w)))
                 .map(move |v| (t, *v))

@@ -397,7 +397,7 @@ impl RxFrontRtl {
         let name = model_name(width);
         let m = Model::new(&name).map_err(|_| {
             format!(
-                "the RX front end RTL model {name} is not built into this binary (built: {}); rebuild ferroce-sim with rx_front in FERROCE_SIM_TOPS and {width} in FERROCE_SIM_WIDTHS (or unset them), or use --engine model",
+                "the RX front end RTL model {name} is not built into this binary (built: {}); rebuild ferroce-sim with FERROCE_SIM_ALL=1 (1024 bits) or with rx_front in FERROCE_SIM_TOPS and {width} in FERROCE_SIM_WIDTHS (or unset them), or use --engine model",
                 if MODELS.is_empty() { "none".to_string() } else { MODELS.join(", ") }
             )
         })?;

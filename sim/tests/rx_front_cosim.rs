@@ -291,6 +291,7 @@ fn rx_front_w512() {
 }
 
 #[test]
+#[ignore = "the 1024-bit RxFront model is built with FERROCE_SIM_ALL=1"]
 fn rx_front_w1024() {
     run_width(1024);
 }
