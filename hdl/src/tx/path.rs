@@ -17,6 +17,9 @@
 //!   both readers: in a cycle where the segmenter reads (a post's check, a decision's cut), the
 //!   generator is not offered a descriptor, so it does not read; otherwise the index is the
 //!   generator's. Each reader takes the entry `QL` cycles after its own index.
+//! - **Scheduler requests**: the segmenter's enqueue and decision request reach the scheduler
+//!   through one register each, so its decisions come one cycle later than in `tx_segmenter`'s
+//!   tests; the segmenter waits for the answer, whatever its latency.
 //! - **Completions**: the generator's completion goes out on `cpl_*` (status success: a UC
 //!   transfer is complete when its last frame has left; RC completion comes with the engine) and,
 //!   in the cycle the register file takes it, frees the channel in the segmenter (`done`).
@@ -131,6 +134,14 @@ pub struct TxPath<const W: usize, const K: usize, const CB: usize, const EB: usi
     segmenter: TxSegmenter<CB, QB, QL>,
     scheduler: Sched<CB, EB, Q>,
     generator: TxGenerator<W, K, QL>,
+    /// The segmenter's enqueue, registered on its way to the scheduler: valid.
+    enqueue_pending: DFF<Bit>,
+    /// The registered enqueue: queue.
+    enqueue_queue: DFF<Bits<5>>,
+    /// The registered enqueue: element (channel).
+    enqueue_elem: DFF<Bits<CB>>,
+    /// The segmenter's decision request, registered as its enqueue is.
+    decision_request: DFF<Bit>,
     /// The generator takes a descriptor this cycle.
     descriptor_taken: Signal<Local, Bit>,
     at_channel: Constant<Bits<9>>,
@@ -194,6 +205,10 @@ impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB:
             segmenter: TxSegmenter::new(channels, Q, qps),
             scheduler: Default::default(),
             generator: Default::default(),
+            enqueue_pending: Default::default(),
+            enqueue_queue: Default::default(),
+            enqueue_elem: Default::default(),
+            decision_request: Default::default(),
             descriptor_taken: Default::default(),
             at_channel: c::<9>(PACKET.offset("channel") as u64),
             success: c::<4>(u64::from(CompletionStatus::Success.code())),
@@ -216,6 +231,7 @@ impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB:
 {
     #[hdl_gen]
     fn update(&mut self) {
+        dff_setup!(self, clock, enqueue_pending, enqueue_queue, enqueue_elem, decision_request);
         clock!(self, clock, segmenter, scheduler, generator);
         self.segmenter.reset.next = self.reset.val();
         self.scheduler.reset.next = self.reset.val();
@@ -236,10 +252,24 @@ impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB:
         self.scheduler.cfg_wdata.next = self.sched_cfg_wdata.val();
 
         // ---- segmenter and scheduler: requester 0 enqueues, the others are idle ----
-        self.scheduler.enq0_valid.next = self.segmenter.enq_valid.val();
-        self.scheduler.enq0_queue.next = self.segmenter.enq_queue.val();
-        self.scheduler.enq0_elem.next = self.segmenter.enq_elem.val();
-        self.segmenter.enq_ready.next = self.scheduler.enq0_ready.val();
+        // The enqueue and the decision request pass one register each (the segmenter's state
+        // decode and the scheduler's first stage do not fit 6 levels together); both are
+        // delayed alike, so the scheduler sees them in the segmenter's order and spacing.
+        self.segmenter.enq_ready.next = !self.enqueue_pending.q.val() || self.scheduler.enq0_ready.val();
+        self.enqueue_pending.d.next = self.enqueue_pending.q.val() && !self.scheduler.enq0_ready.val();
+        if self.segmenter.enq_valid.val() && self.segmenter.enq_ready.val() {
+            self.enqueue_pending.d.next = true;
+            self.enqueue_queue.d.next = self.segmenter.enq_queue.val();
+            self.enqueue_elem.d.next = self.segmenter.enq_elem.val();
+        }
+        self.decision_request.d.next = self.segmenter.deq_req.val();
+        if self.reset.val() {
+            self.enqueue_pending.d.next = false;
+            self.decision_request.d.next = false;
+        }
+        self.scheduler.enq0_valid.next = self.enqueue_pending.q.val();
+        self.scheduler.enq0_queue.next = self.enqueue_queue.q.val();
+        self.scheduler.enq0_elem.next = self.enqueue_elem.q.val();
         self.scheduler.enq1_valid.next = false;
         self.scheduler.enq1_queue.next = 0.into();
         self.scheduler.enq1_elem.next = 0.into();
@@ -250,7 +280,7 @@ impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB:
         self.scheduler.enq3_queue.next = 0.into();
         self.scheduler.enq3_elem.next = 0.into();
         self.scheduler.stall.next = self.no_stall.val();
-        self.scheduler.deq_req.next = self.segmenter.deq_req.val();
+        self.scheduler.deq_req.next = self.decision_request.q.val();
         self.segmenter.deq_valid.next = self.scheduler.deq_valid.val();
         self.segmenter.deq_ok.next = self.scheduler.deq_ok.val();
         self.segmenter.deq_queue.next = self.scheduler.deq_queue.val();
@@ -266,8 +296,9 @@ impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB:
         }
         self.segmenter.qp_read_entry.next = self.qp_read_entry.val();
         self.generator.qp_read_entry.next = self.qp_read_entry.val();
-        // from the segmenter's outputs, not the generator's input: Verilator orders the two
-        // blocks' logic without a loop only if this block does not read what it drives
+        // (`qp_read_valid` is a register of the segmenter.) From the segmenter's outputs, not
+        // the generator's input: Verilator orders the two blocks' logic without a loop only if
+        // this block does not read what it drives.
         self.descriptor_taken.next =
             self.segmenter.m_desc_valid.val() && !self.segmenter.qp_read_valid.val() && self.generator.s_desc_ready.val();
         self.m_packet_valid.next = self.descriptor_taken.val();

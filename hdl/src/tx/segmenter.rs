@@ -190,6 +190,9 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     init_channels_done: DFF<Bit>,
     init_qps_done: DFF<Bit>,
     enqueued_last_cycle: DFF<Bit>,
+    /// The QP context is read this cycle (the state is `PostRead` or `CutEntry`), from a
+    /// register: the TX path gates the generator's read with it.
+    reading_context: DFF<Bit>,
     context_wait: DFF<Bits<4>>,
     block_size: DFF<Bits<BLOCK_LEN_BITS>>,
     block_mask: DFF<Bits<20>>,
@@ -351,6 +354,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             init_channels_done: Default::default(),
             init_qps_done: Default::default(),
             enqueued_last_cycle: Default::default(),
+            reading_context: Default::default(),
             context_wait: Default::default(),
             block_size: Default::default(),
             block_mask: Default::default(),
@@ -459,6 +463,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             init_channels_done,
             init_qps_done,
             enqueued_last_cycle,
+            reading_context,
             context_wait,
             block_size,
             block_mask,
@@ -627,7 +632,8 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.post_ready.next = false;
         self.post_result_valid.next = false;
         self.post_result_code.next = self.code.q.val();
-        self.qp_read_valid.next = false;
+        self.qp_read_valid.next = self.reading_context.q.val();
+        self.reading_context.d.next = false;
         self.qp_read_index.next = self.table_qp.read_data.val();
         self.enq_valid.next = false;
         self.enq_queue.next = self.cut_queue.q.val();
@@ -676,13 +682,13 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.post_immediate.d.next = self.post_entry.val().get_bits::<32>(self.post_at[9].val().index());
                     self.done_seen.d.next = false;
                     self.state.d.next = SegmenterState::PostRead;
+                    self.reading_context.d.next = true;
                 } else if !self.enqueued_last_cycle.q.val() && self.packetizer.init_done.val() {
                     self.deq_req.next = true;
                     self.state.d.next = SegmenterState::Decide;
                 }
             }
             SegmenterState::PostRead => {
-                self.qp_read_valid.next = true;
                 self.qp_read_index.next = bit_cast::<QB, 24>(self.post_qp.q.val());
                 self.context_wait.d.next = self.latency.val();
                 self.bad_channel.d.next = bit_cast::<17, 16>(self.post_channel.q.val()) >= self.channels.val();
@@ -762,9 +768,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             }
             SegmenterState::CutTable => {
                 self.state.d.next = SegmenterState::CutEntry;
+                self.reading_context.d.next = true;
             }
             SegmenterState::CutEntry => {
-                self.qp_read_valid.next = true;
                 self.context_wait.d.next = self.latency.val();
                 self.state.d.next = SegmenterState::CutWait;
             }
@@ -901,6 +907,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         }
         if self.reset.val() {
             self.state.d.next = SegmenterState::Init;
+            self.reading_context.d.next = false;
             self.init_channel.d.next = 0.into();
             self.init_qp.d.next = 0.into();
             self.init_channels_done.d.next = false;
