@@ -13,7 +13,7 @@
 //! the gate was added ([`NOT_YET_PIPELINED`]), so nothing gets deeper meanwhile. Synthesis is
 //! slow (about 23 CPU-minutes for the seven tops), so its results are recorded in
 //! `tests/levels.lock` by fingerprint and only a top whose Verilog changed is synthesized again
-//! ([`LEVELS_RECORD`]).
+//! ([`LEVELS_RECORD`]); so are the structural checks' ([`STRUCTURE_RECORD`]).
 //!
 //! The tops are elaborated once (in parallel) and shared by the tests; the checks of the tops run
 //! in parallel, one tool process per core.
@@ -104,8 +104,22 @@ fn verilator_lint_clean() {
     }
 }
 
+/// Tops that passed the yosys structural check, one line per top: module, fingerprint of the
+/// Verilog, the check and yosys's version, `ok`. A recorded top is not checked again (the check
+/// of the 512-bit tops takes minutes); a top whose Verilog changed is, and the file is
+/// rewritten, to be committed with the change. `FERROCE_LEVELS_FRESH=1` checks every top.
+const STRUCTURE_RECORD: &str = "structure.lock";
+
+/// The first lines of the structure record.
+const STRUCTURE_RECORD_HEADER: &str = "\
+# Written by the lint gate (tests/tests/lint_gate.rs, yosys_check_clean): module, fingerprint
+# of the Verilog, the check and yosys's version, result. Commit it when a test run rewrites it.
+";
+
 #[test]
 fn yosys_check_clean() {
+    let record = Record::open(STRUCTURE_RECORD);
+    let version = run(Command::new("yosys").arg("-V")).1;
     let tops: Vec<&Emitted> = emitted().iter().filter(|e| e.width.is_none_or(|w| w == 64 || w == 512)).collect();
     let results = parallel_map(&tops, |e| {
         let script = format!(
@@ -114,11 +128,50 @@ fn yosys_check_clean() {
             e.path.display(),
             m = e.module
         );
+        let print = fingerprint(&[e.verilog.as_bytes(), script.replace(&e.path.display().to_string(), "").as_bytes(), version.as_bytes()]);
+        if record.get(&e.module, &print).is_some_and(|r| r == "ok") {
+            return (e.module.clone(), print, true, String::new(), false);
+        }
         let (ok, log) = run(Command::new("yosys").args(["-q", "-p", &script]));
-        (e.module.clone(), ok, log)
+        (e.module.clone(), print, ok, log, true)
     });
-    for (m, ok, log) in results {
+    if results.iter().any(|r| r.4) && results.iter().all(|r| r.2) {
+        let lines: Vec<(String, String, String)> = results.iter().map(|r| (r.0.clone(), r.1.clone(), "ok".to_string())).collect();
+        record.write(STRUCTURE_RECORD_HEADER, &lines);
+    }
+    for (m, _, ok, log, _) in results {
         assert!(ok, "yosys check of {m}:\n{log}");
+    }
+}
+
+/// Results kept by fingerprint in a file beside this crate's manifest: one line per top,
+/// `module fingerprint result`.
+struct Record {
+    path: PathBuf,
+    text: String,
+}
+
+impl Record {
+    fn open(name: &str) -> Record {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(name);
+        let fresh = std::env::var("FERROCE_LEVELS_FRESH").is_ok_and(|v| v == "1");
+        let text = if fresh { String::new() } else { std::fs::read_to_string(&path).unwrap_or_default() };
+        Record { path, text }
+    }
+
+    /// The result recorded for `module` with fingerprint `print`.
+    fn get(&self, module: &str, print: &str) -> Option<String> {
+        self.text.lines().find_map(|line| {
+            let mut parts = line.splitn(3, ' ');
+            (parts.next() == Some(module) && parts.next() == Some(print)).then(|| parts.next().unwrap_or("").to_string())
+        })
+    }
+
+    /// Rewrites the file: `header`, then one line per `(module, fingerprint, result)`.
+    fn write(&self, header: &str, lines: &[(String, String, String)]) {
+        let body: Vec<String> = lines.iter().map(|(m, print, result)| format!("{m} {print} {result}")).collect();
+        std::fs::write(&self.path, format!("{header}{}\n", body.join("\n"))).unwrap();
+        println!("{} rewritten: commit it", self.path.display());
     }
 }
 
@@ -160,25 +213,17 @@ fn levels_of(summary: &str) -> usize {
 fn lut_levels_at_default_width() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let script = root.join("../scripts/synth_verilog.sh");
-    let record_path = root.join(LEVELS_RECORD);
     let flow = [
         std::fs::read(&script).unwrap(),
         std::fs::read(root.join("../scripts/lut_levels.py")).unwrap(),
         run(Command::new("yosys").arg("-V")).1.into_bytes(),
     ];
-    let fresh = std::env::var("FERROCE_LEVELS_FRESH").is_ok_and(|v| v == "1");
-    let record = std::fs::read_to_string(&record_path).unwrap_or_default();
-    let recorded = |module: &str, print: &str| {
-        record.lines().find_map(|line| {
-            let mut parts = line.splitn(3, ' ');
-            (parts.next() == Some(module) && parts.next() == Some(print)).then(|| parts.next().unwrap_or("").to_string())
-        })
-    };
+    let record = Record::open(LEVELS_RECORD);
 
     let tops: Vec<&Emitted> = emitted().iter().filter(|e| e.width.is_none_or(|w| w == 512)).collect();
     let results = parallel_map(&tops, |e| {
         let print = fingerprint(&[e.verilog.as_bytes(), &flow[0], &flow[1], &flow[2]]);
-        if let Some(summary) = recorded(&e.module, &print).filter(|_| !fresh) {
+        if let Some(summary) = record.get(&e.module, &print) {
             return (e.module.clone(), print, summary, false);
         }
         let dir = e.path.with_extension("synth");
@@ -192,12 +237,9 @@ fn lut_levels_at_default_width() {
 
     let synthesized = results.iter().filter(|r| r.3).count();
     if synthesized > 0 {
-        let lines: Vec<String> = results
-            .iter()
-            .map(|(m, print, summary, _)| format!("{m} {print} {summary}"))
-            .collect();
-        std::fs::write(&record_path, format!("{LEVELS_RECORD_HEADER}{}\n", lines.join("\n"))).unwrap();
-        println!("{synthesized} tops synthesized; {} rewritten: commit it", record_path.display());
+        println!("{synthesized} tops synthesized");
+        let lines: Vec<(String, String, String)> = results.iter().map(|r| (r.0.clone(), r.1.clone(), r.2.clone())).collect();
+        record.write(LEVELS_RECORD_HEADER, &lines);
     }
     let mut failures = Vec::new();
     for (module, _, summary, _) in &results {

@@ -13,8 +13,8 @@
 //! ```
 //!
 //! One control state machine serves posts and decisions, one at a time: a post takes six
-//! cycles plus the enqueue, a decision about twelve cycles plus the re-enqueue, while the
-//! packetizer emits the previous block (a block is ≥ 4 KiB, at least one 4 KiB packet or sixteen
+//! cycles plus the enqueue, a decision about twelve cycles plus the re-enqueue (eight for a
+//! transfer's last block: no next addresses to add), while the packetizer emits the previous block (a block is ≥ 4 KiB, at least one 4 KiB packet or sixteen
 //! 256-byte ones). A decision is requested only two cycles after the last enqueue was accepted,
 //! so it sees every enqueue made before it, as the model's decisions do. Each cutter stage feeds
 //! its registers through at most one adder or comparator.
@@ -815,14 +815,16 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 self.last.d.next =
                     self.upper_zero.q.val() && (self.high_below.q.val() || (self.high_equal.q.val() && self.low_fits.q.val()));
                 self.length.d.next = self.room.q.val();
+                self.state.d.next = SegmenterState::CutAdd0;
                 if self.upper_zero.q.val() && (self.high_below.q.val() || (self.high_equal.q.val() && self.low_fits.q.val())) {
                     self.length.d.next = self.table_remaining.read_data.val().get_bits::<BLOCK_LEN_BITS>(0);
+                    // the transfer's last block: nothing goes back into the table, no sums
+                    self.state.d.next = SegmenterState::CutIssue;
                 }
                 self.immediate_step.d.next = 0.into();
                 if self.table_flags.read_data.val().get_bit(3) && self.write.val() && self.immediate_op.val() {
                     self.immediate_step.d.next = 1.into();
                 }
-                self.state.d.next = SegmenterState::CutAdd0;
             }
             SegmenterState::CutAdd0 => {
                 self.local_sum[0].d.next = bit_cast::<17, 16>(self.table_local.read_data.val().get_bits::<16>(0))
