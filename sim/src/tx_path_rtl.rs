@@ -22,6 +22,7 @@ use crate::axis::{pack_beat, Channel, FrameSink, RecordSource};
 use crate::contracts::tx::{CompletionStatus, PostError};
 use crate::models::tx::{TxEngine, TxRun, TxSetup};
 use crate::sched::REG_LIMIT;
+use crate::tx_segmenter_rtl::REFUSAL_COUNTERS;
 use crate::verilated::{Model, SimError};
 use ferroce_contracts::regs::QP_READ_LATENCY;
 use rand::{Rng, SeedableRng};
@@ -192,24 +193,10 @@ impl TxEngine for TxPathRtl {
     }
 }
 
-/// Names of the refusal counter ports, `PostError::ALL` order.
-const REFUSAL_COUNTERS: [&str; 7] = [
-    "cnt_channel_busy",
-    "cnt_bad_channel",
-    "cnt_bad_queue",
-    "cnt_bad_qp",
-    "cnt_qp_not_ready",
-    "cnt_bad_operation",
-    "cnt_too_long",
-];
-
 /// Cycles without a post result, descriptor, output beat or completion after which the
 /// transfers left are taken as never served (a queue that is never eligible): many decisions'
 /// worth.
 const QUIET_CYCLES: u64 = 2000;
-
-/// Cycles the QP read port's answers trail its indices.
-const READ_LATENCY: usize = QP_READ_LATENCY;
 
 /// The memory side: read commands in flight and the data beat presented.
 struct Memory {
@@ -369,7 +356,7 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
     let mut packet_queues: VecDeque<u8> = VecDeque::new();
     let mut queue_bytes = vec![0u64; setup.queues];
     let mut done: Vec<(u16, CompletionStatus)> = Vec::new();
-    let mut context_reads: VecDeque<usize> = std::iter::repeat_n(0, READ_LATENCY).collect();
+    let mut context_reads: VecDeque<usize> = std::iter::repeat_n(0, QP_READ_LATENCY).collect();
     let mut figures = PathFigures::default();
     let (mut first_post, mut last_beat, mut gaps, mut last_progress) = (None::<u64>, 0u64, 0u64, 0u64);
     let total_bytes: u64 = setup.posts.iter().map(|p| u64::from(p.length)).sum();

@@ -180,8 +180,8 @@ struct Ports {
     counters: [usize; 7],
 }
 
-/// Names of the refusal counter ports, `PostError::ALL` order.
-const COUNTERS: [&str; 7] = [
+/// Names of the refusal counter ports (of `tx_segmenter` and `tx_path`), `PostError::ALL` order.
+pub const REFUSAL_COUNTERS: [&str; 7] = [
     "cnt_channel_busy",
     "cnt_bad_channel",
     "cnt_bad_queue",
@@ -251,7 +251,7 @@ impl SegmenterRtl {
             m_read_len: port("m_read_len")?,
             counters: {
                 let mut c = [0; 7];
-                for (slot, name) in c.iter_mut().zip(COUNTERS) {
+                for (slot, name) in c.iter_mut().zip(REFUSAL_COUNTERS) {
                     *slot = port(name)?;
                 }
                 c

@@ -128,7 +128,11 @@ fn yosys_check_clean() {
             e.path.display(),
             m = e.module
         );
-        let print = fingerprint(&[e.verilog.as_bytes(), script.replace(&e.path.display().to_string(), "").as_bytes(), version.as_bytes()]);
+        let print = fingerprint(&[
+            e.verilog.as_bytes(),
+            script.replace(&e.path.display().to_string(), "").as_bytes(),
+            version.as_bytes(),
+        ]);
         if record.get(&e.module, &print).is_some_and(|r| r == "ok") {
             return (e.module.clone(), print, true, String::new(), false);
         }
@@ -155,7 +159,11 @@ impl Record {
     fn open(name: &str) -> Record {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(name);
         let fresh = std::env::var("FERROCE_LEVELS_FRESH").is_ok_and(|v| v == "1");
-        let text = if fresh { String::new() } else { std::fs::read_to_string(&path).unwrap_or_default() };
+        let text = if fresh {
+            String::new()
+        } else {
+            std::fs::read_to_string(&path).unwrap_or_default()
+        };
         Record { path, text }
     }
 
