@@ -7,7 +7,7 @@
 //! while bulk is on the wire; memory latency of hundreds of cycles at full rate.
 
 use ferroce_sim::contracts::tx::{CompletionStatus, Pmtu, PostError, PostOp, QpState};
-use ferroce_sim::models::tx::qos::{backlogged_bytes, deviation_from_weights, weighted_setup, wire_dest_qpn, wire_queue};
+use ferroce_sim::models::tx::qos::{add_control_post, backlogged_bytes, deviation_from_weights, weighted_setup, wire_dest_qpn, wire_queue};
 use ferroce_sim::models::tx::{PatternMemory, Post, QpContext, TxEngine, TxModel, TxRun, TxSetup};
 use ferroce_sim::rx_rtl::RxFrontRtl;
 use ferroce_sim::sched::QueueCfg;
@@ -204,19 +204,7 @@ fn weights_1_2_5_share_the_wire_by_bytes_on_the_rtl() {
 #[test]
 fn a_control_post_made_during_bulk_overtakes_it_within_a_block() {
     let mut setup = weighted_setup(12, 1 << 20, 0, 1 << 20);
-    let control = QpContext {
-        dest_qpn: wire_dest_qpn(4),
-        ..setup.contexts[&1]
-    };
-    setup.contexts.insert(4, control);
-    setup.posts.push(Post {
-        channel: 100,
-        queue: 0,
-        op: PostOp::Send.code(),
-        qp: 4,
-        length: 3 * 4096 + 1,
-        ..Post::default()
-    });
+    add_control_post(&mut setup);
     // the control post waits until bulk has been on the wire for a while
     let mut rtl = TxPathRtl::new(DEFAULT, Surroundings::FULL);
     rtl.release = vec![0; setup.posts.len() - 1];

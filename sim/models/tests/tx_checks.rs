@@ -18,7 +18,9 @@
 use ferroce_models::contracts::tx::{udp_source_port_hash, CompletionStatus, Pmtu, PostError, PostOp, QpState};
 use ferroce_models::rx::rx_model;
 use ferroce_models::sched::QueueCfg;
-use ferroce_models::tx::qos::{backlogged_bytes, deviation_from_weights, weighted_setup, wire_dest_qpn as dest_qpn, wire_queue};
+use ferroce_models::tx::qos::{
+    add_control_post, backlogged_bytes, deviation_from_weights, weighted_setup, wire_dest_qpn as dest_qpn, wire_queue,
+};
 use ferroce_models::tx::{PatternMemory, Post, QpContext, TxEngine, TxModel, TxRun, TxSetup};
 use ferroce_models::wire::opcode::{Opcode, Operation, Transport};
 use ferroce_models::wire::pcap::write_pcap;
@@ -621,19 +623,7 @@ fn weights_1_2_5_share_the_wire_by_bytes_at_64_kib_blocks() {
 #[test]
 fn a_control_post_overtakes_backlogged_bulk() {
     let mut setup = weighted_setup(12, 1 << 20, 0, 1 << 20);
-    let control = QpContext {
-        dest_qpn: dest_qpn(4),
-        ..setup.contexts[&1]
-    };
-    setup.contexts.insert(4, control);
-    setup.posts.push(Post {
-        channel: 100,
-        queue: 0,
-        op: PostOp::Send.code(),
-        qp: 4,
-        length: 3 * 4096 + 1,
-        ..Post::default()
-    });
+    add_control_post(&mut setup);
     let run = TxModel.run(&setup).unwrap();
     let queues: Vec<u32> = run.frames.iter().map(|f| wire_queue(f)).collect();
     let first = queues.iter().position(|&q| q == 4).unwrap();

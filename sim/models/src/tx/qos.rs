@@ -100,3 +100,27 @@ pub fn deviation_from_weights(bytes: &[u64], weights: &[u32]) -> f64 {
         })
         .fold(0.0, f64::max)
 }
+
+/// Channel of the control post [`add_control_post`] adds.
+pub const CONTROL_CHANNEL: u16 = 100;
+/// Local QP (and, through [`wire_queue`], wire queue) of that post.
+pub const CONTROL_QP: u32 = 4;
+
+/// Adds to a [`weighted_setup`] a control-class post (queue 0): a SEND of three 4 KiB packets
+/// and one byte on channel [`CONTROL_CHANNEL`] and its own QP [`CONTROL_QP`] (queue 1's context
+/// with another DestQP), made after the bulk posts.
+pub fn add_control_post(setup: &mut TxSetup) {
+    let control = QpContext {
+        dest_qpn: wire_dest_qpn(CONTROL_QP),
+        ..setup.context(u32::from(WEIGHTS[0].0))
+    };
+    setup.contexts.insert(CONTROL_QP, control);
+    setup.posts.push(Post {
+        channel: CONTROL_CHANNEL,
+        queue: 0,
+        op: PostOp::Send.code(),
+        qp: CONTROL_QP,
+        length: 3 * 4096 + 1,
+        ..Post::default()
+    });
+}
