@@ -117,8 +117,14 @@ fn random_setup(rng: &mut ChaCha8Rng, variant: &PathVariant, budget: u64) -> TxS
 /// Runs `setup` on the model and on `rtl`, and compares everything the engines give.
 fn same_as_model(rtl: &mut TxPathRtl, setup: &TxSetup, what: &str) -> TxRun {
     let model = TxModel.run(setup).unwrap();
-    let got = rtl.run(setup).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let (got, figures) = rtl.run_measured(setup).unwrap_or_else(|e| panic!("{what}: {e}"));
     assert_eq!(got.post_results, model.post_results, "{what}: post results");
+    // the refusal counters count the refusals, by reason
+    let refused: Vec<u32> = PostError::ALL
+        .iter()
+        .map(|&reason| model.post_results.iter().filter(|r| **r == Err(reason)).count() as u32)
+        .collect();
+    assert_eq!(figures.refused[..], refused[..], "{what}: refusal counters (PostError::ALL order)");
     for (i, (g, w)) in got.frames.iter().zip(&model.frames).enumerate() {
         assert_eq!(g, w, "{what}: frame {i} of {}", model.frames.len());
     }
