@@ -19,7 +19,7 @@
 //! (`s_axis_tready` never low after the first frame); the record and header record latencies are
 //! printed and bounded.
 
-use ferroce_sim::contracts::rx::HEADER_RECORD_LATENCY;
+use ferroce_hdl::rx::front::record_latency;
 use ferroce_sim::rx::craft::{crafted, malformed, random_labeled, roce_repr, supported_opcodes, Built, Label};
 use ferroce_sim::rx::{classify, rx_model, DropReason, RxCounters, RxResult, RxVerdict};
 use ferroce_sim::rx_rtl::{RxFrontRtl, RxRun};
@@ -371,9 +371,11 @@ fn throughput(width: usize) {
         after_first, beats_after_first,
         "{width} bits: one beat per cycle after the first frame"
     );
-    assert!(hi <= 40, "{width} bits: record latency up to {hi} cycles");
-    // Frames longer than the 128-byte capture: a header record a fixed few cycles after the beat
-    // that completes the capture (the ICRC check's 8 cycles plus the decoder's).
+    // The final record leaves with the ICRC verdict, the ICRC core's latency after the last beat.
+    let latency = record_latency(width / 8) as u64;
+    assert_eq!((lo, hi), (latency, latency), "{width} bits: record latency");
+    // Frames longer than the 128-byte capture: a header record as many cycles after the beat
+    // that completes the capture.
     let (hlo, hhi) = run.header_record_latency().expect("header records");
     let long = order.iter().filter(|f| f.len() > 128).count();
     eprintln!("rx_front {width} bits: {long} header records, {hlo}..{hhi} cycles after the beat that completes the capture");
@@ -382,10 +384,7 @@ fn throughput(width: usize) {
         long,
         "{width} bits: one header record per frame longer than the capture"
     );
-    assert!(
-        hhi <= 8 + HEADER_RECORD_LATENCY as u64,
-        "{width} bits: header record latency up to {hhi} cycles"
-    );
+    assert_eq!((hlo, hhi), (latency, latency), "{width} bits: header record latency");
 }
 
 #[test]

@@ -88,6 +88,19 @@ pub struct IcrcCore<const W: usize, const K: usize> {
     pub in_keep: Signal<In, Bits<K>>,
     /// Input beat: last beat of a frame.
     pub in_last: Signal<In, Bit>,
+    /// Early beat: the input beat at stage S([`EARLY_STAGE`](IcrcCore::EARLY_STAGE)), that many
+    /// cycles of `en` after it came in. A six-stage decoder that takes it with the same `en`
+    /// ends in the cycle the frame's verdict is in the tops' output register (`RxFront` takes
+    /// its beats here, and the tail's copy of the beat is then unused). Valid.
+    pub early_valid: Signal<Out, Bit>,
+    /// Early beat: data.
+    pub early_data: Signal<Out, Bits<W>>,
+    /// Early beat: byte enables.
+    pub early_keep: Signal<Out, Bits<K>>,
+    /// Early beat: last beat of its frame.
+    pub early_last: Signal<Out, Bit>,
+    /// Early beat: valid bytes (1..=B).
+    pub early_byte_count: Signal<Out, Bits<8>>,
     /// Tail beat: valid.
     pub t_valid: Signal<Out, Bit>,
     /// Tail beat: data (as it came in).
@@ -346,6 +359,15 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
     pub const LOG2_BYTES: usize = K.trailing_zeros() as usize;
     /// Register stages of the surplus-byte reversal.
     pub const REVERSE_STAGES: usize = Self::LOG2_BYTES.div_ceil(2);
+    /// Cycles of `en` from an input beat to the tops' output register after the tail (the
+    /// verdict of `IcrcCheck`): S1..S4, the reversal, the output register.
+    pub const LATENCY: usize = 5 + Self::REVERSE_STAGES;
+    /// Stage of the early beat (`early_*`): [`LATENCY`](IcrcCore::LATENCY) − 6, so six more
+    /// stages end with the output register (1 at 64 and 128 bits, 2 at 256 and 512, 3 at 1024).
+    pub const EARLY_STAGE: usize = Self::LATENCY - 6;
+    const EARLY_AT_S1: usize = (Self::EARLY_STAGE == 1) as usize;
+    const EARLY_AT_S2: usize = (Self::EARLY_STAGE == 2) as usize;
+    const EARLY_AT_S3: usize = (Self::EARLY_STAGE == 3) as usize;
     /// Beats before the one holding byte 27 (the last byte the classification depends on).
     pub const PREFIX_BEATS: usize = 27 / K;
     const BYTES_PER_BEAT: usize = K;
@@ -452,6 +474,11 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
             in_data: Default::default(),
             in_keep: Default::default(),
             in_last: Default::default(),
+            early_valid: Default::default(),
+            early_data: Default::default(),
+            early_keep: Default::default(),
+            early_last: Default::default(),
+            early_byte_count: Default::default(),
             t_valid: Default::default(),
             t_data: Default::default(),
             t_keep: Default::default(),
@@ -1080,6 +1107,29 @@ impl<const W: usize, const K: usize> Logic for IcrcCore<W, K> {
         self.t_insert_lanes.next = self.insert_lanes.q.val();
         self.t_spill_keep.next = self.spill_keep.q.val();
         self.t_spill.next = self.spill.q.val();
+
+        // ================= early beat (one of S1, S2, S3, chosen at elaboration) =================
+        for _u in 0..Self::EARLY_AT_S1 {
+            self.early_valid.next = self.valid1.q.val();
+            self.early_data.next = self.data1.q.val();
+            self.early_keep.next = self.keep1.q.val();
+            self.early_last.next = self.last1.q.val();
+            self.early_byte_count.next = bit_cast::<8, 9>(self.byte_count.val());
+        }
+        for _u in 0..Self::EARLY_AT_S2 {
+            self.early_valid.next = self.valid2.q.val();
+            self.early_data.next = self.data2.q.val();
+            self.early_keep.next = self.keep2.q.val();
+            self.early_last.next = self.last2.q.val();
+            self.early_byte_count.next = self.byte_count2.q.val();
+        }
+        for _u in 0..Self::EARLY_AT_S3 {
+            self.early_valid.next = self.valid3.q.val();
+            self.early_data.next = self.data3.q.val();
+            self.early_keep.next = self.keep3.q.val();
+            self.early_last.next = self.flags3.q.val().get_bit(0);
+            self.early_byte_count.next = self.byte_count3.q.val();
+        }
 
         // ================= tail =================
         for q in Self::REVERSE_STAGES..Self::REVERSE_STAGES_PLUS_1 {

@@ -4,7 +4,8 @@
 //! - **records** (`r_valid`/`r_ready`): per RoCEv2 frame (accepted or dropped), in frame order,
 //!   a final record (`r_final`) with the verdict, the drop reason and every field of
 //!   `ferroce-sim rx`'s JSON; a frame longer than the 128-byte header capture gets a header
-//!   record before it, 6 cycles after the capture completes (see `r_final`);
+//!   record before it, as soon as the capture completes (see `r_final`); each record
+//!   [`record_latency`] cycles (8 at 512 bits) after the beat that completes it;
 //! - **payload** (`m_pay_*`): per record with `r_pay_len > 0`, exactly that many bytes, realigned
 //!   to byte 0 (full beats but the last), without pad and ICRC; `m_pay_tuser` is 1 on the last
 //!   beat of a packet that is dropped (`r_drop`), so downstream never commits it;
@@ -14,19 +15,29 @@
 //! The semantics are those of the software model `ferroce_models::rx::rx_model` (docs/rx.md).
 //!
 //! ```text
-//!  s_axis ─► IcrcCheck ─┬─► RxHeader ──┬─ first record ─► plan P1..P3 ─► plan FIFO ────┐
-//!           (verdict on │ (header_ce)  ├─ final record ─────────────────► verdict FIFO ─┤ RxRealigner
-//!            last beat) │              └─► records (r_*), counters (cnt_*)              │ (realign.rs)
-//!                       └─────────────────────────────────────────────► data FIFO ─────┴─► m_pay, m_pass
+//!  s_axis ─► IcrcCore ── tail ─► IcrcVerdict ────────────┐ (the verdict, with the final record)
+//!           (early beat)                                  ▼
+//!               ├─► RxHeader ──┬─ first record ─► plan P1..P3 ─► plan FIFO ────┐
+//!               │  (header_ce) ├─ final record ─────────────────► verdict FIFO ─┤ RxRealigner
+//!               │              └─► records (r_*), counters (cnt_*)              │ (realign.rs)
+//!               └─────────────────────────────────────────────► data FIFO ─────┴─► m_pay, m_pass
 //! ```
 //!
-//! - `IcrcCheck` (8 cycles) puts the ICRC verdict on each frame's last beat.
+//! - The ICRC core ([`IcrcCore`], as in `IcrcCheck`) and `RxHeader` run side by side in lock
+//!   step (`header_ce`): `RxHeader` and the data FIFO take each beat from the core's early
+//!   stage (S1 at 64 and 128 bits, S2 at 256 and 512, S3 at 1024), so the final record leaves
+//!   `RxHeader` in the cycle [`IcrcVerdict`] registers the frame's ICRC verdict:
+//!   [`record_latency`] cycles after the frame's last beat (8 at 512 bits). Only the core's
+//!   first stages carry the beat; the rest of its beat delay line is left unused (synthesis
+//!   removes it).
+//! - The input takes a beat only while the data FIFO has room; the beats already in the core's
+//!   first stages still arrive, so the FIFO has room for `EARLY_STAGE` beats beyond `D`.
 //! - `RxHeader` decodes every frame twice: a first record when its header capture completes
 //!   (`CAPTURE_BEATS − 1` beats in; the last beat for shorter frames), which fixes the
 //!   classification, the header checks and the payload region; and a final record at its last
 //!   beat, which adds what depends on the frame length. Both go out on `r_*` (the first one only
 //!   when it is not also the final one, as `r_final` = 0); the final one carries the ICRC
-//!   verdict, brought along `RxHeader`'s six stages. `RxHeader` holds a record (and stops, and
+//!   verdict. `RxHeader` holds a record (and stops, and
 //!   the input with it) while `r_ready` is low; the record enters the FIFOs below in the cycle it
 //!   first appears, so the payload never waits for `r_ready`.
 //! - From a first record the frame's payload is planned in beats over three stages (P1..P3, one
@@ -41,11 +52,12 @@
 //! - The counters count final records, one cycle after them.
 
 use super::header::{self, RxHeader};
-use super::icrc_check::IcrcCheck;
+use super::icrc_check::IcrcVerdict;
 use super::realign::{FramePlan, RxRealigner};
 use crate::common::counter::EventCounter;
-use crate::common::delay::Delay;
 use crate::common::elab::c;
+use crate::common::fifo::CAPACITY;
+use crate::common::icrc_core::IcrcCore;
 use ferroce_contracts::rx::{DropReason, IcrcVerdictCode, HEADER_RECORD_LATENCY};
 use rust_hdl::prelude::*;
 
@@ -54,6 +66,13 @@ use rust_hdl::prelude::*;
 /// push to the plan FIFO's head) plus two beats in flight.
 pub const fn data_depth(k: usize) -> usize {
     header::CAPTURE_BYTES / k + HEADER_RECORD_LATENCY + 7
+}
+
+/// Cycles from the cycle that takes a frame's last beat to its final record on `r_*` (and from
+/// the beat that completes the header capture to a header record), for `K` bytes per beat: the
+/// ICRC core's latency (7 at 64 and 128 bits, 8 at 256 and 512, 9 at 1024).
+pub const fn record_latency(k: usize) -> usize {
+    5 + (k.trailing_zeros() as usize).div_ceil(2)
 }
 
 /// Counters: frames in, accepted, passed, then one per drop reason in `DropReason::ALL` order.
@@ -104,8 +123,8 @@ pub struct RxFront<const W: usize, const K: usize, const D: usize> {
     /// Record stream: ready.
     pub r_ready: Signal<In, Bit>,
     /// The final record of the packet. A packet longer than the header capture (128 bytes)
-    /// first gets a header record (`r_final` = 0) 6 cycles after the beat that completes the
-    /// capture: every header field is final in it, `r_drop`/`r_reason` reflect the header checks
+    /// first gets a header record (`r_final` = 0) [`record_latency`] cycles after the beat that
+    /// completes the capture: every header field is final in it, `r_drop`/`r_reason` reflect the header checks
     /// only, `r_icrc_chk` is 0 and `r_pay_len` is the payload length its headers announce. The
     /// final record (`r_final` = 1) follows at the end of the frame and is authoritative. Take
     /// a header record without waiting for the payload it announces: while it waits, the
@@ -214,7 +233,8 @@ pub struct RxFront<const W: usize, const K: usize, const D: usize> {
     /// Counter: RoCEv2 frames dropped as `icrc` (the ICRC does not verify).
     pub cnt_drop_icrc: Signal<Out, Bits<32>>,
 
-    icrc_check: IcrcCheck<W, K>,
+    icrc_core: IcrcCore<W, K>,
+    icrc_verdict: IcrcVerdict,
     header_decoder: RxHeader<W, K>,
     realigner: RxRealigner<W, K, D>,
     counters: [EventCounter; COUNTERS],
@@ -224,8 +244,6 @@ pub struct RxFront<const W: usize, const K: usize, const D: usize> {
     bytes_per_beat: Constant<Bits<18>>,
     offset_mask: Constant<Bits<18>>,
     log2_bytes_per_beat: Constant<Bits<18>>,
-    /// Lane i + 1: the bytes of a beat whose last kept lane is i.
-    lane_byte_count: [Constant<Bits<8>>; 128],
     /// Drop-reason code of each drop counter.
     reason_code: [Constant<Bits<4>>; 10],
     /// `IcrcCheck`'s verdict code of a good ICRC, and the drop-reason code of a bad one.
@@ -233,16 +251,13 @@ pub struct RxFront<const W: usize, const K: usize, const D: usize> {
     reason_icrc: Constant<Bits<4>>,
 
     // ---- input side ----
-    /// `RxHeader` advances: no record waits for `r_ready`.
+    /// The ICRC core and `RxHeader` advance: no record waits for `r_ready`.
     header_ce: Signal<Local, Bit>,
+    /// The input beat is taken (the data FIFO has room).
+    input_take: Signal<Local, Bit>,
+    /// `RxHeader` and the data FIFO take the core's early beat.
     take: Signal<Local, Bit>,
     record_valid: Signal<Local, Bit>,
-    /// `tkeep >> 1`, to find the last kept lane.
-    keep_shifted: Signal<Local, Bits<K>>,
-    /// Bytes in the input beat.
-    byte_count: Signal<Local, Bits<8>>,
-    /// The ICRC verdict in step with `RxHeader`'s stages.
-    icrc_verdict_line: Delay<2, HEADER_RECORD_LATENCY>,
     /// Drop reason of the record on `r_*` (the header's, else the ICRC's), and whether it drops.
     final_reason: Signal<Local, Bits<4>>,
     final_drop: Signal<Local, Bit>,
@@ -300,6 +315,16 @@ impl<const W: usize, const K: usize, const D: usize> Default for RxFront<W, K, D
     fn default() -> Self {
         assert_eq!(W, 8 * K, "K must be W / 8");
         assert_eq!(D, data_depth(K), "D must be data_depth(K)");
+        assert_eq!(IcrcCore::<W, K>::LATENCY, record_latency(K));
+        assert_eq!(
+            IcrcCore::<W, K>::EARLY_STAGE + HEADER_RECORD_LATENCY,
+            record_latency(K),
+            "the verdict and the final record meet"
+        );
+        assert!(
+            D + IcrcCore::<W, K>::EARLY_STAGE <= CAPACITY,
+            "the data FIFO takes the beats in the core's first stages"
+        );
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -373,23 +398,21 @@ impl<const W: usize, const K: usize, const D: usize> Default for RxFront<W, K, D
             cnt_drop_opcode: Default::default(),
             cnt_drop_padcnt: Default::default(),
             cnt_drop_icrc: Default::default(),
-            icrc_check: Default::default(),
+            icrc_core: IcrcCore::new(true),
+            icrc_verdict: Default::default(),
             header_decoder: Default::default(),
             realigner: Default::default(),
             counters: std::array::from_fn(|_| Default::default()),
             bytes_per_beat: c::<18>(K as u64),
             offset_mask: c::<18>(K as u64 - 1),
             log2_bytes_per_beat: c::<18>(K.trailing_zeros() as u64),
-            lane_byte_count: std::array::from_fn(|i| c::<8>(i as u64 + 1)),
             reason_code: std::array::from_fn(|i| c::<4>(DropReason::ALL[i].code() as u64)),
             icrc_good: c::<2>(IcrcVerdictCode::Good.code() as u64),
             reason_icrc: c::<4>(DropReason::Icrc.code() as u64),
             header_ce: Default::default(),
+            input_take: Default::default(),
             take: Default::default(),
             record_valid: Default::default(),
-            keep_shifted: Default::default(),
-            byte_count: Default::default(),
-            icrc_verdict_line: Default::default(),
             final_reason: Default::default(),
             final_drop: Default::default(),
             final_push: Default::default(),
@@ -463,8 +486,9 @@ impl<const W: usize, const K: usize, const D: usize> Logic for RxFront<W, K, D> 
             single3,
             single_bytes3
         );
-        self.icrc_check.clock.next = self.clock.val();
-        self.icrc_check.reset.next = self.reset.val();
+        self.icrc_core.clock.next = self.clock.val();
+        self.icrc_core.reset.next = self.reset.val();
+        self.icrc_verdict.clock.next = self.clock.val();
         self.header_decoder.clock.next = self.clock.val();
         self.header_decoder.reset.next = self.reset.val();
         self.realigner.clock.next = self.clock.val();
@@ -474,48 +498,48 @@ impl<const W: usize, const K: usize, const D: usize> Logic for RxFront<W, K, D> 
             self.counters[i].reset.next = self.reset.val();
         }
 
-        // ================= input: ICRC check, then header decoder and data FIFO =================
-        // The record output is RxHeader's final record; RxHeader (and with it the input) stops
-        // while a record waits for r_ready.
+        // ================= input: the ICRC core; its early beat to the header decoder and data FIFO ====
+        // The record output is RxHeader's final record; RxHeader and the core (and with them the
+        // input) stop while a record waits for r_ready. The input also waits for room in the
+        // data FIFO; the beats in the core's first stages still go in.
         self.record_valid.next = self.header_decoder.h_valid.val() && !self.header_decoder.h_pass.val();
         self.header_ce.next = !self.record_valid.val() || self.r_ready.val();
-        self.take.next = self.icrc_check.m_axis_tvalid.val() && self.header_ce.val() && self.realigner.room.val();
-        self.icrc_check.s_axis_tvalid.next = self.s_axis_tvalid.val();
-        self.icrc_check.s_axis_tdata.next = self.s_axis_tdata.val();
-        self.icrc_check.s_axis_tkeep.next = self.s_axis_tkeep.val();
-        self.icrc_check.s_axis_tlast.next = self.s_axis_tlast.val();
-        self.icrc_check.m_axis_tready.next = self.header_ce.val() && self.realigner.room.val();
-        // = IcrcCheck's own s_axis_tready, computed here from its registered output
-        self.s_axis_tready.next = !self.icrc_check.m_axis_tvalid.val() || (self.header_ce.val() && self.realigner.room.val());
+        self.input_take.next = self.header_ce.val() && self.realigner.room.val();
+        self.s_axis_tready.next = self.input_take.val();
+        self.icrc_core.en.next = self.header_ce.val();
+        self.icrc_core.in_valid.next = self.s_axis_tvalid.val() && self.realigner.room.val();
+        self.icrc_core.in_data.next = self.s_axis_tdata.val();
+        self.icrc_core.in_keep.next = self.s_axis_tkeep.val();
+        self.icrc_core.in_last.next = self.s_axis_tlast.val();
+        self.take.next = self.icrc_core.early_valid.val() && self.header_ce.val();
         self.header_decoder.ce.next = self.header_ce.val();
         self.header_decoder.s_axis_tvalid.next = self.take.val();
-        self.header_decoder.s_axis_tdata.next = self.icrc_check.m_axis_tdata.val();
-        self.header_decoder.s_axis_tkeep.next = self.icrc_check.m_axis_tkeep.val();
-        self.header_decoder.s_axis_tlast.next = self.icrc_check.m_axis_tlast.val();
-        // ICRC verdict carried along RxHeader's stages
-        self.icrc_verdict_line.clock.next = self.clock.val();
-        self.icrc_verdict_line.ce.next = self.header_ce.val();
-        self.icrc_verdict_line.d.next = self.icrc_check.m_axis_tuser.val();
-        // bytes in the beat: K when full, else the last kept lane + 1
-        self.byte_count.next = 0.into();
-        self.keep_shifted.next = self.icrc_check.m_axis_tkeep.val() >> 1;
-        for i in 0..K {
-            if self.icrc_check.m_axis_tkeep.val().get_bit(i) && !self.keep_shifted.val().get_bit(i) {
-                self.byte_count.next = self.byte_count.val() | self.lane_byte_count[i].val();
-            }
-        }
+        self.header_decoder.s_axis_tdata.next = self.icrc_core.early_data.val();
+        self.header_decoder.s_axis_tkeep.next = self.icrc_core.early_keep.val();
+        self.header_decoder.s_axis_tlast.next = self.icrc_core.early_last.val();
         self.realigner.beat_push.next = self.take.val();
-        self.realigner.beat_data.next = self.icrc_check.m_axis_tdata.val();
-        self.realigner.beat_keep.next = self.icrc_check.m_axis_tkeep.val();
-        self.realigner.beat_last.next = self.icrc_check.m_axis_tlast.val();
-        self.realigner.beat_bytes.next = self.byte_count.val();
+        self.realigner.beat_data.next = self.icrc_core.early_data.val();
+        self.realigner.beat_keep.next = self.icrc_core.early_keep.val();
+        self.realigner.beat_last.next = self.icrc_core.early_last.val();
+        self.realigner.beat_bytes.next = self.icrc_core.early_byte_count.val();
+        // the ICRC verdict, registered in the cycle the final record leaves RxHeader
+        self.icrc_verdict.advance.next = self.header_ce.val();
+        self.icrc_verdict.tail_valid.next = self.icrc_core.t_valid.val();
+        self.icrc_verdict.tail_first.next = self.icrc_core.t_first.val();
+        self.icrc_verdict.tail_last.next = self.icrc_core.t_last.val();
+        self.icrc_verdict.tail_roce.next = self.icrc_core.t_roce.val();
+        self.icrc_verdict.tail_complete.next = self.icrc_core.t_complete.val();
+        self.icrc_verdict.tail_fold.next = self.icrc_core.t_fold.val();
+        self.icrc_verdict.tail_icrc_rotation.next = self.icrc_core.t_icrc_rotation.val();
+        self.icrc_verdict.tail_crc_valid.next = self.icrc_core.t_crc_valid.val();
+        self.icrc_verdict.tail_crc.next = self.icrc_core.t_crc.val();
 
         // ================= records: the final verdict, the FIFO pushes =================
         // final verdict: the header-time reason, else the ICRC
         self.final_reason.next = self.header_decoder.h_reason.val();
         if self.header_decoder.h_final.val()
             && self.header_decoder.h_reason.val() == 0
-            && self.icrc_verdict_line.q.val() != self.icrc_good.val()
+            && self.icrc_verdict.verdict.val() != self.icrc_good.val()
         {
             self.final_reason.next = self.reason_icrc.val();
         }
@@ -629,7 +653,7 @@ impl<const W: usize, const K: usize, const D: usize> Logic for RxFront<W, K, D> 
         self.r_drop.next = self.final_drop.val();
         self.r_reason.next = self.final_reason.val();
         self.r_icrc_chk.next = self.header_decoder.h_icrc_chk.val();
-        self.r_icrc_ok.next = self.icrc_verdict_line.q.val() == self.icrc_good.val();
+        self.r_icrc_ok.next = self.icrc_verdict.verdict.val() == self.icrc_good.val();
         self.r_eth_dst.next = self.header_decoder.h_eth_dst.val();
         self.r_eth_src.next = self.header_decoder.h_eth_src.val();
         self.r_vlan_ok.next = self.header_decoder.h_vlan_ok.val();
