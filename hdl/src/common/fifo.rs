@@ -16,6 +16,7 @@
 //! adder or comparator sits behind the push and pop decisions, which are the deep paths of the
 //! units around a FIFO.
 
+use super::lut_ram::LutRam;
 use rust_hdl::prelude::*;
 
 /// Address bits of the RAMs: 32 entries, the depth of a RAM32M16.
@@ -247,6 +248,123 @@ impl<const W: usize, const K: usize> Logic for BeatFifo<W, K> {
     }
 }
 
+/// A [`BeatFifo`] whose head data and keep are read from the LUT RAM at the head's address in
+/// the cycle they are needed, without a read register: `W + K` flip-flops fewer, and one LUT
+/// level (the LUTRAM read) between the head pointer and whatever uses the head's data. The
+/// head's `last` and byte count, which decide when the head moves, are registered as in
+/// [`BeatFifo`]. Same ports and timing as [`BeatFifo`].
+#[derive(LogicBlock)]
+pub struct LutHeadBeatFifo<const W: usize, const K: usize> {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high: empties the FIFO.
+    pub reset: Signal<In, Bit>,
+    /// Write a beat. Only while the FIFO is not full (the user checks its own limit on `fill`).
+    pub push: Signal<In, Bit>,
+    /// Beat to write: data.
+    pub push_data: Signal<In, Bits<W>>,
+    /// Beat to write: byte enables.
+    pub push_keep: Signal<In, Bits<K>>,
+    /// Beat to write: last beat of a frame.
+    pub push_last: Signal<In, Bit>,
+    /// Beat to write: its bytes.
+    pub push_bytes: Signal<In, Bits<8>>,
+    /// Consume the head. Only while `head_valid`.
+    pub pop: Signal<In, Bit>,
+    /// A beat is at the head (registered).
+    pub head_valid: Signal<Out, Bit>,
+    /// The head beat: data (read from the LUT RAM at the head's address).
+    pub head_data: Signal<Out, Bits<W>>,
+    /// The head beat: byte enables (likewise).
+    pub head_keep: Signal<Out, Bits<K>>,
+    /// The head beat: last beat of a frame (registered).
+    pub head_last: Signal<Out, Bit>,
+    /// The head beat: its bytes (registered).
+    pub head_bytes: Signal<Out, Bits<8>>,
+    /// Fill level (thermometer: bit i, more than i beats; registered).
+    pub fill: Signal<Out, Bits<CAPACITY>>,
+
+    control: FifoControl,
+    data: LutRam<Bits<W>, ADDRESS_BITS>,
+    keep: LutRam<Bits<K>, ADDRESS_BITS>,
+    /// Bit 8: last; bits 7:0: bytes.
+    last_and_bytes: RAM<Bits<9>, ADDRESS_BITS>,
+    /// The head's address: what the control read last cycle.
+    head_address: DFF<Bits<ADDRESS_BITS>>,
+}
+
+impl<const W: usize, const K: usize> Default for LutHeadBeatFifo<W, K> {
+    fn default() -> Self {
+        assert_eq!(W, 8 * K, "K must be W / 8");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            push: Default::default(),
+            push_data: Default::default(),
+            push_keep: Default::default(),
+            push_last: Default::default(),
+            push_bytes: Default::default(),
+            pop: Default::default(),
+            head_valid: Default::default(),
+            head_data: Default::default(),
+            head_keep: Default::default(),
+            head_last: Default::default(),
+            head_bytes: Default::default(),
+            fill: Default::default(),
+            control: Default::default(),
+            data: Default::default(),
+            keep: Default::default(),
+            last_and_bytes: Default::default(),
+            head_address: Default::default(),
+        }
+    }
+}
+
+impl<const W: usize, const K: usize> Logic for LutHeadBeatFifo<W, K> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, head_address);
+        self.control.clock.next = self.clock.val();
+        self.control.reset.next = self.reset.val();
+        self.control.push.next = self.push.val();
+        self.control.pop.next = self.pop.val();
+        self.data.write_clock.next = self.clock.val();
+        self.keep.write_clock.next = self.clock.val();
+        self.last_and_bytes.write_clock.next = self.clock.val();
+        self.last_and_bytes.read_clock.next = self.clock.val();
+
+        self.data.write_enable.next = self.push.val();
+        self.keep.write_enable.next = self.push.val();
+        self.last_and_bytes.write_enable.next = self.push.val();
+        self.data.write_address.next = self.control.write_address.val();
+        self.keep.write_address.next = self.control.write_address.val();
+        self.last_and_bytes.write_address.next = self.control.write_address.val();
+        self.data.write_data.next = self.push_data.val();
+        self.keep.write_data.next = self.push_keep.val();
+        self.last_and_bytes.write_data.next = bit_cast::<9, 8>(self.push_bytes.val());
+        if self.push_last.val() {
+            self.last_and_bytes.write_data.next = bit_cast::<9, 8>(self.push_bytes.val()) | 0x100;
+        }
+        // The control's read address becomes the head's address at the clock edge. An entry is
+        // the head two cycles after its write at the earliest, so reading it at that address
+        // now gives what a read register would hold.
+        self.last_and_bytes.read_address.next = self.control.read_address.val();
+        self.head_address.d.next = self.control.read_address.val();
+        if self.reset.val() {
+            self.head_address.d.next = 0.into();
+        }
+        self.data.read_address.next = self.head_address.q.val();
+        self.keep.read_address.next = self.head_address.q.val();
+
+        self.head_valid.next = self.control.head_valid.val();
+        self.head_data.next = self.data.read_data.val();
+        self.head_keep.next = self.keep.read_data.val();
+        self.head_last.next = self.last_and_bytes.read_data.val().get_bit(8);
+        self.head_bytes.next = self.last_and_bytes.read_data.val().get_bits::<8>(0);
+        self.fill.next = self.control.fill.val();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     //! Both FIFOs against a queue, in rust-hdl's simulator, under random pushes, pops and
@@ -296,30 +414,36 @@ mod tests {
 
     /// The value of a beat is its data; keep, last and bytes are derived from it, so a beat
     /// whose fields came from different entries is caught.
-    impl UnderTest for BeatFifo<64, 8> {
-        const VALUE_MASK: u64 = 0xFF_FFFF;
-        fn outputs(&self) -> (bool, u64, u64) {
-            let data = self.head_data.val().to_u64();
-            let consistent = self.head_keep.val().to_u64() == data & 0xFF
-                && self.head_last.val() == (data & 0x100 != 0)
-                && self.head_bytes.val().to_u64() == (data >> 16) & 0xFF;
-            assert!(!self.head_valid.val() || consistent, "head fields of different beats");
-            (self.head_valid.val(), data, level(self.fill.val().to_u64()))
-        }
-        fn drive(&mut self, reset: bool, push: Option<u64>, pop: bool) {
-            let data = push.unwrap_or(0);
-            self.reset.next = reset;
-            self.push.next = push.is_some();
-            self.push_data.next = data.into();
-            self.push_keep.next = (data & 0xFF).into();
-            self.push_last.next = data & 0x100 != 0;
-            self.push_bytes.next = ((data >> 16) & 0xFF).into();
-            self.pop.next = pop;
-        }
-        fn set_clock(&mut self, high: bool) {
-            self.clock.next = high.into();
-        }
+    macro_rules! beat_fifo_under_test {
+        ($fifo:ty) => {
+            impl UnderTest for $fifo {
+                const VALUE_MASK: u64 = 0xFF_FFFF;
+                fn outputs(&self) -> (bool, u64, u64) {
+                    let data = self.head_data.val().to_u64();
+                    let consistent = self.head_keep.val().to_u64() == data & 0xFF
+                        && self.head_last.val() == (data & 0x100 != 0)
+                        && self.head_bytes.val().to_u64() == (data >> 16) & 0xFF;
+                    assert!(!self.head_valid.val() || consistent, "head fields of different beats");
+                    (self.head_valid.val(), data, level(self.fill.val().to_u64()))
+                }
+                fn drive(&mut self, reset: bool, push: Option<u64>, pop: bool) {
+                    let data = push.unwrap_or(0);
+                    self.reset.next = reset;
+                    self.push.next = push.is_some();
+                    self.push_data.next = data.into();
+                    self.push_keep.next = (data & 0xFF).into();
+                    self.push_last.next = data & 0x100 != 0;
+                    self.push_bytes.next = ((data >> 16) & 0xFF).into();
+                    self.pop.next = pop;
+                }
+                fn set_clock(&mut self, high: bool) {
+                    self.clock.next = high.into();
+                }
+            }
+        };
     }
+    beat_fifo_under_test!(BeatFifo<64, 8>);
+    beat_fifo_under_test!(LutHeadBeatFifo<64, 8>);
 
     fn run<T: UnderTest + Default + Send + 'static>(seed: u64, cycles: u64) {
         let mut uut = T::default();
@@ -379,5 +503,10 @@ mod tests {
     #[test]
     fn beat_fifo_matches_a_queue() {
         run::<BeatFifo<64, 8>>(2, 20_000);
+    }
+
+    #[test]
+    fn lut_head_beat_fifo_matches_a_queue() {
+        run::<LutHeadBeatFifo<64, 8>>(3, 20_000);
     }
 }

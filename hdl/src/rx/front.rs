@@ -49,7 +49,8 @@
 //!   realigner runs `CAPTURE_BEATS + HEADER_RECORD_LATENCY + 5` beats behind the input, which is
 //!   when each plan is at the plan FIFO's head, plus two beats in flight, so back-to-back frames
 //!   of every size flow at one beat per cycle.
-//! - The counters count final records, one cycle after them.
+//! - The counters count each final record in the cycle it leaves `RxHeader` (their registered
+//!   `cnt_*` show it from the next cycle).
 
 use super::header::{self, RxHeader};
 use super::icrc_check::IcrcVerdict;
@@ -74,6 +75,9 @@ pub const fn data_depth(k: usize) -> usize {
 pub const fn record_latency(k: usize) -> usize {
     5 + (k.trailing_zeros() as usize).div_ceil(2)
 }
+
+// The payload starts inside the header capture: its offset fits the 8-bit plan registers.
+const _: () = assert!(header::CAPTURE_BYTES < 256);
 
 /// Counters: frames in, accepted, passed, then one per drop reason in `DropReason::ALL` order.
 const COUNTERS: usize = 3 + DropReason::ALL.len();
@@ -240,10 +244,13 @@ pub struct RxFront<const W: usize, const K: usize, const D: usize> {
     counters: [EventCounter; COUNTERS],
 
     // ---- constants ----
-    /// K, and K − 1 (a byte offset's lane), as 18-bit numbers.
-    bytes_per_beat: Constant<Bits<18>>,
+    /// K − 1 (a byte offset's lane) and log2(K) as 18-bit numbers; K, K − 1 and log2(K) as
+    /// 8-bit ones, for the payload start.
     offset_mask: Constant<Bits<18>>,
     log2_bytes_per_beat: Constant<Bits<18>>,
+    bytes_per_beat_8bit: Constant<Bits<8>>,
+    offset_mask_8bit: Constant<Bits<8>>,
+    log2_bytes_per_beat_8bit: Constant<Bits<8>>,
     /// Drop-reason code of each drop counter.
     reason_code: [Constant<Bits<4>>; 10],
     /// `IcrcCheck`'s verdict code of a good ICRC, and the drop-reason code of a bad one.
@@ -267,21 +274,21 @@ pub struct RxFront<const W: usize, const K: usize, const D: usize> {
     record_pushed: DFF<Bit>,
     /// A first record enters the plan stages.
     first_push: Signal<Local, Bit>,
-    /// What each counter counts this cycle (bit i: counter i), and last cycle (registered).
+    /// What each counter counts this cycle (bit i: counter i).
     count_now: Signal<Local, Bits<COUNTERS>>,
-    counted: DFF<Bits<COUNTERS>>,
 
     // ---- plan stages (a register's number is its stage) ----
     plan_valid1: DFF<Bit>,
     pass1: DFF<Bit>,
     header_failed1: DFF<Bit>,
-    /// Payload start and end (exclusive) in the frame.
-    start1: DFF<Bits<18>>,
+    /// Payload start and end (exclusive) in the frame. The payload starts inside the header
+    /// capture, so its start fits in 8 bits.
+    start1: DFF<Bits<8>>,
     end1: DFF<Bits<18>>,
     plan_valid2: DFF<Bit>,
     pass2: DFF<Bit>,
     header_failed2: DFF<Bit>,
-    start2: DFF<Bits<18>>,
+    start2: DFF<Bits<8>>,
     /// The payload's last byte, and whether the payload is empty.
     last_byte2: DFF<Bits<18>>,
     empty2: DFF<Bit>,
@@ -300,9 +307,9 @@ pub struct RxFront<const W: usize, const K: usize, const D: usize> {
     single3: DFF<Bit>,
     single_bytes3: DFF<Bits<8>>,
     /// The payload start's lane (P1) and beat and lane (P2), the last byte's beat and lane (P2).
-    start_lane: Signal<Local, Bits<18>>,
-    start_beat: Signal<Local, Bits<18>>,
-    start_offset: Signal<Local, Bits<18>>,
+    start_lane: Signal<Local, Bits<8>>,
+    start_beat: Signal<Local, Bits<8>>,
+    start_offset: Signal<Local, Bits<8>>,
     last_beat: Signal<Local, Bits<18>>,
     last_lane: Signal<Local, Bits<18>>,
     /// The payload's last beat has more bytes than the offset: a full output beat and the final
@@ -403,9 +410,11 @@ impl<const W: usize, const K: usize, const D: usize> Default for RxFront<W, K, D
             header_decoder: Default::default(),
             realigner: Default::default(),
             counters: std::array::from_fn(|_| Default::default()),
-            bytes_per_beat: c::<18>(K as u64),
             offset_mask: c::<18>(K as u64 - 1),
             log2_bytes_per_beat: c::<18>(K.trailing_zeros() as u64),
+            bytes_per_beat_8bit: c::<8>(K as u64),
+            offset_mask_8bit: c::<8>(K as u64 - 1),
+            log2_bytes_per_beat_8bit: c::<8>(K.trailing_zeros() as u64),
             reason_code: std::array::from_fn(|i| c::<4>(DropReason::ALL[i].code() as u64)),
             icrc_good: c::<2>(IcrcVerdictCode::Good.code() as u64),
             reason_icrc: c::<4>(DropReason::Icrc.code() as u64),
@@ -419,7 +428,6 @@ impl<const W: usize, const K: usize, const D: usize> Default for RxFront<W, K, D
             record_pushed: Default::default(),
             first_push: Default::default(),
             count_now: Default::default(),
-            counted: Default::default(),
             plan_valid1: Default::default(),
             pass1: Default::default(),
             header_failed1: Default::default(),
@@ -461,7 +469,6 @@ impl<const W: usize, const K: usize, const D: usize> Logic for RxFront<W, K, D> 
             self,
             clock,
             record_pushed,
-            counted,
             plan_valid1,
             pass1,
             header_failed1,
@@ -558,7 +565,7 @@ impl<const W: usize, const K: usize, const D: usize> Logic for RxFront<W, K, D> 
         if self.first_push.val() {
             self.pass1.d.next = self.header_decoder.h_pass.val();
             self.header_failed1.d.next = self.header_decoder.h_hfail.val();
-            self.start1.d.next = bit_cast::<18, 16>(self.header_decoder.h_pay_off.val());
+            self.start1.d.next = self.header_decoder.h_pay_off.val().get_bits::<8>(0);
             self.end1.d.next = self.header_decoder.h_pay_end.val();
         }
         // P2: last byte, emptiness, offsets
@@ -567,24 +574,24 @@ impl<const W: usize, const K: usize, const D: usize> Logic for RxFront<W, K, D> 
         self.header_failed2.d.next = self.header_failed1.q.val();
         self.start2.d.next = self.start1.q.val();
         self.last_byte2.d.next = self.end1.q.val() - 1;
-        self.empty2.d.next = self.end1.q.val() <= self.start1.q.val();
-        self.single_bytes2.d.next = self.end1.q.val().get_bits::<8>(0) - self.start1.q.val().get_bits::<8>(0);
-        self.start_lane.next = self.start1.q.val() & self.offset_mask.val();
-        self.offset_rest2.d.next = self.bytes_per_beat.val().get_bits::<8>(0) - self.start_lane.val().get_bits::<8>(0);
+        self.empty2.d.next = self.end1.q.val() <= bit_cast::<18, 8>(self.start1.q.val());
+        self.single_bytes2.d.next = self.end1.q.val().get_bits::<8>(0) - self.start1.q.val();
+        self.start_lane.next = self.start1.q.val() & self.offset_mask_8bit.val();
+        self.offset_rest2.d.next = self.bytes_per_beat_8bit.val() - self.start_lane.val();
         // P3: beats
         self.plan_valid3.d.next = self.plan_valid2.q.val();
         self.pass3.d.next = self.pass2.q.val();
         self.no_payload3.d.next = self.header_failed2.q.val() || self.empty2.q.val();
-        self.start_beat.next = self.start2.q.val() >> self.log2_bytes_per_beat.val();
-        self.start_offset.next = self.start2.q.val() & self.offset_mask.val();
+        self.start_beat.next = self.start2.q.val() >> self.log2_bytes_per_beat_8bit.val();
+        self.start_offset.next = self.start2.q.val() & self.offset_mask_8bit.val();
         self.last_beat.next = self.last_byte2.q.val() >> self.log2_bytes_per_beat.val();
         self.last_lane.next = self.last_byte2.q.val() & self.offset_mask.val();
         self.start_beat3.d.next = self.start_beat.val().get_bits::<4>(0);
-        self.offset3.d.next = self.start_offset.val().get_bits::<8>(0);
+        self.offset3.d.next = self.start_offset.val();
         self.offset_rest3.d.next = self.offset_rest2.q.val();
         self.end_beat3.d.next = self.last_beat.val().get_bits::<16>(0);
         self.end_bytes3.d.next = self.last_lane.val().get_bits::<8>(0) + 1;
-        self.single3.d.next = self.last_beat.val() == self.start_beat.val();
+        self.single3.d.next = self.last_beat.val() == bit_cast::<18, 8>(self.start_beat.val());
         self.single_bytes3.d.next = self.single_bytes2.q.val();
         // the plan: the final output beat's bytes
         self.end_past_offset.next = self.end_bytes3.q.val() > self.offset3.q.val();
@@ -619,7 +626,7 @@ impl<const W: usize, const K: usize, const D: usize> Logic for RxFront<W, K, D> 
         self.m_pass_tkeep.next = self.realigner.m_pass_tkeep.val();
         self.m_pass_tlast.next = self.realigner.m_pass_tlast.val();
 
-        // ================= counters (one cycle after the final record) =================
+        // ================= counters (the final record's cycle) =================
         self.count_now.next = 0.into();
         if self.final_push.val() {
             self.count_now.next = self.count_now.val().replace_bit(0, true);
@@ -634,14 +641,12 @@ impl<const W: usize, const K: usize, const D: usize> Logic for RxFront<W, K, D> 
                 }
             }
         }
-        self.counted.d.next = self.count_now.val();
         for i in 0..COUNTERS {
-            self.counters[i].increment.next = self.counted.q.val().get_bit(i);
+            self.counters[i].increment.next = self.count_now.val().get_bit(i);
         }
 
         if self.reset.val() {
             self.record_pushed.d.next = false;
-            self.counted.d.next = 0.into();
             self.plan_valid1.d.next = false;
             self.plan_valid2.d.next = false;
             self.plan_valid3.d.next = false;

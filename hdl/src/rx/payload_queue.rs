@@ -12,6 +12,7 @@
 //! thermometer codes, so no adder sits behind the push and pop decisions.
 
 use crate::common::fifo::CAPACITY;
+use crate::common::lut_ram::LutRam;
 use rust_hdl::prelude::*;
 
 /// Address bits of each bank (16 entries per bank, 32 in all).
@@ -54,7 +55,7 @@ pub struct PayloadQueue<const W: usize, const K: usize> {
     pub pop: Signal<In, Bit>,
     /// A beat is at the head.
     pub head_valid: Signal<Out, Bit>,
-    /// Head beat: data (a registered RAM output of one of the banks).
+    /// Head beat: data (registered: the entry the banks' LUT RAMs read last cycle).
     pub head_data: Signal<Out, Bits<W>>,
     /// Head beat: byte enables.
     pub head_keep: Signal<Out, Bits<K>>,
@@ -65,8 +66,12 @@ pub struct PayloadQueue<const W: usize, const K: usize> {
     /// Entries in the queue, hidden or not (thermometer: bit i, more than i; registered).
     pub fill: Signal<Out, Bits<CAPACITY>>,
 
-    data_bank: [RAM<Bits<W>, BANK_ADDRESS_BITS>; 2],
-    keep_bank: [RAM<Bits<K>, BANK_ADDRESS_BITS>; 2],
+    /// Data and keep, read without a clock: the bank of the next head is chosen before the
+    /// one head register (`W + K` flip-flops, not one read register per bank).
+    data_bank: [LutRam<Bits<W>, BANK_ADDRESS_BITS>; 2],
+    keep_bank: [LutRam<Bits<K>, BANK_ADDRESS_BITS>; 2],
+    head_data_register: DFF<Bits<W>>,
+    head_keep_register: DFF<Bits<K>>,
     /// Bit 1: last; bit 0: user (the drop mark, written again at a reveal).
     last_user_bank: [RAM<Bits<2>, BANK_ADDRESS_BITS>; 2],
     bank_index: [Constant<Bit>; 2],
@@ -150,6 +155,8 @@ impl<const W: usize, const K: usize> Default for PayloadQueue<W, K> {
             hidden_entry: Default::default(),
             entries: Default::default(),
             visible: Default::default(),
+            head_data_register: Default::default(),
+            head_keep_register: Default::default(),
             head_shown: Default::default(),
             head_bank: Default::default(),
             next_head: Default::default(),
@@ -179,6 +186,8 @@ impl<const W: usize, const K: usize> Logic for PayloadQueue<W, K> {
             hidden_entry,
             entries,
             visible,
+            head_data_register,
+            head_keep_register,
             head_shown,
             head_bank
         );
@@ -197,8 +206,6 @@ impl<const W: usize, const K: usize> Logic for PayloadQueue<W, K> {
             self.data_bank[b].write_clock.next = self.clock.val();
             self.keep_bank[b].write_clock.next = self.clock.val();
             self.last_user_bank[b].write_clock.next = self.clock.val();
-            self.data_bank[b].read_clock.next = self.clock.val();
-            self.keep_bank[b].read_clock.next = self.clock.val();
             self.last_user_bank[b].read_clock.next = self.clock.val();
             self.takes_first[b].next = self.push_first.val() && self.write_pointer.q.val().get_bit(0) == self.bank_index[b].val();
             self.takes_second[b].next = self.push_second.val() && self.write_pointer_next.val().get_bit(0) == self.bank_index[b].val();
@@ -251,6 +258,12 @@ impl<const W: usize, const K: usize> Logic for PayloadQueue<W, K> {
             self.last_user_bank[b].read_address.next = self.next_head.val().get_bits::<4>(1);
         }
         self.head_bank.d.next = self.next_head.val().get_bit(0);
+        self.head_data_register.d.next = self.data_bank[0].read_data.val();
+        self.head_keep_register.d.next = self.keep_bank[0].read_data.val();
+        if self.next_head.val().get_bit(0) {
+            self.head_data_register.d.next = self.data_bank[1].read_data.val();
+            self.head_keep_register.d.next = self.keep_bank[1].read_data.val();
+        }
 
         // ---- levels: what the RAM reads now was written or released in an earlier cycle ----
         if self.pop.val() {
@@ -302,15 +315,13 @@ impl<const W: usize, const K: usize> Logic for PayloadQueue<W, K> {
             self.head_shown.d.next = false;
         }
 
-        // ---- the head: the read register of its bank ----
+        // ---- the head: its data register, and the read register of its bank for last and user ----
         self.head_valid.next = self.head_shown.q.val();
-        self.head_data.next = self.data_bank[0].read_data.val();
-        self.head_keep.next = self.keep_bank[0].read_data.val();
+        self.head_data.next = self.head_data_register.q.val();
+        self.head_keep.next = self.head_keep_register.q.val();
         self.head_last.next = self.last_user_bank[0].read_data.val().get_bit(1);
         self.head_user.next = self.last_user_bank[0].read_data.val().get_bit(0);
         if self.head_bank.q.val() {
-            self.head_data.next = self.data_bank[1].read_data.val();
-            self.head_keep.next = self.keep_bank[1].read_data.val();
             self.head_last.next = self.last_user_bank[1].read_data.val().get_bit(1);
             self.head_user.next = self.last_user_bank[1].read_data.val().get_bit(0);
         }

@@ -10,14 +10,18 @@
 //! ```
 //!
 //! Stages (a register's number is its stage; every stage is at most 6 LUT levels at 512 bits):
-//! - **R0** (the FIFO heads, registered): a payload beat advances when the payload queue has room
+//! - **R0** (the FIFO heads; the head's data is read from the data FIFO's LUT RAM, the rest is
+//!   registered): a payload beat advances when the payload queue has room
 //!   for what the beats in flight can push (a registered level: nothing behind the decision
 //!   but a few gates) and, for a frame's last beat, its verdict is in. `beat_index` counts the
 //!   beats of the frame at the head. A pass frame's beat leaves when `m_pass_tready`.
-//! - **R0 → R1**: the beat rotated down by the payload offset `r` (bytes `r..K` to lanes `0..K-r`,
-//!   bytes `0..r` to lanes `K-r..K`; log2(K) stages of 2:1 multiplexers, three LUT levels at 512 bits); the beat's place against the plan (start beat, end beat)
-//!   and its byte count against the plan's offsets, each one compare or add.
-//! - **R1 → R2**: per beat what comes out: a full output beat, the payload's final beat (its
+//! - **R0 → R1**: the beat rotated down by the low bits of the payload offset `r` (the rotation
+//!   takes bytes `r..K` to lanes `0..K-r` and bytes `0..r` to lanes `K-r..K` in log2(K) stages
+//!   of 2:1 multiplexers, one LUT level each as yosys maps them: here the first ⌈log2(K) / 2⌉,
+//!   at most five levels with the LUT RAM read);
+//!   the beat's place against the plan (start beat, end beat) and its byte count against the
+//!   plan's offsets, each one compare or add.
+//! - **R1 → R2**: the rest of the rotation (the high bits of `r`); per beat what comes out: a full output beat, the payload's final beat (its
 //!   bytes and keep), both, or the release of a final beat that waited for its frame's last beat
 //!   (the drop mark travels on the final beat). The frame state (`payload_done`, `held`) lives
 //!   here.
@@ -32,7 +36,7 @@
 
 use super::payload_queue::PayloadQueue;
 use crate::common::elab::c;
-use crate::common::fifo::{BeatFifo, Fifo, CAPACITY};
+use crate::common::fifo::{Fifo, LutHeadBeatFifo, CAPACITY};
 use num_bigint::BigUint;
 use rust_hdl::prelude::*;
 
@@ -114,7 +118,7 @@ pub struct RxRealigner<const W: usize, const K: usize, const D: usize> {
     /// Pass-through stream: last.
     pub m_pass_tlast: Signal<Out, Bit>,
 
-    data_fifo: BeatFifo<W, K>,
+    data_fifo: LutHeadBeatFifo<W, K>,
     plan_fifo: Fifo<FramePlan>,
     verdict_fifo: Fifo<Bit>,
     payload_queue: PayloadQueue<W, K>,
@@ -138,7 +142,8 @@ pub struct RxRealigner<const W: usize, const K: usize, const D: usize> {
     pass_advance: Signal<Local, Bit>,
     head_plan: Signal<Local, FramePlan>,
     head_offset: Signal<Local, Bits<8>>,
-    /// The head beat after rotation stage s − 1 (stage 0: the beat).
+    /// The head beat after rotation stage s − 1 (stage 0: the beat); from stage
+    /// `FIRST_ROTATE_STAGES` on, copies.
     rotation: [Signal<Local, Bits<W>>; 8],
     first_sixteen: Signal<Local, Bit>,
 
@@ -146,6 +151,7 @@ pub struct RxRealigner<const W: usize, const K: usize, const D: usize> {
     valid1: DFF<Bit>,
     last1: DFF<Bit>,
     drop1: DFF<Bit>,
+    /// The head beat rotated by the low bits of its offset (the first rotation stages).
     rotated1: DFF<Bits<W>>,
     offset1: DFF<Bits<8>>,
     at_start1: DFF<Bit>,
@@ -190,6 +196,9 @@ pub struct RxRealigner<const W: usize, const K: usize, const D: usize> {
     /// in this beat), else the funnel.
     final_alone2: DFF<Bit>,
     final_keep2: DFF<Bits<K>>,
+    /// `rotated1` after the rotation stages of R1 → R2 (stage s at index s + 1; copies below
+    /// `FIRST_ROTATE_STAGES` and from `ROTATE_STAGES` on).
+    late_rotation: [Signal<Local, Bits<W>>; 8],
     rotated2: DFF<Bits<W>>,
     offset2: DFF<Bits<8>>,
     /// This beat's rotation becomes `previous`.
@@ -205,8 +214,11 @@ pub struct RxRealigner<const W: usize, const K: usize, const D: usize> {
 impl<const W: usize, const K: usize, const D: usize> RxRealigner<W, K, D> {
     /// Stages of the rotation: log2(K).
     const ROTATE_STAGES: usize = K.trailing_zeros() as usize;
-    /// One past the last rotation stage (a loop over `ROTATE_STAGES..ROTATION_END` names it).
-    const ROTATION_END: usize = Self::ROTATE_STAGES + 1;
+    /// Stages done in R0 → R1, after the LUT RAM read; the others in R1 → R2. yosys's ABC maps
+    /// each 2:1 stage as one LUT3 level (it does not count the LUT RAM read, and keeping pairs
+    /// of stages apart does not make it use a LUT6 per 4:1 pair), so the rotation is split in
+    /// two registered halves.
+    const FIRST_ROTATE_STAGES: usize = Self::ROTATE_STAGES.div_ceil(2);
 }
 
 impl<const W: usize, const K: usize, const D: usize> Default for RxRealigner<W, K, D> {
@@ -255,6 +267,7 @@ impl<const W: usize, const K: usize, const D: usize> Default for RxRealigner<W, 
             head_plan: Default::default(),
             head_offset: Default::default(),
             rotation: Default::default(),
+            late_rotation: Default::default(),
             first_sixteen: Default::default(),
             valid1: Default::default(),
             last1: Default::default(),
@@ -385,23 +398,21 @@ impl<const W: usize, const K: usize, const D: usize> Logic for RxRealigner<W, K,
         // rotate down by `offset` bytes: stage s rotates by 2^s bytes if bit s of the offset is set
         self.head_offset.next = self.head_plan.val().offset;
         self.rotation[0].next = self.data_fifo.head_data.val();
-        for s in 0..Self::ROTATE_STAGES {
+        for s in 0..Self::FIRST_ROTATE_STAGES {
             self.rotation[s + 1].next = self.rotation[s].val();
             if self.head_offset.val().get_bit(s) {
                 self.rotation[s + 1].next =
                     (self.rotation[s].val() >> self.rotate_down[s].val()) | (self.rotation[s].val() << self.rotate_up[s].val());
             }
         }
-        for s in Self::ROTATE_STAGES..7 {
+        for s in Self::FIRST_ROTATE_STAGES..7 {
             self.rotation[s + 1].next = self.rotation[s].val();
         }
         self.first_sixteen.next = self.beat_index.q.val().get_bits::<12>(4) == 0;
         if self.payload_advance.val() {
             self.last1.d.next = self.data_fifo.head_last.val();
             self.drop1.d.next = self.verdict_fifo.head.val();
-            for s in Self::ROTATE_STAGES..Self::ROTATION_END {
-                self.rotated1.d.next = self.rotation[s].val();
-            }
+            self.rotated1.d.next = self.rotation[7].val();
             self.offset1.d.next = self.head_plan.val().offset;
             self.at_start1.d.next = self.first_sixteen.val() && self.beat_index.q.val().get_bits::<4>(0) == self.head_plan.val().start_beat;
             self.before_start1.d.next =
@@ -450,7 +461,21 @@ impl<const W: usize, const K: usize, const D: usize> Logic for RxRealigner<W, K,
                 .replace_bit(l, self.final_bytes.val() > self.lane_index[l].val());
         }
         self.final_keep2.d.next = self.final_keep.val();
-        self.rotated2.d.next = self.rotated1.q.val();
+        self.late_rotation[0].next = self.rotated1.q.val();
+        for s in 0..Self::FIRST_ROTATE_STAGES {
+            self.late_rotation[s + 1].next = self.late_rotation[s].val();
+        }
+        for s in Self::FIRST_ROTATE_STAGES..Self::ROTATE_STAGES {
+            self.late_rotation[s + 1].next = self.late_rotation[s].val();
+            if self.offset1.q.val().get_bit(s) {
+                self.late_rotation[s + 1].next =
+                    (self.late_rotation[s].val() >> self.rotate_down[s].val()) | (self.late_rotation[s].val() << self.rotate_up[s].val());
+            }
+        }
+        for s in Self::ROTATE_STAGES..7 {
+            self.late_rotation[s + 1].next = self.late_rotation[s].val();
+        }
+        self.rotated2.d.next = self.late_rotation[7].val();
         self.offset2.d.next = self.offset1.q.val();
         self.keep_rotation2.d.next = self.work.val() && !self.payload_ends.val();
         if self.valid1.q.val() {
