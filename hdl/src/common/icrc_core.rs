@@ -71,6 +71,13 @@ fn combo_params(combo: usize) -> (usize, bool) {
     (ethernet::header_len(combo / 2), combo % 2 == 1)
 }
 
+/// Cycles of `en` from an input beat to the output register of the tops after the core's tail
+/// (the verdict of `IcrcCheck`), for `k` bytes per beat: S1..S4, the reversal stages
+/// (⌈log2(k) / 2⌉), the output register.
+pub const fn latency(k: usize) -> usize {
+    5 + (k.trailing_zeros() as usize).div_ceil(2)
+}
+
 /// The shared ICRC pipeline. `W` is the bus width in bits, `K = W / 8` bytes per beat.
 #[derive(LogicBlock)]
 pub struct IcrcCore<const W: usize, const K: usize> {
@@ -359,9 +366,8 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
     pub const LOG2_BYTES: usize = K.trailing_zeros() as usize;
     /// Register stages of the surplus-byte reversal.
     pub const REVERSE_STAGES: usize = Self::LOG2_BYTES.div_ceil(2);
-    /// Cycles of `en` from an input beat to the tops' output register after the tail (the
-    /// verdict of `IcrcCheck`): S1..S4, the reversal, the output register.
-    pub const LATENCY: usize = 5 + Self::REVERSE_STAGES;
+    /// Cycles of `en` from an input beat to the tops' output register after the tail: [`latency`].
+    pub const LATENCY: usize = latency(K);
     /// Stage of the early beat (`early_*`): [`LATENCY`](IcrcCore::LATENCY) − 6, so six more
     /// stages end with the output register (1 at 64 and 128 bits, 2 at 256 and 512, 3 at 1024).
     pub const EARLY_STAGE: usize = Self::LATENCY - 6;

@@ -58,7 +58,7 @@ use super::realign::{FramePlan, RxRealigner};
 use crate::common::counter::EventCounter;
 use crate::common::elab::c;
 use crate::common::fifo::CAPACITY;
-use crate::common::icrc_core::IcrcCore;
+use crate::common::icrc_core::{self, IcrcCore};
 use ferroce_contracts::rx::{DropReason, IcrcVerdictCode, HEADER_RECORD_LATENCY};
 use rust_hdl::prelude::*;
 
@@ -73,7 +73,7 @@ pub const fn data_depth(k: usize) -> usize {
 /// the beat that completes the header capture to a header record), for `K` bytes per beat: the
 /// ICRC core's latency (7 at 64 and 128 bits, 8 at 256 and 512, 9 at 1024).
 pub const fn record_latency(k: usize) -> usize {
-    5 + (k.trailing_zeros() as usize).div_ceil(2)
+    icrc_core::latency(k)
 }
 
 // The payload starts inside the header capture: its offset fits the 8-bit plan registers.
@@ -322,7 +322,6 @@ impl<const W: usize, const K: usize, const D: usize> Default for RxFront<W, K, D
     fn default() -> Self {
         assert_eq!(W, 8 * K, "K must be W / 8");
         assert_eq!(D, data_depth(K), "D must be data_depth(K)");
-        assert_eq!(IcrcCore::<W, K>::LATENCY, record_latency(K));
         assert_eq!(
             IcrcCore::<W, K>::EARLY_STAGE + HEADER_RECORD_LATENCY,
             record_latency(K),

@@ -66,12 +66,13 @@ pub struct PayloadQueue<const W: usize, const K: usize> {
     /// Entries in the queue, hidden or not (thermometer: bit i, more than i; registered).
     pub fill: Signal<Out, Bits<CAPACITY>>,
 
-    /// Data and keep, read without a clock: the bank of the next head is chosen before the
-    /// one head register (`W + K` flip-flops, not one read register per bank).
-    data_bank: [LutRam<Bits<W>, BANK_ADDRESS_BITS>; 2],
-    keep_bank: [LutRam<Bits<K>, BANK_ADDRESS_BITS>; 2],
-    head_data_register: DFF<Bits<W>>,
-    head_keep_register: DFF<Bits<K>>,
+    /// Data and keep of both banks, and the head register they are read into.
+    banks: DataBanks<W, K>,
+    /// What each bank writes this cycle.
+    bank_write: [Signal<Local, Bit>; 2],
+    bank_write_address: [Signal<Local, Bits<BANK_ADDRESS_BITS>>; 2],
+    bank_write_data: [Signal<Local, Bits<W>>; 2],
+    bank_write_keep: [Signal<Local, Bits<K>>; 2],
     /// Bit 1: last; bit 0: user (the drop mark, written again at a reveal).
     last_user_bank: [RAM<Bits<2>, BANK_ADDRESS_BITS>; 2],
     bank_index: [Constant<Bit>; 2],
@@ -137,8 +138,11 @@ impl<const W: usize, const K: usize> Default for PayloadQueue<W, K> {
             head_last: Default::default(),
             head_user: Default::default(),
             fill: Default::default(),
-            data_bank: Default::default(),
-            keep_bank: Default::default(),
+            banks: Default::default(),
+            bank_write: Default::default(),
+            bank_write_address: Default::default(),
+            bank_write_data: Default::default(),
+            bank_write_keep: Default::default(),
             last_user_bank: Default::default(),
             bank_index: [Constant::new(false), Constant::new(true)],
             read_pointer: Default::default(),
@@ -155,8 +159,6 @@ impl<const W: usize, const K: usize> Default for PayloadQueue<W, K> {
             hidden_entry: Default::default(),
             entries: Default::default(),
             visible: Default::default(),
-            head_data_register: Default::default(),
-            head_keep_register: Default::default(),
             head_shown: Default::default(),
             head_bank: Default::default(),
             next_head: Default::default(),
@@ -186,8 +188,6 @@ impl<const W: usize, const K: usize> Logic for PayloadQueue<W, K> {
             hidden_entry,
             entries,
             visible,
-            head_data_register,
-            head_keep_register,
             head_shown,
             head_bank
         );
@@ -203,27 +203,22 @@ impl<const W: usize, const K: usize> Logic for PayloadQueue<W, K> {
         self.revealed_last_user.next = self.revealed_last_user.val().replace_bit(0, self.reveal_user.val());
         // ---- writes: the first beat at the write pointer, the second after it (other bank) ----
         for b in 0..2 {
-            self.data_bank[b].write_clock.next = self.clock.val();
-            self.keep_bank[b].write_clock.next = self.clock.val();
             self.last_user_bank[b].write_clock.next = self.clock.val();
             self.last_user_bank[b].read_clock.next = self.clock.val();
             self.takes_first[b].next = self.push_first.val() && self.write_pointer.q.val().get_bit(0) == self.bank_index[b].val();
             self.takes_second[b].next = self.push_second.val() && self.write_pointer_next.val().get_bit(0) == self.bank_index[b].val();
-            self.data_bank[b].write_enable.next = self.takes_first[b].val() || self.takes_second[b].val();
-            self.keep_bank[b].write_enable.next = self.takes_first[b].val() || self.takes_second[b].val();
+            self.bank_write[b].next = self.takes_first[b].val() || self.takes_second[b].val();
             self.last_user_bank[b].write_enable.next = self.takes_first[b].val() || self.takes_second[b].val();
-            self.data_bank[b].write_address.next = self.write_pointer_next.val().get_bits::<4>(1);
-            self.keep_bank[b].write_address.next = self.write_pointer_next.val().get_bits::<4>(1);
+            self.bank_write_address[b].next = self.write_pointer_next.val().get_bits::<4>(1);
             self.last_user_bank[b].write_address.next = self.write_pointer_next.val().get_bits::<4>(1);
-            self.data_bank[b].write_data.next = self.second_data.val();
-            self.keep_bank[b].write_data.next = self.second_keep.val();
+            self.bank_write_data[b].next = self.second_data.val();
+            self.bank_write_keep[b].next = self.second_keep.val();
             self.last_user_bank[b].write_data.next = self.second_last_user.val();
             if self.takes_first[b].val() {
-                self.data_bank[b].write_address.next = self.write_pointer.q.val().get_bits::<4>(1);
-                self.keep_bank[b].write_address.next = self.write_pointer.q.val().get_bits::<4>(1);
+                self.bank_write_address[b].next = self.write_pointer.q.val().get_bits::<4>(1);
                 self.last_user_bank[b].write_address.next = self.write_pointer.q.val().get_bits::<4>(1);
-                self.data_bank[b].write_data.next = self.first_data.val();
-                self.keep_bank[b].write_data.next = self.first_keep.val();
+                self.bank_write_data[b].next = self.first_data.val();
+                self.bank_write_keep[b].next = self.first_keep.val();
                 self.last_user_bank[b].write_data.next = self.first_last_user.val();
             }
             // a reveal rewrites the hidden entry's drop mark (no push in that cycle)
@@ -253,17 +248,19 @@ impl<const W: usize, const K: usize> Logic for PayloadQueue<W, K> {
             self.read_pointer_next_flipped.d.next = (self.read_pointer_next.val() + 1) ^ 1;
         }
         for b in 0..2 {
-            self.data_bank[b].read_address.next = self.next_head.val().get_bits::<4>(1);
-            self.keep_bank[b].read_address.next = self.next_head.val().get_bits::<4>(1);
             self.last_user_bank[b].read_address.next = self.next_head.val().get_bits::<4>(1);
         }
         self.head_bank.d.next = self.next_head.val().get_bit(0);
-        self.head_data_register.d.next = self.data_bank[0].read_data.val();
-        self.head_keep_register.d.next = self.keep_bank[0].read_data.val();
-        if self.next_head.val().get_bit(0) {
-            self.head_data_register.d.next = self.data_bank[1].read_data.val();
-            self.head_keep_register.d.next = self.keep_bank[1].read_data.val();
-        }
+        self.banks.clock.next = self.clock.val();
+        self.banks.next_head.next = self.next_head.val();
+        self.banks.write_0.next = self.bank_write[0].val();
+        self.banks.write_address_0.next = self.bank_write_address[0].val();
+        self.banks.write_data_0.next = self.bank_write_data[0].val();
+        self.banks.write_keep_0.next = self.bank_write_keep[0].val();
+        self.banks.write_1.next = self.bank_write[1].val();
+        self.banks.write_address_1.next = self.bank_write_address[1].val();
+        self.banks.write_data_1.next = self.bank_write_data[1].val();
+        self.banks.write_keep_1.next = self.bank_write_keep[1].val();
 
         // ---- levels: what the RAM reads now was written or released in an earlier cycle ----
         if self.pop.val() {
@@ -317,8 +314,8 @@ impl<const W: usize, const K: usize> Logic for PayloadQueue<W, K> {
 
         // ---- the head: its data register, and the read register of its bank for last and user ----
         self.head_valid.next = self.head_shown.q.val();
-        self.head_data.next = self.head_data_register.q.val();
-        self.head_keep.next = self.head_keep_register.q.val();
+        self.head_data.next = self.banks.head_data.val();
+        self.head_keep.next = self.banks.head_keep.val();
         self.head_last.next = self.last_user_bank[0].read_data.val().get_bit(1);
         self.head_user.next = self.last_user_bank[0].read_data.val().get_bit(0);
         if self.head_bank.q.val() {
@@ -326,5 +323,68 @@ impl<const W: usize, const K: usize> Logic for PayloadQueue<W, K> {
             self.head_user.next = self.last_user_bank[1].read_data.val().get_bit(0);
         }
         self.fill.next = self.entries.q.val();
+    }
+}
+
+/// The payload queue's data and keep in two LUT RAM banks, read without a clock at the next
+/// head's address; the bank of the next head is chosen before the one head register (`W + K`
+/// flip-flops, not a read register per bank). A block of its own, so the read address comes in
+/// on a port and no always block both drives it and reads the RAMs.
+#[derive(LogicBlock, Default)]
+struct DataBanks<const W: usize, const K: usize> {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Entry index of the head after this cycle's pop: bank (bit 0) and address.
+    pub next_head: Signal<In, Bits<5>>,
+    /// Bank 0 writes this cycle, at this address, this beat.
+    pub write_0: Signal<In, Bit>,
+    pub write_address_0: Signal<In, Bits<BANK_ADDRESS_BITS>>,
+    pub write_data_0: Signal<In, Bits<W>>,
+    pub write_keep_0: Signal<In, Bits<K>>,
+    /// Bank 1 writes this cycle, at this address, this beat.
+    pub write_1: Signal<In, Bit>,
+    pub write_address_1: Signal<In, Bits<BANK_ADDRESS_BITS>>,
+    pub write_data_1: Signal<In, Bits<W>>,
+    pub write_keep_1: Signal<In, Bits<K>>,
+    /// The head's data (registered).
+    pub head_data: Signal<Out, Bits<W>>,
+    /// The head's keep (registered).
+    pub head_keep: Signal<Out, Bits<K>>,
+    data_bank: [LutRam<Bits<W>, BANK_ADDRESS_BITS>; 2],
+    keep_bank: [LutRam<Bits<K>, BANK_ADDRESS_BITS>; 2],
+    head_data_register: DFF<Bits<W>>,
+    head_keep_register: DFF<Bits<K>>,
+}
+
+impl<const W: usize, const K: usize> Logic for DataBanks<W, K> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, head_data_register, head_keep_register);
+        for b in 0..2 {
+            self.data_bank[b].write_clock.next = self.clock.val();
+            self.keep_bank[b].write_clock.next = self.clock.val();
+            self.data_bank[b].read_address.next = self.next_head.val().get_bits::<4>(1);
+            self.keep_bank[b].read_address.next = self.next_head.val().get_bits::<4>(1);
+        }
+        self.data_bank[0].write_enable.next = self.write_0.val();
+        self.keep_bank[0].write_enable.next = self.write_0.val();
+        self.data_bank[0].write_address.next = self.write_address_0.val();
+        self.keep_bank[0].write_address.next = self.write_address_0.val();
+        self.data_bank[0].write_data.next = self.write_data_0.val();
+        self.keep_bank[0].write_data.next = self.write_keep_0.val();
+        self.data_bank[1].write_enable.next = self.write_1.val();
+        self.keep_bank[1].write_enable.next = self.write_1.val();
+        self.data_bank[1].write_address.next = self.write_address_1.val();
+        self.keep_bank[1].write_address.next = self.write_address_1.val();
+        self.data_bank[1].write_data.next = self.write_data_1.val();
+        self.keep_bank[1].write_data.next = self.write_keep_1.val();
+        self.head_data_register.d.next = self.data_bank[0].read_data.val();
+        self.head_keep_register.d.next = self.keep_bank[0].read_data.val();
+        if self.next_head.val().get_bit(0) {
+            self.head_data_register.d.next = self.data_bank[1].read_data.val();
+            self.head_keep_register.d.next = self.keep_bank[1].read_data.val();
+        }
+        self.head_data.next = self.head_data_register.q.val();
+        self.head_keep.next = self.head_keep_register.q.val();
     }
 }
