@@ -336,15 +336,21 @@ struct DataBanks<const W: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
     /// Entry index of the head after this cycle's pop: bank (bit 0) and address.
     pub next_head: Signal<In, Bits<5>>,
-    /// Bank 0 writes this cycle, at this address, this beat.
+    /// Bank 0 writes this cycle.
     pub write_0: Signal<In, Bit>,
+    /// Bank 0's write address.
     pub write_address_0: Signal<In, Bits<BANK_ADDRESS_BITS>>,
+    /// Bank 0's write data.
     pub write_data_0: Signal<In, Bits<W>>,
+    /// Bank 0's write keep.
     pub write_keep_0: Signal<In, Bits<K>>,
-    /// Bank 1 writes this cycle, at this address, this beat.
+    /// Bank 1 writes this cycle.
     pub write_1: Signal<In, Bit>,
+    /// Bank 1's write address.
     pub write_address_1: Signal<In, Bits<BANK_ADDRESS_BITS>>,
+    /// Bank 1's write data.
     pub write_data_1: Signal<In, Bits<W>>,
+    /// Bank 1's write keep.
     pub write_keep_1: Signal<In, Bits<K>>,
     /// The head's data (registered).
     pub head_data: Signal<Out, Bits<W>>,
