@@ -22,6 +22,7 @@ use super::classify::{ethertype, roce_pattern};
 use super::crc;
 use super::elab::{bits_from, c};
 use ferroce_contracts::icrc::masked_bits;
+use ferroce_contracts::rx::HEADER_RECORD_LATENCY;
 use ferroce_contracts::{ethernet, ipv4, ipv6};
 use num_bigint::BigUint;
 use rust_hdl::prelude::*;
@@ -96,8 +97,8 @@ pub struct IcrcCore<const W: usize, const K: usize> {
     /// Input beat: last beat of a frame.
     pub in_last: Signal<In, Bit>,
     /// Early beat: the input beat at stage S([`EARLY_STAGE`](IcrcCore::EARLY_STAGE)), that many
-    /// cycles of `en` after it came in. A six-stage decoder that takes it with the same `en`
-    /// ends in the cycle the frame's verdict is in the tops' output register (`RxFront` takes
+    /// cycles of `en` after it came in. `RxHeader` ([`HEADER_RECORD_LATENCY`] stages), taking it
+    /// with the same `en`, ends in the cycle the frame's verdict is in the tops' output register (`RxFront` takes
     /// its beats here, and the tail's copy of the beat is then unused). Valid.
     pub early_valid: Signal<Out, Bit>,
     /// Early beat: data.
@@ -368,9 +369,10 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
     pub const REVERSE_STAGES: usize = Self::LOG2_BYTES.div_ceil(2);
     /// Cycles of `en` from an input beat to the tops' output register after the tail: [`latency`].
     pub const LATENCY: usize = latency(K);
-    /// Stage of the early beat (`early_*`): [`LATENCY`](IcrcCore::LATENCY) − 6, so six more
-    /// stages end with the output register (1 at 64 and 128 bits, 2 at 256 and 512, 3 at 1024).
-    pub const EARLY_STAGE: usize = Self::LATENCY - 6;
+    /// Stage of the early beat (`early_*`): [`LATENCY`](IcrcCore::LATENCY) −
+    /// [`HEADER_RECORD_LATENCY`], so the header decoder's stages end with the output register
+    /// (1 at 64 and 128 bits, 2 at 256 and 512, 3 at 1024).
+    pub const EARLY_STAGE: usize = Self::LATENCY - HEADER_RECORD_LATENCY;
     const EARLY_AT_S1: usize = (Self::EARLY_STAGE == 1) as usize;
     const EARLY_AT_S2: usize = (Self::EARLY_STAGE == 2) as usize;
     const EARLY_AT_S3: usize = (Self::EARLY_STAGE == 3) as usize;
@@ -396,6 +398,7 @@ impl<const W: usize, const K: usize> IcrcCore<W, K> {
         let prefix_bytes = prefix_beats * b; // 0 when byte 27 is in beat 0
         assert!(prefix_bytes * 8 <= PREFIX_BITS);
         assert!(Self::REGION_BEATS <= 16 && Self::REVERSE_STAGES <= MAX_REVERSE_STAGES);
+        assert!((1..=3).contains(&Self::EARLY_STAGE), "the early beat is taken from S1, S2 or S3");
 
         let (lane_mask, lane_index) = lane_consts::<W, K>();
         let capture_shift = std::array::from_fn(|j| c::<16>((j * W).min(HEADER_BITS) as u64));
