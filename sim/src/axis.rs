@@ -419,6 +419,9 @@ pub struct FrameSink {
     user_before_last: bool,
     /// The frames taken so far.
     pub frames: Vec<OutFrame>,
+    /// Cycles valid was low inside a frame (after a beat that was not its last): what a MAC
+    /// that must not underflow (Xilinx CMAC) cannot take.
+    pub underflow_cycles: u64,
 }
 
 impl FrameSink {
@@ -442,6 +445,7 @@ impl FrameSink {
             current: Vec::new(),
             user_before_last: false,
             frames: Vec::new(),
+            underflow_cycles: 0,
         })
     }
 
@@ -473,6 +477,9 @@ impl FrameSink {
     /// The handshake of this cycle (after [`Model::eval`]): whether a beat was taken, or an
     /// error if the output broke the AXI rules or the beat format.
     pub fn sample(&mut self, m: &mut Model, cycle: u64) -> Result<bool, SimError> {
+        if !self.current.is_empty() && !self.channel.valid(m) {
+            self.underflow_cycles += 1;
+        }
         let Some(ports) = self.channel.sample(m, cycle)? else {
             return Ok(false);
         };
@@ -613,6 +620,7 @@ mod tests {
             current: Vec::new(),
             user_before_last: false,
             frames: Vec::new(),
+            underflow_cycles: 0,
         }
     }
 

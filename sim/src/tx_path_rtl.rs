@@ -141,6 +141,8 @@ pub struct PathFigures {
     pub beats: u64,
     /// Cycles between the first and the last output beat with `m_axis_tvalid` low.
     pub output_gaps: u64,
+    /// Cycles `m_axis_tvalid` was low inside a frame ([`crate::axis::FrameSink::underflow_cycles`]).
+    pub underflow_cycles: u64,
     /// Most read commands in flight at once.
     pub reads_in_flight: usize,
     /// The refusal counters, `PostError::ALL` order.
@@ -453,6 +455,7 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
     // cycles counted after the last beat are not gaps between beats
     figures.output_gaps = gaps.saturating_sub(cycle - 1 - last_beat);
     figures.reads_in_flight = memory.most_in_flight;
+    figures.underflow_cycles = mac.underflow_cycles;
     let run = TxRun {
         post_results,
         frames: mac.frames.iter().map(|f| f.bytes.clone()).collect(),

@@ -71,6 +71,8 @@ pub struct GeneratorRun {
     pub first_beat_cycle: Option<u64>,
     /// Cycles `m_axis_tvalid` was low between the first and the last output beat.
     pub output_gaps: u64,
+    /// Cycles `m_axis_tvalid` was low inside a frame ([`FrameSink::underflow_cycles`]).
+    pub underflow_cycles: u64,
 }
 
 /// Runs `jobs` through the generator at `width` bits, with the QP contexts `contexts` (QP
@@ -160,5 +162,6 @@ pub fn run_generator(
         beats_out: mac.counts().0,
         first_beat_cycle,
         output_gaps: gaps.saturating_sub(trailing),
+        underflow_cycles: mac.underflow_cycles,
     })
 }

@@ -131,6 +131,8 @@ fn same_as_model(rtl: &mut TxPathRtl, setup: &TxSetup, what: &str) -> TxRun {
     assert_eq!(got.frames.len(), model.frames.len(), "{what}: frames");
     assert_eq!(got.completions, model.completions, "{what}: completions");
     assert_eq!(got.queue_bytes, model.queue_bytes, "{what}: bytes per queue");
+    // memory latency and stalls delay a frame's start, never its middle
+    assert_eq!(figures.underflow_cycles, 0, "{what}: the MAC stream paused inside a frame");
     got
 }
 

@@ -6,7 +6,7 @@
 //!  s_desc ─► QP read ─► HeaderBuilder ─► header FIFO ─► Sequencer ─► beat + command FIFOs ─┐
 //!            (QL cycles)  (C1..C5)                     (a command                          │
 //!                                                        per output beat)                  ▼
-//!  s_pay ─────────────────────────────────────────────► payload FIFO ───────────────► Assembler ─► output FIFO ─► IcrcInsert ─► m_axis
+//!  s_pay ─────────────────────────────────────────────► payload buffer ─────────────► Assembler ─► output FIFO ─► IcrcInsert ─► m_axis
 //!                                                                                          └─► completion FIFO ─► cpl
 //! ```
 //!
@@ -27,6 +27,9 @@
 //!   `tkeep` of its last beat widened, as the model and Linux do.
 //! - A completion `(channel)` leaves when the last beat of a transfer's last frame enters
 //!   the output FIFO.
+//! - A frame starts only when its payload is stored whole in the payload buffer (block RAM,
+//!   two payloads of the largest PMTU), so the output never pauses inside a frame for memory:
+//!   only the MAC's `tready` stops a frame once started.
 //!
 //! One output beat per cycle whenever the payload stream keeps up; a frame follows the previous
 //! one without a gap. The memory side is DataMover-style: per descriptor with a payload, exactly
@@ -35,6 +38,7 @@
 
 use super::header_builder::{base_header_bytes, HeaderBuilder, HeaderEntry, HEADER_BITS, PACKET_BITS, QP_CONTEXT_BITS};
 use super::icrc_insert::IcrcInsert;
+use super::payload_buffer::PayloadBuffer;
 use crate::common::delay::Delay;
 use crate::common::elab::{bits_from, c};
 use crate::common::fifo::{BeatFifo, Fifo, CAPACITY};
@@ -47,6 +51,10 @@ use rust_hdl::prelude::*;
 /// A command of the sequencer: how to make one output beat.
 #[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
 pub(crate) struct BeatCommand {
+    /// First beat of a frame: it waits for room for a completion.
+    pub first: Bit,
+    /// First beat of a frame with a payload: it waits until the payload is stored whole.
+    pub needs_payload: Bit,
     /// Lanes below `split` come from the header beat (else from the previous payload beat).
     pub low_from_header: Bit,
     /// The beat takes a payload beat (rotated into the lanes from `split` up).
@@ -187,6 +195,9 @@ impl<const W: usize, const K: usize> Logic for Sequencer<W, K> {
         if self.last_command.val() {
             self.command.next.keep_bytes = self.entry.val().last_beat_bytes;
         }
+        self.command.next.first = !self.continuing.q.val();
+        self.command.next.needs_payload =
+            !self.continuing.q.val() && self.entry.val().payload_end_beat != bit_cast::<12, 8>(self.entry.val().header_beats);
         self.command.next.last = self.last_command.val();
         self.command.next.complete = self.entry.val().complete && self.last_command.val();
         self.command.next.channel = self.entry.val().channel;
@@ -196,7 +207,8 @@ impl<const W: usize, const K: usize> Logic for Sequencer<W, K> {
 /// The assembler: commands and payload beats in, frame beats out (into the output FIFO).
 ///
 /// Stages: A0 the FIFO heads and the advance decision (registered room, the command's
-/// `consume` against the payload head); A0 → A1 the payload beat rotated up by `split`
+/// `consume` against the payload head; a frame's first beat also waits for room for its
+/// completion and for its whole payload); A0 → A1 the payload beat rotated up by `split`
 /// (log2(K) stages of 2:1 multiplexers); A1 the funnel, the pad lanes zeroed, `tkeep`: the push.
 #[derive(LogicBlock)]
 pub(crate) struct Assembler<const W: usize, const K: usize> {
@@ -218,8 +230,13 @@ pub(crate) struct Assembler<const W: usize, const K: usize> {
     pub payload_data: Signal<In, Bits<W>>,
     /// Pop the payload FIFO.
     pub payload_pop: Signal<Out, Bit>,
-    /// The output and completion FIFOs have room for everything in flight.
+    /// The output FIFO has room for everything in flight.
     pub room: Signal<In, Bit>,
+    /// The completion FIFO has room for everything in flight (checked at a frame's first beat).
+    pub start_room: Signal<In, Bit>,
+    /// The payload at the payload FIFO's head is stored whole (checked at the first beat of a
+    /// frame with a payload: a frame, once started, never waits for memory).
+    pub payload_whole: Signal<In, Bit>,
     /// Push a frame beat.
     pub push: Signal<Out, Bit>,
     /// Frame beat: data.
@@ -276,6 +293,8 @@ impl<const W: usize, const K: usize> Default for Assembler<W, K> {
             payload_data: Default::default(),
             payload_pop: Default::default(),
             room: Default::default(),
+            start_room: Default::default(),
+            payload_whole: Default::default(),
             push: Default::default(),
             push_data: Default::default(),
             push_keep: Default::default(),
@@ -308,7 +327,11 @@ impl<const W: usize, const K: usize> Logic for Assembler<W, K> {
     fn update(&mut self) {
         dff_setup!(self, clock, valid1, rotated1, header1, command1, carry);
         // ---- A0: advance ----
-        self.advance.next = self.command_valid.val() && self.room.val() && (!self.command.val().consume || self.payload_valid.val());
+        self.advance.next = self.command_valid.val()
+            && self.room.val()
+            && (!self.command.val().consume || self.payload_valid.val())
+            && (!self.command.val().first || self.start_room.val())
+            && (!self.command.val().needs_payload || self.payload_whole.val());
         self.command_pop.next = self.advance.val();
         self.payload_pop.next = self.advance.val() && self.command.val().consume;
         // ---- A0 -> A1: the payload beat rotated up by `split` bytes ----
@@ -390,7 +413,8 @@ pub struct TxGenerator<const W: usize, const K: usize, const QL: usize> {
     pub s_pay_tready: Signal<Out, Bit>,
     /// Payload stream: data.
     pub s_pay_tdata: Signal<In, Bits<W>>,
-    /// Payload stream: byte enables (full beats but a descriptor's last).
+    /// Payload stream: byte enables (full beats but a descriptor's last). Not used: the
+    /// descriptor gives the payload's length.
     pub s_pay_tkeep: Signal<In, Bits<K>>,
     /// Payload stream: last beat of a descriptor's payload.
     pub s_pay_tlast: Signal<In, Bit>,
@@ -418,7 +442,7 @@ pub struct TxGenerator<const W: usize, const K: usize, const QL: usize> {
     sequencer: Sequencer<W, K>,
     beat_fifo: Fifo<Bits<W>>,
     command_fifo: Fifo<BeatCommand>,
-    payload_fifo: BeatFifo<W, K>,
+    payload_buffer: PayloadBuffer<W, K>,
     assembler: Assembler<W, K>,
     output_fifo: BeatFifo<W, K>,
     completion_fifo: Fifo<Bits<16>>,
@@ -433,7 +457,6 @@ pub struct TxGenerator<const W: usize, const K: usize, const QL: usize> {
     /// `fill` bits: the header FIFO may take a descriptor; the others have room.
     header_room_bit: Constant<Bits<8>>,
     room_bit: Constant<Bits<8>>,
-    payload_room_bit: Constant<Bits<8>>,
 }
 
 impl<const W: usize, const K: usize, const QL: usize> TxGenerator<W, K, QL> {
@@ -485,7 +508,7 @@ impl<const W: usize, const K: usize, const QL: usize> Default for TxGenerator<W,
             sequencer: Default::default(),
             beat_fifo: Default::default(),
             command_fifo: Default::default(),
-            payload_fifo: Default::default(),
+            payload_buffer: Default::default(),
             assembler: Default::default(),
             output_fifo: Default::default(),
             completion_fifo: Default::default(),
@@ -500,7 +523,6 @@ impl<const W: usize, const K: usize, const QL: usize> Default for TxGenerator<W,
             at_qp: c::<10>(PACKET.offset("qp") as u64),
             header_room_bit: c::<8>(header_room as u64 - 1),
             room_bit: c::<8>((CAPACITY - ROOM_MARGIN) as u64 - 1),
-            payload_room_bit: c::<8>((CAPACITY - 2) as u64 - 1),
         }
     }
 }
@@ -523,8 +545,8 @@ impl<const W: usize, const K: usize, const QL: usize> Logic for TxGenerator<W, K
         self.beat_fifo.reset.next = self.reset.val();
         self.command_fifo.clock.next = self.clock.val();
         self.command_fifo.reset.next = self.reset.val();
-        self.payload_fifo.clock.next = self.clock.val();
-        self.payload_fifo.reset.next = self.reset.val();
+        self.payload_buffer.clock.next = self.clock.val();
+        self.payload_buffer.reset.next = self.reset.val();
         self.assembler.clock.next = self.clock.val();
         self.assembler.reset.next = self.reset.val();
         self.output_fifo.clock.next = self.clock.val();
@@ -567,22 +589,21 @@ impl<const W: usize, const K: usize, const QL: usize> Logic for TxGenerator<W, K
         self.command_fifo.push_value.next = self.sequencer.command.val();
 
         // ---- payload and assembler ----
-        self.s_pay_tready.next = !self.payload_fifo.fill.val().get_bit(self.payload_room_bit.val().index());
-        self.payload_fifo.push.next = self.s_pay_tvalid.val() && self.s_pay_tready.val();
-        self.payload_fifo.push_data.next = self.s_pay_tdata.val();
-        self.payload_fifo.push_keep.next = self.s_pay_tkeep.val();
-        self.payload_fifo.push_last.next = self.s_pay_tlast.val();
-        self.payload_fifo.push_bytes.next = 0.into();
+        self.s_pay_tready.next = self.payload_buffer.room.val();
+        self.payload_buffer.push.next = self.s_pay_tvalid.val() && self.s_pay_tready.val();
+        self.payload_buffer.push_data.next = self.s_pay_tdata.val();
+        self.payload_buffer.push_last.next = self.s_pay_tlast.val();
         self.assembler.command_valid.next = self.command_fifo.head_valid.val() && self.beat_fifo.head_valid.val();
         self.assembler.header_beat.next = self.beat_fifo.head.val();
         self.assembler.command.next = self.command_fifo.head.val();
         self.beat_fifo.pop.next = self.assembler.command_pop.val();
         self.command_fifo.pop.next = self.assembler.command_pop.val();
-        self.assembler.payload_valid.next = self.payload_fifo.head_valid.val();
-        self.assembler.payload_data.next = self.payload_fifo.head_data.val();
-        self.payload_fifo.pop.next = self.assembler.payload_pop.val();
-        self.assembler.room.next = !self.output_fifo.fill.val().get_bit(self.room_bit.val().index())
-            && !self.completion_fifo.fill.val().get_bit(self.room_bit.val().index());
+        self.assembler.payload_valid.next = self.payload_buffer.head_valid.val();
+        self.assembler.payload_data.next = self.payload_buffer.head_data.val();
+        self.assembler.payload_whole.next = self.payload_buffer.whole.val();
+        self.payload_buffer.pop.next = self.assembler.payload_pop.val();
+        self.assembler.room.next = !self.output_fifo.fill.val().get_bit(self.room_bit.val().index());
+        self.assembler.start_room.next = !self.completion_fifo.fill.val().get_bit(self.room_bit.val().index());
         self.output_fifo.push.next = self.assembler.push.val();
         self.output_fifo.push_data.next = self.assembler.push_data.val();
         self.output_fifo.push_keep.next = self.assembler.push_keep.val();

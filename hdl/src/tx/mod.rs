@@ -9,6 +9,7 @@ pub(crate) mod header_builder;
 pub mod icrc_insert;
 pub mod packetizer;
 pub mod path;
+pub mod payload_buffer;
 pub mod segmenter;
 
 pub use generator::TxGenerator;

@@ -1,0 +1,351 @@
+//! [`PayloadBuffer`]: the packet generator's payload FIFO in block RAM, deep enough for two
+//! packets of the largest payload, which says when the payload of the packet at its head is
+//! stored whole.
+//!
+//! The generator starts a frame only when its payload is whole, so a frame, once started, never
+//! waits for memory: a MAC that must not underflow (Xilinx CMAC) can take the stream directly.
+//! Holding two payloads lets the next packet's payload arrive while the current one leaves.
+//!
+//! Timing as [`crate::common::fifo::FifoControl`]'s: a beat pushed in cycle t is the head from
+//! t + 2 at the earliest; a pop in cycle t shows the next beat from t + 1 when it was pushed
+//! before t. `room` and `whole` are registers, conservative by the pushes of the last cycles.
+
+use crate::common::elab::c;
+use ferroce_contracts::tx::MAX_PACKET_PAYLOAD;
+use rust_hdl::prelude::*;
+use std::collections::BTreeMap;
+
+/// Address bits the widest depth needs (two payloads of 4096 bytes at 64 bits: 1024 beats).
+pub const MAX_ADDRESS_BITS: usize = 10;
+
+/// Address bits of the buffer at `k` bytes per beat: two payloads of [`MAX_PACKET_PAYLOAD`].
+pub const fn address_bits(k: usize) -> usize {
+    (2 * MAX_PACKET_PAYLOAD as usize / k).trailing_zeros() as usize
+}
+
+/// Beats pushed that `room` may not have counted yet: the push in the cycle `room` was computed
+/// from and the push in the cycle it is used.
+const PUSHES_UNCOUNTED: u64 = 2;
+
+/// `2^n` beats (`W` data bits and a `last` bit) in block RAM, `n` chosen at elaboration
+/// (`MAX_ADDRESS_BITS` at most; the addresses' high bits are ignored). One write port, one
+/// synchronous read port. A Verilog leaf because rust-hdl's RAM size is a type parameter, and
+/// the depth here follows from the bus width.
+#[derive(LogicBlock)]
+pub struct PayloadRam<const W: usize> {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Write `write_data` and `write_last` at `write_address`.
+    pub write: Signal<In, bool>,
+    /// Write address.
+    pub write_address: Signal<In, Bits<MAX_ADDRESS_BITS>>,
+    /// Beat to write: data.
+    pub write_data: Signal<In, Bits<W>>,
+    /// Beat to write: last beat of a payload.
+    pub write_last: Signal<In, Bit>,
+    /// Read address.
+    pub read_address: Signal<In, Bits<MAX_ADDRESS_BITS>>,
+    /// Data of the beat at the last cycle's `read_address` (before that cycle's write).
+    pub read_data: Signal<Out, Bits<W>>,
+    /// Its `last` bit.
+    pub read_last: Signal<Out, Bit>,
+    _address_bits: usize,
+    _sim: BTreeMap<u64, (Bits<W>, Bit)>,
+}
+
+impl<const W: usize> PayloadRam<W> {
+    /// A RAM of `2^address_bits` beats.
+    pub fn new(address_bits: usize) -> Self {
+        assert!((1..=MAX_ADDRESS_BITS).contains(&address_bits));
+        Self {
+            clock: Default::default(),
+            write: Default::default(),
+            write_address: Default::default(),
+            write_data: Default::default(),
+            write_last: Default::default(),
+            read_address: Default::default(),
+            read_data: Default::default(),
+            read_last: Default::default(),
+            _address_bits: address_bits,
+            _sim: BTreeMap::new(),
+        }
+    }
+
+    fn index(&self, address: Bits<MAX_ADDRESS_BITS>) -> u64 {
+        address.to_u64() & ((1 << self._address_bits) - 1)
+    }
+}
+
+impl<const W: usize> Logic for PayloadRam<W> {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            let (data, last) = self._sim.get(&self.index(self.read_address.val())).copied().unwrap_or_default();
+            self.read_data.next = data;
+            self.read_last.next = last;
+            if self.write.val() {
+                let at = self.index(self.write_address.val());
+                self._sim.insert(at, (self.write_data.val(), self.write_last.val()));
+            }
+        }
+    }
+
+    fn connect(&mut self) {
+        self.read_data.connect();
+        self.read_last.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(format!(
+            "\
+(* ram_style = \"block\" *) reg[{W}:0] mem[{last}:0];
+
+always @(posedge clock) begin
+   if (write) begin
+      mem[write_address[{a}:0]] <= {{write_last, write_data}};
+   end
+   {{read_last, read_data}} <= mem[read_address[{a}:0]];
+end
+",
+            W = W,
+            last = (1usize << self._address_bits) - 1,
+            a = self._address_bits - 1,
+        ))
+    }
+}
+
+/// The payload FIFO of the packet generator: beats (data and `last`) in a [`PayloadRam`] of
+/// two largest payloads, a registered head, `room` for the writer and `whole` for the reader.
+#[derive(LogicBlock)]
+pub struct PayloadBuffer<const W: usize, const K: usize> {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high: empties the buffer.
+    pub reset: Signal<In, Bit>,
+    /// A push may be made this cycle (registered).
+    pub room: Signal<Out, Bit>,
+    /// Write a beat. Only while `room`.
+    pub push: Signal<In, Bit>,
+    /// Beat to write: data.
+    pub push_data: Signal<In, Bits<W>>,
+    /// Beat to write: last beat of a payload.
+    pub push_last: Signal<In, Bit>,
+    /// Consume the head. Only while `head_valid`.
+    pub pop: Signal<In, Bit>,
+    /// A beat is at the head (registered).
+    pub head_valid: Signal<Out, Bit>,
+    /// The head beat: data (registered).
+    pub head_data: Signal<Out, Bits<W>>,
+    /// The head beat: last beat of its payload (registered).
+    pub head_last: Signal<Out, Bit>,
+    /// A payload's last beat is stored and not popped: the payload at the head is whole
+    /// (registered; a last beat counts from two cycles after its push).
+    pub whole: Signal<Out, Bit>,
+
+    ram: PayloadRam<W>,
+    write_pointer: DFF<Bits<MAX_ADDRESS_BITS>>,
+    head_pointer: DFF<Bits<MAX_ADDRESS_BITS>>,
+    /// Address of the beat after the head, with bit 0 inverted (the registers start at 0
+    /// without a reset, and this one then means 1).
+    after_head_flipped: DFF<Bits<MAX_ADDRESS_BITS>>,
+    after_head: Signal<Local, Bits<MAX_ADDRESS_BITS>>,
+    /// Beats written in earlier cycles and not popped, the head included.
+    stored: DFF<Bits<12>>,
+    /// Last beats among them.
+    stored_lasts: DFF<Bits<12>>,
+    head_shown: DFF<Bit>,
+    room_register: DFF<Bit>,
+    whole_register: DFF<Bit>,
+    popped_last: Signal<Local, Bit>,
+    address_mask: Constant<Bits<MAX_ADDRESS_BITS>>,
+    one: Constant<Bits<12>>,
+    /// The most beats stored when `room` may be high.
+    room_limit: Constant<Bits<12>>,
+}
+
+impl<const W: usize, const K: usize> Default for PayloadBuffer<W, K> {
+    fn default() -> Self {
+        assert_eq!(W, 8 * K, "K must be W / 8");
+        let bits = address_bits(K);
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            room: Default::default(),
+            push: Default::default(),
+            push_data: Default::default(),
+            push_last: Default::default(),
+            pop: Default::default(),
+            head_valid: Default::default(),
+            head_data: Default::default(),
+            head_last: Default::default(),
+            whole: Default::default(),
+            ram: PayloadRam::new(bits),
+            write_pointer: Default::default(),
+            head_pointer: Default::default(),
+            after_head_flipped: Default::default(),
+            after_head: Default::default(),
+            stored: Default::default(),
+            stored_lasts: Default::default(),
+            head_shown: Default::default(),
+            room_register: Default::default(),
+            whole_register: Default::default(),
+            popped_last: Default::default(),
+            address_mask: c::<MAX_ADDRESS_BITS>((1 << bits) - 1),
+            one: c::<12>(1),
+            room_limit: c::<12>((1 << bits) - PUSHES_UNCOUNTED - 1),
+        }
+    }
+}
+
+impl<const W: usize, const K: usize> Logic for PayloadBuffer<W, K> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            write_pointer,
+            head_pointer,
+            after_head_flipped,
+            stored,
+            stored_lasts,
+            head_shown,
+            room_register,
+            whole_register
+        );
+        self.ram.clock.next = self.clock.val();
+        // write side
+        self.ram.write.next = self.push.val();
+        self.ram.write_address.next = self.write_pointer.q.val();
+        self.ram.write_data.next = self.push_data.val();
+        self.ram.write_last.next = self.push_last.val();
+        if self.push.val() {
+            self.write_pointer.d.next = (self.write_pointer.q.val() + 1) & self.address_mask.val();
+        }
+        // read side: the head's address, or the next one when the head is popped
+        self.after_head.next = self.after_head_flipped.q.val() ^ 1;
+        self.ram.read_address.next = self.head_pointer.q.val();
+        if self.pop.val() {
+            self.ram.read_address.next = self.after_head.val();
+            self.head_pointer.d.next = self.after_head.val();
+            self.after_head_flipped.d.next = ((self.after_head.val() + 1) & self.address_mask.val()) ^ 1;
+        }
+        // what the RAM reads now was written in an earlier cycle: the head is valid next cycle
+        if self.pop.val() {
+            self.head_shown.d.next = self.stored.q.val() > self.one.val();
+        } else {
+            self.head_shown.d.next = self.stored.q.val().any();
+        }
+        if self.push.val() && !self.pop.val() {
+            self.stored.d.next = self.stored.q.val() + 1;
+        } else if !self.push.val() && self.pop.val() {
+            self.stored.d.next = self.stored.q.val() - 1;
+        }
+        self.room_register.d.next = self.stored.q.val() <= self.room_limit.val();
+        // whole payloads: last beats stored, this cycle's pop taken off, its push not yet counted
+        self.popped_last.next = self.pop.val() && self.ram.read_last.val();
+        if self.push.val() && self.push_last.val() && !self.popped_last.val() {
+            self.stored_lasts.d.next = self.stored_lasts.q.val() + 1;
+        } else if !(self.push.val() && self.push_last.val()) && self.popped_last.val() {
+            self.stored_lasts.d.next = self.stored_lasts.q.val() - 1;
+        }
+        self.whole_register.d.next =
+            self.stored_lasts.q.val() > self.one.val() || (self.stored_lasts.q.val().any() && !self.popped_last.val());
+        if self.reset.val() {
+            self.write_pointer.d.next = 0.into();
+            self.head_pointer.d.next = 0.into();
+            self.after_head_flipped.d.next = 0.into();
+            self.stored.d.next = 0.into();
+            self.stored_lasts.d.next = 0.into();
+            self.head_shown.d.next = false;
+            self.room_register.d.next = false;
+            self.whole_register.d.next = false;
+        }
+        self.room.next = self.room_register.q.val();
+        self.head_valid.next = self.head_shown.q.val();
+        self.head_data.next = self.ram.read_data.val();
+        self.head_last.next = self.ram.read_last.val();
+        self.whole.next = self.whole_register.q.val();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The buffer against a queue in rust-hdl's simulator: random pushes (while `room`), pops
+    //! (while `head_valid`) and resets, filled to its limit; `whole` checked against the
+    //! queue's last beats. The generator's co-simulation runs its Verilog in Verilator.
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+    use std::collections::VecDeque;
+
+    #[test]
+    fn address_bits_hold_two_payloads() {
+        assert_eq!(address_bits(8), 10);
+        assert_eq!(address_bits(64), 7);
+        assert_eq!(address_bits(128), 6);
+    }
+
+    #[test]
+    fn matches_a_queue() {
+        let mut uut = PayloadBuffer::<64, 8>::default();
+        uut.connect_all();
+        let capacity = 1usize << address_bits(8);
+        let cycles = 30_000u64;
+        let mut sim = Simulation::new();
+        sim.add_testbench(move |mut sim: Sim<PayloadBuffer<64, 8>>| {
+            let mut x = sim.init()?;
+            let rng = &mut ChaCha8Rng::seed_from_u64(7);
+            // value, last, the edge that wrote it
+            let mut queue: VecDeque<(u64, bool, u64)> = VecDeque::new();
+            let mut most = 0;
+            for edge in 0..cycles {
+                // outputs after the previous edge
+                let (head_valid, head, last, whole) = (x.head_valid.val(), x.head_data.val().to_u64(), x.head_last.val(), x.whole.val());
+                if edge > 0 {
+                    let shown = queue.front().is_some_and(|e| e.2 + 1 < edge);
+                    assert_eq!(head_valid, shown, "head_valid at edge {edge}");
+                    if head_valid {
+                        assert_eq!((head, last), (queue[0].0, queue[0].1), "head at edge {edge}");
+                    }
+                    // whole: some last beat is stored, and every last beat written two edges
+                    // ago or earlier counts
+                    assert!(!whole || queue.iter().any(|e| e.1), "edge {edge}: whole without a last beat");
+                    assert!(
+                        whole || !queue.iter().any(|e| e.1 && e.2 + 2 <= edge),
+                        "edge {edge}: a stored last beat not counted"
+                    );
+                }
+                most = most.max(queue.len());
+                // phases: filling, draining, mixed
+                let phase = (edge / 3000) % 3;
+                let reset = rng.gen_ratio(1, 4000);
+                let pop = head_valid && rng.gen_bool(if phase == 0 { 0.2 } else { 0.7 });
+                let push =
+                    (x.room.val() && rng.gen_bool(if phase == 1 { 0.2 } else { 0.8 })).then(|| (rng.gen::<u64>(), rng.gen_bool(0.05)));
+                x.reset.next = reset;
+                x.push.next = push.is_some();
+                x.push_data.next = push.map_or(0, |p| p.0).into();
+                x.push_last.next = push.is_some_and(|p| p.1);
+                x.pop.next = pop;
+                // the edge
+                if reset {
+                    queue.clear();
+                } else {
+                    if pop {
+                        queue.pop_front();
+                    }
+                    if let Some((value, last)) = push {
+                        queue.push_back((value, last, edge));
+                    }
+                }
+                assert!(queue.len() <= capacity, "edge {edge}: {} beats in {capacity}", queue.len());
+                x = sim.wait(1, x)?;
+                x.clock.next = true.into();
+                x = sim.wait(1, x)?;
+                x.clock.next = false.into();
+            }
+            assert!(most + 3 >= capacity, "filled to {most} of {capacity}");
+            sim.done(x)
+        });
+        sim.run(Box::new(uut), 4 * cycles + 10).unwrap();
+    }
+}
