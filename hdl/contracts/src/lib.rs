@@ -15,6 +15,9 @@
 //!   Markdown generated from it.
 //! * [`tx`]: the QP context, the transfer post, and the codes of the TX path (post refusals,
 //!   completion status, channel status, path MTU).
+//! * [`responder`]: the responder's check failures in precedence order with the RC answer to
+//!   each, the AETH syndrome and its encoding, RNR timer codes, receive completion status and
+//!   the memory region table entry.
 //!
 //! The RTL computes its offsets, tables and codes from these definitions at elaboration; the
 //! models and runners read the same definitions, so a field or a code exists in one place.
@@ -26,6 +29,7 @@ pub mod header;
 pub mod icrc;
 pub mod opcode;
 pub mod regs;
+pub mod responder;
 pub mod rx;
 pub mod sched;
 pub mod schema;

@@ -8,6 +8,8 @@
 //!   that the Verilator runner implements too.
 //! * [`tx`]: the TX path (transfer table, scheduling by block, segmenter, packetizer, packet
 //!   generator) from posts to frames, behind the [`tx::TxEngine`] trait.
+//! * [`responder`]: the RX transport layer (RC and UC responder): per accepted request, the
+//!   checks, the memory write, the receive completion and the ACK or NAK.
 //!
 //! Wire formats come from [`ferroce_wire`] (re-exported as [`wire`]); codes, field ranges and
 //! record schemas from [`ferroce_contracts`] (re-exported as [`contracts`]).
@@ -19,6 +21,7 @@ pub use ferroce_wire as wire;
 
 pub mod icrc;
 pub mod regs;
+pub mod responder;
 pub mod rx;
 pub mod sched;
 pub mod tx;

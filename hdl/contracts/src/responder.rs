@@ -1,0 +1,560 @@
+//! Responder contracts: the checks the RX transport layer makes on each accepted request, in
+//! precedence order, with the answer an RC QP gives to each failure; the AETH syndrome and its
+//! encoding; the status of a receive completion; the memory region table entry.
+//!
+//! The specification is `docs/engine.md`; the golden model is `ferroce_models::responder`.
+
+use crate::schema::Schema;
+use crate::tx::QpState;
+
+/// Why the responder does not execute a packet. The discriminant is the code on the RTL's
+/// `failure` ports (0 = executed); the names are fixed (JSON and counters). The order is the
+/// precedence: the first check that fails is reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum CheckFailure {
+    /// The record is not one of an accepted frame: no BTH, a reserved or RD opcode, a missing
+    /// extension header, an ICRC not verified, or a payload length that disagrees.
+    Malformed = 1,
+    /// The destination QP number is at or beyond the QP count.
+    QpNumber = 2,
+    /// The destination QP is not in a receiving state (RTR, RTS, SQD, SQE).
+    QpState = 3,
+    /// The BTH P_Key does not match the QP's.
+    Pkey = 4,
+    /// The opcode's transport is not the QP's (RC, UC).
+    Transport = 5,
+    /// RC: the PSN is in the 2^23 PSNs before the expected one (a retransmission).
+    PsnDuplicate = 6,
+    /// The PSN is not the expected one (RC: ahead of it; UC: any other PSN on a packet that
+    /// does not start a message).
+    PsnOutOfSequence = 7,
+    /// A request the responder does not execute: RDMA READ, atomics, SEND with invalidate.
+    UnsupportedOpcode = 8,
+    /// A middle or last packet without an open message of its kind, or (RC) a first or only
+    /// packet while a message is open.
+    OpcodeSequence = 9,
+    /// WRITE: no valid memory region has the RETH's R_Key.
+    RkeyInvalid = 10,
+    /// WRITE: the region belongs to another protection domain than the QP's.
+    RkeyDomain = 11,
+    /// WRITE: the region does not allow remote writes.
+    RkeyAccess = 12,
+    /// WRITE: `[VA, VA + DMA length)` is not inside the region.
+    RkeyBounds = 13,
+    /// A first or middle packet that does not carry exactly PMTU bytes, a last packet with 0
+    /// or more than PMTU bytes, an only packet with more than PMTU bytes.
+    PayloadLength = 14,
+    /// WRITE: the message's bytes go beyond the RETH's DMA length, or end short of it on the
+    /// last or only packet.
+    DmaLength = 15,
+    /// SEND or WRITE with immediate: no receive buffer is posted.
+    NoReceiveBuffer = 16,
+    /// SEND: the message's bytes go beyond the receive buffer.
+    ReceiveBufferTooSmall = 17,
+}
+
+/// Width of a check failure code on the RTL's ports.
+pub const FAILURE_BITS: usize = 5;
+/// The code of "no failure": the packet is executed.
+pub const NO_FAILURE: u8 = 0;
+
+impl CheckFailure {
+    /// Every failure, in precedence order (the first check that fails is reported).
+    pub const ALL: [CheckFailure; 17] = [
+        CheckFailure::Malformed,
+        CheckFailure::QpNumber,
+        CheckFailure::QpState,
+        CheckFailure::Pkey,
+        CheckFailure::Transport,
+        CheckFailure::PsnDuplicate,
+        CheckFailure::PsnOutOfSequence,
+        CheckFailure::UnsupportedOpcode,
+        CheckFailure::OpcodeSequence,
+        CheckFailure::RkeyInvalid,
+        CheckFailure::RkeyDomain,
+        CheckFailure::RkeyAccess,
+        CheckFailure::RkeyBounds,
+        CheckFailure::PayloadLength,
+        CheckFailure::DmaLength,
+        CheckFailure::NoReceiveBuffer,
+        CheckFailure::ReceiveBufferTooSmall,
+    ];
+
+    /// The fixed name used in the JSON and the counters.
+    pub const fn name(self) -> &'static str {
+        match self {
+            CheckFailure::Malformed => "malformed",
+            CheckFailure::QpNumber => "qp_number",
+            CheckFailure::QpState => "qp_state",
+            CheckFailure::Pkey => "pkey",
+            CheckFailure::Transport => "transport",
+            CheckFailure::PsnDuplicate => "psn_duplicate",
+            CheckFailure::PsnOutOfSequence => "psn_out_of_sequence",
+            CheckFailure::UnsupportedOpcode => "unsupported_opcode",
+            CheckFailure::OpcodeSequence => "opcode_sequence",
+            CheckFailure::RkeyInvalid => "rkey_invalid",
+            CheckFailure::RkeyDomain => "rkey_domain",
+            CheckFailure::RkeyAccess => "rkey_access",
+            CheckFailure::RkeyBounds => "rkey_bounds",
+            CheckFailure::PayloadLength => "payload_length",
+            CheckFailure::DmaLength => "dma_length",
+            CheckFailure::NoReceiveBuffer => "no_receive_buffer",
+            CheckFailure::ReceiveBufferTooSmall => "receive_buffer_too_small",
+        }
+    }
+
+    /// The failure with this name.
+    pub fn from_name(s: &str) -> Option<CheckFailure> {
+        CheckFailure::ALL.into_iter().find(|f| f.name() == s)
+    }
+
+    /// The code on the RTL's `failure` ports.
+    pub const fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The failure with this code (`None` for [`NO_FAILURE`] and unknown codes).
+    pub fn from_code(code: u8) -> Option<CheckFailure> {
+        CheckFailure::ALL.into_iter().find(|f| f.code() == code)
+    }
+
+    /// Position in [`CheckFailure::ALL`].
+    pub const fn index(self) -> usize {
+        self as usize - 1
+    }
+
+    /// What an RC QP answers. A UC QP never answers.
+    pub const fn rc_answer(self) -> RcAnswer {
+        match self {
+            CheckFailure::Malformed | CheckFailure::QpNumber | CheckFailure::QpState | CheckFailure::Pkey | CheckFailure::Transport => {
+                RcAnswer::Silent
+            }
+            CheckFailure::PsnDuplicate => RcAnswer::Reack,
+            CheckFailure::PsnOutOfSequence => RcAnswer::Nak(NakCode::PsnSequenceError),
+            CheckFailure::UnsupportedOpcode
+            | CheckFailure::OpcodeSequence
+            | CheckFailure::PayloadLength
+            | CheckFailure::DmaLength
+            | CheckFailure::ReceiveBufferTooSmall => RcAnswer::Nak(NakCode::InvalidRequest),
+            CheckFailure::RkeyInvalid | CheckFailure::RkeyDomain | CheckFailure::RkeyAccess | CheckFailure::RkeyBounds => {
+                RcAnswer::Nak(NakCode::RemoteAccessError)
+            }
+            CheckFailure::NoReceiveBuffer => RcAnswer::RnrNak,
+        }
+    }
+
+    /// The name of the counter of this failure (`cnt_resp_<name>` on the RTL).
+    pub fn counter_port(self) -> String {
+        format!("cnt_resp_{}", self.name())
+    }
+}
+
+/// What an RC QP answers to a failed check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RcAnswer {
+    /// Nothing: the packet is not trusted to belong to the connection.
+    Silent,
+    /// An ACK of the last executed PSN (a duplicate).
+    Reack,
+    /// A NAK with this code. A PSN sequence error NAK is sent once per gap; any other NAK moves
+    /// the QP to the error state.
+    Nak(NakCode),
+    /// An RNR NAK with the QP's minimum RNR timer code.
+    RnrNak,
+}
+
+impl RcAnswer {
+    /// The answer moves the QP to the error state (a NAK other than PSN sequence error).
+    pub const fn moves_qp_to_error(self) -> bool {
+        matches!(self, RcAnswer::Nak(code) if !matches!(code, NakCode::PsnSequenceError))
+    }
+}
+
+/// The states in which a QP's responder executes requests: RTR, RTS, SQD, and SQE (a send
+/// queue error leaves the receive queue working).
+pub const RECEIVING_STATES: [QpState; 4] = [QpState::Rtr, QpState::Rts, QpState::Sqd, QpState::Sqe];
+
+/// The NAK codes of the AETH (syndrome bits 4:0 when bits 6:5 are `0b11`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum NakCode {
+    /// PSN sequence error (0): a packet arrived ahead of the expected PSN.
+    PsnSequenceError = 0,
+    /// Invalid request (1): bad opcode, opcode sequence or length.
+    InvalidRequest = 1,
+    /// Remote access error (2): R_Key, protection domain, access rights or bounds.
+    RemoteAccessError = 2,
+    /// Remote operational error (3): the responder could not complete a valid request.
+    RemoteOperationalError = 3,
+    /// Invalid RD request (4): RD only, never sent by Ferroce.
+    InvalidRdRequest = 4,
+}
+
+impl NakCode {
+    /// Every NAK code, by code.
+    pub const ALL: [NakCode; 5] = [
+        NakCode::PsnSequenceError,
+        NakCode::InvalidRequest,
+        NakCode::RemoteAccessError,
+        NakCode::RemoteOperationalError,
+        NakCode::InvalidRdRequest,
+    ];
+
+    /// The 5-bit code.
+    pub const fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The NAK code of a 5-bit value, if it is one (5–31 are reserved).
+    pub fn from_code(code: u8) -> Option<NakCode> {
+        NakCode::ALL.into_iter().find(|c| c.code() == code)
+    }
+
+    /// snake_case name (counters, JSON).
+    pub const fn name(self) -> &'static str {
+        match self {
+            NakCode::PsnSequenceError => "psn_sequence_error",
+            NakCode::InvalidRequest => "invalid_request",
+            NakCode::RemoteAccessError => "remote_access_error",
+            NakCode::RemoteOperationalError => "remote_operational_error",
+            NakCode::InvalidRdRequest => "invalid_rd_request",
+        }
+    }
+}
+
+/// The credit count of an ACK that gives no end-to-end credit (IBTA "invalid credit count"):
+/// what Linux rxe sends and Ferroce sends, the requester not being limited by credits.
+pub const CREDIT_UNLIMITED: u8 = 0b1_1111;
+
+/// Syndrome bit 7 is reserved (0); bits 6:5 are the kind; bits 4:0 its value.
+const KIND_SHIFT: u32 = 5;
+const VALUE_MASK: u8 = 0b1_1111;
+const KIND_ACK: u8 = 0b00;
+const KIND_RNR_NAK: u8 = 0b01;
+const KIND_NAK: u8 = 0b11;
+
+/// The 8-bit AETH syndrome, decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Syndrome {
+    /// ACK (`0b000` + credit count; [`CREDIT_UNLIMITED`] when no credit is given).
+    Ack {
+        /// Credit count (5 bits).
+        credit: u8,
+    },
+    /// RNR NAK (`0b001` + RNR timer code, see [`rnr_timer_micros`]).
+    RnrNak {
+        /// RNR timer code (5 bits).
+        timer: u8,
+    },
+    /// NAK (`0b011` + code).
+    Nak(NakCode),
+}
+
+impl Syndrome {
+    /// The syndrome byte (a credit or timer wider than 5 bits is cut to 5 bits).
+    pub const fn encode(self) -> u8 {
+        match self {
+            Syndrome::Ack { credit } => KIND_ACK << KIND_SHIFT | (credit & VALUE_MASK),
+            Syndrome::RnrNak { timer } => KIND_RNR_NAK << KIND_SHIFT | (timer & VALUE_MASK),
+            Syndrome::Nak(code) => KIND_NAK << KIND_SHIFT | code.code(),
+        }
+    }
+
+    /// The syndrome of a byte; `None` for reserved values (bit 7 set, kind `0b10`, NAK codes
+    /// 5–31).
+    pub fn decode(byte: u8) -> Option<Syndrome> {
+        let value = byte & VALUE_MASK;
+        match byte >> KIND_SHIFT {
+            KIND_ACK => Some(Syndrome::Ack { credit: value }),
+            KIND_RNR_NAK => Some(Syndrome::RnrNak { timer: value }),
+            KIND_NAK => NakCode::from_code(value).map(Syndrome::Nak),
+            _ => None,
+        }
+    }
+
+    /// An ACK with unlimited credit.
+    pub const fn ack() -> Syndrome {
+        Syndrome::Ack { credit: CREDIT_UNLIMITED }
+    }
+
+    /// Not an ACK.
+    pub const fn is_nak(self) -> bool {
+        !matches!(self, Syndrome::Ack { .. })
+    }
+}
+
+/// An AETH: syndrome and MSN, as the 32-bit big-endian word on the wire (syndrome in bits
+/// 31:24, MSN in bits 23:0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Aeth {
+    /// The syndrome.
+    pub syndrome: Syndrome,
+    /// The message sequence number (24 bits): messages the responder has completed.
+    pub msn: u32,
+}
+
+/// MSNs are 24 bits and wrap modulo 2^24.
+pub const MSN_MASK: u32 = 0xFF_FFFF;
+
+impl Aeth {
+    /// The 32-bit word (the MSN is cut to 24 bits).
+    pub const fn encode(self) -> u32 {
+        (self.syndrome.encode() as u32) << 24 | (self.msn & MSN_MASK)
+    }
+
+    /// The AETH of a word; `None` when its syndrome is reserved.
+    pub fn decode(word: u32) -> Option<Aeth> {
+        Some(Aeth {
+            syndrome: Syndrome::decode((word >> 24) as u8)?,
+            msn: word & MSN_MASK,
+        })
+    }
+}
+
+/// The RNR timer of each 5-bit code (IBTA table), in units of 10 µs: code 0 is 655.36 ms,
+/// 1 is 0.01 ms, 7 is 0.12 ms, 31 is 491.52 ms.
+pub const RNR_TIMER_10US: [u32; 32] = [
+    65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288,
+    16384, 24576, 32768, 49152,
+];
+
+/// The RNR timer of a code in microseconds (`None` beyond 31).
+pub fn rnr_timer_micros(code: u8) -> Option<u32> {
+    RNR_TIMER_10US.get(usize::from(code)).map(|t| t * 10)
+}
+
+/// Largest RNR timer code (5 bits).
+pub const RNR_TIMER_MAX: u8 = 31;
+
+/// How a receive completion ended. The discriminant is the code on the completion stream
+/// (0 = success).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum ReceiveStatus {
+    /// The message was placed whole (0).
+    Success = 0,
+    /// RC: the SEND was longer than its receive buffer (1; verbs `IBV_WC_LOC_LEN_ERR`).
+    LengthError = 1,
+    /// RC: the SEND broke off on an invalid request (2; verbs `IBV_WC_REM_INV_REQ_ERR`).
+    InvalidRequest = 2,
+}
+
+impl ReceiveStatus {
+    /// Every status.
+    pub const ALL: [ReceiveStatus; 3] = [ReceiveStatus::Success, ReceiveStatus::LengthError, ReceiveStatus::InvalidRequest];
+
+    /// The code.
+    pub const fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The status of a code, if it is one.
+    pub fn from_code(code: u8) -> Option<ReceiveStatus> {
+        ReceiveStatus::ALL.into_iter().find(|s| s.code() == code)
+    }
+
+    /// snake_case name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ReceiveStatus::Success => "success",
+            ReceiveStatus::LengthError => "length_error",
+            ReceiveStatus::InvalidRequest => "invalid_request",
+        }
+    }
+}
+
+/// What a memory region lets a peer do: the 2-bit `access` field of [`MEMORY_REGION`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Access {
+    /// RDMA WRITE (bit 0).
+    pub remote_write: bool,
+    /// RDMA READ (bit 1).
+    pub remote_read: bool,
+}
+
+impl Access {
+    const REMOTE_WRITE: u8 = 0b01;
+    const REMOTE_READ: u8 = 0b10;
+
+    /// The 2-bit field value.
+    pub const fn code(self) -> u8 {
+        (if self.remote_write { Access::REMOTE_WRITE } else { 0 }) | (if self.remote_read { Access::REMOTE_READ } else { 0 })
+    }
+
+    /// The access of a field value (bits above 1 are ignored).
+    pub const fn from_code(code: u8) -> Access {
+        Access {
+            remote_write: code & Access::REMOTE_WRITE != 0,
+            remote_read: code & Access::REMOTE_READ != 0,
+        }
+    }
+}
+
+/// Memory region table entries of the default configuration.
+pub const DEFAULT_REGIONS: u32 = 64;
+
+/// The low bits of an R_Key that are a key byte, not the table index: the region of R_Key `k`
+/// is entry `k >> REGION_KEY_BITS`, and its stored R_Key must equal `k` whole (as Linux rxe
+/// numbers its keys), so a stale key of a re-registered entry does not match.
+pub const REGION_KEY_BITS: u32 = 8;
+
+/// The memory region table entry an R_Key selects.
+pub const fn region_index(rkey: u32) -> u32 {
+    rkey >> REGION_KEY_BITS
+}
+
+/// The fields of a memory region table entry, in packing order (see [`crate::schema`]).
+pub mod region {
+    use crate::schema::RecordField;
+
+    const fn f(name: &'static str, width: usize, doc: &'static str) -> RecordField {
+        RecordField::new(name, width, doc)
+    }
+
+    /// The entry holds a region.
+    pub const VALID: RecordField = f("valid", 1, "the entry holds a registered region");
+    /// Access flags ([`super::Access`]).
+    pub const ACCESS: RecordField = f("access", 2, "bit 0: remote write, bit 1: remote read");
+    /// Protection domain.
+    pub const PD: RecordField = f("pd", 16, "protection domain: only QPs of this PD may use the region");
+    /// Remote key.
+    pub const RKEY: RecordField = f("rkey", 32, "R_Key: entry index in bits 31:8, key byte in bits 7:0");
+    /// Base address.
+    pub const BASE: RecordField = f("base", 64, "virtual address of the region's first byte (the RETH VA space)");
+    /// Length.
+    pub const LENGTH: RecordField = f("length", 64, "bytes of the region (base + length ≤ 2^64)");
+
+    /// Every field, in packing order.
+    pub const FIELDS: [RecordField; 6] = [VALID, ACCESS, PD, RKEY, BASE, LENGTH];
+}
+
+/// A memory region table entry: one packed entry.
+pub const MEMORY_REGION: Schema = Schema {
+    name: "memory_region",
+    fields: &region::FIELDS,
+};
+
+/// 32-bit words of a memory region entry ([`MEMORY_REGION`] packs into exactly these).
+pub const MEMORY_REGION_WORDS: usize = 6;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_follow_the_precedence_order() {
+        for (i, f) in CheckFailure::ALL.iter().enumerate() {
+            assert_eq!(f.code() as usize, i + 1);
+            assert_eq!(f.index(), i);
+            assert_eq!(CheckFailure::from_code(f.code()), Some(*f));
+            assert_eq!(CheckFailure::from_name(f.name()), Some(*f));
+        }
+        assert!(CheckFailure::ALL.iter().all(|f| u32::from(f.code()) < 1 << FAILURE_BITS));
+        assert_eq!(CheckFailure::from_code(NO_FAILURE), None);
+        let names: std::collections::HashSet<_> = CheckFailure::ALL.iter().map(|f| f.name()).collect();
+        assert_eq!(names.len(), CheckFailure::ALL.len());
+    }
+
+    #[test]
+    fn rc_answers_follow_the_ibta_classes() {
+        use CheckFailure::*;
+        assert_eq!(Transport.rc_answer(), RcAnswer::Silent);
+        assert_eq!(PsnDuplicate.rc_answer(), RcAnswer::Reack);
+        assert_eq!(PsnOutOfSequence.rc_answer(), RcAnswer::Nak(NakCode::PsnSequenceError));
+        assert!(!PsnOutOfSequence.rc_answer().moves_qp_to_error());
+        assert_eq!(RkeyDomain.rc_answer(), RcAnswer::Nak(NakCode::RemoteAccessError));
+        assert_eq!(OpcodeSequence.rc_answer(), RcAnswer::Nak(NakCode::InvalidRequest));
+        assert!(OpcodeSequence.rc_answer().moves_qp_to_error());
+        assert_eq!(NoReceiveBuffer.rc_answer(), RcAnswer::RnrNak);
+        assert!(!NoReceiveBuffer.rc_answer().moves_qp_to_error());
+    }
+
+    #[test]
+    fn syndromes_match_the_ibta_table() {
+        // bit 7 reserved; 6:5 = 00 ACK, 01 RNR NAK, 11 NAK; 4:0 credit, timer or NAK code
+        assert_eq!(Syndrome::ack().encode(), 0x1F);
+        assert_eq!(Syndrome::Ack { credit: 0 }.encode(), 0x00);
+        assert_eq!(Syndrome::Ack { credit: 5 }.encode(), 0x05);
+        assert_eq!(Syndrome::RnrNak { timer: 0 }.encode(), 0x20);
+        assert_eq!(Syndrome::RnrNak { timer: 14 }.encode(), 0x2E);
+        assert_eq!(Syndrome::RnrNak { timer: 31 }.encode(), 0x3F);
+        let naks = [0x60, 0x61, 0x62, 0x63, 0x64];
+        for (code, byte) in NakCode::ALL.into_iter().zip(naks) {
+            assert_eq!(Syndrome::Nak(code).encode(), byte);
+            assert_eq!(Syndrome::decode(byte), Some(Syndrome::Nak(code)));
+        }
+        for byte in 0..=u8::MAX {
+            match Syndrome::decode(byte) {
+                Some(s) => assert_eq!(s.encode(), byte),
+                None => assert!(byte >= 0x80 || (0x40..0x60).contains(&byte) || byte >= 0x65),
+            }
+        }
+        assert_eq!(Syndrome::decode(0x1F), Some(Syndrome::ack()));
+        assert_eq!(Syndrome::decode(0x2E), Some(Syndrome::RnrNak { timer: 14 }));
+        assert!(Syndrome::RnrNak { timer: 1 }.is_nak() && !Syndrome::ack().is_nak());
+    }
+
+    #[test]
+    fn aeth_word_is_syndrome_over_msn() {
+        let ack = Aeth {
+            syndrome: Syndrome::ack(),
+            msn: 5,
+        };
+        assert_eq!(ack.encode(), 0x1F00_0005);
+        let nak = Aeth {
+            syndrome: Syndrome::Nak(NakCode::PsnSequenceError),
+            msn: 0xAB_CDEF,
+        };
+        assert_eq!(nak.encode(), 0x60AB_CDEF);
+        assert_eq!(Aeth::decode(0x60AB_CDEF), Some(nak));
+        assert_eq!(Aeth::decode(0x2E00_0001).map(|a| a.syndrome), Some(Syndrome::RnrNak { timer: 14 }));
+        assert_eq!(Aeth::decode(0x4000_0000), None);
+        // the MSN is 24 bits
+        assert_eq!(Aeth { msn: 1 << 24, ..ack }.encode(), 0x1F00_0000);
+    }
+
+    #[test]
+    fn rnr_timer_codes_follow_the_ibta_table() {
+        assert_eq!(rnr_timer_micros(0), Some(655_360));
+        assert_eq!(rnr_timer_micros(1), Some(10));
+        assert_eq!(rnr_timer_micros(7), Some(120));
+        assert_eq!(rnr_timer_micros(14), Some(1_280));
+        assert_eq!(rnr_timer_micros(31), Some(491_520));
+        assert_eq!(rnr_timer_micros(32), None);
+        // from code 4 on, each value doubles the one two codes before: 4, 6, 8, 12, 16, ...
+        for code in 4..32 {
+            assert_eq!(RNR_TIMER_10US[code], 2 * RNR_TIMER_10US[code - 2]);
+        }
+        assert_eq!(RNR_TIMER_10US.len(), usize::from(RNR_TIMER_MAX) + 1);
+    }
+
+    #[test]
+    fn receive_status_and_access_codes_round_trip() {
+        for s in ReceiveStatus::ALL {
+            assert_eq!(ReceiveStatus::from_code(s.code()), Some(s));
+        }
+        for code in 0..4 {
+            assert_eq!(Access::from_code(code).code(), code);
+        }
+        assert_eq!(
+            Access {
+                remote_write: true,
+                remote_read: false
+            }
+            .code(),
+            1
+        );
+        assert_eq!(region_index(0x1234), 0x12);
+    }
+
+    #[test]
+    fn memory_region_packs_into_words() {
+        assert_eq!(MEMORY_REGION.words(), MEMORY_REGION_WORDS);
+        assert_eq!(MEMORY_REGION.offset("rkey"), 32);
+        assert_eq!(MEMORY_REGION.offset("base"), 64);
+        assert_eq!(MEMORY_REGION.offset("length"), 128);
+        assert!(MEMORY_REGION.field("access").unwrap().max() >= u128::from(Access::from_code(3).code()));
+        assert!(MEMORY_REGION.field("rkey").unwrap().max() >> REGION_KEY_BITS >= u128::from(DEFAULT_REGIONS - 1));
+    }
+}
