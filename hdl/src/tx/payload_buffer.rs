@@ -113,6 +113,56 @@ end
     }
 }
 
+/// A count that steps by one, kept with its neighbours `count + 1` and `count - 1` in
+/// registers, so a step is a choice among registers: the `increment` and `decrement` inputs
+/// (late in the cycle) reach the count through one multiplexer, not through a carry chain.
+/// (Written as one adder after a choice of ±1, yosys shares the two into one carry chain
+/// behind the choice.)
+#[derive(LogicBlock, Default)]
+pub struct StepCounter {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high: the count goes to 0.
+    pub reset: Signal<In, Bit>,
+    /// Count one up (nothing when `decrement` too).
+    pub increment: Signal<In, Bit>,
+    /// Count one down (nothing when `increment` too).
+    pub decrement: Signal<In, Bit>,
+    /// The count (registered).
+    pub count: Signal<Out, Bits<12>>,
+    value: DFF<Bits<12>>,
+    /// `value + 1` with bit 0 inverted (the registers start at 0 without a reset: 1 then).
+    above_flipped: DFF<Bits<12>>,
+    /// `value - 1` inverted (0 without a reset: all ones then).
+    below_inverted: DFF<Bits<12>>,
+    above: Signal<Local, Bits<12>>,
+    below: Signal<Local, Bits<12>>,
+}
+
+impl Logic for StepCounter {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, value, above_flipped, below_inverted);
+        self.above.next = self.above_flipped.q.val() ^ 1;
+        self.below.next = !self.below_inverted.q.val();
+        if self.increment.val() && !self.decrement.val() {
+            self.value.d.next = self.above.val();
+            self.above_flipped.d.next = (self.above.val() + 1) ^ 1;
+            self.below_inverted.d.next = !self.value.q.val();
+        } else if self.decrement.val() && !self.increment.val() {
+            self.value.d.next = self.below.val();
+            self.above_flipped.d.next = self.value.q.val() ^ 1;
+            self.below_inverted.d.next = !(self.below.val() - 1);
+        }
+        if self.reset.val() {
+            self.value.d.next = 0.into();
+            self.above_flipped.d.next = 0.into();
+            self.below_inverted.d.next = 0.into();
+        }
+        self.count.next = self.value.q.val();
+    }
+}
+
 /// The payload FIFO of the packet generator: beats (data and `last`) in a [`PayloadRam`] of
 /// two largest payloads, a registered head, `room` for the writer and `whole` for the reader.
 #[derive(LogicBlock)]
@@ -149,9 +199,9 @@ pub struct PayloadBuffer<const W: usize, const K: usize> {
     after_head_flipped: DFF<Bits<MAX_ADDRESS_BITS>>,
     after_head: Signal<Local, Bits<MAX_ADDRESS_BITS>>,
     /// Beats written in earlier cycles and not popped, the head included.
-    stored: DFF<Bits<12>>,
+    stored: StepCounter,
     /// Last beats among them.
-    stored_lasts: DFF<Bits<12>>,
+    stored_lasts: StepCounter,
     head_shown: DFF<Bit>,
     room_register: DFF<Bit>,
     whole_register: DFF<Bit>,
@@ -205,13 +255,15 @@ impl<const W: usize, const K: usize> Logic for PayloadBuffer<W, K> {
             write_pointer,
             head_pointer,
             after_head_flipped,
-            stored,
-            stored_lasts,
             head_shown,
             room_register,
             whole_register
         );
         self.ram.clock.next = self.clock.val();
+        self.stored.clock.next = self.clock.val();
+        self.stored.reset.next = self.reset.val();
+        self.stored_lasts.clock.next = self.clock.val();
+        self.stored_lasts.reset.next = self.reset.val();
         // write side
         self.ram.write.next = self.push.val();
         self.ram.write_address.next = self.write_pointer.q.val();
@@ -230,31 +282,23 @@ impl<const W: usize, const K: usize> Logic for PayloadBuffer<W, K> {
         }
         // what the RAM reads now was written in an earlier cycle: the head is valid next cycle
         if self.pop.val() {
-            self.head_shown.d.next = self.stored.q.val() > self.one.val();
+            self.head_shown.d.next = self.stored.count.val() > self.one.val();
         } else {
-            self.head_shown.d.next = self.stored.q.val().any();
+            self.head_shown.d.next = self.stored.count.val().any();
         }
-        if self.push.val() && !self.pop.val() {
-            self.stored.d.next = self.stored.q.val() + 1;
-        } else if !self.push.val() && self.pop.val() {
-            self.stored.d.next = self.stored.q.val() - 1;
-        }
-        self.room_register.d.next = self.stored.q.val() <= self.room_limit.val();
+        self.stored.increment.next = self.push.val();
+        self.stored.decrement.next = self.pop.val();
+        self.room_register.d.next = self.stored.count.val() <= self.room_limit.val();
         // whole payloads: last beats stored, this cycle's pop taken off, its push not yet counted
         self.popped_last.next = self.pop.val() && self.ram.read_last.val();
-        if self.push.val() && self.push_last.val() && !self.popped_last.val() {
-            self.stored_lasts.d.next = self.stored_lasts.q.val() + 1;
-        } else if !(self.push.val() && self.push_last.val()) && self.popped_last.val() {
-            self.stored_lasts.d.next = self.stored_lasts.q.val() - 1;
-        }
+        self.stored_lasts.increment.next = self.push.val() && self.push_last.val();
+        self.stored_lasts.decrement.next = self.popped_last.val();
         self.whole_register.d.next =
-            self.stored_lasts.q.val() > self.one.val() || (self.stored_lasts.q.val().any() && !self.popped_last.val());
+            self.stored_lasts.count.val() > self.one.val() || (self.stored_lasts.count.val().any() && !self.popped_last.val());
         if self.reset.val() {
             self.write_pointer.d.next = 0.into();
             self.head_pointer.d.next = 0.into();
             self.after_head_flipped.d.next = 0.into();
-            self.stored.d.next = 0.into();
-            self.stored_lasts.d.next = 0.into();
             self.head_shown.d.next = false;
             self.room_register.d.next = false;
             self.whole_register.d.next = false;
