@@ -4,6 +4,7 @@
 //!
 //! The specification is `docs/engine.md`; the golden model is `ferroce_models::responder`.
 
+use crate::opcode::Operation;
 use crate::schema::Schema;
 use crate::tx::QpState;
 
@@ -174,6 +175,67 @@ impl RcAnswer {
 /// The states in which a QP's responder executes requests: RTR, RTS, SQD, and SQE (a send
 /// queue error leaves the receive queue working).
 pub const RECEIVING_STATES: [QpState; 4] = [QpState::Rtr, QpState::Rts, QpState::Sqd, QpState::Sqe];
+
+/// SEND or RDMA WRITE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MessageKind {
+    /// SEND: into the head receive buffer.
+    Send,
+    /// RDMA WRITE: into a memory region, at the RETH's VA.
+    Write,
+}
+
+/// Where a packet sits in its message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Position {
+    /// First of several.
+    First,
+    /// Neither first nor last.
+    Middle,
+    /// Last of several.
+    Last,
+    /// The whole message.
+    Only,
+}
+
+impl Position {
+    /// A first or only packet: it starts a message.
+    pub const fn starts(self) -> bool {
+        matches!(self, Position::First | Position::Only)
+    }
+
+    /// A last or only packet: it ends a message.
+    pub const fn ends(self) -> bool {
+        matches!(self, Position::Last | Position::Only)
+    }
+}
+
+/// The message kind and position of a SEND or WRITE operation; `None` for the other requests
+/// (READ, atomics, SEND with invalidate), which the responder does not execute.
+pub fn message_operation(operation: Operation) -> Option<(MessageKind, Position)> {
+    use MessageKind::{Send, Write};
+    use Operation::*;
+    Some(match operation {
+        SendFirst => (Send, Position::First),
+        SendMiddle => (Send, Position::Middle),
+        SendLast | SendLastImm => (Send, Position::Last),
+        SendOnly | SendOnlyImm => (Send, Position::Only),
+        WriteFirst => (Write, Position::First),
+        WriteMiddle => (Write, Position::Middle),
+        WriteLast | WriteLastImm => (Write, Position::Last),
+        WriteOnly | WriteOnlyImm => (Write, Position::Only),
+        _ => return None,
+    })
+}
+
+/// A request (else a response or CNP, for the requester and congestion control).
+pub fn is_request(operation: Operation) -> bool {
+    use Operation::*;
+    !matches!(
+        operation,
+        ReadResponseFirst | ReadResponseMiddle | ReadResponseLast | ReadResponseOnly | Ack | AtomicAck | Cnp
+    )
+}
 
 /// The NAK codes of the AETH (syndrome bits 4:0 when bits 6:5 are `0b11`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -438,6 +500,202 @@ pub const MEMORY_REGION: Schema = Schema {
 /// 32-bit words of a memory region entry ([`MEMORY_REGION`] packs into exactly these).
 pub const MEMORY_REGION_WORDS: usize = 6;
 
+/// Bits of a packed memory region entry.
+pub const MEMORY_REGION_BITS: usize = 32 * MEMORY_REGION_WORDS;
+
+/// The kind of a receive completion: the `completion_kind` field of [`DECISION`].
+pub mod completion_kind {
+    /// A SEND landed in the receive buffer.
+    pub const SEND: u8 = 0;
+    /// A WRITE with immediate consumed the receive buffer.
+    pub const WRITE: u8 = 1;
+}
+
+/// The fields of a responder decision, in packing order (see [`crate::schema`]).
+pub mod decision {
+    use crate::schema::RecordField;
+
+    const fn f(name: &'static str, width: usize, doc: &'static str) -> RecordField {
+        RecordField::new(name, width, doc)
+    }
+
+    /// The failure code.
+    pub const FAILURE: RecordField = f(
+        "failure",
+        super::FAILURE_BITS,
+        "0: executed (or forwarded); else the `CheckFailure` code",
+    );
+    /// Not a request.
+    pub const FORWARDED: RecordField = f("forwarded", 1, "an ACK, READ response or CNP: passed on to the requester untouched");
+    /// UC: the open message was dropped.
+    pub const DROPPED_MESSAGE: RecordField = f("dropped_message", 1, "UC: the message open on the QP was dropped by this packet");
+    /// The payload goes to memory.
+    pub const WRITE: RecordField = f(
+        "write",
+        1,
+        "the packet's payload is written at `write_address` (else it is discarded)",
+    );
+    /// Payload bytes.
+    pub const WRITE_LENGTH: RecordField = f("write_length", 16, "payload bytes of the packet (its record's `pay_len`)");
+    /// A receive completion.
+    pub const COMPLETION: RecordField = f(
+        "completion",
+        1,
+        "a receive buffer is consumed: the `completion_*` fields are meaningful",
+    );
+    /// SEND or WRITE with immediate.
+    pub const COMPLETION_KIND: RecordField = f("completion_kind", 1, "0: SEND, 1: WRITE with immediate");
+    /// Receive status.
+    pub const COMPLETION_STATUS: RecordField = f(
+        "completion_status",
+        2,
+        "`ReceiveStatus` code: 0 success, 1 length error, 2 invalid request",
+    );
+    /// Solicited event.
+    pub const COMPLETION_SOLICITED: RecordField = f("completion_solicited", 1, "the SE bit of the message's last packet");
+    /// Immediate present.
+    pub const COMPLETION_IMMEDIATE_VALID: RecordField = f("completion_immediate_valid", 1, "the message carried an immediate");
+    /// Response present.
+    pub const RESPONSE: RecordField = f(
+        "response",
+        1,
+        "an ACK or NAK goes to the peer: the `response_*` fields are meaningful",
+    );
+    /// AETH syndrome.
+    pub const RESPONSE_SYNDROME: RecordField = f("response_syndrome", 8, "AETH syndrome of the ACK or NAK");
+    /// The destination QP.
+    pub const QP: RecordField = f(
+        "qp",
+        24,
+        "the packet's destination QP: the completion's QP and the QP that sends the response",
+    );
+    /// BTH PSN of the response.
+    pub const RESPONSE_PSN: RecordField = f("response_psn", 24, "BTH PSN of the response: acknowledged (ACK) or expected (NAK)");
+    /// AETH MSN.
+    pub const RESPONSE_MSN: RecordField = f("response_msn", 24, "AETH MSN of the response");
+    /// Message bytes.
+    pub const COMPLETION_LENGTH: RecordField = f(
+        "completion_length",
+        32,
+        "the message's bytes (on an error: the bytes placed before it)",
+    );
+    /// Buffer length.
+    pub const COMPLETION_BUFFER_LENGTH: RecordField = f("completion_buffer_length", 32, "length of the consumed receive buffer");
+    /// Immediate.
+    pub const COMPLETION_IMMEDIATE: RecordField = f("completion_immediate", 32, "the immediate (0 without one)");
+    /// Where the payload goes.
+    pub const WRITE_ADDRESS: RecordField = f("write_address", 64, "address of the payload's first byte");
+    /// Buffer address.
+    pub const COMPLETION_BUFFER_ADDRESS: RecordField = f("completion_buffer_address", 64, "address of the consumed receive buffer");
+
+    /// Every field, in packing order.
+    pub const FIELDS: [RecordField; 20] = [
+        FAILURE,
+        FORWARDED,
+        DROPPED_MESSAGE,
+        WRITE,
+        WRITE_LENGTH,
+        COMPLETION,
+        COMPLETION_KIND,
+        COMPLETION_STATUS,
+        COMPLETION_SOLICITED,
+        COMPLETION_IMMEDIATE_VALID,
+        RESPONSE,
+        RESPONSE_SYNDROME,
+        QP,
+        RESPONSE_PSN,
+        RESPONSE_MSN,
+        COMPLETION_LENGTH,
+        COMPLETION_BUFFER_LENGTH,
+        COMPLETION_IMMEDIATE,
+        WRITE_ADDRESS,
+        COMPLETION_BUFFER_ADDRESS,
+    ];
+}
+
+/// What the responder does with one record: one packed entry on its decision stream. The
+/// payload path writes or discards the packet's payload as `write` says; the completion and
+/// the response go to the host and to the TX control class.
+pub const DECISION: Schema = Schema {
+    name: "responder_decision",
+    fields: &decision::FIELDS,
+};
+
+/// 32-bit words of a packed decision.
+pub const DECISION_WORDS: usize = 11;
+/// Bits of a packed decision.
+pub const DECISION_BITS: usize = 32 * DECISION_WORDS;
+
+/// A counter of the responder, read on the RTL through `counter_index` (the discriminant
+/// order of [`ResponderCounter::ALL`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ResponderCounter {
+    /// Executed packets.
+    PacketsExecuted,
+    /// Responses and CNPs passed on.
+    Forwarded,
+    /// Receive completions, error ones included.
+    Completions,
+    /// ACKs sent.
+    Acks,
+    /// RNR NAKs sent.
+    RnrNaks,
+    /// NAKs sent with this code.
+    Naks(NakCode),
+    /// UC messages dropped after their first packet was executed.
+    UcMessagesDropped,
+    /// Packets that failed this check.
+    Failures(CheckFailure),
+}
+
+/// Bits of the RTL's `counter_index`.
+pub const COUNTER_INDEX_BITS: usize = 5;
+
+impl ResponderCounter {
+    /// Every counter, in index order.
+    pub const ALL: [ResponderCounter; 28] = {
+        let mut all = [ResponderCounter::PacketsExecuted; 28];
+        all[1] = ResponderCounter::Forwarded;
+        all[2] = ResponderCounter::Completions;
+        all[3] = ResponderCounter::Acks;
+        all[4] = ResponderCounter::RnrNaks;
+        let mut i = 0;
+        while i < NakCode::ALL.len() {
+            all[5 + i] = ResponderCounter::Naks(NakCode::ALL[i]);
+            i += 1;
+        }
+        all[10] = ResponderCounter::UcMessagesDropped;
+        let mut i = 0;
+        while i < CheckFailure::ALL.len() {
+            all[11 + i] = ResponderCounter::Failures(CheckFailure::ALL[i]);
+            i += 1;
+        }
+        all
+    };
+
+    /// Its `counter_index`.
+    pub fn index(self) -> usize {
+        ResponderCounter::ALL
+            .iter()
+            .position(|c| *c == self)
+            .expect("every counter is listed")
+    }
+
+    /// snake_case name (`naks_<code>`, `failures_<check>`).
+    pub fn name(self) -> String {
+        match self {
+            ResponderCounter::PacketsExecuted => "packets_executed".into(),
+            ResponderCounter::Forwarded => "forwarded".into(),
+            ResponderCounter::Completions => "completions".into(),
+            ResponderCounter::Acks => "acks".into(),
+            ResponderCounter::RnrNaks => "rnr_naks".into(),
+            ResponderCounter::Naks(code) => format!("naks_{}", code.name()),
+            ResponderCounter::UcMessagesDropped => "uc_messages_dropped".into(),
+            ResponderCounter::Failures(failure) => format!("failures_{}", failure.name()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -556,5 +814,24 @@ mod tests {
         assert_eq!(MEMORY_REGION.offset("length"), 128);
         assert!(MEMORY_REGION.field("access").unwrap().max() >= u128::from(Access::from_code(3).code()));
         assert!(MEMORY_REGION.field("rkey").unwrap().max() >> REGION_KEY_BITS >= u128::from(DEFAULT_REGIONS - 1));
+    }
+
+    #[test]
+    fn decision_packs_into_words() {
+        assert_eq!(DECISION.words(), DECISION_WORDS);
+        assert_eq!(MEMORY_REGION.bits(), MEMORY_REGION_BITS);
+        // the 64-bit fields start words
+        assert_eq!(DECISION.offset("write_address") % 32, 0);
+        assert!(DECISION.field("failure").unwrap().max() >= u128::from(CheckFailure::ReceiveBufferTooSmall.code()));
+    }
+
+    #[test]
+    fn every_counter_has_one_index() {
+        assert!(ResponderCounter::ALL.len() <= 1 << COUNTER_INDEX_BITS);
+        let names: std::collections::HashSet<_> = ResponderCounter::ALL.iter().map(|c| c.name()).collect();
+        assert_eq!(names.len(), ResponderCounter::ALL.len());
+        for (i, c) in ResponderCounter::ALL.iter().enumerate() {
+            assert_eq!(c.index(), i);
+        }
     }
 }

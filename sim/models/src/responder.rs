@@ -48,11 +48,14 @@ use crate::rx::{rx_model, supported_opcode, RxRecord, RxVerdict};
 use crate::tx::memory::SparseMemory;
 use crate::tx::QpContext;
 use crate::wire::bth::PSN_MASK;
-use crate::wire::{Opcode, Operation, RethRepr, Transport};
+use crate::wire::{Opcode, RethRepr, Transport};
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 
-pub use crate::contracts::responder::{Access, Aeth, CheckFailure, NakCode, RcAnswer, ReceiveStatus, Syndrome, DEFAULT_REGIONS};
+pub use crate::contracts::responder::{
+    is_request, message_operation, Access, Aeth, CheckFailure, MessageKind, NakCode, Position, RcAnswer, ReceiveStatus, Syndrome,
+    DEFAULT_REGIONS,
+};
 
 /// QPs of the default configuration.
 pub const DEFAULT_QPS: u32 = crate::tx::DEFAULT_QPS;
@@ -130,67 +133,6 @@ pub struct ReceiveBuffer {
     pub address: u64,
     /// Bytes.
     pub length: u32,
-}
-
-/// SEND or RDMA WRITE.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum MessageKind {
-    /// SEND: into the head receive buffer.
-    Send,
-    /// RDMA WRITE: into a memory region, at the RETH's VA.
-    Write,
-}
-
-/// Where a packet sits in its message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Position {
-    /// First of several.
-    First,
-    /// Neither first nor last.
-    Middle,
-    /// Last of several.
-    Last,
-    /// The whole message.
-    Only,
-}
-
-impl Position {
-    /// A first or only packet: it starts a message.
-    pub const fn starts(self) -> bool {
-        matches!(self, Position::First | Position::Only)
-    }
-
-    /// A last or only packet: it ends a message.
-    pub const fn ends(self) -> bool {
-        matches!(self, Position::Last | Position::Only)
-    }
-}
-
-/// The message kind and position of a SEND or WRITE operation; `None` for the other requests
-/// (READ, atomics, SEND with invalidate), which the responder does not execute.
-pub fn message_operation(operation: Operation) -> Option<(MessageKind, Position)> {
-    use MessageKind::{Send, Write};
-    use Operation::*;
-    Some(match operation {
-        SendFirst => (Send, Position::First),
-        SendMiddle => (Send, Position::Middle),
-        SendLast | SendLastImm => (Send, Position::Last),
-        SendOnly | SendOnlyImm => (Send, Position::Only),
-        WriteFirst => (Write, Position::First),
-        WriteMiddle => (Write, Position::Middle),
-        WriteLast | WriteLastImm => (Write, Position::Last),
-        WriteOnly | WriteOnlyImm => (Write, Position::Only),
-        _ => return None,
-    })
-}
-
-/// A request (else a response or CNP, for the requester and congestion control).
-pub fn is_request(operation: Operation) -> bool {
-    use Operation::*;
-    !matches!(
-        operation,
-        ReadResponseFirst | ReadResponseMiddle | ReadResponseLast | ReadResponseOnly | Ack | AtomicAck | Cnp
-    )
 }
 
 /// The IBTA P_Key match: the same partition (bits 14:0), not the invalid partition 0, and at

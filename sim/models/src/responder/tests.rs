@@ -7,7 +7,7 @@ use crate::contracts::tx::PostOp;
 use crate::rx::RxResult;
 use crate::tx::frame::frame_repr;
 use crate::tx::{LocalMemory, PatternMemory, Post, TxModel, TxPacket, TxSetup};
-use crate::wire::{ExtRepr, RoceFrame};
+use crate::wire::{ExtRepr, Operation, RoceFrame};
 use proptest::prelude::*;
 use std::sync::Arc;
 
