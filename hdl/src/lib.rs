@@ -10,6 +10,7 @@
 
 pub mod common;
 pub mod emit;
+pub mod engine;
 pub mod registers;
 pub mod rx;
 pub mod sched;

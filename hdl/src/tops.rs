@@ -5,6 +5,7 @@
 
 use crate::common::attributes;
 use crate::emit;
+use crate::engine::Responder;
 use crate::registers::Registers;
 use crate::rx::front::data_depth;
 use crate::rx::{IcrcCheck, RxFront, RxHeader};
@@ -188,8 +189,25 @@ fn tx_path(variant: &str, module: &str) -> String {
     }
 }
 
+/// Receive buffers per QP of the `responder` variants: 16 (ring address bits = QP bits + 4).
+pub const RESPONDER_RECEIVE_QUEUE_LOG2: usize = 4;
+
+fn responder(variant: &str, module: &str) -> String {
+    match variant {
+        "q256" => emit::verilog(
+            &mut Responder::<8, 6, { 8 + RESPONDER_RECEIVE_QUEUE_LOG2 }, QP_READ_LATENCY>::default(),
+            module,
+        ),
+        "q2048" => emit::verilog(
+            &mut Responder::<11, 6, { 11 + RESPONDER_RECEIVE_QUEUE_LOG2 }, QP_READ_LATENCY>::default(),
+            module,
+        ),
+        v => panic!("unsupported variant {v}"),
+    }
+}
+
 /// Every top, in emission order.
-pub static TOPS: [Top; 9] = [
+pub static TOPS: [Top; 10] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
@@ -252,6 +270,13 @@ pub static TOPS: [Top; 9] = [
         variants: &["c2048_q256_w512", "c64_q16_w64"],
         simulated: &["c2048_q256_w512", "c64_q16_w64"],
         build: tx_path,
+    },
+    Top {
+        name: "responder",
+        description: "Responder: per-QP checks of each RX record in precedence order (QP, P_Key, transport, PSN, opcode sequence, R_Key and bounds, lengths, receive buffer), per-QP state and receive queues in block RAM, memory region table, one decision per packet (write address, receive completion, ACK/NAK), counters (q256: 256 QPs; q2048: 2048 QPs; 64 regions, 16 receive buffers per QP)",
+        variants: &["q256", "q2048"],
+        simulated: &["q256"],
+        build: responder,
     },
 ];
 

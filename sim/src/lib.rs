@@ -1,6 +1,6 @@
 //! Ferroce co-simulation: the Verilator harness ([`verilated`], built by `build.rs` from every
 //! top that `ferroce-hdl` emits), the stream driver ([`axis`]), the RTL runners of each unit
-//! ([`icrc_rtl`], [`regs_rtl`], [`rx_rtl`], [`sched_rtl`], [`tx_rtl`], [`tx_segmenter_rtl`], [`tx_path_rtl`]), the
+//! ([`icrc_rtl`], [`regs_rtl`], [`responder_rtl`], [`rx_rtl`], [`sched_rtl`], [`tx_rtl`], [`tx_segmenter_rtl`], [`tx_path_rtl`]), the
 //! cycle benchmarks ([`bench`]), the register file behind a socket for the host tool ([`serve`]) and the
 //! `ferroce-sim` command.
 //!
@@ -19,6 +19,7 @@ pub mod axis;
 pub mod bench;
 pub mod icrc_rtl;
 pub mod regs_rtl;
+pub mod responder_rtl;
 pub mod rx_rtl;
 pub mod sched_rtl;
 pub mod serve;

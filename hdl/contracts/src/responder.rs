@@ -144,11 +144,6 @@ impl CheckFailure {
             CheckFailure::NoReceiveBuffer => RcAnswer::RnrNak,
         }
     }
-
-    /// The name of the counter of this failure (`cnt_resp_<name>` on the RTL).
-    pub fn counter_port(self) -> String {
-        format!("cnt_resp_{}", self.name())
-    }
 }
 
 /// What an RC QP answers to a failed check.

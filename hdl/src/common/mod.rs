@@ -11,3 +11,4 @@ pub mod elab;
 pub mod fifo;
 pub mod icrc_core;
 pub mod lut_ram;
+pub mod wide;

@@ -945,5 +945,218 @@ impl Responder {
     }
 }
 
+/// Whether a record is one of an accepted frame carrying `record.payload_len` payload bytes:
+/// what the RTL is told by `r_drop = 0` and `r_bth_ok = 1`. Any other record fails as
+/// [`CheckFailure::Malformed`] (the RTL never sees the payload bytes, only their count).
+pub fn is_well_formed(record: &RxRecord) -> bool {
+    Request::of(record, &vec![0; record.payload_len]).is_some()
+}
+
+impl ResponderCounters {
+    /// The counter the RTL shows at [`ResponderCounter::index`] (`bytes_executed` has no RTL
+    /// counter).
+    ///
+    /// [`ResponderCounter::index`]: crate::contracts::responder::ResponderCounter::index
+    pub fn value(&self, counter: crate::contracts::responder::ResponderCounter) -> u64 {
+        use crate::contracts::responder::ResponderCounter as C;
+        match counter {
+            C::PacketsExecuted => self.packets_executed,
+            C::Forwarded => self.forwarded,
+            C::Completions => self.completions,
+            C::Acks => self.acks,
+            C::RnrNaks => self.rnr_naks,
+            C::Naks(code) => self.naks_sent(code),
+            C::UcMessagesDropped => self.uc_messages_dropped,
+            C::Failures(failure) => self.failed(failure),
+        }
+    }
+}
+
+crate::tx::record::record_view! {
+    /// One entry of the RTL's decision stream (the [`DECISION`] schema), field for field: what the
+    /// engine does with one final record. A field that is not meaningful is 0 (no write: no
+    /// address; no completion: every `completion_*` field; no response: every `response_*` field);
+    /// `qp` (the record's DestQP) and `write_length` (its payload bytes) are in every decision, the
+    /// payload path needing the length to discard a payload it does not write.
+    ///
+    /// A field per schema field, of the same name, packed and unpacked through the schema
+    /// (`record_view!`, as the TX records).
+    ///
+    /// [`DECISION`]: crate::contracts::responder::DECISION
+    pub struct Decision(crate::contracts::responder::DECISION) {
+        /// Failure code, 0 if none.
+        failure: u8,
+        /// A response or CNP passed on.
+        forwarded: bool,
+        /// UC: the open message was dropped.
+        dropped_message: bool,
+        /// The payload is written.
+        write: bool,
+        /// Payload bytes (in every decision).
+        write_length: u16,
+        /// A receive completion.
+        completion: bool,
+        /// `completion_kind::SEND` or `WRITE`.
+        completion_kind: u8,
+        /// `ReceiveStatus` code.
+        completion_status: u8,
+        /// SE bit of the last packet.
+        completion_solicited: bool,
+        /// The message carried an immediate.
+        completion_immediate_valid: bool,
+        /// An ACK or NAK.
+        response: bool,
+        /// AETH syndrome.
+        response_syndrome: u8,
+        /// The record's DestQP (in every decision).
+        qp: u32,
+        /// BTH PSN of the response.
+        response_psn: u32,
+        /// AETH MSN of the response.
+        response_msn: u32,
+        /// Message bytes.
+        completion_length: u32,
+        /// Length of the consumed buffer.
+        completion_buffer_length: u32,
+        /// The immediate.
+        completion_immediate: u32,
+        /// Where the payload goes.
+        write_address: u64,
+        /// Address of the consumed buffer.
+        completion_buffer_address: u64,
+    }
+}
+
+impl Decision {
+    /// The decision of `outcome`, for a record of DestQP `dest_qp` (24 bits kept) and
+    /// `payload_len` payload bytes.
+    pub fn of(outcome: &Outcome, dest_qp: u32, payload_len: u16) -> Decision {
+        use crate::contracts::responder::completion_kind;
+        let mut d = Decision {
+            failure: outcome
+                .failure()
+                .map_or(crate::contracts::responder::NO_FAILURE, CheckFailure::code),
+            forwarded: outcome.verdict == Verdict::Forwarded,
+            dropped_message: outcome.dropped_message,
+            write_length: payload_len,
+            qp: dest_qp & 0xFF_FFFF, // DestQP has 24 bits
+            ..Decision::default()
+        };
+        if let Some(write) = &outcome.write {
+            d.write = true;
+            d.write_address = write.address;
+        }
+        if let Some(c) = outcome.completion {
+            d.completion = true;
+            d.completion_kind = match c.kind {
+                MessageKind::Send => completion_kind::SEND,
+                MessageKind::Write => completion_kind::WRITE,
+            };
+            d.completion_status = c.status.code();
+            d.completion_solicited = c.solicited;
+            d.completion_immediate_valid = c.immediate.is_some();
+            d.completion_immediate = c.immediate.unwrap_or(0);
+            d.completion_length = c.length;
+            d.completion_buffer_length = c.buffer.length;
+            d.completion_buffer_address = c.buffer.address;
+        }
+        if let Some(r) = outcome.response {
+            d.response = true;
+            d.response_syndrome = r.aeth.syndrome.encode();
+            d.response_psn = r.psn;
+            d.response_msn = r.aeth.msn;
+        }
+        d
+    }
+
+    /// The fields in which `self` and `other` differ: `(name, self's value, other's value)`.
+    pub fn differences(&self, other: &Decision) -> Vec<(&'static str, u128, u128)> {
+        self.values()
+            .into_iter()
+            .zip(other.values())
+            .filter(|((_, a), (_, b))| a != b)
+            .map(|((name, a), (_, b))| (name, a, b))
+            .collect()
+    }
+}
+
+impl fmt::Display for Decision {
+    /// One line: the verdict, the write, the completion and the response, with names for the
+    /// codes.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.failure, self.forwarded) {
+            (0, true) => write!(f, "QP {:#x} forwarded", self.qp)?,
+            (0, false) => write!(f, "QP {:#x} executed", self.qp)?,
+            (code, _) => match CheckFailure::from_code(code) {
+                Some(failure) => write!(f, "QP {:#x} failed {}", self.qp, failure.name())?,
+                None => write!(f, "QP {:#x} failure code {code}", self.qp)?,
+            },
+        }
+        if self.forwarded && self.failure != 0 {
+            write!(f, " (forwarded set)")?;
+        }
+        if self.dropped_message {
+            write!(f, ", UC message dropped")?;
+        }
+        write!(f, ", {} payload bytes", self.write_length)?;
+        if self.write {
+            write!(f, " written at {:#x}", self.write_address)?;
+        }
+        if self.completion {
+            let kind = if self.completion_kind == crate::contracts::responder::completion_kind::SEND {
+                "SEND"
+            } else {
+                "WRITE"
+            };
+            let status = ReceiveStatus::from_code(self.completion_status).map_or("?", ReceiveStatus::name);
+            write!(
+                f,
+                "; completion {kind} {status} {} bytes, buffer {:#x}+{}",
+                self.completion_length, self.completion_buffer_address, self.completion_buffer_length
+            )?;
+            if self.completion_immediate_valid {
+                write!(f, ", immediate {:#x}", self.completion_immediate)?;
+            }
+            if self.completion_solicited {
+                write!(f, ", solicited")?;
+            }
+        }
+        if self.response {
+            let syndrome = match Syndrome::decode(self.response_syndrome) {
+                Some(Syndrome::Ack { .. }) => "ACK".to_string(),
+                Some(Syndrome::RnrNak { timer }) => format!("RNR NAK (timer {timer})"),
+                Some(Syndrome::Nak(code)) => format!("NAK {}", code.name()),
+                None => "reserved syndrome".to_string(),
+            };
+            write!(
+                f,
+                "; {syndrome} [{:#04x}] PSN {:#x} MSN {}",
+                self.response_syndrome, self.response_psn, self.response_msn
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The packed [`DECISION`](crate::contracts::responder::DECISION) words of `outcome` for a
+/// record of DestQP `dest_qp` and `payload_len` payload bytes: what the RTL puts on `d_entry`.
+pub fn decision_words(outcome: &Outcome, dest_qp: u32, payload_len: u16) -> Vec<u32> {
+    Decision::of(outcome, dest_qp, payload_len)
+        .to_words()
+        .expect("every decision field fits its width")
+}
+
+impl Responder {
+    /// Empties memory region table entry `index` (what the RTL does for a `region_write` whose
+    /// `valid` is 0) and returns the region it held. A WRITE message already open keeps the
+    /// target its first packet was checked against.
+    pub fn clear_memory_region(&mut self, index: u32) -> Result<Option<MemoryRegion>, SetupError> {
+        if index >= self.region_count {
+            return Err(SetupError::RegionIndex(index << REGION_KEY_BITS));
+        }
+        Ok(self.regions.remove(&index))
+    }
+}
+
 #[cfg(test)]
 mod tests;

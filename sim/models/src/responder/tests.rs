@@ -930,3 +930,129 @@ proptest! {
         prop_assert_eq!(link.responder.counters().bytes_executed, total);
     }
 }
+
+#[test]
+fn decisions_carry_the_outcome_and_round_trip_through_their_words() {
+    let mut link = Link::new(Transport::Rc, Pmtu::B256);
+    link.responder.post_receive(QPN, BUFFER_BASE, 4096).unwrap();
+    let (w, s) = (
+        post(0, PostOp::Write, 300),
+        Post {
+            solicited: true,
+            ..post(1, PostOp::SendImm, 100)
+        },
+    );
+    let packets = link.packets(vec![w, s]);
+    let outcomes = link.deliver_all(&packets);
+    assert_eq!(verdicts(&outcomes), [EXECUTED; 3]);
+    let decisions: Vec<Decision> = packets
+        .iter()
+        .zip(&outcomes)
+        .map(|(p, o)| Decision::of(o, p.bth.dest_qp, p.payload_len as u16))
+        .collect();
+    // WRITE first: the write only.
+    assert_eq!(
+        decisions[0],
+        Decision {
+            write: true,
+            write_address: w.remote_addr,
+            write_length: 256,
+            qp: QPN,
+            ..Decision::default()
+        }
+    );
+    // WRITE last: the write and the ACK of PSN 1, MSN 1.
+    let d = decisions[1];
+    assert_eq!((d.write_address, d.write_length), (w.remote_addr + 256, 44));
+    assert_eq!(
+        (d.response, d.response_syndrome, d.response_psn, d.response_msn),
+        (true, 0x1F, 1, 1)
+    );
+    // SEND only with immediate: into the buffer, completed, solicited.
+    let d = decisions[2];
+    assert_eq!((d.write, d.write_address, d.completion), (true, BUFFER_BASE, true));
+    assert_eq!(d.completion_kind, crate::contracts::responder::completion_kind::SEND);
+    assert_eq!(
+        (d.completion_length, d.completion_buffer_length, d.completion_buffer_address),
+        (100, 4096, BUFFER_BASE)
+    );
+    assert_eq!(
+        (d.completion_immediate_valid, d.completion_immediate, d.completion_solicited),
+        (true, s.immediate, true)
+    );
+    assert_eq!(d.completion_status, ReceiveStatus::Success.code());
+    // A failure: the code, the NAK, and still the QP and length.
+    let mut bad = packets[0];
+    bad.bth.psn = 3;
+    bad.reth = bad.reth.map(|r| RethRepr { r_key: 0x0942, ..r });
+    let outcome = link.deliver(&bad);
+    let d = Decision::of(&outcome, QPN, 256);
+    assert_eq!(
+        (d.failure, d.write, d.write_length, d.qp),
+        (CheckFailure::RkeyInvalid.code(), false, 256, QPN)
+    );
+    assert_eq!((d.response_syndrome, d.response_psn, d.response_msn), (0x62, 3, 2));
+    assert!(d.to_string().contains("rkey_invalid") && d.to_string().contains("NAK remote_access_error"));
+    // Forwarded.
+    let forwarded = Decision::of(&Outcome::of(Verdict::Forwarded), 1 << 24 | 5, 0);
+    assert_eq!((forwarded.forwarded, forwarded.failure, forwarded.qp), (true, 0, 5));
+
+    for d in decisions.iter().chain([&d, &forwarded]) {
+        let words = d.to_words().unwrap();
+        assert_eq!(words.len(), crate::contracts::responder::DECISION_WORDS);
+        assert_eq!(Decision::from_words(&words), *d);
+    }
+    assert_eq!(decision_words(&outcomes[2], QPN, 100), decisions[2].to_words().unwrap());
+    let mut other = decisions[2];
+    other.completion_length = 99;
+    assert_eq!(decisions[2].differences(&other), [("completion_length", 100, 99)]);
+}
+
+#[test]
+fn counter_values_follow_the_rtl_counter_index() {
+    use crate::contracts::responder::ResponderCounter;
+    let mut link = Link::new(Transport::Rc, Pmtu::B256);
+    let packets = link.packets(vec![post(0, PostOp::Write, 600), post(1, PostOp::Send, 10)]);
+    // three WRITE packets, a duplicate, then a SEND without a receive buffer
+    let outcomes = link.deliver_all(&[packets[0], packets[1], packets[2], packets[0], packets[3]]);
+    assert_eq!(outcomes[4].verdict, failed(CheckFailure::NoReceiveBuffer));
+    let counters = link.responder.counters();
+    let expected = |c: ResponderCounter| match c {
+        ResponderCounter::PacketsExecuted => 3,
+        ResponderCounter::Acks => 2,
+        ResponderCounter::RnrNaks => 1,
+        ResponderCounter::Failures(CheckFailure::PsnDuplicate | CheckFailure::NoReceiveBuffer) => 1,
+        _ => 0,
+    };
+    for c in ResponderCounter::ALL {
+        assert_eq!(counters.value(c), expected(c), "{}", c.name());
+    }
+}
+
+#[test]
+fn well_formed_records_are_those_request_of_accepts() {
+    let link = Link::new(Transport::Rc, Pmtu::B256);
+    let frame = link.frame(&link.packets(vec![post(0, PostOp::Write, 64)])[0]).emit();
+    let record = rx_model(&frame).record.unwrap();
+    assert!(is_well_formed(&record));
+    for bad in [
+        RxRecord { icrc_ok: None, ..record },
+        RxRecord {
+            icrc_ok: Some(false),
+            ..record
+        },
+        RxRecord { bth: None, ..record },
+        RxRecord { reth: None, ..record },
+        RxRecord {
+            immdt: Some(crate::wire::immdt::Repr { imm: 1 }),
+            ..record
+        },
+    ] {
+        assert!(!is_well_formed(&bad));
+    }
+    // the payload length is the record's: any length is well formed
+    assert!(is_well_formed(&RxRecord {
+        payload_len: 5000,
+        ..record
+    }));
+}

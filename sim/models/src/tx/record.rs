@@ -2,7 +2,6 @@
 //! [`POST`] schema). A struct field per schema field, of the same name, packed and unpacked
 //! through the schema, so the layout exists once, in the contracts.
 
-use crate::contracts::schema::{EncodeError, Schema};
 use crate::contracts::tx::{Pmtu, PostOp, QpState, POST, QP_CONTEXT};
 use crate::wire::ethernet::MacAddr;
 use crate::wire::Transport;
@@ -40,7 +39,7 @@ impl FieldValue for bool {
     }
 }
 
-/// Declares a struct whose fields are the fields of a [`Schema`], in its order, with
+/// Declares a struct whose fields are the fields of a [`Schema`](crate::contracts::schema::Schema), in its order, with
 /// `from_words`, `values` and `to_words` through the schema.
 macro_rules! record_view {
     (
@@ -57,27 +56,29 @@ macro_rules! record_view {
 
         impl $name {
             /// The schema this struct is a view of.
-            pub const SCHEMA: Schema = $schema;
+            pub const SCHEMA: $crate::contracts::schema::Schema = $schema;
 
             /// Unpacks an entry packed in 32-bit words (missing words read as 0).
             pub fn from_words(words: &[u32]) -> $name {
                 $name {
-                    $($field: FieldValue::from_field(Self::SCHEMA.decode(words, stringify!($field))),)*
+                    $($field: $crate::tx::record::FieldValue::from_field(Self::SCHEMA.decode(words, stringify!($field))),)*
                 }
             }
 
             /// Every field's value, by schema name, in the schema's order.
             pub fn values(&self) -> Vec<(&'static str, u128)> {
-                vec![$((stringify!($field), self.$field.to_field()),)*]
+                vec![$((stringify!($field), $crate::tx::record::FieldValue::to_field(self.$field)),)*]
             }
 
             /// Packs the entry into 32-bit words; fails if a value is wider than its field.
-            pub fn to_words(&self) -> Result<Vec<u32>, EncodeError> {
+            pub fn to_words(&self) -> Result<Vec<u32>, $crate::contracts::schema::EncodeError> {
                 Self::SCHEMA.encode(&self.values())
             }
         }
     };
 }
+
+pub(crate) use record_view;
 
 record_view! {
     /// A QP context, as the host writes it and the packet generator reads it. Every field is the
