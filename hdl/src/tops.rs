@@ -5,7 +5,7 @@
 
 use crate::common::attributes;
 use crate::emit;
-use crate::engine::Responder;
+use crate::engine::{PayloadWriter, Responder};
 use crate::registers::Registers;
 use crate::rx::front::data_depth;
 use crate::rx::{IcrcCheck, RxFront, RxHeader};
@@ -189,25 +189,31 @@ fn tx_path(variant: &str, module: &str) -> String {
     }
 }
 
-/// Receive buffers per QP of the `responder` variants: 16 (ring address bits = QP bits + 4).
-pub const RESPONDER_RECEIVE_QUEUE_LOG2: usize = 4;
+/// log2 of the receive buffers per QP of the `responder` variants (the ring's address bits are
+/// the QP bits plus this): 16 per QP with 256 QPs (4,096 buffers, 11 RAMB36), 4 per QP with 2048
+/// QPs (8,192 buffers, 22 RAMB36).
+pub const RESPONDER_RECEIVE_QUEUE_LOG2: [(&str, usize); 2] = [("q256", 4), ("q2048", 2)];
 
 fn responder(variant: &str, module: &str) -> String {
     match variant {
         "q256" => emit::verilog(
-            &mut Responder::<8, 6, { 8 + RESPONDER_RECEIVE_QUEUE_LOG2 }, QP_READ_LATENCY>::default(),
+            &mut Responder::<8, 6, { 8 + RESPONDER_RECEIVE_QUEUE_LOG2[0].1 }, QP_READ_LATENCY>::default(),
             module,
         ),
         "q2048" => emit::verilog(
-            &mut Responder::<11, 6, { 11 + RESPONDER_RECEIVE_QUEUE_LOG2 }, QP_READ_LATENCY>::default(),
+            &mut Responder::<11, 6, { 11 + RESPONDER_RECEIVE_QUEUE_LOG2[1].1 }, QP_READ_LATENCY>::default(),
             module,
         ),
         v => panic!("unsupported variant {v}"),
     }
 }
 
+fn payload_writer(variant: &str, module: &str) -> String {
+    at_width!(variant, module, PayloadWriter)
+}
+
 /// Every top, in emission order.
-pub static TOPS: [Top; 10] = [
+pub static TOPS: [Top; 11] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
@@ -273,10 +279,17 @@ pub static TOPS: [Top; 10] = [
     },
     Top {
         name: "responder",
-        description: "Responder: per-QP checks of each RX record in precedence order (QP, P_Key, transport, PSN, opcode sequence, R_Key and bounds, lengths, receive buffer), per-QP state and receive queues in block RAM, memory region table, one decision per packet (write address, receive completion, ACK/NAK), counters (q256: 256 QPs; q2048: 2048 QPs; 64 regions, 16 receive buffers per QP)",
+        description: "Responder: per-QP checks of each RX record in precedence order (QP, P_Key, transport, PSN, opcode sequence, R_Key and bounds, lengths, receive buffer), per-QP state and receive queues in block RAM, memory region table, one decision per packet (write address, receive completion, ACK/NAK), counters (q256: 256 QPs, 16 receive buffers each; q2048: 2048 QPs, 4 receive buffers each; 64 memory regions)",
         variants: &["q256", "q2048"],
         simulated: &["q256"],
         build: responder,
+    },
+    Top {
+        name: "payload_writer",
+        description: "RX payload writer: payloads held in block RAM (two 4 KiB payloads) until the responder's decision, then written to memory (command + data stream, from lane 0) or discarded",
+        variants: &WIDTH_VARIANTS,
+        simulated: &["w64", "w512"],
+        build: payload_writer,
     },
 ];
 

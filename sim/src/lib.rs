@@ -1,7 +1,8 @@
 //! Ferroce co-simulation: the Verilator harness ([`verilated`], built by `build.rs` from every
 //! top that `ferroce-hdl` emits), the stream driver ([`axis`]), the RTL runners of each unit
-//! ([`icrc_rtl`], [`regs_rtl`], [`responder_rtl`], [`rx_rtl`], [`sched_rtl`], [`tx_rtl`], [`tx_segmenter_rtl`], [`tx_path_rtl`]), the
-//! cycle benchmarks ([`bench`]), the register file behind a socket for the host tool ([`serve`]) and the
+//! ([`icrc_rtl`], [`payload_writer_rtl`], [`regs_rtl`], [`responder_rtl`], [`rx_rtl`],
+//! [`sched_rtl`], [`tx_rtl`], [`tx_segmenter_rtl`], [`tx_path_rtl`]), the cycle benchmarks
+//! ([`bench`]), the register file behind a socket for the host tool ([`serve`]) and the
 //! `ferroce-sim` command.
 //!
 //! The golden models the runners are compared with live in [`ferroce_models`] (re-exported as
@@ -18,6 +19,7 @@ pub use ferroce_wire as wire;
 pub mod axis;
 pub mod bench;
 pub mod icrc_rtl;
+pub mod payload_writer_rtl;
 pub mod regs_rtl;
 pub mod responder_rtl;
 pub mod rx_rtl;

@@ -1,6 +1,9 @@
-//! The engine's transport layer. Today: [`responder::Responder`], the per-QP checks and state of
-//! the RX side (`docs/engine.md`).
+//! The engine's transport layer (`docs/engine.md`). Today the RX side: [`Responder`], the
+//! per-QP checks and state, and [`PayloadWriter`], which writes or discards each payload as the
+//! responder decides.
 
+pub mod payload_writer;
 pub mod responder;
 
+pub use payload_writer::PayloadWriter;
 pub use responder::Responder;

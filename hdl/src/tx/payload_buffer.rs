@@ -1,6 +1,6 @@
-//! [`PayloadBuffer`]: the packet generator's payload FIFO in block RAM, deep enough for two
-//! packets of the largest payload, which says when the payload of the packet at its head is
-//! stored whole.
+//! [`PayloadBuffer`]: the packet generator's payload FIFO in block RAM (and the RX payload
+//! writer's, `crate::engine::PayloadWriter`), deep enough for two packets of the largest
+//! payload, which says when the payload of the packet at its head is stored whole.
 //!
 //! The generator starts a frame only when its payload is whole, so a frame, once started, never
 //! waits for memory: a MAC that must not underflow (Xilinx CMAC) can take the stream directly.
