@@ -36,7 +36,7 @@ use crate::contracts::rx::{record, DropReason, RecordField};
 use crate::contracts::tx::QP_CONTEXT_WORDS;
 use crate::models::responder::{is_well_formed, Decision, MemoryRegion, Outcome, QpAttributes, Responder};
 use crate::models::tx::QpContext;
-use crate::rx::{RxBth, RxRecord};
+use crate::rx::RxRecord;
 use crate::verilated::{Model, Traffic};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -105,19 +105,7 @@ impl RecordIn {
         let r = &self.record;
         let well_formed = is_well_formed(r);
         // no BTH: its fields read 0
-        let bth = r.bth.unwrap_or(RxBth {
-            opcode: 0,
-            se: false,
-            m: false,
-            padcnt: 0,
-            tver: 0,
-            pkey: 0,
-            fecn: false,
-            becn: false,
-            dqpn: 0,
-            ackreq: false,
-            psn: 0,
-        });
+        let bth = r.bth.unwrap_or_default();
         let mac = |m: [u8; 6]| m.iter().fold(0u128, |v, &b| v << 8 | u128::from(b));
         let ip = |a: IpAddr| match a {
             IpAddr::V4(a) => u128::from(u32::from(a)),

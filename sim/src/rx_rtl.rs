@@ -810,19 +810,7 @@ mod tests {
             IpAddr::V4(a) => u32::from(*a) as u128,
             IpAddr::V6(a) => u128::from(*a),
         };
-        let t = rec.bth.unwrap_or(RxBth {
-            opcode: 0,
-            se: false,
-            m: false,
-            padcnt: 0,
-            tver: 0,
-            pkey: 0,
-            fecn: false,
-            becn: false,
-            dqpn: 0,
-            ackreq: false,
-            psn: 0,
-        });
+        let t = rec.bth.unwrap_or_default();
         let re = rec.reth.unwrap_or(reth::Repr {
             va: 0,
             r_key: 0,

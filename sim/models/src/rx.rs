@@ -117,8 +117,8 @@ impl RxVerdict {
 }
 
 /// The BTH fields of a header record (the opcode is kept raw: a dropped frame may carry a
-/// reserved one).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// reserved one). The default is all zero: what the RTL's record ports show without a BTH.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct RxBth {
     /// Opcode byte.
     pub opcode: u8,
