@@ -239,7 +239,9 @@ pub static TOPS: [Top; 11] = [
         name: "rx_header",
         description: "RX header decoder: per frame, RoCEv2 classification, header-time drop reason and the header record fields",
         variants: &WIDTH_VARIANTS,
-        simulated: &WIDTH_VARIANTS,
+        // at 128 and 256 bits the decoder is co-simulated inside `rx_front`; its own models there
+        // are built with FERROCE_SIM_ALL=1 (two Verilator builds less in the test command)
+        simulated: &["w64", "w512", "w1024"],
         build: rx_header,
     },
     Top {

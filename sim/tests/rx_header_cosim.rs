@@ -388,11 +388,13 @@ fn rx_header_w64() {
 }
 
 #[test]
+#[ignore = "RxHeader is co-simulated at 128 bits inside rx_front (rx_front_cosim); its own model is built with FERROCE_SIM_ALL=1"]
 fn rx_header_w128() {
     run_width(128);
 }
 
 #[test]
+#[ignore = "RxHeader is co-simulated at 256 bits inside rx_front (rx_front_cosim); its own model is built with FERROCE_SIM_ALL=1"]
 fn rx_header_w256() {
     run_width(256);
 }
