@@ -1,9 +1,9 @@
 //! Ferroce co-simulation: the Verilator harness ([`verilated`], built by `build.rs` from every
 //! top that `ferroce-hdl` emits), the stream driver ([`axis`]), the RTL runners of each unit
 //! ([`icrc_rtl`], [`payload_writer_rtl`], [`regs_rtl`], [`responder_rtl`], [`rx_rtl`],
-//! [`sched_rtl`], [`tx_rtl`], [`tx_segmenter_rtl`], [`tx_path_rtl`]), the cycle benchmarks
-//! ([`bench`]), the register file behind a socket for the host tool ([`serve`]) and the
-//! `ferroce-sim` command.
+//! [`rx_path_rtl`], [`sched_rtl`], [`tx_rtl`], [`tx_segmenter_rtl`], [`tx_path_rtl`]), the cycle
+//! benchmarks ([`bench`]), the register file behind a socket for the host tool ([`serve`]) and
+//! the `ferroce-sim` command.
 //!
 //! The golden models the runners are compared with live in [`ferroce_models`] (re-exported as
 //! [`models`], with its [`rx`], [`sched`] and model-side [`icrc`] modules re-exported here), the
@@ -22,6 +22,7 @@ pub mod icrc_rtl;
 pub mod payload_writer_rtl;
 pub mod regs_rtl;
 pub mod responder_rtl;
+pub mod rx_path_rtl;
 pub mod rx_rtl;
 pub mod sched_rtl;
 pub mod serve;

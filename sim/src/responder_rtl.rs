@@ -17,6 +17,8 @@
 //! - **QP contexts**: the runner holds the context table and serves each read exactly
 //!   [`QP_READ_LATENCY`] cycles after its request, with `0xDEADBEEF` garbage in every other
 //!   cycle. A context is changed only with a commit ([`ResponderRtl::commit`]), as the host does.
+//!   This side, the setup calls and the clock are [`SetupHarness`], which the runner of every
+//!   top containing the responder shares (the RX path's, `crate::rx_path_rtl`, too).
 //! - **Setup** (commits, region writes, receive posts) happens between batches of records, when
 //!   no record is in flight, so the model can apply it at the same point of the record sequence.
 //! - **Records** ([`ResponderRtl::deliver`]): a batch is presented with the traffic's idle and
@@ -57,8 +59,6 @@ pub const SETUP_CYCLES: u64 = 16;
 pub const PROGRESS_LIMIT: u64 = 5_000;
 /// Cycles the decision stream must stay quiet after a batch's last decision.
 pub const DRAIN_CYCLES: u64 = 32;
-/// Cycles allowed for `init_done` after reset (the per-QP RAMs are cleared one entry a cycle).
-const INIT_LIMIT: u64 = 16 * QPS as u64;
 /// Record ports the responder must have (other `r_*` ports of the RX record are driven when
 /// present).
 const REQUIRED_RECORD_PORTS: [RecordField; 14] = [
@@ -205,7 +205,9 @@ pub struct Decisions {
     pub stall_cycles: u64,
 }
 
-struct Ports {
+/// The ports of the responder's register-file side, which every top containing the responder
+/// has under the same names.
+struct SetupPortIndices {
     reset: usize,
     init_done: usize,
     qp_read_valid: usize,
@@ -223,45 +225,53 @@ struct Ports {
     recv_length: usize,
     recv_result_valid: usize,
     recv_result_full: usize,
-    r_valid: usize,
-    d_valid: usize,
-    d_ready: usize,
-    d_entry: usize,
     counter_index: usize,
     counter_value: usize,
-    /// The `r_*` record ports the model has (not `r_valid`, `r_ready`), with their fields.
-    record: Vec<(RecordField, String)>,
 }
 
-/// The responder's Verilator model, its QP context table and its cycle count.
-pub struct ResponderRtl {
+/// A Verilator model that contains the responder (the responder alone, or the RX path), with
+/// what every runner of such a model does the same way: the clock, the QP context table served
+/// on the read port, and the setup calls between runs (reset, commits, region writes, receive
+/// posts, counter reads by index).
+///
+/// - **QP contexts**: each read is answered exactly [`QP_READ_LATENCY`] cycles after its request,
+///   with `0xDEADBEEF` garbage in every other cycle ([`SetupHarness::settle`] does it each cycle).
+/// - **Outside a run** the run's inputs rest at their idle values (valid low, ready high) and
+///   the outputs it names must stay quiet: a decision, a write, a frame shown during setup is an
+///   error.
+pub struct SetupHarness {
     m: Model,
-    p: Ports,
-    traffic: Traffic,
-    rng: ChaCha8Rng,
+    p: SetupPortIndices,
+    qps: u32,
+    regions: u32,
     /// The context table served on the read port, packed.
     contexts: Vec<Vec<u32>>,
     /// Context reads in flight: the cycle each entry is due and its QP.
     reads: VecDeque<(u64, usize)>,
     cycle: u64,
+    /// The decision output: valid and entry (shown in errors).
+    decision: (usize, usize),
+    /// Other outputs' valid ports that must be low outside a run.
+    quiet: Vec<usize>,
+    /// The run's inputs and their values outside a run.
+    idle: Vec<(usize, u64)>,
 }
 
-impl ResponderRtl {
-    /// The model, reset, its RAMs cleared (`init_done`), every context all zero (in reset).
-    /// Record idle and decision backpressure follow `traffic`.
-    pub fn new(traffic: Traffic) -> Result<ResponderRtl, String> {
-        let m = Model::new(MODEL).map_err(|e| e.to_string())?;
+impl SetupHarness {
+    /// Takes `m` (with `qps` QPs and `regions` region entries), finds its register-file ports,
+    /// its decision output `decision` (valid, entry), the outputs `quiet` (valid ports) that
+    /// must stay low outside a run and the run's inputs `idle` with their idle values; every
+    /// context all zero (in reset). The model is not reset.
+    pub fn new(
+        m: Model,
+        qps: u32,
+        regions: u32,
+        decision: (&str, &str),
+        quiet: &[&str],
+        idle: &[(&str, u64)],
+    ) -> Result<SetupHarness, String> {
         let port = |n: &str| m.port(n).map_err(|e| e.to_string());
-        let mut record = Vec::new();
-        for f in record::front() {
-            let name = format!("{}{}", record::FRONT_PREFIX, f.name);
-            match m.port(&name) {
-                Ok(i) if m.ports()[i].input => record.push((f, name)),
-                _ if REQUIRED_RECORD_PORTS.contains(&f) => return Err(format!("model {MODEL} has no input port {name}")),
-                _ => {}
-            }
-        }
-        let p = Ports {
+        let p = SetupPortIndices {
             reset: port("reset")?,
             init_done: port("init_done")?,
             qp_read_valid: port("qp_read_valid")?,
@@ -279,40 +289,56 @@ impl ResponderRtl {
             recv_length: port("recv_length")?,
             recv_result_valid: port("recv_result_valid")?,
             recv_result_full: port("recv_result_full")?,
-            r_valid: port("r_valid")?,
-            d_valid: port("d_valid")?,
-            d_ready: port("d_ready")?,
-            d_entry: port("d_entry")?,
             counter_index: port("counter_index")?,
             counter_value: port("counter_value")?,
-            record,
         };
-        let entry_width = m.ports()[p.d_entry].width;
+        let decision = (port(decision.0)?, port(decision.1)?);
+        let entry_width = m.ports()[decision.1].width;
         if entry_width != 32 * DECISION_WORDS {
-            return Err(format!("d_entry is {entry_width} bits wide, DECISION has {}", 32 * DECISION_WORDS));
+            return Err(format!(
+                "{}: {} is {entry_width} bits wide, DECISION has {}",
+                m.name(),
+                m.ports()[decision.1].name,
+                32 * DECISION_WORDS
+            ));
         }
-        let mut rtl = ResponderRtl {
+        let quiet = quiet.iter().map(|n| port(n)).collect::<Result<_, _>>()?;
+        let idle = idle.iter().map(|&(n, v)| Ok((port(n)?, v))).collect::<Result<_, String>>()?;
+        Ok(SetupHarness {
             m,
             p,
-            traffic,
-            rng: ChaCha8Rng::seed_from_u64(traffic.seed),
-            contexts: vec![vec![0; QP_CONTEXT_WORDS]; QPS as usize],
+            qps,
+            regions,
+            contexts: vec![vec![0; QP_CONTEXT_WORDS]; qps as usize],
             reads: VecDeque::new(),
             cycle: 0,
-        };
-        rtl.reset()?;
-        Ok(rtl)
+            decision,
+            quiet,
+            idle,
+        })
     }
 
-    /// Resets the model (its per-QP state, receive queues, region table and counters) and waits
-    /// for `init_done`. The context table is kept.
+    /// The Verilator model.
+    pub fn model(&mut self) -> &mut Model {
+        &mut self.m
+    }
+
+    /// Cycles run since the model was made (reset cycles included).
+    pub fn cycle(&self) -> u64 {
+        self.cycle
+    }
+
+    /// Resets the model (`reset` high two cycles, the run's inputs idle) and waits for
+    /// `init_done`. The context table is kept.
     pub fn reset(&mut self) -> Result<(), String> {
+        let init_limit = 16 * u64::from(self.qps);
         self.idle_inputs();
         self.m.set_u64(self.p.reset, 1);
         self.m.step(2);
+        self.cycle += 2;
         self.m.set_u64(self.p.reset, 0);
         self.reads.clear();
-        for _ in 0..INIT_LIMIT {
+        for _ in 0..init_limit {
             self.settle();
             let done = self.m.peek_u64(self.p.init_done) != 0;
             self.tick();
@@ -320,24 +346,14 @@ impl ResponderRtl {
                 return Ok(());
             }
         }
-        Err(format!("{MODEL}: init_done not high {INIT_LIMIT} cycles after reset"))
-    }
-
-    /// Cycles run since the model was made.
-    pub fn cycle(&self) -> u64 {
-        self.cycle
-    }
-
-    /// The underlying Verilator model (to trace it, for example).
-    pub fn model(&mut self) -> &mut Model {
-        &mut self.m
+        Err(format!("{}: init_done not high {init_limit} cycles after reset", self.m.name()))
     }
 
     /// Sets QP `qp`'s context and pulses `qp_commit` for it: the responder restarts the QP
     /// from the context (expected PSN `rq_psn`, MSN 0, nothing open, receive queue emptied).
     pub fn commit(&mut self, qp: u32, context: &QpContext) -> Result<(), String> {
-        if qp >= QPS {
-            return Err(format!("QP {qp} is beyond the model's {QPS}"));
+        if qp >= self.qps {
+            return Err(format!("QP {qp} is beyond the model's {}", self.qps));
         }
         self.contexts[qp as usize] = context.to_words().map_err(|e| format!("context of QP {qp}: {e}"))?;
         self.idle_inputs();
@@ -365,8 +381,8 @@ impl ResponderRtl {
 
     /// Writes the packed entry `entry` (`MEMORY_REGION`) in entry `index` (all zero: clears it).
     pub fn write_region_entry(&mut self, index: u32, entry: &[u32]) -> Result<(), String> {
-        if index >= REGIONS {
-            return Err(format!("region entry {index} is beyond the model's {REGIONS}"));
+        if index >= self.regions {
+            return Err(format!("region entry {index} is beyond the model's {}", self.regions));
         }
         self.idle_inputs();
         self.m.set_u64(self.p.region_write_valid, 1);
@@ -389,7 +405,7 @@ impl ResponderRtl {
         let mut taken = false;
         for _ in 0..PROGRESS_LIMIT {
             self.settle();
-            self.check_no_decision("a receive post")?;
+            self.check_quiet("a receive post")?;
             let result = (self.m.peek_u64(self.p.recv_result_valid) != 0).then(|| self.m.peek_u64(self.p.recv_result_full) != 0);
             if !taken && self.m.peek_u64(self.p.recv_ready) != 0 {
                 taken = true;
@@ -408,80 +424,8 @@ impl ResponderRtl {
         Err(format!("receive post to QP {qp}: {what} in {PROGRESS_LIMIT} cycles"))
     }
 
-    /// Presents `records` in order (random idle before each, per the traffic) and takes the
-    /// decisions (random backpressure), until every record was taken and every final record
-    /// has its decision; then checks that the decision stream stays quiet.
-    pub fn deliver(&mut self, records: &[RecordIn]) -> Result<Decisions, String> {
-        let expected = records.iter().filter(|r| r.fin).count();
-        let values: Vec<Vec<Vec<u32>>> = records
-            .iter()
-            .map(|r| {
-                self.p
-                    .record
-                    .iter()
-                    .map(|(f, _)| {
-                        let v = r.port_value(*f);
-                        vec![v as u32, (v >> 32) as u32, (v >> 64) as u32, (v >> 96) as u32]
-                    })
-                    .collect()
-            })
-            .collect();
-        let names: Vec<&str> = self.p.record.iter().map(|(_, n)| n.as_str()).collect();
-        let mut source = RecordSource::new(&self.m, "r_valid", "r_ready", &names, self.traffic.idle_pct).map_err(|e| e.to_string())?;
-        let mut sink =
-            Channel::new(&self.m, "decision", "d_valid", Some("d_ready"), &["d_entry"], self.traffic.bp_pct).map_err(|e| e.to_string())?;
-        self.idle_inputs();
-        sink.always_ready(&mut self.m);
-        let start = self.cycle;
-        let mut run = Decisions::default();
-        let mut last_progress = self.cycle;
-        while source.next() < records.len() || run.entries.len() < expected {
-            if self.cycle - last_progress > PROGRESS_LIMIT {
-                return Err(format!(
-                    "no progress for {PROGRESS_LIMIT} cycles (cycle {}): {} of {} records taken, {} of {expected} decisions; \
-                     next record: {}",
-                    self.cycle,
-                    source.next(),
-                    records.len(),
-                    run.entries.len(),
-                    records.get(source.next()).map_or("none".into(), RecordIn::summary),
-                ));
-            }
-            source.drive(&mut self.m, &mut self.rng, &values);
-            sink.drive(&mut self.m, &mut self.rng);
-            self.settle();
-            if source.sample(&mut self.m, self.cycle).is_some() {
-                last_progress = self.cycle;
-            }
-            if let Some(mut ports) = sink.sample(&mut self.m, self.cycle).map_err(|e| e.to_string())? {
-                if run.entries.len() == expected {
-                    return Err(format!(
-                        "decision {} at cycle {} after {} records taken: more decisions than final records ({expected}); {}",
-                        run.entries.len(),
-                        self.cycle,
-                        source.next(),
-                        Decision::from_words(&ports[0])
-                    ));
-                }
-                run.entries.push(ports.swap_remove(0));
-                run.decision_cycles += 1;
-                run.cycles = self.cycle - start + 1;
-                last_progress = self.cycle;
-            }
-            self.tick();
-        }
-        run.stall_cycles = sink.stall_cycles;
-        self.idle_inputs();
-        for _ in 0..DRAIN_CYCLES {
-            self.settle();
-            self.check_no_decision("the drain after the batch's last decision")?;
-            self.tick();
-        }
-        Ok(run)
-    }
-
-    /// The counters, in [`ResponderCounter::ALL`] order (`counter_value` shows the counter of
-    /// the index presented in the previous cycle).
+    /// The responder's counters, in [`ResponderCounter::ALL`] order (`counter_value` shows the
+    /// counter of the index presented in the previous cycle).
     pub fn counters(&mut self) -> Result<Vec<u32>, String> {
         self.idle_inputs();
         let n = ResponderCounter::ALL.len();
@@ -489,7 +433,7 @@ impl ResponderRtl {
         for i in 0..=n {
             self.m.set_u64(self.p.counter_index, i.min(n - 1) as u64);
             self.settle();
-            self.check_no_decision("a counter read")?;
+            self.check_quiet("a counter read")?;
             if i > 0 {
                 values.push(self.m.peek_u64(self.p.counter_value) as u32);
             }
@@ -498,31 +442,43 @@ impl ResponderRtl {
         Ok(values)
     }
 
-    /// `cycles` cycles with every request input idle (the context reads still served).
+    /// `cycles` cycles with every request input idle (the context reads still served), the
+    /// outputs quiet.
     pub fn idle(&mut self, cycles: u64) -> Result<(), String> {
         for _ in 0..cycles {
             self.settle();
-            self.check_no_decision("setup")?;
+            self.check_quiet("setup")?;
             self.tick();
         }
         Ok(())
     }
 
-    /// Every request input low, decisions taken at once.
-    fn idle_inputs(&mut self) {
-        for port in [self.p.r_valid, self.p.recv_valid, self.p.qp_commit_valid, self.p.region_write_valid] {
+    /// Every request input low (commit, region write, post), the run's inputs at their idle
+    /// values.
+    pub fn idle_inputs(&mut self) {
+        for port in [self.p.recv_valid, self.p.qp_commit_valid, self.p.region_write_valid] {
             self.m.set_u64(port, 0);
         }
-        self.m.set_u64(self.p.d_ready, 1);
+        for &(port, value) in &self.idle {
+            self.m.set_u64(port, value);
+        }
     }
 
-    /// A decision shown outside a batch is an error (setup happens with no record in flight).
-    fn check_no_decision(&mut self, during: &str) -> Result<(), String> {
-        if self.m.peek_u64(self.p.d_valid) != 0 {
+    /// After [`SetupHarness::settle`]: an error naming `during` if the decision output or
+    /// another quiet output shows valid (setup happens with nothing in flight).
+    pub fn check_quiet(&mut self, during: &str) -> Result<(), String> {
+        if self.m.peek_u64(self.decision.0) != 0 {
             return Err(format!(
                 "decision at cycle {} during {during}: {}",
                 self.cycle,
-                Decision::from_words(&self.m.peek(self.p.d_entry))
+                Decision::from_words(&self.m.peek(self.decision.1))
+            ));
+        }
+        if let Some(&port) = self.quiet.iter().find(|&&p| self.m.peek_u64(p) != 0) {
+            return Err(format!(
+                "{} high at cycle {} during {during}",
+                self.m.ports()[port].name,
+                self.cycle
             ));
         }
         Ok(())
@@ -530,7 +486,7 @@ impl ResponderRtl {
 
     /// The context read port's input for this cycle, then the logic settled and this cycle's
     /// read request, if any, queued.
-    fn settle(&mut self) {
+    pub fn settle(&mut self) {
         match self.reads.front() {
             Some(&(due, qp)) if due == self.cycle => {
                 self.m.set(self.p.qp_read_entry, &self.contexts[qp]);
@@ -541,13 +497,228 @@ impl ResponderRtl {
         self.m.eval();
         if self.m.peek_u64(self.p.qp_read_valid) != 0 {
             let qp = self.m.peek_u64(self.p.qp_read_index) as usize;
-            self.reads.push_back((self.cycle + QP_READ_LATENCY as u64, qp % QPS as usize));
+            self.reads.push_back((self.cycle + QP_READ_LATENCY as u64, qp % self.qps as usize));
         }
     }
 
-    fn tick(&mut self) {
+    /// The clock edge that ends this cycle.
+    pub fn tick(&mut self) {
         self.m.tick();
         self.cycle += 1;
+    }
+
+    /// (Re)starts QP `qp` from `context` on the golden model (reset, then added with the
+    /// context's attributes) and on the RTL (the context and a commit).
+    pub fn commit_paired(&mut self, model: &mut Responder, qp: u32, context: &QpContext) -> Result<(), String> {
+        let attributes = QpAttributes::from_context(context).map_err(|e| format!("context of QP {qp}: {e}"))?;
+        model.reset_qp(qp).map_err(|e| e.to_string())?;
+        model.add_qp(qp, attributes).map_err(|e| format!("QP {qp}: {e}"))?;
+        self.commit(qp, context)
+    }
+
+    /// Registers a memory region on the golden model and the RTL.
+    pub fn add_region_paired(&mut self, model: &mut Responder, region: MemoryRegion) -> Result<(), String> {
+        model.add_memory_region(region).map_err(|e| e.to_string())?;
+        self.write_region(&region)
+    }
+
+    /// Empties region table entry `index` on the golden model and the RTL (written all zero).
+    pub fn clear_region_paired(&mut self, model: &mut Responder, index: u32) -> Result<(), String> {
+        model.clear_memory_region(index).map_err(|e| e.to_string())?;
+        self.write_region_entry(index, &[0; MEMORY_REGION_WORDS])
+    }
+
+    /// Posts a receive buffer on the golden model and the RTL. The RTL must accept it when the
+    /// model's queue holds fewer than [`RECEIVE_QUEUE_DEPTH`] buffers and refuse it otherwise
+    /// (the model then does not get it); returns whether it was accepted.
+    pub fn post_receive_paired(&mut self, model: &mut Responder, qp: u32, address: u64, length: u32) -> Result<bool, String> {
+        let queued = model.qp(qp).map_or(0, |q| q.receive_queue.len());
+        let accepted = self.post_receive(qp, address, length)?;
+        if accepted != (queued < RECEIVE_QUEUE_DEPTH) {
+            return Err(format!(
+                "receive post to QP {qp} with {queued} buffers queued: the RTL {} it",
+                if accepted { "accepted" } else { "refused" }
+            ));
+        }
+        if accepted {
+            model.post_receive(qp, address, length).map_err(|e| e.to_string())?;
+        }
+        Ok(accepted)
+    }
+
+    /// Compares the RTL's responder counters with the golden model's (modulo 2^32).
+    pub fn check_counters(&mut self, model: &Responder) -> Result<(), String> {
+        let rtl = self.counters()?;
+        let model = model.counters();
+        let wrong: Vec<String> = ResponderCounter::ALL
+            .iter()
+            .zip(&rtl)
+            .filter(|(c, &v)| model.value(**c) as u32 != v)
+            .map(|(c, v)| format!("{}: rtl {v}, model {}", c.name(), model.value(*c)))
+            .collect();
+        if wrong.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("counters differ: {}", wrong.join("; ")))
+        }
+    }
+}
+
+/// The responder's Verilator model: its [`SetupHarness`] and the record and decision streams.
+pub struct ResponderRtl {
+    h: SetupHarness,
+    traffic: Traffic,
+    rng: ChaCha8Rng,
+    /// The `r_*` record ports the model has (not `r_valid`, `r_ready`), with their fields.
+    record: Vec<(RecordField, String)>,
+}
+
+impl ResponderRtl {
+    /// The model, reset, its RAMs cleared (`init_done`), every context all zero (in reset).
+    /// Record idle and decision backpressure follow `traffic`.
+    pub fn new(traffic: Traffic) -> Result<ResponderRtl, String> {
+        let m = Model::new(MODEL).map_err(|e| e.to_string())?;
+        let mut record = Vec::new();
+        for f in record::front() {
+            let name = format!("{}{}", record::FRONT_PREFIX, f.name);
+            match m.port(&name) {
+                Ok(i) if m.ports()[i].input => record.push((f, name)),
+                _ if REQUIRED_RECORD_PORTS.contains(&f) => return Err(format!("model {MODEL} has no input port {name}")),
+                _ => {}
+            }
+        }
+        let h = SetupHarness::new(m, QPS, REGIONS, ("d_valid", "d_entry"), &[], &[("r_valid", 0), ("d_ready", 1)])?;
+        let mut rtl = ResponderRtl {
+            h,
+            traffic,
+            rng: ChaCha8Rng::seed_from_u64(traffic.seed),
+            record,
+        };
+        rtl.reset()?;
+        Ok(rtl)
+    }
+
+    /// Resets the model (its per-QP state, receive queues, region table and counters) and waits
+    /// for `init_done`. The context table is kept.
+    pub fn reset(&mut self) -> Result<(), String> {
+        self.h.reset()
+    }
+
+    /// Cycles run since the model was made.
+    pub fn cycle(&self) -> u64 {
+        self.h.cycle()
+    }
+
+    /// The underlying Verilator model (to trace it, for example).
+    pub fn model(&mut self) -> &mut Model {
+        self.h.model()
+    }
+
+    /// The model's setup side (commits, region writes, posts, counters).
+    pub fn setup(&mut self) -> &mut SetupHarness {
+        &mut self.h
+    }
+
+    /// See [`SetupHarness::commit`].
+    pub fn commit(&mut self, qp: u32, context: &QpContext) -> Result<(), String> {
+        self.h.commit(qp, context)
+    }
+
+    /// See [`SetupHarness::write_region`].
+    pub fn write_region(&mut self, region: &MemoryRegion) -> Result<(), String> {
+        self.h.write_region(region)
+    }
+
+    /// See [`SetupHarness::write_region_entry`].
+    pub fn write_region_entry(&mut self, index: u32, entry: &[u32]) -> Result<(), String> {
+        self.h.write_region_entry(index, entry)
+    }
+
+    /// See [`SetupHarness::post_receive`].
+    pub fn post_receive(&mut self, qp: u32, address: u64, length: u32) -> Result<bool, String> {
+        self.h.post_receive(qp, address, length)
+    }
+
+    /// See [`SetupHarness::counters`].
+    pub fn counters(&mut self) -> Result<Vec<u32>, String> {
+        self.h.counters()
+    }
+
+    /// See [`SetupHarness::idle`].
+    pub fn idle(&mut self, cycles: u64) -> Result<(), String> {
+        self.h.idle(cycles)
+    }
+
+    /// Presents `records` in order (random idle before each, per the traffic) and takes the
+    /// decisions (random backpressure), until every record was taken and every final record
+    /// has its decision; then checks that the decision stream stays quiet.
+    pub fn deliver(&mut self, records: &[RecordIn]) -> Result<Decisions, String> {
+        let expected = records.iter().filter(|r| r.fin).count();
+        let values: Vec<Vec<Vec<u32>>> = records
+            .iter()
+            .map(|r| {
+                self.record
+                    .iter()
+                    .map(|(f, _)| {
+                        let v = r.port_value(*f);
+                        vec![v as u32, (v >> 32) as u32, (v >> 64) as u32, (v >> 96) as u32]
+                    })
+                    .collect()
+            })
+            .collect();
+        let names: Vec<&str> = self.record.iter().map(|(_, n)| n.as_str()).collect();
+        let m = &mut self.h.m;
+        let mut source = RecordSource::new(m, "r_valid", "r_ready", &names, self.traffic.idle_pct).map_err(|e| e.to_string())?;
+        let mut sink =
+            Channel::new(m, "decision", "d_valid", Some("d_ready"), &["d_entry"], self.traffic.bp_pct).map_err(|e| e.to_string())?;
+        self.h.idle_inputs();
+        sink.always_ready(&mut self.h.m);
+        let start = self.h.cycle;
+        let mut run = Decisions::default();
+        let mut last_progress = self.h.cycle;
+        while source.next() < records.len() || run.entries.len() < expected {
+            if self.h.cycle - last_progress > PROGRESS_LIMIT {
+                return Err(format!(
+                    "no progress for {PROGRESS_LIMIT} cycles (cycle {}): {} of {} records taken, {} of {expected} decisions; \
+                     next record: {}",
+                    self.h.cycle,
+                    source.next(),
+                    records.len(),
+                    run.entries.len(),
+                    records.get(source.next()).map_or("none".into(), RecordIn::summary),
+                ));
+            }
+            source.drive(&mut self.h.m, &mut self.rng, &values);
+            sink.drive(&mut self.h.m, &mut self.rng);
+            self.h.settle();
+            let cycle = self.h.cycle;
+            if source.sample(&mut self.h.m, cycle).is_some() {
+                last_progress = cycle;
+            }
+            if let Some(mut ports) = sink.sample(&mut self.h.m, cycle).map_err(|e| e.to_string())? {
+                if run.entries.len() == expected {
+                    return Err(format!(
+                        "decision {} at cycle {cycle} after {} records taken: more decisions than final records ({expected}); {}",
+                        run.entries.len(),
+                        source.next(),
+                        Decision::from_words(&ports[0])
+                    ));
+                }
+                run.entries.push(ports.swap_remove(0));
+                run.decision_cycles += 1;
+                run.cycles = cycle - start + 1;
+                last_progress = cycle;
+            }
+            self.h.tick();
+        }
+        run.stall_cycles = sink.stall_cycles;
+        self.h.idle_inputs();
+        for _ in 0..DRAIN_CYCLES {
+            self.h.settle();
+            self.h.check_quiet("the drain after the batch's last decision")?;
+            self.h.tick();
+        }
+        Ok(run)
     }
 }
 
@@ -577,43 +748,25 @@ impl Lockstep {
         })
     }
 
-    /// (Re)starts QP `qp` from `context` on both: the model resets the QP and adds it with the
-    /// context's attributes; the RTL gets the context and a commit.
+    /// (Re)starts QP `qp` from `context` on both ([`SetupHarness::commit_paired`]).
     pub fn commit(&mut self, qp: u32, context: &QpContext) -> Result<(), String> {
-        let attributes = QpAttributes::from_context(context).map_err(|e| format!("context of QP {qp}: {e}"))?;
-        self.model.reset_qp(qp).map_err(|e| e.to_string())?;
-        self.model.add_qp(qp, attributes).map_err(|e| format!("QP {qp}: {e}"))?;
-        self.rtl.commit(qp, context)
+        self.rtl.h.commit_paired(&mut self.model, qp, context)
     }
 
     /// Registers a memory region on both.
     pub fn add_region(&mut self, region: MemoryRegion) -> Result<(), String> {
-        self.model.add_memory_region(region).map_err(|e| e.to_string())?;
-        self.rtl.write_region(&region)
+        self.rtl.h.add_region_paired(&mut self.model, region)
     }
 
     /// Empties region table entry `index` on both (the RTL's entry is written all zero).
     pub fn clear_region(&mut self, index: u32) -> Result<(), String> {
-        self.model.clear_memory_region(index).map_err(|e| e.to_string())?;
-        self.rtl.write_region_entry(index, &[0; MEMORY_REGION_WORDS])
+        self.rtl.h.clear_region_paired(&mut self.model, index)
     }
 
-    /// Posts a receive buffer on both. The RTL must accept it when the model's queue holds
-    /// fewer than [`RECEIVE_QUEUE_DEPTH`] buffers and refuse it otherwise (the model then
-    /// does not get it); returns whether it was accepted.
+    /// Posts a receive buffer on both ([`SetupHarness::post_receive_paired`]); returns whether
+    /// it was accepted.
     pub fn post_receive(&mut self, qp: u32, address: u64, length: u32) -> Result<bool, String> {
-        let queued = self.model.qp(qp).map_or(0, |q| q.receive_queue.len());
-        let accepted = self.rtl.post_receive(qp, address, length)?;
-        if accepted != (queued < RECEIVE_QUEUE_DEPTH) {
-            return Err(format!(
-                "receive post to QP {qp} with {queued} buffers queued: the RTL {} it",
-                if accepted { "accepted" } else { "refused" }
-            ));
-        }
-        if accepted {
-            self.model.post_receive(qp, address, length).map_err(|e| e.to_string())?;
-        }
-        Ok(accepted)
+        self.rtl.h.post_receive_paired(&mut self.model, qp, address, length)
     }
 
     /// Delivers `records` to both (the model skips header records and gets zero payload bytes
@@ -634,22 +787,10 @@ impl Lockstep {
             outcomes.push(outcome);
         }
         let run = self.rtl.deliver(records)?;
-        for (i, (got, want)) in run.entries.iter().zip(&expected).enumerate() {
-            let got = Decision::from_words(got);
-            if got != *want {
-                let fields: Vec<String> = got
-                    .differences(want)
-                    .iter()
-                    .map(|(name, g, w)| format!("{name}: rtl {g:#x}, model {w:#x}"))
-                    .collect();
-                return Err(format!(
-                    "decision {} (final record {i} of the batch: {}):\n  rtl   {got}\n  model {want}\n  {}",
-                    self.decided + i,
-                    finals[i].summary(),
-                    fields.join("; ")
-                ));
-            }
-        }
+        let summaries: Vec<String> = finals.iter().map(|r| r.summary()).collect();
+        compare_decisions(&run.entries, &expected, self.decided, |i| {
+            format!("final record {i} of the batch: {}", summaries[i])
+        })?;
         self.decided += expected.len();
         self.last = run;
         Ok(outcomes)
@@ -657,18 +798,32 @@ impl Lockstep {
 
     /// Compares the RTL's counters with the model's (modulo 2^32).
     pub fn check_counters(&mut self) -> Result<(), String> {
-        let rtl = self.rtl.counters()?;
-        let model = self.model.counters();
-        let wrong: Vec<String> = ResponderCounter::ALL
-            .iter()
-            .zip(&rtl)
-            .filter(|(c, &v)| model.value(**c) as u32 != v)
-            .map(|(c, v)| format!("{}: rtl {v}, model {}", c.name(), model.value(*c)))
-            .collect();
-        if wrong.is_empty() {
-            Ok(())
-        } else {
-            Err(format!("counters differ: {}", wrong.join("; ")))
+        self.rtl.h.check_counters(&self.model)
+    }
+}
+
+/// Compares a batch's decisions (`got`, packed) with the model's (`want`), in order; the error
+/// names the first that differs (number `first + i` since the start, `what(i)` says what it was
+/// the decision of) and each field that differs. A count mismatch is an error too.
+pub fn compare_decisions(got: &[Vec<u32>], want: &[Decision], first: usize, what: impl Fn(usize) -> String) -> Result<(), String> {
+    for (i, (got, want)) in got.iter().zip(want).enumerate() {
+        let got = Decision::from_words(got);
+        if got != *want {
+            let fields: Vec<String> = got
+                .differences(want)
+                .iter()
+                .map(|(name, g, w)| format!("{name}: rtl {g:#x}, model {w:#x}"))
+                .collect();
+            return Err(format!(
+                "decision {} ({}):\n  rtl   {got}\n  model {want}\n  {}",
+                first + i,
+                what(i),
+                fields.join("; ")
+            ));
         }
     }
+    if got.len() != want.len() {
+        return Err(format!("{} decisions, the model made {}", got.len(), want.len()));
+    }
+    Ok(())
 }

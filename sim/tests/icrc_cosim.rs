@@ -119,33 +119,70 @@ fn insert_width(width: usize) {
     }
 }
 
-/// Whether the IcrcInsert model of `width` is built: all widths but 1024 always, 1024 with
-/// `FERROCE_SIM_ALL=1`.
-fn insert_built(width: usize) -> bool {
-    let built = MODELS.contains(&format!("ferroce_icrc_insert_w{width}").as_str());
-    assert!(built || width == 1024, "the IcrcInsert model of {width} bits is always built");
+/// Widths whose `IcrcCheck` model is always built. At 128 and 256 bits the check is co-simulated
+/// inside `rx_front` (its records carry the ICRC verdict); those models and the 1024-bit ones
+/// are built with `FERROCE_SIM_ALL=1`.
+const CHECK_ALWAYS: [usize; 2] = [64, 512];
+/// Widths whose `IcrcInsert` model is always built.
+const INSERT_ALWAYS: [usize; 4] = [64, 128, 256, 512];
+
+/// Whether the model of `unit` (`check` or `insert`) at `width` is built.
+fn built(unit: &str, width: usize) -> bool {
+    let built = MODELS.contains(&format!("ferroce_icrc_{unit}_w{width}").as_str());
+    let always = if unit == "check" { &CHECK_ALWAYS[..] } else { &INSERT_ALWAYS[..] };
+    assert!(
+        built || !always.contains(&width),
+        "the Icrc {unit} model of {width} bits is always built"
+    );
     built
 }
 
-macro_rules! per_width {
-    ($($w:literal => $check:ident, $insert:ident;)*) => {$(
-        #[test]
-        fn $check() { check_width($w) }
-        #[test]
-        fn $insert() { insert_width($w) }
-    )*};
-}
-
-per_width! {
-    64 => check_random_w64, insert_random_w64;
-    128 => check_random_w128, insert_random_w128;
-    256 => check_random_w256, insert_random_w256;
-    512 => check_random_w512, insert_random_w512;
+#[test]
+fn check_random_w64() {
+    check_width(64)
 }
 
 #[test]
+#[ignore = "IcrcCheck is co-simulated at 128 bits inside rx_front (rx_front_cosim); its own model is built with FERROCE_SIM_ALL=1"]
+fn check_random_w128() {
+    check_width(128)
+}
+
+#[test]
+#[ignore = "IcrcCheck is co-simulated at 256 bits inside rx_front (rx_front_cosim); its own model is built with FERROCE_SIM_ALL=1"]
+fn check_random_w256() {
+    check_width(256)
+}
+
+#[test]
+fn check_random_w512() {
+    check_width(512)
+}
+
+#[test]
+#[ignore = "the 1024-bit IcrcCheck model is built with FERROCE_SIM_ALL=1"]
 fn check_random_w1024() {
     check_width(1024)
+}
+
+#[test]
+fn insert_random_w64() {
+    insert_width(64)
+}
+
+#[test]
+fn insert_random_w128() {
+    insert_width(128)
+}
+
+#[test]
+fn insert_random_w256() {
+    insert_width(256)
+}
+
+#[test]
+fn insert_random_w512() {
+    insert_width(512)
 }
 
 #[test]
@@ -159,13 +196,15 @@ fn known_answer_vectors_in_rtl() {
     let kats = [(cx4_cnp(), [0x82, 0xfd, 0x00, 0x2a]), (scapy_uc_send(), [0x78, 0xf3, 0x53, 0xf3])];
     for width in [64, 128, 256, 512, 1024] {
         let frames: Vec<_> = kats.iter().map(|(f, _)| f.clone()).collect();
-        let (_, got) = check_rtl(&frames, width, Traffic::FULL).unwrap();
-        for (r, (_, icrc)) in got.iter().zip(&kats) {
-            assert!(r.roce && r.icrc_ok, "{width} bits: {r:?}");
-            assert_eq!(r.icrc, Some(u32::from_le_bytes(*icrc)), "{width} bits");
+        if built("check", width) {
+            let (_, got) = check_rtl(&frames, width, Traffic::FULL).unwrap();
+            for (r, (_, icrc)) in got.iter().zip(&kats) {
+                assert!(r.roce && r.icrc_ok, "{width} bits: {r:?}");
+                assert_eq!(r.icrc, Some(u32::from_le_bytes(*icrc)), "{width} bits");
+            }
         }
-        // TX: strip the ICRC, insert it again (where the model is built).
-        if !insert_built(width) {
+        // TX: strip the ICRC, insert it again.
+        if !built("insert", width) {
             continue;
         }
         let stripped: Vec<_> = frames.iter().map(|f| f[..f.len() - 4].to_vec()).collect();
@@ -214,6 +253,9 @@ fn one_beat_per_cycle_back_to_back() {
     let mut g = FrameGen::new(99);
     let frames: Vec<Vec<u8>> = (0..400).map(|_| g.roce()).collect();
     for width in [64, 512, 1024] {
+        if !built("check", width) {
+            continue;
+        }
         let (run, _) = check_rtl(&frames, width, Traffic::FULL).unwrap();
         let first_out = run.frames[0].last_cycle; // bounds the fill from above
         assert!(
@@ -224,7 +266,7 @@ fn one_beat_per_cycle_back_to_back() {
         );
         assert!(first_out < 64);
         // ICRC insertion: output beats = input beats + one per frame whose ICRC spills.
-        if !insert_built(width) {
+        if !built("insert", width) {
             continue;
         }
         let stripped = without_icrc(&frames);

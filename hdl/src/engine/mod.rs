@@ -4,6 +4,8 @@
 
 pub mod payload_writer;
 pub mod responder;
+pub mod rx_path;
 
 pub use payload_writer::PayloadWriter;
 pub use responder::Responder;
+pub use rx_path::RxPath;

@@ -9,8 +9,8 @@
 //!  r_* (final record) ─► Lookup ─► Wait ─► Connection ─► Psn ─► Sum ×4 ─► Compare ×2 ─► Flags
 //!                          │ QP context, state, pointers,        │ 64-bit adders          │
 //!                          │ region and ring RAMs read           │ (16 bits a cycle)      ▼
-//!  recv (post) ─► PostRead ─► PostWrite (ring, tail)    Emit ◄── Execute ◄── Classify ◄── Decide
-//!  qp_commit ─► FIFO ─► (Idle) state and pointers cleared  │ d_entry    │ state, pointers written
+//!  recv ─► PostRead ─► PostCheck ─► PostWrite (ring, tail)  Emit ◄── Execute ◄── Classify ◄── Decide
+//!  qp_commit ─► FIFO ─► (Idle) state and pointers cleared    │ d_entry    │ state, pointers written
 //! ```
 //!
 //! - **Lookup** asks for the QP context (`QL` cycles) and reads the responder's own RAMs: the
@@ -109,6 +109,8 @@ pub enum ResponderState {
     Emit,
     /// A post: the QP's pointers are read.
     PostRead,
+    /// A post: the pointers are kept and the ring's fullness computed.
+    PostCheck,
     /// A post: the buffer is written into the ring, or refused.
     PostWrite,
 }
@@ -289,6 +291,8 @@ pub struct Responder<const QB: usize, const RB: usize, const RA: usize, const QL
     buffer_length: DFF<Bits<32>>,
     head: DFF<Bits<8>>,
     tail: DFF<Bits<8>>,
+    /// A post: the QP's receive queue is full.
+    ring_full: DFF<Bit>,
 
     // Psn
     /// Bits 11:0 of expected − PSN, and the carry into bit 12 (bit 12).
@@ -374,7 +378,6 @@ pub struct Responder<const QB: usize, const RB: usize, const RA: usize, const QL
     end_beyond_region: Signal<Local, Bit>,
     needs_buffer: Signal<Local, Bit>,
     failure_bit: Signal<Local, Bits<32>>,
-    post_full: Signal<Local, Bit>,
     success_completion: Signal<Local, Bit>,
     error_completion: Signal<Local, Bit>,
     answer_fatal: Signal<Local, Bit>,
@@ -612,6 +615,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Default
             buffer_length: Default::default(),
             head: Default::default(),
             tail: Default::default(),
+            ring_full: Default::default(),
             behind_low: Default::default(),
             behind: Default::default(),
             psn_equal: Default::default(),
@@ -680,7 +684,6 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Default
             end_beyond_region: Default::default(),
             needs_buffer: Default::default(),
             failure_bit: Default::default(),
-            post_full: Default::default(),
             success_completion: Default::default(),
             error_completion: Default::default(),
             answer_fatal: Default::default(),
@@ -786,6 +789,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
             qp,
             post_address,
             post_length,
+            ring_full,
             is_request,
             executable,
             is_write,
@@ -926,8 +930,8 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
         self.pointer_ram.write_address.next = self.qp.q.val();
         self.pointer_ram.write_data.next = (bit_cast::<16, 8>(self.tail.q.val()) << 8) | bit_cast::<16, 8>(self.head_next.q.val());
         self.ring_ram.write.next = false;
-        self.ring_ram.write_address.next = (bit_cast::<RA, QB>(self.qp.q.val()) << self.ring_shift.val())
-            | bit_cast::<RA, 8>(self.pointer_ram.read_data.val().get_bits::<8>(8) & self.ring_mask.val());
+        self.ring_ram.write_address.next =
+            (bit_cast::<RA, QB>(self.qp.q.val()) << self.ring_shift.val()) | bit_cast::<RA, 8>(self.tail.q.val() & self.ring_mask.val());
         self.ring_ram.write_data.next =
             (bit_cast::<BUFFER_BITS, 32>(self.post_length.q.val()) << 64) | bit_cast::<BUFFER_BITS, 64>(self.post_address.q.val());
 
@@ -1038,10 +1042,6 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
             | (bit_cast::<STATE_BITS, 64>(self.new_open_va.val()) << 192);
         self.failure_bit.next = self.one.val() << self.failure.q.val();
 
-        // a post: the ring holds 2^(RA − QB) buffers
-        self.post_full.next = (self.pointer_ram.read_data.val().get_bits::<8>(8) - self.pointer_ram.read_data.val().get_bits::<8>(0))
-            == self.ring_depth.val();
-
         // ports driven by the states below
         self.init_done.next = self.state.q.val() != ResponderState::Init;
         self.r_ready.next = false;
@@ -1088,7 +1088,11 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                         self.opcode.d.next = self.r_bth_opcode.val();
                         self.solicited.d.next = self.r_bth_se.val();
                         self.pkey.d.next = self.r_bth_pkey.val();
+                        // the decision's QP: the record's DestQP, 0 without a BTH
                         self.dest_qp.d.next = self.r_bth_dqpn.val();
+                        if !self.r_bth_ok.val() {
+                            self.dest_qp.d.next = 0.into();
+                        }
                         self.ack_request.d.next = self.r_bth_ackreq.val();
                         self.psn.d.next = self.r_bth_psn.val();
                         self.va.d.next = self.r_reth_va.val();
@@ -1430,16 +1434,25 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                 }
             }
             ResponderState::PostRead => {
+                self.state.d.next = ResponderState::PostCheck;
+            }
+            ResponderState::PostCheck => {
+                // the ring holds 2^(RA − QB) buffers
+                self.head.d.next = self.pointer_ram.read_data.val().get_bits::<8>(0);
+                self.tail.d.next = self.pointer_ram.read_data.val().get_bits::<8>(8);
+                self.ring_full.d.next = (self.pointer_ram.read_data.val().get_bits::<8>(8)
+                    - self.pointer_ram.read_data.val().get_bits::<8>(0))
+                    == self.ring_depth.val();
                 self.state.d.next = ResponderState::PostWrite;
             }
             ResponderState::PostWrite => {
                 self.result_valid.d.next = true;
-                self.result_full.d.next = self.post_full.val();
-                if !self.post_full.val() {
+                self.result_full.d.next = self.ring_full.q.val();
+                if !self.ring_full.q.val() {
                     self.ring_ram.write.next = true;
                     self.pointer_ram.write.next = true;
-                    self.pointer_ram.write_data.next = (bit_cast::<16, 8>(self.pointer_ram.read_data.val().get_bits::<8>(8) + 1) << 8)
-                        | bit_cast::<16, 8>(self.pointer_ram.read_data.val().get_bits::<8>(0));
+                    self.pointer_ram.write_data.next =
+                        (bit_cast::<16, 8>(self.tail.q.val() + 1) << 8) | bit_cast::<16, 8>(self.head.q.val());
                 }
                 self.state.d.next = ResponderState::Idle;
             }

@@ -44,7 +44,7 @@
 
 use crate::contracts::responder::{region_index, MSN_MASK, RECEIVING_STATES, REGION_KEY_BITS, RNR_TIMER_MAX};
 use crate::contracts::tx::{Pmtu, QpState};
-use crate::rx::{rx_model, supported_opcode, RxRecord, RxVerdict};
+use crate::rx::{rx_model, supported_opcode, RxRecord, RxResult, RxVerdict};
 use crate::tx::memory::SparseMemory;
 use crate::tx::QpContext;
 use crate::wire::bth::PSN_MASK;
@@ -907,6 +907,22 @@ impl Responder {
         let rx = rx_model(frame);
         let record = rx.record.filter(|_| rx.verdict == RxVerdict::Accept)?;
         Some(self.receive(&record, &rx.payload))
+    }
+
+    /// What the engine's RX path does with the RX front end model's result for one frame:
+    /// `None` for a frame passed through (not RoCEv2, no record); a frame the front end drops
+    /// fails as [`CheckFailure::Malformed`] (counted), as its record reaches the RTL with
+    /// `r_drop`; an accepted frame is [`Responder::receive`]d.
+    pub fn receive_rx(&mut self, rx: &RxResult) -> Option<Outcome> {
+        let record = rx.record.as_ref()?;
+        Some(match rx.verdict {
+            RxVerdict::Accept => self.receive(record, &rx.payload),
+            _ => {
+                let outcome = Outcome::failed(CheckFailure::Malformed);
+                self.counters.count(&outcome);
+                outcome
+            }
+        })
     }
 
     fn process(&mut self, record: &RxRecord, payload: &[u8]) -> Outcome {

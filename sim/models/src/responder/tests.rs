@@ -783,6 +783,27 @@ fn malformed_records_fail_first() {
 }
 
 #[test]
+fn the_rx_path_fails_dropped_frames_and_skips_passed_ones() {
+    let mut link = Link::new(Transport::Rc, Pmtu::B256);
+    let mut frame = link.frame(&link.packets(vec![post(0, PostOp::Write, 64)])[0]).emit();
+    // a frame the front end passes (not IP) has no record and no decision
+    let mut not_roce = frame.clone();
+    not_roce[12..14].copy_from_slice(&[0x88, 0xb5]);
+    assert_eq!(link.responder.receive_rx(&rx_model(&not_roce)), None);
+    // a bad ICRC: dropped by the front end, malformed here, counted, nothing written
+    let last = frame.len() - 1;
+    frame[last] ^= 1;
+    let rx = rx_model(&frame);
+    assert!(matches!(rx.verdict, RxVerdict::Drop(_)));
+    let outcome = link.responder.receive_rx(&rx).unwrap();
+    assert_eq!((outcome.verdict, outcome.write), (failed(CheckFailure::Malformed), None));
+    assert_eq!(link.responder.counters().failed(CheckFailure::Malformed), 1);
+    // the good frame is executed
+    frame[last] ^= 1;
+    assert_eq!(link.responder.receive_rx(&rx_model(&frame)).unwrap().verdict, EXECUTED);
+}
+
+#[test]
 fn syndromes_agree_with_the_wire_crate() {
     use crate::wire::aeth::Syndrome as WireSyndrome;
     for byte in 0..=u8::MAX {
