@@ -1,9 +1,10 @@
 //! Ferroce co-simulation: the Verilator harness ([`verilated`], built by `build.rs` from every
 //! top that `ferroce-hdl` emits), the stream driver ([`axis`]), the RTL runners of each unit
 //! ([`icrc_rtl`], [`payload_writer_rtl`], [`regs_rtl`], [`responder_rtl`], [`rx_rtl`],
-//! [`rx_path_rtl`], [`sched_rtl`], [`tx_rtl`], [`tx_segmenter_rtl`], [`tx_path_rtl`]), the cycle
-//! benchmarks ([`bench`]), the register file behind a socket for the host tool ([`serve`]) and
-//! the `ferroce-sim` command.
+//! [`rx_path_rtl`], [`sched_rtl`], [`tx_rtl`], [`tx_segmenter_rtl`], [`tx_path_rtl`]), the
+//! requesters that feed the responder's co-simulations ([`peers`]), the cycle benchmarks
+//! ([`bench`]), the register file behind a socket for the host tool ([`serve`]) and the
+//! `ferroce-sim` command.
 //!
 //! The golden models the runners are compared with live in [`ferroce_models`] (re-exported as
 //! [`models`], with its [`rx`], [`sched`] and model-side [`icrc`] modules re-exported here), the
@@ -20,6 +21,7 @@ pub mod axis;
 pub mod bench;
 pub mod icrc_rtl;
 pub mod payload_writer_rtl;
+pub mod peers;
 pub mod regs_rtl;
 pub mod responder_rtl;
 pub mod rx_path_rtl;

@@ -16,7 +16,8 @@
 //!
 //! - **QP contexts**: the runner holds the context table and serves each read exactly
 //!   [`QP_READ_LATENCY`] cycles after its request, with `0xDEADBEEF` garbage in every other
-//!   cycle. A context is changed only with a commit ([`ResponderRtl::commit`]), as the host does.
+//!   cycle. A context is changed only with a commit ([`SetupHarness::commit`], through
+//!   [`ResponderRtl::setup`]), as the host does.
 //!   This side, the setup calls and the clock are [`SetupHarness`], which the runner of every
 //!   top containing the responder shares (the RX path's, `crate::rx_path_rtl`, too).
 //! - **Setup** (commits, region writes, receive posts) happens between batches of records, when
@@ -614,29 +615,10 @@ impl ResponderRtl {
         self.h.model()
     }
 
-    /// The model's setup side (commits, region writes, posts, counters).
+    /// The model's setup side: commits, region writes, receive posts and counters go through it
+    /// ([`SetupHarness::commit`], [`SetupHarness::write_region`], ...).
     pub fn setup(&mut self) -> &mut SetupHarness {
         &mut self.h
-    }
-
-    /// See [`SetupHarness::commit`].
-    pub fn commit(&mut self, qp: u32, context: &QpContext) -> Result<(), String> {
-        self.h.commit(qp, context)
-    }
-
-    /// See [`SetupHarness::write_region`].
-    pub fn write_region(&mut self, region: &MemoryRegion) -> Result<(), String> {
-        self.h.write_region(region)
-    }
-
-    /// See [`SetupHarness::write_region_entry`].
-    pub fn write_region_entry(&mut self, index: u32, entry: &[u32]) -> Result<(), String> {
-        self.h.write_region_entry(index, entry)
-    }
-
-    /// See [`SetupHarness::post_receive`].
-    pub fn post_receive(&mut self, qp: u32, address: u64, length: u32) -> Result<bool, String> {
-        self.h.post_receive(qp, address, length)
     }
 
     /// See [`SetupHarness::counters`].
@@ -723,7 +705,8 @@ impl ResponderRtl {
 }
 
 /// The golden model and the RTL driven with the same setup and records: every decision is
-/// compared word for word, and [`Lockstep::check_counters`] compares the counters.
+/// compared word for word, and [`Lockstep::check_counters`] compares the counters. The setup
+/// calls go to both through [`PairedSetup`].
 pub struct Lockstep {
     /// The golden model (`Responder::new(QPS, REGIONS)`).
     pub model: Responder,
@@ -736,6 +719,12 @@ pub struct Lockstep {
     zeros: Vec<u8>,
 }
 
+impl PairedSetup for Lockstep {
+    fn sides(&mut self) -> (&mut SetupHarness, &mut Responder) {
+        (&mut self.rtl.h, &mut self.model)
+    }
+}
+
 impl Lockstep {
     /// A fresh model and RTL; `traffic` for the record batches.
     pub fn new(traffic: Traffic) -> Result<Lockstep, String> {
@@ -746,27 +735,6 @@ impl Lockstep {
             last: Decisions::default(),
             zeros: vec![0; 1 << 16],
         })
-    }
-
-    /// (Re)starts QP `qp` from `context` on both ([`SetupHarness::commit_paired`]).
-    pub fn commit(&mut self, qp: u32, context: &QpContext) -> Result<(), String> {
-        self.rtl.h.commit_paired(&mut self.model, qp, context)
-    }
-
-    /// Registers a memory region on both.
-    pub fn add_region(&mut self, region: MemoryRegion) -> Result<(), String> {
-        self.rtl.h.add_region_paired(&mut self.model, region)
-    }
-
-    /// Empties region table entry `index` on both (the RTL's entry is written all zero).
-    pub fn clear_region(&mut self, index: u32) -> Result<(), String> {
-        self.rtl.h.clear_region_paired(&mut self.model, index)
-    }
-
-    /// Posts a receive buffer on both ([`SetupHarness::post_receive_paired`]); returns whether
-    /// it was accepted.
-    pub fn post_receive(&mut self, qp: u32, address: u64, length: u32) -> Result<bool, String> {
-        self.rtl.h.post_receive_paired(&mut self.model, qp, address, length)
     }
 
     /// Delivers `records` to both (the model skips header records and gets zero payload bytes
@@ -799,6 +767,39 @@ impl Lockstep {
     /// Compares the RTL's counters with the model's (modulo 2^32).
     pub fn check_counters(&mut self) -> Result<(), String> {
         self.rtl.h.check_counters(&self.model)
+    }
+}
+
+/// The setup calls of a lockstep ([`Lockstep`], [`RxLockstep`](crate::rx_path_rtl::RxLockstep)): each made
+/// on the golden responder model and on the RTL's [`SetupHarness`], at the same point of the
+/// record sequence.
+pub trait PairedSetup {
+    /// The RTL's setup side and the golden model.
+    fn sides(&mut self) -> (&mut SetupHarness, &mut Responder);
+
+    /// (Re)starts QP `qp` from `context` on both ([`SetupHarness::commit_paired`]).
+    fn commit(&mut self, qp: u32, context: &QpContext) -> Result<(), String> {
+        let (harness, model) = self.sides();
+        harness.commit_paired(model, qp, context)
+    }
+
+    /// Registers a memory region on both.
+    fn add_region(&mut self, region: MemoryRegion) -> Result<(), String> {
+        let (harness, model) = self.sides();
+        harness.add_region_paired(model, region)
+    }
+
+    /// Empties region table entry `index` on both (the RTL's entry is written all zero).
+    fn clear_region(&mut self, index: u32) -> Result<(), String> {
+        let (harness, model) = self.sides();
+        harness.clear_region_paired(model, index)
+    }
+
+    /// Posts a receive buffer on both ([`SetupHarness::post_receive_paired`]); returns whether
+    /// it was accepted.
+    fn post_receive(&mut self, qp: u32, address: u64, length: u32) -> Result<bool, String> {
+        let (harness, model) = self.sides();
+        harness.post_receive_paired(model, qp, address, length)
     }
 }
 

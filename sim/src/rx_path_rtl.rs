@@ -36,10 +36,10 @@
 //! [`QP_READ_LATENCY`]: crate::contracts::regs::QP_READ_LATENCY
 
 use crate::axis::{AxisPorts, Channel, FrameSink, FrameSource};
-use crate::models::responder::{Decision, MemoryRegion, MemoryWrite, Outcome, Responder};
-use crate::models::tx::{QpContext, SparseMemory};
+use crate::models::responder::{Decision, MemoryWrite, Outcome, Responder};
+use crate::models::tx::SparseMemory;
 use crate::payload_writer_rtl::WriteCommand;
-use crate::responder_rtl::{compare_decisions, RecordIn, SetupHarness, REGIONS};
+use crate::responder_rtl::{compare_decisions, PairedSetup, RecordIn, SetupHarness, REGIONS};
 use crate::rx::{rx_model, DropReason, RxCounters, RxResult};
 use crate::verilated::{Model, SimError, Traffic, MODELS};
 use rand::SeedableRng;
@@ -211,7 +211,8 @@ impl RxPathRtl {
         self.h.model()
     }
 
-    /// The model's setup side (commits, region writes, posts, counters by index).
+    /// The model's setup side: commits, region writes, receive posts and the responder's
+    /// counters by index go through it ([`SetupHarness::commit`], ...).
     pub fn setup(&mut self) -> &mut SetupHarness {
         &mut self.h
     }
@@ -220,26 +221,6 @@ impl RxPathRtl {
     /// the region table, the counters) and waits for `init_done`. The context table is kept.
     pub fn reset(&mut self) -> Result<(), String> {
         self.h.reset()
-    }
-
-    /// See [`SetupHarness::commit`].
-    pub fn commit(&mut self, qp: u32, context: &QpContext) -> Result<(), String> {
-        self.h.commit(qp, context)
-    }
-
-    /// See [`SetupHarness::write_region`].
-    pub fn write_region(&mut self, region: &MemoryRegion) -> Result<(), String> {
-        self.h.write_region(region)
-    }
-
-    /// See [`SetupHarness::write_region_entry`].
-    pub fn write_region_entry(&mut self, index: u32, entry: &[u32]) -> Result<(), String> {
-        self.h.write_region_entry(index, entry)
-    }
-
-    /// See [`SetupHarness::post_receive`].
-    pub fn post_receive(&mut self, qp: u32, address: u64, length: u32) -> Result<bool, String> {
-        self.h.post_receive(qp, address, length)
     }
 
     /// `cycles` idle cycles: no frame offered, every output ready and required to stay quiet.
@@ -441,7 +422,8 @@ struct Expected {
 
 /// The golden models and the RTL driven with the same setup and frames: per batch, every
 /// decision word for word, every pass-through frame byte for byte, every memory write (command
-/// and data) against the model's; [`RxLockstep::check_counters`] compares every counter.
+/// and data) against the model's; [`RxLockstep::check_counters`] compares every counter. The
+/// setup calls go to both through [`PairedSetup`].
 pub struct RxLockstep {
     /// The responder model (`Responder::new(QPS, REGIONS)`); the front end model is
     /// [`rx_model`].
@@ -462,6 +444,12 @@ pub struct RxLockstep {
     pub last: RxPathRun,
 }
 
+impl PairedSetup for RxLockstep {
+    fn sides(&mut self) -> (&mut SetupHarness, &mut Responder) {
+        (&mut self.rtl.h, &mut self.model)
+    }
+}
+
 impl RxLockstep {
     /// A fresh model and RTL at `width` bits; `traffic` for the frame batches.
     pub fn new(width: usize, traffic: Traffic) -> Result<RxLockstep, String> {
@@ -475,27 +463,6 @@ impl RxLockstep {
             decided: 0,
             last: RxPathRun::default(),
         })
-    }
-
-    /// (Re)starts QP `qp` from `context` on both ([`SetupHarness::commit_paired`]).
-    pub fn commit(&mut self, qp: u32, context: &QpContext) -> Result<(), String> {
-        self.rtl.h.commit_paired(&mut self.model, qp, context)
-    }
-
-    /// Registers a memory region on both.
-    pub fn add_region(&mut self, region: MemoryRegion) -> Result<(), String> {
-        self.rtl.h.add_region_paired(&mut self.model, region)
-    }
-
-    /// Empties region table entry `index` on both.
-    pub fn clear_region(&mut self, index: u32) -> Result<(), String> {
-        self.rtl.h.clear_region_paired(&mut self.model, index)
-    }
-
-    /// Posts a receive buffer on both ([`SetupHarness::post_receive_paired`]); returns whether
-    /// it was accepted.
-    pub fn post_receive(&mut self, qp: u32, address: u64, length: u32) -> Result<bool, String> {
-        self.rtl.h.post_receive_paired(&mut self.model, qp, address, length)
     }
 
     /// The models' view of `frames`, advancing the responder model and the expected counts.

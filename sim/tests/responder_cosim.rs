@@ -16,97 +16,26 @@
 //! The RTL handles one record at a time today: 16 cycles a record back to back, one more for a
 //! header record (`Lockstep::last` has the cycle counts of a batch).
 
-use ferroce_sim::contracts::responder::{message_operation, MessageKind, RECEIVING_STATES};
-use ferroce_sim::contracts::tx::{Pmtu, PostOp, QpState};
+use ferroce_sim::contracts::responder::RECEIVING_STATES;
+use ferroce_sim::contracts::tx::{Pmtu, PostOp};
 use ferroce_sim::models::responder::{Access, CheckFailure, MemoryRegion, Outcome, Verdict};
-use ferroce_sim::models::tx::frame::frame_repr;
-use ferroce_sim::models::tx::{PatternMemory, Post, QpContext, TxModel, TxPacket, TxSetup};
-use ferroce_sim::responder_rtl::{Lockstep, RecordIn, RECEIVE_QUEUE_DEPTH};
+use ferroce_sim::models::tx::{Post, QpContext, TxPacket};
+use ferroce_sim::peers::{distinct_qps, random_psn, Peer, Requesters};
+use ferroce_sim::responder_rtl::{Lockstep, PairedSetup, RecordIn, RECEIVE_QUEUE_DEPTH};
 use ferroce_sim::rx::{rx_model, RxRecord, RxVerdict};
 use ferroce_sim::verilated::Traffic;
 use ferroce_sim::wire::{aeth, Opcode, Transport};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashMap;
-use std::sync::Arc;
 
 const SEED: u64 = 0x7e5_90d3;
 const PSN_MASK: u32 = 0xFF_FFFF;
-/// Where the receive buffers are.
-const BUFFER_BASE: u64 = 0x9000_0000_0000;
 
-/// A connection: the requester's QP (in the TX model) and the responder's.
-#[derive(Debug, Clone, Copy)]
-struct Peer {
-    /// The requester's context: its DestQP is `qp`, its R_Key `region.rkey`.
-    requester: QpContext,
-    /// The responder's QP.
-    qp: u32,
-    /// The responder's context.
-    responder: QpContext,
-    /// The region its WRITEs go to.
-    region: MemoryRegion,
-}
-
-impl Peer {
-    /// A connection to responder QP `qp` (RTR; its requester RTS with the same PSN), P_Keys
-    /// `(requester, responder)`, a region of 256 KiB in PD `pd`, entry `entry`.
-    fn new(qp: u32, transport: Transport, pmtu: Pmtu, pd: u16, pkeys: (u16, u16), entry: u32, psn: u32) -> Peer {
-        let region = MemoryRegion {
-            rkey: entry << 8 | (0x40 + qp % 0x80),
-            pd,
-            base: 0x10_0000_0000 * u64::from(entry),
-            length: 1 << 18,
-            access: Access {
-                remote_write: true,
-                remote_read: false,
-            },
-        };
-        let requester = QpContext {
-            state: QpState::Rts.code(),
-            transport: transport.bits(),
-            pmtu: pmtu.code(),
-            dest_qpn: qp,
-            rkey: region.rkey,
-            pkey: pkeys.0,
-            sq_psn: psn,
-            ttl: 64,
-            src_ip: 0x0a00_0001,
-            dst_ip: 0x0a00_0002,
-            src_mac: 0x0200_0000_0001,
-            dst_mac: 0x0200_0000_0002,
-            udp_sport: 0xc000 | qp as u16,
-            ..QpContext::default()
-        };
-        let responder = QpContext {
-            state: QpState::Rtr.code(),
-            transport: transport.bits(),
-            pmtu: pmtu.code(),
-            pkey: pkeys.1,
-            pd,
-            rq_psn: psn,
-            min_rnr_timer: (qp % 32) as u8,
-            ack_every: (qp % 4) as u8,
-            dest_qpn: 0x100 + qp,
-            ..QpContext::default()
-        };
-        Peer {
-            requester,
-            qp,
-            responder,
-            region,
-        }
-    }
-}
-
-/// The model and the RTL in lockstep, the requesters that feed them, and the local memory the
-/// requesters read.
+/// The model and the RTL in lockstep and the requesters that feed them.
 struct Bench {
     cosim: Lockstep,
-    peers: Vec<Peer>,
-    source: PatternMemory,
-    buffers: u64,
-    rng: ChaCha8Rng,
+    requesters: Requesters,
 }
 
 impl Bench {
@@ -119,48 +48,18 @@ impl Bench {
         }
         Bench {
             cosim,
-            peers,
-            source: PatternMemory::new(traffic.seed),
-            buffers: 0,
-            rng: ChaCha8Rng::seed_from_u64(traffic.seed ^ 0xb0f),
+            requesters: Requesters::new(traffic.seed, peers),
         }
     }
 
-    /// The packets the TX model sends for `posts` (`post.qp` is a peer's index), in wire order.
-    fn packets(&self, posts: &[Post]) -> Vec<TxPacket> {
-        let mut setup = TxSetup {
-            posts: posts.to_vec(),
-            memory: Arc::new(self.source),
-            ..TxSetup::default()
-        };
-        for (i, peer) in self.peers.iter().enumerate() {
-            setup.contexts.insert(i as u32, peer.requester);
-        }
-        let plan = TxModel::plan(&setup).unwrap();
-        assert!(plan.post_results.iter().all(Result::is_ok), "{:?}", plan.post_results);
-        plan.packets
-    }
-
-    /// The packets of `posts`, after posting the receive buffers their messages need in the
-    /// order the messages use them (wire order per QP; the TX scheduler may reorder posts): a
-    /// SEND's from its first packet, a WRITE with immediate's on the packet with the immediate.
-    /// `buffers[channel]` is the buffer's length (`None`: no buffer); a channel not in it gets
-    /// a buffer of its post's length.
+    /// The packets of `posts`, after posting the receive buffers their messages need
+    /// ([`Requesters::post_buffers`]). `buffers[channel]` is the buffer's length (`None`: no
+    /// buffer); a channel not in it gets a buffer of its post's length.
     fn packets_with_buffers(&mut self, posts: &[Post], buffers: &HashMap<u16, Option<u32>>) -> Vec<TxPacket> {
-        let packets = self.packets(posts);
-        for p in &packets {
-            let needs_buffer = match message_operation(p.bth.opcode.operation()) {
-                Some((MessageKind::Send, position)) => position.starts(),
-                Some((MessageKind::Write, _)) => p.immediate.is_some(),
-                None => false,
-            };
-            if needs_buffer {
-                let post = posts.iter().find(|q| q.channel == p.channel).unwrap();
-                if let Some(length) = buffers.get(&p.channel).copied().unwrap_or(Some(post.length)) {
-                    self.post_buffer(p.qp as usize, length);
-                }
-            }
-        }
+        let packets = self.requesters.packets(posts);
+        self.requesters.post_buffers(&mut self.cosim, posts, &packets, |post| {
+            buffers.get(&post.channel).copied().unwrap_or(Some(post.length))
+        });
         packets
     }
 
@@ -169,42 +68,17 @@ impl Bench {
         packets
             .iter()
             .map(|p| {
-                let frame = frame_repr(p, &self.peers[p.qp as usize].requester, &self.source).emit();
-                let rx = rx_model(&frame);
+                let rx = rx_model(&self.requesters.frame(p).emit());
                 assert_eq!(rx.verdict, RxVerdict::Accept);
                 rx.record.unwrap()
             })
             .collect()
     }
 
-    /// A post of `op` on peer `peer` (channel `channel`): WRITEs to a random place of its region.
-    fn post(&mut self, peer: usize, channel: u16, op: PostOp, length: u32) -> Post {
-        let region = self.peers[peer].region;
-        let offset = self.rng.gen_range(0..=region.length - u64::from(length));
-        Post {
-            channel,
-            queue: self.rng.gen_range(1..4),
-            op: op.code(),
-            qp: peer as u32,
-            length,
-            solicited: self.rng.gen_bool(0.3),
-            local_addr: self.rng.gen::<u64>() >> 8,
-            remote_addr: region.base + offset,
-            immediate: self.rng.gen(),
-            ..Post::default()
-        }
-    }
-
     /// Posts a receive buffer of `length` bytes to the peer's QP, at a fresh address; panics
     /// if the RTL refuses it.
     fn post_buffer(&mut self, peer: usize, length: u32) {
-        self.buffers += 1;
-        let address = BUFFER_BASE + (self.buffers << 20) + self.rng.gen_range(0..4096);
-        let qp = self.peers[peer].qp;
-        assert!(
-            self.cosim.post_receive(qp, address, length).unwrap(),
-            "receive queue of QP {qp} full"
-        );
+        self.requesters.post_buffer(&mut self.cosim, peer, length);
     }
 
     /// Delivers final records, panicking with the mismatch if the RTL disagrees.
@@ -221,7 +95,7 @@ impl Bench {
     /// records are returned, not delivered. WRITEs go to an aligned address of the region: one
     /// message below 60 KiB.
     fn transfer_records(&mut self, peer: usize, op: PostOp, length: u32, buffer: Option<u32>) -> Vec<RxRecord> {
-        let remote_addr = self.peers[peer].region.base + 0x1000;
+        let remote_addr = self.requesters.peers[peer].region.base + 0x1000;
         self.transfer_records_at(peer, op, length, buffer, remote_addr)
     }
 
@@ -232,9 +106,9 @@ impl Bench {
         }
         let post = Post {
             remote_addr,
-            ..self.post(peer, 0, op, length)
+            ..self.requesters.post(peer, 0, op, length)
         };
-        let packets = self.packets(&[post]);
+        let packets = self.requesters.packets(&[post]);
         self.records(&packets)
     }
 
@@ -256,32 +130,26 @@ impl Bench {
         assert!(
             outcomes.iter().all(Outcome::executed),
             "{op:?} {length} B on QP {}: {verdicts:?}",
-            self.peers[peer].qp
+            self.requesters.peers[peer].qp
         );
         self.resync(peer);
     }
 
     /// The requester goes on from the PSN the responder expects (as after a NAK).
     fn resync(&mut self, peer: usize) {
-        let qp = self.peers[peer].qp;
-        if let Some(state) = self.cosim.model.qp(qp) {
-            self.peers[peer].requester.sq_psn = state.expected_psn;
-        }
+        self.requesters.resync(&self.cosim.model, peer);
     }
 
     /// Restarts the peer's responder QP at the requester's PSN (its receive queue emptied).
     fn recommit(&mut self, peer: usize) {
-        let p = &mut self.peers[peer];
-        p.responder.rq_psn = p.requester.sq_psn;
-        let (qp, ctx) = (p.qp, p.responder);
-        self.cosim.commit(qp, &ctx).unwrap();
+        self.requesters.recommit(&mut self.cosim, peer);
     }
 
     /// Whether the model's QP of `peer` executes requests.
     fn receiving(&self, peer: usize) -> bool {
         self.cosim
             .model
-            .qp(self.peers[peer].qp)
+            .qp(self.requesters.peers[peer].qp)
             .is_some_and(|q| RECEIVING_STATES.contains(&q.state))
     }
 
@@ -304,24 +172,15 @@ fn length(rng: &mut ChaCha8Rng) -> u32 {
 /// full, limited to full, full to limited), PSNs near the wrap or anywhere.
 fn random_peers(rng: &mut ChaCha8Rng) -> Vec<Peer> {
     let pkeys = [(0xFFFF, 0xFFFF), (0x0005, 0x8005), (0x8007, 0x0007)];
-    let mut qps: Vec<u32> = Vec::new();
-    while qps.len() < 6 {
-        let qp = rng.gen_range(0..256);
-        if !qps.contains(&qp) {
-            qps.push(qp);
-        }
-    }
+    let qps = distinct_qps(rng, 6);
     qps.iter()
         .enumerate()
         .map(|(i, &qp)| {
             let transport = if i % 2 == 0 { Transport::Rc } else { Transport::Uc };
             let pmtu = Pmtu::ALL[rng.gen_range(0..Pmtu::ALL.len())];
-            let psn = if rng.gen_bool(0.3) {
-                PSN_MASK - rng.gen_range(0..40)
-            } else {
-                rng.gen_range(0..=PSN_MASK)
-            };
-            let mut peer = Peer::new(qp, transport, pmtu, 1 + (i % 3) as u16, pkeys[i % 3], 1 + i as u32, psn);
+            let psn = random_psn(rng);
+            let (requester_pkey, responder_pkey) = pkeys[i % 3];
+            let mut peer = Peer::new(qp, transport, pmtu, 1 + (i % 3) as u16, 1 + i as u32, psn).pkeys(requester_pkey, responder_pkey);
             peer.requester.ack_every = rng.gen_range(0..4);
             peer.responder.ack_every = rng.gen_range(0..4);
             peer
@@ -369,7 +228,7 @@ fn deliver_disturbed(bench: &mut Bench, rng: &mut ChaCha8Rng, records: &[RxRecor
         outcomes.extend(bench.deliver_in(&disturb(rng, &records[start..end])));
         for _attempt in 0..3 {
             let mut resend = Vec::new();
-            for peer in bench.peers.clone() {
+            for peer in bench.requesters.peers.clone() {
                 let Some(qp) = bench
                     .cosim
                     .model
@@ -405,21 +264,27 @@ fn random_traffic(traffic: Traffic, rounds: usize, posts_per_round: usize, distu
     let mut bench = Bench::new(traffic, random_peers(&mut rng));
     let mut executed = 0;
     for round in 0..rounds {
-        for peer in 0..bench.peers.len() {
+        for peer in 0..bench.requesters.peers.len() {
             if !bench.receiving(peer) || (round > 0 && rng.gen_ratio(1, 8)) {
                 if rng.gen_bool(0.5) {
-                    bench.peers[peer].requester.sq_psn = rng.gen_range(0..=PSN_MASK);
+                    bench.requesters.peers[peer].requester.sq_psn = rng.gen_range(0..=PSN_MASK);
                 }
                 bench.recommit(peer);
             }
         }
         let mut posts = Vec::new();
         let mut buffers = HashMap::new();
-        let mut queued: Vec<usize> = (0..bench.peers.len())
-            .map(|peer| bench.cosim.model.qp(bench.peers[peer].qp).map_or(0, |q| q.receive_queue.len()))
+        let mut queued: Vec<usize> = (0..bench.requesters.peers.len())
+            .map(|peer| {
+                bench
+                    .cosim
+                    .model
+                    .qp(bench.requesters.peers[peer].qp)
+                    .map_or(0, |q| q.receive_queue.len())
+            })
             .collect();
         for channel in 0..posts_per_round as u16 {
-            let peer = rng.gen_range(0..bench.peers.len());
+            let peer = rng.gen_range(0..bench.requesters.peers.len());
             let mut op = PostOp::ALL[rng.gen_range(0..4)];
             let length = length(&mut rng);
             if op != PostOp::Write {
@@ -436,7 +301,7 @@ fn random_traffic(traffic: Traffic, rounds: usize, posts_per_round: usize, distu
                     op = PostOp::Write;
                 }
             }
-            posts.push(bench.post(peer, channel, op, length));
+            posts.push(bench.requesters.post(peer, channel, op, length));
         }
         let packets = bench.packets_with_buffers(&posts, &buffers);
         let records = bench.records(&packets);
@@ -455,7 +320,7 @@ fn random_traffic(traffic: Traffic, rounds: usize, posts_per_round: usize, distu
             assert!(failed.is_empty(), "round {round}: clean traffic not executed: {failed:?}");
         }
         executed += outcomes.iter().filter(|o| o.executed()).count();
-        for peer in 0..bench.peers.len() {
+        for peer in 0..bench.requesters.peers.len() {
             bench.resync(peer);
         }
     }
@@ -908,7 +773,7 @@ fn cases() -> Vec<Case> {
 /// commit for a QP the NAK put in error, else a resend from the expected PSN), then good
 /// transfers; every decision and the counters compared with the model.
 fn run_case(case: &Case, transport: Transport, traffic: Traffic) {
-    let peer = Peer::new(7, transport, Pmtu::B256, 1, (0xFFFF, 0xFFFF), 1, 0x10);
+    let peer = Peer::new(7, transport, Pmtu::B256, 1, 1, 0x10);
     let mut bench = Bench::new(traffic, vec![peer]);
     bench
         .cosim
@@ -934,12 +799,12 @@ fn run_case(case: &Case, transport: Transport, traffic: Traffic) {
         .unwrap();
     bench.good_transfer(0, PostOp::Write, 300);
     if let Some(change) = case.context {
-        change(&mut bench.peers[0].responder);
+        change(&mut bench.requesters.peers[0].responder);
         bench.recommit(0);
     }
     let original = bench.transfer_records(0, case.op, case.length, case.buffer);
     let mut records = original.clone();
-    let checked = (case.alter)(&mut records, &bench.peers[0]);
+    let checked = (case.alter)(&mut records, &bench.requesters.peers[0]);
     let outcomes = bench.deliver(&records);
     let want = if transport == Transport::Rc { case.rc } else { case.uc };
     assert_eq!(outcomes[checked].verdict, want, "{} ({transport:?}): model verdict", case.name);
@@ -964,7 +829,7 @@ fn run_case(case: &Case, transport: Transport, traffic: Traffic) {
             }
         }
         _ => {
-            bench.peers[0].responder = peer.responder;
+            bench.requesters.peers[0].responder = peer.responder;
             bench.resync(0);
             bench.recommit(0);
         }
@@ -990,8 +855,8 @@ fn every_failed_check_decides_as_the_model_and_a_good_transfer_follows() {
 #[test]
 fn receive_queue_holds_sixteen_buffers_and_refuses_the_seventeenth() {
     let peers = vec![
-        Peer::new(3, Transport::Rc, Pmtu::B1024, 1, (0xFFFF, 0xFFFF), 1, 0),
-        Peer::new(4, Transport::Uc, Pmtu::B1024, 1, (0xFFFF, 0xFFFF), 2, 0),
+        Peer::new(3, Transport::Rc, Pmtu::B1024, 1, 1, 0),
+        Peer::new(4, Transport::Uc, Pmtu::B1024, 1, 2, 0),
     ];
     let mut bench = Bench::new(Traffic::four_ways(SEED)[3], peers);
     for _ in 0..RECEIVE_QUEUE_DEPTH {
@@ -1035,15 +900,15 @@ fn header_records_are_ignored() {
     for traffic in Traffic::four_ways(SEED + 2) {
         let mut rng = ChaCha8Rng::seed_from_u64(traffic.seed);
         let peers = vec![
-            Peer::new(10, Transport::Rc, Pmtu::B512, 1, (0xFFFF, 0xFFFF), 1, 100),
-            Peer::new(11, Transport::Uc, Pmtu::B256, 2, (0xFFFF, 0xFFFF), 2, 200),
+            Peer::new(10, Transport::Rc, Pmtu::B512, 1, 1, 100),
+            Peer::new(11, Transport::Uc, Pmtu::B256, 2, 2, 200),
         ];
         let mut bench = Bench::new(traffic, peers);
         let mut posts = Vec::new();
         for channel in 0..8 {
             let peer = channel as usize % 2;
-            posts.push(bench.post(peer, channel, PostOp::ALL[channel as usize % 4], 2500));
-            posts.push(bench.post(peer, channel + 8, PostOp::Write, 2500));
+            posts.push(bench.requesters.post(peer, channel, PostOp::ALL[channel as usize % 4], 2500));
+            posts.push(bench.requesters.post(peer, channel + 8, PostOp::Write, 2500));
         }
         let packets = bench.packets_with_buffers(&posts, &HashMap::new());
         let records = bench.records(&packets);
@@ -1076,7 +941,7 @@ fn header_records_are_ignored() {
 #[test]
 fn a_commit_restarts_the_qp_from_its_rq_psn() {
     for transport in [Transport::Rc, Transport::Uc] {
-        let peer = Peer::new(200, transport, Pmtu::B256, 1, (0xFFFF, 0xFFFF), 1, 0x1000);
+        let peer = Peer::new(200, transport, Pmtu::B256, 1, 1, 0x1000);
         let mut bench = Bench::new(Traffic::four_ways(SEED + 3)[2], vec![peer]);
         bench.good_transfer(0, PostOp::Write, 2000);
         // A SEND left open (its first two packets), two more buffers queued.
@@ -1086,7 +951,7 @@ fn a_commit_restarts_the_qp_from_its_rq_psn() {
         bench.deliver(&open[..2]);
         assert!(bench.cosim.model.qp(200).unwrap().message.is_some());
         // Restart near the PSN wrap: the message and the buffers are gone, the MSN back to 0.
-        bench.peers[0].requester.sq_psn = PSN_MASK - 2;
+        bench.requesters.peers[0].requester.sq_psn = PSN_MASK - 2;
         bench.recommit(0);
         // The rest of the old message: its PSNs are far from the new expected one.
         let outcomes = bench.deliver(&open[2..]);
@@ -1108,7 +973,7 @@ fn a_commit_restarts_the_qp_from_its_rq_psn() {
 #[test]
 fn region_entries_are_checked_whole_to_the_top_of_the_address_space() {
     // Entry 63 (the table's last), its last byte the address space's last.
-    let mut peer = Peer::new(5, Transport::Rc, Pmtu::B1024, 1, (0xFFFF, 0xFFFF), 63, 0);
+    let mut peer = Peer::new(5, Transport::Rc, Pmtu::B1024, 1, 63, 0);
     peer.region.base = 0u64.wrapping_sub(1 << 18);
     let top = |back: u64| 0u64.wrapping_sub(back);
     let mut bench = Bench::new(Traffic::four_ways(SEED + 4)[1], vec![peer]);
@@ -1144,7 +1009,7 @@ fn region_entries_are_checked_whole_to_the_top_of_the_address_space() {
     assert_eq!(bench.deliver(&records)[0].verdict, failed(CheckFailure::RkeyInvalid));
     bench.resync(0);
     bench.recommit(0);
-    bench.peers[0].requester.rkey = fresh.rkey;
+    bench.requesters.peers[0].requester.rkey = fresh.rkey;
     bench.good_transfer(0, PostOp::Write, 5000);
     // Zero-length WRITEs need no region at all.
     bench.cosim.clear_region(63).unwrap();

@@ -16,11 +16,12 @@
 //! - a run that cannot progress is an error, and an output outside a run is one too.
 
 use ferroce_sim::axis::pack_beat;
-use ferroce_sim::contracts::responder::{message_operation, MessageKind};
-use ferroce_sim::contracts::tx::{Pmtu, PostOp, QpState};
-use ferroce_sim::models::responder::{Access, CheckFailure, MemoryRegion, Outcome, Verdict};
+use ferroce_sim::contracts::tx::{Pmtu, PostOp};
+use ferroce_sim::models::responder::{CheckFailure, Outcome, Verdict};
 use ferroce_sim::models::tx::frame::{frame_bytes, frame_repr};
-use ferroce_sim::models::tx::{LocalMemory, PatternMemory, Post, QpContext, SparseMemory, TxModel, TxPacket, TxSetup};
+use ferroce_sim::models::tx::{LocalMemory, Post, QpContext, SparseMemory, TxPacket};
+use ferroce_sim::peers::{distinct_qps, random_psn, Peer, Requesters};
+use ferroce_sim::responder_rtl::PairedSetup;
 use ferroce_sim::rx::{rx_model, DropReason, RxVerdict};
 use ferroce_sim::rx_path_rtl::{RxLockstep, RxPathRtl, RECEIVE_QUEUE_DEPTH, WIDTHS};
 use ferroce_sim::verilated::Traffic;
@@ -28,89 +29,19 @@ use ferroce_sim::wire::Transport;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashMap;
-use std::sync::Arc;
 
 const SEED: u64 = 0x5a7_4c0e;
 const PSN_MASK: u32 = 0xFF_FFFF;
-/// Where the receive buffers are (one MiB apart).
-const BUFFER_BASE: u64 = 0x9000_0000_0000;
 /// Each post's slice of its region: WRITE destinations never overlap.
 const SLOT: u64 = 0x2_0000;
 /// Bytes of each connection's region.
 const REGION_LEN: u64 = 1 << 24;
 
-/// A connection: the requester's QP (in the TX model) and the responder's.
-#[derive(Debug, Clone, Copy)]
-struct Peer {
-    /// The requester's context: its DestQP is `qp`, its R_Key `region.rkey`.
-    requester: QpContext,
-    /// The responder's QP.
-    qp: u32,
-    /// The responder's context: mirrors the requester (state RTR, same transport, PMTU, P_Key;
-    /// `rq_psn` its `sq_psn`).
-    responder: QpContext,
-    /// The region its WRITEs go to.
-    region: MemoryRegion,
-}
-
-impl Peer {
-    fn new(qp: u32, transport: Transport, pmtu: Pmtu, pd: u16, entry: u32, psn: u32, ack_every: u8) -> Peer {
-        let region = MemoryRegion {
-            rkey: entry << 8 | (0x40 + qp % 0x80),
-            pd,
-            base: 0x10_0000_0000 * u64::from(entry),
-            length: REGION_LEN,
-            access: Access {
-                remote_write: true,
-                remote_read: false,
-            },
-        };
-        let requester = QpContext {
-            state: QpState::Rts.code(),
-            transport: transport.bits(),
-            pmtu: pmtu.code(),
-            dest_qpn: qp,
-            rkey: region.rkey,
-            pkey: 0xFFFF,
-            sq_psn: psn,
-            ttl: 64,
-            src_ip: 0x0a00_0001,
-            dst_ip: 0x0a00_0002,
-            src_mac: 0x0200_0000_0001,
-            dst_mac: 0x0200_0000_0002,
-            udp_sport: 0xc000 | qp as u16,
-            ..QpContext::default()
-        };
-        let responder = QpContext {
-            state: QpState::Rtr.code(),
-            transport: transport.bits(),
-            pmtu: pmtu.code(),
-            pkey: 0xFFFF,
-            pd,
-            rq_psn: psn,
-            min_rnr_timer: (qp % 32) as u8,
-            ack_every,
-            dest_qpn: 0x100 + qp,
-            ..QpContext::default()
-        };
-        Peer {
-            requester,
-            qp,
-            responder,
-            region,
-        }
-    }
-}
-
-/// The models and the RTL in lockstep, the requesters that feed them, the local memory the
-/// requesters read and the memory the transfers that landed must leave.
+/// The models and the RTL in lockstep, the requesters that feed them and the memory the
+/// transfers that landed must leave.
 struct Bench {
     cosim: RxLockstep,
-    peers: Vec<Peer>,
-    source: PatternMemory,
-    rng: ChaCha8Rng,
-    /// Receive buffers posted so far (each gets its own MiB).
-    buffers: u64,
+    requesters: Requesters,
     /// WRITE slots handed out so far.
     slots: u64,
     /// What the destination memory must hold: the bytes of every transfer that landed.
@@ -129,100 +60,35 @@ impl Bench {
         }
         Bench {
             cosim,
-            peers,
-            source: PatternMemory::new(traffic.seed),
-            rng: ChaCha8Rng::seed_from_u64(traffic.seed ^ 0xb0f),
-            buffers: 0,
+            requesters: Requesters::new(traffic.seed, peers),
             slots: 0,
             expected: SparseMemory::new(),
             landed: Vec::new(),
         }
     }
 
-    /// The packets the TX model sends for `posts` (`post.qp` is a peer's index), in wire order.
-    fn packets(&self, posts: &[Post]) -> Vec<TxPacket> {
-        let contexts = self.peers.iter().map(|p| p.requester).collect::<Vec<_>>();
-        self.packets_of(&contexts, posts)
-    }
-
-    /// The packets of requesters `contexts` (`post.qp` indexes them) for `posts`.
-    fn packets_of(&self, contexts: &[QpContext], posts: &[Post]) -> Vec<TxPacket> {
-        let mut setup = TxSetup {
-            posts: posts.to_vec(),
-            memory: Arc::new(self.source),
-            ..TxSetup::default()
-        };
-        for (i, context) in contexts.iter().enumerate() {
-            setup.contexts.insert(i as u32, *context);
-        }
-        let plan = TxModel::plan(&setup).unwrap();
-        assert!(plan.post_results.iter().all(Result::is_ok), "{:?}", plan.post_results);
-        plan.packets
-    }
-
-    /// The frames of the peers' packets.
-    fn frames(&self, packets: &[TxPacket]) -> Vec<Vec<u8>> {
-        packets
-            .iter()
-            .map(|p| frame_bytes(p, &self.peers[p.qp as usize].requester, &self.source))
-            .collect()
-    }
-
     /// A post of `op` on peer `peer` (channel `channel`); a WRITE goes to a slot of its region
     /// no other post uses.
     fn post(&mut self, peer: usize, channel: u16, op: PostOp, length: u32) -> Post {
         assert!(u64::from(length) <= SLOT);
-        let region = self.peers[peer].region;
+        let region = self.requesters.peers[peer].region;
         self.slots += 1;
-        let offset = (self.slots * SLOT) % region.length + self.rng.gen_range(0..=SLOT - u64::from(length));
-        Post {
-            channel,
-            queue: self.rng.gen_range(1..4),
-            op: op.code(),
-            qp: peer as u32,
-            length,
-            solicited: self.rng.gen_bool(0.3),
-            local_addr: self.rng.gen::<u64>() >> 8,
-            remote_addr: region.base + offset.min(region.length - u64::from(length)),
-            immediate: self.rng.gen(),
-            ..Post::default()
-        }
+        let offset = (self.slots * SLOT) % region.length + self.requesters.rng.gen_range(0..=SLOT - u64::from(length));
+        let remote_addr = region.base + offset.min(region.length - u64::from(length));
+        self.requesters.post_at(peer, channel, op, length, remote_addr)
     }
 
     /// Posts a receive buffer of `length` bytes to the peer's QP at a fresh address, on both
     /// sides; panics if the RTL refuses it. Returns the address.
     fn post_buffer(&mut self, peer: usize, length: u32) -> u64 {
-        self.buffers += 1;
-        let address = BUFFER_BASE + (self.buffers << 20) + self.rng.gen_range(0..4096);
-        let qp = self.peers[peer].qp;
-        assert!(
-            self.cosim.post_receive(qp, address, length).unwrap(),
-            "receive queue of QP {qp} full"
-        );
-        address
+        self.requesters.post_buffer(&mut self.cosim, peer, length)
     }
 
-    /// Posts the receive buffers the packets' messages need, in the order the messages use
-    /// them (wire order per QP): a SEND's on its first packet, a WRITE with immediate's on the
-    /// packet with the immediate. Returns each SEND's buffer address by channel.
+    /// Posts the receive buffers the packets' messages need, each 8 bytes longer than its
+    /// message ([`Requesters::post_buffers`]). Returns each SEND's buffer address by channel.
     fn post_buffers(&mut self, posts: &[Post], packets: &[TxPacket]) -> HashMap<u16, u64> {
-        let mut addresses = HashMap::new();
-        for p in packets {
-            let kind = message_operation(p.bth.opcode.operation());
-            let needs_buffer = match kind {
-                Some((MessageKind::Send, position)) => position.starts(),
-                Some((MessageKind::Write, _)) => p.immediate.is_some(),
-                None => false,
-            };
-            if needs_buffer {
-                let post = posts.iter().find(|q| q.channel == p.channel).unwrap();
-                let address = self.post_buffer(p.qp as usize, post.length + 8);
-                if matches!(kind, Some((MessageKind::Send, _))) {
-                    addresses.insert(p.channel, address);
-                }
-            }
-        }
-        addresses
+        self.requesters
+            .post_buffers(&mut self.cosim, posts, packets, |post| Some(post.length + 8))
     }
 
     /// Delivers frames to both, panicking with the mismatch if the RTL disagrees.
@@ -232,7 +98,10 @@ impl Bench {
 
     /// `post`'s bytes `range` (of its transfer) landed at `address + range.start`.
     fn landed(&mut self, post: &Post, address: u64, range: std::ops::Range<u64>) {
-        let bytes = self.source.bytes(post.local_addr + range.start, (range.end - range.start) as usize);
+        let bytes = self
+            .requesters
+            .source
+            .bytes(post.local_addr + range.start, (range.end - range.start) as usize);
         self.expected.write(address + range.start, &bytes);
         self.landed.push((address + range.start, bytes.len()));
     }
@@ -248,30 +117,25 @@ impl Bench {
 
     /// The requester goes on from the PSN the responder expects (as after a NAK).
     fn resync(&mut self, peer: usize) {
-        if let Some(state) = self.cosim.model.qp(self.peers[peer].qp) {
-            self.peers[peer].requester.sq_psn = state.expected_psn;
-        }
+        self.requesters.resync(&self.cosim.model, peer);
     }
 
     /// Restarts the peer's responder QP at the requester's PSN (out of the error state).
     fn recommit(&mut self, peer: usize) {
-        let p = &mut self.peers[peer];
-        p.responder.rq_psn = p.requester.sq_psn;
-        let (qp, context) = (p.qp, p.responder);
-        self.cosim.commit(qp, &context).unwrap();
+        self.requesters.recommit(&mut self.cosim, peer);
     }
 
     /// One good transfer on `peer` (with a buffer that fits, if it needs one), delivered: every
     /// packet executed, the bytes landed.
     fn good_transfer(&mut self, peer: usize, op: PostOp, length: u32) {
         let post = self.post(peer, 0, op, length);
-        let packets = self.packets(&[post]);
+        let packets = self.requesters.packets(&[post]);
         let buffers = self.post_buffers(&[post], &packets);
-        let outcomes = self.deliver(&self.frames(&packets));
+        let outcomes = self.deliver(&self.requesters.frames(&packets));
         assert!(
             outcomes.iter().all(|o| o.as_ref().is_some_and(Outcome::executed)),
             "{op:?} {length} B on QP {}: {:?}",
-            self.peers[peer].qp,
+            self.requesters.peers[peer].qp,
             verdicts(&outcomes)
         );
         self.landed_whole(&post, buffers.get(&0).copied());
@@ -321,25 +185,17 @@ fn length(rng: &mut ChaCha8Rng) -> u32 {
 /// Four connections, RC and UC, four PMTUs in a row from a random one, ACK coalescing on an RC
 /// and a UC one (which ignores it), PSNs near the wrap or anywhere.
 fn random_peers(rng: &mut ChaCha8Rng) -> Vec<Peer> {
-    let mut qps: Vec<u32> = Vec::new();
-    while qps.len() < 4 {
-        let qp = rng.gen_range(0..256);
-        if !qps.contains(&qp) {
-            qps.push(qp);
-        }
-    }
+    let qps = distinct_qps(rng, 4);
     let first_pmtu = rng.gen_range(0..Pmtu::ALL.len());
     qps.iter()
         .enumerate()
         .map(|(i, &qp)| {
             let transport = if i % 2 == 0 { Transport::Rc } else { Transport::Uc };
             let pmtu = Pmtu::ALL[(first_pmtu + i) % Pmtu::ALL.len()];
-            let psn = if rng.gen_bool(0.3) {
-                PSN_MASK - rng.gen_range(0..40)
-            } else {
-                rng.gen_range(0..=PSN_MASK)
-            };
-            let mut peer = Peer::new(qp, transport, pmtu, 1 + i as u16, 1 + i as u32, psn, [0, 1, 3, 2][i]);
+            let psn = random_psn(rng);
+            let mut peer = Peer::new(qp, transport, pmtu, 1 + i as u16, 1 + i as u32, psn)
+                .ack_every([0, 1, 3, 2][i])
+                .region_length(REGION_LEN);
             peer.requester.ack_every = rng.gen_range(0..4);
             peer
         })
@@ -356,7 +212,7 @@ fn random_transfers(width: usize, traffic: Traffic, rounds: usize, posts_per_rou
         let mut posts = Vec::new();
         let mut queued = [0usize; 4];
         for channel in 0..posts_per_round {
-            let peer = rng.gen_range(0..bench.peers.len());
+            let peer = rng.gen_range(0..bench.requesters.peers.len());
             let mut op = PostOp::ALL[rng.gen_range(0..4)];
             if op != PostOp::Write {
                 if queued[peer] < RECEIVE_QUEUE_DEPTH {
@@ -368,9 +224,9 @@ fn random_transfers(width: usize, traffic: Traffic, rounds: usize, posts_per_rou
             let length = length(&mut rng);
             posts.push(bench.post(peer, channel, op, length));
         }
-        let packets = bench.packets(&posts);
+        let packets = bench.requesters.packets(&posts);
         let buffers = bench.post_buffers(&posts, &packets);
-        let outcomes = bench.deliver(&bench.frames(&packets));
+        let outcomes = bench.deliver(&bench.requesters.frames(&packets));
         let not_executed: Vec<(usize, Option<Verdict>)> = verdicts(&outcomes)
             .into_iter()
             .enumerate()
@@ -381,7 +237,7 @@ fn random_transfers(width: usize, traffic: Traffic, rounds: usize, posts_per_rou
         for post in &posts {
             bench.landed_whole(post, buffers.get(&post.channel).copied());
         }
-        for peer in 0..bench.peers.len() {
+        for peer in 0..bench.requesters.peers.len() {
             bench.resync(peer);
         }
     }
@@ -440,7 +296,11 @@ fn not_rocev2(rng: &mut ChaCha8Rng) -> Vec<Vec<u8>> {
 
 /// The frame of `packet` with its payload changed (the ICRC recomputed: a valid frame).
 fn other_payload(bench: &Bench, packet: &TxPacket) -> Vec<u8> {
-    let mut frame = frame_repr(packet, &bench.peers[packet.qp as usize].requester, &bench.source);
+    let mut frame = frame_repr(
+        packet,
+        &bench.requesters.peers[packet.qp as usize].requester,
+        &bench.requesters.source,
+    );
     for b in &mut frame.payload {
         *b = !*b;
     }
@@ -474,23 +334,27 @@ fn corrupt_copies(frame: &[u8]) -> Vec<(Vec<u8>, DropReason)> {
 fn bad_input(width: usize, traffic: Traffic) {
     let mut rng = ChaCha8Rng::seed_from_u64(traffic.seed);
     let peers = vec![
-        Peer::new(10, Transport::Rc, Pmtu::B256, 1, 1, 0x100, 2),
-        Peer::new(11, Transport::Uc, Pmtu::B256, 2, 2, PSN_MASK - 1, 0),
+        Peer::new(10, Transport::Rc, Pmtu::B256, 1, 1, 0x100)
+            .ack_every(2)
+            .region_length(REGION_LEN),
+        Peer::new(11, Transport::Uc, Pmtu::B256, 2, 2, PSN_MASK - 1)
+            .ack_every(0)
+            .region_length(REGION_LEN),
     ];
     let mut bench = Bench::new(width, traffic, peers);
     let mut passed = not_rocev2(&mut rng).into_iter();
     for peer in 0..2 {
         let rc = peer == 0;
-        let qp = bench.peers[peer].qp;
+        let qp = bench.requesters.peers[peer].qp;
 
         // Corrupt copies after each good packet, a frame that is not RoCEv2 between packets;
         // RC: a duplicate with other bytes. None of them writes.
         let post = bench.post(peer, 0, PostOp::Write, 700);
-        let packets = bench.packets(&[post]);
+        let packets = bench.requesters.packets(&[post]);
         let mut frames = Vec::new();
         let mut want = Vec::new();
         for (i, packet) in packets.iter().enumerate() {
-            let good = bench.frames(std::slice::from_ref(packet)).remove(0);
+            let good = bench.requesters.frame(packet).emit();
             frames.push(good.clone());
             want.push(Some(Verdict::Executed));
             for (copy, reason) in corrupt_copies(&good) {
@@ -516,12 +380,12 @@ fn bad_input(width: usize, traffic: Traffic) {
         for dest in [300, 77] {
             let requester = QpContext {
                 dest_qpn: dest,
-                ..bench.peers[peer].requester
+                ..bench.requesters.peers[peer].requester
             };
-            let packets = bench.packets_of(&[requester], &[Post { qp: 0, ..stray }]);
-            strays.extend(packets.iter().map(|p| frame_bytes(p, &requester, &bench.source)));
+            let packets = bench.requesters.packets_of(&[requester], &[Post { qp: 0, ..stray }]);
+            strays.extend(packets.iter().map(|p| frame_bytes(p, &requester, &bench.requesters.source)));
         }
-        let mut frames = bench.frames(&bench.packets(&[post]));
+        let mut frames = bench.requesters.frames(&bench.requesters.packets(&[post]));
         for (k, frame) in strays.into_iter().enumerate() {
             frames.insert(1 + k, frame);
         }
@@ -540,20 +404,20 @@ fn bad_input(width: usize, traffic: Traffic) {
 
         // A wrong R_Key, then a WRITE past its region's end: RC NAKs them (the QP goes to the
         // error state and is restarted), UC drops them.
-        let region = bench.peers[peer].region;
+        let region = bench.requesters.peers[peer].region;
         for (case, failure) in [
             ("wrong R_Key", CheckFailure::RkeyInvalid),
             ("out of bounds", CheckFailure::RkeyBounds),
         ] {
-            let mut requester = bench.peers[peer].requester;
+            let mut requester = bench.requesters.peers[peer].requester;
             if failure == CheckFailure::RkeyInvalid {
                 requester.rkey ^= 0x01;
             }
             let post = bench.post(peer, 0, PostOp::Write, 700);
-            let packets = bench.packets_of(&[requester], &[Post { qp: 0, ..post }]);
+            let packets = bench.requesters.packets_of(&[requester], &[Post { qp: 0, ..post }]);
             let mut frames = Vec::new();
             for (i, packet) in packets.iter().enumerate() {
-                let mut frame = frame_repr(packet, &requester, &bench.source);
+                let mut frame = frame_repr(packet, &requester, &bench.requesters.source);
                 if i == 0 && failure == CheckFailure::RkeyBounds {
                     // the RETH's VA 300 bytes before the region's end, its DMA length 700
                     frame.ext.reth.as_mut().expect("a RETH").va = region.base + region.length - 300;
@@ -573,7 +437,7 @@ fn bad_input(width: usize, traffic: Traffic) {
         // A PSN gap: the second of four packets lost. RC: one NAK, then the requester resends
         // from it; UC: the rest of the message is dropped (its first packet stays written).
         let post = bench.post(peer, 0, PostOp::Write, 1000);
-        let frames = bench.frames(&bench.packets(&[post]));
+        let frames = bench.requesters.frames(&bench.requesters.packets(&[post]));
         let outcomes = bench.deliver(&[frames[0].clone(), frames[2].clone(), frames[3].clone()]);
         let gap = failed(CheckFailure::PsnOutOfSequence);
         assert_eq!(verdicts(&outcomes), [Some(Verdict::Executed), gap, gap], "QP {qp}: PSN gap");
@@ -596,7 +460,7 @@ fn bad_input(width: usize, traffic: Traffic) {
         // A SEND with no receive buffer: RC answers an RNR NAK and the requester resends once a
         // buffer is posted; UC drops it.
         let post = bench.post(peer, 0, PostOp::Send, 300);
-        let frames = bench.frames(&bench.packets(&[post]));
+        let frames = bench.requesters.frames(&bench.requesters.packets(&[post]));
         let outcomes = bench.deliver(&frames);
         assert_eq!(
             verdicts(&outcomes)[0],
@@ -657,7 +521,9 @@ struct Throughput {
 fn throughput(size: u32) -> Throughput {
     const FRAMES: usize = 120;
     const WARM_UP: usize = 40;
-    let peer = Peer::new(20, Transport::Uc, Pmtu::B4096, 1, 1, 0, 0);
+    let peer = Peer::new(20, Transport::Uc, Pmtu::B4096, 1, 1, 0)
+        .ack_every(0)
+        .region_length(REGION_LEN);
     let mut bench = Bench::new(512, Traffic::FULL, vec![peer]);
     // aligned, so that no WRITE crosses a block and each is one packet
     let posts: Vec<Post> = (0..FRAMES as u16)
@@ -666,9 +532,9 @@ fn throughput(size: u32) -> Throughput {
             ..bench.post(0, c, PostOp::Write, size)
         })
         .collect();
-    let packets = bench.packets(&posts);
+    let packets = bench.requesters.packets(&posts);
     assert_eq!(packets.len(), FRAMES);
-    let frames = bench.frames(&packets);
+    let frames = bench.requesters.frames(&packets);
     let outcomes = bench.deliver(&frames);
     assert!(outcomes.iter().all(|o| o.as_ref().is_some_and(Outcome::executed)));
     for post in &posts {
@@ -717,10 +583,12 @@ fn a_stuck_output_is_an_error_naming_each_interface_not_a_hang() {
         seed: SEED,
     };
     let mut rng = ChaCha8Rng::seed_from_u64(SEED);
-    let peer = Peer::new(3, Transport::Rc, Pmtu::B1024, 1, 1, 0, 0);
+    let peer = Peer::new(3, Transport::Rc, Pmtu::B1024, 1, 1, 0)
+        .ack_every(0)
+        .region_length(REGION_LEN);
     let mut bench = Bench::new(64, Traffic::FULL, vec![peer]);
     let post = bench.post(0, 0, PostOp::Write, 30_000);
-    let mut frames = bench.frames(&bench.packets(&[post]));
+    let mut frames = bench.requesters.frames(&bench.requesters.packets(&[post]));
     frames.extend(not_rocev2(&mut rng));
     let mut rtl = RxPathRtl::new(64, stuck).unwrap();
     let error = rtl.deliver(&frames).unwrap_err();

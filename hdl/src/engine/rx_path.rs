@@ -4,11 +4,13 @@
 //! responder model (`ferroce_models::responder::Responder::receive_rx`).
 //!
 //! ```text
-//!  s_axis ─► RxFront ─┬─ r_* (records) ──► Responder ─► decision ─┬─► PayloadWriter ─► m_cmd, m_wr (memory)
-//!  (MAC)              │                      ▲   │                │     ▲
-//!                     ├─ m_pay (payloads) ───┼───┼────────────────┼─────┘
-//!                     └─ m_pass (not RoCEv2) │   │                └─► m_dec (completions, ACK/NAK)
-//!       qp_read_*, qp_commit_*, region_write_*, recv_* (the register file)
+//!  s_axis ─► RxFront ─┬─ r_* (final records) ─► record FIFO ─► next_record ─► Responder ─► decision ─┐
+//!  (MAC)              │                                                          ▲                   │
+//!                     │                   qp_read_*, qp_commit_*, region_write_*, recv_*              │
+//!                     │                   (the register file)                                         │
+//!                     ├─ m_pay (payloads) ─► PayloadWriter ◄─ write, address, length ◄────────────────┤
+//!                     │                        └─► m_cmd, m_wr (memory)                               │
+//!                     └─ m_pass (not RoCEv2)                         m_dec (completions, ACK/NAK) ◄───┘
 //! ```
 //!
 //! - Each final record of `RxFront` gets one decision; a payload waits in the writer's block RAM
@@ -17,7 +19,9 @@
 //! - **The record FIFO** (LUTRAM, 32 records of the fields the responder reads) takes the final
 //!   records as `RxFront` makes them and drops the header records, which the responder does not
 //!   need: `RxFront` stops its input while a record waits, so without it the next frame's header
-//!   record would hold the wire until the responder finished the previous packet.
+//!   record would hold the wire until the responder finished the previous packet. Its head moves
+//!   to a register (`next_record`) whenever that is empty, so the FIFO's read does not wait on the
+//!   responder's `r_ready` (too deep to reach the LUTRAM's read address in 6 levels).
 //! - **The decision fork**: each decision goes to the writer (`write`, `write_address`,
 //!   `write_length`) and whole on `m_dec_*`, each side taking it when it is ready; the responder
 //!   moves on when both have it.
@@ -190,6 +194,11 @@ pub struct RxPath<const W: usize, const K: usize, const D: usize, const QB: usiz
     records: Fifo<ResponderRecord>,
     /// The front end's record, as the FIFO's entry.
     record: Signal<Local, ResponderRecord>,
+    /// The record offered to the responder, taken from the FIFO's head.
+    next_record: DFF<ResponderRecord>,
+    next_record_valid: DFF<Bit>,
+    /// The FIFO's head moves to `next_record`.
+    advance: Signal<Local, Bit>,
     responder: Responder<QB, RB, RA, QL>,
     writer: PayloadWriter<W, K>,
     /// The decision on the responder's output was taken by the writer, or by `m_dec`.
@@ -271,6 +280,9 @@ impl<const W: usize, const K: usize, const D: usize, const QB: usize, const RB: 
             front: Default::default(),
             records: Default::default(),
             record: Default::default(),
+            next_record: Default::default(),
+            next_record_valid: Default::default(),
+            advance: Default::default(),
             responder: Default::default(),
             writer: Default::default(),
             writer_has_decision: Default::default(),
@@ -289,7 +301,14 @@ impl<const W: usize, const K: usize, const D: usize, const QB: usize, const RB: 
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, writer_has_decision, output_has_decision);
+        dff_setup!(
+            self,
+            clock,
+            next_record,
+            next_record_valid,
+            writer_has_decision,
+            output_has_decision
+        );
         clock!(self, clock, front, records, responder, writer);
         self.front.reset.next = self.reset.val();
         self.records.reset.next = self.reset.val();
@@ -327,22 +346,31 @@ impl<const W: usize, const K: usize, const D: usize, const QB: usize, const RB: 
         self.records.push.next =
             self.front.r_valid.val() && self.front.r_final.val() && !self.records.fill.val().get_bit(self.full_at.val().index());
         self.records.push_value.next = self.record.val();
-        self.responder.r_valid.next = self.records.head_valid.val();
-        self.records.pop.next = self.records.head_valid.val() && self.responder.r_ready.val();
+        self.advance.next = self.records.head_valid.val() && !self.next_record_valid.q.val();
+        self.records.pop.next = self.advance.val();
+        self.next_record_valid.d.next = self.next_record_valid.q.val() && !self.responder.r_ready.val();
+        if self.advance.val() {
+            self.next_record.d.next = self.records.head.val();
+            self.next_record_valid.d.next = true;
+        }
+        if self.reset.val() {
+            self.next_record_valid.d.next = false;
+        }
+        self.responder.r_valid.next = self.next_record_valid.q.val();
         self.responder.r_final.next = true;
-        self.responder.r_drop.next = self.records.head.val().drop;
-        self.responder.r_bth_ok.next = self.records.head.val().bth_ok;
-        self.responder.r_bth_opcode.next = self.records.head.val().bth_opcode;
-        self.responder.r_bth_se.next = self.records.head.val().bth_se;
-        self.responder.r_bth_pkey.next = self.records.head.val().bth_pkey;
-        self.responder.r_bth_dqpn.next = self.records.head.val().bth_dqpn;
-        self.responder.r_bth_ackreq.next = self.records.head.val().bth_ackreq;
-        self.responder.r_bth_psn.next = self.records.head.val().bth_psn;
-        self.responder.r_reth_va.next = self.records.head.val().reth_va;
-        self.responder.r_reth_rkey.next = self.records.head.val().reth_rkey;
-        self.responder.r_reth_dmalen.next = self.records.head.val().reth_dmalen;
-        self.responder.r_immdt.next = self.records.head.val().immdt;
-        self.responder.r_pay_len.next = self.records.head.val().pay_len;
+        self.responder.r_drop.next = self.next_record.q.val().drop;
+        self.responder.r_bth_ok.next = self.next_record.q.val().bth_ok;
+        self.responder.r_bth_opcode.next = self.next_record.q.val().bth_opcode;
+        self.responder.r_bth_se.next = self.next_record.q.val().bth_se;
+        self.responder.r_bth_pkey.next = self.next_record.q.val().bth_pkey;
+        self.responder.r_bth_dqpn.next = self.next_record.q.val().bth_dqpn;
+        self.responder.r_bth_ackreq.next = self.next_record.q.val().bth_ackreq;
+        self.responder.r_bth_psn.next = self.next_record.q.val().bth_psn;
+        self.responder.r_reth_va.next = self.next_record.q.val().reth_va;
+        self.responder.r_reth_rkey.next = self.next_record.q.val().reth_rkey;
+        self.responder.r_reth_dmalen.next = self.next_record.q.val().reth_dmalen;
+        self.responder.r_immdt.next = self.next_record.q.val().immdt;
+        self.responder.r_pay_len.next = self.next_record.q.val().pay_len;
 
         // ---- the register file's side of the responder ----
         self.qp_read_valid.next = self.responder.qp_read_valid.val();
