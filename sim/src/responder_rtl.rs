@@ -39,7 +39,7 @@ use crate::contracts::rx::{record, DropReason, RecordField};
 use crate::contracts::tx::QP_CONTEXT_WORDS;
 use crate::models::responder::{is_well_formed, Decision, MemoryRegion, Outcome, QpAttributes, Responder};
 use crate::models::tx::QpContext;
-use crate::rx::RxRecord;
+use crate::rx::{RxBth, RxRecord};
 use crate::verilated::{Model, Traffic};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -105,8 +105,21 @@ impl RecordIn {
     pub fn port_value(&self, field: RecordField) -> u128 {
         let r = &self.record;
         let well_formed = is_well_formed(r);
-        // no BTH: its fields read 0
-        let bth = r.bth.unwrap_or_default();
+        // no BTH: its ports carry whatever the front end captured (a truncated BTH's bytes), so
+        // they are driven all ones here: the responder must not read them
+        let bth = r.bth.unwrap_or(RxBth {
+            opcode: 0xFF,
+            se: true,
+            m: true,
+            padcnt: 3,
+            tver: 0xF,
+            pkey: 0xFFFF,
+            fecn: true,
+            becn: true,
+            dqpn: 0xFF_FFFF,
+            ackreq: true,
+            psn: 0xFF_FFFF,
+        });
         let mac = |m: [u8; 6]| m.iter().fold(0u128, |v, &b| v << 8 | u128::from(b));
         let ip = |a: IpAddr| match a {
             IpAddr::V4(a) => u128::from(u32::from(a)),

@@ -117,7 +117,8 @@ impl RxVerdict {
 }
 
 /// The BTH fields of a header record (the opcode is kept raw: a dropped frame may carry a
-/// reserved one). The default is all zero: what the RTL's record ports show without a BTH.
+/// reserved one). The default is all zero. A record without a BTH has none (`bth: None`); the
+/// RTL's `r_bth_*` ports then hold whatever bytes the capture had and mean nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct RxBth {
     /// Opcode byte.
