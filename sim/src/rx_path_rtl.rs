@@ -618,13 +618,6 @@ fn first_difference(got: &[u8], want: &[u8]) -> String {
     }
 }
 
-impl RxPathRun {
-    /// The decisions, unpacked.
-    pub fn unpacked_decisions(&self) -> Vec<Decision> {
-        self.decisions.iter().map(|w| Decision::from_words(w)).collect()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
