@@ -11,7 +11,10 @@
 //!   [`MemoryTiming::outstanding`] in flight), each answered on `s_pay_*` from
 //!   [`TxSetup::memory`] no earlier than [`MemoryTiming::latency`] cycles after it was taken,
 //!   in order, one beat per cycle but for random stalls;
-//! - the MAC: frames on `m_axis` (with random backpressure), the stream rules checked.
+//! - the MAC: frames on `m_axis` (with random backpressure), the stream rules checked;
+//! - the responder: [`TxSetup::responses`] on `s_resp_*` in order, each after random idle
+//!   ([`RESPONSE_IDLE_PCT`]), so they fall among the data frames; `m_packet_response` tells
+//!   their frames apart ([`TxRun::responses`]).
 //!
 //! The model makes every post before its first decision; so does the RTL when posts come back
 //! to back (the segmenter takes a waiting post before it asks for a decision), which is what
@@ -195,6 +198,10 @@ impl TxEngine for TxPathRtl {
     }
 }
 
+/// Percent chance per cycle that the next response waits: on average one is offered every 25
+/// cycles, among the data frames of a run.
+pub const RESPONSE_IDLE_PCT: u32 = 96;
+
 /// Cycles without a post result, descriptor, output beat or completion after which the
 /// transfers left are taken as never served (a queue that is never eligible): many decisions'
 /// worth.
@@ -297,11 +304,23 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
     let (cfg_we, cfg_addr, cfg_wdata) = (port("sched_cfg_we")?, port("sched_cfg_addr")?, port("sched_cfg_wdata")?);
     let (result_valid, result_code) = (port("post_result_valid")?, port("post_result_code")?);
     let (index_port, entry_port) = (port("qp_read_index")?, port("qp_read_entry")?);
-    let (packet_valid, packet_channel) = (port("m_packet_valid")?, port("m_packet_channel")?);
+    let (packet_valid, packet_channel, packet_response) = (port("m_packet_valid")?, port("m_packet_channel")?, port("m_packet_response")?);
     let (tvalid, commit, post_valid) = (port("m_axis_tvalid")?, port("qp_commit_valid")?, port("post_valid")?);
     let counters: Vec<usize> = REFUSAL_COUNTERS.iter().map(|n| m.port(n)).collect::<Result<_, _>>()?;
 
     let mut post_source = RecordSource::new(&m, "post_valid", "post_ready", &["post_entry"], s.post_idle_pct)?;
+    let responses: Vec<Vec<Vec<u32>>> = setup
+        .responses
+        .iter()
+        .map(|r| vec![vec![r.qp], vec![r.psn], vec![r.aeth.encode()]])
+        .collect();
+    let mut response_source = RecordSource::new(
+        &m,
+        "s_resp_valid",
+        "s_resp_ready",
+        &["s_resp_qp", "s_resp_psn", "s_resp_aeth"],
+        RESPONSE_IDLE_PCT,
+    )?;
     let mut reads = Channel::new(
         &m,
         "m_read",
@@ -326,6 +345,7 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
     m.set_u64(block_log2, u64::from(setup.block_log2));
     m.set_u64(memory.ports[0], 0);
     m.set_u64(post_valid, 0);
+    response_source.drive(&mut m, rng, &[]);
     mac.always_ready(&mut m);
     completions.always_ready(&mut m);
     reads.always_ready(&mut m);
@@ -354,8 +374,10 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
     // channel → queue of its accepted post: a frame's queue from its channel
     let mut post_results: Vec<Result<(), PostError>> = Vec::with_capacity(posts.len());
     let mut queue_of_channel: HashMap<u16, u8> = HashMap::new();
-    // per descriptor taken, its transfer's queue: frames leave in that order
-    let mut packet_queues: VecDeque<u8> = VecDeque::new();
+    // per descriptor taken, its transfer's queue (None: a response): frames leave in that order
+    let mut packet_queues: VecDeque<Option<u8>> = VecDeque::new();
+    // per frame that left, whether it is a response's
+    let mut frame_is_response: Vec<bool> = Vec::new();
     let mut queue_bytes = vec![0u64; setup.queues];
     let mut done: Vec<(u16, CompletionStatus)> = Vec::new();
     let mut context_reads: VecDeque<usize> = std::iter::repeat_n(0, QP_READ_LATENCY).collect();
@@ -366,7 +388,10 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
     let mut cycle = 0u64;
     loop {
         let accepted = post_results.iter().filter(|r| r.is_ok()).count();
-        let drained = post_results.len() == posts.len() && packet_queues.is_empty() && mac.pending_bytes() == 0;
+        let drained = post_results.len() == posts.len()
+            && frame_is_response.iter().filter(|&&r| r).count() == responses.len()
+            && packet_queues.is_empty()
+            && mac.pending_bytes() == 0;
         // every transfer completed, or the rest wait for a queue that is never served
         if drained && (done.len() == accepted || cycle - last_progress > QUIET_CYCLES + s.memory.latency) {
             break;
@@ -381,6 +406,7 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
         }
         let released = release.get(post_source.next()).is_none_or(|&at| cycle >= at);
         post_source.drive(&mut m, rng, if released { &posts } else { &posts[..post_source.next()] });
+        response_source.drive(&mut m, rng, &responses);
         m.set(entry_port, &contexts[context_reads.pop_front().expect("read line")]);
         memory.drive(&mut m, rng, cycle);
         mac.drive(&mut m, rng);
@@ -393,6 +419,9 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
 
         if post_source.sample(&mut m, cycle).is_some() {
             first_post.get_or_insert(cycle);
+        }
+        if response_source.sample(&mut m, cycle).is_some() {
+            last_progress = cycle;
         }
         if m.peek_u64(result_valid) != 0 {
             let code = m.peek_u64(result_code) as u8;
@@ -414,7 +443,11 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
             // the queue of the channel's transfer now: a channel is posted again only after
             // its transfer's last descriptor
             let channel = m.peek_u64(packet_channel) as u16;
-            packet_queues.push_back(queue_of_channel.get(&channel).copied().unwrap_or(0));
+            packet_queues.push_back(if m.peek_u64(packet_response) != 0 {
+                None
+            } else {
+                Some(queue_of_channel.get(&channel).copied().unwrap_or(0))
+            });
             last_progress = cycle;
         }
         if let Some(command) = reads.sample(&mut m, cycle)? {
@@ -437,7 +470,10 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
         }
         if mac.frames.len() > frames_before {
             let queue = packet_queues.pop_front().ok_or("a frame left without a descriptor before it")?;
-            queue_bytes[usize::from(queue)] += mac.frames.last().map_or(0, |f| f.bytes.len() as u64);
+            if let Some(queue) = queue {
+                queue_bytes[usize::from(queue)] += mac.frames.last().map_or(0, |f| f.bytes.len() as u64);
+            }
+            frame_is_response.push(queue.is_none());
         }
         if let Some(c) = completions.sample(&mut m, cycle)? {
             let status = CompletionStatus::from_code(c[1][0] as u8).ok_or_else(|| format!("completion status {}", c[1][0]))?;
@@ -456,9 +492,12 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
     figures.output_gaps = gaps.saturating_sub(cycle - 1 - last_beat);
     figures.reads_in_flight = memory.most_in_flight;
     figures.underflow_cycles = mac.underflow_cycles;
+    let (responses, frames): (Vec<_>, Vec<_>) = mac.frames.iter().zip(&frame_is_response).partition(|(_, &r)| r);
+    let bytes = |frames: Vec<(&crate::axis::OutFrame, &bool)>| frames.into_iter().map(|(f, _)| f.bytes.clone()).collect();
     let run = TxRun {
         post_results,
-        frames: mac.frames.iter().map(|f| f.bytes.clone()).collect(),
+        frames: bytes(frames),
+        responses: bytes(responses),
         completions: done,
         queue_bytes,
         cycles: Some(figures.cycles),

@@ -1,7 +1,7 @@
 //! The packet generator (`TxGenerator`) in Verilator against frames the wire model builds from
 //! the same descriptors and QP contexts (`ferroce_wire::RoceFrame`, which shares no code with
-//! the RTL), byte for byte: every SEND and WRITE opcode of RC and UC, payloads of 0 to 4096
-//! bytes, IPv4 and IPv6, under random descriptor idle, memory stalls, output and completion
+//! the RTL), byte for byte: every SEND and WRITE opcode of RC and UC, and the Acknowledge of a
+//! response (its AETH in the descriptor's `immediate`), payloads of 0 to 4096 bytes, IPv4 and IPv6, under random descriptor idle, memory stalls, output and completion
 //! backpressure, at 64 and 512 bits. Every frame also passes the RX model (accepted, ICRC
 //! good), the output never pauses inside a frame (memory stalls included: a frame starts with its
 //! payload stored whole), and it has no gap between frames when nothing stalls it.
@@ -10,6 +10,7 @@ use ferroce_sim::contracts::tx::{MAX_PACKET_PAYLOAD, PACKET, QP_CONTEXT};
 use ferroce_sim::contracts::{Opcode, Operation, Transport};
 use ferroce_sim::rx::{rx_model, RxVerdict};
 use ferroce_sim::tx_rtl::{run_generator, GeneratorJob, GeneratorTraffic};
+use ferroce_sim::wire::aeth::Repr as AethRepr;
 use ferroce_sim::wire::packet::{ExtRepr, IpRepr, RoceFrame};
 use ferroce_sim::wire::{BthRepr, EthernetRepr, ImmDtRepr, Ipv4Repr, Ipv6Repr, RethRepr};
 use rand::{Rng, SeedableRng};
@@ -104,7 +105,7 @@ impl Packet {
                 ("ack_request", u128::from(self.ack_request)),
                 ("pad", ((4 - self.payload.len() % 4) % 4) as u128),
                 ("has_reth", u128::from(ext.reth)),
-                ("has_immediate", u128::from(ext.immdt)),
+                ("has_immediate", u128::from(ext.immdt || ext.aeth)),
                 ("last_of_transfer", u128::from(self.last_of_transfer)),
                 ("payload_len", self.payload.len() as u128),
                 ("channel", u128::from(self.channel)),
@@ -173,13 +174,17 @@ impl Packet {
                 dma_len: self.dma_len,
             }),
             immdt: ext.immdt.then_some(ImmDtRepr { imm: self.immediate }),
+            aeth: ext.aeth.then_some(AethRepr {
+                syndrome: (self.immediate >> 24) as u8,
+                msn: self.immediate & 0xFF_FFFF,
+            }),
             ..ExtRepr::default_for(self.opcode)
         };
         frame.emit()
     }
 }
 
-/// Every SEND and WRITE opcode of RC and UC.
+/// Every SEND and WRITE opcode of RC and UC, and RC Acknowledge.
 fn opcodes() -> Vec<Opcode> {
     use Operation::*;
     let ops = [
@@ -199,6 +204,7 @@ fn opcodes() -> Vec<Opcode> {
     [Transport::Rc, Transport::Uc]
         .iter()
         .flat_map(|&t| ops.iter().map(move |&o| Opcode::from_parts(t, o).unwrap()))
+        .chain([Opcode::from_parts(Transport::Rc, Ack).unwrap()])
         .collect()
 }
 
@@ -212,9 +218,28 @@ fn random_packets(rng: &mut ChaCha8Rng, qps: usize, n: usize) -> Vec<Packet> {
                 6..=8 => rng.gen_range(200..2048),
                 _ => *[256, 1024, 4096, 4095, 4093].get(rng.gen_range(0..5)).unwrap(),
             };
+            let opcode = opcodes[rng.gen_range(0..opcodes.len())];
+            if opcode.ext_headers().aeth {
+                // a response: no payload, no SE or AckReq, a valid syndrome (ACK, RNR NAK, NAK 0-4)
+                let syndrome = [0x1F, 0x20 | rng.gen_range(0..32), 0x60 | rng.gen_range(0..5)][rng.gen_range(0..3)];
+                return Packet {
+                    qp: rng.gen_range(0..qps as u32) * 7 + 3,
+                    opcode,
+                    psn: rng.gen_range(0..1 << 24),
+                    solicited: false,
+                    ack_request: false,
+                    last_of_transfer: false,
+                    channel: 0,
+                    va: 0,
+                    rkey: 0,
+                    dma_len: 0,
+                    immediate: syndrome << 24 | rng.gen_range(0..1 << 24),
+                    payload: Vec::new(),
+                };
+            }
             Packet {
                 qp: rng.gen_range(0..qps as u32) * 7 + 3,
-                opcode: opcodes[rng.gen_range(0..opcodes.len())],
+                opcode,
                 psn: rng.gen_range(0..1 << 24),
                 solicited: rng.gen(),
                 ack_request: rng.gen(),

@@ -3,10 +3,13 @@
 //! over random setups (lengths 0 to a few hundred KiB, every PMTU, block sizes 4 KiB to 1 MiB,
 //! unaligned and wrapping addresses, PSNs near the wrap, IPv4 and IPv6, several channels on one
 //! QP, SENDs spread over many blocks, refused posts), with output backpressure, memory latency,
-//! memory stalls and read-command backpressure; QoS 1:2:5 on the wire; a control post made
-//! while bulk is on the wire; memory latency of hundreds of cycles at full rate.
+//! memory stalls and read-command backpressure; the responder's ACKs and NAKs offered at random
+//! among the transfers' frames; QoS 1:2:5 on the wire; a control post made while bulk is on the
+//! wire; memory latency of hundreds of cycles at full rate.
 
+use ferroce_sim::contracts::responder::{Aeth, NakCode, Syndrome};
 use ferroce_sim::contracts::tx::{CompletionStatus, Pmtu, PostError, PostOp, QpState};
+use ferroce_sim::models::responder::Response;
 use ferroce_sim::models::tx::qos::{add_control_post, backlogged_bytes, deviation_from_weights, weighted_setup, wire_dest_qpn, wire_queue};
 use ferroce_sim::models::tx::{PatternMemory, Post, QpContext, TxEngine, TxModel, TxRun, TxSetup};
 use ferroce_sim::rx_rtl::RxFrontRtl;
@@ -111,6 +114,23 @@ fn random_setup(rng: &mut ChaCha8Rng, variant: &PathVariant, budget: u64) -> TxS
             immediate: rng.gen(),
         });
     }
+    for _ in 0..rng.gen_range(0..=8) {
+        let syndrome = match rng.gen_range(0..3) {
+            0 => Syndrome::ack(),
+            1 => Syndrome::RnrNak {
+                timer: rng.gen_range(0..32),
+            },
+            _ => Syndrome::Nak(NakCode::ALL[rng.gen_range(0..NakCode::ALL.len())]),
+        };
+        setup.responses.push(Response {
+            qp: rng.gen_range(0..qps),
+            psn: rng.gen_range(0..1 << 24),
+            aeth: Aeth {
+                syndrome,
+                msn: rng.gen_range(0..1 << 24),
+            },
+        });
+    }
     setup
 }
 
@@ -129,6 +149,7 @@ fn same_as_model(rtl: &mut TxPathRtl, setup: &TxSetup, what: &str) -> TxRun {
         assert_eq!(g, w, "{what}: frame {i} of {}", model.frames.len());
     }
     assert_eq!(got.frames.len(), model.frames.len(), "{what}: frames");
+    assert_eq!(got.responses, model.responses, "{what}: response frames");
     assert_eq!(got.completions, model.completions, "{what}: completions");
     assert_eq!(got.queue_bytes, model.queue_bytes, "{what}: bytes per queue");
     // memory latency and stalls delay a frame's start, never its middle
@@ -169,7 +190,7 @@ fn random_setups_give_the_models_frames_under_backpressure_and_memory_latency() 
     }
 }
 
-/// The default configuration at 512 bits; every frame is accepted by the RX front end RTL
+/// The default configuration at 512 bits; every frame, responses included, is accepted by the RX front end RTL
 /// (`rx_front` at 512 bits: ICRC, checksums, lengths, opcodes), with no drop reason.
 #[test]
 fn default_configuration_at_512_bits_gives_the_models_frames_and_rx_accepts_them() {
@@ -179,15 +200,16 @@ fn default_configuration_at_512_bits_gives_the_models_frames_and_rx_accepts_them
         let setup = random_setup(&mut rng, &DEFAULT, 6_000_000);
         let surroundings = if round == 0 { Surroundings::FULL } else { rough(round) };
         let run = same_as_model(&mut TxPathRtl::new(DEFAULT, surroundings), &setup, &format!("round {round}"));
-        if run.frames.is_empty() {
+        let frames: Vec<Vec<u8>> = run.frames.iter().chain(&run.responses).cloned().collect();
+        if frames.is_empty() {
             continue;
         }
         let before = rx.counters();
-        rx.run(&run.frames, 10, 10, round).unwrap();
+        rx.run(&frames, 10, 10, round).unwrap();
         let after = rx.counters();
         assert_eq!(
             (after.frames_in - before.frames_in, after.accepted - before.accepted),
-            (run.frames.len() as u64, run.frames.len() as u64),
+            (frames.len() as u64, frames.len() as u64),
             "round {round}: the RX front end accepts every frame ({after:?})"
         );
     }

@@ -8,7 +8,8 @@
 //!             │    └── done (the generator's completion)│ descriptors (PACKET)
 //!             │                                         ▼
 //!   QP read ◄─┴── segmenter first ─── generator ◄── TxGenerator ◄── s_pay (memory data)
-//!   (qp_read_*)                                        │
+//!   (qp_read_*)                                 ▲      │
+//!          s_resp (ACK/NAK) ──► response ───────┘ (first)
 //!                                                      ├─► m_axis (frames with ICRC) ──► MAC
 //!                                                      └─► cpl (channel, status) ──► register file
 //! ```
@@ -20,6 +21,12 @@
 //! - **Scheduler requests**: the segmenter's enqueue and decision request reach the scheduler
 //!   through one register each, so its decisions come one cycle later than in `tx_segmenter`'s
 //!   tests; the segmenter waits for the answer, whatever its latency.
+//! - **Responses** (`s_resp_*`, the responder's ACKs and NAKs): the control class at packet
+//!   grain. A response waits in one descriptor register (opcode Acknowledge, its PSN, its AETH
+//!   in the ImmDt place, no payload, no transfer) and goes to the generator before the
+//!   segmenter's next descriptor: it waits at most for the frame being started, not for a
+//!   block decision. It never splits a frame; it may leave between two packets of a message,
+//!   which is legal (it is in the responder's PSN space). `m_packet_response` marks its frame.
 //! - **Completions**: the generator's completion goes out on `cpl_*` (status success: a UC
 //!   transfer is complete when its last frame has left; RC completion comes with the engine) and,
 //!   in the cycle the register file takes it, frees the channel in the segmenter (`done`).
@@ -29,9 +36,10 @@
 
 use super::generator::TxGenerator;
 use super::segmenter::TxSegmenter;
-use crate::common::elab::c;
+use crate::common::elab::{bits_from, c};
 use crate::sched::Sched;
-use ferroce_contracts::tx::{CompletionStatus, PACKET, POST_BITS, QP_CONTEXT_BITS};
+use ferroce_contracts::opcode::{Opcode, Operation, Transport};
+use ferroce_contracts::tx::{CompletionStatus, PACKET, PACKET_BITS, POST_BITS, QP_CONTEXT_BITS};
 use rust_hdl::prelude::*;
 
 /// The TX path at `W` bits (`K = W / 8` lanes) with `2^CB` channels (`EB = CB + 1`, the
@@ -104,6 +112,18 @@ pub struct TxPath<const W: usize, const K: usize, const CB: usize, const EB: usi
     pub m_packet_valid: Signal<Out, Bit>,
     /// That packet's channel.
     pub m_packet_channel: Signal<Out, Bits<16>>,
+    /// That packet is a response (its channel is 0 and means nothing).
+    pub m_packet_response: Signal<Out, Bit>,
+    /// Responses (ACKs and NAKs to send): valid.
+    pub s_resp_valid: Signal<In, Bit>,
+    /// Responses: ready (one waits at a time; the next is taken when it has gone).
+    pub s_resp_ready: Signal<Out, Bit>,
+    /// Responses: the local QP, whose context addresses the frame.
+    pub s_resp_qp: Signal<In, Bits<24>>,
+    /// Responses: BTH PSN.
+    pub s_resp_psn: Signal<In, Bits<24>>,
+    /// Responses: the AETH (syndrome in bits 31:24, MSN in bits 23:0).
+    pub s_resp_aeth: Signal<In, Bits<32>>,
     /// Completions: valid (a transfer's last frame has left the generator).
     pub cpl_valid: Signal<Out, Bit>,
     /// Completions: ready.
@@ -142,8 +162,19 @@ pub struct TxPath<const W: usize, const K: usize, const CB: usize, const EB: usi
     enqueue_elem: DFF<Bits<CB>>,
     /// The segmenter's decision request, registered as its enqueue is.
     decision_request: DFF<Bit>,
+    /// A response's descriptor waits for the generator.
+    response_pending: DFF<Bit>,
+    /// The waiting response's descriptor (`PACKET`).
+    response_descriptor: DFF<Bits<PACKET_BITS>>,
+    /// The descriptor offered to the generator: the response's, else the segmenter's.
+    descriptor: Signal<Local, Bits<PACKET_BITS>>,
     /// The generator takes a descriptor this cycle.
     descriptor_taken: Signal<Local, Bit>,
+    /// A response's descriptor but its QP, PSN and AETH: opcode Acknowledge, `has_immediate`.
+    response_base: Constant<Bits<PACKET_BITS>>,
+    at_qp: Constant<Bits<9>>,
+    at_psn: Constant<Bits<9>>,
+    at_aeth: Constant<Bits<9>>,
     at_channel: Constant<Bits<9>>,
     success: Constant<Bits<4>>,
     no_stall: Constant<Bits<32>>,
@@ -189,6 +220,12 @@ impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB:
             m_axis_tlast: Default::default(),
             m_packet_valid: Default::default(),
             m_packet_channel: Default::default(),
+            m_packet_response: Default::default(),
+            s_resp_valid: Default::default(),
+            s_resp_ready: Default::default(),
+            s_resp_qp: Default::default(),
+            s_resp_psn: Default::default(),
+            s_resp_aeth: Default::default(),
             cpl_valid: Default::default(),
             cpl_ready: Default::default(),
             cpl_channel: Default::default(),
@@ -209,12 +246,28 @@ impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB:
             enqueue_queue: Default::default(),
             enqueue_elem: Default::default(),
             decision_request: Default::default(),
+            response_pending: Default::default(),
+            response_descriptor: Default::default(),
+            descriptor: Default::default(),
             descriptor_taken: Default::default(),
+            response_base: Constant::new(response_base()),
+            at_qp: c::<9>(PACKET.offset("qp") as u64),
+            at_psn: c::<9>(PACKET.offset("psn") as u64),
+            at_aeth: c::<9>(PACKET.offset("immediate") as u64),
             at_channel: c::<9>(PACKET.offset("channel") as u64),
             success: c::<4>(u64::from(CompletionStatus::Success.code())),
             no_stall: c::<32>(0),
         }
     }
+}
+
+/// A response's descriptor with QP, PSN and AETH 0 (see [`TxPath`]'s responses).
+fn response_base() -> Bits<PACKET_BITS> {
+    let ack = Opcode::from_parts(Transport::Rc, Operation::Ack).expect("RC has Acknowledge");
+    let words = PACKET
+        .encode(&[("opcode", u128::from(ack.value())), ("has_immediate", 1)])
+        .expect("the opcode and a flag fit their fields");
+    bits_from(|i| words[i / 32] >> (i % 32) & 1 != 0)
 }
 
 impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB: usize, const Q: usize, const QL: usize> Default
@@ -231,7 +284,16 @@ impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB:
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, enqueue_pending, enqueue_queue, enqueue_elem, decision_request);
+        dff_setup!(
+            self,
+            clock,
+            enqueue_pending,
+            enqueue_queue,
+            enqueue_elem,
+            decision_request,
+            response_pending,
+            response_descriptor
+        );
         clock!(self, clock, segmenter, scheduler, generator);
         self.segmenter.reset.next = self.reset.val();
         self.scheduler.reset.next = self.reset.val();
@@ -286,10 +348,26 @@ impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB:
         self.segmenter.deq_queue.next = self.scheduler.deq_queue.val();
         self.segmenter.deq_elem.next = self.scheduler.deq_elem.val();
 
-        // ---- the QP context read port: the segmenter first ----
-        self.generator.s_desc_valid.next = self.segmenter.m_desc_valid.val() && !self.segmenter.qp_read_valid.val();
-        self.segmenter.m_desc_ready.next = self.generator.s_desc_ready.val() && !self.segmenter.qp_read_valid.val();
-        self.generator.s_desc.next = self.segmenter.m_desc.val();
+        // ---- responses: one waits, its descriptor built from the contract's offsets ----
+        self.s_resp_ready.next = !self.response_pending.q.val();
+        if self.s_resp_valid.val() && !self.response_pending.q.val() {
+            self.response_descriptor.d.next = self.response_base.val()
+                | (bit_cast::<PACKET_BITS, 24>(self.s_resp_qp.val()) << self.at_qp.val())
+                | (bit_cast::<PACKET_BITS, 24>(self.s_resp_psn.val()) << self.at_psn.val())
+                | (bit_cast::<PACKET_BITS, 32>(self.s_resp_aeth.val()) << self.at_aeth.val());
+        }
+
+        // ---- the generator's descriptors: a response first; none while the segmenter reads
+        // the QP context port ----
+        self.generator.s_desc_valid.next =
+            !self.segmenter.qp_read_valid.val() && (self.response_pending.q.val() || self.segmenter.m_desc_valid.val());
+        self.segmenter.m_desc_ready.next =
+            self.generator.s_desc_ready.val() && !self.segmenter.qp_read_valid.val() && !self.response_pending.q.val();
+        self.descriptor.next = self.segmenter.m_desc.val();
+        if self.response_pending.q.val() {
+            self.descriptor.next = self.response_descriptor.q.val();
+        }
+        self.generator.s_desc.next = self.descriptor.val();
         self.qp_read_index.next = self.generator.qp_read_index.val().get_bits::<QB>(0);
         if self.segmenter.qp_read_valid.val() {
             self.qp_read_index.next = self.segmenter.qp_read_index.val();
@@ -299,10 +377,18 @@ impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB:
         // (`qp_read_valid` is a register of the segmenter.) From the segmenter's outputs, not
         // the generator's input: Verilator orders the two blocks' logic without a loop only if
         // this block does not read what it drives.
-        self.descriptor_taken.next =
-            self.segmenter.m_desc_valid.val() && !self.segmenter.qp_read_valid.val() && self.generator.s_desc_ready.val();
+        self.descriptor_taken.next = (self.response_pending.q.val() || self.segmenter.m_desc_valid.val())
+            && !self.segmenter.qp_read_valid.val()
+            && self.generator.s_desc_ready.val();
         self.m_packet_valid.next = self.descriptor_taken.val();
-        self.m_packet_channel.next = self.segmenter.m_desc.val().get_bits::<16>(self.at_channel.val().index());
+        self.m_packet_channel.next = self.descriptor.val().get_bits::<16>(self.at_channel.val().index());
+        self.m_packet_response.next = self.response_pending.q.val();
+        // a waiting response is the descriptor taken; a new one is taken when none waits
+        self.response_pending.d.next =
+            (self.response_pending.q.val() && !self.descriptor_taken.val()) || (self.s_resp_valid.val() && !self.response_pending.q.val());
+        if self.reset.val() {
+            self.response_pending.d.next = false;
+        }
 
         // ---- memory ----
         self.m_read_valid.next = self.segmenter.m_read_valid.val();

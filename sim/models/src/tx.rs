@@ -13,6 +13,11 @@
 //! 5. **Frames** ([`frame`]): Ethernet / IPv4 or IPv6 / UDP / BTH / [RETH] / [ImmDt] / payload
 //!    from local memory ([`memory`]) / pad / ICRC.
 //!
+//! **Responses**: the ACKs and NAKs of the responder ([`TxSetup::responses`]) are packets of
+//! the control class that belong to no transfer ([`TxPacket::response`]): each leaves as one
+//! frame, ahead of the data packets not yet started, so its place among the data frames depends
+//! on timing. The model gives them apart ([`TxRun::responses`]), in their order.
+//!
 //! Per-QP order: a QP's messages leave whole and in PSN order. A WRITE block is a whole message
 //! emitted in one decision; a SEND message spread over several groups holds its QP until its
 //! last group: a decision that picks another transfer of that QP cuts nothing and puts it back at
@@ -56,6 +61,7 @@ pub use record::{Post, QpContext};
 use crate::contracts::tx::{
     CompletionStatus, PostError, PostOp, QpState, BLOCK_LOG2_DEFAULT, BLOCK_LOG2_MAX, BLOCK_LOG2_MIN, MAX_MESSAGE_BYTES,
 };
+use crate::responder::Response;
 use crate::sched::{QueueCfg, LIMIT_RESET, MAX_QUEUES};
 use arbiter::Arbiter;
 use segment::Transfer;
@@ -95,6 +101,8 @@ pub struct TxSetup {
     pub limit: u8,
     /// The posts, in order; all are made before the first decision.
     pub posts: Vec<Post>,
+    /// The responder's ACKs and NAKs to send, in order (each on its QP's context).
+    pub responses: Vec<Response>,
     /// Local memory: the payload source.
     pub memory: Arc<dyn LocalMemory>,
 }
@@ -112,6 +120,7 @@ impl Default for TxSetup {
             queue_config: BTreeMap::new(),
             limit: LIMIT_RESET,
             posts: Vec::new(),
+            responses: Vec::new(),
             memory: Arc::new(PatternMemory::new(0)),
         }
     }
@@ -132,6 +141,8 @@ pub enum TxError {
     ContextBeyondQps(u32),
     /// A queue configuration for a queue at or beyond the queue count.
     ConfigBeyondQueues(u32),
+    /// A response on a QP at or beyond the QP count.
+    ResponseBeyondQps(u32),
     /// The scheduler model failed (it stopped answering).
     Scheduler(String),
 }
@@ -148,6 +159,7 @@ impl fmt::Display for TxError {
             TxError::Qps(n) => write!(f, "{n} QPs is not 1..={MAX_QPS}"),
             TxError::ContextBeyondQps(q) => write!(f, "a context for QP {q}, beyond the QP count"),
             TxError::ConfigBeyondQueues(q) => write!(f, "a configuration for queue {q}, beyond the queue count"),
+            TxError::ResponseBeyondQps(q) => write!(f, "a response on QP {q}, beyond the QP count"),
             TxError::Scheduler(e) => write!(f, "scheduler: {e}"),
         }
     }
@@ -175,6 +187,9 @@ impl TxSetup {
         }
         if let Some(&q) = self.queue_config.keys().find(|&&q| q as usize >= self.queues) {
             return Err(TxError::ConfigBeyondQueues(q));
+        }
+        if let Some(r) = self.responses.iter().find(|r| r.qp >= self.qps) {
+            return Err(TxError::ResponseBeyondQps(r.qp));
         }
         Ok(())
     }
@@ -222,8 +237,11 @@ impl TxSetup {
 pub struct TxRun {
     /// One result per post, in post order.
     pub post_results: Vec<Result<(), PostError>>,
-    /// The frames in wire order (Ethernet without FCS, ICRC included, MAC padding to 60 bytes).
+    /// The frames of the transfers in wire order (Ethernet without FCS, ICRC included, MAC
+    /// padding to 60 bytes).
     pub frames: Vec<Vec<u8>>,
+    /// The frames of [`TxSetup::responses`], in order (on the wire, among `frames`).
+    pub responses: Vec<Vec<u8>>,
     /// Completions `(channel, status)` in the order they were given.
     pub completions: Vec<(u16, CompletionStatus)>,
     /// Bytes of the frames of each queue (index = queue; frame lengths as in `frames`).
@@ -368,9 +386,18 @@ impl TxEngine for TxModel {
                 frame
             })
             .collect();
+        let responses = setup
+            .responses
+            .iter()
+            .map(|r| {
+                let ctx = setup.context(r.qp);
+                frame::frame_bytes(&TxPacket::response(r, &ctx), &ctx, setup.memory.as_ref())
+            })
+            .collect();
         Ok(TxRun {
             post_results: plan.post_results,
             frames,
+            responses,
             completions: plan.completions,
             queue_bytes,
             cycles: None,

@@ -10,18 +10,20 @@
 //!   completion per transfer, in the order of their last packets;
 //! - Python's zlib (with its own masking) agrees with every ICRC and the IPv4 header checksums
 //!   verify in Python;
-//! - tshark decodes the BTH, RETH and ImmDt fields the model meant, and finds the IPv4 checksums
-//!   good;
+//! - tshark decodes the BTH, RETH, ImmDt and AETH fields the model meant (responses included),
+//!   and finds the IPv4 checksums good;
 //! - QoS: queues weighted 1:2:5, all backlogged, get bytes on the wire within 2 % of 1:2:5; a
 //!   control-queue post overtakes backlogged bulk.
 
+use ferroce_models::contracts::responder::{Aeth, NakCode, Syndrome};
 use ferroce_models::contracts::tx::{udp_source_port_hash, CompletionStatus, Pmtu, PostError, PostOp, QpState};
+use ferroce_models::responder::Response;
 use ferroce_models::rx::rx_model;
 use ferroce_models::sched::QueueCfg;
 use ferroce_models::tx::qos::{
     add_control_post, backlogged_bytes, deviation_from_weights, weighted_setup, wire_dest_qpn as dest_qpn, wire_queue,
 };
-use ferroce_models::tx::{PatternMemory, Post, QpContext, TxEngine, TxModel, TxRun, TxSetup};
+use ferroce_models::tx::{PatternMemory, Post, QpContext, TxEngine, TxModel, TxPacket, TxRun, TxSetup};
 use ferroce_models::wire::opcode::{Opcode, Operation, Transport};
 use ferroce_models::wire::pcap::write_pcap;
 use rand::{Rng, SeedableRng};
@@ -477,7 +479,7 @@ fn python_zlib_agrees_with_every_icrc_and_ipv4_checksum() {
     assert!(v4 > 100 && v6 > 100, "{v4} IPv4 and {v6} IPv6 frames");
 }
 
-const TSHARK_FIELDS: [&str; 13] = [
+const TSHARK_FIELDS: [&str; 15] = [
     "infiniband.bth.opcode",
     "infiniband.bth.se",
     "infiniband.bth.padcnt",
@@ -489,6 +491,8 @@ const TSHARK_FIELDS: [&str; 13] = [
     "infiniband.reth.r_key",
     "infiniband.reth.dmalen",
     "infiniband.immdt",
+    "infiniband.aeth.syndrome",
+    "infiniband.aeth.msn",
     "ip.checksum.status",
     "udp.length",
 ];
@@ -507,13 +511,42 @@ fn tshark_decodes_the_fields_the_model_meant() {
         eprintln!("SKIPPED tshark_decodes_the_fields_the_model_meant: tshark is not installed (scripts/test.sh installs it)");
         return;
     }
-    // Small setups: a few thousand frames of every kind.
-    let setups: Vec<TxSetup> = (0..6).map(|s| random_setup(0x75_4a00 + s, 600 << 10)).collect();
+    // Small setups: a few thousand frames of every kind, and responses (ACK, RNR NAK, NAKs).
+    let setups: Vec<TxSetup> = (0..6)
+        .map(|s| {
+            let mut setup = random_setup(0x75_4a00 + s, 600 << 10);
+            let rng = &mut ChaCha8Rng::seed_from_u64(s);
+            let qps: Vec<u32> = setup.contexts.keys().copied().collect();
+            setup.responses = (0..20)
+                .map(|i| Response {
+                    qp: qps[rng.gen_range(0..qps.len())],
+                    psn: rng.gen_range(0..1 << 24),
+                    aeth: Aeth {
+                        syndrome: match i % 3 {
+                            0 => Syndrome::ack(),
+                            1 => Syndrome::RnrNak {
+                                timer: rng.gen_range(0..32),
+                            },
+                            _ => Syndrome::Nak(NakCode::ALL[rng.gen_range(0..NakCode::ALL.len())]),
+                        },
+                        msn: rng.gen_range(0..1 << 24),
+                    },
+                })
+                .collect();
+            setup
+        })
+        .collect();
     let mut frames = Vec::new();
     let mut packets = Vec::new();
     for s in &setups {
-        frames.extend(TxModel.run(s).unwrap().frames);
+        let run = TxModel.run(s).unwrap();
+        frames.extend(run.frames.into_iter().chain(run.responses));
         packets.extend(TxModel::plan(s).unwrap().packets.into_iter().map(|p| (p, s.context(p.qp))));
+        packets.extend(
+            s.responses
+                .iter()
+                .map(|r| (TxPacket::response(r, &s.context(r.qp)), s.context(r.qp))),
+        );
     }
     assert_eq!(frames.len(), packets.len());
     let pcap = temp_pcap("tshark", &frames);
@@ -542,7 +575,7 @@ fn tshark_decodes_the_fields_the_model_meant() {
     let text = String::from_utf8(out.stdout).unwrap();
     let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split('\t').collect()).collect();
     assert_eq!(rows.len(), frames.len());
-    let mut with_reth = 0;
+    let (mut with_reth, mut with_aeth) = (0, 0);
     for (i, (row, (p, ctx))) in rows.iter().zip(&packets).enumerate() {
         let get = |k: &str| row[TSHARK_FIELDS.iter().position(|f| *f == k).unwrap()];
         let flag = |k: &str| matches!(get(k), "1" | "True");
@@ -565,14 +598,22 @@ fn tshark_decodes_the_fields_the_model_meant() {
         }
         let imm = get("infiniband.immdt").replace(':', "");
         assert_eq!(imm, p.immediate.map(|v| format!("{v:08x}")).unwrap_or_default(), "frame {i}");
+        match p.aeth {
+            Some(a) => {
+                with_aeth += 1;
+                assert_eq!(num(get("infiniband.aeth.syndrome")), u64::from(a.syndrome), "frame {i}: {row:?}");
+                assert_eq!(num(get("infiniband.aeth.msn")), u64::from(a.msn), "frame {i}");
+            }
+            None => assert_eq!(get("infiniband.aeth.syndrome"), "", "frame {i}"),
+        }
         // IPv4 header checksum: 1 = good.
         assert_eq!(get("ip.checksum.status"), if ctx.ip_v6 { "" } else { "1" }, "frame {i}");
         let udp_len = 8 + 12 + p.bth.opcode.ext_len() + p.payload_len as usize + usize::from(p.bth.pad_cnt) + 4;
         assert_eq!(num(get("udp.length")), udp_len as u64, "frame {i}");
     }
     assert!(
-        frames.len() > 1000 && with_reth > 100,
-        "{} frames, {with_reth} with a RETH",
+        frames.len() > 1000 && with_reth > 100 && with_aeth == 120,
+        "{} frames, {with_reth} with a RETH, {with_aeth} with an AETH",
         frames.len()
     );
 }

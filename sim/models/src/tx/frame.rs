@@ -3,7 +3,7 @@
 //! Ethernet (the context's MACs, ethertype by `ip_v6`, no VLAN); IPv4 (IHL 5, DSCP/ECN,
 //! total length, identification 0, DF set, TTL, protocol 17, header checksum) or IPv6 (traffic
 //! class = DSCP/ECN, flow label, payload length, next header 17, hop limit = TTL); UDP (the
-//! context's source port, 4791, length, checksum 0); BTH, RETH, ImmDt; the payload read from
+//! context's source port, 4791, length, checksum 0); BTH, RETH, ImmDt or AETH; the payload read from
 //! local memory; zero pad; the ICRC; zero MAC padding when the frame is shorter than 60 bytes.
 //! No FCS.
 
@@ -55,6 +55,7 @@ pub fn frame_repr(packet: &TxPacket, ctx: &QpContext, memory: &dyn LocalMemory) 
     frame.udp_src_port = ctx.udp_sport;
     frame.ext.reth = packet.reth;
     frame.ext.immdt = packet.immediate.map(|imm| ImmDtRepr { imm });
+    frame.ext.aeth = packet.aeth;
     frame.normalize();
     frame
 }

@@ -17,13 +17,15 @@
 
 use super::record::QpContext;
 use super::segment::MessagePart;
+use crate::contracts::responder::MSN_MASK;
 use crate::contracts::tx::{Pmtu, PACKET};
+use crate::responder::Response;
 use crate::wire::bth::PSN_MASK;
 use crate::wire::ethernet::{self, MIN_FRAME_LEN};
 use crate::wire::icrc::ICRC_LEN;
 use crate::wire::opcode::{Operation, Transport};
 use crate::wire::packet::natural_pad;
-use crate::wire::{bth, ipv4, ipv6, udp, BthRepr, Opcode, RethRepr};
+use crate::wire::{aeth, bth, ipv4, ipv6, udp, BthRepr, Opcode, RethRepr};
 
 /// One packet to send: where it came from, its headers and where its payload is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +42,8 @@ pub struct TxPacket {
     pub reth: Option<RethRepr>,
     /// The immediate (last or only packet of a message with one).
     pub immediate: Option<u32>,
+    /// The AETH (an ACK or NAK: see [`TxPacket::response`]).
+    pub aeth: Option<aeth::Repr>,
     /// Local address of the first payload byte.
     pub local_addr: u64,
     /// Payload bytes (pad excluded).
@@ -64,9 +68,45 @@ impl TxPacket {
 }
 
 impl TxPacket {
+    /// The packet of a responder's ACK or NAK, `ctx` being its QP's context: opcode
+    /// Acknowledge (RC), the response's PSN and AETH, no payload. P_Key and DestQP come from
+    /// the context as for requests; SE, AckReq and PadCnt are 0. Its channel and queue are 0
+    /// (the control class): it belongs to no transfer.
+    pub fn response(response: &Response, ctx: &QpContext) -> TxPacket {
+        let aeth = response.aeth.encode();
+        TxPacket {
+            channel: 0,
+            queue: 0,
+            qp: response.qp,
+            bth: BthRepr {
+                opcode: Opcode::from_parts(Transport::Rc, Operation::Ack).expect("RC has Acknowledge"),
+                solicited: false,
+                migreq: false,
+                pad_cnt: 0,
+                p_key: ctx.pkey,
+                fecn: false,
+                becn: false,
+                resv6: 0,
+                dest_qp: ctx.dest_qpn,
+                ack_req: false,
+                resv7: 0,
+                psn: response.psn & PSN_MASK,
+            },
+            reth: None,
+            immediate: None,
+            aeth: Some(aeth::Repr {
+                syndrome: (aeth >> 24) as u8,
+                msn: aeth & MSN_MASK,
+            }),
+            local_addr: 0,
+            payload_len: 0,
+        }
+    }
+
     /// The [`PACKET`] field values of its descriptor (packetizer to packet generator);
     /// `last_of_transfer`: it is its transfer's last packet. The RETH fields are 0 on a packet
-    /// without RETH, the immediate 0 on one without ImmDt.
+    /// without RETH. The 4-byte word after the BTH (and RETH) is the ImmDt or, on an ACK, the
+    /// AETH: `has_immediate` and `immediate` carry either (0 on a packet without one).
     pub fn descriptor_values(&self, last_of_transfer: bool) -> Vec<(&'static str, u128)> {
         let reth = self.reth.unwrap_or(RethRepr {
             va: 0,
@@ -81,13 +121,20 @@ impl TxPacket {
             ("ack_request", u128::from(self.bth.ack_req)),
             ("pad", u128::from(self.bth.pad_cnt)),
             ("has_reth", u128::from(self.reth.is_some())),
-            ("has_immediate", u128::from(self.immediate.is_some())),
+            ("has_immediate", u128::from(self.immediate.is_some() || self.aeth.is_some())),
             ("last_of_transfer", u128::from(last_of_transfer)),
             ("payload_len", u128::from(self.payload_len)),
             ("channel", u128::from(self.channel)),
             ("rkey", u128::from(reth.r_key)),
             ("dma_len", u128::from(reth.dma_len)),
-            ("immediate", u128::from(self.immediate.unwrap_or(0))),
+            (
+                "immediate",
+                u128::from(
+                    self.immediate
+                        .or(self.aeth.map(|a| u32::from(a.syndrome) << 24 | a.msn))
+                        .unwrap_or(0),
+                ),
+            ),
             ("va", u128::from(reth.va)),
         ]
     }
@@ -220,6 +267,7 @@ pub fn packetize(
                 },
                 reth: part.reth.filter(|_| first),
                 immediate,
+                aeth: None,
                 local_addr: part.local_addr.wrapping_add(offset - part.start),
                 payload_len: len as u32,
             }

@@ -640,3 +640,54 @@ fn posts_files_give_line_numbers() {
         assert!(e.message.contains(msg), "{text:?}: {e}");
     }
 }
+
+#[test]
+fn responses_are_ack_frames_on_their_qp_s_context_apart_from_the_transfers() {
+    use crate::contracts::responder::{Aeth, NakCode, Syndrome};
+    use crate::responder::Response;
+    use crate::rx::{rx_model, RxVerdict};
+
+    let mut s = setup(16, rts(Transport::Rc, Pmtu::B1024), vec![post(0, 1, 1, PostOp::Write, 3000)]);
+    let answers = [
+        (1, 0x00_0010, Syndrome::ack(), 5),
+        (2, 0xff_ffff, Syndrome::Nak(NakCode::PsnSequenceError), 0xff_ffff),
+        (1, 0x12_3456, Syndrome::RnrNak { timer: 7 }, 0),
+    ];
+    s.responses = answers
+        .iter()
+        .map(|&(qp, psn, syndrome, msn)| Response {
+            qp,
+            psn,
+            aeth: Aeth { syndrome, msn },
+        })
+        .collect();
+    let run = TxModel.run(&s).unwrap();
+    // the transfers' frames are as without responses
+    assert_eq!(
+        run.frames,
+        TxModel
+            .run(&TxSetup {
+                responses: Vec::new(),
+                ..s.clone()
+            })
+            .unwrap()
+            .frames
+    );
+    assert_eq!(run.responses.len(), answers.len());
+    for (frame, &(_, psn, syndrome, msn)) in run.responses.iter().zip(&answers) {
+        // Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + AETH 4 + ICRC 4
+        assert_eq!(frame.len(), 62);
+        let rx = rx_model(frame);
+        assert_eq!(rx.verdict, RxVerdict::Accept);
+        let record = rx.record.unwrap();
+        let bth = record.bth.unwrap();
+        assert_eq!((bth.opcode, bth.psn, bth.dqpn, bth.pkey), (0x11, psn, 0x12, 0xffff));
+        assert_eq!((bth.se, bth.ackreq, bth.padcnt), (false, false, 0));
+        let aeth = record.aeth.unwrap();
+        assert_eq!((aeth.syndrome, aeth.msn), (syndrome.encode(), msn));
+        assert_eq!((record.udp_sport, record.payload_len), (0xc123, 0));
+    }
+    // a response on a QP beyond the count is refused
+    s.responses[0].qp = s.qps;
+    assert_eq!(TxModel.run(&s), Err(TxError::ResponseBeyondQps(s.qps).to_string()));
+}
