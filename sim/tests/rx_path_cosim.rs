@@ -11,15 +11,17 @@
 //!   traffic patterns (frame idle and output backpressure on and off);
 //! - bad input among good frames: corrupted ICRC, truncated frames, frames longer than their IP
 //!   length, frames that are not RoCEv2, an unknown QP, a QP in reset, a wrong R_Key, a WRITE
-//!   out of its region, PSN gaps, a SEND without a receive buffer; none writes a byte;
+//!   out of its region, PSN gaps, a SEND without a receive buffer; none writes a byte; the
+//!   peer's ACKs and NAKs are forwarded with their PSN and AETH;
 //! - the throughput of back-to-back WRITEs at 512 bits (`--nocapture` prints it);
 //! - a run that cannot progress is an error, and an output outside a run is one too.
 
 use ferroce_sim::axis::pack_beat;
 use ferroce_sim::contracts::tx::{Pmtu, PostOp};
-use ferroce_sim::models::responder::{CheckFailure, Outcome, Verdict};
+use ferroce_sim::contracts::responder::{Aeth, NakCode, Syndrome};
+use ferroce_sim::models::responder::{CheckFailure, Forwarded, Outcome, Response, Verdict};
 use ferroce_sim::models::tx::frame::{frame_bytes, frame_repr};
-use ferroce_sim::models::tx::{LocalMemory, Post, QpContext, SparseMemory, TxPacket};
+use ferroce_sim::models::tx::{LocalMemory, Post, QpContext, SparseMemory, TxEngine, TxModel, TxPacket, TxSetup};
 use ferroce_sim::peers::{distinct_qps, random_psn, Peer, Requesters};
 use ferroce_sim::responder_rtl::PairedSetup;
 use ferroce_sim::rx::{rx_model, DropReason, RxVerdict};
@@ -479,6 +481,40 @@ fn bad_input(width: usize, traffic: Traffic) {
         }
         bench.resync(peer);
         bench.good_transfer(peer, PostOp::SendImm, 400);
+
+        // The peer's own ACKs and NAKs (TX model frames): forwarded with their PSN and AETH,
+        // word for word as the model decides, nothing written.
+        let requester = bench.requesters.peers[peer].requester;
+        let answers: Vec<Response> = [Syndrome::ack(), Syndrome::Nak(NakCode::RemoteAccessError), Syndrome::RnrNak { timer: 9 }]
+            .into_iter()
+            .map(|syndrome| Response {
+                qp: 1,
+                psn: rng.gen_range(0..1 << 24),
+                aeth: Aeth {
+                    syndrome,
+                    msn: rng.gen_range(0..1 << 24),
+                },
+            })
+            .collect();
+        let mut setup = TxSetup {
+            responses: answers.clone(),
+            ..TxSetup::default()
+        };
+        setup.contexts.insert(1, requester);
+        let frames = TxModel.run(&setup).unwrap().responses;
+        let outcomes = bench.deliver(&frames);
+        for (outcome, answer) in outcomes.iter().zip(&answers) {
+            let outcome = outcome.as_ref().unwrap();
+            assert_eq!(outcome.verdict, Verdict::Forwarded, "QP {qp}: a response is forwarded");
+            assert_eq!(
+                outcome.forwarded,
+                Some(Forwarded {
+                    psn: answer.psn,
+                    aeth: Some(answer.aeth.encode())
+                }),
+                "QP {qp}"
+            );
+        }
     }
     bench.check_memory();
     bench.check_counters();

@@ -557,7 +557,11 @@ pub mod decision {
         "an ACK or NAK goes to the peer: the `response_*` fields are meaningful",
     );
     /// AETH syndrome.
-    pub const RESPONSE_SYNDROME: RecordField = f("response_syndrome", 8, "AETH syndrome of the ACK or NAK");
+    pub const RESPONSE_SYNDROME: RecordField = f(
+        "response_syndrome",
+        8,
+        "AETH syndrome of the ACK or NAK; on a forwarded packet, its own AETH's (0 without one)",
+    );
     /// The destination QP.
     pub const QP: RecordField = f(
         "qp",
@@ -565,9 +569,17 @@ pub mod decision {
         "the packet's destination QP: the completion's QP and the QP that sends the response",
     );
     /// BTH PSN of the response.
-    pub const RESPONSE_PSN: RecordField = f("response_psn", 24, "BTH PSN of the response: acknowledged (ACK) or expected (NAK)");
+    pub const RESPONSE_PSN: RecordField = f(
+        "response_psn",
+        24,
+        "BTH PSN of the response: acknowledged (ACK) or expected (NAK); on a forwarded packet, its own",
+    );
     /// AETH MSN.
-    pub const RESPONSE_MSN: RecordField = f("response_msn", 24, "AETH MSN of the response");
+    pub const RESPONSE_MSN: RecordField = f(
+        "response_msn",
+        24,
+        "AETH MSN of the response; on a forwarded packet, its own AETH's (0 without one)",
+    );
     /// Message bytes.
     pub const COMPLETION_LENGTH: RecordField = f(
         "completion_length",

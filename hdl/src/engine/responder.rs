@@ -158,6 +158,12 @@ pub struct Responder<const QB: usize, const RB: usize, const RA: usize, const QL
     pub r_reth_dmalen: Signal<In, Bits<32>>,
     /// Immediate data.
     pub r_immdt: Signal<In, Bits<32>>,
+    /// The record has an AETH.
+    pub r_aeth_ok: Signal<In, Bit>,
+    /// AETH syndrome.
+    pub r_aeth_syndrome: Signal<In, Bits<8>>,
+    /// AETH MSN.
+    pub r_aeth_msn: Signal<In, Bits<24>>,
     /// Payload bytes.
     pub r_pay_len: Signal<In, Bits<16>>,
 
@@ -247,6 +253,10 @@ pub struct Responder<const QB: usize, const RB: usize, const RA: usize, const QL
     rkey: DFF<Bits<32>>,
     dma_length: DFF<Bits<32>>,
     immediate: DFF<Bits<32>>,
+    /// The AETH's syndrome (0 without an AETH): a forwarded packet's, for the requester.
+    aeth_syndrome: DFF<Bits<8>>,
+    /// The AETH's MSN (0 without an AETH).
+    aeth_msn: DFF<Bits<24>>,
     payload_length: DFF<Bits<16>>,
     /// The QP of the record or the post: the state and pointer RAMs' address.
     qp: DFF<Bits<QB>>,
@@ -527,6 +537,9 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Default
             r_reth_rkey: Default::default(),
             r_reth_dmalen: Default::default(),
             r_immdt: Default::default(),
+            r_aeth_ok: Default::default(),
+            r_aeth_syndrome: Default::default(),
+            r_aeth_msn: Default::default(),
             r_pay_len: Default::default(),
             qp_read_valid: Default::default(),
             qp_read_index: Default::default(),
@@ -576,6 +589,8 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Default
             rkey: Default::default(),
             dma_length: Default::default(),
             immediate: Default::default(),
+            aeth_syndrome: Default::default(),
+            aeth_msn: Default::default(),
             payload_length: Default::default(),
             qp: Default::default(),
             post_address: Default::default(),
@@ -785,6 +800,8 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
             rkey,
             dma_length,
             immediate,
+            aeth_syndrome,
+            aeth_msn,
             payload_length,
             qp,
             post_address,
@@ -1099,6 +1116,12 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                         self.rkey.d.next = self.r_reth_rkey.val();
                         self.dma_length.d.next = self.r_reth_dmalen.val();
                         self.immediate.d.next = self.r_immdt.val();
+                        self.aeth_syndrome.d.next = 0.into();
+                        self.aeth_msn.d.next = 0.into();
+                        if self.r_aeth_ok.val() {
+                            self.aeth_syndrome.d.next = self.r_aeth_syndrome.val();
+                            self.aeth_msn.d.next = self.r_aeth_msn.val();
+                        }
                         self.payload_length.d.next = self.r_pay_len.val();
                         self.qp.d.next = self.r_bth_dqpn.val().get_bits::<QB>(0);
                         if self.r_final.val() {
@@ -1377,6 +1400,12 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                 self.out_response_syndrome.d.next = 0.into();
                 self.out_response_psn.d.next = 0.into();
                 self.out_response_msn.d.next = 0.into();
+                // a forwarded packet's PSN and AETH, for the requester (it has no response)
+                if self.forwarded.q.val() {
+                    self.out_response_syndrome.d.next = self.aeth_syndrome.q.val();
+                    self.out_response_psn.d.next = self.psn.q.val();
+                    self.out_response_msn.d.next = self.aeth_msn.q.val();
+                }
                 if self.respond.val() {
                     self.out_response_psn.d.next = self.expected.q.val();
                     self.out_response_msn.d.next = self.msn.q.val();

@@ -63,8 +63,11 @@ struct ResponderRecord {
     pub reth_rkey: Bits<32>,
     /// RETH DMA length.
     pub reth_dmalen: Bits<32>,
-    /// The immediate.
-    pub immdt: Bits<32>,
+    /// The record has an AETH.
+    pub aeth_ok: Bit,
+    /// The immediate, or the AETH (syndrome in bits 31:24, MSN in 23:0) when `aeth_ok`: no
+    /// opcode has both.
+    pub immdt_or_aeth: Bits<32>,
     /// Payload bytes.
     pub pay_len: Bits<16>,
 }
@@ -340,7 +343,12 @@ impl<const W: usize, const K: usize, const D: usize, const QB: usize, const RB: 
         self.record.next.reth_va = self.front.r_reth_va.val();
         self.record.next.reth_rkey = self.front.r_reth_rkey.val();
         self.record.next.reth_dmalen = self.front.r_reth_dmalen.val();
-        self.record.next.immdt = self.front.r_immdt.val();
+        self.record.next.aeth_ok = self.front.r_aeth_ok.val();
+        self.record.next.immdt_or_aeth = self.front.r_immdt.val();
+        if self.front.r_aeth_ok.val() {
+            self.record.next.immdt_or_aeth =
+                bit_cast::<32, 8>(self.front.r_aeth_syndrome.val()) << 24 | bit_cast::<32, 24>(self.front.r_aeth_msn.val());
+        }
         self.record.next.pay_len = self.front.r_pay_len.val();
         self.front.r_ready.next = !self.front.r_final.val() || !self.records.fill.val().get_bit(self.full_at.val().index());
         self.records.push.next =
@@ -369,7 +377,10 @@ impl<const W: usize, const K: usize, const D: usize, const QB: usize, const RB: 
         self.responder.r_reth_va.next = self.next_record.q.val().reth_va;
         self.responder.r_reth_rkey.next = self.next_record.q.val().reth_rkey;
         self.responder.r_reth_dmalen.next = self.next_record.q.val().reth_dmalen;
-        self.responder.r_immdt.next = self.next_record.q.val().immdt;
+        self.responder.r_immdt.next = self.next_record.q.val().immdt_or_aeth;
+        self.responder.r_aeth_ok.next = self.next_record.q.val().aeth_ok;
+        self.responder.r_aeth_syndrome.next = self.next_record.q.val().immdt_or_aeth.get_bits::<8>(24);
+        self.responder.r_aeth_msn.next = self.next_record.q.val().immdt_or_aeth.get_bits::<24>(0);
         self.responder.r_pay_len.next = self.next_record.q.val().pay_len;
 
         // ---- the register file's side of the responder ----

@@ -22,9 +22,9 @@
 //!   through one register each, so its decisions come one cycle later than in `tx_segmenter`'s
 //!   tests; the segmenter waits for the answer, whatever its latency.
 //! - **Responses** (`s_resp_*`, the responder's ACKs and NAKs): the control class at packet
-//!   grain. A response waits in one descriptor register (opcode Acknowledge, its PSN, its AETH
-//!   in the ImmDt place, no payload, no transfer) and goes to the generator before the
-//!   segmenter's next descriptor: it waits at most for the frame being started, not for a
+//!   grain. A response waits in a register (QP, PSN, AETH); its descriptor (opcode
+//!   Acknowledge, its PSN, its AETH in the ImmDt place, no payload, no transfer) goes to the
+//!   generator before the segmenter's next descriptor: it waits at most for the frame being started, not for a
 //!   block decision. It never splits a frame; it may leave between two packets of a message,
 //!   which is legal (it is in the responder's PSN space). `m_packet_response` marks its frame.
 //! - **Completions**: the generator's completion goes out on `cpl_*` (status success: a UC
@@ -164,8 +164,12 @@ pub struct TxPath<const W: usize, const K: usize, const CB: usize, const EB: usi
     decision_request: DFF<Bit>,
     /// A response's descriptor waits for the generator.
     response_pending: DFF<Bit>,
-    /// The waiting response's descriptor (`PACKET`).
-    response_descriptor: DFF<Bits<PACKET_BITS>>,
+    /// The waiting response: its QP.
+    response_qp: DFF<Bits<24>>,
+    /// The waiting response: its PSN.
+    response_psn: DFF<Bits<24>>,
+    /// The waiting response: its AETH.
+    response_aeth: DFF<Bits<32>>,
     /// The descriptor offered to the generator: the response's, else the segmenter's.
     descriptor: Signal<Local, Bits<PACKET_BITS>>,
     /// The generator takes a descriptor this cycle.
@@ -247,7 +251,9 @@ impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB:
             enqueue_elem: Default::default(),
             decision_request: Default::default(),
             response_pending: Default::default(),
-            response_descriptor: Default::default(),
+            response_qp: Default::default(),
+            response_psn: Default::default(),
+            response_aeth: Default::default(),
             descriptor: Default::default(),
             descriptor_taken: Default::default(),
             response_base: Constant::new(response_base()),
@@ -292,7 +298,9 @@ impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB:
             enqueue_elem,
             decision_request,
             response_pending,
-            response_descriptor
+            response_qp,
+            response_psn,
+            response_aeth
         );
         clock!(self, clock, segmenter, scheduler, generator);
         self.segmenter.reset.next = self.reset.val();
@@ -348,13 +356,12 @@ impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB:
         self.segmenter.deq_queue.next = self.scheduler.deq_queue.val();
         self.segmenter.deq_elem.next = self.scheduler.deq_elem.val();
 
-        // ---- responses: one waits, its descriptor built from the contract's offsets ----
+        // ---- responses: one waits (its descriptor is built from the contract's offsets below) ----
         self.s_resp_ready.next = !self.response_pending.q.val();
         if self.s_resp_valid.val() && !self.response_pending.q.val() {
-            self.response_descriptor.d.next = self.response_base.val()
-                | (bit_cast::<PACKET_BITS, 24>(self.s_resp_qp.val()) << self.at_qp.val())
-                | (bit_cast::<PACKET_BITS, 24>(self.s_resp_psn.val()) << self.at_psn.val())
-                | (bit_cast::<PACKET_BITS, 32>(self.s_resp_aeth.val()) << self.at_aeth.val());
+            self.response_qp.d.next = self.s_resp_qp.val();
+            self.response_psn.d.next = self.s_resp_psn.val();
+            self.response_aeth.d.next = self.s_resp_aeth.val();
         }
 
         // ---- the generator's descriptors: a response first; none while the segmenter reads
@@ -365,7 +372,10 @@ impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB:
             self.generator.s_desc_ready.val() && !self.segmenter.qp_read_valid.val() && !self.response_pending.q.val();
         self.descriptor.next = self.segmenter.m_desc.val();
         if self.response_pending.q.val() {
-            self.descriptor.next = self.response_descriptor.q.val();
+            self.descriptor.next = self.response_base.val()
+                | (bit_cast::<PACKET_BITS, 24>(self.response_qp.q.val()) << self.at_qp.val())
+                | (bit_cast::<PACKET_BITS, 24>(self.response_psn.q.val()) << self.at_psn.val())
+                | (bit_cast::<PACKET_BITS, 32>(self.response_aeth.q.val()) << self.at_aeth.val());
         }
         self.generator.s_desc.next = self.descriptor.val();
         self.qp_read_index.next = self.generator.qp_read_index.val().get_bits::<QB>(0);

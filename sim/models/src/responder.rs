@@ -316,6 +316,18 @@ pub struct Outcome {
     /// UC: the message open on the QP was dropped by this packet (a gap, a failure or a new
     /// first packet).
     pub dropped_message: bool,
+    /// A forwarded packet: what the requester reads of it.
+    pub forwarded: Option<Forwarded>,
+}
+
+/// What a forwarded packet (an ACK, a NAK, a READ response, a CNP) tells the requester, besides
+/// its DestQP: its BTH PSN and its AETH. The decision carries them in its `response_*` fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Forwarded {
+    /// BTH PSN.
+    pub psn: u32,
+    /// The AETH word (syndrome in bits 31:24, MSN in 23:0), when the packet has one.
+    pub aeth: Option<u32>,
 }
 
 impl Outcome {
@@ -326,6 +338,7 @@ impl Outcome {
             completion: None,
             response: None,
             dropped_message: false,
+            forwarded: None,
         }
     }
 
@@ -931,7 +944,13 @@ impl Responder {
             return Outcome::failed(CheckFailure::Malformed);
         };
         if !is_request(request.opcode.operation()) {
-            return Outcome::of(Verdict::Forwarded);
+            return Outcome {
+                forwarded: Some(Forwarded {
+                    psn: request.psn,
+                    aeth: record.aeth.map(|a| u32::from(a.syndrome) << 24 | a.msn),
+                }),
+                ..Outcome::of(Verdict::Forwarded)
+            };
         }
         // 3. Connection.
         if request.dest_qp >= self.qp_count {
@@ -1081,6 +1100,12 @@ impl Decision {
             d.response_syndrome = r.aeth.syndrome.encode();
             d.response_psn = r.psn;
             d.response_msn = r.aeth.msn;
+        }
+        if let Some(f) = outcome.forwarded {
+            let aeth = f.aeth.unwrap_or(0);
+            d.response_syndrome = (aeth >> 24) as u8;
+            d.response_psn = f.psn;
+            d.response_msn = aeth & MSN_MASK;
         }
         d
     }

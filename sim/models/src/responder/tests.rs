@@ -752,13 +752,33 @@ fn pkeys_match_by_partition_and_membership() {
 fn responses_and_cnp_are_forwarded() {
     let mut link = Link::new(Transport::Rc, Pmtu::B256);
     let base = link.frame(&link.packets(vec![post(0, PostOp::Write, 0)])[0]);
-    for opcode in [Opcode::RC_ACK, Opcode::RC_READ_RESPONSE_ONLY, Opcode::CNP] {
+    for (opcode, aeth) in [
+        (Opcode::RC_ACK, Some(0x60_00_01_23)),
+        (Opcode::RC_READ_RESPONSE_ONLY, Some(0x1F_AB_CD_EF)),
+        (Opcode::CNP, None),
+    ] {
         let mut frame = base.clone();
         frame.bth.opcode = opcode;
+        frame.bth.psn = 0x45_6789;
         frame.ext = ExtRepr::default_for(opcode);
+        if let Some(word) = aeth {
+            frame.ext.aeth = Some(crate::wire::aeth::Repr {
+                syndrome: (word >> 24) as u8,
+                msn: word & 0xFF_FFFF,
+            });
+        }
         frame.normalize();
         let outcome = link.deliver_frame(&frame);
         assert_eq!((outcome.verdict, outcome.response), (Verdict::Forwarded, None));
+        // the requester reads the packet's PSN and AETH from the decision's response fields
+        assert_eq!(outcome.forwarded, Some(Forwarded { psn: 0x45_6789, aeth }));
+        let d = Decision::of(&outcome, QPN, 0);
+        let word = aeth.unwrap_or(0);
+        assert_eq!((d.forwarded, d.response), (true, false));
+        assert_eq!(
+            (d.response_psn, d.response_syndrome, d.response_msn),
+            (0x45_6789, (word >> 24) as u8, word & 0xFF_FFFF)
+        );
     }
     assert_eq!(link.responder.counters().forwarded, 3);
     assert_eq!(link.qp().expected_psn, 0);
