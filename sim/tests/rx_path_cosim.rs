@@ -17,8 +17,8 @@
 //! - a run that cannot progress is an error, and an output outside a run is one too.
 
 use ferroce_sim::axis::pack_beat;
-use ferroce_sim::contracts::tx::{Pmtu, PostOp};
 use ferroce_sim::contracts::responder::{Aeth, NakCode, Syndrome};
+use ferroce_sim::contracts::tx::{Pmtu, PostOp};
 use ferroce_sim::models::responder::{CheckFailure, Forwarded, Outcome, Response, Verdict};
 use ferroce_sim::models::tx::frame::{frame_bytes, frame_repr};
 use ferroce_sim::models::tx::{LocalMemory, Post, QpContext, SparseMemory, TxEngine, TxModel, TxPacket, TxSetup};
@@ -485,17 +485,21 @@ fn bad_input(width: usize, traffic: Traffic) {
         // The peer's own ACKs and NAKs (TX model frames): forwarded with their PSN and AETH,
         // word for word as the model decides, nothing written.
         let requester = bench.requesters.peers[peer].requester;
-        let answers: Vec<Response> = [Syndrome::ack(), Syndrome::Nak(NakCode::RemoteAccessError), Syndrome::RnrNak { timer: 9 }]
-            .into_iter()
-            .map(|syndrome| Response {
-                qp: 1,
-                psn: rng.gen_range(0..1 << 24),
-                aeth: Aeth {
-                    syndrome,
-                    msn: rng.gen_range(0..1 << 24),
-                },
-            })
-            .collect();
+        let answers: Vec<Response> = [
+            Syndrome::ack(),
+            Syndrome::Nak(NakCode::RemoteAccessError),
+            Syndrome::RnrNak { timer: 9 },
+        ]
+        .into_iter()
+        .map(|syndrome| Response {
+            qp: 1,
+            psn: rng.gen_range(0..1 << 24),
+            aeth: Aeth {
+                syndrome,
+                msn: rng.gen_range(0..1 << 24),
+            },
+        })
+        .collect();
         let mut setup = TxSetup {
             responses: answers.clone(),
             ..TxSetup::default()
