@@ -459,6 +459,11 @@ impl FrameSink {
         self.channel.always_ready(m);
     }
 
+    /// See [`Channel::hold`].
+    pub fn hold(&mut self, m: &mut Model) {
+        self.channel.hold(m);
+    }
+
     /// Valid is high this cycle (after [`Model::eval`]).
     pub fn valid(&self, m: &mut Model) -> bool {
         self.channel.valid(m)

@@ -337,6 +337,12 @@ impl SetupHarness {
         &mut self.m
     }
 
+    /// The packed context the read port serves for QP `qp` (modulo the table's size): what a
+    /// second reader of the same table (the engine's TX half) is served.
+    pub fn context(&self, qp: usize) -> &[u32] {
+        &self.contexts[qp % self.contexts.len()]
+    }
+
     /// Cycles run since the model was made (reset cycles included).
     pub fn cycle(&self) -> u64 {
         self.cycle

@@ -207,8 +207,9 @@ pub const RESPONSE_IDLE_PCT: u32 = 96;
 /// worth.
 const QUIET_CYCLES: u64 = 2000;
 
-/// The memory side: read commands in flight and the data beat presented.
-struct Memory {
+/// The memory side: read commands in flight and the data beat presented (the runner's memory,
+/// reused by the loopback's, `crate::loopback_rtl`).
+pub struct Memory {
     timing: MemoryTiming,
     bytes_per_beat: usize,
     /// Per command taken: the cycle its data may start and its bytes.
@@ -221,7 +222,8 @@ struct Memory {
 }
 
 impl Memory {
-    fn new(m: &Model, timing: MemoryTiming, bytes_per_beat: usize) -> Result<Memory, SimError> {
+    /// The memory behind `m`'s `s_pay_*` with `timing`, `bytes_per_beat` bytes a beat.
+    pub fn new(m: &Model, timing: MemoryTiming, bytes_per_beat: usize) -> Result<Memory, SimError> {
         let p = |n: &str| m.port(n);
         Ok(Memory {
             timing,
@@ -241,16 +243,31 @@ impl Memory {
     }
 
     /// Room for another command.
-    fn room(&self) -> bool {
+    pub fn room(&self) -> bool {
         self.pending.len() < self.timing.outstanding
     }
 
-    fn take_command(&mut self, ready_cycle: u64, bytes: Vec<u8>) {
+    /// Read commands in flight (taken, data not all returned) and the beat of the front one
+    /// presented next: it changes with every command taken and every beat returned.
+    pub fn in_flight(&self) -> (usize, usize) {
+        (self.pending.len(), self.beat)
+    }
+
+    /// Drives `s_pay_tvalid` low (before a reset).
+    pub fn idle(&mut self, m: &mut Model) {
+        m.set_u64(self.ports[0], 0);
+        self.presenting = false;
+    }
+
+    /// A read command taken: its `bytes` may be presented from cycle `ready_cycle` on.
+    pub fn take_command(&mut self, ready_cycle: u64, bytes: Vec<u8>) {
         self.pending.push_back((ready_cycle, bytes));
         self.most_in_flight = self.most_in_flight.max(self.pending.len());
     }
 
-    fn drive(&mut self, m: &mut Model, rng: &mut ChaCha8Rng, cycle: u64) {
+    /// Drives `s_pay_*` for this cycle: the beat still waiting for `tready`, the next due one
+    /// (unless stalled at random), or valid low.
+    pub fn drive(&mut self, m: &mut Model, rng: &mut ChaCha8Rng, cycle: u64) {
         if self.presenting {
             return;
         }
@@ -272,7 +289,8 @@ impl Memory {
         }
     }
 
-    fn sample(&mut self, m: &mut Model) {
+    /// The handshake of this cycle (after [`Model::eval`]).
+    pub fn sample(&mut self, m: &mut Model) {
         if !self.presenting || m.peek_u64(self.ports[1]) == 0 {
             return;
         }

@@ -35,8 +35,13 @@ const MAX_LEVELS: usize = 6;
 /// the scheduler arbiter's choice into `pop_parts` and the ICRC core's state update, both at
 /// exactly 6 in their units. The default path measured 6 between the ICRC core's early-beat
 /// ports and the generator's payload buffer (2026-11-26), with the same logic in those cones:
-/// only the mapping moved. They leave this list when those cones have a level to spare.
-const NOT_YET_PIPELINED: &[(&str, usize)] = &[("ferroce_tx_path_c2048_q256_w512", 7), ("ferroce_tx_path_c64_q16_w64", 7)];
+/// only the mapping moved. With the response port (2026-11-26: a 2:1 descriptor multiplexer
+/// before the generator, one level) the 64-bit path measured 8: the scheduler lists' pop element
+/// into the parity LUTRAM's write address, a cone of `sched` (6 levels alone, logic unchanged),
+/// mapped one level deeper again; the first form of the response port had made the default path
+/// 8 the same way (the ICRC state and the arbiter's choice) and the 64-bit one 7. They leave
+/// this list when those cones have a level to spare.
+const NOT_YET_PIPELINED: &[(&str, usize)] = &[("ferroce_tx_path_c2048_q256_w512", 7), ("ferroce_tx_path_c64_q16_w64", 8)];
 
 /// One emitted top: module name, Verilog file, Verilog text, bus width (if width-generic).
 struct Emitted {

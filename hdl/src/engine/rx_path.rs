@@ -199,6 +199,8 @@ pub struct RxPath<const W: usize, const K: usize, const D: usize, const QB: usiz
     record: Signal<Local, ResponderRecord>,
     /// The record offered to the responder, taken from the FIFO's head.
     next_record: DFF<ResponderRecord>,
+    /// `next_record`'s ImmDt or AETH.
+    immdt_or_aeth: Signal<Local, Bits<32>>,
     next_record_valid: DFF<Bit>,
     /// The FIFO's head moves to `next_record`.
     advance: Signal<Local, Bit>,
@@ -284,6 +286,7 @@ impl<const W: usize, const K: usize, const D: usize, const QB: usize, const RB: 
             records: Default::default(),
             record: Default::default(),
             next_record: Default::default(),
+            immdt_or_aeth: Default::default(),
             next_record_valid: Default::default(),
             advance: Default::default(),
             responder: Default::default(),
@@ -377,10 +380,12 @@ impl<const W: usize, const K: usize, const D: usize, const QB: usize, const RB: 
         self.responder.r_reth_va.next = self.next_record.q.val().reth_va;
         self.responder.r_reth_rkey.next = self.next_record.q.val().reth_rkey;
         self.responder.r_reth_dmalen.next = self.next_record.q.val().reth_dmalen;
-        self.responder.r_immdt.next = self.next_record.q.val().immdt_or_aeth;
+        // (a slice of a struct field's slice is not Verilog yosys reads: through a signal)
+        self.immdt_or_aeth.next = self.next_record.q.val().immdt_or_aeth;
+        self.responder.r_immdt.next = self.immdt_or_aeth.val();
         self.responder.r_aeth_ok.next = self.next_record.q.val().aeth_ok;
-        self.responder.r_aeth_syndrome.next = self.next_record.q.val().immdt_or_aeth.get_bits::<8>(24);
-        self.responder.r_aeth_msn.next = self.next_record.q.val().immdt_or_aeth.get_bits::<24>(0);
+        self.responder.r_aeth_syndrome.next = self.immdt_or_aeth.val().get_bits::<8>(24);
+        self.responder.r_aeth_msn.next = self.immdt_or_aeth.val().get_bits::<24>(0);
         self.responder.r_pay_len.next = self.next_record.q.val().pay_len;
 
         // ---- the register file's side of the responder ----

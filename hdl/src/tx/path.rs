@@ -24,9 +24,10 @@
 //! - **Responses** (`s_resp_*`, the responder's ACKs and NAKs): the control class at packet
 //!   grain. A response waits in a register (QP, PSN, AETH); its descriptor (opcode
 //!   Acknowledge, its PSN, its AETH in the ImmDt place, no payload, no transfer) goes to the
-//!   generator before the segmenter's next descriptor: it waits at most for the frame being started, not for a
-//!   block decision. It never splits a frame; it may leave between two packets of a message,
-//!   which is legal (it is in the responder's PSN space). `m_packet_response` marks its frame.
+//!   generator before the segmenter's next descriptor: it waits at most for the frame being
+//!   started, not for a block decision. It never splits a frame; it may leave between two
+//!   packets of a message, which is legal (it is in the responder's PSN space).
+//!   `m_packet_response` marks its frame.
 //! - **Completions**: the generator's completion goes out on `cpl_*` (status success: a UC
 //!   transfer is complete when its last frame has left; RC completion comes with the engine) and,
 //!   in the cycle the register file takes it, frees the channel in the segmenter (`done`).
@@ -162,7 +163,7 @@ pub struct TxPath<const W: usize, const K: usize, const CB: usize, const EB: usi
     enqueue_elem: DFF<Bits<CB>>,
     /// The segmenter's decision request, registered as its enqueue is.
     decision_request: DFF<Bit>,
-    /// A response's descriptor waits for the generator.
+    /// A response waits for the generator.
     response_pending: DFF<Bit>,
     /// The waiting response: its QP.
     response_qp: DFF<Bits<24>>,

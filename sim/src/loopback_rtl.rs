@@ -1,0 +1,1032 @@
+//! Two engines back to back in Verilator, cycle by cycle, built from the RTL halves that exist:
+//! engine A (the requester) and engine B (the responder), each a TX path model
+//! (`ferroce_tx_path_*`, [`crate::tx_path_rtl`]) and an RX path model (`ferroce_rx_path_q256_w*`,
+//! [`crate::rx_path_rtl`]) wired as the engine top will wire them. Its co-simulation is
+//! `sim/tests/loopback_cosim.rs`.
+//!
+//! ```text
+//!              engine A                                               engine B
+//!  posts ──► A.tx ── m_axis ──► wire A→B (beat FIFO) ──► s_axis ── B.rx ──► m_cmd, m_wr ──► B's memory
+//!  A's memory ◄─ m_read, s_pay ─┘                                    │ m_dec: response = 1 ─┐
+//!  A.tx cpl ◄─ completions                                           │ else ─► the host     │
+//!                                                                                           ▼
+//!  the host ◄─ m_dec ── A.rx ◄── s_axis ◄── wire B→A (beat FIFO) ◄── m_axis ── B.tx ◄── s_resp_*
+//!  (forwarded ACK/NAKs)                                                   (no posts)
+//! ```
+//!
+//! - **An engine** ([`Engine`]) is the two halves and what joins them, in one function
+//!   ([`Engine::settle`], which a joined engine top will replace): the QP context table behind
+//!   both read ports (the RX half's [`SetupHarness`] holds it and serves its own port; the TX
+//!   half's port is served from the same table [`QP_READ_LATENCY`] cycles after its index), and
+//!   the decision fork: a decision with `response` = 1 is taken on `m_dec` only in a cycle where
+//!   the TX half's `s_resp_ready` is 1, and is then presented on `s_resp_*` in that cycle (QP =
+//!   the decision's `qp`, PSN = `response_psn`, AETH = `response_syndrome` << 24 |
+//!   `response_msn`); any other decision goes to the host, which may hold it back at random
+//!   ([`Surroundings::host_bp_pct`]). Setup (commits, regions, receive buffers) goes to both
+//!   halves between runs ([`Engine::commit`], [`Engine::setup`], [`Engine::paired`]).
+//! - **The wires**: each a FIFO of [`WireTiming::beats`] beats that a beat crosses in
+//!   [`WireTiming::latency`] cycles at least, like a MAC and PHY; the TX half's `m_axis_tready` is
+//!   "the FIFO has room", the receiving RX half is offered the head beat when it is due (but for
+//!   random stalls, garbage on the bus while `tvalid` is low). Every frame that crosses is kept
+//!   ([`LoopbackRun::a_to_b`], [`LoopbackRun::b_to_a`]; [`LoopbackRun::write_pcap`]).
+//! - **Around each engine** (the same for both; B is given no post): posts on `post_*` in
+//!   order, the local memory behind `m_read` / `s_pay` ([`crate::tx_path_rtl::Memory`]: latency,
+//!   commands in flight, stalls), completions on `cpl_*`, memory writes on `m_cmd` + `m_wr`
+//!   applied to the engine's [`Engine::memory`], pass-through frames on `m_pass`, each with
+//!   random backpressure and the AXI rules checked ([`crate::axis`]).
+//! - **A run** ([`Loopback::run`]) ends when every post has its result, every accepted post its
+//!   completion, both wires are empty, every frame an RX half took has its decision (or came out
+//!   on `m_pass`), every write decision its command and data, and every response handed to a TX
+//!   half has left as a frame; then every interface must stay quiet for [`DRAIN_CYCLES`].
+//!   Nothing moving for [`PROGRESS_LIMIT`] cycles is an error that says where each stream
+//!   stands, not a hang.
+//!
+//! The runner holds no golden model: the test compares what crossed the wires and what the RX
+//! halves decided and wrote with the TX model, the RX front end model and the responder model.
+
+use crate::axis::{AxisPorts, Channel, FrameSink, RecordSource};
+use crate::contracts::regs::QP_READ_LATENCY;
+use crate::contracts::tx::{CompletionStatus, PostError};
+use crate::models::responder::{Decision, Responder};
+use crate::models::tx::{LocalMemory, Post, QpContext, SparseMemory, TxSetup};
+use crate::responder_rtl::{PairedSetup, SetupHarness, SETUP_CYCLES};
+use crate::rx_path_rtl::RxPathRtl;
+use crate::sched::REG_LIMIT;
+use crate::tx_path_rtl::{Memory, MemoryTiming, PathVariant, DEFAULT, SMALL};
+use crate::verilated::{Model, SimError, Traffic};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::VecDeque;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Cycles in which nothing moves on any interface of either engine or wire after which a run
+/// is an error (plus the memory's latency).
+pub const PROGRESS_LIMIT: u64 = 5_000;
+/// Cycles every interface must stay quiet after a run's end.
+pub const DRAIN_CYCLES: u64 = 64;
+
+/// A wire between the engines (MAC, PHY and cable): a beat FIFO.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WireTiming {
+    /// Cycles from a beat leaving the TX half to its first offer to the RX half, at least (1..).
+    pub latency: u64,
+    /// Beats the wire holds; the TX half's `m_axis_tready` is low while it holds that many.
+    pub beats: usize,
+    /// Percent chance per cycle that the wire holds its due head beat back.
+    pub stall_pct: u32,
+}
+
+impl WireTiming {
+    /// Four cycles, eight beats, never stalled.
+    pub const SHORT: WireTiming = WireTiming {
+        latency: 4,
+        beats: 8,
+        stall_pct: 0,
+    };
+}
+
+/// Everything around the two engines that can idle or push back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Surroundings {
+    /// Each engine's local memory (A's is the payload source).
+    pub memory: MemoryTiming,
+    /// Wire A→B (the data).
+    pub wire_ab: WireTiming,
+    /// Wire B→A (the responses).
+    pub wire_ba: WireTiming,
+    /// Percent chance per cycle that the next post waits (0: back to back, the TX model's order).
+    pub post_idle_pct: u32,
+    /// Percent chance per cycle that a memory holds `m_read_ready` low.
+    pub read_bp_pct: u32,
+    /// Percent chance per cycle that the register file holds `cpl_ready` low.
+    pub completion_bp_pct: u32,
+    /// Percent chance per cycle that the host holds `m_dec_ready` low for a decision without a
+    /// response (a response decision waits only for the TX half's `s_resp_ready`).
+    pub host_bp_pct: u32,
+    /// Percent chance per cycle that a memory holds `m_cmd_ready`, `m_wr_tready` (each drawn
+    /// apart) low; `m_pass_tready` too.
+    pub write_bp_pct: u32,
+    /// Seed of the random draws.
+    pub seed: u64,
+}
+
+impl Surroundings {
+    /// Nothing idles, nothing pushes back, memory answers at once, short wires.
+    pub const FULL: Surroundings = Surroundings {
+        memory: MemoryTiming::IMMEDIATE,
+        wire_ab: WireTiming::SHORT,
+        wire_ba: WireTiming::SHORT,
+        post_idle_pct: 0,
+        read_bp_pct: 0,
+        completion_bp_pct: 0,
+        host_bp_pct: 0,
+        write_bp_pct: 0,
+        seed: 1,
+    };
+}
+
+/// A frame that crossed a wire.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WireFrame {
+    /// Its bytes (Ethernet header to ICRC, no FCS).
+    pub bytes: Vec<u8>,
+    /// The TX half marked its descriptor `m_packet_response`: an ACK or NAK.
+    pub response: bool,
+    /// Cycle (of the run) its last beat left the TX half.
+    pub cycle: u64,
+}
+
+/// What a run produced. Decisions are packed as `DECISION`, in `m_dec` order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoopbackRun {
+    /// Per post, its result on A's `post_result_*`.
+    pub post_results: Vec<Result<(), PostError>>,
+    /// A's completions `(channel, status)`, in order.
+    pub completions: Vec<(u16, CompletionStatus)>,
+    /// The frames on wire A→B, in order.
+    pub a_to_b: Vec<WireFrame>,
+    /// The frames on wire B→A, in order.
+    pub b_to_a: Vec<WireFrame>,
+    /// A's RX half's decisions.
+    pub a_decisions: Vec<Vec<u32>>,
+    /// B's RX half's decisions.
+    pub b_decisions: Vec<Vec<u32>>,
+    /// Frames A's RX half passed through (`m_pass`).
+    pub a_passed: Vec<Vec<u8>>,
+    /// Frames B's RX half passed through.
+    pub b_passed: Vec<Vec<u8>>,
+    /// A's memory writes `(address, bytes)`, in order (applied to A's [`Engine::memory`]).
+    pub a_writes: Vec<(u64, usize)>,
+    /// B's memory writes, in order (applied to B's [`Engine::memory`]).
+    pub b_writes: Vec<(u64, usize)>,
+    /// Cycles from the run's first to its last handshake, plus one.
+    pub cycles: u64,
+    /// Beats carried by wire A→B and wire B→A.
+    pub wire_beats: [u64; 2],
+    /// Cycles a response decision waited on `m_dec` for the TX half's `s_resp_ready`, on A
+    /// and on B.
+    pub response_waits: [u64; 2],
+}
+
+impl LoopbackRun {
+    /// Writes the frames of both wires, in the order their last beats left, to a pcap file.
+    pub fn write_pcap(&self, path: &Path) -> Result<(), String> {
+        let mut frames: Vec<&WireFrame> = self.a_to_b.iter().chain(&self.b_to_a).collect();
+        frames.sort_by_key(|f| f.cycle);
+        let bytes: Vec<Vec<u8>> = frames.into_iter().map(|f| f.bytes.clone()).collect();
+        crate::wire::pcap::write_pcap(path, &bytes).map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+/// The TX half's ports the engine and its surroundings use.
+struct TxPorts {
+    init_done: usize,
+    block_log2: usize,
+    cfg_we: usize,
+    cfg_addr: usize,
+    cfg_wdata: usize,
+    commit_valid: usize,
+    commit_index: usize,
+    read_index: usize,
+    read_entry: usize,
+    post_valid: usize,
+    post_ready: usize,
+    result_valid: usize,
+    result_code: usize,
+    packet_valid: usize,
+    packet_response: usize,
+    resp_valid: usize,
+    resp_ready: usize,
+    resp_qp: usize,
+    resp_psn: usize,
+    resp_aeth: usize,
+    read_valid: usize,
+    output: AxisPorts,
+}
+
+/// The RX half's ports the engine and its surroundings use (its register-file side is its
+/// [`SetupHarness`]'s).
+struct RxPorts {
+    input: AxisPorts,
+    dec_valid: usize,
+    dec_ready: usize,
+    dec_entry: usize,
+    cmd_valid: usize,
+    wr_valid: usize,
+}
+
+/// One engine: its TX half, its RX half and the wiring between them; see the module docs.
+pub struct Engine {
+    name: &'static str,
+    tx: Model,
+    t: TxPorts,
+    rx: RxPathRtl,
+    r: RxPorts,
+    /// QPs of the TX half (the engine's: the RX half has more).
+    qps: u32,
+    /// The TX half's context reads in flight: the QP read in each of the last
+    /// [`QP_READ_LATENCY`] cycles.
+    tx_reads: VecDeque<usize>,
+    /// A decision shown and not taken in the last cycle: it must be shown again, unchanged.
+    held_decision: Option<Vec<u32>>,
+    /// The TX half's block size (log2) and scheduler register writes (address, word), as
+    /// [`Engine::configure`] last made them.
+    configuration: (u32, Vec<(u32, u32)>),
+    /// Cycles a response decision waited for `s_resp_ready`, over every run.
+    response_waits: u64,
+    /// The memory the RX half's writes went to, over every run.
+    pub memory: SparseMemory,
+}
+
+impl Engine {
+    /// Engine `name` of the TX path `variant` and the RX path at its width: both reset, their
+    /// RAMs cleared, every context all zero (in reset), the scheduler at its reset values.
+    pub fn new(name: &'static str, variant: &PathVariant) -> Result<Engine, String> {
+        let e = |e: SimError| format!("engine {name}: {e}");
+        let tx = Model::new(&variant.model_name()).map_err(e)?;
+        let mut rx = RxPathRtl::new(variant.width, Traffic::FULL).map_err(|s| format!("engine {name}: {s}"))?;
+        let m = rx.model();
+        let rx_port = |n: &str| m.port(n).map_err(e);
+        let r = RxPorts {
+            input: AxisPorts::find(m, "s_axis").map_err(e)?,
+            dec_valid: rx_port("m_dec_valid")?,
+            dec_ready: rx_port("m_dec_ready")?,
+            dec_entry: rx_port("m_dec_entry")?,
+            cmd_valid: rx_port("m_cmd_valid")?,
+            wr_valid: rx_port("m_wr_tvalid")?,
+        };
+        let port = |n: &str| tx.port(n).map_err(e);
+        let t = TxPorts {
+            init_done: port("init_done")?,
+            block_log2: port("cfg_block_log2")?,
+            cfg_we: port("sched_cfg_we")?,
+            cfg_addr: port("sched_cfg_addr")?,
+            cfg_wdata: port("sched_cfg_wdata")?,
+            commit_valid: port("qp_commit_valid")?,
+            commit_index: port("qp_commit_index")?,
+            read_index: port("qp_read_index")?,
+            read_entry: port("qp_read_entry")?,
+            post_valid: port("post_valid")?,
+            post_ready: port("post_ready")?,
+            result_valid: port("post_result_valid")?,
+            result_code: port("post_result_code")?,
+            packet_valid: port("m_packet_valid")?,
+            packet_response: port("m_packet_response")?,
+            resp_valid: port("s_resp_valid")?,
+            resp_ready: port("s_resp_ready")?,
+            resp_qp: port("s_resp_qp")?,
+            resp_psn: port("s_resp_psn")?,
+            resp_aeth: port("s_resp_aeth")?,
+            read_valid: port("m_read_valid")?,
+            output: AxisPorts::find(&tx, "m_axis").map_err(e)?,
+        };
+        let mut engine = Engine {
+            name,
+            tx,
+            t,
+            r,
+            rx,
+            qps: variant.qps,
+            tx_reads: std::iter::repeat_n(0, QP_READ_LATENCY).collect(),
+            held_decision: None,
+            configuration: (16, Vec::new()),
+            response_waits: 0,
+            memory: SparseMemory::new(),
+        };
+        if engine.t.output.bytes_per_beat != engine.r.input.bytes_per_beat {
+            return Err(format!(
+                "engine {name}: the TX half's m_axis is {} bits wide, the RX half's s_axis {}",
+                8 * engine.t.output.bytes_per_beat,
+                8 * engine.r.input.bytes_per_beat
+            ));
+        }
+        engine.reset_tx()?;
+        Ok(engine)
+    }
+
+    /// The engine's name (`A`, `B`).
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Resets the TX half with its inputs idle and waits for `init_done`.
+    fn reset_tx(&mut self) -> Result<(), String> {
+        let (m, t) = (&mut self.tx, &self.t);
+        for (port, value) in [
+            (t.commit_valid, 0),
+            (t.block_log2, u64::from(self.configuration.0)),
+            (t.cfg_we, 0),
+            (t.post_valid, 0),
+            (t.resp_valid, 0),
+            (t.output.ready, 1),
+        ] {
+            m.set_u64(port, value);
+        }
+        for name in ["s_pay_tvalid", "cpl_ready", "m_read_ready"] {
+            let port = m.port(name).map_err(|e| e.to_string())?;
+            m.set_u64(port, u64::from(name != "s_pay_tvalid"));
+        }
+        m.reset(4);
+        let mut waited = 0u64;
+        while m.get_u64(t.init_done) == 0 {
+            m.step(1);
+            waited += 1;
+            if waited > 1 << 18 {
+                return Err(format!("engine {}: the TX half's init_done never rose", self.name));
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets the TX half's block size and writes its scheduler registers: `setup`'s queue words,
+    /// then its limit (as the TX path runner does).
+    pub fn configure(&mut self, setup: &TxSetup) {
+        let writes = setup
+            .queue_config
+            .iter()
+            .map(|(&q, cfg)| (q, cfg.word()))
+            .chain(std::iter::once((REG_LIMIT, u32::from(setup.limit))))
+            .collect();
+        self.configuration = (setup.block_log2, writes);
+        self.write_configuration();
+    }
+
+    /// Resets the TX half alone (its transfer table, per-QP PSNs and scheduler state: every QP
+    /// fresh, restarting from its context's `sq_psn`) and writes its configuration again: a TX
+    /// half as the TX model starts each setup. The RX half and the context table are kept.
+    pub fn restart_tx(&mut self) -> Result<(), String> {
+        self.reset_tx()?;
+        self.tx_reads = std::iter::repeat_n(0, QP_READ_LATENCY).collect();
+        self.write_configuration();
+        Ok(())
+    }
+
+    fn write_configuration(&mut self) {
+        let (m, t) = (&mut self.tx, &self.t);
+        let (block_log2, writes) = &self.configuration;
+        m.set_u64(t.block_log2, u64::from(*block_log2));
+        for &(addr, word) in writes {
+            m.set_u64(t.cfg_we, 1);
+            m.set_u64(t.cfg_addr, u64::from(addr));
+            m.set_u64(t.cfg_wdata, u64::from(word));
+            m.step(1);
+        }
+        m.set_u64(t.cfg_we, 0);
+    }
+
+    /// The RX half's setup side (regions, receive posts, counters; its context table is the
+    /// engine's).
+    pub fn setup(&mut self) -> &mut SetupHarness {
+        self.rx.setup()
+    }
+
+    /// Sets QP `qp`'s context in the engine's table and commits it on both halves: the RX half
+    /// restarts the QP ([`SetupHarness::commit`]), the TX half's next block on it starts from
+    /// its `sq_psn`.
+    pub fn commit(&mut self, qp: u32, context: &QpContext) -> Result<(), String> {
+        self.check_qp(qp)?;
+        self.rx.setup().commit(qp, context)?;
+        self.commit_tx(qp);
+        Ok(())
+    }
+
+    /// [`Engine::commit`], and the same QP (re)started on the golden responder `model`.
+    pub fn commit_paired(&mut self, model: &mut Responder, qp: u32, context: &QpContext) -> Result<(), String> {
+        self.check_qp(qp)?;
+        self.rx.setup().commit_paired(model, qp, context)?;
+        self.commit_tx(qp);
+        Ok(())
+    }
+
+    /// The engine's setup calls paired with the golden responder `model` (for
+    /// [`crate::peers::Requesters::post_buffers`], for example).
+    pub fn paired<'a>(&'a mut self, model: &'a mut Responder) -> PairedEngine<'a> {
+        PairedEngine { engine: self, model }
+    }
+
+    fn check_qp(&self, qp: u32) -> Result<(), String> {
+        if qp >= self.qps {
+            return Err(format!("engine {}: QP {qp} is beyond its TX half's {} QPs", self.name, self.qps));
+        }
+        Ok(())
+    }
+
+    /// Pulses `qp_commit` on the TX half, then idles it.
+    fn commit_tx(&mut self, qp: u32) {
+        self.tx.set_u64(self.t.commit_valid, 1);
+        self.tx.set_u64(self.t.commit_index, u64::from(qp));
+        self.idle_tx(1);
+        self.tx.set_u64(self.t.commit_valid, 0);
+        self.idle_tx(SETUP_CYCLES);
+    }
+
+    /// `cycles` cycles of the TX half alone, its context reads served.
+    fn idle_tx(&mut self, cycles: u64) {
+        for _ in 0..cycles {
+            self.serve_tx_read();
+            self.tx.eval();
+            self.queue_tx_read();
+            self.tx.tick();
+        }
+    }
+
+    /// The TX half's `qp_read_entry` for this cycle: the context of the QP it read
+    /// [`QP_READ_LATENCY`] cycles ago, from the engine's table.
+    fn serve_tx_read(&mut self) {
+        let qp = self.tx_reads.pop_front().expect("the read line holds QP_READ_LATENCY reads");
+        self.tx.set(self.t.read_entry, self.rx.setup().context(qp));
+    }
+
+    /// After the TX half's last evaluation of a cycle: its read of this cycle.
+    fn queue_tx_read(&mut self) {
+        let qp = self.tx.peek_u64(self.t.read_index) as usize;
+        self.tx_reads.push_back(qp);
+    }
+
+    /// The engine's internal wiring for one cycle, both halves evaluated with it (every input
+    /// from outside the engine driven before): the context table behind both read ports, and
+    /// the decision fork (see the module docs). `host_ready` is the host's `m_dec_ready` for a
+    /// decision without a response. Returns the decision taken on `m_dec` this cycle, or an
+    /// error if `m_dec` broke the AXI rules or a response names a QP the TX half does not have.
+    pub fn settle(&mut self, host_ready: bool) -> Result<Option<Vec<u32>>, String> {
+        // the table behind both read ports: the TX half's entry, then the RX half's (harness)
+        self.serve_tx_read();
+        self.rx.model().set_u64(self.r.dec_ready, u64::from(host_ready));
+        self.rx.setup().settle();
+        let m = self.rx.model();
+        let shown = (m.peek_u64(self.r.dec_valid) != 0).then(|| m.peek(self.r.dec_entry));
+        let decision = shown.as_deref().map(Decision::from_words);
+        let response = decision.as_ref().is_some_and(|d| d.response);
+        // the decision fork: a response goes to s_resp when the TX half has room for it
+        // (s_resp_ready is a register: this evaluation shows this cycle's)
+        self.tx.eval();
+        let take = match &decision {
+            None => false,
+            Some(_) if response => self.tx.peek_u64(self.t.resp_ready) != 0,
+            Some(_) => host_ready,
+        };
+        self.tx.set_u64(self.t.resp_valid, u64::from(response && take));
+        self.response_waits += u64::from(response && !take);
+        if let Some(d) = decision.as_ref().filter(|_| response) {
+            if d.qp >= self.qps {
+                return Err(format!(
+                    "engine {}: a response decision on QP {}, beyond its TX half's {} QPs: {d}",
+                    self.name, d.qp, self.qps
+                ));
+            }
+            let aeth = u64::from(d.response_syndrome) << 24 | u64::from(d.response_msn & 0xFF_FFFF);
+            self.tx.set_u64(self.t.resp_qp, u64::from(d.qp));
+            self.tx.set_u64(self.t.resp_psn, u64::from(d.response_psn));
+            self.tx.set_u64(self.t.resp_aeth, aeth);
+            if take != host_ready {
+                let m = self.rx.model();
+                m.set_u64(self.r.dec_ready, u64::from(take));
+                m.eval();
+            }
+        }
+        self.tx.eval();
+        self.queue_tx_read();
+        // m_dec's AXI rule: a decision not taken stays, unchanged
+        if let Some(held) = self.held_decision.take() {
+            if shown.as_ref() != Some(&held) {
+                return Err(format!(
+                    "engine {}: m_dec {} while stalled (ready low): {}",
+                    self.name,
+                    if shown.is_some() { "changed" } else { "dropped valid" },
+                    Decision::from_words(&held)
+                ));
+            }
+        }
+        match shown {
+            Some(entry) if !take => {
+                self.held_decision = Some(entry);
+                Ok(None)
+            }
+            shown => Ok(shown),
+        }
+    }
+
+    /// The clock edge that ends the cycle, on both halves.
+    pub fn tick(&mut self) {
+        self.tx.tick();
+        self.rx.setup().tick();
+    }
+}
+
+/// An engine's setup calls paired with a golden responder model: regions and receive posts on
+/// the RX half and the model, commits on both halves and the model.
+pub struct PairedEngine<'a> {
+    engine: &'a mut Engine,
+    model: &'a mut Responder,
+}
+
+impl PairedSetup for PairedEngine<'_> {
+    fn sides(&mut self) -> (&mut SetupHarness, &mut Responder) {
+        (self.engine.rx.setup(), self.model)
+    }
+
+    fn commit(&mut self, qp: u32, context: &QpContext) -> Result<(), String> {
+        self.engine.commit_paired(self.model, qp, context)
+    }
+}
+
+/// One wire: a beat FIFO; see the module docs.
+struct Wire {
+    timing: WireTiming,
+    /// Per beat: the cycle it is due, `tdata`, `tkeep`, `tlast`.
+    beats: VecDeque<(u64, Vec<u32>, Vec<u32>, bool)>,
+    /// The head beat is offered and waits for `tready`.
+    presenting: bool,
+    /// Beats taken by the RX half.
+    carried: u64,
+}
+
+impl Wire {
+    fn new(timing: WireTiming) -> Wire {
+        Wire {
+            timing,
+            beats: VecDeque::new(),
+            presenting: false,
+            carried: 0,
+        }
+    }
+
+    fn room(&self) -> bool {
+        self.beats.len() < self.timing.beats
+    }
+
+    fn push(&mut self, cycle: u64, data: Vec<u32>, keep: Vec<u32>, last: bool) {
+        self.beats.push_back((cycle + self.timing.latency, data, keep, last));
+    }
+
+    /// Drives the RX half's `s_axis` for this cycle.
+    fn drive(&mut self, m: &mut Model, p: &AxisPorts, rng: &mut ChaCha8Rng, cycle: u64) {
+        if self.presenting {
+            return;
+        }
+        let stalled = self.timing.stall_pct > 0 && rng.gen_range(0..100) < self.timing.stall_pct;
+        match self.beats.front() {
+            Some((due, data, keep, last)) if *due <= cycle && !stalled => {
+                m.set_u64(p.valid, 1);
+                m.set(p.data, data);
+                m.set(p.keep, keep);
+                m.set_u64(p.last, u64::from(*last));
+                self.presenting = true;
+            }
+            _ => {
+                let garbage: Vec<u32> = (0..p.bytes_per_beat.div_ceil(4)).map(|_| rng.gen()).collect();
+                m.set_u64(p.valid, 0);
+                m.set(p.data, &garbage);
+                m.set(p.keep, &garbage[..p.bytes_per_beat.div_ceil(32)]);
+                m.set_u64(p.last, u64::from(garbage[0] & 1));
+            }
+        }
+    }
+
+    /// The handshake of this cycle: `Some(tlast)` of the beat the RX half took.
+    fn sample(&mut self, m: &mut Model, p: &AxisPorts) -> Option<bool> {
+        if !self.presenting || m.peek_u64(p.ready) == 0 {
+            return None;
+        }
+        self.presenting = false;
+        self.carried += 1;
+        self.beats.pop_front().map(|(_, _, _, last)| last)
+    }
+}
+
+/// Everything around one engine during a run: its host (posts, results, completions,
+/// decisions), its local memory (reads, writes) and the beats of its wires.
+struct Side {
+    posts: RecordSource,
+    post_words: Vec<Vec<Vec<u32>>>,
+    results: Vec<Result<(), PostError>>,
+    reads: Channel,
+    memory: Memory,
+    latency: u64,
+    /// The payload source (`None`: an engine given no post reads nothing).
+    local: Option<Arc<dyn LocalMemory>>,
+    completions: Channel,
+    done: Vec<(u16, CompletionStatus)>,
+    mac: FrameSink,
+    /// Per descriptor taken by the TX half's generator whose frame has not left: a response's.
+    descriptors: VecDeque<bool>,
+    /// Per frame that left the TX half: a response's.
+    frame_kinds: Vec<bool>,
+    /// Responses handed to the TX half.
+    responses: usize,
+    /// Frames whose last beat the RX half took.
+    frames_in: usize,
+    commands: Channel,
+    data: FrameSink,
+    pass: FrameSink,
+    pending_commands: VecDeque<(u64, usize)>,
+    pending_data: VecDeque<Vec<u8>>,
+    writes: Vec<(u64, usize)>,
+    decisions: Vec<Vec<u32>>,
+    /// Writes the decisions ask for (`write` and a payload).
+    owed: usize,
+    /// Handshakes so far, on every interface: progress.
+    events: u64,
+}
+
+impl Side {
+    fn new(engine: &mut Engine, s: &Surroundings, posts: &[Post], local: Option<Arc<dyn LocalMemory>>) -> Result<Side, String> {
+        let e = |e: SimError| format!("engine {}: {e}", engine.name);
+        let post_words = posts
+            .iter()
+            .map(|p| p.to_words().map(|w| vec![w]).map_err(|err| format!("post: {err}")))
+            .collect::<Result<_, _>>()?;
+        let tx = &engine.tx;
+        let rx: &Model = engine.rx.model();
+        Ok(Side {
+            posts: RecordSource::new(tx, "post_valid", "post_ready", &["post_entry"], s.post_idle_pct).map_err(e)?,
+            post_words,
+            results: Vec::with_capacity(posts.len()),
+            reads: Channel::new(
+                tx,
+                "m_read",
+                "m_read_valid",
+                Some("m_read_ready"),
+                &["m_read_addr", "m_read_len"],
+                s.read_bp_pct,
+            )
+            .map_err(e)?,
+            memory: Memory::new(tx, s.memory, engine.t.output.bytes_per_beat).map_err(e)?,
+            latency: s.memory.latency,
+            local,
+            completions: Channel::new(
+                tx,
+                "cpl",
+                "cpl_valid",
+                Some("cpl_ready"),
+                &["cpl_channel", "cpl_status"],
+                s.completion_bp_pct,
+            )
+            .map_err(e)?,
+            done: Vec::new(),
+            mac: FrameSink::new(tx, "m_axis", &[], 0).map_err(e)?,
+            descriptors: VecDeque::new(),
+            frame_kinds: Vec::new(),
+            responses: 0,
+            frames_in: 0,
+            commands: Channel::new(
+                rx,
+                "m_cmd",
+                "m_cmd_valid",
+                Some("m_cmd_ready"),
+                &["m_cmd_address", "m_cmd_length"],
+                s.write_bp_pct,
+            )
+            .map_err(e)?,
+            data: FrameSink::new(rx, "m_wr", &[], s.write_bp_pct).map_err(e)?,
+            pass: FrameSink::new(rx, "m_pass", &[], s.write_bp_pct).map_err(e)?,
+            pending_commands: VecDeque::new(),
+            pending_data: VecDeque::new(),
+            writes: Vec::new(),
+            decisions: Vec::new(),
+            owed: 0,
+            events: 0,
+        })
+    }
+
+    fn accepted(&self) -> usize {
+        self.results.iter().filter(|r| r.is_ok()).count()
+    }
+
+    /// Drives this cycle's inputs from outside the engine but its input wire: posts, memory,
+    /// completions, `m_axis_tready` (low while the output wire is full), the writes.
+    fn drive(&mut self, engine: &mut Engine, rng: &mut ChaCha8Rng, cycle: u64, output_room: bool) {
+        let tx = &mut engine.tx;
+        self.posts.drive(tx, rng, &self.post_words);
+        self.memory.drive(tx, rng, cycle);
+        self.reads.drive(tx, rng);
+        if !self.memory.room() {
+            self.reads.hold(tx);
+        }
+        self.completions.drive(tx, rng);
+        self.mac.drive(tx, rng);
+        if !output_room {
+            self.mac.hold(tx);
+        }
+        let rx = engine.rx.model();
+        self.commands.drive(rx, rng);
+        self.data.drive(rx, rng);
+        self.pass.drive(rx, rng);
+    }
+
+    /// This cycle's handshakes (after [`Engine::settle`]): the decision taken, the beat that
+    /// left on the output wire, everything else around the engine.
+    fn sample(&mut self, engine: &mut Engine, cycle: u64, decision: Option<Vec<u32>>, output: &mut Wire) -> Result<(), String> {
+        let name = engine.name;
+        let e = |e: SimError| format!("engine {name}: {e}");
+        let (tx, t) = (&mut engine.tx, &engine.t);
+        // the TX half: posts and their results, descriptors, memory, frames, completions
+        if self.posts.sample(tx, cycle).is_some() {
+            self.events += 1;
+        }
+        if tx.peek_u64(t.result_valid) != 0 {
+            let code = tx.peek_u64(t.result_code) as u8;
+            let index = self.results.len();
+            if index >= self.post_words.len() {
+                return Err(format!("engine {name}: a post result at cycle {cycle} with {index} posts made"));
+            }
+            self.results.push(match code {
+                0 => Ok(()),
+                c => Err(PostError::from_code(c).ok_or_else(|| format!("engine {name}: post {index}: unknown refusal code {c}"))?),
+            });
+            self.events += 1;
+        }
+        if tx.peek_u64(t.packet_valid) != 0 {
+            self.descriptors.push_back(tx.peek_u64(t.packet_response) != 0);
+            self.events += 1;
+        }
+        if let Some(command) = self.reads.sample(tx, cycle).map_err(e)? {
+            let (addr, len) = (crate::axis::value(&command[0]) as u64, command[1][0] as usize);
+            let local = self
+                .local
+                .as_ref()
+                .ok_or_else(|| format!("engine {name}: a memory read of {len} bytes at {addr:#x} (cycle {cycle}) with no post given"))?;
+            self.memory.take_command(cycle + self.latency, local.bytes(addr, len));
+            self.events += 1;
+        }
+        let in_flight = self.memory.in_flight();
+        self.memory.sample(tx);
+        if self.memory.in_flight() != in_flight {
+            self.events += 1;
+        }
+        let o = t.output;
+        let frames = self.mac.frames.len();
+        if self.mac.sample(tx, cycle).map_err(e)? {
+            output.push(cycle, tx.peek(o.data), tx.peek(o.keep), tx.peek_u64(o.last) != 0);
+            self.events += 1;
+        }
+        if self.mac.frames.len() > frames {
+            let response = self
+                .descriptors
+                .pop_front()
+                .ok_or_else(|| format!("engine {name}: a frame left m_axis at cycle {cycle} without a descriptor before it"))?;
+            self.frame_kinds.push(response);
+            if response && self.frame_kinds.iter().filter(|&&r| r).count() > self.responses {
+                return Err(format!(
+                    "engine {name}: more response frames than the {} responses given",
+                    self.responses
+                ));
+            }
+        }
+        if let Some(c) = self.completions.sample(tx, cycle).map_err(e)? {
+            let status =
+                CompletionStatus::from_code(c[1][0] as u8).ok_or_else(|| format!("engine {name}: completion status {}", c[1][0]))?;
+            self.done.push((c[0][0] as u16, status));
+            if self.done.len() > self.accepted() {
+                return Err(format!(
+                    "engine {name}: {} completions for {} accepted posts",
+                    self.done.len(),
+                    self.accepted()
+                ));
+            }
+            self.events += 1;
+        }
+        // the RX half: decisions, writes, pass-through frames
+        if let Some(entry) = decision {
+            let d = Decision::from_words(&entry);
+            self.owed += usize::from(d.write && d.write_length > 0);
+            self.responses += usize::from(d.response);
+            self.decisions.push(entry);
+            self.events += 1;
+        }
+        let rx = engine.rx.model();
+        if let Some(ports) = self.commands.sample(rx, cycle).map_err(e)? {
+            self.pending_commands
+                .push_back((crate::axis::value(&ports[0]) as u64, ports[1][0] as usize));
+            self.events += 1;
+        }
+        if self.data.sample(rx, cycle).map_err(e)? {
+            self.events += 1;
+        }
+        self.pending_data.extend(self.data.frames.drain(..).map(|f| f.bytes));
+        if self.pass.sample(rx, cycle).map_err(e)? {
+            self.events += 1;
+        }
+        while !self.pending_commands.is_empty() && !self.pending_data.is_empty() {
+            let (address, length) = self.pending_commands.pop_front().expect("a command");
+            let bytes = self.pending_data.pop_front().expect("data");
+            if bytes.len() != length {
+                return Err(format!(
+                    "engine {name}: write {} at cycle {cycle}: the command says {length} bytes at {address:#x}, its data has {}",
+                    self.writes.len(),
+                    bytes.len()
+                ));
+            }
+            engine.memory.write(address, &bytes);
+            self.writes.push((address, length));
+        }
+        if self.decisions.len() + self.pass.frames.len() > self.frames_in {
+            return Err(format!(
+                "engine {name}: cycle {cycle}: {} decisions and {} pass-through frames for {} frames in",
+                self.decisions.len(),
+                self.pass.frames.len(),
+                self.frames_in
+            ));
+        }
+        Ok(())
+    }
+
+    /// Everything given to the engine has come out (see the module docs).
+    fn finished(&self) -> bool {
+        self.results.len() == self.post_words.len()
+            && self.done.len() == self.accepted()
+            && self.memory.in_flight().0 == 0
+            && self.descriptors.is_empty()
+            && self.mac.pending_bytes() == 0
+            && self.frame_kinds.iter().filter(|&&r| r).count() == self.responses
+            && self.decisions.len() + self.pass.frames.len() == self.frames_in
+            && self.writes.len() == self.owed
+            && self.data.pending_bytes() == 0
+    }
+
+    /// Where the engine's streams stand, for an error.
+    fn describe(&self, engine: &mut Engine) -> String {
+        let (tx, t) = (&mut engine.tx, &engine.t);
+        let [post_ready, resp_ready, tvalid, read_valid] =
+            [t.post_ready, t.resp_ready, t.output.valid, t.read_valid].map(|p| tx.peek_u64(p));
+        let r = &engine.r;
+        let rx = engine.rx.model();
+        let [tready, dec_valid, cmd_valid, wr_valid] = [r.input.ready, r.dec_valid, r.cmd_valid, r.wr_valid].map(|p| rx.peek_u64(p));
+        let response_frames = self.frame_kinds.iter().filter(|&&r| r).count();
+        format!(
+            "engine {}: posts {} taken of {} (post_ready {post_ready}), {} results, {} completions of {} accepted; {} reads in \
+             flight (m_read_valid {read_valid}); {} frames out ({} responses of {} handed, s_resp_ready {resp_ready}), {} \
+             descriptors waiting, {} bytes of a frame (m_axis_tvalid {tvalid}); RX: {} frames in (s_axis_tready {tready}), {} \
+             decisions (m_dec_valid {dec_valid}{}), {} passed, {} writes done of {} ({} commands and {} data waiting, \
+             m_cmd_valid {cmd_valid}, m_wr_tvalid {wr_valid})",
+            engine.name,
+            self.posts.next(),
+            self.post_words.len(),
+            self.results.len(),
+            self.done.len(),
+            self.accepted(),
+            self.memory.in_flight().0,
+            self.frame_kinds.len(),
+            response_frames,
+            self.responses,
+            self.descriptors.len(),
+            self.mac.pending_bytes(),
+            self.frames_in,
+            self.decisions.len(),
+            engine
+                .held_decision
+                .as_ref()
+                .map_or(String::new(), |d| format!(", held: {}", Decision::from_words(d))),
+            self.pass.frames.len(),
+            self.writes.len(),
+            self.owed,
+            self.pending_commands.len(),
+            self.pending_data.len(),
+        )
+    }
+}
+
+/// Engines A and B back to back; see the module docs.
+pub struct Loopback {
+    /// The requester: the posts of a run are its.
+    pub a: Engine,
+    /// The responder: given no post, its TX half sends its RX half's responses.
+    pub b: Engine,
+    /// The TX path variant of both engines.
+    pub variant: PathVariant,
+    /// What idles and pushes back.
+    pub surroundings: Surroundings,
+    rng: ChaCha8Rng,
+    /// Cycles run (by [`Loopback::run`]) so far.
+    pub cycle: u64,
+}
+
+impl Loopback {
+    /// Both engines at `width` bits (64: the small TX path, 512: the default one), reset; no
+    /// context, region or receive buffer set, the schedulers at their reset values.
+    pub fn new(width: usize, surroundings: Surroundings) -> Result<Loopback, String> {
+        let variant = match width {
+            64 => SMALL,
+            512 => DEFAULT,
+            w => {
+                return Err(format!(
+                    "no TX path variant at {w} bits (64: {}, 512: {})",
+                    SMALL.name, DEFAULT.name
+                ))
+            }
+        };
+        for wire in [surroundings.wire_ab, surroundings.wire_ba] {
+            if wire.latency == 0 || wire.beats == 0 {
+                return Err(format!("a wire needs a latency and room: {wire:?}"));
+            }
+        }
+        Ok(Loopback {
+            a: Engine::new("A", &variant)?,
+            b: Engine::new("B", &variant)?,
+            variant,
+            surroundings,
+            rng: ChaCha8Rng::seed_from_u64(surroundings.seed),
+            cycle: 0,
+        })
+    }
+
+    /// Runs `posts` on engine A (its payloads read from `memory`) until everything they cause
+    /// has come out of both engines (see the module docs); B answers from its RX half's
+    /// decisions. Setup must be done before (nothing is in flight between runs).
+    pub fn run(&mut self, posts: &[Post], memory: Arc<dyn LocalMemory>) -> Result<LoopbackRun, String> {
+        let s = self.surroundings;
+        let mut a = Side::new(&mut self.a, &s, posts, Some(memory))?;
+        let mut b = Side::new(&mut self.b, &s, &[], None)?;
+        let (mut ab, mut ba) = (Wire::new(s.wire_ab), Wire::new(s.wire_ba));
+        let (a_in, b_in) = (self.a.r.input, self.b.r.input);
+        let waits = [self.a.response_waits, self.b.response_waits];
+        let rng = &mut self.rng;
+        let limit = PROGRESS_LIMIT + s.memory.latency;
+        let (mut last_progress, mut last_event, mut end) = (0u64, None::<u64>, None::<(u64, u64)>);
+        let mut cycle = 0u64;
+        loop {
+            let events = a.events + b.events + ab.carried + ba.carried;
+            let finished = a.finished() && b.finished() && ab.beats.is_empty() && ba.beats.is_empty();
+            match end {
+                None if finished => end = Some((cycle, events)),
+                Some((at, events_then)) if events != events_then || !finished => {
+                    return Err(format!(
+                        "{} after the run's end at cycle {at}, cycle {cycle}: {}; {}",
+                        if finished { "a handshake" } else { "more output" },
+                        a.describe(&mut self.a),
+                        b.describe(&mut self.b)
+                    ))
+                }
+                Some((at, _)) if cycle - at >= DRAIN_CYCLES => break,
+                _ => {}
+            }
+            if cycle - last_progress > limit {
+                return Err(format!(
+                    "loopback of {}: nothing moved for {limit} cycles (cycle {cycle} of the run): {}; wire A→B holds {} beats; {}; \
+                     wire B→A holds {} beats",
+                    self.variant.name,
+                    a.describe(&mut self.a),
+                    ab.beats.len(),
+                    b.describe(&mut self.b),
+                    ba.beats.len()
+                ));
+            }
+            // inputs from outside the engines, the wires' beats
+            a.drive(&mut self.a, rng, cycle, ab.room());
+            b.drive(&mut self.b, rng, cycle, ba.room());
+            ab.drive(self.b.rx.model(), &b_in, rng, cycle);
+            ba.drive(self.a.rx.model(), &a_in, rng, cycle);
+            // each engine's wiring, both halves evaluated
+            let host = |rng: &mut ChaCha8Rng| s.host_bp_pct == 0 || rng.gen_range(0..100) >= s.host_bp_pct;
+            let (host_a, host_b) = (host(rng), host(rng));
+            let decision_a = self.a.settle(host_a)?;
+            let decision_b = self.b.settle(host_b)?;
+            // this cycle's handshakes
+            a.sample(&mut self.a, cycle, decision_a, &mut ab)?;
+            b.sample(&mut self.b, cycle, decision_b, &mut ba)?;
+            if ab.sample(self.b.rx.model(), &b_in) == Some(true) {
+                b.frames_in += 1;
+            }
+            if ba.sample(self.a.rx.model(), &a_in) == Some(true) {
+                a.frames_in += 1;
+            }
+            if a.events + b.events + ab.carried + ba.carried != events {
+                last_progress = cycle;
+                last_event = Some(cycle);
+            }
+            self.a.tick();
+            self.b.tick();
+            cycle += 1;
+        }
+        self.cycle += cycle;
+        let wire = |side: &Side| -> Vec<WireFrame> {
+            side.mac
+                .frames
+                .iter()
+                .zip(&side.frame_kinds)
+                .map(|(f, &response)| WireFrame {
+                    bytes: f.bytes.clone(),
+                    response,
+                    cycle: f.last_cycle,
+                })
+                .collect()
+        };
+        let passed = |side: &Side| -> Vec<Vec<u8>> { side.pass.frames.iter().map(|f| f.bytes.clone()).collect() };
+        Ok(LoopbackRun {
+            a_to_b: wire(&a),
+            b_to_a: wire(&b),
+            a_passed: passed(&a),
+            b_passed: passed(&b),
+            post_results: a.results,
+            completions: a.done,
+            a_decisions: a.decisions,
+            b_decisions: b.decisions,
+            a_writes: a.writes,
+            b_writes: b.writes,
+            cycles: last_event.map_or(0, |c| c + 1),
+            wire_beats: [ab.carried, ba.carried],
+            response_waits: [self.a.response_waits - waits[0], self.b.response_waits - waits[1]],
+        })
+    }
+}
