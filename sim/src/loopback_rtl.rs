@@ -20,9 +20,8 @@
 //!   half's port is served from the same table [`QP_READ_LATENCY`] cycles after its index), and
 //!   the decision fork: a decision with `response` = 1 is taken on `m_dec` only in a cycle where
 //!   the TX half's `s_resp_ready` is 1, and is then presented on `s_resp_*` in that cycle (QP =
-//!   the decision's `qp`, PSN = `response_psn`, AETH = `response_syndrome` << 24 |
-//!   `response_msn`); any other decision goes to the host, which may hold it back at random
-//!   ([`Surroundings::host_bp_pct`]). Setup (commits, regions, receive buffers) goes to both
+//!   the decision's `qp`, PSN = `response_psn`, AETH = [`Decision::response_aeth`]); any other
+//!   decision goes to the host, which may hold it back at random ([`Surroundings::host_bp_pct`]). Setup (commits, regions, receive buffers) goes to both
 //!   halves between runs ([`Engine::commit`], [`Engine::setup`], [`Engine::paired`]).
 //! - **The wires**: each a FIFO of [`WireTiming::beats`] beats that a beat crosses in
 //!   [`WireTiming::latency`] cycles at least, like a MAC and PHY; the TX half's `m_axis_tready` is
@@ -475,10 +474,9 @@ impl Engine {
                     self.name, d.qp, self.qps
                 ));
             }
-            let aeth = u64::from(d.response_syndrome) << 24 | u64::from(d.response_msn & 0xFF_FFFF);
             self.tx.set_u64(self.t.resp_qp, u64::from(d.qp));
             self.tx.set_u64(self.t.resp_psn, u64::from(d.response_psn));
-            self.tx.set_u64(self.t.resp_aeth, aeth);
+            self.tx.set_u64(self.t.resp_aeth, u64::from(d.response_aeth()));
             if take != host_ready {
                 let m = self.rx.model();
                 m.set_u64(self.r.dec_ready, u64::from(take));
@@ -887,6 +885,19 @@ impl Side {
     }
 }
 
+/// The TX path variant of a loopback at `width` bits: at 64 the small one, at 512 the default
+/// one; no other width has one.
+pub fn variant_of_width(width: usize) -> Result<PathVariant, String> {
+    match width {
+        64 => Ok(SMALL),
+        512 => Ok(DEFAULT),
+        w => Err(format!(
+            "no loopback at {w} bits (64: TX path {}, 512: TX path {})",
+            SMALL.name, DEFAULT.name
+        )),
+    }
+}
+
 /// Engines A and B back to back; see the module docs.
 pub struct Loopback {
     /// The requester: the posts of a run are its.
@@ -906,16 +917,7 @@ impl Loopback {
     /// Both engines at `width` bits (64: the small TX path, 512: the default one), reset; no
     /// context, region or receive buffer set, the schedulers at their reset values.
     pub fn new(width: usize, surroundings: Surroundings) -> Result<Loopback, String> {
-        let variant = match width {
-            64 => SMALL,
-            512 => DEFAULT,
-            w => {
-                return Err(format!(
-                    "no TX path variant at {w} bits (64: {}, 512: {})",
-                    SMALL.name, DEFAULT.name
-                ))
-            }
-        };
+        let variant = variant_of_width(width)?;
         for wire in [surroundings.wire_ab, surroundings.wire_ba] {
             if wire.latency == 0 || wire.beats == 0 {
                 return Err(format!("a wire needs a latency and room: {wire:?}"));

@@ -18,7 +18,7 @@ use crate::contracts::tx::{Pmtu, PostOp, QpState};
 use crate::models::responder::{Access, MemoryRegion, Responder};
 use crate::models::tx::frame::{frame_bytes, frame_repr};
 use crate::models::tx::{PatternMemory, Post, QpContext, TxModel, TxPacket, TxSetup};
-use crate::responder_rtl::{PairedSetup, QPS};
+use crate::responder_rtl::PairedSetup;
 use crate::wire::{RoceFrame, Transport};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -267,11 +267,13 @@ impl Requesters {
     }
 }
 
-/// `count` different QP numbers of the responder (below [`QPS`]), in the order drawn.
-pub fn distinct_qps(rng: &mut ChaCha8Rng, count: usize) -> Vec<u32> {
+/// `count` different QP numbers of a responder of `below` QPs ([`crate::responder_rtl::QPS`]
+/// for the RX path's), in the order drawn.
+pub fn distinct_qps(rng: &mut ChaCha8Rng, count: usize, below: u32) -> Vec<u32> {
+    assert!(count as u64 <= u64::from(below), "{count} distinct QPs below {below}");
     let mut qps: Vec<u32> = Vec::new();
     while qps.len() < count {
-        let qp = rng.gen_range(0..QPS);
+        let qp = rng.gen_range(0..below);
         if !qps.contains(&qp) {
             qps.push(qp);
         }

@@ -21,7 +21,7 @@ use ferroce_sim::contracts::tx::{Pmtu, PostOp};
 use ferroce_sim::models::responder::{Access, CheckFailure, MemoryRegion, Outcome, Verdict};
 use ferroce_sim::models::tx::{Post, QpContext, TxPacket};
 use ferroce_sim::peers::{distinct_qps, random_psn, Peer, Requesters};
-use ferroce_sim::responder_rtl::{Lockstep, PairedSetup, RecordIn, RECEIVE_QUEUE_DEPTH};
+use ferroce_sim::responder_rtl::{Lockstep, PairedSetup, RecordIn, QPS, RECEIVE_QUEUE_DEPTH};
 use ferroce_sim::rx::{rx_model, RxRecord, RxVerdict};
 use ferroce_sim::verilated::Traffic;
 use ferroce_sim::wire::{aeth, Opcode, Transport};
@@ -172,7 +172,7 @@ fn length(rng: &mut ChaCha8Rng) -> u32 {
 /// full, limited to full, full to limited), PSNs near the wrap or anywhere.
 fn random_peers(rng: &mut ChaCha8Rng) -> Vec<Peer> {
     let pkeys = [(0xFFFF, 0xFFFF), (0x0005, 0x8005), (0x8007, 0x0007)];
-    let qps = distinct_qps(rng, 6);
+    let qps = distinct_qps(rng, 6, QPS);
     qps.iter()
         .enumerate()
         .map(|(i, &qp)| {

@@ -23,7 +23,7 @@ use ferroce_sim::models::responder::{CheckFailure, Forwarded, Outcome, Response,
 use ferroce_sim::models::tx::frame::{frame_bytes, frame_repr};
 use ferroce_sim::models::tx::{LocalMemory, Post, QpContext, SparseMemory, TxEngine, TxModel, TxPacket, TxSetup};
 use ferroce_sim::peers::{distinct_qps, random_psn, Peer, Requesters};
-use ferroce_sim::responder_rtl::PairedSetup;
+use ferroce_sim::responder_rtl::{PairedSetup, QPS};
 use ferroce_sim::rx::{rx_model, DropReason, RxVerdict};
 use ferroce_sim::rx_path_rtl::{RxLockstep, RxPathRtl, RECEIVE_QUEUE_DEPTH, WIDTHS};
 use ferroce_sim::verilated::Traffic;
@@ -187,7 +187,7 @@ fn length(rng: &mut ChaCha8Rng) -> u32 {
 /// Four connections, RC and UC, four PMTUs in a row from a random one, ACK coalescing on an RC
 /// and a UC one (which ignores it), PSNs near the wrap or anywhere.
 fn random_peers(rng: &mut ChaCha8Rng) -> Vec<Peer> {
-    let qps = distinct_qps(rng, 4);
+    let qps = distinct_qps(rng, 4, QPS);
     let first_pmtu = rng.gen_range(0..Pmtu::ALL.len());
     qps.iter()
         .enumerate()

@@ -10,7 +10,7 @@ use ferroce_sim::contracts::tx::{MAX_PACKET_PAYLOAD, PACKET, QP_CONTEXT};
 use ferroce_sim::contracts::{Opcode, Operation, Transport};
 use ferroce_sim::rx::{rx_model, RxVerdict};
 use ferroce_sim::tx_rtl::{run_generator, GeneratorJob, GeneratorTraffic};
-use ferroce_sim::wire::aeth::Repr as AethRepr;
+use ferroce_sim::wire::aeth::{self, Repr as AethRepr};
 use ferroce_sim::wire::packet::{ExtRepr, IpRepr, RoceFrame};
 use ferroce_sim::wire::{BthRepr, EthernetRepr, ImmDtRepr, Ipv4Repr, Ipv6Repr, RethRepr};
 use rand::{Rng, SeedableRng};
@@ -174,10 +174,7 @@ impl Packet {
                 dma_len: self.dma_len,
             }),
             immdt: ext.immdt.then_some(ImmDtRepr { imm: self.immediate }),
-            aeth: ext.aeth.then_some(AethRepr {
-                syndrome: (self.immediate >> 24) as u8,
-                msn: self.immediate & 0xFF_FFFF,
-            }),
+            aeth: ext.aeth.then_some(AethRepr::from_word(self.immediate)),
             ..ExtRepr::default_for(self.opcode)
         };
         frame.emit()
@@ -233,7 +230,7 @@ fn random_packets(rng: &mut ChaCha8Rng, qps: usize, n: usize) -> Vec<Packet> {
                     va: 0,
                     rkey: 0,
                     dma_len: 0,
-                    immediate: syndrome << 24 | rng.gen_range(0..1 << 24),
+                    immediate: aeth::word(syndrome, rng.gen_range(0..1 << 24)),
                     payload: Vec::new(),
                 };
             }

@@ -257,6 +257,23 @@ pub mod aeth {
     }
     /// Header length.
     pub const HEADER_LEN: usize = 4;
+
+    /// MSNs are 24 bits and wrap modulo 2^24.
+    pub const MSN_MASK: u32 = 0xFF_FFFF;
+    /// Place of the syndrome in the header's 32-bit word.
+    pub const SYNDROME_SHIFT: u32 = 24;
+
+    /// The header as one 32-bit word, its four bytes read big-endian: syndrome in bits 31:24,
+    /// MSN in bits 23:0 (cut to 24 bits). The engine's AETH ports and the `PACKET` descriptor's
+    /// ImmDt place carry it so.
+    pub const fn word(syndrome: u8, msn: u32) -> u32 {
+        (syndrome as u32) << SYNDROME_SHIFT | (msn & MSN_MASK)
+    }
+
+    /// The syndrome and MSN of a word (see [`word`]).
+    pub const fn split(word: u32) -> (u8, u32) {
+        ((word >> SYNDROME_SHIFT) as u8, word & MSN_MASK)
+    }
 }
 
 /// Atomic ACK Extended Transport Header.

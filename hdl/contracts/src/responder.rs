@@ -351,20 +351,20 @@ pub struct Aeth {
     pub msn: u32,
 }
 
-/// MSNs are 24 bits and wrap modulo 2^24.
-pub const MSN_MASK: u32 = 0xFF_FFFF;
+pub use crate::aeth::MSN_MASK;
 
 impl Aeth {
     /// The 32-bit word (the MSN is cut to 24 bits).
     pub const fn encode(self) -> u32 {
-        (self.syndrome.encode() as u32) << 24 | (self.msn & MSN_MASK)
+        crate::aeth::word(self.syndrome.encode(), self.msn)
     }
 
     /// The AETH of a word; `None` when its syndrome is reserved.
     pub fn decode(word: u32) -> Option<Aeth> {
+        let (syndrome, msn) = crate::aeth::split(word);
         Some(Aeth {
-            syndrome: Syndrome::decode((word >> 24) as u8)?,
-            msn: word & MSN_MASK,
+            syndrome: Syndrome::decode(syndrome)?,
+            msn,
         })
     }
 }

@@ -48,7 +48,7 @@ use crate::rx::{rx_model, supported_opcode, RxRecord, RxResult, RxVerdict};
 use crate::tx::memory::SparseMemory;
 use crate::tx::QpContext;
 use crate::wire::bth::PSN_MASK;
-use crate::wire::{Opcode, RethRepr, Transport};
+use crate::wire::{aeth, Opcode, RethRepr, Transport};
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 
@@ -947,7 +947,7 @@ impl Responder {
             return Outcome {
                 forwarded: Some(Forwarded {
                     psn: request.psn,
-                    aeth: record.aeth.map(|a| u32::from(a.syndrome) << 24 | a.msn),
+                    aeth: record.aeth.map(|a| a.word()),
                 }),
                 ..Outcome::of(Verdict::Forwarded)
             };
@@ -1102,12 +1102,16 @@ impl Decision {
             d.response_msn = r.aeth.msn;
         }
         if let Some(f) = outcome.forwarded {
-            let aeth = f.aeth.unwrap_or(0);
-            d.response_syndrome = (aeth >> 24) as u8;
+            (d.response_syndrome, d.response_msn) = aeth::split(f.aeth.unwrap_or(0));
             d.response_psn = f.psn;
-            d.response_msn = aeth & MSN_MASK;
         }
         d
+    }
+
+    /// The response's AETH as one word (syndrome in bits 31:24, MSN in 23:0), as the TX
+    /// path's response port takes it.
+    pub fn response_aeth(&self) -> u32 {
+        aeth::word(self.response_syndrome, self.response_msn)
     }
 
     /// The fields in which `self` and `other` differ: `(name, self's value, other's value)`.

@@ -122,6 +122,48 @@ enum Cmd {
         #[command(flatten)]
         transfer: TransferArgs,
     },
+    /// Two engines back to back in Verilator: A's TX path sends WRITEs or SENDs to B's RX path,
+    /// B's TX path sends the ACKs back to A's RX path.
+    ///
+    /// Per transfer size, --transfers posts over --qps connections (in rounds of at most a TX
+    /// path's channels), each round checked against the golden models (every frame, decision,
+    /// completion and response) and B's memory byte for byte. Prints per size the cycles (first
+    /// post to last handshake of each round), the goodput at the CMAC clock (322.27 MHz) and on
+    /// 100GbE against the RoCEv2 limit, and the mismatches: the run stops at the first, which
+    /// exits with status 1. Rules: docs/engine.md.
+    Loopback {
+        /// Transfers per size.
+        #[arg(long, default_value_t = 32)]
+        transfers: usize,
+        /// Transport of every connection.
+        #[arg(long, value_enum, default_value_t = TransportArg::Rc)]
+        transport: TransportArg,
+        /// Path MTU in bytes: 256, 512, 1024, 2048 or 4096.
+        #[arg(long, default_value = "4096", value_parser = parse_pmtu)]
+        pmtu: ferroce_sim::contracts::tx::Pmtu,
+        /// Transfer sizes, comma-separated (K, M suffixes: 1K = 1024).
+        #[arg(long, value_delimiter = ',', default_value = "64,256,1K,4K,16K,64K,256K,1M", value_parser = parse_transfer_size)]
+        sizes: Vec<u32>,
+        /// Operation of every post.
+        #[arg(long, value_enum, default_value_t = OpArg::Write)]
+        op: OpArg,
+        /// Connections the transfers are spread over.
+        #[arg(long, default_value_t = 4)]
+        qps: usize,
+        /// Bus width of both engines: 512 (the default TX path) or 64 (the small one).
+        #[arg(long, default_value_t = 512)]
+        width: usize,
+        /// Random memory latency, wire stalls and backpressure everywhere (drawn from --seed)
+        /// instead of nothing pushing back.
+        #[arg(long)]
+        random: bool,
+        /// Seed of the connections' QPs and PSNs, the payloads and the --random draws.
+        #[arg(long, default_value_t = 1, value_parser = parse_seed)]
+        seed: u64,
+        /// Write each round's frames (both wires, no FCS) to a pcap file in this directory.
+        #[arg(long, value_name = "DIR")]
+        pcap: Option<PathBuf>,
+    },
     /// Cycle figures measured in Verilator.
     Bench {
         #[command(subcommand)]
@@ -153,6 +195,38 @@ enum BenchWhat {
         #[arg(long, default_value = "4M", value_parser = parse_byte_count)]
         bytes: u64,
     },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum TransportArg {
+    /// Reliable connection: every message acknowledged.
+    Rc,
+    /// Unreliable connection: no responses.
+    Uc,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum OpArg {
+    /// RDMA WRITE.
+    Write,
+    /// RDMA WRITE with immediate (a receive completion each).
+    WriteImm,
+    /// SEND (into a posted receive buffer).
+    Send,
+    /// SEND with immediate.
+    SendImm,
+}
+
+fn parse_pmtu(s: &str) -> Result<ferroce_sim::contracts::tx::Pmtu, String> {
+    use ferroce_sim::contracts::tx::Pmtu;
+    s.parse()
+        .ok()
+        .and_then(Pmtu::from_bytes)
+        .ok_or_else(|| format!("'{s}' is not a PMTU (256, 512, 1024, 2048 or 4096)"))
+}
+
+fn parse_transfer_size(s: &str) -> Result<u32, String> {
+    tx_spec::parse_size(s).and_then(|n| u32::try_from(n).map_err(|_| format!("'{s}' is more than 4 GiB")))
 }
 
 fn parse_byte_count(s: &str) -> Result<u64, String> {
@@ -264,6 +338,51 @@ fn main() -> ExitCode {
             seed,
             transfer,
         } => run_tx(&out, engine, posts.as_deref(), block, seed, &transfer),
+        Cmd::Loopback {
+            transfers,
+            transport,
+            pmtu,
+            sizes,
+            op,
+            qps,
+            width,
+            random,
+            seed,
+            pcap,
+        } => {
+            use ferroce_sim::contracts::tx::PostOp;
+            use ferroce_sim::loopback_bench::GoodputConfig;
+            use ferroce_sim::loopback_rtl::Surroundings;
+            use ferroce_sim::wire::Transport;
+            let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(seed);
+            let surroundings = if random {
+                ferroce_sim::loopback_bench::random_surroundings(&mut rng, seed)
+            } else {
+                Surroundings {
+                    seed,
+                    ..Surroundings::FULL
+                }
+            };
+            let config = GoodputConfig {
+                width,
+                transport: match transport {
+                    TransportArg::Rc => Transport::Rc,
+                    TransportArg::Uc => Transport::Uc,
+                },
+                pmtu,
+                op: match op {
+                    OpArg::Write => PostOp::Write,
+                    OpArg::WriteImm => PostOp::WriteImm,
+                    OpArg::Send => PostOp::Send,
+                    OpArg::SendImm => PostOp::SendImm,
+                },
+                sizes,
+                transfers,
+                qps,
+                surroundings,
+            };
+            run_loopback(&config, pcap.as_deref())
+        }
         Cmd::Bench {
             what: BenchWhat::Icrc { width, frames },
         } => {
@@ -535,4 +654,68 @@ fn run_tx(
         println!("cycles: {cycles}");
     }
     ExitCode::SUCCESS
+}
+
+/// `ferroce-sim loopback`: a table on stdout, progress on stderr; bad options exit with status
+/// 2, a mismatch with 1.
+fn run_loopback(config: &ferroce_sim::loopback_bench::GoodputConfig, pcap: Option<&std::path::Path>) -> ExitCode {
+    use ferroce_sim::loopback_bench::{goodput, goodput_table};
+    if let Some(dir) = pcap {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            eprintln!("error: {}: {e}", dir.display());
+            return ExitCode::from(2);
+        }
+    }
+    if let Err(e) = config.check() {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
+    let started = std::time::Instant::now();
+    let progress = |row: &ferroce_sim::loopback_bench::GoodputRow| {
+        eprintln!(
+            "{} B: {}/{} transfers, {} cycles, {:.2} payload B/cycle ({:.0} s)",
+            row.size,
+            row.transfers,
+            config.transfers,
+            row.cycles,
+            row.bytes_per_cycle(),
+            started.elapsed().as_secs_f64()
+        );
+    };
+    let rows = goodput(config, pcap, progress);
+    println!(
+        "Loopback at {} bits: {:?} {:?}, PMTU {}, {} connections, {}\n",
+        config.width,
+        config.transport,
+        config.op,
+        config.pmtu.bytes(),
+        config.qps,
+        if quiet_surroundings(config) {
+            "nothing pushing back".to_string()
+        } else {
+            format!("{:?}", config.surroundings)
+        }
+    );
+    match rows {
+        Ok(rows) => {
+            print!("{}", goodput_table(&rows));
+            println!("\nmismatches: 0");
+            ExitCode::SUCCESS
+        }
+        Err((rows, e)) => {
+            print!("{}", goodput_table(&rows));
+            println!("\nmismatches: 1 (the run stops at the first): {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Nothing idles or pushes back around the loopback of `config`.
+fn quiet_surroundings(config: &ferroce_sim::loopback_bench::GoodputConfig) -> bool {
+    use ferroce_sim::loopback_rtl::Surroundings;
+    config.surroundings
+        == Surroundings {
+            seed: config.surroundings.seed,
+            ..Surroundings::FULL
+        }
 }

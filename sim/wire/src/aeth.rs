@@ -4,7 +4,7 @@ use crate::field::{be24, bits, fits, put24};
 use crate::view::fixed_view;
 use crate::Result;
 
-pub use ferroce_contracts::aeth::{field, HEADER_LEN};
+pub use ferroce_contracts::aeth::{field, split, word, HEADER_LEN};
 
 fixed_view!("AETH", HEADER_LEN);
 
@@ -95,6 +95,16 @@ impl Repr {
             syndrome: p.syndrome(),
             msn: p.msn(),
         })
+    }
+    /// The header as one 32-bit word: syndrome in bits 31:24, MSN in bits 23:0 (see
+    /// [`word`]).
+    pub const fn word(&self) -> u32 {
+        word(self.syndrome, self.msn)
+    }
+    /// The header of a 32-bit word (see [`word`]).
+    pub const fn from_word(word: u32) -> Repr {
+        let (syndrome, msn) = split(word);
+        Repr { syndrome, msn }
     }
     /// Decoded syndrome.
     pub fn kind(&self) -> Syndrome {

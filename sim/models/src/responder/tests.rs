@@ -761,24 +761,15 @@ fn responses_and_cnp_are_forwarded() {
         frame.bth.opcode = opcode;
         frame.bth.psn = 0x45_6789;
         frame.ext = ExtRepr::default_for(opcode);
-        if let Some(word) = aeth {
-            frame.ext.aeth = Some(crate::wire::aeth::Repr {
-                syndrome: (word >> 24) as u8,
-                msn: word & 0xFF_FFFF,
-            });
-        }
+        frame.ext.aeth = aeth.map(crate::wire::aeth::Repr::from_word);
         frame.normalize();
         let outcome = link.deliver_frame(&frame);
         assert_eq!((outcome.verdict, outcome.response), (Verdict::Forwarded, None));
         // the requester reads the packet's PSN and AETH from the decision's response fields
         assert_eq!(outcome.forwarded, Some(Forwarded { psn: 0x45_6789, aeth }));
         let d = Decision::of(&outcome, QPN, 0);
-        let word = aeth.unwrap_or(0);
         assert_eq!((d.forwarded, d.response), (true, false));
-        assert_eq!(
-            (d.response_psn, d.response_syndrome, d.response_msn),
-            (0x45_6789, (word >> 24) as u8, word & 0xFF_FFFF)
-        );
+        assert_eq!((d.response_psn, d.response_aeth()), (0x45_6789, aeth.unwrap_or(0)));
     }
     assert_eq!(link.responder.counters().forwarded, 3);
     assert_eq!(link.qp().expected_psn, 0);

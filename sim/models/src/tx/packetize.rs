@@ -17,7 +17,6 @@
 
 use super::record::QpContext;
 use super::segment::MessagePart;
-use crate::contracts::responder::MSN_MASK;
 use crate::contracts::tx::{Pmtu, PACKET};
 use crate::responder::Response;
 use crate::wire::bth::PSN_MASK;
@@ -73,7 +72,6 @@ impl TxPacket {
     /// the context as for requests; SE, AckReq and PadCnt are 0. Its channel and queue are 0
     /// (the control class): it belongs to no transfer.
     pub fn response(response: &Response, ctx: &QpContext) -> TxPacket {
-        let aeth = response.aeth.encode();
         TxPacket {
             channel: 0,
             queue: 0,
@@ -94,10 +92,7 @@ impl TxPacket {
             },
             reth: None,
             immediate: None,
-            aeth: Some(aeth::Repr {
-                syndrome: (aeth >> 24) as u8,
-                msn: aeth & MSN_MASK,
-            }),
+            aeth: Some(aeth::Repr::from_word(response.aeth.encode())),
             local_addr: 0,
             payload_len: 0,
         }
@@ -127,14 +122,7 @@ impl TxPacket {
             ("channel", u128::from(self.channel)),
             ("rkey", u128::from(reth.r_key)),
             ("dma_len", u128::from(reth.dma_len)),
-            (
-                "immediate",
-                u128::from(
-                    self.immediate
-                        .or(self.aeth.map(|a| u32::from(a.syndrome) << 24 | a.msn))
-                        .unwrap_or(0),
-                ),
-            ),
+            ("immediate", u128::from(self.immediate.or(self.aeth.map(|a| a.word())).unwrap_or(0))),
             ("va", u128::from(reth.va)),
         ]
     }
