@@ -178,6 +178,14 @@ fn tx_path(variant: &str, module: &str) -> String {
             emit::verilog(&mut TxPath::<512, 64, 11, 12, 8, 32, QP_READ_LATENCY>::default(), module),
             true,
         ),
+        // and the per-QP RAMs, 2048 words deep, in block RAM
+        "c2048_q2048_w512" => attributes::deep_memories_in_block_ram(
+            sched::synthesis_attributes(
+                emit::verilog(&mut TxPath::<512, 64, 11, 12, 11, 32, QP_READ_LATENCY>::default(), module),
+                true,
+            ),
+            2048,
+        ),
         "c64_q16_w64" => sched::synthesis_attributes(
             emit::verilog(
                 &mut TxPath::<64, 8, 6, 7, 4, TX_SEGMENTER_SMALL_QUEUES, QP_READ_LATENCY>::new(64, 16),
@@ -296,8 +304,8 @@ pub static TOPS: [Top; 12] = [
     },
     Top {
         name: "tx_path",
-        description: "TX path: segmenter, scheduler and packet generator joined: posts in, RoCEv2 frames out, payload read from memory, completions, QP context reads shared on one port (c2048_q256_w512: 2048 channels, 256 QPs, 32 queues, 512 bits; c64_q16_w64: 64 channels, 16 QPs, 8 queues, 64 bits)",
-        variants: &["c2048_q256_w512", "c64_q16_w64"],
+        description: "TX path: segmenter, scheduler and packet generator joined: posts in, RoCEv2 frames out, payload read from memory, completions, QP context reads shared on one port (c2048_q256_w512: 2048 channels, 256 QPs, 32 queues, 512 bits; c2048_q2048_w512: 2048 QPs; c64_q16_w64: 64 channels, 16 QPs, 8 queues, 64 bits)",
+        variants: &["c2048_q256_w512", "c2048_q2048_w512", "c64_q16_w64"],
         simulated: &["c2048_q256_w512", "c64_q16_w64"],
         build: tx_path,
     },

@@ -28,11 +28,11 @@
 use crate::bench::{CMAC_CLOCK_HZ, LINE_RATE, WIRE_OVERHEAD};
 use crate::contracts::responder::{completion_kind, message_operation, MessageKind, ReceiveStatus, Syndrome};
 use crate::contracts::tx::{CompletionStatus, Pmtu, PostOp};
-use crate::loopback_rtl::{variant_of_width, Loopback, LoopbackRun, Surroundings, WireTiming};
+use crate::loopback_rtl::{variant_of_width, Loopback, LoopbackRun, LoopbackVariant, Surroundings, WireTiming};
 use crate::models::responder::{Decision, Responder, Response};
 use crate::models::tx::{LocalMemory, Post, QpContext, SparseMemory, TxEngine, TxModel, TxPacket, TxPlan, TxRun, TxSetup};
 use crate::peers::{distinct_qps, random_psn, Peer, Requesters};
-use crate::responder_rtl::{compare_decisions, PairedSetup, QPS, RECEIVE_QUEUE_DEPTH, REGIONS};
+use crate::responder_rtl::{compare_decisions, PairedSetup, REGIONS};
 use crate::rx::rx_model;
 use crate::sched::QueueCfg;
 use crate::tx_path_rtl::MemoryTiming;
@@ -156,8 +156,13 @@ impl LoopbackBench {
     /// priority, weight 3), A's requester contexts and B's contexts committed, B's regions
     /// written.
     pub fn new(width: usize, surroundings: Surroundings, peers: Vec<Peer>, sizes: Sizes) -> Result<LoopbackBench, String> {
-        let mut lb = Loopback::new(width, surroundings)?;
-        let mut template = lb.variant.fit(&TxSetup::default());
+        LoopbackBench::of(variant_of_width(width)?, surroundings, peers, sizes)
+    }
+
+    /// [`LoopbackBench::new`] with the engines of `variant`.
+    pub fn of(variant: LoopbackVariant, surroundings: Surroundings, peers: Vec<Peer>, sizes: Sizes) -> Result<LoopbackBench, String> {
+        let mut lb = Loopback::of(variant, surroundings)?;
+        let mut template = lb.variant.tx.fit(&TxSetup::default());
         template.queue_config.insert(
             2,
             QueueCfg {
@@ -169,7 +174,7 @@ impl LoopbackBench {
             },
         );
         lb.a.configure(&template);
-        let model = || Responder::new(QPS, REGIONS).map_err(|e| format!("the responder model: {e:?}"));
+        let model = || Responder::new(variant.rx.qps, REGIONS).map_err(|e| format!("the responder model: {e:?}"));
         let (mut model_a, mut model_b) = (model()?, model()?);
         let mut b_contexts = BTreeMap::new();
         for (i, peer) in peers.iter().enumerate() {
@@ -251,6 +256,13 @@ impl LoopbackBench {
             self.landed_whole(post, buffers.get(&post.channel).copied());
         }
         self.check_memory().map_err(|e| format!("{label}: {e}"))?;
+        if run.write_latencies.len() != run.b_writes.len() {
+            return Err(format!(
+                "{label}: {} write latencies for {} writes of B",
+                run.write_latencies.len(),
+                run.b_writes.len()
+            ));
+        }
         Ok(Round {
             plan,
             run,
@@ -574,7 +586,7 @@ pub fn random_surroundings(rng: &mut ChaCha8Rng, seed: u64) -> Surroundings {
 }
 
 /// Random posts on the bench's peers, one channel each: every operation, lengths from
-/// `length`, at most [`RECEIVE_QUEUE_DEPTH`] messages needing a receive buffer per QP.
+/// `length`, at most as many messages needing a receive buffer per QP as its queue holds.
 pub fn random_posts(
     bench: &mut LoopbackBench,
     rng: &mut ChaCha8Rng,
@@ -582,12 +594,13 @@ pub fn random_posts(
     length: impl Fn(&mut ChaCha8Rng, PostOp) -> u32,
 ) -> Vec<Post> {
     let mut buffers = vec![0usize; bench.requesters.peers.len()];
+    let depth = bench.lb.variant.rx.receive_depth;
     (0..count)
         .map(|channel| {
             let peer = rng.gen_range(0..bench.requesters.peers.len());
             let mut op = PostOp::ALL[rng.gen_range(0..4)];
             if op != PostOp::Write {
-                if buffers[peer] < RECEIVE_QUEUE_DEPTH {
+                if buffers[peer] < depth {
                     buffers[peer] += 1;
                 } else {
                     op = PostOp::Write;
@@ -599,27 +612,26 @@ pub fn random_posts(
         .collect()
 }
 
-/// A loopback of `width` bits under test: the bench of random peers and surroundings drawn from
+/// A loopback of `variant` under test: the bench of random peers and surroundings drawn from
 /// `seed` (`surroundings` instead, when given), with the generator of its posts.
 pub fn random_bench(
-    width: usize,
+    variant: LoopbackVariant,
     seed: u64,
     surroundings: Option<Surroundings>,
     sizes: Sizes,
 ) -> Result<(LoopbackBench, ChaCha8Rng), String> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let surroundings = surroundings.unwrap_or_else(|| random_surroundings(&mut rng, seed));
-    let qps = variant_of_width(width)?.qps;
-    let peers = random_peers(&mut rng, qps, sizes.region);
-    Ok((LoopbackBench::new(width, surroundings, peers, sizes)?, rng))
+    let peers = random_peers(&mut rng, variant.qps(), sizes.region);
+    Ok((LoopbackBench::of(variant, surroundings, peers, sizes)?, rng))
 }
 
 /// What `ferroce-sim loopback` runs: per size, `transfers` posts of `op` of that size, spread
 /// over `qps` connections of one transport and PMTU, each round checked as the tests check them.
 #[derive(Debug, Clone)]
 pub struct GoodputConfig {
-    /// Bus width of both engines: 64 or 512.
-    pub width: usize,
+    /// What both engines are made of.
+    pub variant: LoopbackVariant,
     /// RC or UC.
     pub transport: Transport,
     /// Path MTU of every connection.
@@ -659,6 +671,11 @@ pub struct GoodputRow {
     pub bytes: u64,
     /// Bytes of wire A→B's frames with the Ethernet overhead.
     pub wire_bytes: u64,
+    /// Fewest cycles from a round's first post to its first byte on wire A→B.
+    pub first_byte_latency: Option<u64>,
+    /// Fewest and most cycles from the last byte of a packet into B to the last byte of its
+    /// memory write.
+    pub write_latency: Option<(u64, u64)>,
 }
 
 impl GoodputRow {
@@ -686,15 +703,15 @@ impl GoodputRow {
 
 impl GoodputConfig {
     /// Connections at most: connection `i` has region table entry `i + 1` and A's QP `i`.
-    pub fn most_qps(&self) -> Result<usize, String> {
-        Ok(variant_of_width(self.width)?.qps.min(REGIONS - 1) as usize)
+    pub fn most_qps(&self) -> usize {
+        self.variant.qps().min(REGIONS - 1) as usize
     }
 
     /// An error for a configuration that cannot run.
     pub fn check(&self) -> Result<(), String> {
-        let most_qps = self.most_qps()?;
+        let most_qps = self.most_qps();
         if self.qps == 0 || self.qps > most_qps {
-            return Err(format!("{} connections: from 1 to {most_qps} at {} bits", self.qps, self.width));
+            return Err(format!("{} connections: from 1 to {most_qps}", self.qps));
         }
         if self.transfers == 0 || self.sizes.is_empty() {
             return Err("no transfer to run".into());
@@ -708,12 +725,12 @@ impl GoodputConfig {
 
     /// Transfers per round: at most one per channel, and one per receive buffer a connection
     /// holds when every message needs a buffer.
-    fn per_round(&self) -> Result<usize, String> {
-        let channels = variant_of_width(self.width)?.channels as usize;
-        Ok(match self.op {
+    fn per_round(&self) -> usize {
+        let channels = self.variant.tx.channels as usize;
+        match self.op {
             PostOp::Write => channels,
-            _ => channels.min(self.qps * RECEIVE_QUEUE_DEPTH),
-        })
+            _ => channels.min(self.qps * self.variant.rx.receive_depth),
+        }
     }
 }
 
@@ -743,28 +760,27 @@ fn goodput_of(
     progress: &mut impl FnMut(&GoodputRow),
 ) -> Result<GoodputRow, String> {
     config.check()?;
-    let variant = variant_of_width(config.width)?;
     let slot = u64::from(size).next_power_of_two().max(4096);
     let sizes = Sizes {
         slot,
         region: slot * (config.transfers as u64 + 1),
     };
     let mut rng = ChaCha8Rng::seed_from_u64(config.surroundings.seed);
-    let peers: Vec<Peer> = distinct_qps(&mut rng, config.qps, variant.qps)
+    let peers: Vec<Peer> = distinct_qps(&mut rng, config.qps, config.variant.qps())
         .into_iter()
         .enumerate()
         .map(|(i, qp)| {
             Peer::new(qp, config.transport, config.pmtu, 1 + i as u16, 1 + i as u32, random_psn(&mut rng)).region_length(sizes.region)
         })
         .collect();
-    let mut bench = LoopbackBench::new(config.width, config.surroundings, peers, sizes)?;
+    let mut bench = LoopbackBench::of(config.variant, config.surroundings, peers, sizes)?;
     bench.pcap_dir = pcap.map(Path::to_path_buf);
     let mut row = GoodputRow {
         size,
         ..GoodputRow::default()
     };
     while row.transfers < config.transfers {
-        let count = config.per_round()?.min(config.transfers - row.transfers);
+        let count = config.per_round().min(config.transfers - row.transfers);
         let posts: Vec<Post> = (0..count)
             .map(|i| bench.post((row.transfers + i) % config.qps, i as u16, config.op, size))
             .collect();
@@ -778,6 +794,11 @@ fn goodput_of(
         row.cycles += round.run.cycles;
         row.bytes += round.bytes;
         row.wire_bytes += round.wire_bytes();
+        row.first_byte_latency = row.first_byte_latency.into_iter().chain(round.run.first_byte_latency).min();
+        for &latency in &round.run.write_latencies {
+            let (low, high) = row.write_latency.unwrap_or((latency, latency));
+            row.write_latency = Some((low.min(latency), high.max(latency)));
+        }
         progress(&row);
     }
     Ok(row)
@@ -786,12 +807,12 @@ fn goodput_of(
 /// Markdown table of goodput rows.
 pub fn goodput_table(rows: &[GoodputRow]) -> String {
     let mut s = String::from(
-        "| transfer bytes | transfers | frames A→B | responses B→A | cycles | payload B/cycle | goodput at 322.27 MHz (Gb/s) | goodput on 100GbE (Gb/s) | RoCEv2 limit on 100GbE (Gb/s) |\n\
-         |---|---|---|---|---|---|---|---|---|\n",
+        "| transfer bytes | transfers | frames A→B | responses B→A | cycles | payload B/cycle | goodput at 322.27 MHz (Gb/s) | goodput on 100GbE (Gb/s) | RoCEv2 limit on 100GbE (Gb/s) | doorbell → first byte (cycles) | last byte in → written (cycles) |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in rows {
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {:.2} | {:.1} | {:.1} | {:.1} |\n",
+            "| {} | {} | {} | {} | {} | {:.2} | {:.1} | {:.1} | {:.1} | {} | {} |\n",
             r.size,
             r.transfers,
             r.frames,
@@ -800,7 +821,13 @@ pub fn goodput_table(rows: &[GoodputRow]) -> String {
             r.bytes_per_cycle(),
             r.bus_goodput() / 1e9,
             r.wire_goodput() / 1e9,
-            r.line_limit() / 1e9
+            r.line_limit() / 1e9,
+            r.first_byte_latency.map_or("–".into(), |c| c.to_string()),
+            r.write_latency.map_or("–".into(), |(low, high)| if low == high {
+                low.to_string()
+            } else {
+                format!("{low}–{high}")
+            })
         ));
     }
     s

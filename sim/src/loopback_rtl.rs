@@ -49,9 +49,9 @@ use crate::contracts::tx::{CompletionStatus, PostError};
 use crate::models::responder::{Decision, Responder};
 use crate::models::tx::{LocalMemory, Post, QpContext, SparseMemory, TxSetup};
 use crate::responder_rtl::{PairedSetup, SetupHarness, SETUP_CYCLES};
-use crate::rx_path_rtl::RxPathRtl;
+use crate::rx_path_rtl::{RxPathRtl, RxVariant, Q2048_W512, Q256_W512, Q256_W64};
 use crate::sched::REG_LIMIT;
-use crate::tx_path_rtl::{Memory, MemoryTiming, PathVariant, DEFAULT, SMALL};
+use crate::tx_path_rtl::{Memory, MemoryTiming, PathVariant, DEFAULT, DEFAULT_Q2048, SMALL};
 use crate::verilated::{Model, SimError, Traffic};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -166,6 +166,12 @@ pub struct LoopbackRun {
     /// Cycles a response decision waited on `m_dec` for the TX half's `s_resp_ready`, on A
     /// and on B.
     pub response_waits: [u64; 2],
+    /// Cycles from A's first post handshake to the first beat on wire A→B (doorbell to first
+    /// byte on the wire), when a frame left.
+    pub first_byte_latency: Option<u64>,
+    /// Per memory write of B, in order: cycles from the last beat of its frame into B's RX
+    /// half to the last beat of its data on `m_wr` (last byte in to memory write).
+    pub write_latencies: Vec<u64>,
 }
 
 impl LoopbackRun {
@@ -239,12 +245,12 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// Engine `name` of the TX path `variant` and the RX path at its width: both reset, their
-    /// RAMs cleared, every context all zero (in reset), the scheduler at its reset values.
-    pub fn new(name: &'static str, variant: &PathVariant) -> Result<Engine, String> {
+    /// Engine `name` of the TX and RX paths of `variant`: both reset, their RAMs cleared, every
+    /// context all zero (in reset), the scheduler at its reset values.
+    pub fn new(name: &'static str, variant: &LoopbackVariant) -> Result<Engine, String> {
         let e = |e: SimError| format!("engine {name}: {e}");
-        let tx = Model::new(&variant.model_name()).map_err(e)?;
-        let mut rx = RxPathRtl::new(variant.width, Traffic::FULL).map_err(|s| format!("engine {name}: {s}"))?;
+        let tx = Model::new(&variant.tx.model_name()).map_err(e)?;
+        let mut rx = RxPathRtl::of(variant.rx, Traffic::FULL).map_err(|s| format!("engine {name}: {s}"))?;
         let m = rx.model();
         let rx_port = |n: &str| m.port(n).map_err(e);
         let r = RxPorts {
@@ -286,7 +292,7 @@ impl Engine {
             t,
             r,
             rx,
-            qps: variant.qps,
+            qps: variant.tx.qps,
             tx_reads: std::iter::repeat_n(0, QP_READ_LATENCY).collect(),
             held_decision: None,
             configuration: (16, Vec::new()),
@@ -619,7 +625,18 @@ struct Side {
     data: FrameSink,
     pass: FrameSink,
     pending_commands: VecDeque<(u64, usize)>,
-    pending_data: VecDeque<Vec<u8>>,
+    /// Write data not yet paired with its command, and the cycle of its last beat.
+    pending_data: VecDeque<(Vec<u8>, u64)>,
+    /// Cycle of the first post handshake and of the first beat out on `m_axis`.
+    first_post: Option<u64>,
+    first_beat: Option<u64>,
+    /// Per frame whose last beat the RX half took, that cycle.
+    in_cycles: Vec<u64>,
+    /// Per write a decision asks for, in order, the index of its frame (a write may be done
+    /// before its decision is taken on `m_dec`).
+    written_frames: Vec<usize>,
+    /// Per write done, in order, the cycle of its last data beat.
+    write_cycles: Vec<u64>,
     writes: Vec<(u64, usize)>,
     decisions: Vec<Vec<u32>>,
     /// Writes the decisions ask for (`write` and a payload).
@@ -681,11 +698,31 @@ impl Side {
             pass: FrameSink::new(rx, "m_pass", &[], s.write_bp_pct).map_err(e)?,
             pending_commands: VecDeque::new(),
             pending_data: VecDeque::new(),
+            first_post: None,
+            first_beat: None,
+            in_cycles: Vec::new(),
+            written_frames: Vec::new(),
+            write_cycles: Vec::new(),
             writes: Vec::new(),
             decisions: Vec::new(),
             owed: 0,
             events: 0,
         })
+    }
+
+    /// Per write done, cycles from its frame's last beat in to its last data beat out.
+    fn write_latencies(&self) -> Vec<u64> {
+        self.written_frames
+            .iter()
+            .zip(&self.write_cycles)
+            .filter_map(|(&frame, &written)| Some(written - self.in_cycles.get(frame)?))
+            .collect()
+    }
+
+    /// The RX half took the last beat of a frame in `cycle`.
+    fn frame_in(&mut self, cycle: u64) {
+        self.frames_in += 1;
+        self.in_cycles.push(cycle);
     }
 
     fn accepted(&self) -> usize {
@@ -721,6 +758,7 @@ impl Side {
         let (tx, t) = (&mut engine.tx, &engine.t);
         // the TX half: posts and their results, descriptors, memory, frames, completions
         if self.posts.sample(tx, cycle).is_some() {
+            self.first_post.get_or_insert(cycle);
             self.events += 1;
         }
         if tx.peek_u64(t.result_valid) != 0 {
@@ -757,6 +795,7 @@ impl Side {
         let frames = self.mac.frames.len();
         if self.mac.sample(tx, cycle).map_err(e)? {
             output.push(cycle, tx.peek(o.data), tx.peek(o.keep), tx.peek_u64(o.last) != 0);
+            self.first_beat.get_or_insert(cycle);
             self.events += 1;
         }
         if self.mac.frames.len() > frames {
@@ -788,7 +827,10 @@ impl Side {
         // the RX half: decisions, writes, pass-through frames
         if let Some(entry) = decision {
             let d = Decision::from_words(&entry);
-            self.owed += usize::from(d.write && d.write_length > 0);
+            if d.write && d.write_length > 0 {
+                self.owed += 1;
+                self.written_frames.push(self.decisions.len() + self.pass.frames.len());
+            }
             self.responses += usize::from(d.response);
             self.decisions.push(entry);
             self.events += 1;
@@ -802,13 +844,14 @@ impl Side {
         if self.data.sample(rx, cycle).map_err(e)? {
             self.events += 1;
         }
-        self.pending_data.extend(self.data.frames.drain(..).map(|f| f.bytes));
+        self.pending_data
+            .extend(self.data.frames.drain(..).map(|f| (f.bytes, f.last_cycle)));
         if self.pass.sample(rx, cycle).map_err(e)? {
             self.events += 1;
         }
         while !self.pending_commands.is_empty() && !self.pending_data.is_empty() {
             let (address, length) = self.pending_commands.pop_front().expect("a command");
-            let bytes = self.pending_data.pop_front().expect("data");
+            let (bytes, last_cycle) = self.pending_data.pop_front().expect("data");
             if bytes.len() != length {
                 return Err(format!(
                     "engine {name}: write {} at cycle {cycle}: the command says {length} bytes at {address:#x}, its data has {}",
@@ -818,6 +861,7 @@ impl Side {
             }
             engine.memory.write(address, &bytes);
             self.writes.push((address, length));
+            self.write_cycles.push(last_cycle);
         }
         if self.decisions.len() + self.pass.frames.len() > self.frames_in {
             return Err(format!(
@@ -885,12 +929,50 @@ impl Side {
     }
 }
 
-/// The TX path variant of a loopback at `width` bits: at 64 the small one, at 512 the default
-/// one; no other width has one.
-pub fn variant_of_width(width: usize) -> Result<PathVariant, String> {
+/// What both engines of a loopback are made of: a TX path and an RX path of one width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoopbackVariant {
+    /// The TX halves.
+    pub tx: PathVariant,
+    /// The RX halves.
+    pub rx: RxVariant,
+}
+
+/// 64 bits: the small TX path (16 QPs) and the 256-QP RX path.
+pub const LOOPBACK_W64: LoopbackVariant = LoopbackVariant { tx: SMALL, rx: Q256_W64 };
+/// 512 bits: the default TX path and the 256-QP RX path.
+pub const LOOPBACK_W512: LoopbackVariant = LoopbackVariant {
+    tx: DEFAULT,
+    rx: Q256_W512,
+};
+/// 512 bits with 2048 QPs on both halves; its models are built when `FERROCE_SIM_ALL=1`.
+pub const LOOPBACK_Q2048: LoopbackVariant = LoopbackVariant {
+    tx: DEFAULT_Q2048,
+    rx: Q2048_W512,
+};
+
+impl LoopbackVariant {
+    /// The variant of `width` bits and `qps` QPs.
+    pub fn find(width: usize, qps: u32) -> Result<LoopbackVariant, String> {
+        let all = [LOOPBACK_W64, LOOPBACK_W512, LOOPBACK_Q2048];
+        all.into_iter().find(|v| v.tx.width == width && v.qps() == qps).ok_or_else(|| {
+            let known: Vec<String> = all.iter().map(|v| format!("{} bits with {} QPs", v.tx.width, v.qps())).collect();
+            format!("no loopback at {width} bits with {qps} QPs (known: {})", known.join(", "))
+        })
+    }
+
+    /// QPs both halves have.
+    pub fn qps(&self) -> u32 {
+        self.tx.qps.min(self.rx.qps)
+    }
+}
+
+/// The loopback at `width` bits: at 64 the small TX path, at 512 the default one; no other
+/// width has one.
+pub fn variant_of_width(width: usize) -> Result<LoopbackVariant, String> {
     match width {
-        64 => Ok(SMALL),
-        512 => Ok(DEFAULT),
+        64 => Ok(LOOPBACK_W64),
+        512 => Ok(LOOPBACK_W512),
         w => Err(format!(
             "no loopback at {w} bits (64: TX path {}, 512: TX path {})",
             SMALL.name, DEFAULT.name
@@ -904,8 +986,8 @@ pub struct Loopback {
     pub a: Engine,
     /// The responder: given no post, its TX half sends its RX half's responses.
     pub b: Engine,
-    /// The TX path variant of both engines.
-    pub variant: PathVariant,
+    /// What both engines are made of.
+    pub variant: LoopbackVariant,
     /// What idles and pushes back.
     pub surroundings: Surroundings,
     rng: ChaCha8Rng,
@@ -917,7 +999,11 @@ impl Loopback {
     /// Both engines at `width` bits (64: the small TX path, 512: the default one), reset; no
     /// context, region or receive buffer set, the schedulers at their reset values.
     pub fn new(width: usize, surroundings: Surroundings) -> Result<Loopback, String> {
-        let variant = variant_of_width(width)?;
+        Loopback::of(variant_of_width(width)?, surroundings)
+    }
+
+    /// Both engines of `variant`, reset; see [`Loopback::new`].
+    pub fn of(variant: LoopbackVariant, surroundings: Surroundings) -> Result<Loopback, String> {
         for wire in [surroundings.wire_ab, surroundings.wire_ba] {
             if wire.latency == 0 || wire.beats == 0 {
                 return Err(format!("a wire needs a latency and room: {wire:?}"));
@@ -967,7 +1053,7 @@ impl Loopback {
                 return Err(format!(
                     "loopback of {}: nothing moved for {limit} cycles (cycle {cycle} of the run): {}; wire A→B holds {} beats; {}; \
                      wire B→A holds {} beats",
-                    self.variant.name,
+                    self.variant.tx.name,
                     a.describe(&mut self.a),
                     ab.beats.len(),
                     b.describe(&mut self.b),
@@ -988,10 +1074,10 @@ impl Loopback {
             a.sample(&mut self.a, cycle, decision_a, &mut ab)?;
             b.sample(&mut self.b, cycle, decision_b, &mut ba)?;
             if ab.sample(self.b.rx.model(), &b_in) == Some(true) {
-                b.frames_in += 1;
+                b.frame_in(cycle);
             }
             if ba.sample(self.a.rx.model(), &a_in) == Some(true) {
-                a.frames_in += 1;
+                a.frame_in(cycle);
             }
             if a.events + b.events + ab.carried + ba.carried != events {
                 last_progress = cycle;
@@ -1015,6 +1101,7 @@ impl Loopback {
                 .collect()
         };
         let passed = |side: &Side| -> Vec<Vec<u8>> { side.pass.frames.iter().map(|f| f.bytes.clone()).collect() };
+        let write_latencies = b.write_latencies();
         Ok(LoopbackRun {
             a_to_b: wire(&a),
             b_to_a: wire(&b),
@@ -1029,6 +1116,8 @@ impl Loopback {
             cycles: last_event.map_or(0, |c| c + 1),
             wire_beats: [ab.carried, ba.carried],
             response_waits: [self.a.response_waits - waits[0], self.b.response_waits - waits[1]],
+            first_byte_latency: a.first_beat.zip(a.first_post).map(|(beat, post)| beat - post),
+            write_latencies,
         })
     }
 }

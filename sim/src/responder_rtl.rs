@@ -53,7 +53,7 @@ pub const QPS: u32 = 256;
 /// Memory region table entries of the model.
 pub const REGIONS: u32 = 64;
 /// Receive buffers a QP's receive queue holds in the RTL (the model's queue is unbounded).
-pub const RECEIVE_QUEUE_DEPTH: usize = 16;
+pub const RECEIVE_QUEUE_DEPTH: usize = 1 << ferroce_hdl::tops::RESPONDER_RECEIVE_QUEUE_LOG2[0].1;
 /// Idle cycles given to a commit, a region write or a receive post's result to be applied.
 pub const SETUP_CYCLES: u64 = 16;
 /// Cycles without a record taken or a decision after which a batch is an error.
@@ -258,6 +258,8 @@ pub struct SetupHarness {
     p: SetupPortIndices,
     qps: u32,
     regions: u32,
+    /// Receive buffers a QP's queue holds.
+    receive_depth: usize,
     /// The context table served on the read port, packed.
     contexts: Vec<Vec<u32>>,
     /// Context reads in flight: the cycle each entry is due and its QP.
@@ -323,6 +325,7 @@ impl SetupHarness {
             p,
             qps,
             regions,
+            receive_depth: RECEIVE_QUEUE_DEPTH,
             contexts: vec![vec![0; QP_CONTEXT_WORDS]; qps as usize],
             reads: VecDeque::new(),
             cycle: 0,
@@ -542,6 +545,18 @@ impl SetupHarness {
         self.write_region(&region)
     }
 
+    /// The harness of a model whose QPs hold `depth` receive buffers each (not
+    /// [`RECEIVE_QUEUE_DEPTH`]).
+    pub fn with_receive_depth(mut self, depth: usize) -> SetupHarness {
+        self.receive_depth = depth;
+        self
+    }
+
+    /// Receive buffers a QP's queue holds.
+    pub fn receive_depth(&self) -> usize {
+        self.receive_depth
+    }
+
     /// Empties region table entry `index` on the golden model and the RTL (written all zero).
     pub fn clear_region_paired(&mut self, model: &mut Responder, index: u32) -> Result<(), String> {
         model.clear_memory_region(index).map_err(|e| e.to_string())?;
@@ -549,12 +564,12 @@ impl SetupHarness {
     }
 
     /// Posts a receive buffer on the golden model and the RTL. The RTL must accept it when the
-    /// model's queue holds fewer than [`RECEIVE_QUEUE_DEPTH`] buffers and refuse it otherwise
-    /// (the model then does not get it); returns whether it was accepted.
+    /// model's queue holds fewer than [`SetupHarness::receive_depth`] buffers and refuse it
+    /// otherwise (the model then does not get it); returns whether it was accepted.
     pub fn post_receive_paired(&mut self, model: &mut Responder, qp: u32, address: u64, length: u32) -> Result<bool, String> {
         let queued = model.qp(qp).map_or(0, |q| q.receive_queue.len());
         let accepted = self.post_receive(qp, address, length)?;
-        if accepted != (queued < RECEIVE_QUEUE_DEPTH) {
+        if accepted != (queued < self.receive_depth) {
             return Err(format!(
                 "receive post to QP {qp} with {queued} buffers queued: the RTL {} it",
                 if accepted { "accepted" } else { "refused" }

@@ -54,9 +54,53 @@ pub const PROGRESS_LIMIT: u64 = 5_000;
 /// Cycles every output must stay quiet after a batch's last expected output.
 pub const DRAIN_CYCLES: u64 = 64;
 
-/// The model name at a bus width.
-pub fn model_name(width: usize) -> String {
-    format!("ferroce_rx_path_q256_w{width}")
+/// An emitted RX path: its variant and the sizes it was elaborated with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RxVariant {
+    /// Variant suffix (`q256_w512`).
+    pub name: &'static str,
+    /// Bus width in bits.
+    pub width: usize,
+    /// QPs.
+    pub qps: u32,
+    /// Receive buffers a QP's queue holds.
+    pub receive_depth: usize,
+}
+
+/// 256 QPs (16 receive buffers each) at 64 bits.
+pub const Q256_W64: RxVariant = RxVariant {
+    name: "q256_w64",
+    width: 64,
+    qps: QPS,
+    receive_depth: RECEIVE_QUEUE_DEPTH,
+};
+/// 256 QPs (16 receive buffers each) at 512 bits.
+pub const Q256_W512: RxVariant = RxVariant {
+    name: "q256_w512",
+    width: 512,
+    ..Q256_W64
+};
+/// 2048 QPs (4 receive buffers each) at 512 bits; built when `FERROCE_SIM_ALL=1`.
+pub const Q2048_W512: RxVariant = RxVariant {
+    name: "q2048_w512",
+    width: 512,
+    qps: 2048,
+    receive_depth: 1 << ferroce_hdl::tops::RESPONDER_RECEIVE_QUEUE_LOG2[1].1,
+};
+
+impl RxVariant {
+    /// The 256-QP variant at `width` bits ([`WIDTHS`]).
+    pub fn of_width(width: usize) -> Result<RxVariant, String> {
+        [Q256_W64, Q256_W512]
+            .into_iter()
+            .find(|v| v.width == width)
+            .ok_or_else(|| format!("no RX path model at {width} bits (built at {WIDTHS:?})"))
+    }
+
+    /// The Verilator model's name.
+    pub fn model_name(&self) -> String {
+        format!("ferroce_rx_path_{}", self.name)
+    }
 }
 
 /// What a batch of frames produced, and its cycle figures (cycles counted from the batch's
@@ -126,15 +170,20 @@ pub struct RxPathRtl {
 }
 
 impl RxPathRtl {
-    /// Instantiates `ferroce_rx_path_q256_w<width>`, checks its ports, resets it and waits for
+    /// [`RxPathRtl::of`] the 256-QP variant at `width` bits.
+    pub fn new(width: usize, traffic: Traffic) -> Result<RxPathRtl, String> {
+        RxPathRtl::of(RxVariant::of_width(width)?, traffic)
+    }
+
+    /// Instantiates the model of `variant`, checks its ports, resets it and waits for
     /// `init_done`; every context all zero (in reset). Frame idle and output backpressure follow
     /// `traffic`.
-    pub fn new(width: usize, traffic: Traffic) -> Result<RxPathRtl, String> {
-        let name = model_name(width);
+    pub fn of(variant: RxVariant, traffic: Traffic) -> Result<RxPathRtl, String> {
+        let (name, width) = (variant.model_name(), variant.width);
         let m = Model::new(&name).map_err(|_| {
             format!(
                 "the RX path RTL model {name} is not built into this binary (built: {}); rebuild ferroce-sim with rx_path in \
-                 FERROCE_SIM_TOPS (or unset it)",
+                 FERROCE_SIM_TOPS (or unset it), and FERROCE_SIM_ALL=1 for a variant that is not co-simulated by default",
                 if MODELS.is_empty() { "none".to_string() } else { MODELS.join(", ") }
             )
         })?;
@@ -173,7 +222,7 @@ impl RxPathRtl {
         };
         let h = SetupHarness::new(
             m,
-            QPS,
+            variant.qps,
             REGIONS,
             ("m_dec_valid", "m_dec_entry"),
             &["m_cmd_valid", "m_wr_tvalid", "m_pass_tvalid"],
@@ -184,7 +233,8 @@ impl RxPathRtl {
                 ("m_wr_tready", 1),
                 ("m_pass_tready", 1),
             ],
-        )?;
+        )?
+        .with_receive_depth(variant.receive_depth);
         let mut rtl = RxPathRtl {
             h,
             p,

@@ -57,6 +57,13 @@ pub const DEFAULT: PathVariant = PathVariant {
     qps: 256,
 };
 
+/// The default configuration with 2048 QPs; built when `FERROCE_SIM_ALL=1`.
+pub const DEFAULT_Q2048: PathVariant = PathVariant {
+    name: "c2048_q2048_w512",
+    qps: 2048,
+    ..DEFAULT
+};
+
 /// The small configuration: 64 channels, 8 queues, 16 QPs, 64 bits.
 pub const SMALL: PathVariant = PathVariant {
     name: "c64_q16_w64",

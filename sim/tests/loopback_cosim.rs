@@ -12,7 +12,7 @@
 use ferroce_sim::contracts::responder::{NakCode, Syndrome};
 use ferroce_sim::contracts::tx::{Pmtu, PostOp};
 use ferroce_sim::loopback_bench::{random_bench, random_posts, random_surroundings, LoopbackBench, Round, Sizes};
-use ferroce_sim::loopback_rtl::{Surroundings, WireTiming};
+use ferroce_sim::loopback_rtl::{LoopbackVariant, Surroundings, WireTiming, LOOPBACK_Q2048, LOOPBACK_W512, LOOPBACK_W64};
 use ferroce_sim::models::responder::Decision;
 use ferroce_sim::models::tx::Post;
 use ferroce_sim::peers::{distinct_qps, random_psn, Peer};
@@ -60,7 +60,7 @@ fn length_64k(rng: &mut ChaCha8Rng, _: PostOp) -> u32 {
 /// `rounds` rounds of `posts` random posts (lengths from `length`) on six random peers, in
 /// `surroundings` (random ones drawn from `seed` if `None`).
 fn random_rounds(
-    width: usize,
+    variant: LoopbackVariant,
     seed: u64,
     surroundings: Option<Surroundings>,
     rounds: usize,
@@ -68,9 +68,13 @@ fn random_rounds(
     sizes: Sizes,
     length: impl Fn(&mut ChaCha8Rng, PostOp) -> u32 + Copy,
 ) {
-    let (mut bench, mut rng) = random_bench(width, seed, surroundings, sizes).unwrap_or_else(|e| panic!("{e}"));
+    let width = variant.tx.width;
+    let (mut bench, mut rng) = random_bench(variant, seed, surroundings, sizes).unwrap_or_else(|e| panic!("{e}"));
     bench.pcap_dir = std::env::var_os("FERROCE_LOOPBACK_PCAP").map(Into::into);
-    println!("{width} bits, {}: {:?}", bench.lb.variant.name, bench.lb.surroundings);
+    println!(
+        "{width} bits, TX path {}, RX path {}: {:?}",
+        variant.tx.name, variant.rx.name, bench.lb.surroundings
+    );
     let (mut total_cycles, mut transfers, mut bytes) = (0u64, 0usize, 0u64);
     for r in 0..rounds {
         let posts = random_posts(&mut bench, &mut rng, posts, length);
@@ -94,11 +98,11 @@ fn random_rc_and_uc_transfers_land_and_are_acknowledged_at_64_bits() {
         slot: 0x2_0000,
         region: 1 << 24,
     };
-    random_rounds(64, SEED, None, 4, 12, sizes, length_64k);
-    random_rounds(64, SEED + 1, None, 4, 16, sizes, length_64k);
-    random_rounds(64, SEED + 8, None, 3, 16, sizes, length_64k);
+    random_rounds(LOOPBACK_W64, SEED, None, 4, 12, sizes, length_64k);
+    random_rounds(LOOPBACK_W64, SEED + 1, None, 4, 16, sizes, length_64k);
+    random_rounds(LOOPBACK_W64, SEED + 8, None, 3, 16, sizes, length_64k);
     random_rounds(
-        64,
+        LOOPBACK_W64,
         SEED + 5,
         Some(Surroundings {
             seed: SEED + 5,
@@ -127,9 +131,9 @@ fn large_transfers_land_and_are_acknowledged_at_512_bits() {
         (_, PostOp::Send | PostOp::SendImm) => rng.gen_range(256 << 10..MIB - 8192),
         _ => rng.gen_range(256 << 10..=MIB),
     };
-    random_rounds(512, SEED + 2, None, 2, 6, sizes, length);
+    random_rounds(LOOPBACK_W512, SEED + 2, None, 2, 6, sizes, length);
     random_rounds(
-        512,
+        LOOPBACK_W512,
         SEED + 6,
         Some(Surroundings {
             seed: SEED + 6,
@@ -137,6 +141,37 @@ fn large_transfers_land_and_are_acknowledged_at_512_bits() {
         }),
         1,
         6,
+        sizes,
+        length,
+    );
+}
+
+/// The 2048-QP configuration at 512 bits (both halves elaborated with 2048 QPs; B's receive
+/// queues hold 4 buffers each): random RC and UC transfers on QPs drawn from all 2048, under
+/// random surroundings and with nothing pushing back. Its models are not built by default:
+/// `FERROCE_SIM_ALL=1 cargo test -p ferroce-sim --test loopback_cosim -- --ignored`.
+#[test]
+#[ignore = "the 2048-QP models are built with FERROCE_SIM_ALL=1"]
+fn transfers_land_and_are_acknowledged_with_2048_qps() {
+    let sizes = Sizes {
+        slot: 0x4_0000,
+        region: 1 << 26,
+    };
+    let length = |rng: &mut ChaCha8Rng, _: PostOp| match rng.gen_range(0..4) {
+        0 => rng.gen_range(0..600),
+        1 | 2 => rng.gen_range(600..16 << 10),
+        _ => rng.gen_range(16 << 10..=256 << 10),
+    };
+    random_rounds(LOOPBACK_Q2048, SEED + 9, None, 3, 16, sizes, length);
+    random_rounds(
+        LOOPBACK_Q2048,
+        SEED + 10,
+        Some(Surroundings {
+            seed: SEED + 10,
+            ..Surroundings::FULL
+        }),
+        2,
+        16,
         sizes,
         length,
     );
@@ -330,9 +365,13 @@ fn the_loopback_command_prints_goodput_per_size() {
         assert_eq!(row[3], "0", "UC: no response frame: {row:?}");
         let (on_wire, limit): (f64, f64) = (row[7].parse().unwrap(), row[8].parse().unwrap());
         assert!(on_wire <= limit, "{row:?}");
+        let first_byte: u64 = row[9].parse().unwrap_or_else(|_| panic!("doorbell to first byte: {row:?}"));
+        assert!(first_byte > 10, "{row:?}");
     }
-    // 5 KiB at PMTU 512: 10 packets a transfer
+    // 5 KiB at PMTU 512: 10 packets a transfer; a SEND of 0 bytes writes nothing
     assert_eq!(rows[2][2], "50", "{stdout}");
+    assert_eq!(rows[0][10], "–", "{stdout}");
+    assert!(rows[2][10].split('–').all(|c| c.parse::<u64>().is_ok_and(|c| c > 8)), "{stdout}");
     assert!(stderr.contains("5120 B: 5/5 transfers"), "a progress line per round: {stderr}");
 
     for (args, message) in [

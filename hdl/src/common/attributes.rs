@@ -34,5 +34,39 @@ pub fn one_bit_memories_in_block_ram(verilog: String) -> String {
     with_attributes(verilog, |_, declaration| is_one_bit_memory(declaration).then_some(BLOCK_RAM))
 }
 
+/// Words of a memory declaration (`reg[W:0] mem[D:0];` has D + 1), if it is one.
+pub fn memory_words(declaration: &str) -> Option<usize> {
+    let rest = declaration.strip_prefix("reg")?;
+    let depth = rest.split(" mem[").nth(1)?.split(':').next()?;
+    depth.parse::<usize>().ok().map(|last| last + 1)
+}
+
+/// `(* ram_style = "block" *)` on every memory of at least `words` words: yosys 0.23 maps a
+/// 2048-word memory of a few bytes to LUT RAM and fails on it ("invalid OPTION_ABITS/WIDTH
+/// combination"); in block RAM it is one or two RAMB36 anyway.
+pub fn deep_memories_in_block_ram(verilog: String, words: usize) -> String {
+    with_attributes(verilog, |_, declaration| {
+        memory_words(declaration).is_some_and(|n| n >= words).then_some(BLOCK_RAM)
+    })
+}
+
 /// The block RAM attribute.
 pub const BLOCK_RAM: &str = "(* ram_style = \"block\" *) ";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deep_memories_get_the_block_ram_attribute() {
+        assert_eq!(memory_words("reg[16:0] mem[2047:0];"), Some(2048));
+        assert_eq!(memory_words("reg[0:0] mem[255:0];"), Some(256));
+        assert_eq!(memory_words("reg[3:0] count;"), None);
+        let verilog = "module m(a);\n    reg[16:0] mem[2047:0];\n    reg[31:0] mem[255:0];\n    reg[3:0] count;\nendmodule\n";
+        let marked = deep_memories_in_block_ram(verilog.to_string(), 2048);
+        assert_eq!(
+            marked,
+            "module m(a);\n    (* ram_style = \"block\" *) reg[16:0] mem[2047:0];\n    reg[31:0] mem[255:0];\n    reg[3:0] count;\nendmodule\n"
+        );
+    }
+}

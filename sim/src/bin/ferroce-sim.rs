@@ -153,6 +153,11 @@ enum Cmd {
         /// Bus width of both engines: 512 (the default TX path) or 64 (the small one).
         #[arg(long, default_value_t = 512)]
         width: usize,
+        /// QPs of both engines' tables: 2048 selects the 2048-QP variants at 512 bits (their
+        /// models are built when ferroce-sim is built with FERROCE_SIM_ALL=1); by default 256
+        /// at 512 bits, 16 at 64.
+        #[arg(long, value_name = "N")]
+        qp_count: Option<u32>,
         /// Random memory latency, wire stalls and backpressure everywhere (drawn from --seed)
         /// instead of nothing pushing back.
         #[arg(long)]
@@ -346,6 +351,7 @@ fn main() -> ExitCode {
             op,
             qps,
             width,
+            qp_count,
             random,
             seed,
             pcap,
@@ -363,8 +369,19 @@ fn main() -> ExitCode {
                     ..Surroundings::FULL
                 }
             };
+            let variant = match qp_count {
+                None => ferroce_sim::loopback_rtl::variant_of_width(width),
+                Some(n) => ferroce_sim::loopback_rtl::LoopbackVariant::find(width, n),
+            };
+            let variant = match variant {
+                Ok(v) => v,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
             let config = GoodputConfig {
-                width,
+                variant,
                 transport: match transport {
                     TransportArg::Rc => Transport::Rc,
                     TransportArg::Uc => Transport::Uc,
@@ -684,8 +701,10 @@ fn run_loopback(config: &ferroce_sim::loopback_bench::GoodputConfig, pcap: Optio
     };
     let rows = goodput(config, pcap, progress);
     println!(
-        "Loopback at {} bits: {:?} {:?}, PMTU {}, {} connections, {}\n",
-        config.width,
+        "Loopback at {} bits (TX path {}, RX path {}): {:?} {:?}, PMTU {}, {} connections, {}\n",
+        config.variant.tx.width,
+        config.variant.tx.name,
+        config.variant.rx.name,
         config.transport,
         config.op,
         config.pmtu.bytes(),
