@@ -70,6 +70,12 @@ fn random_rounds(
 ) {
     let width = variant.tx.width;
     let (mut bench, mut rng) = random_bench(variant, seed, surroundings, sizes).unwrap_or_else(|e| panic!("{e}"));
+    let b_qps: Vec<u32> = bench.requesters.peers.iter().map(|p| p.qp).collect();
+    assert!(
+        variant.qps() <= 256 || b_qps.iter().any(|&qp| qp >= 256),
+        "B's QPs {b_qps:?}: none beyond the first 256 of {}",
+        variant.qps()
+    );
     bench.pcap_dir = std::env::var_os("FERROCE_LOOPBACK_PCAP").map(Into::into);
     println!(
         "{width} bits, TX path {}, RX path {}: {:?}",
