@@ -41,6 +41,19 @@ pub fn value(words: &[u32]) -> u128 {
     words.iter().enumerate().map(|(i, &w)| (w as u128) << (32 * i)).sum()
 }
 
+/// `, first difference at byte N: got [..], expected [..]` (eight bytes of each from there), or
+/// the empty string when one is a prefix of the other.
+pub fn first_difference(got: &[u8], want: &[u8]) -> String {
+    match got.iter().zip(want).position(|(a, b)| a != b) {
+        Some(at) => format!(
+            ", first difference at byte {at}: got {:02x?}, expected {:02x?}",
+            &got[at..(at + 8).min(got.len())],
+            &want[at..(at + 8).min(want.len())]
+        ),
+        None => String::new(),
+    }
+}
+
 /// The ports of one AXI-Stream interface `<prefix>_t*`.
 #[derive(Debug, Clone, Copy)]
 pub struct AxisPorts {
@@ -604,6 +617,13 @@ pub fn run_frames(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn first_difference_names_the_byte() {
+        assert_eq!(first_difference(&[1, 2, 3], &[1, 2, 3]), "");
+        assert_eq!(first_difference(&[1, 2], &[1, 2, 3]), "");
+        assert!(first_difference(&[1, 9, 3], &[1, 2, 3]).contains("byte 1: got [09, 03], expected [02, 03]"));
+    }
 
     /// A sink of 8-byte beats with `tuser`, on no model: the checks see the beats given.
     fn sink() -> FrameSink {

@@ -5,8 +5,8 @@
 //! two-engine loopback of the TX and RX paths ([`loopback_rtl`]) and its checks
 //! ([`loopback_bench`]), the
 //! requesters that feed the responder's co-simulations ([`peers`]), the cycle benchmarks
-//! ([`bench`]), the register file behind a socket for the host tool ([`serve`]) and the
-//! `ferroce-sim` command.
+//! ([`bench`]), the register file behind a socket for the host tool ([`serve`]), tshark as an
+//! oracle ([`tshark`]) and the `ferroce-sim` command.
 //!
 //! The golden models the runners are compared with live in [`ferroce_models`] (re-exported as
 //! [`models`], with its [`rx`], [`sched`] and model-side [`icrc`] modules re-exported here), the
@@ -32,6 +32,7 @@ pub mod rx_path_rtl;
 pub mod rx_rtl;
 pub mod sched_rtl;
 pub mod serve;
+pub mod tshark;
 pub mod tx_path_rtl;
 pub mod tx_rtl;
 pub mod tx_segmenter_rtl;

@@ -25,6 +25,7 @@
 //! scheduler afresh with each setup, and the RTL's WRR state carried from one round to the next
 //! would send the same frames in another order. B keeps its state across rounds.
 
+use crate::axis::first_difference;
 use crate::bench::{CMAC_CLOCK_HZ, LINE_RATE, WIRE_OVERHEAD};
 use crate::contracts::responder::{completion_kind, message_operation, MessageKind, ReceiveStatus, Syndrome};
 use crate::contracts::tx::{CompletionStatus, Pmtu, PostOp};
@@ -513,18 +514,6 @@ pub fn expected_completions(packets: &[TxPacket], qp: u32) -> Vec<(u8, u32, Opti
         }
     }
     completions
-}
-
-/// `, first difference at byte N: ...`, or the empty string when one is a prefix of the other.
-pub fn first_difference(got: &[u8], want: &[u8]) -> String {
-    match got.iter().zip(want).position(|(a, b)| a != b) {
-        Some(at) => format!(
-            ", first difference at byte {at}: got {:02x?}, expected {:02x?}",
-            &got[at..(at + 8).min(got.len())],
-            &want[at..(at + 8).min(want.len())]
-        ),
-        None => String::new(),
-    }
 }
 
 /// Six connections to B's QPs below `qps`: RC and UC in turn (from a random one), the five

@@ -33,7 +33,7 @@
 //! [`expected`] is the reference: which commands, frames and counts a list of decisions must
 //! give; [`WriterRun::check`] names the first difference.
 
-use crate::axis::{AxisPorts, Channel, FrameSink, FrameSource, RecordSource};
+use crate::axis::{first_difference, AxisPorts, Channel, FrameSink, FrameSource, RecordSource};
 use crate::contracts::tx::MAX_PACKET_PAYLOAD;
 use crate::verilated::{Model, Traffic, MODELS};
 use rand::{Rng, SeedableRng};
@@ -245,13 +245,11 @@ impl WriterRun {
         }
         for (i, (got, want)) in self.frames.iter().zip(&want.frames).enumerate() {
             if got != want {
-                let at = got.iter().zip(want).position(|(a, b)| a != b).unwrap_or(got.len().min(want.len()));
                 return Err(format!(
-                    "frame {i}: {} bytes, expected {}; first difference at byte {at}: rtl {:02x?}, expected {:02x?}",
+                    "frame {i}: {} bytes, expected {}{}",
                     got.len(),
                     want.len(),
-                    got.get(at..(at + 8).min(got.len())).unwrap_or(&[]),
-                    want.get(at..(at + 8).min(want.len())).unwrap_or(&[]),
+                    first_difference(got, want)
                 ));
             }
         }

@@ -35,7 +35,7 @@
 //!
 //! [`QP_READ_LATENCY`]: crate::contracts::regs::QP_READ_LATENCY
 
-use crate::axis::{AxisPorts, Channel, FrameSink, FrameSource};
+use crate::axis::{first_difference, AxisPorts, Channel, FrameSink, FrameSource};
 use crate::models::responder::{Decision, MemoryWrite, Outcome, Responder};
 use crate::models::tx::SparseMemory;
 use crate::payload_writer_rtl::WriteCommand;
@@ -652,29 +652,5 @@ impl RxLockstep {
             ));
         }
         Ok(())
-    }
-}
-
-/// `, first difference at byte N: rtl [..], expected [..]`, or the empty string when one is a
-/// prefix of the other.
-fn first_difference(got: &[u8], want: &[u8]) -> String {
-    match got.iter().zip(want).position(|(a, b)| a != b) {
-        Some(at) => format!(
-            ", first difference at byte {at}: rtl {:02x?}, expected {:02x?}",
-            &got[at..(at + 8).min(got.len())],
-            &want[at..(at + 8).min(want.len())]
-        ),
-        None => String::new(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn first_difference_names_the_byte() {
-        assert_eq!(first_difference(&[1, 2, 3], &[1, 2, 3]), "");
-        assert!(first_difference(&[1, 9, 3], &[1, 2, 3]).contains("byte 1"));
     }
 }

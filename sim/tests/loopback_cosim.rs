@@ -1,6 +1,8 @@
 //! Two engines back to back in Verilator ([`Loopback`]: A's TX path sends to B's RX path, B's
 //! RX path's response decisions go to B's TX path, which sends the ACKs and NAKs to A's RX
-//! path), every round checked by [`LoopbackBench`] against the models and the bytes A sent.
+//! path), every round checked by [`LoopbackBench`] against the models and the bytes A sent; the
+//! first round of each random run also decoded by tshark, frame by frame, as the RX model
+//! reads it.
 //!
 //! The tests: random RC and UC transfers at 64 bits under random backpressure, wire stalls and
 //! memory latency, and at full speed; large transfers at 512 bits; a WRITE with a wrong R_Key
@@ -12,7 +14,7 @@
 use ferroce_sim::contracts::responder::{NakCode, Syndrome};
 use ferroce_sim::contracts::tx::{Pmtu, PostOp};
 use ferroce_sim::loopback_bench::{random_bench, random_posts, random_surroundings, LoopbackBench, Round, Sizes};
-use ferroce_sim::loopback_rtl::{LoopbackVariant, Surroundings, WireTiming, LOOPBACK_Q2048, LOOPBACK_W512, LOOPBACK_W64};
+use ferroce_sim::loopback_rtl::{LoopbackVariant, Surroundings, WireFrame, WireTiming, LOOPBACK_Q2048, LOOPBACK_W512, LOOPBACK_W64};
 use ferroce_sim::models::responder::Decision;
 use ferroce_sim::models::tx::Post;
 use ferroce_sim::peers::{distinct_qps, random_psn, Peer};
@@ -57,6 +59,56 @@ fn length_64k(rng: &mut ChaCha8Rng, _: PostOp) -> u32 {
     }
 }
 
+/// Every frame of the round, on both wires, decodes in tshark as the RX model reads it: RoCEv2
+/// (InfiniBand over UDP), not malformed (but for QPs 0 and 1, below), with the same opcode,
+/// DestQP and PSN.
+fn tshark_decodes(label: &str, round: &Round) {
+    ferroce_sim::tshark::available().unwrap_or_else(|e| panic!("{e}"));
+    let mut frames: Vec<&WireFrame> = round.run.a_to_b.iter().chain(&round.run.b_to_a).collect();
+    frames.sort_by_key(|f| f.cycle);
+    let path = std::env::temp_dir().join(format!(
+        "ferroce-loopback-{}-{}.pcap",
+        std::process::id(),
+        label.replace([' ', ','], "_")
+    ));
+    round.run.write_pcap(&path).unwrap();
+    const FIELDS: [&str; 5] = [
+        "frame.protocols",
+        "infiniband.bth.opcode",
+        "infiniband.bth.destqp",
+        "infiniband.bth.psn",
+        "_ws.malformed",
+    ];
+    let decoded = ferroce_sim::tshark::fields(&path, &FIELDS, &[]).unwrap_or_else(|e| panic!("{label}: {e}"));
+    std::fs::remove_file(&path).ok();
+    assert_eq!(decoded.len(), frames.len(), "{label}: frames tshark read");
+    for (i, (t, frame)) in decoded.iter().zip(&frames).enumerate() {
+        let bth = rx_model(&frame.bytes).record.and_then(|r| r.bth).expect("a BTH");
+        let protocols = t["frame.protocols"].join(",");
+        // tshark takes a SEND to QP 0 or 1 for a management datagram (QP 1 is InfiniBand's
+        // GSI, where RDMA CM's MADs go) and finds random payload malformed as one
+        let management_qp = bth.dqpn <= 1;
+        assert!(
+            protocols.contains("infiniband") && (management_qp || t["_ws.malformed"].is_empty()),
+            "{label}: frame {i}: {t:?}"
+        );
+        let number = |f: &str| -> u32 {
+            let v = &t[f][0];
+            v.strip_prefix("0x")
+                .map_or_else(|| v.parse().unwrap(), |h| u32::from_str_radix(h, 16).unwrap())
+        };
+        assert_eq!(
+            (
+                number("infiniband.bth.opcode"),
+                number("infiniband.bth.destqp"),
+                number("infiniband.bth.psn")
+            ),
+            (u32::from(bth.opcode), bth.dqpn, bth.psn),
+            "{label}: frame {i}: tshark and the RX model"
+        );
+    }
+}
+
 /// `rounds` rounds of `posts` random posts (lengths from `length`) on six random peers, in
 /// `surroundings` (random ones drawn from `seed` if `None`).
 fn random_rounds(
@@ -82,9 +134,14 @@ fn random_rounds(
         variant.tx.name, variant.rx.name, bench.lb.surroundings
     );
     let (mut total_cycles, mut transfers, mut bytes) = (0u64, 0usize, 0u64);
+    let decode_first = surroundings.is_none();
     for r in 0..rounds {
         let posts = random_posts(&mut bench, &mut rng, posts, length);
-        let round = checked_round(&mut bench, &format!("{width} bits, seed {seed:#x}, round {r}"), &posts);
+        let label = format!("{width} bits, seed {seed:#x}, round {r}");
+        let round = checked_round(&mut bench, &label, &posts);
+        if r == 0 && decode_first {
+            tshark_decodes(&label, &round);
+        }
         total_cycles += round.run.cycles;
         transfers += round.transfers;
         bytes += round.bytes;

@@ -63,98 +63,12 @@ const FIELDS: [&str; 41] = [
 ];
 
 fn tshark_or_fail() {
-    let ok = Command::new("tshark")
-        .arg("--version")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    assert!(
-        ok,
-        "tshark is needed for this test (an independent decoder of RoCEv2): install it with \
-         `sudo apt-get install tshark` (Debian/Ubuntu); scripts/test.sh installs it when missing"
-    );
-}
-
-/// The protocols whose heuristic dissectors tshark tries on InfiniBand payloads, but Ethertype.
-fn payload_heuristics() -> Vec<String> {
-    let o = Command::new("tshark").args(["-G", "heuristic-decodes"]).output().unwrap();
-    assert!(o.status.success());
-    let hs: Vec<String> = String::from_utf8(o.stdout)
-        .unwrap()
-        .lines()
-        .filter_map(|l| {
-            let c: Vec<&str> = l.split('\t').collect();
-            (c.len() >= 2 && c[0] == "infiniband.payload" && c[1] != "ethertype").then(|| c[1].to_string())
-        })
-        .collect();
-    assert!(
-        hs.iter().any(|h| h == "rpcordma"),
-        "tshark lists no InfiniBand payload heuristics: {hs:?}"
-    );
-    hs
+    ferroce_sim::tshark::available().unwrap_or_else(|e| panic!("{e}"));
 }
 
 /// One map of field name to its values (tshark's comma-separated occurrences) per frame.
 fn tshark(pcap: &std::path::Path, disable: &[String]) -> Vec<HashMap<&'static str, Vec<String>>> {
-    let mut args: Vec<String> = [
-        "-r",
-        pcap.to_str().unwrap(),
-        "-n",
-        "-T",
-        "fields",
-        "-E",
-        "separator=/t",
-        "-E",
-        "occurrence=a",
-        "-E",
-        "aggregator=,",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    // tshark hands InfiniBand payloads to heuristic dissectors (RPC-over-RDMA, iSER, SMB
-    // Direct, ...) that take random payload bytes for their headers: disable those protocols
-    // (all but Ethertype, which the Ethernet header needs; its heuristic is disabled by name),
-    // so the payload stays plain data.
-    for h in payload_heuristics() {
-        args.push("--disable-protocol".into());
-        args.push(h);
-    }
-    for p in disable {
-        args.push("--disable-protocol".into());
-        args.push(p.clone());
-    }
-    // Ethertype's own heuristic on InfiniBand payloads (Ethernet over IB).
-    args.push("--disable-heuristic".into());
-    args.push("eth_over_ib".into());
-    for f in FIELDS {
-        args.push("-e".into());
-        args.push(f.into());
-    }
-    let o = Command::new("tshark").args(&args).output().unwrap();
-    assert!(o.status.success(), "tshark failed: {}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8(o.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let cols: Vec<&str> = l.split('\t').collect();
-            assert_eq!(cols.len(), FIELDS.len(), "{l}");
-            FIELDS
-                .iter()
-                .zip(cols)
-                .map(|(f, c)| {
-                    (
-                        *f,
-                        if c.is_empty() {
-                            vec![]
-                        } else {
-                            c.split(',').map(String::from).collect()
-                        },
-                    )
-                })
-                .collect()
-        })
-        .collect()
+    ferroce_sim::tshark::fields(pcap, &FIELDS, disable).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// A number as tshark prints it: decimal, or 0x-prefixed hex for hex-based fields.
