@@ -32,7 +32,7 @@ use crate::contracts::tx::{CompletionStatus, Pmtu, PostOp};
 use crate::loopback_rtl::{variant_of_width, Loopback, LoopbackRun, LoopbackVariant, Surroundings, WireTiming};
 use crate::models::responder::{Decision, Responder, Response};
 use crate::models::tx::{LocalMemory, Post, QpContext, SparseMemory, TxEngine, TxModel, TxPacket, TxPlan, TxRun, TxSetup};
-use crate::peers::{distinct_qps, random_psn, Peer, Requesters};
+use crate::peers::{distinct_qps, random_op, random_psn, Peer, Requesters};
 use crate::responder_rtl::{compare_decisions, PairedSetup, REGIONS};
 use crate::rx::rx_model;
 use crate::sched::QueueCfg;
@@ -587,14 +587,7 @@ pub fn random_posts(
     (0..count)
         .map(|channel| {
             let peer = rng.gen_range(0..bench.requesters.peers.len());
-            let mut op = PostOp::ALL[rng.gen_range(0..4)];
-            if op != PostOp::Write {
-                if buffers[peer] < depth {
-                    buffers[peer] += 1;
-                } else {
-                    op = PostOp::Write;
-                }
-            }
+            let op = random_op(rng, peer, &mut buffers, depth);
             let len = length(rng, op);
             bench.post(peer, channel, op, len)
         })

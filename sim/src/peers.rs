@@ -10,7 +10,8 @@
 //!   packets and frames (the payloads read from a [`PatternMemory`]) and posts the receive
 //!   buffers their messages need to a lockstep ([`PairedSetup`]), in the order the messages use
 //!   them.
-//! - [`distinct_qps`] and [`random_psn`] draw a random set of connections' QP numbers and PSNs.
+//! - [`distinct_qps`] and [`random_psn`] draw a random set of connections' QP numbers and PSNs,
+//!   [`random_op`] an operation within the receive buffers a peer has.
 
 use crate::contracts::header::bth::PSN_MASK;
 use crate::contracts::responder::{message_operation, MessageKind};
@@ -279,6 +280,18 @@ pub fn distinct_qps(rng: &mut ChaCha8Rng, count: usize, below: u32) -> Vec<u32> 
         }
     }
     qps
+}
+
+/// A random operation for a post to peer `peer`, of which `used[peer]` receive buffers are
+/// spoken for: a SEND, a SEND with immediate or a WRITE with immediate (each needs a buffer)
+/// while fewer than `depth` are, a WRITE otherwise (and one time in four).
+pub fn random_op(rng: &mut ChaCha8Rng, peer: usize, used: &mut [usize], depth: usize) -> PostOp {
+    let op = PostOp::ALL[rng.gen_range(0..4)];
+    if op == PostOp::Write || used[peer] >= depth {
+        return PostOp::Write;
+    }
+    used[peer] += 1;
+    op
 }
 
 /// A starting PSN: within 40 of the wrap for three connections in ten, anywhere otherwise.

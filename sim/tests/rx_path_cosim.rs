@@ -22,7 +22,7 @@ use ferroce_sim::contracts::tx::{Pmtu, PostOp};
 use ferroce_sim::models::responder::{CheckFailure, Forwarded, Outcome, Response, Verdict};
 use ferroce_sim::models::tx::frame::{frame_bytes, frame_repr};
 use ferroce_sim::models::tx::{LocalMemory, Post, QpContext, SparseMemory, TxEngine, TxModel, TxPacket, TxSetup};
-use ferroce_sim::peers::{distinct_qps, random_psn, Peer, Requesters};
+use ferroce_sim::peers::{distinct_qps, random_op, random_psn, Peer, Requesters};
 use ferroce_sim::responder_rtl::{PairedSetup, QPS};
 use ferroce_sim::rx::{rx_model, DropReason, RxVerdict};
 use ferroce_sim::rx_path_rtl::{RxLockstep, RxPathRtl, RECEIVE_QUEUE_DEPTH, WIDTHS};
@@ -215,14 +215,7 @@ fn random_transfers(width: usize, traffic: Traffic, rounds: usize, posts_per_rou
         let mut queued = [0usize; 4];
         for channel in 0..posts_per_round {
             let peer = rng.gen_range(0..bench.requesters.peers.len());
-            let mut op = PostOp::ALL[rng.gen_range(0..4)];
-            if op != PostOp::Write {
-                if queued[peer] < RECEIVE_QUEUE_DEPTH {
-                    queued[peer] += 1;
-                } else {
-                    op = PostOp::Write;
-                }
-            }
+            let op = random_op(&mut rng, peer, &mut queued, RECEIVE_QUEUE_DEPTH);
             let length = length(&mut rng);
             posts.push(bench.post(peer, channel, op, length));
         }
