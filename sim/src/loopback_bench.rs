@@ -691,6 +691,14 @@ impl GoodputConfig {
 
     /// An error for a configuration that cannot run.
     pub fn check(&self) -> Result<(), String> {
+        for model in [self.variant.tx.model_name(), self.variant.rx.model_name()] {
+            if !crate::verilated::MODELS.contains(&model.as_str()) {
+                return Err(format!(
+                    "the Verilator model {model} is not built into this binary: build ferroce-sim with FERROCE_SIM_ALL=1 \
+                     (the 2048-QP variants) and no FERROCE_SIM_TOPS that leaves tx_path or rx_path out"
+                ));
+            }
+        }
         let most_qps = self.most_qps();
         if self.qps == 0 || self.qps > most_qps {
             return Err(format!("{} connections: from 1 to {most_qps}", self.qps));

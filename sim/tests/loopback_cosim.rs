@@ -442,6 +442,7 @@ fn the_loopback_command_prints_goodput_per_size() {
         (&["--op", "send", "--sizes", "2M"][..], "receive buffer"),
         (&["--width", "128"][..], "no loopback at 128 bits"),
         (&["--pmtu", "1500"][..], "not a PMTU"),
+        (&["--qp-count", "100"][..], "no loopback at 512 bits with 100 QPs"),
     ] {
         let (code, stdout, stderr) = sim(args);
         assert_eq!(code, Some(2), "{args:?}: {stdout}{stderr}");
