@@ -6,6 +6,7 @@
 
 use ferroce_sim::axis::Channel;
 use ferroce_sim::contracts::regs::{Config, Kind, Map, PostState, QP_READ_LATENCY};
+use ferroce_sim::contracts::responder::{MEMORY_REGION_WORDS, RECEIVE_POST_WORDS};
 use ferroce_sim::contracts::tx::{PostError, QpState, POST, QP_CONTEXT};
 use ferroce_sim::models::regs::{RegsModel, Resp};
 use ferroce_sim::regs_rtl::{model_name, AxiLiteMaster, RegsRtl, Request};
@@ -71,14 +72,32 @@ fn run_random(idle_pct: u32, bp_pct: u32, seed: u64) -> Result<(), SimError> {
         })
         .collect();
     let (qp_index, qp_entry) = (port(&m, "qp_read_index"), port(&m, "qp_read_entry"));
+    let (qp_rx_index, qp_rx_entry) = (port(&m, "qp_rx_read_index"), port(&m, "qp_rx_read_entry"));
     let (commit_valid, commit_index) = (port(&m, "qp_commit_valid"), port(&m, "qp_commit_index"));
     let (sched_we, sched_addr, sched_data) = (port(&m, "sched_cfg_we"), port(&m, "sched_cfg_addr"), port(&m, "sched_cfg_wdata"));
+    let strobe_ports: Vec<(usize, usize, String)> = map
+        .of_kind(Kind::Strobe)
+        .iter()
+        .map(|r| {
+            let name = r.port.clone().unwrap();
+            (port(&m, &format!("{name}_valid")), port(&m, &format!("{name}_data")), name)
+        })
+        .collect();
+    let mut strobes = Vec::new();
+    // the responder's counter table behind `responder_counter_*`: any values, read by index
+    let counter = map.reg("responder_counter");
+    let table: Vec<u32> = (0..counter.max_count).map(|_| rng.gen()).collect();
+    for (i, v) in table.iter().enumerate().take(counter.count as usize) {
+        model.set_indexed(counter.port.as_deref().unwrap(), i as u32, *v);
+    }
+    let (counter_index, counter_value) = (port(&m, "responder_counter_index"), port(&m, "responder_counter_value"));
     let requests = 1500;
     for _ in 0..requests {
         master.push(random_request(&map, &mut rng));
     }
     let (mut previous_inputs, mut inputs) = (vec![0u32; counters.len()], vec![0u32; counters.len()]);
     let mut entry_checks: VecDeque<(u64, u32, Vec<u32>)> = VecDeque::new();
+    let mut rx_entry_checks: VecDeque<(u64, u32, Vec<u32>)> = VecDeque::new();
     let (mut commits, mut sched_writes) = (Vec::new(), Vec::new());
     let mut cycle = 0u64;
     while master.outstanding() > 0 {
@@ -92,7 +111,10 @@ fn run_random(idle_pct: u32, bp_pct: u32, seed: u64) -> Result<(), SimError> {
         }
         let qp = rng.gen_range(0..CONFIG.qps);
         m.set_u64(qp_index, u64::from(qp));
+        let rx_qp = rng.gen_range(0..CONFIG.qps);
+        m.set_u64(qp_rx_index, u64::from(rx_qp));
         m.eval();
+        let index = m.peek_u64(counter_index) as usize;
         let answered = master.answers.len();
         master.sample(&mut m, cycle)?;
         post.sample(&mut m, cycle)?;
@@ -121,6 +143,11 @@ fn run_random(idle_pct: u32, bp_pct: u32, seed: u64) -> Result<(), SimError> {
         if m.peek_u64(sched_we) != 0 {
             sched_writes.push((m.peek_u64(sched_addr) as u32, m.peek_u64(sched_data) as u32));
         }
+        for (valid, data, name) in &strobe_ports {
+            if m.peek_u64(*valid) != 0 {
+                strobes.push((name.clone(), m.peek_u64(*data) as u32));
+            }
+        }
         if let Some((due, qp, expected)) = entry_checks.front() {
             if *due == cycle {
                 assert_eq!(&m.peek(qp_entry), expected, "QP {qp} entry at cycle {cycle}");
@@ -128,10 +155,21 @@ fn run_random(idle_pct: u32, bp_pct: u32, seed: u64) -> Result<(), SimError> {
             }
         }
         entry_checks.push_back((cycle + QP_READ_LATENCY as u64, qp, model.qp_entry(qp)));
+        if let Some((due, qp, expected)) = rx_entry_checks.front() {
+            if *due == cycle {
+                assert_eq!(&m.peek(qp_rx_entry), expected, "QP {qp} entry on the second port at cycle {cycle}");
+                rx_entry_checks.pop_front();
+            }
+        }
+        rx_entry_checks.push_back((cycle + QP_READ_LATENCY as u64, rx_qp, model.qp_entry(rx_qp)));
         m.tick();
+        // the table answers the index of the cycle that ended
+        m.set_u64(counter_value, u64::from(table[index]));
         cycle += 1;
     }
     assert_eq!(master.answers.len(), requests);
+    assert_eq!(strobes, model.strobes, "strobe writes");
+    assert!(!strobes.is_empty(), "the run wrote strobe registers");
     assert_eq!(commits, model.commits, "QP commits");
     assert_eq!(sched_writes, model.sched_writes, "scheduler writes");
     assert!(model.posts.len() <= 1);
@@ -145,6 +183,13 @@ fn run_random(idle_pct: u32, bp_pct: u32, seed: u64) -> Result<(), SimError> {
     ];
     for (out, address) in outputs {
         assert_eq!(m.get_u64(port(&m, out)) as u32, model.read(address).1, "{out}");
+    }
+    for (out, prefix, words) in [
+        ("region_entry", "region_word", MEMORY_REGION_WORDS),
+        ("receive_entry", "receive_word", RECEIVE_POST_WORDS),
+    ] {
+        let staged: Vec<u32> = (0..words).map(|w| model.read(map.reg(&format!("{prefix}{w}")).offset).1).collect();
+        assert_eq!(m.get(port(&m, out)), staged, "{out}");
     }
     Ok(())
 }

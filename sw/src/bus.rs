@@ -39,6 +39,8 @@ pub enum Cause {
         /// This tool's.
         tool: u32,
     },
+    /// A request refused before any access (an argument the register file can't take).
+    Invalid(String),
     /// Anything else from the operating system or the simulator.
     Io(String),
 }
@@ -82,7 +84,7 @@ impl fmt::Display for Error {
                 f,
                 "the device's register map (hash {device:#010x}) is not this tool's ({tool:#010x}): use a ferroce-ctl built from the same revision"
             ),
-            Cause::Io(what) => write!(f, "{what}"),
+            Cause::Invalid(what) | Cause::Io(what) => write!(f, "{what}"),
         }
     }
 }

@@ -3,14 +3,20 @@
 //! [`bus`] reaches the register file (a PCIe BAR, UIO, `/dev/mem`, or the simulated register
 //! file of `ferroce-sim serve`); [`Ferroce`] is the typed API over it, built from the same
 //! register map as the RTL (`ferroce_contracts::regs::Map`): registers by name, fields decoded,
-//! the QP context and the transfer post as their record schemas, the poll, the counters. Opening
-//! a device reads its ID block and refuses a device built from another map.
+//! the QP context and the transfer post as their record schemas, the poll, the memory region
+//! table, receive buffer posts and receive completions (the `MEMORY_REGION`, `RECEIVE_POST` and
+//! `RECEIVE_COMPLETION` schemas), the counters. Opening a device reads its ID block and refuses a
+//! device built from another map.
 #![warn(missing_docs)]
 
 pub mod bus;
 
 pub use bus::{Bus, Cause, Error};
 use ferroce_contracts::regs::{Config, Kind, Map, PostState, Register, DEVICE_ID, POLL_CHANNELS};
+use ferroce_contracts::responder::{
+    completion_kind, receive_state, region_index, Access, ReceiveStatus, ResponderCounter, MEMORY_REGION, RECEIVE_COMPLETION, RECEIVE_POST,
+    REGION_KEY_BITS,
+};
 use ferroce_contracts::tx::{ChannelStatus, CompletionStatus, PostError, POST, QP_CONTEXT};
 
 /// A register element: the register and its index.
@@ -57,6 +63,124 @@ pub struct Finished {
     pub channel: u32,
     /// It finished with an error.
     pub error: bool,
+}
+
+/// A memory region table entry (the `MEMORY_REGION` record).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Region {
+    /// The entry holds a region (an entry written with `valid` false is cleared).
+    pub valid: bool,
+    /// What a peer may do: remote write, remote read.
+    pub access: Access,
+    /// Protection domain: only QPs of this PD may use the region.
+    pub pd: u16,
+    /// R_Key: the entry index in bits 31:8 (`REGION_KEY_BITS`), a key byte below.
+    pub rkey: u32,
+    /// Address of the region's first byte (the RETH VA space).
+    pub base: u64,
+    /// Bytes.
+    pub length: u64,
+}
+
+impl Region {
+    /// The packed entry: the words of `region_word0..`.
+    pub fn words(&self) -> Vec<u32> {
+        MEMORY_REGION
+            .encode(&[
+                ("valid", u128::from(self.valid)),
+                ("access", u128::from(self.access.code())),
+                ("pd", u128::from(self.pd)),
+                ("rkey", u128::from(self.rkey)),
+                ("base", u128::from(self.base)),
+                ("length", u128::from(self.length)),
+            ])
+            .expect("each field's type fits its width")
+    }
+}
+
+/// The answer to a receive buffer post (`receive_status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReceiveOutcome {
+    /// The buffer is at the end of its QP's receive queue.
+    Accepted,
+    /// Refused: the QP's receive queue was full, or the QP is beyond the table.
+    Refused,
+    /// Ignored: a receive post was still pending (`receive_status.overrun`).
+    Overrun,
+    /// Still pending after the reads allowed.
+    Timeout,
+}
+
+impl ReceiveOutcome {
+    /// Lower-case name (JSON).
+    pub const fn name(self) -> &'static str {
+        match self {
+            ReceiveOutcome::Accepted => "accepted",
+            ReceiveOutcome::Refused => "refused",
+            ReceiveOutcome::Overrun => "overrun",
+            ReceiveOutcome::Timeout => "timeout",
+        }
+    }
+}
+
+/// What consumed a receive buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReceiveKind {
+    /// A SEND landed in the buffer.
+    Send,
+    /// An RDMA WRITE with immediate consumed it.
+    WriteImmediate,
+}
+
+impl ReceiveKind {
+    /// The kind of a `kind` field value (`completion_kind`).
+    pub fn from_code(code: u32) -> ReceiveKind {
+        if code == u32::from(completion_kind::WRITE) {
+            ReceiveKind::WriteImmediate
+        } else {
+            ReceiveKind::Send
+        }
+    }
+
+    /// The name, as `post --op` spells the operations.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ReceiveKind::Send => "send",
+            ReceiveKind::WriteImmediate => "write-imm",
+        }
+    }
+}
+
+/// A receive completion (the `RECEIVE_COMPLETION` record, decoded).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReceiveCompletion {
+    /// The QP that received the message.
+    pub qp: u32,
+    /// SEND or WRITE with immediate.
+    pub kind: ReceiveKind,
+    /// The `ReceiveStatus` code ([`receive_status_name`]).
+    pub status: u8,
+    /// The SE bit of the message's last packet.
+    pub solicited: bool,
+    /// The immediate, when the message carried one.
+    pub immediate: Option<u32>,
+    /// The message's bytes (on an error: the bytes placed before it).
+    pub length: u32,
+}
+
+impl ReceiveCompletion {
+    /// The completion in the packed words of `receive_completion0..`; `None` when `valid` is 0.
+    pub fn decode(words: &[u32]) -> Option<ReceiveCompletion> {
+        let field = |name| RECEIVE_COMPLETION.decode(words, name) as u32;
+        (field("valid") == 1).then(|| ReceiveCompletion {
+            qp: field("qp"),
+            kind: ReceiveKind::from_code(field("kind")),
+            status: field("status") as u8,
+            solicited: field("solicited") == 1,
+            immediate: (field("immediate_valid") == 1).then(|| field("immediate")),
+            length: field("length"),
+        })
+    }
 }
 
 /// A Ferroce register file on a bus.
@@ -269,18 +393,170 @@ impl Ferroce {
         Ok(out)
     }
 
-    /// Every counter (RO registers of the `counters` block): name and value.
-    pub fn counters(&mut self) -> Result<Vec<(String, u32)>, Error> {
-        let regs: Vec<(String, u32)> = self
-            .map
-            .blocks
-            .iter()
-            .find(|b| b.name == "counters")
-            .map_or_else(Vec::new, |b| b.registers.iter().map(|r| (r.name.clone(), r.offset)).collect());
-        regs.into_iter().map(|(n, a)| Ok((n, self.read(a)?))).collect()
+    /// An error of this device that is not an access: a request refused before any write.
+    fn invalid(&self, message: String) -> Error {
+        self.bus.error(None, Cause::Invalid(message))
     }
 
-    /// A register may be read without side effects (a poll register's read clears it).
+    /// Entries of the memory region table (the `index` field of `region_write`).
+    pub fn region_entries(&self) -> u32 {
+        1 << self.map.reg("region_write").field("index").expect("index").width
+    }
+
+    /// Writes entry `index` of the memory region table: the staging words, then `index` to
+    /// `region_write` (the entry changes in one cycle). Refused before any write: an index
+    /// beyond the table, a valid region whose R_Key does not select `index` (the responder
+    /// finds a region by the R_Key's bits above `REGION_KEY_BITS`), a region that ends beyond
+    /// 2^64. The table is write-only from the host.
+    pub fn region_write(&mut self, index: u32, region: &Region) -> Result<(), Error> {
+        let entries = self.region_entries();
+        if index >= entries {
+            return Err(self.invalid(format!(
+                "region {index}: the memory region table has {entries} entries (0 to {})",
+                entries - 1
+            )));
+        }
+        if region.valid && region_index(region.rkey) != index {
+            let first = index << REGION_KEY_BITS;
+            return Err(self.invalid(format!(
+                "region {index}: R_Key {:#x} selects entry {} (the responder finds a region by the R_Key's bits 31:{REGION_KEY_BITS}): \
+                 entry {index} needs an R_Key from {first:#x} to {:#x}",
+                region.rkey,
+                region_index(region.rkey),
+                first | ((1 << REGION_KEY_BITS) - 1)
+            )));
+        }
+        if u128::from(region.base) + u128::from(region.length) > 1 << 64 {
+            return Err(self.invalid(format!(
+                "region {index}: base {:#x} + length {:#x} goes beyond 2^64",
+                region.base, region.length
+            )));
+        }
+        for (w, word) in region.words().into_iter().enumerate() {
+            let a = self.at(&format!("region_word{w}"), 0);
+            self.write(a, word)?;
+        }
+        let r = self.map.reg("region_write");
+        let (a, v) = (r.offset, r.field("index").expect("index").set(0, index));
+        self.write(a, v)
+    }
+
+    /// Clears entry `index` of the memory region table (writes an entry with `valid` 0).
+    pub fn region_clear(&mut self, index: u32) -> Result<(), Error> {
+        self.region_write(index, &Region::default())
+    }
+
+    /// Posts a receive buffer to `qp`'s receive queue: the staging words, `receive_post`, then
+    /// `receive_status` until the post is no longer pending (at most `tries` reads).
+    pub fn receive_post(&mut self, qp: u32, address: u64, length: u32, tries: usize) -> Result<ReceiveOutcome, Error> {
+        let words = RECEIVE_POST
+            .encode(&[("qp", qp.into()), ("length", length.into()), ("address", address.into())])
+            .map_err(|e| self.invalid(format!("receive post: {e}")))?;
+        for (w, word) in words.into_iter().enumerate() {
+            let a = self.at(&format!("receive_word{w}"), 0);
+            self.write(a, word)?;
+        }
+        let post = self.at("receive_post", 0);
+        self.write(post, 1)?;
+        let r = self.map.reg("receive_status").clone();
+        let (state, overrun) = (r.field("state").expect("state"), r.field("overrun").expect("overrun"));
+        for _ in 0..tries.max(1) {
+            let v = self.read(r.offset)?;
+            if overrun.get(v) == 1 {
+                return Ok(ReceiveOutcome::Overrun);
+            }
+            match state.get(v) {
+                receive_state::ACCEPTED => return Ok(ReceiveOutcome::Accepted),
+                receive_state::REFUSED => return Ok(ReceiveOutcome::Refused),
+                _ => {}
+            }
+        }
+        Ok(ReceiveOutcome::Timeout)
+    }
+
+    /// Writes the fields `fields` of `receive_completion_pop` (`pop`, `clear_overflow`).
+    fn completion_pop(&mut self, fields: &[&str]) -> Result<(), Error> {
+        let r = self.map.reg("receive_completion_pop");
+        let v = fields.iter().fold(0, |v, f| v | r.field(f).expect("pop field").mask());
+        let a = r.offset;
+        self.write(a, v)
+    }
+
+    /// The oldest receive completion, popped (`None` when the queue is empty), and the overflow
+    /// flag (completions were lost since it was last cleared).
+    pub fn receive_completion(&mut self) -> Result<(Option<ReceiveCompletion>, bool), Error> {
+        // word 0 has `valid`: the other words are read only when it is set (the head stays
+        // until popped)
+        let mut words = vec![self.read(self.at("receive_completion0", 0))?];
+        if RECEIVE_COMPLETION.decode(&words, "valid") == 1 {
+            for w in 1..RECEIVE_COMPLETION.words() {
+                let a = self.at(&format!("receive_completion{w}"), 0);
+                words.push(self.read(a)?);
+            }
+        }
+        let completion = ReceiveCompletion::decode(&words);
+        if completion.is_some() {
+            self.completion_pop(&["pop"])?;
+        }
+        Ok((completion, RECEIVE_COMPLETION.decode(&words, "overflow") == 1))
+    }
+
+    /// Up to `max` receive completions, oldest first, popped; and whether the overflow flag was
+    /// seen set.
+    pub fn receive_completions(&mut self, max: usize) -> Result<(Vec<ReceiveCompletion>, bool), Error> {
+        let (mut out, mut overflow) = (Vec::new(), false);
+        while out.len() < max {
+            let (completion, lost) = self.receive_completion()?;
+            overflow |= lost;
+            match completion {
+                Some(c) => out.push(c),
+                None => break,
+            }
+        }
+        Ok((out, overflow))
+    }
+
+    /// Clears the receive completion overflow flag.
+    pub fn clear_completion_overflow(&mut self) -> Result<(), Error> {
+        self.completion_pop(&["clear_overflow"])
+    }
+
+    /// Receive completions lost because the queue was full (`receive_completions_lost`).
+    pub fn receive_completions_lost(&mut self) -> Result<u32, Error> {
+        self.read(self.at("receive_completions_lost", 0))
+    }
+
+    /// The responder's counters (`responder_counter[i]`), named by `ResponderCounter::name`.
+    pub fn responder_counters(&mut self) -> Result<Vec<(String, u32)>, Error> {
+        let r = self.map.reg("responder_counter").clone();
+        ResponderCounter::ALL
+            .iter()
+            .zip(0..r.count)
+            .map(|(c, i)| Ok((c.name(), self.read(r.address(i))?)))
+            .collect()
+    }
+
+    /// Every counter: the readable registers of the `counters` block, `receive_completions_lost`
+    /// and the responder's counters (named `responder_<name>`).
+    pub fn counters(&mut self) -> Result<Vec<(String, u32)>, Error> {
+        let mut regs: Vec<(String, u32)> = self.map.blocks.iter().find(|b| b.name == "counters").map_or_else(Vec::new, |b| {
+            b.registers
+                .iter()
+                .filter(|r| Ferroce::safe_to_read(r))
+                .map(|r| (r.name.clone(), r.offset))
+                .collect()
+        });
+        regs.push(("receive_completions_lost".into(), self.at("receive_completions_lost", 0)));
+        let mut out = regs
+            .into_iter()
+            .map(|(n, a)| Ok((n, self.read(a)?)))
+            .collect::<Result<Vec<_>, Error>>()?;
+        out.extend(self.responder_counters()?.into_iter().map(|(n, v)| (format!("responder_{n}"), v)));
+        Ok(out)
+    }
+
+    /// A register may be read without side effects and returns something: not a poll register
+    /// (its read clears it), not a write-only one (a doorbell or strobe reads 0).
     pub fn safe_to_read(register: &Register) -> bool {
         register.kind != Kind::Poll && register.fields.iter().any(|f| f.access.readable())
     }
@@ -294,6 +570,11 @@ pub fn refusal_name(code: u8) -> &'static str {
 /// Text for a completion status code.
 pub fn status_name(code: u8) -> &'static str {
     CompletionStatus::from_code(code).map_or("unknown", CompletionStatus::name)
+}
+
+/// Text for a receive completion status code.
+pub fn receive_status_name(code: u8) -> &'static str {
+    ReceiveStatus::from_code(code).map_or("unknown", ReceiveStatus::name)
 }
 
 /// The post's fields by name, for the command line and the JSON.

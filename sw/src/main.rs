@@ -3,8 +3,12 @@
 
 use clap::{Parser, Subcommand};
 use ferroce_contracts::regs::Register;
+use ferroce_contracts::responder::{receive_state, Access, REGION_KEY_BITS};
 use ferroce_contracts::tx::{udp_source_port_hash, ChannelStatus, Pmtu, PostOp, QpState, POST, QP_CONTEXT};
-use ferroce_ctl::{bus, parse_number, refusal_name, status_name, Error, Ferroce, PostOutcome};
+use ferroce_ctl::{
+    bus, parse_number, receive_status_name, refusal_name, status_name, Error, Ferroce, PostOutcome, ReceiveCompletion, ReceiveKind,
+    ReceiveOutcome, Region,
+};
 use serde_json::{json, Value};
 use std::process::ExitCode;
 
@@ -39,9 +43,10 @@ enum Cmd {
         value: String,
     },
     /// Read every register of a block (or of all blocks); arrays show their first elements,
-    /// registers whose read clears them (poll) are not read.
+    /// registers whose read clears them (poll) and write-only ones (doorbell, strobes: a write
+    /// is an action, a read returns 0) are not read.
     Dump {
-        /// Block name (id, config, qos, counters, post, poll, channel, qp).
+        /// Block name (id, config, qos, counters, post, receive, responder, poll, channel, qp).
         block: Option<String>,
         /// Elements shown per array.
         #[arg(long, default_value_t = 4)]
@@ -60,7 +65,19 @@ enum Cmd {
         #[arg(long)]
         channels: Option<String>,
     },
-    /// The counters of the RX front end, the scheduler and the status table.
+    /// The memory region table. It is write-only from the host (keep your own copy): there is
+    /// no command that reads an entry back.
+    Region {
+        #[command(subcommand)]
+        what: RegionCmd,
+    },
+    /// Receive buffers and receive completions.
+    Recv {
+        #[command(subcommand)]
+        what: RecvCmd,
+    },
+    /// The counters of the RX front end, the scheduler, the status table, the receive
+    /// completion queue and the responder (`responder_<name>`).
     Counters {
         /// Repeat every SECONDS, with the change since the last time.
         #[arg(long, value_name = "SECONDS")]
@@ -80,6 +97,70 @@ enum QpCmd {
     },
     /// Change fields of a QP's context (the others are kept), then commit it.
     Set(Box<QpSetArgs>),
+}
+
+#[derive(Subcommand)]
+enum RegionCmd {
+    /// Register a region in entry INDEX: the six staging words, then the index to region_write.
+    Set(RegionSetArgs),
+    /// Clear entry INDEX (writes an entry with valid 0).
+    Clear {
+        /// Table entry.
+        index: u32,
+    },
+}
+
+#[derive(clap::Args)]
+struct RegionSetArgs {
+    /// Table entry (0 to 63).
+    index: u32,
+    /// Protection domain (16 bits): only QPs of this PD may use the region.
+    #[arg(long)]
+    pd: String,
+    /// Address of the region's first byte (the RETH VA space).
+    #[arg(long)]
+    base: String,
+    /// Bytes.
+    #[arg(long)]
+    length: String,
+    /// R_Key: the entry index in bits 31:8, a key byte in bits 7:0 (default: INDEX << 8).
+    /// Change the key byte when an entry is reused, so that a stale key does not match.
+    #[arg(long)]
+    rkey: Option<String>,
+    /// Allow RDMA READ of the region.
+    #[arg(long)]
+    read: bool,
+    /// Allow RDMA WRITE into the region.
+    #[arg(long)]
+    write: bool,
+}
+
+#[derive(Subcommand)]
+enum RecvCmd {
+    /// Post a receive buffer to a QP's receive queue: the staging words, the post, the answer.
+    Post {
+        /// The QP.
+        #[arg(long)]
+        qp: u32,
+        /// Address of the buffer's first byte.
+        #[arg(long)]
+        address: String,
+        /// Bytes of the buffer.
+        #[arg(long)]
+        length: String,
+    },
+    /// Read and pop the receive completions, oldest first, one line each. Lost completions (the
+    /// queue was full) are reported as a warning with receive_completions_lost, and the
+    /// overflow flag is cleared.
+    Completions {
+        /// Pop at most N completions.
+        #[arg(long, value_name = "N", default_value_t = 1000)]
+        max: usize,
+        /// Keep polling until a completion arrives, for at most SECONDS (exit status 1 if
+        /// none does).
+        #[arg(long, value_name = "SECONDS")]
+        wait: Option<f64>,
+    },
 }
 
 #[derive(clap::Args)]
@@ -169,7 +250,7 @@ fn usage(message: String) -> Error {
     Error {
         device: "ferroce-ctl".into(),
         address: None,
-        cause: ferroce_ctl::Cause::Io(message),
+        cause: ferroce_ctl::Cause::Invalid(message),
     }
 }
 
@@ -177,6 +258,11 @@ fn number(s: &str, what: &str) -> Result<u128, Error> {
     parse_number(s)
         .map(u128::from)
         .ok_or_else(|| usage(format!("{what}: '{s}' is not a number")))
+}
+
+/// A number that must fit `T`.
+fn number_of<T: TryFrom<u128>>(s: &str, what: &str) -> Result<T, Error> {
+    T::try_from(number(s, what)?).map_err(|_| usage(format!("{what}: {s} does not fit {} bits", 8 * std::mem::size_of::<T>())))
 }
 
 fn ip(s: &str) -> Result<(u128, bool), Error> {
@@ -221,6 +307,17 @@ fn meaning(register: &str, field: &str, value: u32) -> Option<String> {
         ("qp_word0", "state") => QpState::from_code(value as u8).map(|s| s.name().to_string()),
         ("qp_word0", "pmtu") => Pmtu::from_code(value as u8).map(|p| format!("{} bytes", p.bytes())),
         ("block_size", "log2") => Some(format!("{} KiB", (1u64 << value) / 1024)),
+        ("receive_status", "state") => Some(
+            match value {
+                receive_state::IDLE => "idle",
+                receive_state::PENDING => "pending",
+                receive_state::ACCEPTED => "accepted",
+                _ => "refused",
+            }
+            .into(),
+        ),
+        ("receive_completion0", "kind") => Some(ReceiveKind::from_code(value).name().into()),
+        ("receive_completion0", "status") => Some(receive_status_name(value as u8).into()),
         _ => None,
     }
 }
@@ -452,6 +549,126 @@ fn post(dev: &mut Ferroce, a: &PostArgs, json_out: bool) -> Result<bool, Error> 
     Ok(done)
 }
 
+fn region_set(dev: &mut Ferroce, a: &RegionSetArgs, json_out: bool) -> Result<(), Error> {
+    if !a.read && !a.write {
+        return Err(usage(format!(
+            "region {}: give --read, --write or both (a region without remote access is of no use to a peer)",
+            a.index
+        )));
+    }
+    let region = Region {
+        valid: true,
+        access: Access {
+            remote_write: a.write,
+            remote_read: a.read,
+        },
+        pd: number_of(&a.pd, "--pd")?,
+        rkey: match &a.rkey {
+            Some(k) => number_of(k, "--rkey")?,
+            None => a.index << REGION_KEY_BITS,
+        },
+        base: number_of(&a.base, "--base")?,
+        length: number_of(&a.length, "--length")?,
+    };
+    dev.region_write(a.index, &region)?;
+    let access: Vec<&str> = [(a.read, "read"), (a.write, "write")]
+        .into_iter()
+        .filter(|x| x.0)
+        .map(|x| x.1)
+        .collect();
+    print(
+        json_out,
+        json!({"region": a.index, "pd": region.pd, "base": format!("{:#x}", region.base), "length": region.length,
+               "rkey": format!("{:#x}", region.rkey), "access": access, "written": true}),
+        format!(
+            "region {}: PD {}, base {:#x}, {} bytes, R_Key {:#x}, remote {}, written\n",
+            a.index,
+            region.pd,
+            region.base,
+            region.length,
+            region.rkey,
+            access.join(" and ")
+        ),
+    );
+    Ok(())
+}
+
+fn recv_post(dev: &mut Ferroce, qp: u32, address: &str, length: &str, json_out: bool) -> Result<bool, Error> {
+    let (address, length) = (number_of::<u64>(address, "--address")?, number_of::<u32>(length, "--length")?);
+    let outcome = dev.receive_post(qp, address, length, 1000)?;
+    let qps = dev.map().config.qps;
+    let reason = match outcome {
+        ReceiveOutcome::Accepted => None,
+        ReceiveOutcome::Refused if qp >= qps => Some(format!("the QP is beyond the QP table ({qps} QPs)")),
+        ReceiveOutcome::Refused => Some("its receive queue is full".to_string()),
+        ReceiveOutcome::Overrun => Some("a receive post was still pending (overrun): nothing was posted".to_string()),
+        ReceiveOutcome::Timeout => Some("the post is still pending after 1000 reads".to_string()),
+    };
+    let mut result = json!({"qp": qp, "address": format!("{address:#x}"), "length": length, "post": outcome.name()});
+    if let Some(r) = &reason {
+        result["reason"] = json!(r);
+    }
+    let text = match &reason {
+        None => format!("QP {qp}: receive buffer {address:#x} ({length} bytes) accepted\n"),
+        Some(r) => format!("QP {qp}: receive buffer {address:#x} ({length} bytes) {}: {r}\n", outcome.name()),
+    };
+    print(json_out, result, text);
+    Ok(outcome == ReceiveOutcome::Accepted)
+}
+
+fn completion_text(c: &ReceiveCompletion) -> String {
+    let mut s = format!(
+        "QP {}: {} {}, {} bytes",
+        c.qp,
+        c.kind.name(),
+        receive_status_name(c.status),
+        c.length
+    );
+    if let Some(i) = c.immediate {
+        s.push_str(&format!(", immediate {i:#010x}"));
+    }
+    if c.solicited {
+        s.push_str(", solicited");
+    }
+    s + "\n"
+}
+
+fn recv_completions(dev: &mut Ferroce, max: usize, wait: Option<f64>, json_out: bool) -> Result<bool, Error> {
+    let start = std::time::Instant::now();
+    let mut overflow = false;
+    let completions = loop {
+        let (got, lost) = dev.receive_completions(max)?;
+        overflow |= lost;
+        if !got.is_empty() || wait.is_none_or(|s| start.elapsed().as_secs_f64() >= s) {
+            break got;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    };
+    let lost = dev.receive_completions_lost()?;
+    if overflow {
+        dev.clear_completion_overflow()?;
+        eprintln!("warning: receive completions were lost (the queue was full): receive_completions_lost = {lost}; overflow flag cleared");
+    }
+    let timeout = completions.is_empty() && wait.is_some();
+    let list: Vec<Value> = completions
+        .iter()
+        .map(|c| {
+            json!({"qp": c.qp, "kind": c.kind.name(), "status": receive_status_name(c.status), "solicited": c.solicited,
+                   "immediate": c.immediate, "length": c.length})
+        })
+        .collect();
+    let mut result = json!({"completions": list, "overflow": overflow, "lost": lost});
+    let mut text: String = completions.iter().map(completion_text).collect();
+    if timeout {
+        result["timeout"] = json!(true);
+        text = format!("no receive completion within {} s\n", wait.unwrap_or(0.0));
+    } else if text.is_empty() {
+        text = "no receive completion\n".into();
+    }
+    print(json_out, result, text);
+    Ok(!timeout)
+}
+
 fn run(cli: &Cli) -> Result<bool, Error> {
     let mut dev = Ferroce::open(bus::open(&cli.device)?)?;
     let json_out = cli.json;
@@ -493,7 +710,17 @@ fn run(cli: &Cli) -> Result<bool, Error> {
                 text.push_str(&format!("== {} @ {:#07x}\n", b.name, b.offset));
                 for r in &b.registers {
                     if !Ferroce::safe_to_read(r) {
-                        text.push_str(&format!("{} @ {:#07x}: not read ({})\n", r.name, r.offset, r.access().name()));
+                        let why = if r.access().readable() {
+                            "the read clears it"
+                        } else {
+                            "write only: a write is an action"
+                        };
+                        text.push_str(&format!(
+                            "{} @ {:#07x}: not read ({}, {why})\n",
+                            r.name,
+                            r.offset,
+                            r.access().name()
+                        ));
                         continue;
                     }
                     for i in 0..r.count.min(*elements) {
@@ -512,6 +739,23 @@ fn run(cli: &Cli) -> Result<bool, Error> {
         Cmd::Qp { what: QpCmd::Show { qp } } => qp_show(&mut dev, *qp, json_out)?,
         Cmd::Qp { what: QpCmd::Set(a) } => qp_set(&mut dev, a, json_out)?,
         Cmd::Post(a) => return post(&mut dev, a, json_out),
+        Cmd::Region { what: RegionCmd::Set(a) } => region_set(&mut dev, a, json_out)?,
+        Cmd::Region {
+            what: RegionCmd::Clear { index },
+        } => {
+            dev.region_clear(*index)?;
+            print(
+                json_out,
+                json!({"region": index, "cleared": true}),
+                format!("region {index}: cleared\n"),
+            );
+        }
+        Cmd::Recv {
+            what: RecvCmd::Post { qp, address, length },
+        } => return recv_post(&mut dev, *qp, address, length, json_out),
+        Cmd::Recv {
+            what: RecvCmd::Completions { max, wait },
+        } => return recv_completions(&mut dev, *max, *wait, json_out),
         Cmd::Poll { channels } => {
             let last = dev.map().config.channels - 1;
             let (first, end) = match channels {
@@ -546,12 +790,13 @@ fn run(cli: &Cli) -> Result<bool, Error> {
             loop {
                 let now = dev.counters()?;
                 let obj: serde_json::Map<String, Value> = now.iter().map(|(n, v)| (n.clone(), json!(v))).collect();
+                let width = now.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
                 let mut text = String::new();
                 for (i, (n, v)) in now.iter().enumerate() {
                     let delta = previous.as_ref().map(|p| v.wrapping_sub(p[i].1));
                     text.push_str(&match delta {
-                        Some(d) => format!("{n:<24} {v:>12} (+{d})\n"),
-                        None => format!("{n:<24} {v:>12}\n"),
+                        Some(d) => format!("{n:<width$} {v:>12} (+{d})\n"),
+                        None => format!("{n:<width$} {v:>12}\n"),
                     });
                 }
                 print(json_out, Value::Object(obj), text);

@@ -2,6 +2,9 @@
 //! memory image with a Ferroce ID block, read and written through `--device file:PATH`.
 
 use ferroce_contracts::regs::{Config, Map};
+use ferroce_contracts::responder::{
+    completion_kind, receive_state, NakCode, ResponderCounter, MEMORY_REGION, RECEIVE_COMPLETION, RECEIVE_POST,
+};
 use ferroce_contracts::tx::QP_CONTEXT;
 use std::path::Path;
 use std::process::Command;
@@ -24,6 +27,17 @@ fn image(dir: &Path, size: usize, config: Config) -> std::path::PathBuf {
 fn word(path: &Path, address: u32) -> u32 {
     let b = std::fs::read(path).unwrap();
     u32::from_le_bytes(b[address as usize..address as usize + 4].try_into().unwrap())
+}
+
+fn set_word(path: &Path, address: u32, value: u32) {
+    let mut b = std::fs::read(path).unwrap();
+    b[address as usize..address as usize + 4].copy_from_slice(&value.to_le_bytes());
+    std::fs::write(path, b).unwrap();
+}
+
+/// The words of a packed entry staged in the registers `<prefix>0..`.
+fn staged(path: &Path, map: &Map, prefix: &str, words: usize) -> Vec<u32> {
+    (0..words).map(|w| word(path, map.reg(&format!("{prefix}{w}")).offset)).collect()
 }
 
 fn ctl(path: &Path, args: &[&str]) -> (i32, String, String) {
@@ -154,4 +168,285 @@ fn errors_name_the_device_the_address_and_the_cause() {
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown device name"));
+}
+
+#[test]
+fn region_set_stages_the_entry_then_writes_its_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let bar = image(dir.path(), 1 << 19, Config::SMALL);
+    let map = Map::new(Config::SMALL);
+    let region_write = map.reg("region_write").offset;
+    let entry = |bar: &Path| staged(bar, &map, "region_word", MEMORY_REGION.words());
+
+    let (code, out, err) = ctl(
+        &bar,
+        &[
+            "region",
+            "set",
+            "3",
+            "--pd",
+            "7",
+            "--base",
+            "0x1_0000_0000",
+            "--length",
+            "4096",
+            "--write",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("R_Key 0x300"), "the default R_Key is the index in bits 31:8: {out}");
+    let words = entry(&bar);
+    for (field, value) in [
+        ("valid", 1),
+        ("access", 1),
+        ("pd", 7),
+        ("rkey", 0x300),
+        ("base", 1 << 32),
+        ("length", 4096),
+    ] {
+        assert_eq!(MEMORY_REGION.decode(&words, field), value, "{field}");
+    }
+    assert_eq!(word(&bar, region_write), 3, "the index reached region_write");
+
+    let (code, out, err) = ctl(
+        &bar,
+        &[
+            "--json", "region", "set", "5", "--pd", "1", "--base", "0", "--length", "64", "--rkey", "0x5aa", "--read", "--write",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!((v["region"].clone(), v["rkey"].clone()), (5.into(), "0x5aa".into()));
+    let words = entry(&bar);
+    assert_eq!(
+        (MEMORY_REGION.decode(&words, "access"), MEMORY_REGION.decode(&words, "rkey")),
+        (3, 0x5aa)
+    );
+    assert_eq!(word(&bar, region_write), 5);
+
+    // refused before any write: the staging words and region_write keep entry 5's
+    for (args, expect) in [
+        (
+            vec![
+                "region", "set", "6", "--pd", "1", "--base", "0", "--length", "64", "--rkey", "0x700", "--write",
+            ],
+            "selects entry 7",
+        ),
+        (
+            vec!["region", "set", "64", "--pd", "1", "--base", "0", "--length", "64", "--write"],
+            "64 entries",
+        ),
+        (
+            vec!["region", "set", "6", "--pd", "1", "--base", "0", "--length", "64"],
+            "--read, --write",
+        ),
+        (
+            vec!["region", "set", "6", "--pd", "0x10000", "--base", "0", "--length", "64", "--read"],
+            "16 bits",
+        ),
+        (
+            vec![
+                "region",
+                "set",
+                "6",
+                "--pd",
+                "1",
+                "--base",
+                "0xffff_ffff_ffff_f000",
+                "--length",
+                "0x2000",
+                "--read",
+            ],
+            "beyond 2^64",
+        ),
+    ] {
+        let (code, _, err) = ctl(&bar, &args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.contains(expect), "{args:?}: {err}");
+        assert_eq!(word(&bar, region_write), 5, "{args:?} wrote region_write");
+        assert_eq!(
+            MEMORY_REGION.decode(&entry(&bar), "rkey"),
+            0x5aa,
+            "{args:?} wrote the staging words"
+        );
+    }
+    let (_, _, err) = ctl(
+        &bar,
+        &[
+            "region", "set", "6", "--pd", "1", "--base", "0", "--length", "64", "--rkey", "0x700", "--write",
+        ],
+    );
+    assert!(
+        err.contains("R_Key 0x700") && err.contains("bits 31:8") && err.contains("from 0x600 to 0x6ff"),
+        "{err}"
+    );
+
+    let (code, _, err) = ctl(&bar, &["region", "clear", "5"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        entry(&bar),
+        vec![0; MEMORY_REGION.words()],
+        "a cleared entry is written with valid 0"
+    );
+    assert_eq!(word(&bar, region_write), 5);
+}
+
+#[test]
+fn recv_post_stages_the_buffer_and_reports_the_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let bar = image(dir.path(), 1 << 19, Config::SMALL);
+    let map = Map::new(Config::SMALL);
+    let (status, post) = (map.reg("receive_status").offset, map.reg("receive_post").offset);
+
+    set_word(&bar, status, receive_state::ACCEPTED);
+    let (code, out, err) = ctl(
+        &bar,
+        &["recv", "post", "--qp", "2", "--address", "0x2000_0000_1000", "--length", "256"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("accepted"), "{out}");
+    let words = staged(&bar, &map, "receive_word", RECEIVE_POST.words());
+    assert_eq!(RECEIVE_POST.decode(&words, "qp"), 2);
+    assert_eq!(RECEIVE_POST.decode(&words, "address"), 0x2000_0000_1000);
+    assert_eq!(RECEIVE_POST.decode(&words, "length"), 256);
+    assert_eq!(word(&bar, post), 1, "the post was written");
+
+    // the register file's other answers: not accepted is exit status 1
+    for (value, name, text) in [
+        (receive_state::REFUSED, "refused", "receive queue is full"),
+        (receive_state::PENDING | 1 << 9, "overrun", "still pending"),
+        (receive_state::PENDING, "timeout", "1000 reads"),
+    ] {
+        set_word(&bar, status, value);
+        let (code, out, err) = ctl(
+            &bar,
+            &["--json", "recv", "post", "--qp", "2", "--address", "0x1000", "--length", "64"],
+        );
+        assert_eq!(code, 1, "{name}: {err}");
+        let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+        assert_eq!(v["post"], name);
+        assert!(v["reason"].as_str().unwrap().contains(text), "{v}");
+    }
+    set_word(&bar, status, receive_state::REFUSED);
+    let (_, out, _) = ctl(&bar, &["recv", "post", "--qp", "16", "--address", "0x1000", "--length", "64"]);
+    assert!(out.contains("beyond the QP table (16 QPs)"), "{out}");
+}
+
+#[test]
+fn a_completion_in_the_receive_words_is_decoded_then_popped() {
+    let dir = tempfile::tempdir().unwrap();
+    let bar = image(dir.path(), 1 << 19, Config::SMALL);
+    let map = Map::new(Config::SMALL);
+    let pop = map.reg("receive_completion_pop").offset;
+    let place = |values: &[(&str, u128)]| {
+        for (w, v) in RECEIVE_COMPLETION.encode(values).unwrap().into_iter().enumerate() {
+            set_word(&bar, map.reg(&format!("receive_completion{w}")).offset, v);
+        }
+        set_word(&bar, pop, 0);
+    };
+
+    place(&[
+        ("valid", 1),
+        ("kind", completion_kind::WRITE.into()),
+        ("status", 0),
+        ("solicited", 1),
+        ("immediate_valid", 1),
+        ("qp", 5),
+        ("immediate", 0xdead_beef),
+        ("length", 1234),
+    ]);
+    let (code, out, err) = ctl(&bar, &["--json", "recv", "completions", "--max", "1"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let c = &v["completions"][0];
+    assert_eq!(v["completions"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        (c["qp"].clone(), c["kind"].clone(), c["status"].clone()),
+        (5.into(), "write-imm".into(), "success".into())
+    );
+    assert_eq!(
+        (c["immediate"].clone(), c["length"].clone(), c["solicited"].clone()),
+        (0xdead_beefu32.into(), 1234.into(), true.into())
+    );
+    assert_eq!(v["overflow"], false);
+    assert!(err.is_empty(), "no warning without overflow: {err}");
+    assert_eq!(word(&bar, pop), 1, "pop = 1 reached receive_completion_pop");
+
+    place(&[
+        ("valid", 1),
+        ("kind", completion_kind::SEND.into()),
+        ("status", 1),
+        ("qp", 3),
+        ("length", 99),
+    ]);
+    let (code, out, _) = ctl(&bar, &["recv", "completions", "--max", "1"]);
+    assert_eq!(code, 0);
+    assert_eq!(out, "QP 3: send length_error, 99 bytes\n");
+
+    // an empty queue with the overflow flag: a warning with the lost count, then the flag cleared
+    place(&[("valid", 0), ("overflow", 1)]);
+    set_word(&bar, map.reg("receive_completions_lost").offset, 9);
+    let (code, out, err) = ctl(&bar, &["recv", "completions"]);
+    assert_eq!(code, 0);
+    assert_eq!(out, "no receive completion\n");
+    assert!(err.contains("warning") && err.contains("receive_completions_lost = 9"), "{err}");
+    assert_eq!(word(&bar, pop), 2, "clear_overflow, and no pop of an empty queue");
+
+    // --wait: none arrives, exit status 1
+    place(&[("valid", 0)]);
+    let (code, out, _) = ctl(&bar, &["--json", "recv", "completions", "--wait", "0.05"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!((v["timeout"].clone(), v["completions"].as_array().unwrap().len()), (true.into(), 0));
+    assert_eq!(word(&bar, pop), 0, "nothing popped");
+}
+
+#[test]
+fn counters_name_the_responder_counters_and_dump_skips_strobes() {
+    let dir = tempfile::tempdir().unwrap();
+    let bar = image(dir.path(), 1 << 19, Config::SMALL);
+    let map = Map::new(Config::SMALL);
+    let counter = map.reg("responder_counter");
+    let nak = ResponderCounter::Naks(NakCode::RemoteAccessError);
+    set_word(&bar, counter.address(nak.index() as u32), 42);
+    set_word(&bar, counter.address(ResponderCounter::ALL.len() as u32 - 1), 7);
+    set_word(&bar, map.reg("rx_written").offset, 11);
+    set_word(&bar, map.reg("receive_completions_lost").offset, 3);
+
+    let (code, out, err) = ctl(&bar, &["--json", "counters"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["responder_naks_remote_access_error"], 42);
+    assert_eq!(v["responder_failures_receive_buffer_too_small"], 7, "the last counter");
+    assert_eq!(v["responder_packets_executed"], 0);
+    assert_eq!((v["rx_written"].clone(), v["rx_discarded"].clone()), (11.into(), 0.into()));
+    assert_eq!(v["receive_completions_lost"], 3);
+    let responder = v.as_object().unwrap().keys().filter(|k| k.starts_with("responder_")).count();
+    assert_eq!(responder, ResponderCounter::ALL.len());
+    let (_, out, _) = ctl(&bar, &["counters"]);
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("responder_naks_remote_access_error") && l.ends_with(" 42")),
+        "{out}"
+    );
+
+    // strobes are write only: listed, not read; the rest of the block is
+    set_word(&bar, map.reg("region_write").offset, 0x3f);
+    let (code, out, err) = ctl(&bar, &["--json", "dump", "receive"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let names: Vec<&str> = v.as_array().unwrap().iter().map(|r| r["register"].as_str().unwrap()).collect();
+    assert!(
+        names.contains(&"receive_status") && names.contains(&"receive_completion0"),
+        "{names:?}"
+    );
+    for strobe in ["region_write", "receive_post", "receive_completion_pop"] {
+        assert!(!names.contains(&strobe), "{strobe} was read");
+    }
+    let (code, out, _) = ctl(&bar, &["dump", "responder", "--elements", "32"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("responder_counter[27]") && !out.contains("responder_counter[28]"),
+        "{out}"
+    );
 }

@@ -12,6 +12,7 @@
 
 pub mod render;
 
+use crate::responder::{receive_state, ResponderCounter, DEFAULT_REGIONS, MEMORY_REGION, RECEIVE_COMPLETION, RECEIVE_POST};
 use crate::rx::DropReason;
 use crate::sched;
 use crate::schema::{Schema, WORD_BITS};
@@ -145,6 +146,12 @@ pub enum Kind {
     /// Array: the scheduler's queue configuration words (kept in LUTRAM, written to the
     /// scheduler).
     QueueConfig,
+    /// Write only: a write drives the register file's output `<port>_valid` high for one cycle
+    /// with the written value (byte strobes applied) on `<port>_data`; a read returns 0.
+    Strobe,
+    /// Array, read only: element i is the value of the input `<port>_value` one cycle after the
+    /// register file drives i on the output `<port>_index` (a table read by index).
+    Indexed,
 }
 
 impl Kind {
@@ -160,6 +167,8 @@ impl Kind {
             Kind::ChannelStatus => "channel_status",
             Kind::QpContext => "qp_context",
             Kind::QueueConfig => "queue_config",
+            Kind::Strobe => "strobe",
+            Kind::Indexed => "indexed",
         }
     }
 }
@@ -627,11 +636,33 @@ impl Map {
             "completions dropped because their channel was beyond the channels",
             vec![ro("count", 0, 32, 0, "count (wraps)")],
         ));
+        for (k, (name, port, doc)) in [
+            ("rx_written", "cnt_written", "RX counter: payloads written to memory"),
+            (
+                "rx_discarded",
+                "cnt_discarded",
+                "RX counter: payloads discarded (dropped by the front end or failing a responder check)",
+            ),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            counters.push(
+                Register::single(
+                    name,
+                    next + 12 + 4 * k as u32,
+                    Kind::Input,
+                    doc,
+                    vec![ro("count", 0, 32, 0, "count (wraps)")],
+                )
+                .port(port),
+            );
+        }
         blocks.push(Block {
             name: "counters".into(),
             offset: 0x300,
             size: 0x100,
-            doc: "Counters of the RX front end, the scheduler and the status table.".into(),
+            doc: "Counters of the RX path, the scheduler and the status table.".into(),
             registers: counters,
         });
 
@@ -706,6 +737,9 @@ impl Map {
             doc: "Transfer posting: write the descriptor words, then the doorbell.".into(),
             registers: post,
         });
+
+        blocks.push(Map::receive_block());
+        blocks.push(Map::responder_block());
 
         let causes: Vec<String> = CompletionStatus::ALL.iter().map(|s| format!("{} {}", s.code(), s.name())).collect();
         blocks.push(Block {
@@ -786,6 +820,162 @@ impl Map {
         let id = map.register_mut("map_hash");
         id.fields[0].reset = Some(hash);
         map
+    }
+
+    /// Memory regions, receive buffer posts and receive completions (the engine's RX side).
+    fn receive_block() -> Block {
+        let mut registers = Vec::new();
+        for w in 0..MEMORY_REGION.words() {
+            registers.push(Register::single(
+                format!("region_word{w}"),
+                0x500 + 4 * w as u32,
+                Kind::Flops,
+                format!("word {w} of the memory region entry to write (contracts::responder::MEMORY_REGION)"),
+                schema_word_fields(&MEMORY_REGION, w, Access::Rw, Some(0)),
+            ));
+        }
+        registers.push(
+            Register::single(
+                "region_write",
+                0x518,
+                Kind::Strobe,
+                "a write stores the staged region words in the memory region table at `index` (an entry with `valid` 0 \
+                 clears it); the table holds 64 entries, a region's R_Key is its index in bits 31:8",
+                vec![FieldDef::new(
+                    "index",
+                    0,
+                    DEFAULT_REGIONS.trailing_zeros(),
+                    Access::Wo,
+                    None,
+                    "the table entry",
+                )],
+            )
+            .port("region_write"),
+        );
+        for w in 0..RECEIVE_POST.words() {
+            registers.push(Register::single(
+                format!("receive_word{w}"),
+                0x520 + 4 * w as u32,
+                Kind::Flops,
+                format!("word {w} of the next receive buffer post (contracts::responder::RECEIVE_POST)"),
+                schema_word_fields(&RECEIVE_POST, w, Access::Rw, Some(0)),
+            ));
+        }
+        registers.push(
+            Register::single(
+                "receive_post",
+                0x530,
+                Kind::Strobe,
+                "any write posts the staged receive buffer to its QP's receive queue (ignored while a post is pending: \
+                 `receive_status.overrun`)",
+                vec![FieldDef::new("post", 0, 32, Access::Wo, None, "any value posts")],
+            )
+            .port("receive_post"),
+        );
+        registers.push(
+            Register::single(
+                "receive_status",
+                0x534,
+                Kind::Input,
+                "the last receive buffer post",
+                vec![
+                    ro(
+                        "state",
+                        0,
+                        2,
+                        receive_state::IDLE,
+                        &format!(
+                            "{} idle (none since reset), {} pending, {} accepted, {} refused (the QP's receive queue was full \
+                             or the QP beyond the table)",
+                            receive_state::IDLE,
+                            receive_state::PENDING,
+                            receive_state::ACCEPTED,
+                            receive_state::REFUSED
+                        ),
+                    ),
+                    ro(
+                        "overrun",
+                        9,
+                        1,
+                        0,
+                        "a post was written while one was pending and was ignored (cleared by the next post taken)",
+                    ),
+                ],
+            )
+            .port("receive_status"),
+        );
+        for w in 0..RECEIVE_COMPLETION.words() {
+            registers.push(
+                Register::single(
+                    format!("receive_completion{w}"),
+                    0x540 + 4 * w as u32,
+                    Kind::Input,
+                    format!(
+                        "word {w} of the oldest receive completion (contracts::responder::RECEIVE_COMPLETION); it stays until \
+                         `receive_completion_pop`"
+                    ),
+                    schema_word_fields(&RECEIVE_COMPLETION, w, Access::Ro, Some(0)),
+                )
+                .port(format!("receive_completion{w}")),
+            );
+        }
+        registers.push(
+            Register::single(
+                "receive_completion_pop",
+                0x54C,
+                Kind::Strobe,
+                "removes the oldest receive completion (when `pop` is set and one is there) and clears the overflow flag \
+                 (when `clear_overflow` is set)",
+                vec![
+                    FieldDef::new("pop", 0, 1, Access::Wo, None, "1: remove the oldest completion"),
+                    FieldDef::new("clear_overflow", 1, 1, Access::Wo, None, "1: clear `receive_completion0.overflow`"),
+                ],
+            )
+            .port("receive_completion_pop"),
+        );
+        registers.push(
+            Register::single(
+                "receive_completions_lost",
+                0x550,
+                Kind::Input,
+                "receive completions lost because the queue was full",
+                vec![ro("count", 0, 32, 0, "count (wraps)")],
+            )
+            .port("cnt_completions_lost"),
+        );
+        Block {
+            name: "receive".into(),
+            offset: 0x500,
+            size: 0x100,
+            doc: "The engine's receive side: memory regions (stage the words, then write the index), receive buffer \
+                  posts (stage the words, then post) and receive completions (read the oldest, then pop)."
+                .into(),
+            registers,
+        }
+    }
+
+    /// The responder's counters, read by index.
+    fn responder_block() -> Block {
+        let names: Vec<String> = ResponderCounter::ALL
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{i} {}", c.name()))
+            .collect();
+        Block {
+            name: "responder".into(),
+            offset: 0x600,
+            size: 0x100,
+            doc: "The responder's counters (the RX transport checks, ACKs, NAKs and completions).".into(),
+            registers: vec![Register::single(
+                "responder_counter",
+                0x600,
+                Kind::Indexed,
+                format!("responder counter i (wraps): {}", names.join(", ")),
+                vec![ro("count", 0, 32, 0, "count (wraps)")],
+            )
+            .port("responder_counter")
+            .array(ResponderCounter::ALL.len() as u32, 1 << crate::responder::COUNTER_INDEX_BITS, 4)],
+        }
     }
 
     fn register_mut(&mut self, name: &str) -> &mut Register {

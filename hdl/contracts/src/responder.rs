@@ -498,6 +498,95 @@ pub const MEMORY_REGION_WORDS: usize = 6;
 /// Bits of a packed memory region entry.
 pub const MEMORY_REGION_BITS: usize = 32 * MEMORY_REGION_WORDS;
 
+/// The fields of a receive buffer post, in packing order (see [`crate::schema`]).
+pub mod receive_post {
+    use crate::schema::RecordField;
+
+    /// The QP whose receive queue takes the buffer.
+    pub const QP: RecordField = RecordField::new("qp", 24, "the QP whose receive queue takes the buffer");
+    /// Buffer length.
+    pub const LENGTH: RecordField = RecordField::new("length", 32, "bytes of the buffer");
+    /// Buffer address.
+    pub const ADDRESS: RecordField = RecordField::new("address", 64, "address of the buffer's first byte");
+
+    /// Every field, in packing order.
+    pub const FIELDS: [RecordField; 3] = [QP, LENGTH, ADDRESS];
+}
+
+/// A receive buffer post from the host: one packed entry (the register file's staged words).
+pub const RECEIVE_POST: Schema = Schema {
+    name: "receive_post",
+    fields: &receive_post::FIELDS,
+};
+
+/// 32-bit words of a packed receive buffer post.
+pub const RECEIVE_POST_WORDS: usize = 4;
+/// Bits of a packed receive buffer post.
+pub const RECEIVE_POST_BITS: usize = 32 * RECEIVE_POST_WORDS;
+
+/// The fields of the receive completion the host reads (the head of the engine's receive
+/// completion queue), in packing order (see [`crate::schema`]).
+pub mod receive_completion {
+    use crate::schema::RecordField;
+
+    const fn f(name: &'static str, width: usize, doc: &'static str) -> RecordField {
+        RecordField::new(name, width, doc)
+    }
+
+    /// The queue is not empty.
+    pub const VALID: RecordField = f(
+        "valid",
+        1,
+        "a completion is at the head of the queue: the other fields are meaningful",
+    );
+    /// Completions were lost.
+    pub const OVERFLOW: RecordField = f(
+        "overflow",
+        1,
+        "completions were lost because the queue was full (sticky; cleared by writing `clear_overflow` to `receive_completion_pop`)",
+    );
+    /// SEND or WRITE with immediate.
+    pub const KIND: RecordField = f("kind", 1, "0: SEND, 1: WRITE with immediate");
+    /// Receive status.
+    pub const STATUS: RecordField = f("status", 2, "`ReceiveStatus` code: 0 success, 1 length error, 2 invalid request");
+    /// Solicited event.
+    pub const SOLICITED: RecordField = f("solicited", 1, "the SE bit of the message's last packet");
+    /// Immediate present.
+    pub const IMMEDIATE_VALID: RecordField = f("immediate_valid", 1, "the message carried an immediate");
+    /// The QP.
+    pub const QP: RecordField = f("qp", 24, "the QP that received the message");
+    /// Immediate.
+    pub const IMMEDIATE: RecordField = f("immediate", 32, "the immediate (0 without one)");
+    /// Message bytes.
+    pub const LENGTH: RecordField = f("length", 32, "the message's bytes (on an error: the bytes placed before it)");
+
+    /// Every field, in packing order.
+    pub const FIELDS: [RecordField; 9] = [VALID, OVERFLOW, KIND, STATUS, SOLICITED, IMMEDIATE_VALID, QP, IMMEDIATE, LENGTH];
+}
+
+/// The head of the receive completion queue as the host reads it: one packed entry.
+pub const RECEIVE_COMPLETION: Schema = Schema {
+    name: "receive_completion",
+    fields: &receive_completion::FIELDS,
+};
+
+/// 32-bit words of a packed receive completion.
+pub const RECEIVE_COMPLETION_WORDS: usize = 3;
+/// Bits of a packed receive completion.
+pub const RECEIVE_COMPLETION_BITS: usize = 32 * RECEIVE_COMPLETION_WORDS;
+
+/// The receive posting state in the `receive_status` register.
+pub mod receive_state {
+    /// No receive post since reset.
+    pub const IDLE: u32 = 0;
+    /// The last post waits for the responder.
+    pub const PENDING: u32 = 1;
+    /// The last post was taken into its QP's receive queue.
+    pub const ACCEPTED: u32 = 2;
+    /// The last post was refused: its QP's receive queue was full (or the QP beyond the table).
+    pub const REFUSED: u32 = 3;
+}
+
 /// The kind of a receive completion: the `completion_kind` field of [`DECISION`].
 pub mod completion_kind {
     /// A SEND landed in the receive buffer.
@@ -821,6 +910,16 @@ mod tests {
         assert_eq!(MEMORY_REGION.offset("length"), 128);
         assert!(MEMORY_REGION.field("access").unwrap().max() >= u128::from(Access::from_code(3).code()));
         assert!(MEMORY_REGION.field("rkey").unwrap().max() >> REGION_KEY_BITS >= u128::from(DEFAULT_REGIONS - 1));
+    }
+
+    #[test]
+    fn host_records_pack_into_words() {
+        assert_eq!(RECEIVE_POST.words(), RECEIVE_POST_WORDS);
+        assert_eq!(RECEIVE_POST.offset("address"), 64);
+        assert_eq!(RECEIVE_COMPLETION.words(), RECEIVE_COMPLETION_WORDS);
+        assert_eq!(RECEIVE_COMPLETION.offset("qp"), 7);
+        assert_eq!(RECEIVE_COMPLETION.offset("immediate"), 32);
+        assert_eq!(RECEIVE_COMPLETION.offset("length"), 64);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! window and an element count) and registers one-hot hits, the array indices, "decodes to
 //! nothing" and "read only", which the operation uses in the next cycle (`execute`).
 
-use super::{window, word_address, CONSTANTS, FLOPS, INPUTS, WORD_BITS};
+use super::{window, word_address, CONSTANTS, FLOPS, INPUTS, STROBES, WORD_BITS};
 use crate::common::elab::c;
 use ferroce_contracts::regs::{Kind, Map, Register};
 use ferroce_contracts::tx::{POST_WORDS, QP_CONTEXT_WORDS};
@@ -35,8 +35,12 @@ pub struct Decoder<const CB: usize, const QB: usize> {
     pub hit_poll_error: Signal<Out, Bit>,
     /// Hit: the doorbell.
     pub hit_doorbell: Signal<Out, Bit>,
+    /// Hit: the strobe registers (one bit each, map order).
+    pub hit_strobe: Signal<Out, Bits<STROBES>>,
     /// Hit: a `queue_config` element below the queue count.
     pub hit_queue: Signal<Out, Bit>,
+    /// Hit: a `responder_counter` element below the counter count.
+    pub hit_indexed: Signal<Out, Bit>,
     /// Hit: a `poll` element.
     pub hit_poll: Signal<Out, Bit>,
     /// Hit: a `channel_status` element.
@@ -47,7 +51,7 @@ pub struct Decoder<const CB: usize, const QB: usize> {
     pub decoded_nothing: Signal<Out, Bit>,
     /// The register has no writable field (a write answers SLVERR).
     pub decoded_read_only: Signal<Out, Bit>,
-    /// The queue of a `queue_config` element.
+    /// The queue of a `queue_config` element; the counter of a `responder_counter` element.
     pub queue_index: Signal<Out, Bits<5>>,
     /// That queue word was written since reset (else it reads its reset value).
     pub queue_was_written: Signal<Out, Bit>,
@@ -63,7 +67,9 @@ pub struct Decoder<const CB: usize, const QB: usize> {
     hit_post_status_register: DFF<Bit>,
     hit_poll_error_register: DFF<Bit>,
     hit_doorbell_register: DFF<Bit>,
+    hit_strobe_register: DFF<Bits<STROBES>>,
     hit_queue_register: DFF<Bit>,
+    hit_indexed_register: DFF<Bit>,
     hit_poll_register: DFF<Bit>,
     hit_channel_register: DFF<Bit>,
     hit_qp_word_register: DFF<Bits<QP_CONTEXT_WORDS>>,
@@ -78,7 +84,9 @@ pub struct Decoder<const CB: usize, const QB: usize> {
     hit_input_now: Signal<Local, Bits<INPUTS>>,
     hit_constant_now: Signal<Local, Bits<CONSTANTS>>,
     hit_single_now: Signal<Local, Bits<4>>,
+    hit_strobe_now: Signal<Local, Bits<STROBES>>,
     hit_queue_now: Signal<Local, Bit>,
+    hit_indexed_now: Signal<Local, Bit>,
     hit_poll_now: Signal<Local, Bit>,
     hit_channel_now: Signal<Local, Bit>,
     hit_qp_now: Signal<Local, Bit>,
@@ -91,7 +99,10 @@ pub struct Decoder<const CB: usize, const QB: usize> {
     post_status_address: Constant<Bits<WORD_BITS>>,
     poll_error_address: Constant<Bits<WORD_BITS>>,
     doorbell_address: Constant<Bits<WORD_BITS>>,
+    strobe_address: [Constant<Bits<WORD_BITS>>; STROBES],
     queue_window: [Constant<Bits<WORD_BITS>>; 2],
+    indexed_window: [Constant<Bits<WORD_BITS>>; 2],
+    indexed_count: Constant<Bits<6>>,
     poll_window: [Constant<Bits<WORD_BITS>>; 2],
     channel_window: [Constant<Bits<WORD_BITS>>; 2],
     qp_window: [Constant<Bits<WORD_BITS>>; 2],
@@ -109,6 +120,10 @@ impl<const CB: usize, const QB: usize> Decoder<CB, QB> {
             .collect();
         let post_words: Vec<&Register> = (0..POST_WORDS).map(|w| map.reg(&format!("post_word{w}"))).collect();
         let inputs = map.of_kind(Kind::Input);
+        let strobes = map.of_kind(Kind::Strobe);
+        let indexed = map.of_kind(Kind::Indexed);
+        assert_eq!(indexed.len(), 1, "Decoder: one indexed register");
+        assert!(indexed[0].max_count <= 32, "Decoder: an indexed register's index in 5 bits");
         let constants = map.of_kind(Kind::Constant);
         let qp_words = map.of_kind(Kind::QpContext);
         let (queue, poll, channel) = (map.reg("queue_config"), map.reg("poll"), map.reg("channel_status"));
@@ -133,8 +148,12 @@ impl<const CB: usize, const QB: usize> Decoder<CB, QB> {
             hit_poll_error_register: Default::default(),
             hit_doorbell: Default::default(),
             hit_doorbell_register: Default::default(),
+            hit_strobe: Default::default(),
+            hit_strobe_register: Default::default(),
             hit_queue: Default::default(),
             hit_queue_register: Default::default(),
+            hit_indexed: Default::default(),
+            hit_indexed_register: Default::default(),
             hit_poll: Default::default(),
             hit_poll_register: Default::default(),
             hit_channel: Default::default(),
@@ -158,7 +177,9 @@ impl<const CB: usize, const QB: usize> Decoder<CB, QB> {
             hit_input_now: Default::default(),
             hit_constant_now: Default::default(),
             hit_single_now: Default::default(),
+            hit_strobe_now: Default::default(),
             hit_queue_now: Default::default(),
+            hit_indexed_now: Default::default(),
             hit_poll_now: Default::default(),
             hit_channel_now: Default::default(),
             hit_qp_now: Default::default(),
@@ -171,7 +192,10 @@ impl<const CB: usize, const QB: usize> Decoder<CB, QB> {
             post_status_address: word_address(map.reg("post_status")),
             poll_error_address: word_address(map.reg("poll_error")),
             doorbell_address: word_address(map.reg("doorbell")),
+            strobe_address: std::array::from_fn(|i| word_address(strobes[i])),
             queue_window: window(queue, queue.max_count),
+            indexed_window: window(indexed[0], indexed[0].max_count),
+            indexed_count: c::<6>(u64::from(indexed[0].count)),
             poll_window: window(poll, poll.count),
             channel_window: window(channel, channel.count),
             qp_window: window(qp_words[0], qp_words[0].count),
@@ -195,7 +219,9 @@ impl<const CB: usize, const QB: usize> Logic for Decoder<CB, QB> {
             hit_post_status_register,
             hit_poll_error_register,
             hit_doorbell_register,
+            hit_strobe_register,
             hit_queue_register,
+            hit_indexed_register,
             hit_poll_register,
             hit_channel_register,
             hit_qp_word_register,
@@ -242,8 +268,17 @@ impl<const CB: usize, const QB: usize> Logic for Decoder<CB, QB> {
             .replace_bit(1, self.address.val() == self.post_status_address.val())
             .replace_bit(2, self.address.val() == self.poll_error_address.val())
             .replace_bit(3, self.address.val() == self.doorbell_address.val());
+        self.hit_strobe_now.next = 0.into();
+        for i in 0..STROBES {
+            self.hit_strobe_now.next = self
+                .hit_strobe_now
+                .val()
+                .replace_bit(i, self.address.val() == self.strobe_address[i].val());
+        }
         self.hit_queue_now.next = ((self.address.val() & self.queue_window[0].val()) == self.queue_window[1].val())
             & (bit_cast::<6, 5>(self.address.val().get_bits::<5>(0)) < self.queue_count.val());
+        self.hit_indexed_now.next = ((self.address.val() & self.indexed_window[0].val()) == self.indexed_window[1].val())
+            & (bit_cast::<6, 5>(self.address.val().get_bits::<5>(0)) < self.indexed_count.val());
         self.hit_poll_now.next = (self.address.val() & self.poll_window[0].val()) == self.poll_window[1].val();
         self.hit_channel_now.next = (self.address.val() & self.channel_window[0].val()) == self.channel_window[1].val();
         self.hit_qp_now.next = (self.address.val() & self.qp_window[0].val()) == self.qp_window[1].val();
@@ -262,7 +297,9 @@ impl<const CB: usize, const QB: usize> Logic for Decoder<CB, QB> {
         self.hit_post_status_register.d.next = self.hit_single_now.val().get_bit(1);
         self.hit_poll_error_register.d.next = self.hit_single_now.val().get_bit(2);
         self.hit_doorbell_register.d.next = self.hit_single_now.val().get_bit(3);
+        self.hit_strobe_register.d.next = self.hit_strobe_now.val();
         self.hit_queue_register.d.next = self.hit_queue_now.val();
+        self.hit_indexed_register.d.next = self.hit_indexed_now.val();
         self.hit_poll_register.d.next = self.hit_poll_now.val();
         self.hit_channel_register.d.next = self.hit_channel_now.val();
         self.hit_qp_word_register.d.next = self.hit_qp_word_now.val();
@@ -271,7 +308,9 @@ impl<const CB: usize, const QB: usize> Logic for Decoder<CB, QB> {
             | self.hit_input_now.val().any()
             | self.hit_constant_now.val().any()
             | self.hit_single_now.val().any()
+            | self.hit_strobe_now.val().any()
             | self.hit_queue_now.val()
+            | self.hit_indexed_now.val()
             | self.hit_poll_now.val()
             | self.hit_channel_now.val()
             | self.hit_qp_word_now.val().any());
@@ -280,7 +319,8 @@ impl<const CB: usize, const QB: usize> Logic for Decoder<CB, QB> {
             | self.hit_single_now.val().get_bit(0)
             | self.hit_single_now.val().get_bit(2)
             | self.hit_poll_now.val()
-            | self.hit_channel_now.val();
+            | self.hit_channel_now.val()
+            | self.hit_indexed_now.val();
         self.queue_index_register.d.next = self.address.val().get_bits::<5>(0);
         self.queue_was_written_register.d.next = self.queue_written.val().get_bit(self.address.val().get_bits::<5>(0).index());
         self.qp_index_register.d.next = self.address.val().get_bits::<QB>(5);
@@ -293,7 +333,9 @@ impl<const CB: usize, const QB: usize> Logic for Decoder<CB, QB> {
         self.hit_post_status.next = self.hit_post_status_register.q.val();
         self.hit_poll_error.next = self.hit_poll_error_register.q.val();
         self.hit_doorbell.next = self.hit_doorbell_register.q.val();
+        self.hit_strobe.next = self.hit_strobe_register.q.val();
         self.hit_queue.next = self.hit_queue_register.q.val();
+        self.hit_indexed.next = self.hit_indexed_register.q.val();
         self.hit_poll.next = self.hit_poll_register.q.val();
         self.hit_channel.next = self.hit_channel_register.q.val();
         self.hit_qp_word.next = self.hit_qp_word_register.q.val();

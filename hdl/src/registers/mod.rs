@@ -7,8 +7,10 @@
 //! ```text
 //!  AW ─► aw register ─┐                 ┌─► flip-flop registers, constants, counter inputs
 //!  W  ─► w register  ─┼─► start ─► decode ─► execute ─┼─► QP table (20 × block RAM, port A) ◄─ qp_read_index (port B)
-//!  AR ─► ar register ─┘   (one operation   (one-hot  └─► queue words (LUTRAM) ─► sched_cfg_*
-//!                          at a time)       hits)         └─► StatusTable ◄─ cpl_*, post result
+//!  AR ─► ar register ─┘   (one operation   (one-hot  │   └─► its copy (20 × block RAM) ◄─ qp_rx_read_index
+//!                          at a time)       hits)    ├─► queue words (LUTRAM) ─► sched_cfg_*
+//!                                                    ├─► strobes ─► region_write_*, receive_post_*, receive_completion_pop_*
+//!                                                    └─► StatusTable ◄─ cpl_*, post result
 //!  B ◄─ b register ◄──────────── finish ◄──── wait (RAM: 1 cycle; status table: ≤ 4) ◄┘
 //!  R ◄─ r register ◄──┘
 //! ```
@@ -35,11 +37,14 @@ pub mod decode;
 pub mod posting;
 pub mod status;
 
-use crate::common::dual_port_ram::DualPortRam;
+use crate::common::dual_port_ram::{BlockRam, DualPortRam};
 use crate::common::elab::c;
 use axil::AxiLiteFront;
 use decode::Decoder;
 use ferroce_contracts::regs::{self, Config, Kind, Map, Register};
+use ferroce_contracts::responder::{
+    COUNTER_INDEX_BITS, MEMORY_REGION_BITS, MEMORY_REGION_WORDS, RECEIVE_COMPLETION_WORDS, RECEIVE_POST_BITS, RECEIVE_POST_WORDS,
+};
 use ferroce_contracts::rx::DropReason;
 use ferroce_contracts::tx::{POST, POST_BITS, POST_WORDS, QP_CONTEXT_BITS, QP_CONTEXT_WORDS};
 use posting::Posting;
@@ -49,10 +54,19 @@ use status::StatusTable;
 /// Word-address bits (`ADDRESS_BITS − 2`).
 pub(crate) const WORD_BITS: usize = regs::ADDRESS_BITS - 2;
 /// [`Kind::Flops`] registers outside the post block, in map order (block size, local MAC low
-/// and high, IPv4, IPv6 ×4, scratch, limit of high priority).
-pub(crate) const FLOPS: usize = 10;
-/// [`Kind::Input`] registers (the counters of the RX front end and the scheduler).
-pub(crate) const INPUTS: usize = 15;
+/// and high, IPv4, IPv6 ×4, scratch, limit of high priority, the staged memory region words,
+/// the staged receive post words).
+pub(crate) const FLOPS: usize = 10 + MEMORY_REGION_WORDS + RECEIVE_POST_WORDS;
+/// The first staged memory region word in `flops` (`update` spells it as a literal).
+const REGION_FLOP: usize = 10;
+/// The first staged receive post word in `flops` (`update` spells it as a literal).
+const RECEIVE_FLOP: usize = REGION_FLOP + MEMORY_REGION_WORDS;
+const _: () = assert!(REGION_FLOP == 10 && RECEIVE_FLOP == 16);
+/// [`Kind::Input`] registers (the counters of the RX path and the scheduler, the receive
+/// posting state, the head of the receive completion queue and its lost count).
+pub(crate) const INPUTS: usize = 22;
+/// [`Kind::Strobe`] registers (memory region write, receive post, receive completion pop).
+pub(crate) const STROBES: usize = 3;
 /// [`Kind::Constant`] registers (the ID block).
 pub(crate) const CONSTANTS: usize = 5;
 
@@ -121,6 +135,11 @@ pub struct Registers<const CB: usize, const GB: usize, const QB: usize> {
     pub qp_read_index: Signal<In, Bits<QB>>,
     /// The packed `QP_CONTEXT` entry of `qp_read_index` two cycles earlier.
     pub qp_read_entry: Signal<Out, Bits<QP_CONTEXT_BITS>>,
+    /// QP table's second read port (RX path): the QP whose entry `qp_rx_read_entry` shows two
+    /// cycles later.
+    pub qp_rx_read_index: Signal<In, Bits<QB>>,
+    /// The packed `QP_CONTEXT` entry of `qp_rx_read_index` two cycles earlier.
+    pub qp_rx_read_entry: Signal<Out, Bits<QP_CONTEXT_BITS>>,
     /// One cycle: word 0 of QP `qp_commit_index` was written and the entry is in the table (a
     /// read issued in this cycle or later returns it).
     pub qp_commit_valid: Signal<Out, Bit>,
@@ -188,6 +207,40 @@ pub struct Registers<const CB: usize, const GB: usize, const QB: usize> {
     pub cfg_local_ipv4: Signal<Out, Bits<32>>,
     /// Local IPv6 address (bits 127:120 first on the wire).
     pub cfg_local_ipv6: Signal<Out, Bits<128>>,
+    /// Counter: payloads written to memory.
+    pub cnt_written: Signal<In, Bits<32>>,
+    /// Counter: payloads discarded.
+    pub cnt_discarded: Signal<In, Bits<32>>,
+    /// The staged memory region entry (`MEMORY_REGION`, the `region_word*` registers).
+    pub region_entry: Signal<Out, Bits<MEMORY_REGION_BITS>>,
+    /// `region_write` was written (one cycle): store `region_entry` at the index in `region_write_data`.
+    pub region_write_valid: Signal<Out, Bit>,
+    /// The value written to `region_write`.
+    pub region_write_data: Signal<Out, Bits<32>>,
+    /// The staged receive buffer post (`RECEIVE_POST`, the `receive_word*` registers).
+    pub receive_entry: Signal<Out, Bits<RECEIVE_POST_BITS>>,
+    /// `receive_post` was written (one cycle): post `receive_entry`.
+    pub receive_post_valid: Signal<Out, Bit>,
+    /// The value written to `receive_post`.
+    pub receive_post_data: Signal<Out, Bits<32>>,
+    /// The `receive_status` register's value.
+    pub receive_status: Signal<In, Bits<32>>,
+    /// The head of the receive completion queue (`RECEIVE_COMPLETION`), word 0.
+    pub receive_completion0: Signal<In, Bits<32>>,
+    /// Word 1.
+    pub receive_completion1: Signal<In, Bits<32>>,
+    /// Word 2.
+    pub receive_completion2: Signal<In, Bits<32>>,
+    /// `receive_completion_pop` was written (one cycle).
+    pub receive_completion_pop_valid: Signal<Out, Bit>,
+    /// The value written to `receive_completion_pop`.
+    pub receive_completion_pop_data: Signal<Out, Bits<32>>,
+    /// Counter: receive completions lost (queue full).
+    pub cnt_completions_lost: Signal<In, Bits<32>>,
+    /// Responder counter read: the index (`responder_counter` element).
+    pub responder_counter_index: Signal<Out, Bits<COUNTER_INDEX_BITS>>,
+    /// Responder counter read: the counter of the previous cycle's index.
+    pub responder_counter_value: Signal<In, Bits<32>>,
 
     axil: AxiLiteFront,
     // the operation
@@ -202,22 +255,32 @@ pub struct Registers<const CB: usize, const GB: usize, const QB: usize> {
     post_word_writable: [Constant<Bits<32>>; POST_WORDS],
     post_word_shift: [Constant<Bits<8>>; POST_WORDS],
     constant_value: [Constant<Bits<32>>; CONSTANTS],
+    /// The bits of each input register a read returns (its fields).
+    input_readable: [Constant<Bits<32>>; INPUTS],
     queue_reset: Constant<Bits<32>>,
     queue_writable: Constant<Bits<32>>,
     qp_writable: [Constant<Bits<32>>; QP_CONTEXT_WORDS],
     qp_word_shift: [Constant<Bits<10>>; QP_CONTEXT_WORDS],
+    region_word_shift: [Constant<Bits<8>>; MEMORY_REGION_WORDS],
+    receive_word_shift: [Constant<Bits<8>>; RECEIVE_POST_WORDS],
     block_log2_min: Constant<Bits<5>>,
     block_log2_max: Constant<Bits<5>>,
     limit_sched_address: Constant<Bits<7>>,
     // storage
     flops: [DFF<Bits<32>>; FLOPS],
     post_words: [DFF<Bits<32>>; POST_WORDS],
+    strobe_valid: DFF<Bits<STROBES>>,
+    strobe_data: DFF<Bits<32>>,
     inputs: [Signal<Local, Bits<32>>; INPUTS],
     queue_words: RAM<Bits<32>, 5>,
     queue_written: DFF<Bits<32>>,
     qp_table: [DualPortRam<Bits<32>, QB>; QP_CONTEXT_WORDS],
     qp_entry: DFF<Bits<QP_CONTEXT_BITS>>,
     qp_entry_next: Signal<Local, Bits<QP_CONTEXT_BITS>>,
+    /// A copy of the QP table (written with it) for the second read port.
+    qp_mirror: [BlockRam<Bits<32>, QB>; QP_CONTEXT_WORDS],
+    qp_rx_entry: DFF<Bits<QP_CONTEXT_BITS>>,
+    qp_rx_entry_next: Signal<Local, Bits<QP_CONTEXT_BITS>>,
     commit_valid: DFF<Bit>,
     commit_index: DFF<Bits<QB>>,
     status: StatusTable<CB, GB>,
@@ -266,7 +329,17 @@ impl<const CB: usize, const GB: usize, const QB: usize> Registers<CB, GB, QB> {
                 "local_ipv6_2",
                 "local_ipv6_3",
                 "scratch",
-                "high_limit"
+                "high_limit",
+                "region_word0",
+                "region_word1",
+                "region_word2",
+                "region_word3",
+                "region_word4",
+                "region_word5",
+                "receive_word0",
+                "receive_word1",
+                "receive_word2",
+                "receive_word3"
             ],
             "Registers: the flip-flop registers (outputs are wired by position)"
         );
@@ -278,11 +351,19 @@ impl<const CB: usize, const GB: usize, const QB: usize> Registers<CB, GB, QB> {
             .map(String::from)
             .into_iter()
             .chain(DropReason::ALL.iter().map(|r| r.counter_port()))
-            .chain(["cnt_dup", "cnt_bad_queue"].map(String::from))
+            .chain(["cnt_dup", "cnt_bad_queue", "cnt_written", "cnt_discarded", "receive_status"].map(String::from))
+            .chain((0..RECEIVE_COMPLETION_WORDS).map(|w| format!("receive_completion{w}")))
+            .chain(["cnt_completions_lost".to_string()])
             .collect();
         assert_eq!(ports, expected, "Registers: input registers (wired by position)");
         let constants = map.of_kind(Kind::Constant);
         assert_eq!(constants.len(), CONSTANTS);
+        let strobes: Vec<&str> = map.of_kind(Kind::Strobe).iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(
+            strobes,
+            ["region_write", "receive_post", "receive_completion_pop"],
+            "Registers: strobe registers (wired by position)"
+        );
         let qp_words = map.of_kind(Kind::QpContext);
         let (queue, poll, channel) = (map.reg("queue_config"), map.reg("poll"), map.reg("channel_status"));
         assert_eq!(
@@ -317,6 +398,11 @@ impl<const CB: usize, const GB: usize, const QB: usize> Registers<CB, GB, QB> {
             s_axil_rresp: Default::default(),
             qp_read_index: Default::default(),
             qp_read_entry: Default::default(),
+            qp_rx_read_index: Default::default(),
+            qp_rx_read_entry: Default::default(),
+            qp_mirror: std::array::from_fn(|_| Default::default()),
+            qp_rx_entry: Default::default(),
+            qp_rx_entry_next: Default::default(),
             qp_commit_valid: Default::default(),
             qp_commit_index: Default::default(),
             post_valid: Default::default(),
@@ -350,6 +436,23 @@ impl<const CB: usize, const GB: usize, const QB: usize> Registers<CB, GB, QB> {
             cfg_local_mac: Default::default(),
             cfg_local_ipv4: Default::default(),
             cfg_local_ipv6: Default::default(),
+            cnt_written: Default::default(),
+            cnt_discarded: Default::default(),
+            region_entry: Default::default(),
+            region_write_valid: Default::default(),
+            region_write_data: Default::default(),
+            receive_entry: Default::default(),
+            receive_post_valid: Default::default(),
+            receive_post_data: Default::default(),
+            receive_status: Default::default(),
+            receive_completion0: Default::default(),
+            receive_completion1: Default::default(),
+            receive_completion2: Default::default(),
+            receive_completion_pop_valid: Default::default(),
+            receive_completion_pop_data: Default::default(),
+            cnt_completions_lost: Default::default(),
+            responder_counter_index: Default::default(),
+            responder_counter_value: Default::default(),
             executing: Default::default(),
             waiting_ram: Default::default(),
             waiting_status: Default::default(),
@@ -359,15 +462,20 @@ impl<const CB: usize, const GB: usize, const QB: usize> Registers<CB, GB, QB> {
             post_word_writable: std::array::from_fn(|w| writable(post_words[w])),
             post_word_shift: std::array::from_fn(|w| c::<8>(32 * w as u64)),
             constant_value: std::array::from_fn(|i| reset(constants[i])),
+            input_readable: std::array::from_fn(|i| mask32(inputs[i].read_mask())),
             queue_reset: reset(queue),
             queue_writable: writable(queue),
             qp_writable: std::array::from_fn(|w| writable(qp_words[w])),
             qp_word_shift: std::array::from_fn(|w| c::<10>(32 * w as u64)),
+            region_word_shift: std::array::from_fn(|w| c::<8>(32 * w as u64)),
+            receive_word_shift: std::array::from_fn(|w| c::<8>(32 * w as u64)),
             block_log2_min: c::<5>(u64::from(ferroce_contracts::tx::BLOCK_LOG2_MIN)),
             block_log2_max: c::<5>(u64::from(ferroce_contracts::tx::BLOCK_LOG2_MAX)),
             limit_sched_address: c::<7>(u64::from(ferroce_contracts::sched::HIGH_LIMIT_ADDR)),
             flops: std::array::from_fn(|_| Default::default()),
             post_words: std::array::from_fn(|_| Default::default()),
+            strobe_valid: Default::default(),
+            strobe_data: Default::default(),
             inputs: std::array::from_fn(|_| Default::default()),
             queue_words: Default::default(),
             queue_written: Default::default(),
@@ -409,12 +517,15 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
             waiting_status,
             queue_written,
             qp_entry,
+            qp_rx_entry,
             commit_valid,
             commit_index,
             poll_error,
             sched_we,
             sched_address,
-            sched_data
+            sched_data,
+            strobe_valid,
+            strobe_data
         );
         for i in 0..FLOPS {
             self.flops[i].clock.next = self.clock.val();
@@ -481,6 +592,13 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
             }
         }
 
+        // strobes: the written value (byte strobes applied), one cycle
+        self.strobe_valid.d.next = 0.into();
+        if self.write_now.val() {
+            self.strobe_valid.d.next = self.decode.hit_strobe.val();
+        }
+        self.strobe_data.d.next = self.axil.op_data.val() & self.axil.op_mask.val();
+
         // posting: the doorbell rule, the post stream and its answer (`Posting`)
         self.posting.clock.next = self.clock.val();
         self.posting.reset.next = self.reset.val();
@@ -521,6 +639,13 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
         self.inputs[12].next = self.cnt_drop_icrc.val();
         self.inputs[13].next = self.cnt_dup.val();
         self.inputs[14].next = self.cnt_bad_queue.val();
+        self.inputs[15].next = self.cnt_written.val();
+        self.inputs[16].next = self.cnt_discarded.val();
+        self.inputs[17].next = self.receive_status.val();
+        self.inputs[18].next = self.receive_completion0.val();
+        self.inputs[19].next = self.receive_completion1.val();
+        self.inputs[20].next = self.receive_completion2.val();
+        self.inputs[21].next = self.cnt_completions_lost.val();
         self.read_value.next = 0.into();
         for i in 0..FLOPS {
             if self.decode.hit_flop.val().get_bit(i) {
@@ -534,7 +659,7 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
         }
         for i in 0..INPUTS {
             if self.decode.hit_input.val().get_bit(i) {
-                self.read_value.next = self.read_value.val() | self.inputs[i].val();
+                self.read_value.next = self.read_value.val() | (self.inputs[i].val() & self.input_readable[i].val());
             }
         }
         for i in 0..CONSTANTS {
@@ -553,7 +678,8 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
         }
 
         // the operation's end: now, after the RAM read, or after the status table's answer
-        self.finish.next = self.executing.q.val() & !self.decode.hit_queue.val() & !self.decode.hit_qp_word.val().any();
+        self.finish.next =
+            self.executing.q.val() & !self.decode.hit_queue.val() & !self.decode.hit_indexed.val() & !self.decode.hit_qp_word.val().any();
         self.response.next = 0.into(); // OKAY
         if self.decode.decoded_nothing.val() {
             self.response.next = 3.into(); // DECERR
@@ -561,7 +687,8 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
         } else if self.axil.op_write.val() & (self.decode.decoded_read_only.val() | self.block_size_refused.val()) {
             self.response.next = 2.into(); // SLVERR
         }
-        self.waiting_ram.d.next = self.executing.q.val() & (self.decode.hit_queue.val() | self.decode.hit_qp_word.val().any());
+        self.waiting_ram.d.next =
+            self.executing.q.val() & (self.decode.hit_queue.val() | self.decode.hit_indexed.val() | self.decode.hit_qp_word.val().any());
         self.status.host_valid.next = false;
         self.status.host_poll.next = self.decode.hit_poll.val();
         self.status.host_channel.next = self.decode.channel_index.val();
@@ -600,6 +727,9 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
             if self.decode.hit_queue.val() {
                 self.read_value.next = self.queue_value.val();
             }
+            if self.decode.hit_indexed.val() {
+                self.read_value.next = self.responder_counter_value.val();
+            }
         }
         self.qp_entry_next.next = 0.into();
         for w in 0..QP_CONTEXT_WORDS {
@@ -619,6 +749,19 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
         }
         self.qp_entry.d.next = self.qp_entry_next.val();
         self.qp_read_entry.next = self.qp_entry.q.val();
+        self.qp_rx_entry_next.next = 0.into();
+        for w in 0..QP_CONTEXT_WORDS {
+            self.qp_mirror[w].clock.next = self.clock.val();
+            self.qp_mirror[w].write.next = self.qp_table[w].a_write.val();
+            self.qp_mirror[w].write_address.next = self.decode.qp_index.val();
+            self.qp_mirror[w].write_data.next = self.qp_table[w].a_write_data.val();
+            self.qp_mirror[w].read_address.next = self.qp_rx_read_index.val();
+            self.word_value.next = self.qp_mirror[w].read_data.val();
+            self.qp_rx_entry_next.next =
+                self.qp_rx_entry_next.val() | (bit_cast::<QP_CONTEXT_BITS, 32>(self.word_value.val()) << self.qp_word_shift[w].val());
+        }
+        self.qp_rx_entry.d.next = self.qp_rx_entry_next.val();
+        self.qp_rx_read_entry.next = self.qp_rx_entry.q.val();
         self.commit_valid.d.next = self.waiting_ram.q.val() & self.axil.op_write.val() & self.decode.hit_qp_word.val().get_bit(0);
         self.commit_index.d.next = self.decode.qp_index.val();
         self.qp_commit_valid.next = self.commit_valid.q.val();
@@ -645,6 +788,25 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
         self.axil.finish_data.next = self.read_value.val();
 
         // outputs and reset
+        self.responder_counter_index.next = self.decode.queue_index.val();
+        self.region_write_valid.next = self.strobe_valid.q.val().get_bit(0);
+        self.receive_post_valid.next = self.strobe_valid.q.val().get_bit(1);
+        self.receive_completion_pop_valid.next = self.strobe_valid.q.val().get_bit(2);
+        self.region_write_data.next = self.strobe_data.q.val();
+        self.receive_post_data.next = self.strobe_data.q.val();
+        self.receive_completion_pop_data.next = self.strobe_data.q.val();
+        self.region_entry.next = 0.into();
+        for w in 0..MEMORY_REGION_WORDS {
+            self.word_value.next = self.flops[10 + w].q.val(); // REGION_FLOP
+            self.region_entry.next =
+                self.region_entry.val() | (bit_cast::<MEMORY_REGION_BITS, 32>(self.word_value.val()) << self.region_word_shift[w].val());
+        }
+        self.receive_entry.next = 0.into();
+        for w in 0..RECEIVE_POST_WORDS {
+            self.word_value.next = self.flops[16 + w].q.val(); // RECEIVE_FLOP
+            self.receive_entry.next =
+                self.receive_entry.val() | (bit_cast::<RECEIVE_POST_BITS, 32>(self.word_value.val()) << self.receive_word_shift[w].val());
+        }
         self.sched_cfg_we.next = self.sched_we.q.val();
         self.sched_cfg_addr.next = self.sched_address.q.val();
         self.sched_cfg_wdata.next = self.sched_data.q.val();
@@ -669,6 +831,7 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
             self.commit_valid.d.next = false;
             self.poll_error.d.next = 0.into();
             self.sched_we.d.next = false;
+            self.strobe_valid.d.next = 0.into();
         }
     }
 }

@@ -87,6 +87,11 @@ pub struct RegsModel {
     pub sched_writes: Vec<(u32, u32)>,
     /// QP commits (`qp_commit_index`), oldest first.
     pub commits: Vec<u32>,
+    /// Writes to strobe registers (the register's port, the value written with the byte
+    /// strobes applied), oldest first.
+    pub strobes: Vec<(String, u32)>,
+    /// The values of indexed registers' tables, by port and index (0 when not set).
+    indexed: HashMap<(String, u32), u32>,
 }
 
 impl RegsModel {
@@ -108,6 +113,8 @@ impl RegsModel {
             posts: Vec::new(),
             sched_writes: Vec::new(),
             commits: Vec::new(),
+            strobes: Vec::new(),
+            indexed: HashMap::new(),
         };
         m.reset();
         m
@@ -148,6 +155,11 @@ impl RegsModel {
     /// Sets the value of an input port (`cnt_frames_in`, ...).
     pub fn set_input(&mut self, port: &str, value: u32) {
         self.inputs.insert(port.to_string(), value);
+    }
+
+    /// Sets the value an indexed register's table (`responder_counter`, ...) shows at `index`.
+    pub fn set_indexed(&mut self, port: &str, index: u32, value: u32) {
+        self.indexed.insert((port.to_string(), index), value);
     }
 
     /// The transfer table answers the pending post: 0 accepted, else a `PostError` code.
@@ -227,7 +239,11 @@ impl RegsModel {
                 "completion_bad_channel" => self.bad_channels,
                 other => panic!("the model does not know the internal register {other}"),
             },
-            Kind::Doorbell => 0,
+            Kind::Doorbell | Kind::Strobe => 0,
+            Kind::Indexed => {
+                let port = r.port.clone().unwrap_or_default();
+                self.indexed.get(&(port, index)).copied().unwrap_or(0)
+            }
             Kind::Poll => {
                 let (mut finished, mut error) = (0, 0);
                 for i in 0..POLL_CHANNELS {
@@ -294,6 +310,7 @@ impl RegsModel {
                 }
             }
             Kind::Doorbell => self.doorbell(),
+            Kind::Strobe => self.strobes.push((r.port.clone().unwrap_or_default(), data & bytes)),
             _ => unreachable!("{}: not writable", r.name),
         }
         Resp::Okay
