@@ -5,7 +5,7 @@
 
 use crate::common::attributes;
 use crate::emit;
-use crate::engine::{PayloadWriter, Responder, RxPath};
+use crate::engine::{Engine, PayloadWriter, Responder, RxPath};
 use crate::registers::Registers;
 use crate::rx::front::data_depth;
 use crate::rx::{IcrcCheck, RxFront, RxHeader};
@@ -240,8 +240,45 @@ fn rx_path(variant: &str, module: &str) -> String {
     }
 }
 
+/// The build configuration of a variant of the `engine` top.
+pub fn engine_config(variant: &str) -> Config {
+    match variant {
+        "c2048_q256_w512" => Config::DEFAULT,
+        "c64_q16_w64" => Config {
+            data_width: 64,
+            queues: TX_SEGMENTER_SMALL_QUEUES as u32,
+            ..Config::SMALL
+        },
+        v => panic!("unsupported variant {v}"),
+    }
+}
+
+fn engine(variant: &str, module: &str) -> String {
+    const Q256: usize = 8 + RESPONDER_RECEIVE_QUEUE_LOG2[0].1;
+    let config = engine_config(variant);
+    match variant {
+        // the TX path's attributes (`tx_path`): the scheduler's, its parity RAMs and the
+        // segmenter's busy bits in block RAM
+        "c2048_q256_w512" => sched::synthesis_attributes(
+            emit::verilog(
+                &mut Engine::<512, 64, { data_depth(64) }, 11, 6, 12, 8, 32, Q256>::new(config),
+                module,
+            ),
+            true,
+        ),
+        "c64_q16_w64" => sched::synthesis_attributes(
+            emit::verilog(
+                &mut Engine::<64, 8, { data_depth(8) }, 6, 1, 7, 4, TX_SEGMENTER_SMALL_QUEUES, { 4 + 4 }>::new(config),
+                module,
+            ),
+            false,
+        ),
+        v => panic!("unsupported variant {v}"),
+    }
+}
+
 /// Every top, in emission order.
-pub static TOPS: [Top; 12] = [
+pub static TOPS: [Top; 13] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
@@ -329,6 +366,13 @@ pub static TOPS: [Top; 12] = [
         variants: &["q256_w512", "q2048_w512", "q256_w64"],
         simulated: &["q256_w512", "q256_w64"],
         build: rx_path,
+    },
+    Top {
+        name: "engine",
+        description: "The engine: register file (AXI4-Lite), TX path and RX path joined: posts and QP contexts over AXI-Lite, RoCEv2 frames to and from the MAC, payload read from and written to memory, ACKs and NAKs sent for the RX side, receive posts and completions, memory regions, counters (c2048_q256_w512: 2048 channels, 256 QPs, 32 queues, 64 regions, 512 bits; c64_q16_w64: 64 channels, 16 QPs, 8 queues, 64 bits)",
+        variants: &["c2048_q256_w512", "c64_q16_w64"],
+        simulated: &["c64_q16_w64"],
+        build: engine,
     },
 ];
 

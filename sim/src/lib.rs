@@ -3,7 +3,8 @@
 //! ([`icrc_rtl`], [`payload_writer_rtl`], [`regs_rtl`], [`responder_rtl`], [`rx_rtl`],
 //! [`rx_path_rtl`], [`sched_rtl`], [`tx_rtl`], [`tx_segmenter_rtl`], [`tx_path_rtl`]), the
 //! two-engine loopback of the TX and RX paths ([`loopback_rtl`]) and its checks
-//! ([`loopback_bench`]), the
+//! ([`loopback_bench`]), the engine top driven through its ports, two back to back
+//! ([`engine_rtl`]), the
 //! requesters that feed the responder's co-simulations ([`peers`]), the cycle benchmarks
 //! ([`bench`]), the register file behind a socket for the host tool ([`serve`]), tshark as an
 //! oracle ([`tshark`]) and the `ferroce-sim` command.
@@ -21,6 +22,7 @@ pub use ferroce_wire as wire;
 
 pub mod axis;
 pub mod bench;
+pub mod engine_rtl;
 pub mod icrc_rtl;
 pub mod loopback_bench;
 pub mod loopback_rtl;

@@ -138,7 +138,7 @@ pub struct LoopbackBench {
 
 /// B's context of QP `peer.qp`: the responder's, with the addresses of A's requester swapped,
 /// DestQP A's QP `a_qp`: one context for both of B's halves.
-fn b_context(peer: &Peer, a_qp: u32) -> QpContext {
+pub fn b_context(peer: &Peer, a_qp: u32) -> QpContext {
     let r = &peer.requester;
     QpContext {
         src_mac: r.dst_mac,

@@ -1,0 +1,438 @@
+//! [`Engine`]: the whole engine in one unit: the register file (AXI4-Lite), the TX path and the
+//! RX path joined, with the host's receive side ([`super::host`]). A system connects the MAC
+//! (frames in and out), memory (read commands and data for what it sends, write commands and
+//! data for what it receives), the AXI4-Lite bus and the pass-through stream.
+//!
+//! ```text
+//!  s_axil ─► Registers ─┬─ qp_read (port B) ─────────────► TxPath ──► m_axis (MAC TX)
+//!                       ├─ post / post_result, cpl ◄─────►   ▲  └──► m_read, ◄── s_pay (memory)
+//!                       ├─ sched_cfg, cfg_block_log2 ─────►   │ s_resp (ACK/NAK)
+//!                       ├─ qp_commit ─────────────────────►  both paths       │
+//!                       ├─ qp_rx_read (the table's copy) ─► RxPath ── m_dec ──┼─► CompletionQueue ─► receive_completion*
+//!                       ├─ region_entry, region_write ────►   ▲   ├─► m_cmd, m_wr (memory)
+//!                       ├─ receive_entry, receive_post ─► ReceivePosting ─► recv ─┘
+//!                       └─◄ counters (RX path, scheduler, responder by index)
+//!  s_axis (MAC RX) ─► RxPath ─► m_pass (not RoCEv2, to the host)
+//! ```
+//!
+//! - **The decision fork**: each RX decision that carries a response (ACK or NAK) goes to the
+//!   TX path's `s_resp` and waits for it; a receive completion goes to the completion queue in
+//!   the same cycle (lost and counted if the queue is full, never stalling the receive side).
+//!   A forwarded packet's decision (an ACK for this engine's requests) is taken and not used
+//!   yet: RC transfers complete when their last frame has left, as UC ones do.
+//! - **The QP table** is read by both paths every cycle: the TX path on the table's port B, the
+//!   RX path on a copy written with it (`Registers`' `qp_rx_read_*`), both `QP_READ_LATENCY`
+//!   cycles from index to entry. A commit reaches both paths.
+//! - `init_done` rises when both paths have cleared their RAMs after reset.
+
+use super::host::{CompletionQueue, ReceivePosting};
+use super::RxPath;
+use crate::common::elab::c;
+use crate::registers::Registers;
+use crate::tx::TxPath;
+use ferroce_contracts::regs::{self, Config, QP_READ_LATENCY};
+use ferroce_contracts::responder::{decision, DECISION, DEFAULT_REGIONS};
+use ferroce_contracts::schema::RecordField;
+use rust_hdl::prelude::*;
+
+/// log2 of the memory regions (`DEFAULT_REGIONS`).
+pub const REGION_BITS: usize = 6;
+const _: () = assert!(1 << REGION_BITS == DEFAULT_REGIONS);
+
+/// The engine at `W` bits (`K = W / 8` lanes, `D` the RX front end's data FIFO depth) with
+/// `2^CB` channels (`GB = CB − 5` poll groups, `EB = CB + 1`), `2^QB` QPs, `Q` scheduler queues
+/// and `2^(RA − QB)` receive buffers per QP.
+#[derive(LogicBlock)]
+pub struct Engine<
+    const W: usize,
+    const K: usize,
+    const D: usize,
+    const CB: usize,
+    const GB: usize,
+    const EB: usize,
+    const QB: usize,
+    const Q: usize,
+    const RA: usize,
+> {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high: the whole engine (the QP table keeps its contents).
+    pub reset: Signal<In, Bit>,
+    /// High once both paths have cleared their RAMs after reset.
+    pub init_done: Signal<Out, Bit>,
+    /// AXI4-Lite: write address valid.
+    pub s_axil_awvalid: Signal<In, Bit>,
+    /// AXI4-Lite: write address ready.
+    pub s_axil_awready: Signal<Out, Bit>,
+    /// AXI4-Lite: write address.
+    pub s_axil_awaddr: Signal<In, Bits<{ regs::ADDRESS_BITS }>>,
+    /// AXI4-Lite: write data valid.
+    pub s_axil_wvalid: Signal<In, Bit>,
+    /// AXI4-Lite: write data ready.
+    pub s_axil_wready: Signal<Out, Bit>,
+    /// AXI4-Lite: write data.
+    pub s_axil_wdata: Signal<In, Bits<32>>,
+    /// AXI4-Lite: write strobes.
+    pub s_axil_wstrb: Signal<In, Bits<4>>,
+    /// AXI4-Lite: write response valid.
+    pub s_axil_bvalid: Signal<Out, Bit>,
+    /// AXI4-Lite: write response ready.
+    pub s_axil_bready: Signal<In, Bit>,
+    /// AXI4-Lite: write response.
+    pub s_axil_bresp: Signal<Out, Bits<2>>,
+    /// AXI4-Lite: read address valid.
+    pub s_axil_arvalid: Signal<In, Bit>,
+    /// AXI4-Lite: read address ready.
+    pub s_axil_arready: Signal<Out, Bit>,
+    /// AXI4-Lite: read address.
+    pub s_axil_araddr: Signal<In, Bits<{ regs::ADDRESS_BITS }>>,
+    /// AXI4-Lite: read data valid.
+    pub s_axil_rvalid: Signal<Out, Bit>,
+    /// AXI4-Lite: read data ready.
+    pub s_axil_rready: Signal<In, Bit>,
+    /// AXI4-Lite: read data.
+    pub s_axil_rdata: Signal<Out, Bits<32>>,
+    /// AXI4-Lite: read response.
+    pub s_axil_rresp: Signal<Out, Bits<2>>,
+    /// MAC RX (frames without FCS, `tkeep` contiguous from lane 0): valid.
+    pub s_axis_tvalid: Signal<In, Bit>,
+    /// MAC RX: ready.
+    pub s_axis_tready: Signal<Out, Bit>,
+    /// MAC RX: data.
+    pub s_axis_tdata: Signal<In, Bits<W>>,
+    /// MAC RX: keep.
+    pub s_axis_tkeep: Signal<In, Bits<K>>,
+    /// MAC RX: last beat.
+    pub s_axis_tlast: Signal<In, Bit>,
+    /// MAC TX (frames with ICRC, without FCS): valid.
+    pub m_axis_tvalid: Signal<Out, Bit>,
+    /// MAC TX: ready.
+    pub m_axis_tready: Signal<In, Bit>,
+    /// MAC TX: data.
+    pub m_axis_tdata: Signal<Out, Bits<W>>,
+    /// MAC TX: keep.
+    pub m_axis_tkeep: Signal<Out, Bits<K>>,
+    /// MAC TX: last beat.
+    pub m_axis_tlast: Signal<Out, Bit>,
+    /// Frames that are not RoCEv2, to the host: valid.
+    pub m_pass_tvalid: Signal<Out, Bit>,
+    /// Pass-through: ready.
+    pub m_pass_tready: Signal<In, Bit>,
+    /// Pass-through: data.
+    pub m_pass_tdata: Signal<Out, Bits<W>>,
+    /// Pass-through: keep.
+    pub m_pass_tkeep: Signal<Out, Bits<K>>,
+    /// Pass-through: last beat.
+    pub m_pass_tlast: Signal<Out, Bit>,
+    /// Memory read commands (payload to send): valid.
+    pub m_read_valid: Signal<Out, Bit>,
+    /// Memory read commands: ready.
+    pub m_read_ready: Signal<In, Bit>,
+    /// Memory read commands: address.
+    pub m_read_addr: Signal<Out, Bits<64>>,
+    /// Memory read commands: bytes (1..=4096).
+    pub m_read_len: Signal<Out, Bits<13>>,
+    /// Memory read data (per command, from lane 0, `tlast` on its last beat): valid.
+    pub s_pay_tvalid: Signal<In, Bit>,
+    /// Memory read data: ready.
+    pub s_pay_tready: Signal<Out, Bit>,
+    /// Memory read data: data.
+    pub s_pay_tdata: Signal<In, Bits<W>>,
+    /// Memory read data: byte enables.
+    pub s_pay_tkeep: Signal<In, Bits<K>>,
+    /// Memory read data: a command's last beat.
+    pub s_pay_tlast: Signal<In, Bit>,
+    /// Memory write commands (payload received): valid.
+    pub m_cmd_valid: Signal<Out, Bit>,
+    /// Memory write commands: ready.
+    pub m_cmd_ready: Signal<In, Bit>,
+    /// Memory write commands: address.
+    pub m_cmd_address: Signal<Out, Bits<64>>,
+    /// Memory write commands: bytes (1..=4096).
+    pub m_cmd_length: Signal<Out, Bits<16>>,
+    /// Memory write data (from lane 0, full beats but the last): valid.
+    pub m_wr_tvalid: Signal<Out, Bit>,
+    /// Memory write data: ready.
+    pub m_wr_tready: Signal<In, Bit>,
+    /// Memory write data: data.
+    pub m_wr_tdata: Signal<Out, Bits<W>>,
+    /// Memory write data: keep.
+    pub m_wr_tkeep: Signal<Out, Bits<K>>,
+    /// Memory write data: a command's last beat.
+    pub m_wr_tlast: Signal<Out, Bit>,
+
+    registers: Registers<CB, GB, QB>,
+    tx: TxPath<W, K, CB, EB, QB, Q, QP_READ_LATENCY>,
+    rx: RxPath<W, K, D, QB, REGION_BITS, RA, QP_READ_LATENCY>,
+    receive_posting: ReceivePosting<QB>,
+    completion_queue: CompletionQueue,
+    /// The RX decision on offer carries a response.
+    response: Signal<Local, Bit>,
+    /// The RX decision on offer is taken this cycle.
+    decision_taken: Signal<Local, Bit>,
+    at_response: Constant<Bits<9>>,
+    at_completion: Constant<Bits<9>>,
+    at_kind: Constant<Bits<9>>,
+    at_status: Constant<Bits<9>>,
+    at_solicited: Constant<Bits<9>>,
+    at_immediate_valid: Constant<Bits<9>>,
+    at_qp: Constant<Bits<9>>,
+    at_psn: Constant<Bits<9>>,
+    at_syndrome: Constant<Bits<9>>,
+    at_msn: Constant<Bits<9>>,
+    at_length: Constant<Bits<9>>,
+    at_immediate: Constant<Bits<9>>,
+}
+
+impl<
+        const W: usize,
+        const K: usize,
+        const D: usize,
+        const CB: usize,
+        const GB: usize,
+        const EB: usize,
+        const QB: usize,
+        const Q: usize,
+        const RA: usize,
+    > Engine<W, K, D, CB, GB, EB, QB, Q, RA>
+{
+    /// The engine of a register file configuration (`2^CB` channels, `2^QB` QPs; its queue
+    /// count is the TX path's `Q`).
+    pub fn new(config: Config) -> Self {
+        assert_eq!(config.queues as usize, Q, "Engine: the map's queues are the scheduler's");
+        let at = |field: RecordField| c::<9>(DECISION.offset(field.name) as u64);
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            init_done: Default::default(),
+            s_axil_awvalid: Default::default(),
+            s_axil_awready: Default::default(),
+            s_axil_awaddr: Default::default(),
+            s_axil_wvalid: Default::default(),
+            s_axil_wready: Default::default(),
+            s_axil_wdata: Default::default(),
+            s_axil_wstrb: Default::default(),
+            s_axil_bvalid: Default::default(),
+            s_axil_bready: Default::default(),
+            s_axil_bresp: Default::default(),
+            s_axil_arvalid: Default::default(),
+            s_axil_arready: Default::default(),
+            s_axil_araddr: Default::default(),
+            s_axil_rvalid: Default::default(),
+            s_axil_rready: Default::default(),
+            s_axil_rdata: Default::default(),
+            s_axil_rresp: Default::default(),
+            s_axis_tvalid: Default::default(),
+            s_axis_tready: Default::default(),
+            s_axis_tdata: Default::default(),
+            s_axis_tkeep: Default::default(),
+            s_axis_tlast: Default::default(),
+            m_axis_tvalid: Default::default(),
+            m_axis_tready: Default::default(),
+            m_axis_tdata: Default::default(),
+            m_axis_tkeep: Default::default(),
+            m_axis_tlast: Default::default(),
+            m_pass_tvalid: Default::default(),
+            m_pass_tready: Default::default(),
+            m_pass_tdata: Default::default(),
+            m_pass_tkeep: Default::default(),
+            m_pass_tlast: Default::default(),
+            m_read_valid: Default::default(),
+            m_read_ready: Default::default(),
+            m_read_addr: Default::default(),
+            m_read_len: Default::default(),
+            s_pay_tvalid: Default::default(),
+            s_pay_tready: Default::default(),
+            s_pay_tdata: Default::default(),
+            s_pay_tkeep: Default::default(),
+            s_pay_tlast: Default::default(),
+            m_cmd_valid: Default::default(),
+            m_cmd_ready: Default::default(),
+            m_cmd_address: Default::default(),
+            m_cmd_length: Default::default(),
+            m_wr_tvalid: Default::default(),
+            m_wr_tready: Default::default(),
+            m_wr_tdata: Default::default(),
+            m_wr_tkeep: Default::default(),
+            m_wr_tlast: Default::default(),
+            registers: Registers::new(config),
+            tx: TxPath::new(config.channels, config.qps),
+            rx: Default::default(),
+            receive_posting: Default::default(),
+            completion_queue: Default::default(),
+            response: Default::default(),
+            decision_taken: Default::default(),
+            at_response: at(decision::RESPONSE),
+            at_completion: at(decision::COMPLETION),
+            at_kind: at(decision::COMPLETION_KIND),
+            at_status: at(decision::COMPLETION_STATUS),
+            at_solicited: at(decision::COMPLETION_SOLICITED),
+            at_immediate_valid: at(decision::COMPLETION_IMMEDIATE_VALID),
+            at_qp: at(decision::QP),
+            at_psn: at(decision::RESPONSE_PSN),
+            at_syndrome: at(decision::RESPONSE_SYNDROME),
+            at_msn: at(decision::RESPONSE_MSN),
+            at_length: at(decision::COMPLETION_LENGTH),
+            at_immediate: at(decision::COMPLETION_IMMEDIATE),
+        }
+    }
+}
+
+impl<
+        const W: usize,
+        const K: usize,
+        const D: usize,
+        const CB: usize,
+        const GB: usize,
+        const EB: usize,
+        const QB: usize,
+        const Q: usize,
+        const RA: usize,
+    > Logic for Engine<W, K, D, CB, GB, EB, QB, Q, RA>
+{
+    #[hdl_gen]
+    fn update(&mut self) {
+        clock!(self, clock, registers, tx, rx, receive_posting, completion_queue);
+        self.registers.reset.next = self.reset.val();
+        self.tx.reset.next = self.reset.val();
+        self.rx.reset.next = self.reset.val();
+        self.receive_posting.reset.next = self.reset.val();
+        self.completion_queue.reset.next = self.reset.val();
+        self.init_done.next = self.tx.init_done.val() & self.rx.init_done.val();
+
+        // ---- AXI4-Lite ----
+        self.registers.s_axil_awvalid.next = self.s_axil_awvalid.val();
+        self.s_axil_awready.next = self.registers.s_axil_awready.val();
+        self.registers.s_axil_awaddr.next = self.s_axil_awaddr.val();
+        self.registers.s_axil_wvalid.next = self.s_axil_wvalid.val();
+        self.s_axil_wready.next = self.registers.s_axil_wready.val();
+        self.registers.s_axil_wdata.next = self.s_axil_wdata.val();
+        self.registers.s_axil_wstrb.next = self.s_axil_wstrb.val();
+        self.s_axil_bvalid.next = self.registers.s_axil_bvalid.val();
+        self.registers.s_axil_bready.next = self.s_axil_bready.val();
+        self.s_axil_bresp.next = self.registers.s_axil_bresp.val();
+        self.registers.s_axil_arvalid.next = self.s_axil_arvalid.val();
+        self.s_axil_arready.next = self.registers.s_axil_arready.val();
+        self.registers.s_axil_araddr.next = self.s_axil_araddr.val();
+        self.s_axil_rvalid.next = self.registers.s_axil_rvalid.val();
+        self.registers.s_axil_rready.next = self.s_axil_rready.val();
+        self.s_axil_rdata.next = self.registers.s_axil_rdata.val();
+        self.s_axil_rresp.next = self.registers.s_axil_rresp.val();
+
+        // ---- the TX path: QP table port B, posts, completions, configuration, MAC TX, memory reads ----
+        self.registers.qp_read_index.next = self.tx.qp_read_index.val();
+        self.tx.qp_read_entry.next = self.registers.qp_read_entry.val();
+        self.tx.qp_commit_valid.next = self.registers.qp_commit_valid.val();
+        self.tx.qp_commit_index.next = self.registers.qp_commit_index.val();
+        self.tx.post_valid.next = self.registers.post_valid.val();
+        self.registers.post_ready.next = self.tx.post_ready.val();
+        self.tx.post_entry.next = self.registers.post_entry.val();
+        self.registers.post_result_valid.next = self.tx.post_result_valid.val();
+        self.registers.post_result_code.next = self.tx.post_result_code.val();
+        self.registers.cpl_valid.next = self.tx.cpl_valid.val();
+        self.tx.cpl_ready.next = self.registers.cpl_ready.val();
+        self.registers.cpl_channel.next = self.tx.cpl_channel.val();
+        self.registers.cpl_status.next = self.tx.cpl_status.val();
+        self.tx.cfg_block_log2.next = self.registers.cfg_block_log2.val();
+        self.tx.sched_cfg_we.next = self.registers.sched_cfg_we.val();
+        self.tx.sched_cfg_addr.next = self.registers.sched_cfg_addr.val();
+        self.tx.sched_cfg_wdata.next = self.registers.sched_cfg_wdata.val();
+        self.registers.cnt_dup.next = self.tx.cnt_sched_dup.val();
+        self.registers.cnt_bad_queue.next = self.tx.cnt_sched_bad_queue.val();
+        self.m_axis_tvalid.next = self.tx.m_axis_tvalid.val();
+        self.tx.m_axis_tready.next = self.m_axis_tready.val();
+        self.m_axis_tdata.next = self.tx.m_axis_tdata.val();
+        self.m_axis_tkeep.next = self.tx.m_axis_tkeep.val();
+        self.m_axis_tlast.next = self.tx.m_axis_tlast.val();
+        self.m_read_valid.next = self.tx.m_read_valid.val();
+        self.tx.m_read_ready.next = self.m_read_ready.val();
+        self.m_read_addr.next = self.tx.m_read_addr.val();
+        self.m_read_len.next = self.tx.m_read_len.val();
+        self.tx.s_pay_tvalid.next = self.s_pay_tvalid.val();
+        self.s_pay_tready.next = self.tx.s_pay_tready.val();
+        self.tx.s_pay_tdata.next = self.s_pay_tdata.val();
+        self.tx.s_pay_tkeep.next = self.s_pay_tkeep.val();
+        self.tx.s_pay_tlast.next = self.s_pay_tlast.val();
+
+        // ---- the RX path: MAC RX, pass-through, memory writes, the QP table's copy ----
+        self.rx.s_axis_tvalid.next = self.s_axis_tvalid.val();
+        self.s_axis_tready.next = self.rx.s_axis_tready.val();
+        self.rx.s_axis_tdata.next = self.s_axis_tdata.val();
+        self.rx.s_axis_tkeep.next = self.s_axis_tkeep.val();
+        self.rx.s_axis_tlast.next = self.s_axis_tlast.val();
+        self.m_pass_tvalid.next = self.rx.m_pass_tvalid.val();
+        self.rx.m_pass_tready.next = self.m_pass_tready.val();
+        self.m_pass_tdata.next = self.rx.m_pass_tdata.val();
+        self.m_pass_tkeep.next = self.rx.m_pass_tkeep.val();
+        self.m_pass_tlast.next = self.rx.m_pass_tlast.val();
+        self.m_cmd_valid.next = self.rx.m_cmd_valid.val();
+        self.rx.m_cmd_ready.next = self.m_cmd_ready.val();
+        self.m_cmd_address.next = self.rx.m_cmd_address.val();
+        self.m_cmd_length.next = self.rx.m_cmd_length.val();
+        self.m_wr_tvalid.next = self.rx.m_wr_tvalid.val();
+        self.rx.m_wr_tready.next = self.m_wr_tready.val();
+        self.m_wr_tdata.next = self.rx.m_wr_tdata.val();
+        self.m_wr_tkeep.next = self.rx.m_wr_tkeep.val();
+        self.m_wr_tlast.next = self.rx.m_wr_tlast.val();
+        self.registers.qp_rx_read_index.next = self.rx.qp_read_index.val();
+        self.rx.qp_read_entry.next = self.registers.qp_rx_read_entry.val();
+        self.rx.qp_commit_valid.next = self.registers.qp_commit_valid.val();
+        self.rx.qp_commit_index.next = self.registers.qp_commit_index.val();
+
+        // ---- the host's receive side: regions, receive posts, counters ----
+        self.rx.region_write_valid.next = self.registers.region_write_valid.val();
+        self.rx.region_write_index.next = self.registers.region_write_data.val().get_bits::<REGION_BITS>(0);
+        self.rx.region_write_entry.next = self.registers.region_entry.val();
+        self.receive_posting.post.next = self.registers.receive_post_valid.val();
+        self.receive_posting.staged.next = self.registers.receive_entry.val();
+        self.rx.recv_valid.next = self.receive_posting.recv_valid.val();
+        self.receive_posting.recv_ready.next = self.rx.recv_ready.val();
+        self.rx.recv_qp.next = self.receive_posting.recv_qp.val();
+        self.rx.recv_address.next = self.receive_posting.recv_address.val();
+        self.rx.recv_length.next = self.receive_posting.recv_length.val();
+        self.receive_posting.result_valid.next = self.rx.recv_result_valid.val();
+        self.receive_posting.result_full.next = self.rx.recv_result_full.val();
+        self.registers.receive_status.next = self.receive_posting.status.val();
+        self.rx.counter_index.next = self.registers.responder_counter_index.val();
+        self.registers.responder_counter_value.next = self.rx.counter_value.val();
+        self.registers.cnt_frames_in.next = self.rx.cnt_frames_in.val();
+        self.registers.cnt_accepted.next = self.rx.cnt_accepted.val();
+        self.registers.cnt_passed.next = self.rx.cnt_passed.val();
+        self.registers.cnt_drop_ip_header.next = self.rx.cnt_drop_ip_header.val();
+        self.registers.cnt_drop_truncated.next = self.rx.cnt_drop_truncated.val();
+        self.registers.cnt_drop_ip_length.next = self.rx.cnt_drop_ip_length.val();
+        self.registers.cnt_drop_ip_checksum.next = self.rx.cnt_drop_ip_checksum.val();
+        self.registers.cnt_drop_ip_fragment.next = self.rx.cnt_drop_ip_fragment.val();
+        self.registers.cnt_drop_udp_length.next = self.rx.cnt_drop_udp_length.val();
+        self.registers.cnt_drop_tver.next = self.rx.cnt_drop_tver.val();
+        self.registers.cnt_drop_opcode.next = self.rx.cnt_drop_opcode.val();
+        self.registers.cnt_drop_padcnt.next = self.rx.cnt_drop_padcnt.val();
+        self.registers.cnt_drop_icrc.next = self.rx.cnt_drop_icrc.val();
+        self.registers.cnt_written.next = self.rx.cnt_written.val();
+        self.registers.cnt_discarded.next = self.rx.cnt_discarded.val();
+
+        // ---- the decision fork: a response waits for the TX path, a completion is queued ----
+        self.response.next = self.rx.m_dec_entry.val().get_bit(self.at_response.val().index());
+        self.rx.m_dec_ready.next = !self.response.val() | self.tx.s_resp_ready.val();
+        self.decision_taken.next = self.rx.m_dec_valid.val() & (!self.response.val() | self.tx.s_resp_ready.val());
+        self.tx.s_resp_valid.next = self.rx.m_dec_valid.val() & self.response.val();
+        self.tx.s_resp_qp.next = self.rx.m_dec_entry.val().get_bits::<24>(self.at_qp.val().index());
+        self.tx.s_resp_psn.next = self.rx.m_dec_entry.val().get_bits::<24>(self.at_psn.val().index());
+        self.tx.s_resp_aeth.next = bit_cast::<32, 8>(self.rx.m_dec_entry.val().get_bits::<8>(self.at_syndrome.val().index())) << 24
+            | bit_cast::<32, 24>(self.rx.m_dec_entry.val().get_bits::<24>(self.at_msn.val().index()));
+        self.completion_queue.push.next = self.decision_taken.val() & self.rx.m_dec_entry.val().get_bit(self.at_completion.val().index());
+        self.completion_queue.push_value.next.kind = self.rx.m_dec_entry.val().get_bit(self.at_kind.val().index());
+        self.completion_queue.push_value.next.status = self.rx.m_dec_entry.val().get_bits::<2>(self.at_status.val().index());
+        self.completion_queue.push_value.next.solicited = self.rx.m_dec_entry.val().get_bit(self.at_solicited.val().index());
+        self.completion_queue.push_value.next.immediate_valid = self.rx.m_dec_entry.val().get_bit(self.at_immediate_valid.val().index());
+        self.completion_queue.push_value.next.qp = self.rx.m_dec_entry.val().get_bits::<24>(self.at_qp.val().index());
+        self.completion_queue.push_value.next.immediate = self.rx.m_dec_entry.val().get_bits::<32>(self.at_immediate.val().index());
+        self.completion_queue.push_value.next.length = self.rx.m_dec_entry.val().get_bits::<32>(self.at_length.val().index());
+        self.completion_queue.pop_write.next = self.registers.receive_completion_pop_valid.val();
+        self.completion_queue.pop_data.next = self.registers.receive_completion_pop_data.val();
+        self.registers.receive_completion0.next = self.completion_queue.head.val().get_bits::<32>(0);
+        self.registers.receive_completion1.next = self.completion_queue.head.val().get_bits::<32>(32);
+        self.registers.receive_completion2.next = self.completion_queue.head.val().get_bits::<32>(64);
+        self.registers.cnt_completions_lost.next = self.completion_queue.lost.val();
+    }
+}

@@ -1,0 +1,571 @@
+//! The engine top (`ferroce_engine_*`) in Verilator, driven only through its ports as a system
+//! drives it: the host over AXI4-Lite ([`AxiLiteMaster`]: QP contexts, regions, receive
+//! buffers, posts, polls, receive completions, counters, all by register name from the map),
+//! a local memory behind its read side (`m_read`, `s_pay`: [`Memory`]) and its write side
+//! (`m_cmd`, `m_wr`), the MAC. [`EnginePair`] puts two engines back to back (A's MAC TX to B's
+//! MAC RX and back, through beat FIFOs) and clocks both together; its co-simulation is
+//! `sim/tests/engine_cosim.rs`.
+//!
+//! Every stream around an engine draws random backpressure and has its AXI rules checked
+//! ([`crate::axis`]); memory reads answer with random latency and stalls. Register accesses are
+//! blocking: [`EnginePair::write`] and [`EnginePair::read`] run both engines until the answer.
+
+use crate::axis::{AxisPorts, Channel, FrameSink};
+use crate::contracts::regs::{Config, Map, PostState, POLL_CHANNELS};
+use crate::contracts::responder::{receive_state, ResponderCounter, MEMORY_REGION, RECEIVE_COMPLETION, RECEIVE_POST};
+use crate::contracts::tx::PostError;
+use crate::models::responder::MemoryRegion;
+use crate::models::tx::{LocalMemory, Post, QpContext, SparseMemory};
+use crate::regs_rtl::{AxiLiteMaster, Request};
+use crate::tx_path_rtl::{Memory, MemoryTiming};
+use crate::verilated::{Model, SimError};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// A build of the engine top: its register map's configuration and its Verilator model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EngineVariant {
+    /// The register file's configuration (channels, queues, QPs, bus width).
+    pub config: Config,
+    /// The variant suffix of the `engine` top.
+    pub variant: &'static str,
+}
+
+impl EngineVariant {
+    /// The Verilator model's name.
+    pub fn model_name(&self) -> String {
+        format!("ferroce_engine_{}", self.variant)
+    }
+}
+
+/// The 64-bit engine with 64 channels, 8 queues and 16 QPs (the co-simulated one).
+pub const ENGINE_W64: EngineVariant = EngineVariant {
+    config: Config {
+        data_width: 64,
+        channels: 64,
+        queues: 8,
+        qps: 16,
+    },
+    variant: "c64_q16_w64",
+};
+
+/// Cycles without any handshake on either engine after which [`EnginePair::run_until`] fails.
+pub const PROGRESS_LIMIT: u64 = 20_000;
+/// Beats a wire between the engines holds.
+const WIRE_BEATS: usize = 8;
+
+/// A beat on a wire: `tdata`, `tkeep`, `tlast`.
+type Beat = (Vec<u32>, Vec<u32>, bool);
+
+/// What a receive completion read from the registers says (`RECEIVE_COMPLETION`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostCompletion {
+    /// The QP.
+    pub qp: u32,
+    /// `completion_kind`: 0 SEND, 1 WRITE with immediate.
+    pub kind: u8,
+    /// `ReceiveStatus` code.
+    pub status: u8,
+    /// The immediate, when the message had one.
+    pub immediate: Option<u32>,
+    /// The message's bytes.
+    pub length: u32,
+}
+
+/// Random backpressure and memory timing around both engines.
+#[derive(Debug, Clone, Copy)]
+pub struct Surroundings {
+    /// The local memories' read timing.
+    pub memory: MemoryTiming,
+    /// Percent chance per cycle that a stream into the system (`m_read`, `m_cmd`, `m_wr`,
+    /// `m_pass`, the AXI4-Lite responses) is held back.
+    pub bp_pct: u32,
+    /// Percent chance per cycle that the AXI4-Lite master idles before a request.
+    pub idle_pct: u32,
+    /// Seed of the draws.
+    pub seed: u64,
+}
+
+/// One engine and everything a system puts around it.
+pub struct EngineRtl {
+    name: &'static str,
+    m: Model,
+    axil: AxiLiteMaster,
+    reads: Channel,
+    read_memory: Memory,
+    read_latency: u64,
+    commands: Channel,
+    data: FrameSink,
+    pass: FrameSink,
+    mac: FrameSink,
+    input: AxisPorts,
+    output: AxisPorts,
+    /// Beats on the wire into this engine.
+    incoming: VecDeque<Beat>,
+    presenting: bool,
+    pending_commands: VecDeque<(u64, usize)>,
+    written_frames: usize,
+    /// Handshakes so far (progress).
+    events: u64,
+    /// The engine's local memory: what it sends is read from here, what it receives written.
+    pub memory: SparseMemory,
+    /// Where payloads to send come from (`None`: [`EngineRtl::memory`]).
+    pub source: Option<Arc<dyn LocalMemory>>,
+    /// Memory writes `(address, bytes)`, in order.
+    pub writes: Vec<(u64, usize)>,
+}
+
+impl EngineRtl {
+    fn new(name: &'static str, variant: &EngineVariant, s: &Surroundings) -> Result<EngineRtl, String> {
+        let e = |e: SimError| format!("engine {name}: {e}");
+        let mut m = Model::new(&variant.model_name()).map_err(e)?;
+        let input = AxisPorts::find(&m, "s_axis").map_err(e)?;
+        let bytes = input.bytes_per_beat;
+        let axil = AxiLiteMaster::new(&mut m, s.idle_pct, s.bp_pct).map_err(e)?;
+        let reads = Channel::new(
+            &m,
+            "m_read",
+            "m_read_valid",
+            Some("m_read_ready"),
+            &["m_read_addr", "m_read_len"],
+            s.bp_pct,
+        )
+        .map_err(e)?;
+        let read_memory = Memory::new(&m, s.memory, bytes).map_err(e)?;
+        let commands = Channel::new(
+            &m,
+            "m_cmd",
+            "m_cmd_valid",
+            Some("m_cmd_ready"),
+            &["m_cmd_address", "m_cmd_length"],
+            s.bp_pct,
+        )
+        .map_err(e)?;
+        let mut engine = EngineRtl {
+            name,
+            data: FrameSink::new(&m, "m_wr", &[], s.bp_pct).map_err(e)?,
+            pass: FrameSink::new(&m, "m_pass", &[], s.bp_pct).map_err(e)?,
+            mac: FrameSink::new(&m, "m_axis", &[], 0).map_err(e)?,
+            output: AxisPorts::find(&m, "m_axis").map_err(e)?,
+            m,
+            axil,
+            reads,
+            read_memory,
+            read_latency: s.memory.latency,
+            commands,
+            input,
+            incoming: VecDeque::new(),
+            presenting: false,
+            pending_commands: VecDeque::new(),
+            written_frames: 0,
+            events: 0,
+            memory: SparseMemory::new(),
+            source: None,
+            writes: Vec::new(),
+        };
+        engine.m.set_u64(engine.input.valid, 0);
+        let m = &mut engine.m;
+        engine.reads.always_ready(m);
+        engine.commands.always_ready(m);
+        engine.data.always_ready(m);
+        engine.pass.always_ready(m);
+        engine.mac.always_ready(m);
+        engine.m.reset(4);
+        let init_done = engine.m.port("init_done").map_err(e)?;
+        let mut waited = 0;
+        while engine.m.get_u64(init_done) == 0 {
+            engine.m.step(1);
+            waited += 1;
+            if waited > 1 << 16 {
+                return Err(format!("engine {name}: init_done never rose"));
+            }
+        }
+        Ok(engine)
+    }
+
+    /// The Verilator model (to look at any port).
+    pub fn model(&mut self) -> &mut Model {
+        &mut self.m
+    }
+
+    /// Frames this engine put on its MAC TX, in order.
+    pub fn frames_out(&self) -> impl Iterator<Item = &[u8]> {
+        self.mac.frames.iter().map(|f| f.bytes.as_slice())
+    }
+
+    /// Frames this engine passed to the host (`m_pass`).
+    pub fn passed(&self) -> impl Iterator<Item = &[u8]> {
+        self.pass.frames.iter().map(|f| f.bytes.as_slice())
+    }
+
+    /// Drives this cycle's inputs; `output_room`: the wire out has room for a beat.
+    fn drive(&mut self, rng: &mut ChaCha8Rng, cycle: u64, output_room: bool) {
+        let m = &mut self.m;
+        self.axil.drive(m, rng);
+        self.read_memory.drive(m, rng, cycle);
+        self.reads.drive(m, rng);
+        if !self.read_memory.room() {
+            self.reads.hold(m);
+        }
+        self.commands.drive(m, rng);
+        self.data.drive(m, rng);
+        self.pass.drive(m, rng);
+        self.mac.drive(m, rng);
+        if !output_room {
+            self.mac.hold(m);
+        }
+        let p = &self.input;
+        if !self.presenting {
+            match self.incoming.front() {
+                Some((data, keep, last)) => {
+                    m.set_u64(p.valid, 1);
+                    m.set(p.data, data);
+                    m.set(p.keep, keep);
+                    m.set_u64(p.last, u64::from(*last));
+                    self.presenting = true;
+                }
+                None => m.set_u64(p.valid, 0),
+            }
+        }
+    }
+
+    /// This cycle's handshakes; returns the beat that left on the MAC TX.
+    fn sample(&mut self, cycle: u64) -> Result<Option<Beat>, String> {
+        let name = self.name;
+        let e = |e: SimError| format!("engine {name}: {e}");
+        let m = &mut self.m;
+        let answers = self.axil.answers.len();
+        self.axil.sample(m, cycle).map_err(e)?;
+        self.events += (self.axil.answers.len() - answers) as u64;
+        if let Some(command) = self.reads.sample(m, cycle).map_err(e)? {
+            let (address, length) = (crate::axis::value(&command[0]) as u64, command[1][0] as usize);
+            let bytes = match &self.source {
+                Some(source) => source.bytes(address, length),
+                None => self.memory.bytes(address, length),
+            };
+            self.read_memory.take_command(cycle + self.read_latency, bytes);
+            self.events += 1;
+        }
+        let in_flight = self.read_memory.in_flight();
+        self.read_memory.sample(m);
+        self.events += u64::from(self.read_memory.in_flight() != in_flight);
+        if let Some(command) = self.commands.sample(m, cycle).map_err(e)? {
+            self.pending_commands
+                .push_back((crate::axis::value(&command[0]) as u64, command[1][0] as usize));
+            self.events += 1;
+        }
+        self.events += u64::from(self.data.sample(m, cycle).map_err(e)?);
+        self.events += u64::from(self.pass.sample(m, cycle).map_err(e)?);
+        while self.written_frames < self.data.frames.len() && !self.pending_commands.is_empty() {
+            let (address, length) = self.pending_commands.pop_front().expect("a command");
+            let bytes = &self.data.frames[self.written_frames].bytes;
+            if bytes.len() != length {
+                return Err(format!(
+                    "engine {name}: a write command of {length} bytes at {address:#x} got {} bytes of data",
+                    bytes.len()
+                ));
+            }
+            self.memory.write(address, bytes);
+            self.writes.push((address, length));
+            self.written_frames += 1;
+        }
+        let p = &self.input;
+        if self.presenting && m.peek_u64(p.ready) != 0 {
+            self.incoming.pop_front();
+            self.presenting = false;
+            self.events += 1;
+        }
+        let out = &self.output;
+        if self.mac.sample(m, cycle).map_err(e)? {
+            self.events += 1;
+            return Ok(Some((m.peek(out.data), m.peek(out.keep), m.peek_u64(out.last) != 0)));
+        }
+        Ok(None)
+    }
+}
+
+/// Which engine of a pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// Engine A.
+    A,
+    /// Engine B.
+    B,
+}
+
+/// Two engines back to back; see the module docs.
+pub struct EnginePair {
+    /// Engine A.
+    pub a: EngineRtl,
+    /// Engine B.
+    pub b: EngineRtl,
+    map: Map,
+    rng: ChaCha8Rng,
+    cycle: u64,
+}
+
+impl EnginePair {
+    /// Two engines of `variant` in `surroundings`, reset, their RAMs cleared.
+    pub fn new(variant: &EngineVariant, surroundings: &Surroundings) -> Result<EnginePair, String> {
+        Ok(EnginePair {
+            a: EngineRtl::new("A", variant, surroundings)?,
+            b: EngineRtl::new("B", variant, surroundings)?,
+            map: Map::new(variant.config),
+            rng: ChaCha8Rng::seed_from_u64(surroundings.seed),
+            cycle: 0,
+        })
+    }
+
+    /// The register map both engines implement.
+    pub fn map(&self) -> &Map {
+        &self.map
+    }
+
+    /// Cycles run so far.
+    pub fn cycle(&self) -> u64 {
+        self.cycle
+    }
+
+    /// One engine.
+    pub fn engine(&mut self, side: Side) -> &mut EngineRtl {
+        match side {
+            Side::A => &mut self.a,
+            Side::B => &mut self.b,
+        }
+    }
+
+    /// One cycle of both engines and both wires.
+    pub fn step(&mut self) -> Result<(), String> {
+        let (room_ab, room_ba) = (self.b.incoming.len() < WIRE_BEATS, self.a.incoming.len() < WIRE_BEATS);
+        self.a.drive(&mut self.rng, self.cycle, room_ab);
+        self.b.drive(&mut self.rng, self.cycle, room_ba);
+        self.a.m.eval();
+        self.b.m.eval();
+        if let Some(beat) = self.a.sample(self.cycle)? {
+            self.b.incoming.push_back(beat);
+        }
+        if let Some(beat) = self.b.sample(self.cycle)? {
+            self.a.incoming.push_back(beat);
+        }
+        self.a.m.tick();
+        self.b.m.tick();
+        self.cycle += 1;
+        Ok(())
+    }
+
+    /// Runs until `done` holds (checked every cycle); an error when nothing moves on either
+    /// engine for [`PROGRESS_LIMIT`] cycles.
+    pub fn run_until(&mut self, what: &str, mut done: impl FnMut(&mut EnginePair) -> bool) -> Result<(), String> {
+        let (mut events, mut still) = (self.a.events + self.b.events, 0);
+        while !done(self) {
+            self.step()?;
+            let now = self.a.events + self.b.events;
+            still = if now == events { still + 1 } else { 0 };
+            events = now;
+            if still > PROGRESS_LIMIT {
+                return Err(format!(
+                    "waiting for {what}: nothing moved for {PROGRESS_LIMIT} cycles (cycle {}; wire A→B {} beats, B→A {}; \
+                     A {} frames out, B {} frames out; B {} writes)",
+                    self.cycle,
+                    self.b.incoming.len(),
+                    self.a.incoming.len(),
+                    self.a.mac.frames.len(),
+                    self.b.mac.frames.len(),
+                    self.b.writes.len()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs `cycles` cycles.
+    pub fn idle(&mut self, cycles: u64) -> Result<(), String> {
+        (0..cycles).try_for_each(|_| self.step())
+    }
+
+    fn transact(&mut self, side: Side, request: Request) -> Result<(u8, u32), String> {
+        let engine = self.engine(side);
+        let index = engine.axil.push(request);
+        let what = format!("the answer to {request:x?} on engine {side:?}");
+        self.run_until(&what, |p| p.engine(side).axil.answers.iter().any(|a| a.request == index))?;
+        let answer = self
+            .engine(side)
+            .axil
+            .answers
+            .iter()
+            .find(|a| a.request == index)
+            .expect("answered");
+        Ok((answer.resp, answer.data))
+    }
+
+    fn address(&self, name: &str, index: u32) -> Result<u32, String> {
+        let r = self.map.get(name).ok_or_else(|| format!("no register {name}"))?;
+        if index >= r.count {
+            return Err(format!("{name}[{index}]: the register has {} elements", r.count));
+        }
+        Ok(r.address(index))
+    }
+
+    /// Writes register `name` (element `index`); an error unless the answer is OKAY.
+    pub fn write(&mut self, side: Side, name: &str, index: u32, value: u32) -> Result<(), String> {
+        let address = self.address(name, index)?;
+        let (resp, _) = self.transact(
+            side,
+            Request {
+                write: true,
+                address,
+                data: value,
+                strobes: 0xf,
+            },
+        )?;
+        match resp {
+            0 => Ok(()),
+            r => Err(format!("engine {side:?}: write of {value:#x} to {name}[{index}] answered {r}")),
+        }
+    }
+
+    /// Reads register `name` (element `index`); an error unless the answer is OKAY.
+    pub fn read(&mut self, side: Side, name: &str, index: u32) -> Result<u32, String> {
+        let address = self.address(name, index)?;
+        let (resp, data) = self.transact(
+            side,
+            Request {
+                write: false,
+                address,
+                data: 0,
+                strobes: 0,
+            },
+        )?;
+        match resp {
+            0 => Ok(data),
+            r => Err(format!("engine {side:?}: read of {name}[{index}] answered {r}")),
+        }
+    }
+
+    /// Writes QP `qp`'s context: every word but word 0, then word 0 (which commits it).
+    pub fn commit(&mut self, side: Side, qp: u32, context: &QpContext) -> Result<(), String> {
+        let words = context.to_words().map_err(|e| format!("QP context: {e}"))?;
+        for (w, &word) in words.iter().enumerate().skip(1).chain(words.iter().enumerate().take(1)) {
+            self.write(side, &format!("qp_word{w}"), qp, word)?;
+        }
+        Ok(())
+    }
+
+    /// Writes `region` into the memory region table (its entry is its R_Key's index).
+    pub fn add_region(&mut self, side: Side, region: &MemoryRegion) -> Result<(), String> {
+        let words = MEMORY_REGION
+            .encode(&[
+                ("valid", 1),
+                ("access", u128::from(region.access.code())),
+                ("pd", u128::from(region.pd)),
+                ("rkey", u128::from(region.rkey)),
+                ("base", u128::from(region.base)),
+                ("length", u128::from(region.length)),
+            ])
+            .map_err(|e| format!("memory region: {e}"))?;
+        for (w, &word) in words.iter().enumerate() {
+            self.write(side, &format!("region_word{w}"), 0, word)?;
+        }
+        self.write(side, "region_write", 0, crate::contracts::responder::region_index(region.rkey))
+    }
+
+    /// Posts a receive buffer; `Ok(true)` when accepted, `Ok(false)` when refused (queue full).
+    pub fn post_receive(&mut self, side: Side, qp: u32, address: u64, length: u32) -> Result<bool, String> {
+        let words = RECEIVE_POST
+            .encode(&[
+                ("qp", u128::from(qp)),
+                ("length", u128::from(length)),
+                ("address", u128::from(address)),
+            ])
+            .map_err(|e| format!("receive post: {e}"))?;
+        for (w, &word) in words.iter().enumerate() {
+            self.write(side, &format!("receive_word{w}"), 0, word)?;
+        }
+        self.write(side, "receive_post", 0, 1)?;
+        loop {
+            let status = self.read(side, "receive_status", 0)?;
+            match status & 3 {
+                receive_state::PENDING => continue,
+                receive_state::ACCEPTED => return Ok(true),
+                receive_state::REFUSED => return Ok(false),
+                s => return Err(format!("engine {side:?}: receive_status {s} after a post")),
+            }
+        }
+    }
+
+    /// Posts a transfer through the post words and the doorbell; its result.
+    pub fn post(&mut self, side: Side, post: &Post) -> Result<Result<(), PostError>, String> {
+        let words = post.to_words().map_err(|e| format!("post: {e}"))?;
+        for (w, &word) in words.iter().enumerate() {
+            self.write(side, &format!("post_word{w}"), 0, word)?;
+        }
+        self.write(side, "doorbell", 0, 1)?;
+        loop {
+            let status = self.read(side, "post_status", 0)?;
+            match PostState::from_code(status & 3) {
+                Some(PostState::Pending) => continue,
+                Some(PostState::Accepted) => return Ok(Ok(())),
+                Some(PostState::Refused) => {
+                    let code = (status >> 2 & 7) as u8;
+                    return Ok(Err(PostError::from_code(code).ok_or_else(|| format!("refusal code {code}"))?));
+                }
+                s => return Err(format!("engine {side:?}: post_status {s:?} after a doorbell")),
+            }
+        }
+    }
+
+    /// Polls every channel group once: the finished channels `(channel, error)`.
+    pub fn poll(&mut self, side: Side) -> Result<Vec<(u32, bool)>, String> {
+        let mut finished = Vec::new();
+        for group in 0..self.map.config.poll_groups() {
+            let bits = self.read(side, "poll", group)?;
+            if bits == 0 {
+                continue;
+            }
+            let errors = self.read(side, "poll_error", 0)?;
+            finished.extend(
+                (0..POLL_CHANNELS)
+                    .filter(|i| bits >> i & 1 == 1)
+                    .map(|i| (group * POLL_CHANNELS + i, errors >> i & 1 == 1)),
+            );
+        }
+        Ok(finished)
+    }
+
+    /// Reads and pops every receive completion queued; errors if the overflow flag is set.
+    pub fn receive_completions(&mut self, side: Side) -> Result<Vec<HostCompletion>, String> {
+        let mut out = Vec::new();
+        loop {
+            let words: Vec<u32> = (0..RECEIVE_COMPLETION.words())
+                .map(|w| self.read(side, &format!("receive_completion{w}"), 0))
+                .collect::<Result<_, _>>()?;
+            let field = |name: &str| RECEIVE_COMPLETION.decode(&words, name) as u32;
+            if field("overflow") != 0 {
+                return Err(format!("engine {side:?}: receive completions were lost"));
+            }
+            if field("valid") == 0 {
+                return Ok(out);
+            }
+            out.push(HostCompletion {
+                qp: field("qp"),
+                kind: field("kind") as u8,
+                status: field("status") as u8,
+                immediate: (field("immediate_valid") != 0).then(|| field("immediate")),
+                length: field("length"),
+            });
+            self.write(side, "receive_completion_pop", 0, 1)?;
+        }
+    }
+
+    /// A responder counter.
+    pub fn responder_counter(&mut self, side: Side, counter: ResponderCounter) -> Result<u32, String> {
+        self.read(side, "responder_counter", counter.index() as u32)
+    }
+
+    /// Draws from the pair's random generator.
+    pub fn rng(&mut self) -> &mut impl Rng {
+        &mut self.rng
+    }
+}

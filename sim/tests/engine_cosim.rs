@@ -1,0 +1,228 @@
+//! Two engine tops (`ferroce_engine_c64_q16_w64`) back to back, driven only through their
+//! ports: set up over AXI4-Lite (QP contexts, memory regions, receive buffers), transfers posted
+//! through the post words and the doorbell, completions polled, receive completions read from
+//! the registers, with random backpressure on every stream and random memory latency. Checked
+//! against first principles, not against our models' output: every byte A sent lands at its
+//! remote address (or in the receive buffer) in B's memory, each transfer completes once on A,
+//! each message that consumes a buffer completes once on B with its length and immediate, and
+//! every frame on both wires parses in the wire model with a good ICRC. Then a WRITE with a bad
+//! R_Key: nothing written, a remote access NAK on the wire and in B's counters, and the next
+//! good transfer lands.
+
+use ferroce_sim::contracts::responder::{completion_kind, CheckFailure, NakCode, ResponderCounter};
+use ferroce_sim::contracts::tx::{Pmtu, PostOp, BLOCK_LOG2_DEFAULT};
+use ferroce_sim::engine_rtl::{EnginePair, HostCompletion, Side, Surroundings, ENGINE_W64};
+use ferroce_sim::loopback_bench::b_context;
+use ferroce_sim::models::tx::{LocalMemory, Post, SparseMemory};
+use ferroce_sim::peers::{Peer, Requesters, BUFFER_BASE};
+use ferroce_sim::tx_path_rtl::MemoryTiming;
+use ferroce_sim::wire::{RoceFrame, Transport};
+use rand::Rng;
+use std::sync::Arc;
+
+/// B's QPs: RC at PMTU 256, UC at 1024, RC at 4096.
+fn peers() -> Vec<Peer> {
+    vec![
+        Peer::new(3, Transport::Rc, Pmtu::B256, 1, 1, 0x00_0100).ack_every(2),
+        Peer::new(9, Transport::Uc, Pmtu::B1024, 2, 2, 0xFF_FFF0),
+        Peer::new(14, Transport::Rc, Pmtu::B4096, 3, 3, 0x12_3456),
+    ]
+}
+
+/// The pair with A's requesters and B's responders committed and B's regions written.
+fn setup(seed: u64, bp_pct: u32) -> Result<(EnginePair, Requesters), String> {
+    let surroundings = Surroundings {
+        memory: MemoryTiming {
+            latency: 12,
+            outstanding: 4,
+            stall_pct: bp_pct / 2,
+        },
+        bp_pct,
+        idle_pct: bp_pct,
+        seed,
+    };
+    let mut pair = EnginePair::new(&ENGINE_W64, &surroundings)?;
+    let requesters = Requesters::new(seed, peers());
+    pair.a.source = Some(Arc::new(requesters.source));
+    for (i, peer) in requesters.peers.iter().enumerate() {
+        pair.commit(Side::A, i as u32, &peer.requester)?;
+        pair.commit(Side::B, peer.qp, &b_context(peer, i as u32))?;
+        pair.add_region(Side::B, &peer.region)?;
+    }
+    Ok((pair, requesters))
+}
+
+/// Posts `posts` on A (each on its own channel), waits until A has polled each one finished
+/// and B has every receive completion expected; returns B's completions.
+fn run(pair: &mut EnginePair, posts: &[Post], expected_completions: usize) -> Result<Vec<HostCompletion>, String> {
+    for post in posts {
+        pair.post(Side::A, post)?
+            .map_err(|e| format!("post on channel {} refused: {e:?}", post.channel))?;
+    }
+    let mut finished = Vec::new();
+    let mut completions = Vec::new();
+    for _ in 0..1000 {
+        finished.extend(pair.poll(Side::A)?);
+        completions.extend(pair.receive_completions(Side::B)?);
+        if finished.len() >= posts.len() && completions.len() >= expected_completions {
+            break;
+        }
+        pair.idle(200)?;
+    }
+    let mut channels: Vec<u32> = finished.iter().map(|&(c, _)| c).collect();
+    channels.sort_unstable();
+    let mut wanted: Vec<u32> = posts.iter().map(|p| u32::from(p.channel)).collect();
+    wanted.sort_unstable();
+    assert_eq!(channels, wanted, "each post finishes once on A");
+    assert!(finished.iter().all(|&(_, error)| !error), "A's completions: {finished:?}");
+    pair.idle(500)?;
+    completions.extend(pair.receive_completions(Side::B)?);
+    assert_eq!(completions.len(), expected_completions, "B's receive completions: {completions:?}");
+    Ok(completions)
+}
+
+/// Bytes of the last block of a WRITE of `length` bytes to `address` (blocks of the default
+/// size, aligned to the destination address).
+fn last_block(address: u64, length: u32) -> u32 {
+    let block = 1u64 << BLOCK_LOG2_DEFAULT;
+    let first = block - address % block;
+    match u64::from(length).checked_sub(first) {
+        None | Some(0) => length,
+        Some(rest) => ((rest - 1) % block + 1) as u32,
+    }
+}
+
+/// Every frame that crossed either wire parses in the wire model, ICRC checked: A's frames,
+/// B's frames.
+fn check_frames(pair: &EnginePair) -> (Vec<RoceFrame>, Vec<RoceFrame>) {
+    let parse = |f: &[u8]| RoceFrame::parse(f).unwrap_or_else(|e| panic!("a frame on the wire does not parse: {e:?}: {f:02x?}"));
+    (pair.a.frames_out().map(parse).collect(), pair.b.frames_out().map(parse).collect())
+}
+
+#[test]
+fn transfers_land_and_complete_through_the_registers() {
+    for (seed, bp) in [(1, 0), (2, 30), (3, 60)] {
+        let (mut pair, mut requesters) = setup(seed, bp).unwrap();
+        let source = requesters.source;
+        let mut expected = SparseMemory::new();
+        let mut buffers = 0u64;
+        let mut channel = 0u16;
+        let mut sent = 0u64;
+        for round in 0..8 {
+            let mut posts = Vec::new();
+            let mut wanted = Vec::new();
+            for peer in 0..requesters.peers.len() {
+                let op = [PostOp::Write, PostOp::WriteImm, PostOp::Send, PostOp::SendImm][(round + peer) % 4];
+                let length = match (round + 2 * peer) % 5 {
+                    0 => 0,
+                    1 => 1,
+                    _ => pair.rng().gen_range(2..3000),
+                };
+                let mut post = requesters.post(peer, channel, op, length);
+                post.imm_every_block = false;
+                channel += 1;
+                let qp = requesters.peers[peer].qp;
+                let data = source.bytes(post.local_addr, length as usize);
+                sent += u64::from(length);
+                // a SEND lands in a receive buffer; a WRITE with immediate consumes one too
+                if op != PostOp::Write {
+                    let address = BUFFER_BASE + (buffers << 20) + pair.rng().gen_range(0..4096);
+                    buffers += 1;
+                    assert!(pair.post_receive(Side::B, qp, address, 4096).unwrap(), "receive buffer on QP {qp}");
+                    if op != PostOp::WriteImm {
+                        expected.write(address, &data);
+                    }
+                }
+                if matches!(op, PostOp::Write | PostOp::WriteImm) {
+                    expected.write(post.remote_addr, &data);
+                }
+                let kind = if matches!(op, PostOp::Send | PostOp::SendImm) {
+                    Some(completion_kind::SEND)
+                } else if op == PostOp::WriteImm {
+                    Some(completion_kind::WRITE)
+                } else {
+                    None
+                };
+                if let Some(kind) = kind {
+                    let immediate = matches!(op, PostOp::SendImm | PostOp::WriteImm).then_some(post.immediate);
+                    // a WRITE is one message per block: the immediate comes with the last
+                    let length = if op == PostOp::WriteImm {
+                        last_block(post.remote_addr, length)
+                    } else {
+                        length
+                    };
+                    wanted.push(HostCompletion {
+                        qp,
+                        kind,
+                        status: 0,
+                        immediate,
+                        length,
+                    });
+                }
+                posts.push(post);
+            }
+            let mut got = run(&mut pair, &posts, wanted.len()).unwrap_or_else(|e| panic!("seed {seed} round {round}: {e}"));
+            got.sort_by_key(|c| c.qp);
+            wanted.sort_by_key(|c| c.qp);
+            assert_eq!(got, wanted, "seed {seed} round {round}: B's receive completions");
+        }
+        for &(address, length) in &pair.b.writes {
+            assert_eq!(
+                pair.b.memory.bytes(address, length),
+                expected.bytes(address, length),
+                "seed {seed}: B's memory at {address:#x}"
+            );
+        }
+        let written: usize = pair.b.writes.iter().map(|w| w.1).sum();
+        assert_eq!(written as u64, sent, "seed {seed}: bytes written on B");
+        let (_, from_b) = check_frames(&pair);
+        assert!(from_b.iter().any(|f| f.ext.aeth.is_some()), "B acknowledged the RC transfers");
+        assert!(pair.responder_counter(Side::B, ResponderCounter::Acks).unwrap() > 0);
+        assert_eq!(pair.read(Side::B, "receive_completions_lost", 0).unwrap(), 0);
+        assert!(
+            pair.a.passed().next().is_none() && pair.b.passed().next().is_none(),
+            "nothing passed through"
+        );
+    }
+}
+
+#[test]
+fn a_bad_rkey_writes_nothing_is_nakked_and_the_next_transfer_lands() {
+    let (mut pair, mut requesters) = setup(3, 20).unwrap();
+    // RC peer 0 (B's QP 3): A's context names a key byte the region does not have
+    let peer = 0;
+    let good = requesters.peers[peer].requester;
+    let mut bad = good;
+    bad.rkey ^= 1;
+    pair.commit(Side::A, peer as u32, &bad).unwrap();
+    let post = requesters.post(peer, 0, PostOp::Write, 700);
+    run(&mut pair, &[post], 0).unwrap();
+    assert!(pair.b.writes.is_empty(), "nothing written: {:?}", pair.b.writes);
+    assert_eq!(
+        pair.responder_counter(Side::B, ResponderCounter::Failures(CheckFailure::RkeyInvalid))
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        pair.responder_counter(Side::B, ResponderCounter::Naks(NakCode::RemoteAccessError))
+            .unwrap(),
+        1
+    );
+    let (from_a, from_b) = check_frames(&pair);
+    let failed_psn = from_a.first().expect("A's WRITE on the wire").bth.psn;
+    let nak = from_b.iter().find_map(|f| f.ext.aeth).expect("B's NAK on the wire");
+    assert_eq!(nak.syndrome, 0x60 | NakCode::RemoteAccessError as u8, "remote access error NAK");
+    // the NAK put B's QP in the error state: the host resets both ends to the PSN B expects,
+    // with the right key
+    let mut fixed = good;
+    fixed.sq_psn = failed_psn;
+    pair.commit(Side::A, peer as u32, &fixed).unwrap();
+    let mut responder = b_context(&requesters.peers[peer], peer as u32);
+    responder.rq_psn = failed_psn;
+    pair.commit(Side::B, requesters.peers[peer].qp, &responder).unwrap();
+    let post = requesters.post(peer, 1, PostOp::Write, 700);
+    run(&mut pair, &[post], 0).unwrap();
+    assert_eq!(pair.b.writes.iter().map(|w| w.1).sum::<usize>(), 700, "the good WRITE landed");
+    let data = requesters.source.bytes(post.local_addr, 700);
+    assert_eq!(pair.b.memory.bytes(post.remote_addr, 700), data);
+}
