@@ -12,7 +12,7 @@
 
 use crate::axis::{AxisPorts, Channel, FrameSink};
 use crate::contracts::regs::{Config, Map, PostState, POLL_CHANNELS};
-use crate::contracts::responder::{receive_state, ResponderCounter, MEMORY_REGION, RECEIVE_COMPLETION, RECEIVE_POST};
+use crate::contracts::responder::{receive_state, ResponderCounter, RECEIVE_COMPLETION, RECEIVE_POST};
 use crate::contracts::tx::PostError;
 use crate::models::responder::MemoryRegion;
 use crate::models::tx::{LocalMemory, Post, QpContext, SparseMemory};
@@ -455,17 +455,7 @@ impl EnginePair {
 
     /// Writes `region` into the memory region table (its entry is its R_Key's index).
     pub fn add_region(&mut self, side: Side, region: &MemoryRegion) -> Result<(), String> {
-        let words = MEMORY_REGION
-            .encode(&[
-                ("valid", 1),
-                ("access", u128::from(region.access.code())),
-                ("pd", u128::from(region.pd)),
-                ("rkey", u128::from(region.rkey)),
-                ("base", u128::from(region.base)),
-                ("length", u128::from(region.length)),
-            ])
-            .map_err(|e| format!("memory region: {e}"))?;
-        for (w, &word) in words.iter().enumerate() {
+        for (w, &word) in region.words().iter().enumerate() {
             self.write(side, &format!("region_word{w}"), 0, word)?;
         }
         self.write(side, "region_write", 0, crate::contracts::responder::region_index(region.rkey))

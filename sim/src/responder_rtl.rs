@@ -34,7 +34,7 @@
 
 use crate::axis::{Channel, RecordSource};
 use crate::contracts::regs::QP_READ_LATENCY;
-use crate::contracts::responder::{region_index, ResponderCounter, DECISION_WORDS, MEMORY_REGION, MEMORY_REGION_WORDS};
+use crate::contracts::responder::{region_index, ResponderCounter, DECISION_WORDS, MEMORY_REGION_WORDS};
 use crate::contracts::rx::{record, DropReason, RecordField};
 use crate::contracts::tx::QP_CONTEXT_WORDS;
 use crate::models::responder::{is_well_formed, Decision, MemoryRegion, Outcome, QpAttributes, Responder};
@@ -389,17 +389,7 @@ impl SetupHarness {
 
     /// Writes a memory region table entry: `region` (valid) in entry `region_index(rkey)`.
     pub fn write_region(&mut self, region: &MemoryRegion) -> Result<(), String> {
-        let entry = MEMORY_REGION
-            .encode(&[
-                ("valid", 1),
-                ("access", u128::from(region.access.code())),
-                ("pd", u128::from(region.pd)),
-                ("rkey", u128::from(region.rkey)),
-                ("base", u128::from(region.base)),
-                ("length", u128::from(region.length)),
-            ])
-            .map_err(|e| format!("memory region: {e}"))?;
-        self.write_region_entry(region_index(region.rkey), &entry)
+        self.write_region_entry(region_index(region.rkey), &region.words())
     }
 
     /// Writes the packed entry `entry` (`MEMORY_REGION`) in entry `index` (all zero: clears it).

@@ -105,3 +105,54 @@ pub fn fields<'f>(pcap: &Path, fields: &[&'f str], disable: &[String]) -> Result
         })
         .collect()
 }
+
+/// Writes `frames` (RoCEv2, Ethernet header to ICRC) to a temporary capture named after
+/// `label` and checks that tshark reads every one as InfiniBand, not malformed, with the BTH
+/// opcode, DestQP and PSN the wire model reads. A SEND to QP 0 or 1 is taken by tshark for a
+/// management datagram (QP 1 is InfiniBand's GSI, where RDMA CM's MADs go), whose random payload
+/// it may find malformed: those frames are not held to "not malformed".
+pub fn check_roce_frames(label: &str, frames: &[Vec<u8>]) -> Result<(), String> {
+    available()?;
+    let name = label.replace(|c: char| !c.is_ascii_alphanumeric(), "_");
+    let path = std::env::temp_dir().join(format!("ferroce-{}-{name}.pcap", std::process::id()));
+    crate::wire::pcap::write_pcap(&path, frames).map_err(|e| format!("{}: {e}", path.display()))?;
+    const FIELDS: [&str; 5] = [
+        "frame.protocols",
+        "infiniband.bth.opcode",
+        "infiniband.bth.destqp",
+        "infiniband.bth.psn",
+        "_ws.malformed",
+    ];
+    let decoded = fields(&path, &FIELDS, &[]);
+    std::fs::remove_file(&path).ok();
+    let decoded = decoded?;
+    if decoded.len() != frames.len() {
+        return Err(format!("{label}: tshark read {} frames of {}", decoded.len(), frames.len()));
+    }
+    for (i, (t, frame)) in decoded.iter().zip(frames).enumerate() {
+        let bth = crate::wire::RoceFrame::parse(frame)
+            .map_err(|e| format!("{label}: frame {i} does not parse in the wire model: {e:?}"))?
+            .bth;
+        let management_qp = bth.dest_qp <= 1;
+        if !t["frame.protocols"].join(",").contains("infiniband") || !(management_qp || t["_ws.malformed"].is_empty()) {
+            return Err(format!("{label}: frame {i}: tshark decodes {t:?}"));
+        }
+        let number = |f: &str| -> Option<u32> {
+            let v = t[f].first()?;
+            v.strip_prefix("0x")
+                .map_or_else(|| v.parse().ok(), |h| u32::from_str_radix(h, 16).ok())
+        };
+        let got = (
+            number("infiniband.bth.opcode"),
+            number("infiniband.bth.destqp"),
+            number("infiniband.bth.psn"),
+        );
+        let want = (Some(u32::from(bth.opcode.value())), Some(bth.dest_qp), Some(bth.psn));
+        if got != want {
+            return Err(format!(
+                "{label}: frame {i}: tshark reads (opcode, DestQP, PSN) {got:?}, the wire model {want:?}"
+            ));
+        }
+    }
+    Ok(())
+}

@@ -59,54 +59,14 @@ fn length_64k(rng: &mut ChaCha8Rng, _: PostOp) -> u32 {
     }
 }
 
-/// Every frame of the round, on both wires, decodes in tshark as the RX model reads it: RoCEv2
+/// Every frame of the round, on both wires, decodes in tshark as the wire model reads it: RoCEv2
 /// (InfiniBand over UDP), not malformed (but for QPs 0 and 1, below), with the same opcode,
 /// DestQP and PSN.
 fn tshark_decodes(label: &str, round: &Round) {
-    ferroce_sim::tshark::available().unwrap_or_else(|e| panic!("{e}"));
     let mut frames: Vec<&WireFrame> = round.run.a_to_b.iter().chain(&round.run.b_to_a).collect();
     frames.sort_by_key(|f| f.cycle);
-    let path = std::env::temp_dir().join(format!(
-        "ferroce-loopback-{}-{}.pcap",
-        std::process::id(),
-        label.replace([' ', ','], "_")
-    ));
-    round.run.write_pcap(&path).unwrap();
-    const FIELDS: [&str; 5] = [
-        "frame.protocols",
-        "infiniband.bth.opcode",
-        "infiniband.bth.destqp",
-        "infiniband.bth.psn",
-        "_ws.malformed",
-    ];
-    let decoded = ferroce_sim::tshark::fields(&path, &FIELDS, &[]).unwrap_or_else(|e| panic!("{label}: {e}"));
-    std::fs::remove_file(&path).ok();
-    assert_eq!(decoded.len(), frames.len(), "{label}: frames tshark read");
-    for (i, (t, frame)) in decoded.iter().zip(&frames).enumerate() {
-        let bth = rx_model(&frame.bytes).record.and_then(|r| r.bth).expect("a BTH");
-        let protocols = t["frame.protocols"].join(",");
-        // tshark takes a SEND to QP 0 or 1 for a management datagram (QP 1 is InfiniBand's
-        // GSI, where RDMA CM's MADs go) and finds random payload malformed as one
-        let management_qp = bth.dqpn <= 1;
-        assert!(
-            protocols.contains("infiniband") && (management_qp || t["_ws.malformed"].is_empty()),
-            "{label}: frame {i}: {t:?}"
-        );
-        let number = |f: &str| -> u32 {
-            let v = &t[f][0];
-            v.strip_prefix("0x")
-                .map_or_else(|| v.parse().unwrap(), |h| u32::from_str_radix(h, 16).unwrap())
-        };
-        assert_eq!(
-            (
-                number("infiniband.bth.opcode"),
-                number("infiniband.bth.destqp"),
-                number("infiniband.bth.psn")
-            ),
-            (u32::from(bth.opcode), bth.dqpn, bth.psn),
-            "{label}: frame {i}: tshark and the RX model"
-        );
-    }
+    let bytes: Vec<Vec<u8>> = frames.into_iter().map(|f| f.bytes.clone()).collect();
+    ferroce_sim::tshark::check_roce_frames(label, &bytes).unwrap_or_else(|e| panic!("{e}"));
 }
 
 /// `rounds` rounds of `posts` random posts (lengths from `length`) on six random peers, in

@@ -120,6 +120,20 @@ pub struct MemoryRegion {
 }
 
 impl MemoryRegion {
+    /// The region's packed table entry (`MEMORY_REGION`, valid).
+    pub fn words(&self) -> Vec<u32> {
+        crate::contracts::responder::MEMORY_REGION
+            .encode(&[
+                ("valid", 1),
+                ("access", u128::from(self.access.code())),
+                ("pd", u128::from(self.pd)),
+                ("rkey", u128::from(self.rkey)),
+                ("base", u128::from(self.base)),
+                ("length", u128::from(self.length)),
+            ])
+            .expect("each field's type fits its width")
+    }
+
     /// `[va, va + len)` lies inside the region.
     pub fn contains(&self, va: u64, len: u64) -> bool {
         va >= self.base && u128::from(va) + u128::from(len) <= u128::from(self.base) + u128::from(self.length)
