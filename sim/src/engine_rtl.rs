@@ -9,6 +9,9 @@
 //! Every stream around an engine draws random backpressure and has its AXI rules checked
 //! ([`crate::axis`]); memory reads answer with random latency and stalls. Register accesses are
 //! blocking: [`EnginePair::write`] and [`EnginePair::read`] run both engines until the answer.
+//!
+//! [`EngineLoop`] is one engine whose MAC TX comes back to its own MAC RX (a transfer from one
+//! of its QPs to another of its QPs), behind `ferroce-sim serve --top engine`.
 
 use crate::axis::{AxisPorts, Channel, FrameSink};
 use crate::contracts::regs::{Config, Map, PostState, POLL_CHANNELS};
@@ -557,5 +560,59 @@ impl EnginePair {
     /// Draws from the pair's random generator.
     pub fn rng(&mut self) -> &mut impl Rng {
         &mut self.rng
+    }
+}
+
+/// One engine with its MAC TX looped back to its MAC RX, nothing pushing back, memory answering
+/// at once: what `ferroce-sim serve --top engine` serves (a host tool posts from one of its QPs
+/// to another and reads the receive completions back).
+pub struct EngineLoop {
+    /// The engine.
+    pub engine: EngineRtl,
+    rng: ChaCha8Rng,
+    cycle: u64,
+}
+
+impl EngineLoop {
+    /// The engine of `variant`, reset, its RAMs cleared, its memory empty (reads of bytes never
+    /// written return 0).
+    pub fn new(variant: &EngineVariant) -> Result<EngineLoop, String> {
+        let surroundings = Surroundings {
+            memory: MemoryTiming::IMMEDIATE,
+            bp_pct: 0,
+            idle_pct: 0,
+            seed: 1,
+        };
+        Ok(EngineLoop {
+            engine: EngineRtl::new("loop", variant, &surroundings)?,
+            rng: ChaCha8Rng::seed_from_u64(1),
+            cycle: 0,
+        })
+    }
+
+    /// One cycle; a beat out on MAC TX comes back on MAC RX.
+    pub fn step(&mut self) -> Result<(), String> {
+        let e = &mut self.engine;
+        let room = e.incoming.len() < WIRE_BEATS;
+        e.drive(&mut self.rng, self.cycle, room);
+        e.m.eval();
+        if let Some(beat) = e.sample(self.cycle)? {
+            e.incoming.push_back(beat);
+        }
+        e.m.tick();
+        self.cycle += 1;
+        Ok(())
+    }
+
+    /// One AXI4-Lite transaction, the clock running until its answer: `(resp, data)`.
+    pub fn transact(&mut self, request: Request) -> Result<(u8, u32), String> {
+        let index = self.engine.axil.push(request);
+        for _ in 0..PROGRESS_LIMIT {
+            self.step()?;
+            if let Some(a) = self.engine.axil.answers.iter().find(|a| a.request == index) {
+                return Ok((a.resp, a.data));
+            }
+        }
+        Err(format!("no answer to {request:x?} in {PROGRESS_LIMIT} cycles"))
     }
 }

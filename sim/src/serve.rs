@@ -1,5 +1,6 @@
-//! `ferroce-sim serve`: the register file's Verilator model behind a Unix socket, for
-//! `ferroce-ctl --device sim:PATH` (and any client that speaks the protocol below).
+//! `ferroce-sim serve`: a Verilator model with the register file behind a Unix socket, for
+//! `ferroce-ctl --device sim:PATH` (and any client that speaks the protocol below): the register
+//! file alone ([`RegsRtl`]) or the whole engine looped back on itself ([`EngineLoop`]).
 //!
 //! One line per AXI4-Lite transaction, numbers in hexadecimal with `0x`:
 //!
@@ -11,16 +12,67 @@
 //! | anything else | `error MESSAGE` |
 //!
 //! `RESP` is the AXI response (0 OKAY, 2 SLVERR, 3 DECERR). Each transaction runs the clock
-//! until its response; the transfer table is [`TransferStandIn`](crate::regs_rtl::TransferStandIn)
-//! (it accepts posts that pass its checks and completes them `latency` cycles later) until the
-//! TX path is joined to the register file. Clients are served one after the other.
+//! until its response. With the register file alone, the transfer table is
+//! [`TransferStandIn`](crate::regs_rtl::TransferStandIn) (it accepts posts that pass its checks
+//! and completes them `latency` cycles later); the engine sends real frames to itself. Clients
+//! are served one after the other.
 
-use crate::regs_rtl::RegsRtl;
+use crate::engine_rtl::EngineLoop;
+use crate::regs_rtl::{RegsRtl, Request};
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 
+/// A model with an AXI4-Lite register file that `serve` can serve.
+pub trait Served {
+    /// A read: `(resp, data)`.
+    fn read(&mut self, address: u32) -> Result<(u8, u32), String>;
+    /// A write with byte strobes: `resp`.
+    fn write(&mut self, address: u32, data: u32, strobes: u8) -> Result<u8, String>;
+    /// One clock cycle.
+    fn step(&mut self) -> Result<(), String>;
+}
+
+impl Served for RegsRtl {
+    fn read(&mut self, address: u32) -> Result<(u8, u32), String> {
+        RegsRtl::read(self, address).map_err(|e| e.to_string())
+    }
+
+    fn write(&mut self, address: u32, data: u32, strobes: u8) -> Result<u8, String> {
+        RegsRtl::write(self, address, data, strobes).map_err(|e| e.to_string())
+    }
+
+    fn step(&mut self) -> Result<(), String> {
+        RegsRtl::step(self).map_err(|e| e.to_string())
+    }
+}
+
+impl Served for EngineLoop {
+    fn read(&mut self, address: u32) -> Result<(u8, u32), String> {
+        self.transact(Request {
+            write: false,
+            address,
+            data: 0,
+            strobes: 0,
+        })
+    }
+
+    fn write(&mut self, address: u32, data: u32, strobes: u8) -> Result<u8, String> {
+        self.transact(Request {
+            write: true,
+            address,
+            data,
+            strobes,
+        })
+        .map(|(resp, _)| resp)
+    }
+
+    fn step(&mut self) -> Result<(), String> {
+        EngineLoop::step(self)
+    }
+}
+
 /// The answer to one request line.
-pub fn answer(rtl: &mut RegsRtl, line: &str) -> String {
+pub fn answer(rtl: &mut impl Served, line: &str) -> String {
     let parts: Vec<&str> = line.split_whitespace().collect();
     let number = |s: &str| u32::from_str_radix(s.trim_start_matches("0x"), 16).ok();
     let result = match parts.as_slice() {
@@ -41,7 +93,7 @@ pub fn answer(rtl: &mut RegsRtl, line: &str) -> String {
     result.unwrap_or_else(|e| format!("error {e}"))
 }
 
-fn client(rtl: &mut RegsRtl, stream: UnixStream) -> std::io::Result<()> {
+fn client(rtl: &mut impl Served, stream: UnixStream) -> std::io::Result<()> {
     let mut writer = stream.try_clone()?;
     for line in BufReader::new(stream).lines() {
         let line = line?;
@@ -51,7 +103,7 @@ fn client(rtl: &mut RegsRtl, stream: UnixStream) -> std::io::Result<()> {
 }
 
 /// Serves clients on `listener` for ever (until the process ends).
-pub fn serve(listener: UnixListener, rtl: &mut RegsRtl) -> std::io::Result<()> {
+pub fn serve(listener: UnixListener, rtl: &mut impl Served) -> std::io::Result<()> {
     for stream in listener.incoming() {
         // a client that goes away mid-line ends its session, not the server
         let _ = client(rtl, stream?);

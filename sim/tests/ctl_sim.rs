@@ -95,28 +95,146 @@ fn the_host_library_drives_the_simulated_register_file() {
 
 #[test]
 fn ferroce_sim_serve_answers_the_host_tool() {
-    let path = socket_path("serve");
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ferroce-sim"))
-        .args(["serve", "--variant", "c64_q16", "--socket"])
-        .arg(&path)
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let start = std::time::Instant::now();
-    while !path.exists() {
-        assert!(start.elapsed().as_secs() < 20, "ferroce-sim serve did not create its socket");
-        std::thread::sleep(std::time::Duration::from_millis(20));
+    for (name, args, width) in [
+        ("serve", &["serve", "--variant", "c64_q16"][..], 512),
+        ("serve-engine", &["serve", "--top", "engine"][..], 64),
+    ] {
+        let path = socket_path(name);
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ferroce-sim"))
+            .args(args)
+            .arg("--socket")
+            .arg(&path)
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let start = std::time::Instant::now();
+        while !path.exists() {
+            assert!(start.elapsed().as_secs() < 20, "ferroce-sim {args:?} did not create its socket");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let result = std::panic::catch_unwind(|| {
+            let mut dev = Ferroce::open(bus::open(&format!("sim:{}", path.display())).unwrap()).unwrap();
+            assert_eq!((dev.map().config.channels, dev.map().config.data_width), (64, width));
+            let block = dev.target("block_size").unwrap().address();
+            assert_eq!(dev.read(block).unwrap(), 16);
+            let e = dev.write(block, 30).unwrap_err();
+            assert_eq!(e.cause, Cause::SlaveError(2), "a block size beyond 1 MiB is refused");
+        });
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let _ = std::fs::remove_file(&path);
+        result.unwrap_or_else(|_| panic!("ferroce-sim {args:?}"));
     }
-    let result = std::panic::catch_unwind(|| {
-        let mut dev = Ferroce::open(bus::open(&format!("sim:{}", path.display())).unwrap()).unwrap();
-        assert_eq!(dev.map().config.channels, 64);
-        let block = dev.target("block_size").unwrap().address();
-        assert_eq!(dev.read(block).unwrap(), 16);
-        let e = dev.write(block, 30).unwrap_err();
-        assert_eq!(e.cause, Cause::SlaveError(2), "a block size beyond 1 MiB is refused");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_ferroce-sim"))
+        .args(["serve", "--top", "sched", "--socket", "/nonexistent/x.sock"])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(2), "an unknown --top is an option error");
+}
+
+/// `ferroce-ctl`'s library against the whole engine looped back on itself (`serve --top
+/// engine`): QP 1 sends to QP 2 of the same engine; the region, the receive buffer, the post,
+/// the poll and the receive completion all go through the registers.
+#[test]
+fn the_host_library_drives_the_engine_looped_on_itself() {
+    use ferroce_ctl::{ReceiveKind, ReceiveOutcome, Region};
+    use ferroce_sim::contracts::responder::Access;
+    use ferroce_sim::contracts::tx::{Pmtu, PostOp};
+    use ferroce_sim::engine_rtl::{EngineLoop, ENGINE_W64};
+    use ferroce_sim::loopback_bench::b_context;
+    use ferroce_sim::peers::Peer;
+    use ferroce_sim::wire::Transport;
+
+    let path = socket_path("engine");
+    let listener = UnixListener::bind(&path).unwrap();
+    std::thread::spawn(move || {
+        let mut engine = EngineLoop::new(&ENGINE_W64).unwrap();
+        ferroce_sim::serve::serve(listener, &mut engine).unwrap();
     });
-    child.kill().unwrap();
-    child.wait().unwrap();
-    let _ = std::fs::remove_file(&path);
-    result.unwrap();
+    let mut dev = Ferroce::open(bus::open(&format!("sim:{}", path.display())).unwrap()).unwrap();
+    assert_eq!(dev.map().config, ENGINE_W64.config);
+
+    // QP 1 (RC, requester) → QP 2 (the responder, its ACKs back to QP 1), region entry 1
+    let peer = Peer::new(2, Transport::Rc, Pmtu::B1024, 7, 1, 0x42);
+    dev.qp_write(1, &peer.requester.to_words().unwrap()).unwrap();
+    dev.qp_write(2, &b_context(&peer, 1).to_words().unwrap()).unwrap();
+    let region = Region {
+        valid: true,
+        access: Access {
+            remote_write: true,
+            remote_read: false,
+        },
+        pd: peer.region.pd,
+        rkey: peer.region.rkey,
+        base: peer.region.base,
+        length: peer.region.length,
+    };
+    dev.region_write(1, &region).unwrap();
+    assert_eq!(dev.receive_post(2, 0x5000, 4096, 100).unwrap(), ReceiveOutcome::Accepted);
+
+    // a SEND with immediate, then a WRITE into the region
+    let send = POST
+        .encode(&[
+            ("channel", 5),
+            ("queue", 1),
+            ("op", PostOp::SendImm.code().into()),
+            ("qp", 1),
+            ("local_addr", 0x1000),
+            ("length", 300),
+            ("immediate", 0xfeed),
+        ])
+        .unwrap();
+    assert_eq!(dev.post(&send, 100).unwrap(), PostOutcome::Accepted);
+    let write = POST
+        .encode(&[
+            ("channel", 6),
+            ("queue", 2),
+            ("op", PostOp::Write.code().into()),
+            ("qp", 1),
+            ("local_addr", 0x2000),
+            ("remote_addr", peer.region.base.into()),
+            ("length", 2500),
+        ])
+        .unwrap();
+    assert_eq!(dev.post(&write, 100).unwrap(), PostOutcome::Accepted);
+    let mut finished = Vec::new();
+    for _ in 0..100 {
+        finished.extend(dev.poll(0, 63).unwrap().into_iter().map(|f| (f.channel, f.error)));
+        if finished.len() == 2 {
+            break;
+        }
+    }
+    finished.sort_unstable();
+    assert_eq!(finished, [(5, false), (6, false)]);
+    // a transfer finishes when its last frame has left: the receive side may still be at work
+    let (completion, overflow) = (0..100)
+        .map(|_| dev.receive_completion().unwrap())
+        .find(|(c, _)| c.is_some())
+        .expect("the SEND's receive completion");
+    let completion = completion.unwrap();
+    assert!(!overflow);
+    assert_eq!(
+        (
+            completion.qp,
+            completion.kind,
+            completion.status,
+            completion.immediate,
+            completion.length
+        ),
+        (2, ReceiveKind::Send, 0, Some(0xfeed), 300)
+    );
+    assert_eq!(dev.receive_completion().unwrap().0, None, "one completion, popped");
+    // the SEND (1 packet) and the WRITE (3 packets at PMTU 1024), then QP 2's ACKs to QP 1
+    let counters = (0..100)
+        .map(|_| {
+            dev.counters()
+                .unwrap()
+                .into_iter()
+                .collect::<std::collections::HashMap<String, u32>>()
+        })
+        .find(|c| c["rx_written"] == 4)
+        .expect("four payloads written");
+    assert_eq!(counters["responder_packets_executed"], 4, "{counters:?}");
+    assert!(counters["responder_acks"] >= 1, "{counters:?}");
 }

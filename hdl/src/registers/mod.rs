@@ -852,10 +852,11 @@ mod tests {
         let width = |n: &str| ports.iter().find(|p| p.name == n).map(|p| p.width);
         assert_eq!(width("qp_read_index"), Some(11));
         assert_eq!(width("qp_read_entry"), Some(QP_CONTEXT_BITS));
+        assert_eq!(width("qp_rx_read_index"), Some(11));
         assert_eq!(
             verilog.matches("reg[31:0] mem[2047:0]").count(),
-            QP_CONTEXT_WORDS,
-            "one 2048-entry RAM per context word"
+            2 * QP_CONTEXT_WORDS,
+            "two 2048-entry RAMs per context word: the table and its copy"
         );
     }
 }

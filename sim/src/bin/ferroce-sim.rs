@@ -79,20 +79,28 @@ enum Cmd {
         #[arg(long, value_enum, default_value_t = Engine::Rtl)]
         engine: Engine,
     },
-    /// Serve the register file's Verilator model on a Unix socket, for `ferroce-ctl --device
-    /// sim:PATH`.
+    /// Serve a Verilator model's register file on a Unix socket, for `ferroce-ctl --device
+    /// sim:PATH`: the register file alone, or the whole engine with its MAC TX looped back to its
+    /// MAC RX.
     ///
-    /// Posts are answered by a software stand-in for the transfer table (it checks them and
-    /// completes accepted ones LATENCY cycles later) until the TX path is joined. Runs until
-    /// killed; clients are served one after the other. Protocol: ferroce_sim::serve.
+    /// With `--top registers`, posts are answered by a software stand-in for the transfer table
+    /// (it checks them and completes accepted ones LATENCY cycles later). With `--top engine`,
+    /// posts send real frames, which come back to the engine itself: post from one of its QPs
+    /// to another (set the first's DestQP to the second) and read the second's receive
+    /// completions; its memory reads 0 where nothing was written. Runs until killed; clients
+    /// are served one after the other. Protocol: ferroce_sim::serve.
     Serve {
         /// Socket path (an existing socket file there is replaced).
         #[arg(long, value_name = "PATH")]
         socket: PathBuf,
-        /// Register file configuration: c2048_q256 (default) or c64_q16.
-        #[arg(long, default_value = "c2048_q256")]
-        variant: String,
-        /// Cycles from an accepted post to its completion.
+        /// What to serve: registers or engine.
+        #[arg(long, default_value = "registers")]
+        top: String,
+        /// Configuration: for registers c2048_q256 (default) or c64_q16; for the engine
+        /// c64_q16_w64 (default, the one built for the tests).
+        #[arg(long)]
+        variant: Option<String>,
+        /// Registers only: cycles from an accepted post to its completion.
         #[arg(long, default_value_t = 64)]
         latency: u64,
     },
@@ -334,7 +342,12 @@ fn main() -> ExitCode {
             counters,
         } => run_rx(&pcap, engine, fcs, counters),
         Cmd::Sched { trace, engine } => run_sched(&trace, engine),
-        Cmd::Serve { socket, variant, latency } => run_serve(&socket, &variant, latency),
+        Cmd::Serve {
+            socket,
+            top,
+            variant,
+            latency,
+        } => run_serve(&socket, &top, variant.as_deref(), latency),
         Cmd::Tx {
             out,
             engine,
@@ -534,39 +547,57 @@ fn run_sched(path: &std::path::Path, engine: Engine) -> ExitCode {
 }
 
 /// `ferroce-sim serve`: runs until killed; errors on stderr with exit code 2.
-fn run_serve(socket: &std::path::Path, variant: &str, latency: u64) -> ExitCode {
+fn run_serve(socket: &std::path::Path, top: &str, variant: Option<&str>, latency: u64) -> ExitCode {
+    use ferroce_sim::engine_rtl::{EngineLoop, EngineVariant};
     use ferroce_sim::regs_rtl::RegsRtl;
-    let known = ferroce_hdl::tops::find("registers").map_or(&[][..], |t| t.variants);
-    if !known.contains(&variant) {
-        eprintln!("error: no register file variant '{variant}' (known: {})", known.join(", "));
-        return ExitCode::from(2);
-    }
-    let config = ferroce_hdl::tops::registers_config(variant);
-    let mut rtl = match RegsRtl::with_latency(config, latency) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
+    let fail = |e: String| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
     };
+    let default = match top {
+        "registers" => "c2048_q256",
+        "engine" => "c64_q16_w64",
+        t => return fail(format!("--top {t}: registers or engine")),
+    };
+    let variant = variant.unwrap_or(default);
+    let known = ferroce_hdl::tops::find(top).map_or(&[][..], |t| t.variants);
+    if !known.contains(&variant) {
+        return fail(format!("no {top} variant '{variant}' (known: {})", known.join(", ")));
+    }
+    let listener = match bind(socket) {
+        Ok(l) => l,
+        Err(e) => return fail(e),
+    };
+    let served = if top == "engine" {
+        let v = EngineVariant {
+            config: ferroce_hdl::tops::engine_config(variant),
+            variant: ferroce_hdl::tops::find("engine")
+                .and_then(|t| t.variants.iter().find(|v| **v == variant))
+                .expect("a known variant"),
+        };
+        EngineLoop::new(&v).and_then(|mut e| {
+            eprintln!("serving {} (MAC TX looped to MAC RX) on {}", v.model_name(), socket.display());
+            ferroce_sim::serve::serve(listener, &mut e).map_err(|e| e.to_string())
+        })
+    } else {
+        let config = ferroce_hdl::tops::registers_config(variant);
+        RegsRtl::with_latency(config, latency).map_err(|e| e.to_string()).and_then(|mut r| {
+            eprintln!("serving {} on {}", ferroce_sim::regs_rtl::model_name(&config), socket.display());
+            ferroce_sim::serve::serve(listener, &mut r).map_err(|e| e.to_string())
+        })
+    };
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(e),
+    }
+}
+
+/// A listening Unix socket at `socket` (a socket file already there is replaced).
+fn bind(socket: &std::path::Path) -> Result<std::os::unix::net::UnixListener, String> {
     if std::fs::symlink_metadata(socket).is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_socket(&m.file_type())) {
         let _ = std::fs::remove_file(socket);
     }
-    let listener = match std::os::unix::net::UnixListener::bind(socket) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("error: {}: {e}", socket.display());
-            return ExitCode::from(2);
-        }
-    };
-    eprintln!("serving {} on {}", ferroce_sim::regs_rtl::model_name(&config), socket.display());
-    match ferroce_sim::serve::serve(listener, &mut rtl) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-    }
+    std::os::unix::net::UnixListener::bind(socket).map_err(|e| format!("{}: {e}", socket.display()))
 }
 
 /// The TX engine of `engine`: the model, or the Verilator model of the `tx_path` top in its
