@@ -289,6 +289,15 @@ impl EngineRtl {
     }
 }
 
+/// The answer to request `index`, the last one `master` got (transactions are blocking: one at
+/// a time per engine, so no search through a long-running server's answers).
+fn answer_of(master: &AxiLiteMaster, index: usize) -> Result<(u8, u32), String> {
+    match master.answers.last() {
+        Some(a) if a.request == index => Ok((a.resp, a.data)),
+        a => Err(format!("request {index}: the last answer is {a:?}")),
+    }
+}
+
 /// Which engine of a pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Side {
@@ -389,18 +398,10 @@ impl EnginePair {
     }
 
     fn transact(&mut self, side: Side, request: Request) -> Result<(u8, u32), String> {
-        let engine = self.engine(side);
-        let index = engine.axil.push(request);
+        let index = self.engine(side).axil.push(request);
         let what = format!("the answer to {request:x?} on engine {side:?}");
-        self.run_until(&what, |p| p.engine(side).axil.answers.iter().any(|a| a.request == index))?;
-        let answer = self
-            .engine(side)
-            .axil
-            .answers
-            .iter()
-            .find(|a| a.request == index)
-            .expect("answered");
-        Ok((answer.resp, answer.data))
+        self.run_until(&what, |p| p.engine(side).axil.outstanding() == 0)?;
+        answer_of(&self.engine(side).axil, index)
     }
 
     fn address(&self, name: &str, index: u32) -> Result<u32, String> {
@@ -609,8 +610,8 @@ impl EngineLoop {
         let index = self.engine.axil.push(request);
         for _ in 0..PROGRESS_LIMIT {
             self.step()?;
-            if let Some(a) = self.engine.axil.answers.iter().find(|a| a.request == index) {
-                return Ok((a.resp, a.data));
+            if self.engine.axil.outstanding() == 0 {
+                return answer_of(&self.engine.axil, index);
             }
         }
         Err(format!("no answer to {request:x?} in {PROGRESS_LIMIT} cycles"))
