@@ -10,7 +10,7 @@ use crate::registers::Registers;
 use crate::rx::front::data_depth;
 use crate::rx::{IcrcCheck, RxFront, RxHeader};
 use crate::sched::{self, Sched};
-use crate::tx::{IcrcInsert, TxGenerator, TxPath, TxSegmenter};
+use crate::tx::{AckTracker, IcrcInsert, TxGenerator, TxPath, TxSegmenter};
 use ferroce_contracts::regs::{Config, QP_READ_LATENCY};
 
 /// Bus widths every width-generic top supports.
@@ -171,6 +171,14 @@ fn tx_segmenter(variant: &str, module: &str) -> String {
     }
 }
 
+fn ack_tracker(variant: &str, module: &str) -> String {
+    match variant {
+        "c2048_q256" => attributes::deep_memories_in_block_ram(emit::verilog(&mut AckTracker::<11, 8>::default(), module), 256),
+        "c64_q16" => emit::verilog(&mut AckTracker::<6, 4>::default(), module),
+        v => panic!("unsupported variant {v}"),
+    }
+}
+
 fn tx_path(variant: &str, module: &str) -> String {
     match variant {
         // the scheduler's attributes; its parity RAMs and the segmenter's busy bits in block RAM
@@ -278,7 +286,7 @@ fn engine(variant: &str, module: &str) -> String {
 }
 
 /// Every top, in emission order.
-pub static TOPS: [Top; 13] = [
+pub static TOPS: [Top; 14] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
@@ -338,6 +346,13 @@ pub static TOPS: [Top; 13] = [
         variants: &["c2048_q256", "c64_q16"],
         simulated: &["c64_q16"],
         build: tx_segmenter,
+    },
+    Top {
+        name: "ack_tracker",
+        description: "ACK tracker: an RC transfer completes when its last PSN is acknowledged (a NAK fails it), a UC one when its last frame has left; per-QP waiting lists through the channels, ACK window, syndrome decoded from the contract (c2048_q256: 2048 channels, 256 QPs; c64_q16: 64 channels, 16 QPs)",
+        variants: &["c2048_q256", "c64_q16"],
+        simulated: &["c64_q16"],
+        build: ack_tracker,
     },
     Top {
         name: "tx_path",

@@ -10,8 +10,8 @@
 //!  A's memory ◄─ m_read, s_pay ─┘                                    │ m_dec: response = 1 ─┐
 //!  A.tx cpl ◄─ completions                                           │ else ─► the host     │
 //!                                                                                           ▼
-//!  the host ◄─ m_dec ── A.rx ◄── s_axis ◄── wire B→A (beat FIFO) ◄── m_axis ── B.tx ◄── s_resp_*
-//!  (forwarded ACK/NAKs)                                                   (no posts)
+//!  A.tx s_ack ◄─ m_dec ── A.rx ◄── s_axis ◄── wire B→A (beat FIFO) ◄── m_axis ── B.tx ◄── s_resp_*
+//!  (ACK/NAKs: RC completions)                                              (no posts)
 //! ```
 //!
 //! - **An engine** ([`Engine`]) is the two halves and what joins them, in one function
@@ -20,7 +20,9 @@
 //!   half's port is served from the same table [`QP_READ_LATENCY`] cycles after its index), and
 //!   the decision fork: a decision with `response` = 1 is taken on `m_dec` only in a cycle where
 //!   the TX half's `s_resp_ready` is 1, and is then presented on `s_resp_*` in that cycle (QP =
-//!   the decision's `qp`, PSN = `response_psn`, AETH = [`Decision::response_aeth`]); any other
+//!   the decision's `qp`, PSN = `response_psn`, AETH = [`Decision::response_aeth`]); a decision
+//!   with `acknowledgement` = 1 (an ACK or NAK for this engine's requests) is presented on
+//!   `s_ack_*` and taken when the TX half's ACK tracker takes it; any other
 //!   decision goes to the host, which may hold it back at random ([`Surroundings::host_bp_pct`]). Setup (commits, regions, receive buffers) goes to both
 //!   halves between runs ([`Engine::commit`], [`Engine::setup`], [`Engine::paired`]).
 //! - **The wires**: each a FIFO of [`WireTiming::beats`] beats that a beat crosses in
@@ -206,6 +208,11 @@ struct TxPorts {
     resp_qp: usize,
     resp_psn: usize,
     resp_aeth: usize,
+    ack_valid: usize,
+    ack_ready: usize,
+    ack_qp: usize,
+    ack_psn: usize,
+    ack_syndrome: usize,
     read_valid: usize,
     output: AxisPorts,
 }
@@ -283,6 +290,11 @@ impl Engine {
             resp_qp: port("s_resp_qp")?,
             resp_psn: port("s_resp_psn")?,
             resp_aeth: port("s_resp_aeth")?,
+            ack_valid: port("s_ack_valid")?,
+            ack_ready: port("s_ack_ready")?,
+            ack_qp: port("s_ack_qp")?,
+            ack_psn: port("s_ack_psn")?,
+            ack_syndrome: port("s_ack_syndrome")?,
             read_valid: port("m_read_valid")?,
             output: AxisPorts::find(&tx, "m_axis").map_err(e)?,
         };
@@ -463,15 +475,24 @@ impl Engine {
         let shown = (m.peek_u64(self.r.dec_valid) != 0).then(|| m.peek(self.r.dec_entry));
         let decision = shown.as_deref().map(Decision::from_words);
         let response = decision.as_ref().is_some_and(|d| d.response);
+        let acknowledgement = decision.as_ref().is_some_and(|d| d.acknowledgement);
         // the decision fork: a response goes to s_resp when the TX half has room for it
-        // (s_resp_ready is a register: this evaluation shows this cycle's)
+        // (s_resp_ready is a register: this evaluation shows this cycle's), an acknowledgement
+        // to s_ack when the ACK tracker takes it
         self.tx.eval();
         let take = match &decision {
             None => false,
             Some(_) if response => self.tx.peek_u64(self.t.resp_ready) != 0,
+            Some(_) if acknowledgement => self.tx.peek_u64(self.t.ack_ready) != 0,
             Some(_) => host_ready,
         };
         self.tx.set_u64(self.t.resp_valid, u64::from(response && take));
+        self.tx.set_u64(self.t.ack_valid, u64::from(acknowledgement));
+        if let Some(d) = decision.as_ref().filter(|_| acknowledgement) {
+            self.tx.set_u64(self.t.ack_qp, u64::from(d.qp));
+            self.tx.set_u64(self.t.ack_psn, u64::from(d.response_psn));
+            self.tx.set_u64(self.t.ack_syndrome, u64::from(d.response_syndrome));
+        }
         self.response_waits += u64::from(response && !take);
         if let Some(d) = decision.as_ref().filter(|_| response) {
             if d.qp >= self.qps {
@@ -483,11 +504,11 @@ impl Engine {
             self.tx.set_u64(self.t.resp_qp, u64::from(d.qp));
             self.tx.set_u64(self.t.resp_psn, u64::from(d.response_psn));
             self.tx.set_u64(self.t.resp_aeth, u64::from(d.response_aeth()));
-            if take != host_ready {
-                let m = self.rx.model();
-                m.set_u64(self.r.dec_ready, u64::from(take));
-                m.eval();
-            }
+        }
+        if (response || acknowledgement) && take != host_ready {
+            let m = self.rx.model();
+            m.set_u64(self.r.dec_ready, u64::from(take));
+            m.eval();
         }
         self.tx.eval();
         self.queue_tx_read();

@@ -14,7 +14,12 @@
 //! - the MAC: frames on `m_axis` (with random backpressure), the stream rules checked;
 //! - the responder: [`TxSetup::responses`] on `s_resp_*` in order, each after random idle
 //!   ([`RESPONSE_IDLE_PCT`]), so they fall among the data frames; `m_packet_response` tells
-//!   their frames apart ([`TxRun::responses`]).
+//!   their frames apart ([`TxRun::responses`]);
+//! - the peer: every RC request frame that leaves is acknowledged on `s_ack_*` (its QP, its
+//!   PSN, an ACK; after random idle, [`ACK_IDLE_PCT`]), so RC transfers complete as on a
+//!   lossless wire. An RC
+//!   completion comes later than its last frame: completions are compared with the model's
+//!   as a set when the setup has RC QPs.
 //!
 //! The model makes every post before its first decision; so does the RTL when posts come back
 //! to back (the segmenter takes a waiting post before it asks for a decision), which is what
@@ -22,6 +27,8 @@
 //! valid schedule but may be in another order than the model's.
 
 use crate::axis::{pack_beat, Channel, FrameSink, RecordSource};
+use crate::contracts::opcode::Transport;
+use crate::contracts::responder::Syndrome;
 use crate::contracts::tx::{CompletionStatus, PostError};
 use crate::models::tx::{TxEngine, TxRun, TxSetup};
 use crate::sched::REG_LIMIT;
@@ -208,6 +215,8 @@ impl TxEngine for TxPathRtl {
 /// Percent chance per cycle that the next response waits: on average one is offered every 25
 /// cycles, among the data frames of a run.
 pub const RESPONSE_IDLE_PCT: u32 = 96;
+/// Percent chance per cycle that the peer's next ACK waits.
+pub const ACK_IDLE_PCT: u32 = 30;
 
 /// Cycles without a post result, descriptor, output beat or completion after which the
 /// transfers left are taken as never served (a queue that is never eligible): many decisions'
@@ -332,6 +341,11 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
     let (packet_valid, packet_channel, packet_response) = (port("m_packet_valid")?, port("m_packet_channel")?, port("m_packet_response")?);
     let (tvalid, commit, post_valid) = (port("m_axis_tvalid")?, port("qp_commit_valid")?, port("post_valid")?);
     let counters: Vec<usize> = REFUSAL_COUNTERS.iter().map(|n| m.port(n)).collect::<Result<_, _>>()?;
+    let ack_ports: Vec<usize> = ["s_ack_valid", "s_ack_qp", "s_ack_psn", "s_ack_syndrome"]
+        .iter()
+        .map(|n| m.port(n))
+        .collect::<Result<_, _>>()?;
+    let ack_ready = port("s_ack_ready")?;
 
     let mut post_source = RecordSource::new(&m, "post_valid", "post_ready", &["post_entry"], s.post_idle_pct)?;
     let responses: Vec<Vec<Vec<u32>>> = setup
@@ -370,6 +384,7 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
     m.set_u64(block_log2, u64::from(setup.block_log2));
     m.set_u64(memory.ports[0], 0);
     m.set_u64(post_valid, 0);
+    m.set_u64(ack_ports[0], 0);
     response_source.drive(&mut m, rng, &[]);
     mac.always_ready(&mut m);
     completions.always_ready(&mut m);
@@ -398,9 +413,12 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
 
     // channel → queue of its accepted post: a frame's queue from its channel
     let mut post_results: Vec<Result<(), PostError>> = Vec::with_capacity(posts.len());
-    let mut queue_of_channel: HashMap<u16, u8> = HashMap::new();
-    // per descriptor taken, its transfer's queue (None: a response): frames leave in that order
-    let mut packet_queues: VecDeque<Option<u8>> = VecDeque::new();
+    let mut queue_of_channel: HashMap<u16, (u8, u32)> = HashMap::new();
+    // per descriptor taken, its transfer's queue and QP (None: a response): frames leave in
+    // that order
+    let mut packet_queues: VecDeque<Option<(u8, u32)>> = VecDeque::new();
+    // the peer's ACKs: every RC request frame that left is acknowledged, `(QP, PSN)`
+    let mut acks: VecDeque<(u32, u32)> = VecDeque::new();
     // per frame that left, whether it is a response's
     let mut frame_is_response: Vec<bool> = Vec::new();
     let mut queue_bytes = vec![0u64; setup.queues];
@@ -416,6 +434,7 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
         let drained = post_results.len() == posts.len()
             && frame_is_response.iter().filter(|&&r| r).count() == responses.len()
             && packet_queues.is_empty()
+            && acks.is_empty()
             && mac.pending_bytes() == 0;
         // every transfer completed, or the rest wait for a queue that is never served
         if drained && (done.len() == accepted || cycle - last_progress > QUIET_CYCLES + s.memory.latency) {
@@ -440,7 +459,18 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
         if !memory.room() {
             reads.hold(&mut m);
         }
+        let ack = acks.front().copied().filter(|_| rng.gen_range(0..100) >= ACK_IDLE_PCT);
+        m.set_u64(ack_ports[0], u64::from(ack.is_some()));
+        if let Some((qp, psn)) = ack {
+            m.set_u64(ack_ports[1], u64::from(qp));
+            m.set_u64(ack_ports[2], u64::from(psn));
+            m.set_u64(ack_ports[3], u64::from(Syndrome::ack().encode()));
+        }
         m.eval();
+        if ack.is_some() && m.peek_u64(ack_ready) != 0 {
+            acks.pop_front();
+            last_progress = cycle;
+        }
 
         if post_source.sample(&mut m, cycle).is_some() {
             first_post.get_or_insert(cycle);
@@ -457,7 +487,7 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
             };
             if result.is_ok() {
                 let post = &setup.posts[index];
-                queue_of_channel.insert(post.channel, post.queue);
+                queue_of_channel.insert(post.channel, (post.queue, post.qp));
             }
             post_results.push(result);
             last_progress = cycle;
@@ -471,7 +501,7 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
             packet_queues.push_back(if m.peek_u64(packet_response) != 0 {
                 None
             } else {
-                Some(queue_of_channel.get(&channel).copied().unwrap_or(0))
+                Some(queue_of_channel.get(&channel).copied().unwrap_or((0, 0)))
             });
             last_progress = cycle;
         }
@@ -494,11 +524,18 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
             gaps += 1;
         }
         if mac.frames.len() > frames_before {
-            let queue = packet_queues.pop_front().ok_or("a frame left without a descriptor before it")?;
-            if let Some(queue) = queue {
-                queue_bytes[usize::from(queue)] += mac.frames.last().map_or(0, |f| f.bytes.len() as u64);
+            let transfer = packet_queues.pop_front().ok_or("a frame left without a descriptor before it")?;
+            let frame = &mac.frames.last().expect("a frame left").bytes;
+            if let Some((queue, qp)) = transfer {
+                queue_bytes[usize::from(queue)] += frame.len() as u64;
+                let bth = crate::wire::RoceFrame::parse(frame)
+                    .map_err(|e| format!("a request frame does not parse: {e:?}"))?
+                    .bth;
+                if bth.opcode.transport() == Transport::Rc {
+                    acks.push_back((qp, bth.psn));
+                }
             }
-            frame_is_response.push(queue.is_none());
+            frame_is_response.push(transfer.is_none());
         }
         if let Some(c) = completions.sample(&mut m, cycle)? {
             let status = CompletionStatus::from_code(c[1][0] as u8).ok_or_else(|| format!("completion status {}", c[1][0]))?;

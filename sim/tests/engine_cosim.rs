@@ -3,14 +3,15 @@
 //! through the post words and the doorbell, completions polled, receive completions read from
 //! the registers, with random backpressure on every stream and random memory latency. Checked
 //! against first principles, not against our models' output: every byte A sent lands at its
-//! remote address (or in the receive buffer) in B's memory, each transfer completes once on A,
-//! each message that consumes a buffer completes once on B with its length and immediate, and
-//! every frame on both wires parses in the wire model with a good ICRC and decodes in tshark. Then a WRITE with a bad
-//! R_Key: nothing written, a remote access NAK on the wire and in B's counters, and the next
-//! good transfer lands.
+//! remote address (or in the receive buffer) in B's memory, each transfer completes once on A
+//! (an RC one when B has acknowledged it), each message that consumes a buffer completes once on
+//! B with its length and immediate, and every frame on both wires parses in the wire model with
+//! a good ICRC and decodes in tshark. Then a WRITE with a bad R_Key: nothing written, a remote
+//! access NAK on the wire and in B's counters, the transfer in ERROR on A with the NAK's cause,
+//! and the next good transfer lands.
 
 use ferroce_sim::contracts::responder::{completion_kind, CheckFailure, NakCode, ResponderCounter};
-use ferroce_sim::contracts::tx::{Pmtu, PostOp, BLOCK_LOG2_DEFAULT};
+use ferroce_sim::contracts::tx::{ChannelStatus, CompletionStatus, Pmtu, PostOp, BLOCK_LOG2_DEFAULT};
 use ferroce_sim::engine_rtl::{EnginePair, HostCompletion, Side, Surroundings, ENGINE_W64};
 use ferroce_sim::loopback_bench::b_context;
 use ferroce_sim::models::tx::{LocalMemory, Post, SparseMemory};
@@ -53,7 +54,8 @@ fn setup(seed: u64, bp_pct: u32) -> Result<(EnginePair, Requesters), String> {
 }
 
 /// Posts `posts` on A (each on its own channel), waits until A has polled each one finished
-/// and B has every receive completion expected; returns B's completions.
+/// (an RC one once B has acknowledged it) without an error and B has every receive completion
+/// expected; returns B's completions.
 fn run(pair: &mut EnginePair, posts: &[Post], expected_completions: usize) -> Result<Vec<HostCompletion>, String> {
     for post in posts {
         pair.post(Side::A, post)?
@@ -201,7 +203,20 @@ fn a_bad_rkey_writes_nothing_is_nakked_and_the_next_transfer_lands() {
     bad.rkey ^= 1;
     pair.commit(Side::A, peer as u32, &bad).unwrap();
     let post = requesters.post(peer, 0, PostOp::Write, 700);
-    run(&mut pair, &[post], 0).unwrap();
+    pair.post(Side::A, &post).unwrap().unwrap();
+    // the NAK fails the transfer on A: ERROR, with the NAK's cause, until polled
+    let channel = u32::from(post.channel);
+    let mut status = 0;
+    for _ in 0..100 {
+        pair.idle(200).unwrap();
+        status = pair.read(Side::A, "channel_status", channel).unwrap();
+        if status & 3 == ChannelStatus::Error as u32 {
+            break;
+        }
+    }
+    assert_eq!(status & 3, ChannelStatus::Error as u32, "channel status {status:#x}");
+    assert_eq!(status >> 4 & 0xF, u32::from(CompletionStatus::RemoteAccessError.code()), "cause");
+    assert_eq!(pair.poll(Side::A).unwrap(), [(channel, true)], "polled finished, with an error");
     assert!(pair.b.writes.is_empty(), "nothing written: {:?}", pair.b.writes);
     assert_eq!(
         pair.responder_counter(Side::B, ResponderCounter::Failures(CheckFailure::RkeyInvalid))

@@ -22,6 +22,9 @@ impl fmt::Display for ReservedOpcode {
 
 impl std::error::Error for ReservedOpcode {}
 
+/// The transport service's place in the opcode (bits 7:5).
+pub const TRANSPORT_SHIFT: usize = 5;
+
 /// Transport service, bits 7:5 of the opcode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Transport {
@@ -471,7 +474,7 @@ impl Opcode {
     /// True when `v` is a valid opcode.
     pub const fn is_valid(v: u8) -> bool {
         let op = v & 0x1F;
-        match v >> 5 {
+        match v >> TRANSPORT_SHIFT {
             0 => op <= 0x14 || op == 0x16 || op == 0x17,
             1 => op <= 0x0B,
             2 => op <= 0x14,
@@ -484,7 +487,7 @@ impl Opcode {
     /// Builds an opcode from transport and operation; invalid combinations (e.g. UC READ)
     /// give [`ReservedOpcode`].
     pub fn from_parts(t: Transport, op: Operation) -> Result<Opcode, ReservedOpcode> {
-        let v = (t.bits() << 5) | op.bits();
+        let v = (t.bits() << TRANSPORT_SHIFT) | op.bits();
         if (t == Transport::Cnp) != (op == Operation::Cnp) {
             return Err(ReservedOpcode(v));
         }
@@ -503,7 +506,7 @@ impl Opcode {
 
     /// Transport service.
     pub const fn transport(self) -> Transport {
-        match self.0 >> 5 {
+        match self.0 >> TRANSPORT_SHIFT {
             0 => Transport::Rc,
             1 => Transport::Uc,
             2 => Transport::Rd,

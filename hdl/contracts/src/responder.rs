@@ -611,6 +611,12 @@ pub mod decision {
     );
     /// Not a request.
     pub const FORWARDED: RecordField = f("forwarded", 1, "an ACK, READ response or CNP: passed on to the requester untouched");
+    /// A forwarded packet with an AETH.
+    pub const ACKNOWLEDGEMENT: RecordField = f(
+        "acknowledgement",
+        1,
+        "a forwarded packet with an AETH (ACK, NAK, READ response): `qp`, `response_psn` and `response_syndrome` are its own, for the requester",
+    );
     /// UC: the open message was dropped.
     pub const DROPPED_MESSAGE: RecordField = f("dropped_message", 1, "UC: the message open on the QP was dropped by this packet");
     /// The payload goes to memory.
@@ -685,9 +691,10 @@ pub mod decision {
     pub const COMPLETION_BUFFER_ADDRESS: RecordField = f("completion_buffer_address", 64, "address of the consumed receive buffer");
 
     /// Every field, in packing order.
-    pub const FIELDS: [RecordField; 20] = [
+    pub const FIELDS: [RecordField; 21] = [
         FAILURE,
         FORWARDED,
+        ACKNOWLEDGEMENT,
         DROPPED_MESSAGE,
         WRITE,
         WRITE_LENGTH,

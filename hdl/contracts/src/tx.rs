@@ -237,11 +237,27 @@ pub enum CompletionStatus {
     Success = 0,
     /// Reading the payload from local memory failed (1).
     LocalMemoryError = 1,
+    /// RC: the responder answered a packet of the transfer with NAK invalid request (2).
+    RemoteInvalidRequest = 2,
+    /// RC: the responder answered with NAK remote access error (R_Key, rights, bounds) (3).
+    RemoteAccessError = 3,
+    /// RC: the responder answered with NAK remote operational error (4).
+    RemoteOperationalError = 4,
+    /// RC: the responder had no receive buffer (RNR NAK); retrying it comes with RC
+    /// reliability (5).
+    ReceiverNotReady = 5,
 }
 
 impl CompletionStatus {
     /// Every status.
-    pub const ALL: [CompletionStatus; 2] = [CompletionStatus::Success, CompletionStatus::LocalMemoryError];
+    pub const ALL: [CompletionStatus; 6] = [
+        CompletionStatus::Success,
+        CompletionStatus::LocalMemoryError,
+        CompletionStatus::RemoteInvalidRequest,
+        CompletionStatus::RemoteAccessError,
+        CompletionStatus::RemoteOperationalError,
+        CompletionStatus::ReceiverNotReady,
+    ];
 
     /// The code.
     pub const fn code(self) -> u8 {
@@ -258,6 +274,25 @@ impl CompletionStatus {
         match self {
             CompletionStatus::Success => "success",
             CompletionStatus::LocalMemoryError => "local_memory_error",
+            CompletionStatus::RemoteInvalidRequest => "remote_invalid_request",
+            CompletionStatus::RemoteAccessError => "remote_access_error",
+            CompletionStatus::RemoteOperationalError => "remote_operational_error",
+            CompletionStatus::ReceiverNotReady => "receiver_not_ready",
+        }
+    }
+
+    /// What an RC requester makes of an AETH syndrome byte for the transfer holding the PSN
+    /// it names: `None` for an ACK (the PSN and those before it are done), a PSN sequence error
+    /// NAK (everything before the PSN is done, the transfer waits for its retransmission) and
+    /// a reserved syndrome; else the status the transfer completes with.
+    pub fn of_syndrome(syndrome: u8) -> Option<CompletionStatus> {
+        use crate::responder::{NakCode, Syndrome};
+        match Syndrome::decode(syndrome)? {
+            Syndrome::Ack { .. } | Syndrome::Nak(NakCode::PsnSequenceError) => None,
+            Syndrome::RnrNak { .. } => Some(CompletionStatus::ReceiverNotReady),
+            Syndrome::Nak(NakCode::InvalidRequest | NakCode::InvalidRdRequest) => Some(CompletionStatus::RemoteInvalidRequest),
+            Syndrome::Nak(NakCode::RemoteAccessError) => Some(CompletionStatus::RemoteAccessError),
+            Syndrome::Nak(NakCode::RemoteOperationalError) => Some(CompletionStatus::RemoteOperationalError),
         }
     }
 }

@@ -1,5 +1,5 @@
 //! Pieces shared by the data paths: CRC matrices, elaboration helpers, the ICRC core, FIFOs,
-//! delay lines, a LUT RAM read without a clock and an event counter.
+//! delay lines, a LUT RAM read without a clock, an event counter and a PSN order compare.
 
 pub mod attributes;
 pub mod classify;
@@ -11,4 +11,5 @@ pub mod elab;
 pub mod fifo;
 pub mod icrc_core;
 pub mod lut_ram;
+pub mod psn;
 pub mod wide;

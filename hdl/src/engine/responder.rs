@@ -255,6 +255,8 @@ pub struct Responder<const QB: usize, const RB: usize, const RA: usize, const QL
     immediate: DFF<Bits<32>>,
     /// The AETH's syndrome (0 without an AETH): a forwarded packet's, for the requester.
     aeth_syndrome: DFF<Bits<8>>,
+    /// The record has an AETH.
+    aeth_present: DFF<Bit>,
     /// The AETH's MSN (0 without an AETH).
     aeth_msn: DFF<Bits<24>>,
     payload_length: DFF<Bits<16>>,
@@ -358,6 +360,8 @@ pub struct Responder<const QB: usize, const RB: usize, const RA: usize, const QL
     // Execute: the decision
     out_failure: DFF<Bits<5>>,
     out_forwarded: DFF<Bit>,
+    /// The forwarded packet carries an AETH.
+    out_acknowledgement: DFF<Bit>,
     out_dropped_message: DFF<Bit>,
     out_write: DFF<Bit>,
     out_write_address: DFF<Bits<64>>,
@@ -458,7 +462,7 @@ pub struct Responder<const QB: usize, const RB: usize, const RA: usize, const QL
     wait_cycles: Constant<Bits<3>>,
     context_at: [Constant<Bits<10>>; 8],
     region_at: [Constant<Bits<8>>; 6],
-    decision_at: [Constant<Bits<9>>; 20],
+    decision_at: [Constant<Bits<9>>; 21],
     counter_number: [Constant<Bits<COUNTER_INDEX_BITS>>; COUNTERS],
 }
 
@@ -468,9 +472,10 @@ const CONTEXT_FIELDS: [&str; 8] = ["state", "transport", "pmtu", "pkey", "pd", "
 const REGION_FIELDS: [&str; 6] = ["valid", "access", "pd", "rkey", "base", "length"];
 
 /// The `DECISION` fields, in `decision_at` order.
-const DECISION_FIELDS: [&str; 20] = [
+const DECISION_FIELDS: [&str; 21] = [
     "failure",
     "forwarded",
+    "acknowledgement",
     "dropped_message",
     "write",
     "write_length",
@@ -590,6 +595,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Default
             dma_length: Default::default(),
             immediate: Default::default(),
             aeth_syndrome: Default::default(),
+            aeth_present: Default::default(),
             aeth_msn: Default::default(),
             payload_length: Default::default(),
             qp: Default::default(),
@@ -672,6 +678,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Default
             too_small: Default::default(),
             out_failure: Default::default(),
             out_forwarded: Default::default(),
+            out_acknowledgement: Default::default(),
             out_dropped_message: Default::default(),
             out_write: Default::default(),
             out_write_address: Default::default(),
@@ -801,6 +808,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
             dma_length,
             immediate,
             aeth_syndrome,
+            aeth_present,
             aeth_msn,
             payload_length,
             qp,
@@ -883,6 +891,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
             too_small,
             out_failure,
             out_forwarded,
+            out_acknowledgement,
             out_dropped_message,
             out_write,
             out_write_address,
@@ -1118,6 +1127,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                         self.immediate.d.next = self.r_immdt.val();
                         self.aeth_syndrome.d.next = 0.into();
                         self.aeth_msn.d.next = 0.into();
+                        self.aeth_present.d.next = self.r_aeth_ok.val();
                         if self.r_aeth_ok.val() {
                             self.aeth_syndrome.d.next = self.r_aeth_syndrome.val();
                             self.aeth_msn.d.next = self.r_aeth_msn.val();
@@ -1362,6 +1372,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                 // the decision
                 self.out_failure.d.next = self.failure.q.val();
                 self.out_forwarded.d.next = self.forwarded.q.val();
+                self.out_acknowledgement.d.next = self.forwarded.q.val() && self.aeth_present.q.val();
                 self.out_dropped_message.d.next = self.dropped_message.val();
                 self.out_write.d.next = self.executed.q.val() && !self.payload_empty.q.val();
                 self.out_write_address.d.next = 0.into();
@@ -1508,23 +1519,24 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
         self.counter_value.next = self.counter_read.q.val();
         self.d_entry.next = (bit_cast::<DECISION_BITS, 5>(self.out_failure.q.val()) << self.decision_at[0].val())
             | (bit_cast::<DECISION_BITS, 1>(self.out_forwarded.q.val().into()) << self.decision_at[1].val())
-            | (bit_cast::<DECISION_BITS, 1>(self.out_dropped_message.q.val().into()) << self.decision_at[2].val())
-            | (bit_cast::<DECISION_BITS, 1>(self.out_write.q.val().into()) << self.decision_at[3].val())
-            | (bit_cast::<DECISION_BITS, 16>(self.payload_length.q.val()) << self.decision_at[4].val())
-            | (bit_cast::<DECISION_BITS, 1>(self.out_completion.q.val().into()) << self.decision_at[5].val())
-            | (bit_cast::<DECISION_BITS, 1>(self.out_completion_write.q.val().into()) << self.decision_at[6].val())
-            | (bit_cast::<DECISION_BITS, 2>(self.out_completion_status.q.val()) << self.decision_at[7].val())
-            | (bit_cast::<DECISION_BITS, 1>(self.out_completion_solicited.q.val().into()) << self.decision_at[8].val())
-            | (bit_cast::<DECISION_BITS, 1>(self.out_completion_immediate_valid.q.val().into()) << self.decision_at[9].val())
-            | (bit_cast::<DECISION_BITS, 1>(self.out_response.q.val().into()) << self.decision_at[10].val())
-            | (bit_cast::<DECISION_BITS, 8>(self.out_response_syndrome.q.val()) << self.decision_at[11].val())
-            | (bit_cast::<DECISION_BITS, 24>(self.dest_qp.q.val()) << self.decision_at[12].val())
-            | (bit_cast::<DECISION_BITS, 24>(self.out_response_psn.q.val()) << self.decision_at[13].val())
-            | (bit_cast::<DECISION_BITS, 24>(self.out_response_msn.q.val()) << self.decision_at[14].val())
-            | (bit_cast::<DECISION_BITS, 32>(self.out_completion_length.q.val()) << self.decision_at[15].val())
-            | (bit_cast::<DECISION_BITS, 32>(self.out_completion_buffer_length.q.val()) << self.decision_at[16].val())
-            | (bit_cast::<DECISION_BITS, 32>(self.out_completion_immediate.q.val()) << self.decision_at[17].val())
-            | (bit_cast::<DECISION_BITS, 64>(self.out_write_address.q.val()) << self.decision_at[18].val())
-            | (bit_cast::<DECISION_BITS, 64>(self.out_completion_buffer_address.q.val()) << self.decision_at[19].val());
+            | (bit_cast::<DECISION_BITS, 1>(self.out_acknowledgement.q.val().into()) << self.decision_at[2].val())
+            | (bit_cast::<DECISION_BITS, 1>(self.out_dropped_message.q.val().into()) << self.decision_at[3].val())
+            | (bit_cast::<DECISION_BITS, 1>(self.out_write.q.val().into()) << self.decision_at[4].val())
+            | (bit_cast::<DECISION_BITS, 16>(self.payload_length.q.val()) << self.decision_at[5].val())
+            | (bit_cast::<DECISION_BITS, 1>(self.out_completion.q.val().into()) << self.decision_at[6].val())
+            | (bit_cast::<DECISION_BITS, 1>(self.out_completion_write.q.val().into()) << self.decision_at[7].val())
+            | (bit_cast::<DECISION_BITS, 2>(self.out_completion_status.q.val()) << self.decision_at[8].val())
+            | (bit_cast::<DECISION_BITS, 1>(self.out_completion_solicited.q.val().into()) << self.decision_at[9].val())
+            | (bit_cast::<DECISION_BITS, 1>(self.out_completion_immediate_valid.q.val().into()) << self.decision_at[10].val())
+            | (bit_cast::<DECISION_BITS, 1>(self.out_response.q.val().into()) << self.decision_at[11].val())
+            | (bit_cast::<DECISION_BITS, 8>(self.out_response_syndrome.q.val()) << self.decision_at[12].val())
+            | (bit_cast::<DECISION_BITS, 24>(self.dest_qp.q.val()) << self.decision_at[13].val())
+            | (bit_cast::<DECISION_BITS, 24>(self.out_response_psn.q.val()) << self.decision_at[14].val())
+            | (bit_cast::<DECISION_BITS, 24>(self.out_response_msn.q.val()) << self.decision_at[15].val())
+            | (bit_cast::<DECISION_BITS, 32>(self.out_completion_length.q.val()) << self.decision_at[16].val())
+            | (bit_cast::<DECISION_BITS, 32>(self.out_completion_buffer_length.q.val()) << self.decision_at[17].val())
+            | (bit_cast::<DECISION_BITS, 32>(self.out_completion_immediate.q.val()) << self.decision_at[18].val())
+            | (bit_cast::<DECISION_BITS, 64>(self.out_write_address.q.val()) << self.decision_at[19].val())
+            | (bit_cast::<DECISION_BITS, 64>(self.out_completion_buffer_address.q.val()) << self.decision_at[20].val());
     }
 }

@@ -6,7 +6,7 @@
 //! ```text
 //!  s_axil ─► Registers ─┬─ qp_read (port B) ─────────────► TxPath ──► m_axis (MAC TX)
 //!                       ├─ post / post_result, cpl ◄─────►   ▲  └──► m_read, ◄── s_pay (memory)
-//!                       ├─ sched_cfg, cfg_block_log2 ─────►   │ s_resp (ACK/NAK)
+//!                       ├─ sched_cfg, cfg_block_log2 ─────►   │ s_resp, s_ack (ACK/NAK)
 //!                       ├─ qp_commit ─────────────────────►  both paths       │
 //!                       ├─ qp_rx_read (the table's copy) ─► RxPath ── m_dec ──┼─► CompletionQueue ─► receive_completion*
 //!                       ├─ region_entry, region_write ────►   ▲   ├─► m_cmd, m_wr (memory)
@@ -18,8 +18,10 @@
 //! - **The decision fork**: each RX decision that carries a response (ACK or NAK) goes to the
 //!   TX path's `s_resp` and waits for it; a receive completion goes to the completion queue in
 //!   the same cycle (lost and counted if the queue is full, never stalling the receive side).
-//!   A forwarded packet's decision (an ACK for this engine's requests) is taken and not used
-//!   yet: RC transfers complete when their last frame has left, as UC ones do.
+//!   A forwarded packet with an AETH (an ACK or NAK for this engine's requests) goes to the
+//!   TX path's `s_ack` and waits for it: its ACK tracker completes RC transfers when their
+//!   last PSN is acknowledged (or fails them on a NAK); UC transfers complete when their last
+//!   frame has left.
 //! - **The QP table** is read by both paths every cycle: the TX path on the table's port B, the
 //!   RX path on a copy written with it (`Registers`' `qp_rx_read_*`), both `QP_READ_LATENCY`
 //!   cycles from index to entry. A commit reaches both paths.
@@ -168,9 +170,14 @@ pub struct Engine<
     completion_queue: CompletionQueue,
     /// The RX decision on offer carries a response.
     response: Signal<Local, Bit>,
+    /// The decision is an acknowledgement for the requester.
+    acknowledgement: Signal<Local, Bit>,
+    /// Every part of the decision that waits is taken.
+    fork_ready: Signal<Local, Bit>,
     /// The RX decision on offer is taken this cycle.
     decision_taken: Signal<Local, Bit>,
     at_response: Constant<Bits<9>>,
+    at_acknowledgement: Constant<Bits<9>>,
     at_completion: Constant<Bits<9>>,
     at_kind: Constant<Bits<9>>,
     at_status: Constant<Bits<9>>,
@@ -261,8 +268,11 @@ impl<
             receive_posting: Default::default(),
             completion_queue: Default::default(),
             response: Default::default(),
+            acknowledgement: Default::default(),
+            fork_ready: Default::default(),
             decision_taken: Default::default(),
             at_response: at(decision::RESPONSE),
+            at_acknowledgement: at(decision::ACKNOWLEDGEMENT),
             at_completion: at(decision::COMPLETION),
             at_kind: at(decision::COMPLETION_KIND),
             at_status: at(decision::COMPLETION_STATUS),
@@ -411,11 +421,19 @@ impl<
         self.registers.cnt_written.next = self.rx.cnt_written.val();
         self.registers.cnt_discarded.next = self.rx.cnt_discarded.val();
 
-        // ---- the decision fork: a response waits for the TX path, a completion is queued ----
+        // ---- the decision fork: a response waits for the TX path, so does an acknowledgement
+        // (for the requester); a completion is queued ----
         self.response.next = self.rx.m_dec_entry.val().get_bit(self.at_response.val().index());
-        self.rx.m_dec_ready.next = !self.response.val() | self.tx.s_resp_ready.val();
-        self.decision_taken.next = self.rx.m_dec_valid.val() & (!self.response.val() | self.tx.s_resp_ready.val());
+        self.acknowledgement.next = self.rx.m_dec_entry.val().get_bit(self.at_acknowledgement.val().index());
+        self.fork_ready.next =
+            (!self.response.val() | self.tx.s_resp_ready.val()) & (!self.acknowledgement.val() | self.tx.s_ack_ready.val());
+        self.rx.m_dec_ready.next = self.fork_ready.val();
+        self.decision_taken.next = self.rx.m_dec_valid.val() & self.fork_ready.val();
         self.tx.s_resp_valid.next = self.rx.m_dec_valid.val() & self.response.val();
+        self.tx.s_ack_valid.next = self.rx.m_dec_valid.val() & self.acknowledgement.val();
+        self.tx.s_ack_qp.next = self.rx.m_dec_entry.val().get_bits::<24>(self.at_qp.val().index());
+        self.tx.s_ack_psn.next = self.rx.m_dec_entry.val().get_bits::<24>(self.at_psn.val().index());
+        self.tx.s_ack_syndrome.next = self.rx.m_dec_entry.val().get_bits::<8>(self.at_syndrome.val().index());
         self.tx.s_resp_qp.next = self.rx.m_dec_entry.val().get_bits::<24>(self.at_qp.val().index());
         self.tx.s_resp_psn.next = self.rx.m_dec_entry.val().get_bits::<24>(self.at_psn.val().index());
         self.tx.s_resp_aeth.next = bit_cast::<32, 8>(self.rx.m_dec_entry.val().get_bits::<8>(self.at_syndrome.val().index())) << 24

@@ -2,8 +2,10 @@
 //! table and cuts the transfers the scheduler picks into blocks; [`packetizer`] cuts blocks into
 //! packet descriptors and memory read commands; [`generator`] turns descriptors into frames
 //! (headers, payload funnel, pad); [`icrc_insert`] appends the ICRC on the way to the MAC;
+//! [`ack_tracker`] holds an RC transfer's completion until its last PSN is acknowledged;
 //! [`path`] joins them (and the scheduler) into the whole TX path.
 
+pub mod ack_tracker;
 pub mod generator;
 pub(crate) mod header_builder;
 pub mod icrc_insert;
@@ -12,6 +14,7 @@ pub mod path;
 pub mod payload_buffer;
 pub mod segmenter;
 
+pub use ack_tracker::AckTracker;
 pub use generator::TxGenerator;
 pub use icrc_insert::IcrcInsert;
 pub use packetizer::TxPacketizer;

@@ -11,7 +11,9 @@
 //!   (qp_read_*)                                 ▲      │
 //!          s_resp (ACK/NAK) ──► response ───────┘ (first)
 //!                                                      ├─► m_axis (frames with ICRC) ──► MAC
-//!                                                      └─► cpl (channel, status) ──► register file
+//!                                                      └─► sent ──► AckTracker ──► cpl (channel,
+//!   s_ack (ACKs, NAKs) ──────────────────────────────────────────────►   ▲      status) ──► register file
+//!   packet tap (every request descriptor the generator takes) ──────────┘
 //! ```
 //!
 //! - **One QP context read port** (the register file's, `QL` cycles from index to entry) serves
@@ -28,18 +30,22 @@
 //!   started, not for a block decision. It never splits a frame; it may leave between two
 //!   packets of a message, which is legal (it is in the responder's PSN space).
 //!   `m_packet_response` marks its frame.
-//! - **Completions**: the generator's completion goes out on `cpl_*` (status success: a UC
-//!   transfer is complete when its last frame has left; RC completion comes with the engine) and,
-//!   in the cycle the register file takes it, frees the channel in the segmenter (`done`).
+//! - **Completions** ([`AckTracker`]): a UC transfer completes when its last frame has left
+//!   (the generator's completion); an RC one when the responder acknowledges its last PSN
+//!   (`s_ack_*`), or with the error a NAK gives it. The completion goes out on `cpl_*` and, in
+//!   the cycle the register file takes it, frees the channel in the segmenter (`done`): a
+//!   channel stays busy until its transfer is acknowledged.
 //! - **Frames' channels**: `m_packet_*` gives, per descriptor the generator takes, its channel;
 //!   frames leave `m_axis` in that order (per-channel accounting, the co-simulation's per-queue
 //!   bytes).
 
+use super::ack_tracker::AckTracker;
 use super::generator::TxGenerator;
 use super::segmenter::TxSegmenter;
+use crate::common::counter::EventCounter;
 use crate::common::elab::{bits_from, c};
 use crate::sched::Sched;
-use ferroce_contracts::opcode::{Opcode, Operation, Transport};
+use ferroce_contracts::opcode::{Opcode, Operation, Transport, TRANSPORT_SHIFT};
 use ferroce_contracts::tx::{CompletionStatus, PACKET, PACKET_BITS, POST_BITS, QP_CONTEXT_BITS};
 use rust_hdl::prelude::*;
 
@@ -125,7 +131,19 @@ pub struct TxPath<const W: usize, const K: usize, const CB: usize, const EB: usi
     pub s_resp_psn: Signal<In, Bits<24>>,
     /// Responses: the AETH (syndrome in bits 31:24, MSN in bits 23:0).
     pub s_resp_aeth: Signal<In, Bits<32>>,
-    /// Completions: valid (a transfer's last frame has left the generator).
+    /// ACKs and NAKs for this engine's requests (the responder's forwarded decisions that
+    /// carry an AETH): valid.
+    pub s_ack_valid: Signal<In, Bit>,
+    /// ACKs: ready.
+    pub s_ack_ready: Signal<Out, Bit>,
+    /// ACKs: the local QP (the packet's DestQP).
+    pub s_ack_qp: Signal<In, Bits<24>>,
+    /// ACKs: the PSN.
+    pub s_ack_psn: Signal<In, Bits<24>>,
+    /// ACKs: the AETH syndrome.
+    pub s_ack_syndrome: Signal<In, Bits<8>>,
+    /// Completions: valid (a UC transfer's last frame has left the generator, an RC transfer
+    /// was acknowledged or failed by a NAK).
     pub cpl_valid: Signal<Out, Bit>,
     /// Completions: ready.
     pub cpl_ready: Signal<In, Bit>,
@@ -151,10 +169,15 @@ pub struct TxPath<const W: usize, const K: usize, const CB: usize, const EB: usi
     pub cnt_sched_dup: Signal<Out, Bits<32>>,
     /// Counter: the scheduler refused an enqueue to a queue ≥ Q.
     pub cnt_sched_bad_queue: Signal<Out, Bits<32>>,
+    /// Counter: ACKs and NAKs ignored (reserved syndrome, QP beyond the table, PSN outside
+    /// the window).
+    pub cnt_ack_ignored: Signal<Out, Bits<32>>,
 
     segmenter: TxSegmenter<CB, QB, QL>,
     scheduler: Sched<CB, EB, Q>,
     generator: TxGenerator<W, K, QL>,
+    ack_tracker: AckTracker<CB, QB>,
+    ack_ignored: EventCounter,
     /// The segmenter's enqueue, registered on its way to the scheduler: valid.
     enqueue_pending: DFF<Bit>,
     /// The registered enqueue: queue.
@@ -181,6 +204,10 @@ pub struct TxPath<const W: usize, const K: usize, const CB: usize, const EB: usi
     at_psn: Constant<Bits<9>>,
     at_aeth: Constant<Bits<9>>,
     at_channel: Constant<Bits<9>>,
+    /// The transport bits of the opcode (7:5).
+    at_transport: Constant<Bits<9>>,
+    at_last_of_transfer: Constant<Bits<9>>,
+    reliable_transport: Constant<Bits<3>>,
     success: Constant<Bits<4>>,
     no_stall: Constant<Bits<32>>,
 }
@@ -231,6 +258,11 @@ impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB:
             s_resp_qp: Default::default(),
             s_resp_psn: Default::default(),
             s_resp_aeth: Default::default(),
+            s_ack_valid: Default::default(),
+            s_ack_ready: Default::default(),
+            s_ack_qp: Default::default(),
+            s_ack_psn: Default::default(),
+            s_ack_syndrome: Default::default(),
             cpl_valid: Default::default(),
             cpl_ready: Default::default(),
             cpl_channel: Default::default(),
@@ -244,9 +276,12 @@ impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB:
             cnt_too_long: Default::default(),
             cnt_sched_dup: Default::default(),
             cnt_sched_bad_queue: Default::default(),
+            cnt_ack_ignored: Default::default(),
             segmenter: TxSegmenter::new(channels, Q, qps),
             scheduler: Default::default(),
             generator: Default::default(),
+            ack_tracker: Default::default(),
+            ack_ignored: Default::default(),
             enqueue_pending: Default::default(),
             enqueue_queue: Default::default(),
             enqueue_elem: Default::default(),
@@ -262,6 +297,9 @@ impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB:
             at_psn: c::<9>(PACKET.offset("psn") as u64),
             at_aeth: c::<9>(PACKET.offset("immediate") as u64),
             at_channel: c::<9>(PACKET.offset("channel") as u64),
+            at_transport: c::<9>((PACKET.offset("opcode") + TRANSPORT_SHIFT) as u64),
+            at_last_of_transfer: c::<9>(PACKET.offset("last_of_transfer") as u64),
+            reliable_transport: c::<3>(u64::from(Transport::Rc.bits())),
             success: c::<4>(u64::from(CompletionStatus::Success.code())),
             no_stall: c::<32>(0),
         }
@@ -303,11 +341,13 @@ impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB:
             response_psn,
             response_aeth
         );
-        clock!(self, clock, segmenter, scheduler, generator);
+        clock!(self, clock, segmenter, scheduler, generator, ack_tracker, ack_ignored);
+        self.ack_tracker.reset.next = self.reset.val();
+        self.ack_ignored.reset.next = self.reset.val();
         self.segmenter.reset.next = self.reset.val();
         self.scheduler.reset.next = self.reset.val();
         self.generator.reset.next = self.reset.val();
-        self.init_done.next = self.segmenter.init_done.val() && self.scheduler.init_done.val();
+        self.init_done.next = self.segmenter.init_done.val() && self.scheduler.init_done.val() && self.ack_tracker.init_done.val();
 
         // ---- posts, configuration ----
         self.segmenter.cfg_block_log2.next = self.cfg_block_log2.val();
@@ -418,12 +458,31 @@ impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB:
         self.m_axis_tdata.next = self.generator.m_axis_tdata.val();
         self.m_axis_tkeep.next = self.generator.m_axis_tkeep.val();
         self.m_axis_tlast.next = self.generator.m_axis_tlast.val();
-        self.cpl_valid.next = self.generator.cpl_valid.val();
-        self.generator.cpl_ready.next = self.cpl_ready.val();
-        self.cpl_channel.next = self.generator.cpl_channel.val();
-        self.cpl_status.next = self.success.val();
-        self.segmenter.done_valid.next = self.generator.cpl_valid.val() && self.cpl_ready.val();
-        self.segmenter.done_channel.next = self.generator.cpl_channel.val();
+
+        // ---- completions: UC when the last frame has left, RC when acknowledged ----
+        self.ack_tracker.packet_valid.next = self.descriptor_taken.val() && !self.response_pending.q.val();
+        self.ack_tracker.packet_channel.next = self.descriptor.val().get_bits::<16>(self.at_channel.val().index());
+        self.ack_tracker.packet_qp.next = self.descriptor.val().get_bits::<24>(self.at_qp.val().index());
+        self.ack_tracker.packet_psn.next = self.descriptor.val().get_bits::<24>(self.at_psn.val().index());
+        self.ack_tracker.packet_last.next = self.descriptor.val().get_bit(self.at_last_of_transfer.val().index());
+        self.ack_tracker.packet_reliable.next =
+            self.descriptor.val().get_bits::<3>(self.at_transport.val().index()) == self.reliable_transport.val();
+        self.ack_tracker.sent_valid.next = self.generator.cpl_valid.val();
+        self.generator.cpl_ready.next = self.ack_tracker.sent_ready.val();
+        self.ack_tracker.sent_channel.next = self.generator.cpl_channel.val();
+        self.ack_tracker.sent_status.next = self.success.val();
+        self.ack_tracker.ack_valid.next = self.s_ack_valid.val();
+        self.s_ack_ready.next = self.ack_tracker.ack_ready.val();
+        self.ack_tracker.ack_qp.next = self.s_ack_qp.val();
+        self.ack_tracker.ack_psn.next = self.s_ack_psn.val();
+        self.ack_tracker.ack_syndrome.next = self.s_ack_syndrome.val();
+        self.cpl_valid.next = self.ack_tracker.cpl_valid.val();
+        self.ack_tracker.cpl_ready.next = self.cpl_ready.val();
+        self.cpl_channel.next = self.ack_tracker.cpl_channel.val();
+        self.cpl_status.next = self.ack_tracker.cpl_status.val();
+        self.segmenter.done_valid.next = self.ack_tracker.cpl_valid.val() && self.cpl_ready.val();
+        self.segmenter.done_channel.next = self.ack_tracker.cpl_channel.val();
+        self.ack_ignored.increment.next = self.ack_tracker.ignored.val();
 
         // ---- counters ----
         self.cnt_channel_busy.next = self.segmenter.cnt_channel_busy.val();
@@ -435,5 +494,6 @@ impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB:
         self.cnt_too_long.next = self.segmenter.cnt_too_long.val();
         self.cnt_sched_dup.next = self.scheduler.cnt_dup.val();
         self.cnt_sched_bad_queue.next = self.scheduler.cnt_bad_queue.val();
+        self.cnt_ack_ignored.next = self.ack_ignored.count.val();
     }
 }

@@ -1037,6 +1037,8 @@ crate::tx::record::record_view! {
         failure: u8,
         /// A response or CNP passed on.
         forwarded: bool,
+        /// A forwarded packet with an AETH.
+        acknowledgement: bool,
         /// UC: the open message was dropped.
         dropped_message: bool,
         /// The payload is written.
@@ -1116,6 +1118,7 @@ impl Decision {
             d.response_msn = r.aeth.msn;
         }
         if let Some(f) = outcome.forwarded {
+            d.acknowledgement = f.aeth.is_some();
             (d.response_syndrome, d.response_msn) = aeth::split(f.aeth.unwrap_or(0));
             d.response_psn = f.psn;
         }

@@ -45,6 +45,7 @@
 //! assert_eq!(run.frames.len(), 3); // 1024 + 1024 + 952 bytes
 //! ```
 
+pub mod acknowledge;
 pub mod arbiter;
 pub mod frame;
 pub mod memory;

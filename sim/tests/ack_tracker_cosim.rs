@@ -1,0 +1,184 @@
+//! The ACK tracker's RTL (`ferroce_ack_tracker_c64_q16`) against its model
+//! (`ferroce_models::tx::acknowledge`), completion for completion, under random idle and
+//! backpressure: transfers on RC and UC QPs as a requester sends them (PSNs contiguous per QP,
+//! from near the 2^24 wrap), coalesced ACKs, every NAK kind, reserved syndromes, ACKs outside
+//! the window, for QPs that sent nothing and for QPs beyond the table.
+
+use ferroce_sim::ack_tracker_rtl::{expected, run, TrackerEvent, CHANNELS, QPS};
+use ferroce_sim::contracts::responder::{NakCode, Syndrome};
+use ferroce_sim::contracts::tx::CompletionStatus;
+use ferroce_sim::models::tx::acknowledge::AckTracker;
+use ferroce_sim::verilated::Traffic;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+const PSN_MASK: u32 = 0xFF_FFFF;
+
+/// A random requester's events: `transfers` transfers on `QPS` QPs (the odd ones UC), each
+/// posted on a free channel, its packets, its sent event, and ACKs and NAKs in between. The
+/// model runs alongside to know which channels are free again.
+fn random_events(seed: u64, transfers: usize) -> Vec<TrackerEvent> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut model = AckTracker::new();
+    let mut next_psn: Vec<u32> = (0..QPS).map(|_| rng.gen_range(0xFF_FF00..0xFF_FFFF)).collect();
+    let mut busy = vec![false; CHANNELS as usize];
+    let mut events = Vec::new();
+    let syndromes = [
+        Syndrome::ack().encode(),
+        Syndrome::Ack { credit: 0 }.encode(),
+        Syndrome::Nak(NakCode::PsnSequenceError).encode(),
+        Syndrome::Nak(NakCode::InvalidRequest).encode(),
+        Syndrome::Nak(NakCode::RemoteAccessError).encode(),
+        Syndrome::Nak(NakCode::RemoteOperationalError).encode(),
+        Syndrome::Nak(NakCode::InvalidRdRequest).encode(),
+        Syndrome::RnrNak { timer: 14 }.encode(),
+        0x80,
+        0x45,
+        0x7F,
+    ];
+    for _ in 0..transfers {
+        // a transfer on a free channel
+        let free: Vec<u16> = (0..CHANNELS).filter(|&c| !busy[c as usize]).collect();
+        if let Some(&channel) = free.get(rng.gen_range(0..free.len().max(1))) {
+            let qp = rng.gen_range(0..QPS);
+            let reliable = qp % 2 == 0;
+            let packets = rng.gen_range(1..=4);
+            for p in 0..packets {
+                let psn = next_psn[qp as usize];
+                next_psn[qp as usize] = (psn + 1) & PSN_MASK;
+                let last = p + 1 == packets;
+                push(
+                    &mut events,
+                    &mut busy,
+                    &mut model,
+                    TrackerEvent::Packet {
+                        channel,
+                        qp,
+                        psn,
+                        last,
+                        reliable,
+                    },
+                );
+            }
+            let status = if rng.gen_bool(0.05) {
+                CompletionStatus::LocalMemoryError
+            } else {
+                CompletionStatus::Success
+            };
+            let last_psn = (next_psn[qp as usize] + PSN_MASK) & PSN_MASK;
+            if model.transfer_sent(channel, qp, last_psn, reliable, status).is_none() {
+                busy[channel as usize] = true;
+            }
+            push(&mut events, &mut busy, &mut model, TrackerEvent::Sent { channel, status });
+        }
+        // ACKs: mostly covering part of what was sent, some stale, ahead or odd
+        for _ in 0..rng.gen_range(0..3) {
+            let qp = if rng.gen_bool(0.03) {
+                QPS + rng.gen_range(0..4)
+            } else {
+                rng.gen_range(0..QPS) & !1
+            };
+            let sent = next_psn.get(qp as usize).map_or(0, |n| (n + PSN_MASK) & PSN_MASK);
+            let psn = match rng.gen_range(0..10) {
+                0 => (sent + rng.gen_range(1..5)) & PSN_MASK,
+                1 => (sent + PSN_MASK - rng.gen_range(8..64)) & PSN_MASK,
+                _ => (sent + PSN_MASK + 1 - rng.gen_range(0..6)) & PSN_MASK,
+            };
+            let syndrome = if rng.gen_bool(0.7) {
+                Syndrome::ack().encode()
+            } else {
+                syndromes[rng.gen_range(0..syndromes.len())]
+            };
+            push(&mut events, &mut busy, &mut model, TrackerEvent::Ack { qp, psn, syndrome });
+        }
+    }
+    // every RC QP acknowledged up to what it sent
+    for qp in (0..QPS).step_by(2) {
+        let sent = (next_psn[qp as usize] + PSN_MASK) & PSN_MASK;
+        push(
+            &mut events,
+            &mut busy,
+            &mut model,
+            TrackerEvent::Ack {
+                qp,
+                psn: sent,
+                syndrome: Syndrome::ack().encode(),
+            },
+        );
+    }
+    events
+}
+
+/// Appends `event`, with its effect on the model and on the busy channels.
+fn push(events: &mut Vec<TrackerEvent>, busy: &mut [bool], model: &mut AckTracker, event: TrackerEvent) {
+    match event {
+        TrackerEvent::Packet { qp, psn, .. } => model.request_sent(qp, psn),
+        TrackerEvent::Sent { .. } => {}
+        TrackerEvent::Ack { qp, psn, syndrome } if qp < QPS => {
+            for (channel, _) in model.acknowledge(qp, psn, syndrome).completions {
+                busy[channel as usize] = false;
+            }
+        }
+        TrackerEvent::Ack { .. } => {}
+    }
+    events.push(event);
+}
+
+fn compare(what: &str, events: &[TrackerEvent], traffic: Traffic) {
+    let want = expected(events);
+    let got = run(events, traffic).unwrap_or_else(|e| panic!("{what}: {e}"));
+    if let Some(i) = (0..want.completions.len().max(got.completions.len())).find(|&i| want.completions.get(i) != got.completions.get(i)) {
+        panic!(
+            "{what}: completion {i} of {}: RTL {:?}, model {:?} (RTL {} completions, model {})",
+            want.completions.len(),
+            got.completions.get(i),
+            want.completions.get(i),
+            got.completions.len(),
+            want.completions.len()
+        );
+    }
+    assert_eq!(got.ignored, want.ignored, "{what}: ACKs ignored");
+}
+
+#[test]
+fn random_requests_and_acknowledgements_match_the_model() {
+    let mut statuses = std::collections::BTreeSet::new();
+    let mut ignored = 0;
+    for seed in 0..6u64 {
+        let events = random_events(seed, 400);
+        let want = expected(&events);
+        statuses.extend(want.completions.iter().map(|c| c.1.code()));
+        ignored += want.ignored;
+        let traffic = Traffic {
+            idle_pct: [0, 30][seed as usize % 2],
+            bp_pct: [0, 40, 80][seed as usize % 3],
+            seed,
+        };
+        compare(&format!("seed {seed}"), &events, traffic);
+    }
+    // the runs exercised every way a transfer ends, and ignored ACKs
+    assert_eq!(statuses.len(), CompletionStatus::ALL.len(), "{statuses:?}");
+    assert!(ignored > 0);
+}
+
+#[test]
+fn an_ack_presented_with_the_sent_transfer_it_covers_completes_it() {
+    let mut events = vec![TrackerEvent::Packet {
+        channel: 3,
+        qp: 2,
+        psn: 0xFF_FFFF,
+        last: true,
+        reliable: true,
+    }];
+    events.push(TrackerEvent::Sent {
+        channel: 3,
+        status: CompletionStatus::Success,
+    });
+    events.push(TrackerEvent::Ack {
+        qp: 2,
+        psn: 0xFF_FFFF,
+        syndrome: Syndrome::ack().encode(),
+    });
+    assert_eq!(expected(&events).completions, [(3, CompletionStatus::Success)]);
+    compare("simultaneous", &events, Traffic::FULL);
+}
