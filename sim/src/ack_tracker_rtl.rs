@@ -76,6 +76,8 @@ pub struct TrackerRun {
     pub completions: Vec<Completion>,
     /// ACKs and NAKs ignored (reserved syndrome, QP beyond the table, outside the window).
     pub ignored: u64,
+    /// Cycles from the first event presented to the last completion (0 from [`expected`]).
+    pub cycles: u64,
 }
 
 /// What the model makes of `events` (a QP at or beyond [`QPS`] is ignored, as the tracker
@@ -144,15 +146,7 @@ pub fn run(events: &[TrackerEvent], traffic: Traffic) -> Result<TrackerRun, Stri
     let ack = ["ack_qp", "ack_psn", "ack_syndrome"].map(|p| m.port(p));
     let ack: Vec<usize> = ack.into_iter().collect::<Result<_, _>>().map_err(e)?;
     let (init_done, ignored) = (port(&m, "init_done")?, port(&m, "ignored")?);
-    let mut completions = Channel::new(
-        &m,
-        "cpl",
-        "cpl_valid",
-        Some("cpl_ready"),
-        &["cpl_channel", "cpl_status"],
-        traffic.bp_pct,
-    )
-    .map_err(e)?;
+    let mut completions = Channel::completions(&m, traffic.bp_pct).map_err(e)?;
     let mut rng = ChaCha8Rng::seed_from_u64(traffic.seed);
     let (want, waits) = expected_with_waits(events);
     let want = want.completions.len();
@@ -168,6 +162,7 @@ pub fn run(events: &[TrackerEvent], traffic: Traffic) -> Result<TrackerRun, Stri
         }
     }
     let mut got = TrackerRun::default();
+    let start = cycle;
     let mut next = 0usize;
     let mut last_tap = 0u64;
     let (mut last_progress, mut quiet) = (cycle, 0u64);
@@ -248,6 +243,7 @@ pub fn run(events: &[TrackerEvent], traffic: Traffic) -> Result<TrackerRun, Stri
             let status =
                 CompletionStatus::from_code(c[1][0] as u8).ok_or_else(|| format!("cycle {cycle}: completion status {}", c[1][0]))?;
             got.completions.push((c[0][0] as u16, status));
+            got.cycles = cycle + 1 - start;
             progress = true;
             if got.completions.len() > want {
                 return Err(format!(

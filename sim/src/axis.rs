@@ -263,6 +263,11 @@ impl Channel {
         })
     }
 
+    /// The transfer completions `cpl_*` (channel, status) of the TX path and its parts.
+    pub fn completions(m: &Model, bp_pct: u32) -> Result<Channel, SimError> {
+        Channel::new(m, "cpl", "cpl_valid", Some("cpl_ready"), &["cpl_channel", "cpl_status"], bp_pct)
+    }
+
     /// Drives `ready` for this cycle (high, or low with the backpressure chance).
     pub fn drive(&mut self, m: &mut Model, rng: &mut ChaCha8Rng) {
         let Some(ready) = self.ready else { return };

@@ -691,15 +691,7 @@ impl Side {
             memory: Memory::new(tx, s.memory, engine.t.output.bytes_per_beat).map_err(e)?,
             latency: s.memory.latency,
             local,
-            completions: Channel::new(
-                tx,
-                "cpl",
-                "cpl_valid",
-                Some("cpl_ready"),
-                &["cpl_channel", "cpl_status"],
-                s.completion_bp_pct,
-            )
-            .map_err(e)?,
+            completions: Channel::completions(tx, s.completion_bp_pct).map_err(e)?,
             done: Vec::new(),
             mac: FrameSink::new(tx, "m_axis", &[], 0).map_err(e)?,
             descriptors: VecDeque::new(),

@@ -369,14 +369,7 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
         s.read_bp_pct,
     )?;
     let mut mac = FrameSink::new(&m, "m_axis", &[], s.output_bp_pct)?;
-    let mut completions = Channel::new(
-        &m,
-        "cpl",
-        "cpl_valid",
-        Some("cpl_ready"),
-        &["cpl_channel", "cpl_status"],
-        s.completion_bp_pct,
-    )?;
+    let mut completions = Channel::completions(&m, s.completion_bp_pct)?;
     let mut memory = Memory::new(&m, s.memory, bytes_per_beat)?;
 
     // reset, the initializers, the scheduler's registers

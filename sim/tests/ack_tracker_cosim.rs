@@ -182,3 +182,45 @@ fn an_ack_presented_with_the_sent_transfer_it_covers_completes_it() {
     assert_eq!(expected(&events).completions, [(3, CompletionStatus::Success)]);
     compare("simultaneous", &events, Traffic::FULL);
 }
+
+/// Cycles per RC transfer, printed for docs/performance.md: single-packet transfers on one QP,
+/// each sent and then acknowledged alone, or all sent and then acknowledged by one ACK.
+#[test]
+fn cycles_per_transfer() {
+    let transfers = 200u16;
+    let packets = |channel: u16| TrackerEvent::Packet {
+        channel: channel % CHANNELS,
+        qp: 0,
+        psn: u32::from(channel),
+        last: true,
+        reliable: true,
+    };
+    let sent = |channel: u16| TrackerEvent::Sent {
+        channel: channel % CHANNELS,
+        status: CompletionStatus::Success,
+    };
+    let ack = |psn: u16| TrackerEvent::Ack {
+        qp: 0,
+        psn: u32::from(psn),
+        syndrome: Syndrome::ack().encode(),
+    };
+    let alone: Vec<TrackerEvent> = (0..transfers).flat_map(|c| [packets(c), sent(c), ack(c)]).collect();
+    let coalesced: Vec<TrackerEvent> = (0..CHANNELS)
+        .map(packets)
+        .chain((0..CHANNELS).map(sent))
+        .chain([ack(CHANNELS - 1)])
+        .collect();
+    for (what, events, count) in [
+        ("each acknowledged alone", alone, transfers),
+        ("one ACK for all", coalesced, CHANNELS),
+    ] {
+        let want = expected(&events);
+        let got = run(&events, Traffic::FULL).unwrap();
+        assert_eq!(got.completions, want.completions, "{what}");
+        println!(
+            "RC transfers {what}: {count} in {} cycles, {:.1} cycles per transfer",
+            got.cycles,
+            got.cycles as f64 / f64::from(count)
+        );
+    }
+}

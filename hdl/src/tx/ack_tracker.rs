@@ -415,14 +415,16 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                 }
             }
             TrackerState::Idle => {
+                // the readies depend on the state (and an ACK's on the sent port), not on
+                // their own valid: no combinational loop through a producer that waits
+                self.sent_ready.next = true;
+                self.ack_ready.next = !self.sent_valid.val();
                 if self.sent_valid.val() {
-                    self.sent_ready.next = true;
                     self.channel.d.next = self.sent_channel.val();
                     self.status.d.next = self.sent_status.val();
                     self.transfers.read_address.next = self.sent_channel.val().get_bits::<CB>(0);
                     self.state.d.next = TrackerState::SentRead;
                 } else if self.ack_valid.val() {
-                    self.ack_ready.next = true;
                     self.qp.d.next = self.ack_qp.val().get_bits::<QB>(0);
                     self.psn.d.next = self.ack_psn.val();
                     self.psn_before.d.next = self.ack_psn.val() - 1;
