@@ -5,7 +5,7 @@
 
 use crate::common::attributes;
 use crate::emit;
-use crate::engine::{Engine, PayloadWriter, Responder, RxPath};
+use crate::engine::{Engine, HostResponder, PayloadWriter, Responder, RxPath};
 use crate::registers::Registers;
 use crate::rx::front::data_depth;
 use crate::rx::{IcrcCheck, RxFront, RxHeader};
@@ -228,6 +228,10 @@ fn payload_writer(variant: &str, module: &str) -> String {
     at_width!(variant, module, PayloadWriter)
 }
 
+fn host_responder(variant: &str, module: &str) -> String {
+    at_width!(variant, module, HostResponder)
+}
+
 fn rx_path(variant: &str, module: &str) -> String {
     const Q256: usize = 8 + RESPONDER_RECEIVE_QUEUE_LOG2[0].1;
     const Q2048: usize = 11 + RESPONDER_RECEIVE_QUEUE_LOG2[1].1;
@@ -286,7 +290,7 @@ fn engine(variant: &str, module: &str) -> String {
 }
 
 /// Every top, in emission order.
-pub static TOPS: [Top; 14] = [
+pub static TOPS: [Top; 15] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
@@ -374,6 +378,13 @@ pub static TOPS: [Top; 14] = [
         variants: &WIDTH_VARIANTS,
         simulated: &["w64", "w512"],
         build: payload_writer,
+    },
+    Top {
+        name: "host_responder",
+        description: "Host responder: on the pass-through stream, ARP requests and ICMP echo requests for the engine's IPv4 address answered in hardware (the request rewritten in place, one reply buffer of 32 beats), every other frame to the host untouched, counters",
+        variants: &WIDTH_VARIANTS,
+        simulated: &["w64", "w512"],
+        build: host_responder,
     },
     Top {
         name: "rx_path",

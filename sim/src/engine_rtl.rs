@@ -397,6 +397,18 @@ impl EnginePair {
         (0..cycles).try_for_each(|_| self.step())
     }
 
+    /// Puts `frame` on the wire into `side`'s MAC RX, after what is already on it (a third
+    /// station's frame, such as an ARP request).
+    pub fn inject(&mut self, side: Side, frame: &[u8]) {
+        let engine = self.engine(side);
+        let bytes = engine.input.bytes_per_beat;
+        let beats = frame.len().div_ceil(bytes);
+        for (k, chunk) in frame.chunks(bytes).enumerate() {
+            let (data, keep) = crate::axis::pack_beat(chunk, bytes);
+            engine.incoming.push_back((data, keep, k + 1 == beats));
+        }
+    }
+
     fn transact(&mut self, side: Side, request: Request) -> Result<(u8, u32), String> {
         let index = self.engine(side).axil.push(request);
         let what = format!("the answer to {request:x?} on engine {side:?}");

@@ -24,6 +24,7 @@ pub mod ack_tracker_rtl;
 pub mod axis;
 pub mod bench;
 pub mod engine_rtl;
+pub mod host_rtl;
 pub mod icrc_rtl;
 pub mod loopback_bench;
 pub mod loopback_rtl;

@@ -50,6 +50,16 @@ fn payload_heuristics() -> Result<Vec<String>, String> {
 /// Per frame of `pcap`, a map of each of `fields` to its values (tshark's occurrences, empty
 /// when the frame has none); the protocols `disable` are turned off too.
 pub fn fields<'f>(pcap: &Path, fields: &[&'f str], disable: &[String]) -> Result<Vec<HashMap<&'f str, Vec<String>>>, String> {
+    fields_with(pcap, fields, disable, &[])
+}
+
+/// [`fields`] with tshark preferences (`-o name:value`), such as `ip.check_checksum:TRUE`.
+pub fn fields_with<'f>(
+    pcap: &Path,
+    fields: &[&'f str],
+    disable: &[String],
+    preferences: &[&str],
+) -> Result<Vec<HashMap<&'f str, Vec<String>>>, String> {
     let mut args: Vec<String> = [
         "-n",
         "-T",
@@ -66,6 +76,10 @@ pub fn fields<'f>(pcap: &Path, fields: &[&'f str], disable: &[String]) -> Result
     .map(|s| s.to_string())
     .collect();
     args.push(pcap.to_string_lossy().into_owned());
+    for p in preferences {
+        args.push("-o".into());
+        args.push(p.to_string());
+    }
     for p in payload_heuristics()?.iter().chain(disable) {
         args.push("--disable-protocol".into());
         args.push(p.clone());
@@ -152,6 +166,56 @@ pub fn check_roce_frames(label: &str, frames: &[Vec<u8>]) -> Result<(), String> 
             return Err(format!(
                 "{label}: frame {i}: tshark reads (opcode, DestQP, PSN) {got:?}, the wire model {want:?}"
             ));
+        }
+    }
+    Ok(())
+}
+
+/// Writes the host responder's `replies` (ARP replies and ICMP echo replies) to a temporary
+/// capture named after `label` and checks that tshark reads each as a reply from `mac` and
+/// `ipv4` to the frame's destination, not malformed, with a good IPv4 header checksum and a
+/// good ICMP checksum (tshark verifies both: the IP one with `ip.check_checksum`).
+pub fn check_host_replies(label: &str, replies: &[Vec<u8>], mac: [u8; 6], ipv4: std::net::Ipv4Addr) -> Result<(), String> {
+    available()?;
+    let name = label.replace(|c: char| !c.is_ascii_alphanumeric(), "_");
+    let path = std::env::temp_dir().join(format!("ferroce-{}-{name}.pcap", std::process::id()));
+    crate::wire::pcap::write_pcap(&path, replies).map_err(|e| format!("{}: {e}", path.display()))?;
+    const FIELDS: [&str; 12] = [
+        "eth.dst",
+        "eth.src",
+        "arp.opcode",
+        "arp.src.hw_mac",
+        "arp.src.proto_ipv4",
+        "arp.dst.hw_mac",
+        "ip.src",
+        "ip.checksum.status",
+        "icmp.type",
+        "icmp.code",
+        "icmp.checksum.status",
+        "_ws.malformed",
+    ];
+    let decoded = fields_with(&path, &FIELDS, &[], &["ip.check_checksum:TRUE"]);
+    std::fs::remove_file(&path).ok();
+    let decoded = decoded?;
+    if decoded.len() != replies.len() {
+        return Err(format!("{label}: tshark read {} frames of {}", decoded.len(), replies.len()));
+    }
+    let mac_text = mac.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":");
+    let ip_text = ipv4.to_string();
+    for (i, t) in decoded.iter().enumerate() {
+        let one = |f: &str| t[f].first().map(String::as_str);
+        let from_us = one("eth.src") == Some(mac_text.as_str()) && t["_ws.malformed"].is_empty();
+        let arp_ok = one("arp.opcode") == Some("2")
+            && one("arp.src.hw_mac") == Some(mac_text.as_str())
+            && one("arp.src.proto_ipv4") == Some(ip_text.as_str())
+            && one("arp.dst.hw_mac") == one("eth.dst");
+        let echo_ok = one("icmp.type") == Some("0")
+            && one("icmp.code") == Some("0")
+            && one("ip.src") == Some(ip_text.as_str())
+            && one("ip.checksum.status") == Some("1")
+            && one("icmp.checksum.status") == Some("1");
+        if !from_us || !(arp_ok || echo_ok) {
+            return Err(format!("{label}: reply {i}: tshark decodes {t:?}"));
         }
     }
     Ok(())

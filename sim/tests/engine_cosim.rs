@@ -246,3 +246,45 @@ fn a_bad_rkey_writes_nothing_is_nakked_and_the_next_transfer_lands() {
     let data = requesters.source.bytes(post.local_addr, 700);
     assert_eq!(pair.b.memory.bytes(post.remote_addr, 700), data);
 }
+
+/// A third station resolves and pings engine B on B's wire: B answers the ARP request and the
+/// echo request itself (its replies go out on its MAC TX, which the harness wires to A, whose
+/// host path passes them to its host), counts them, and passes a request for another address
+/// to its host untouched. The replies are the model's and decode in tshark.
+#[test]
+fn the_engine_answers_arp_and_ping_for_its_address() {
+    use ferroce_sim::models::host::craft::HostFrameGen;
+    use ferroce_sim::models::host::{answer_at, reply_capacity, HostAddress, HostVerdict};
+    use std::net::Ipv4Addr;
+    let (mut pair, _) = setup(5, 20).unwrap();
+    let address = HostAddress::new([0x02, 0x00, 0x5E, 0x00, 0x00, 0x0B], Ipv4Addr::new(192, 168, 1, 11));
+    let mac = address.mac;
+    pair.write(Side::B, "local_mac_low", 0, u32::from_be_bytes([mac[2], mac[3], mac[4], mac[5]]))
+        .unwrap();
+    pair.write(Side::B, "local_mac_high", 0, u32::from(u16::from_be_bytes([mac[0], mac[1]])))
+        .unwrap();
+    pair.write(Side::B, "local_ipv4", 0, u32::from(address.ipv4)).unwrap();
+    let mut g = HostFrameGen::new(77);
+    let arp = g.arp_request(0, address.ipv4);
+    let ping = g.echo_request(1, address.ipv4, 100);
+    let elsewhere = g.arp_request(0, Ipv4Addr::new(192, 168, 1, 12));
+    for frame in [&arp, &ping, &elsewhere] {
+        pair.inject(Side::B, frame);
+        pair.idle(400).unwrap();
+    }
+    let capacity = reply_capacity(ENGINE_W64.config.data_width as usize / 8);
+    let replies: Vec<Vec<u8>> = [&arp, &ping]
+        .map(|f| match answer_at(f, &address, capacity) {
+            HostVerdict::Reply { frame, .. } => frame,
+            v => panic!("the model does not answer: {v:?}"),
+        })
+        .to_vec();
+    let reached_a: Vec<Vec<u8>> = pair.engine(Side::A).passed().map(<[u8]>::to_vec).collect();
+    assert_eq!(reached_a, replies, "B's replies, passed to A's host");
+    let reached_b: Vec<Vec<u8>> = pair.engine(Side::B).passed().map(<[u8]>::to_vec).collect();
+    assert_eq!(reached_b, [elsewhere], "the request for another address, to B's host");
+    assert_eq!(pair.read(Side::B, "host_arp_replies", 0).unwrap(), 1);
+    assert_eq!(pair.read(Side::B, "host_echo_replies", 0).unwrap(), 1);
+    assert_eq!(pair.read(Side::B, "host_deferred", 0).unwrap(), 0);
+    ferroce_sim::tshark::check_host_replies("engine_host_replies", &replies, address.mac, address.ipv4).unwrap();
+}

@@ -76,8 +76,9 @@ enum Cmd {
         #[command(subcommand)]
         what: RecvCmd,
     },
-    /// The counters of the RX front end, the scheduler, the status table, the receive
-    /// completion queue and the responder (`responder_<name>`).
+    /// The counters of the RX front end, the scheduler, the status table, the host path (ARP
+    /// and echo replies), the ACK tracker, the receive completion queue and the responder
+    /// (`responder_<name>`).
     Counters {
         /// Repeat every SECONDS, with the change since the last time.
         #[arg(long, value_name = "SECONDS")]

@@ -83,6 +83,8 @@ pub mod ipv4 {
     pub const VERSION: u8 = 4;
     /// IHL of a header without options.
     pub const IHL: u8 = 5;
+    /// Protocol number of ICMP.
+    pub const PROTO_ICMP: u8 = 1;
     /// Protocol number of UDP.
     pub const PROTO_UDP: u8 = 17;
     /// Protocol number of TCP.
@@ -310,4 +312,66 @@ pub mod ieth {
     }
     /// Header length.
     pub const HEADER_LEN: usize = 4;
+}
+
+/// ARP for IPv4 over Ethernet (the engine answers requests for its own address).
+pub mod arp {
+    /// Byte ranges of the packet.
+    pub mod field {
+        use crate::Field;
+        /// Hardware type (1: Ethernet).
+        pub const HARDWARE_TYPE: Field = 0..2;
+        /// Protocol type (the IPv4 ethertype).
+        pub const PROTOCOL_TYPE: Field = 2..4;
+        /// Hardware address length (6).
+        pub const HARDWARE_LEN: usize = 4;
+        /// Protocol address length (4).
+        pub const PROTOCOL_LEN: usize = 5;
+        /// Operation (1: request, 2: reply).
+        pub const OPERATION: Field = 6..8;
+        /// Sender hardware address.
+        pub const SENDER_MAC: Field = 8..14;
+        /// Sender protocol address.
+        pub const SENDER_IP: Field = 14..18;
+        /// Target hardware address.
+        pub const TARGET_MAC: Field = 18..24;
+        /// Target protocol address.
+        pub const TARGET_IP: Field = 24..28;
+    }
+    /// Packet length for Ethernet and IPv4.
+    pub const PACKET_LEN: usize = 28;
+    /// Hardware type of Ethernet.
+    pub const HARDWARE_ETHERNET: u16 = 1;
+    /// Length of an Ethernet address.
+    pub const MAC_LEN: u8 = 6;
+    /// Length of an IPv4 address.
+    pub const IPV4_LEN: u8 = 4;
+    /// Operation: request.
+    pub const OPERATION_REQUEST: u16 = 1;
+    /// Operation: reply.
+    pub const OPERATION_REPLY: u16 = 2;
+}
+
+/// ICMP for IPv4: echo request and reply (the engine answers echo requests to its address).
+pub mod icmp {
+    /// Byte ranges of the header.
+    pub mod field {
+        use crate::Field;
+        /// Message type.
+        pub const TYPE: usize = 0;
+        /// Code.
+        pub const CODE: usize = 1;
+        /// Checksum: ones' complement of the ones'-complement sum of the message.
+        pub const CHECKSUM: Field = 2..4;
+        /// Echo identifier.
+        pub const IDENTIFIER: Field = 4..6;
+        /// Echo sequence number.
+        pub const SEQUENCE: Field = 6..8;
+    }
+    /// Header length of an echo message (the data follows).
+    pub const ECHO_HEADER_LEN: usize = 8;
+    /// Type of an echo request.
+    pub const ECHO_REQUEST: u8 = 8;
+    /// Type of an echo reply.
+    pub const ECHO_REPLY: u8 = 0;
 }

@@ -5,6 +5,8 @@
 //!
 //! * [`header`]: per header, a `field` module of byte ranges (as smoltcp's `wire` does), its
 //!   length and its well-known values (ethertypes, TPIDs, UDP port 4791).
+//! * [`host`]: the host path: which frames the engine answers itself (ARP, ICMP echo), the
+//!   reply buffer and the reasons an accepted echo request is dropped.
 //! * [`opcode`]: BTH opcodes, their transport, operation and extension headers.
 //! * [`icrc`]: the ICRC's masked fields, prefix and constants.
 //! * [`rx`]: the RX drop reasons with their codes, the verdict codes of the ICRC check, and the
@@ -26,6 +28,7 @@
 #![warn(missing_docs)]
 
 pub mod header;
+pub mod host;
 pub mod icrc;
 pub mod opcode;
 pub mod regs;
@@ -35,7 +38,7 @@ pub mod sched;
 pub mod schema;
 pub mod tx;
 
-pub use header::{aeth, atomic_ack_eth, atomic_eth, bth, deth, ethernet, ieth, immdt, ipv4, ipv6, rdeth, reth, udp};
+pub use header::{aeth, arp, atomic_ack_eth, atomic_eth, bth, deth, ethernet, icmp, ieth, immdt, ipv4, ipv6, rdeth, reth, udp};
 pub use opcode::{ExtHeaders, Opcode, Operation, ReservedOpcode, Transport};
 
 /// A byte range of a header field, from the first byte of its header.

@@ -658,11 +658,55 @@ impl Map {
                 .port(port),
             );
         }
+        let host_and_tx = [
+            (
+                "host_arp_replies",
+                "cnt_arp_replies",
+                "host path counter: ARP requests for the engine's IPv4 address answered",
+            ),
+            (
+                "host_echo_replies",
+                "cnt_echo_replies",
+                "host path counter: ICMP echo requests answered",
+            ),
+            (
+                "host_deferred",
+                "cnt_deferred",
+                "host path counter: ARP or echo requests given to the host because the reply buffer was taken",
+            ),
+            (
+                "host_drop_truncated",
+                "cnt_drop_host_truncated",
+                "host path counter: echo requests dropped, the frame ending before its IP datagram",
+            ),
+            (
+                "host_drop_too_long",
+                "cnt_drop_host_too_long",
+                "host path counter: echo requests dropped, the frame longer than the reply buffer",
+            ),
+            (
+                "tx_ack_ignored",
+                "cnt_ack_ignored",
+                "TX counter: ACKs and NAKs ignored (PSN outside the window, reserved syndrome, QP beyond the table or with nothing sent)",
+            ),
+        ];
+        for (k, (name, port, doc)) in host_and_tx.into_iter().enumerate() {
+            counters.push(
+                Register::single(
+                    name,
+                    next + 20 + 4 * k as u32,
+                    Kind::Input,
+                    doc,
+                    vec![ro("count", 0, 32, 0, "count (wraps)")],
+                )
+                .port(port),
+            );
+        }
         blocks.push(Block {
             name: "counters".into(),
             offset: 0x300,
             size: 0x100,
-            doc: "Counters of the RX path, the scheduler and the status table.".into(),
+            doc: "Counters of the RX path, the scheduler, the status table, the host path and the ACK tracker.".into(),
             registers: counters,
         });
 

@@ -11,8 +11,9 @@
 //!                       ├─ qp_rx_read (the table's copy) ─► RxPath ── m_dec ──┼─► CompletionQueue ─► receive_completion*
 //!                       ├─ region_entry, region_write ────►   ▲   ├─► m_cmd, m_wr (memory)
 //!                       ├─ receive_entry, receive_post ─► ReceivePosting ─► recv ─┘
-//!                       └─◄ counters (RX path, scheduler, responder by index)
-//!  s_axis (MAC RX) ─► RxPath ─► m_pass (not RoCEv2, to the host)
+//!                       └─◄ counters (RX path, scheduler, responder by index, host path)
+//!  s_axis (MAC RX) ─► RxPath ─► HostResponder ─┬─► m_pass (not RoCEv2 nor answered here, to the host)
+//!                      (not RoCEv2)            └─► ARP and echo replies ─► FrameMerge ─► m_axis (with TxPath's frames)
 //! ```
 //!
 //! - **The decision fork**: each RX decision that carries a response (ACK or NAK) goes to the
@@ -25,11 +26,15 @@
 //! - **The QP table** is read by both paths every cycle: the TX path on the table's port B, the
 //!   RX path on a copy written with it (`Registers`' `qp_rx_read_*`), both `QP_READ_LATENCY`
 //!   cycles from index to entry. A commit reaches both paths.
+//! - **The host path**: frames that are not RoCEv2 go through `HostResponder`, which answers
+//!   ARP requests and ICMP echo requests for the engine's IPv4 address itself; its replies
+//!   join the TX path's frames on `m_axis` at a frame boundary (`FrameMerge`, replies first).
 //! - `init_done` rises when both paths have cleared their RAMs after reset.
 
 use super::host::{CompletionQueue, ReceivePosting};
-use super::RxPath;
+use super::{HostResponder, RxPath};
 use crate::common::elab::c;
+use crate::common::frame_merge::FrameMerge;
 use crate::registers::Registers;
 use crate::tx::TxPath;
 use ferroce_contracts::regs::{self, Config, QP_READ_LATENCY};
@@ -168,6 +173,8 @@ pub struct Engine<
     rx: RxPath<W, K, D, QB, REGION_BITS, RA, QP_READ_LATENCY>,
     receive_posting: ReceivePosting<QB>,
     completion_queue: CompletionQueue,
+    host_responder: HostResponder<W, K>,
+    transmit: FrameMerge<W, K>,
     /// The RX decision on offer carries a response.
     response: Signal<Local, Bit>,
     /// The decision is an acknowledgement for the requester.
@@ -267,6 +274,8 @@ impl<
             rx: Default::default(),
             receive_posting: Default::default(),
             completion_queue: Default::default(),
+            host_responder: Default::default(),
+            transmit: Default::default(),
             response: Default::default(),
             acknowledgement: Default::default(),
             fork_ready: Default::default(),
@@ -302,7 +311,19 @@ impl<
 {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, registers, tx, rx, receive_posting, completion_queue);
+        clock!(
+            self,
+            clock,
+            registers,
+            tx,
+            rx,
+            receive_posting,
+            completion_queue,
+            host_responder,
+            transmit
+        );
+        self.host_responder.reset.next = self.reset.val();
+        self.transmit.reset.next = self.reset.val();
         self.registers.reset.next = self.reset.val();
         self.tx.reset.next = self.reset.val();
         self.rx.reset.next = self.reset.val();
@@ -349,11 +370,23 @@ impl<
         self.tx.sched_cfg_wdata.next = self.registers.sched_cfg_wdata.val();
         self.registers.cnt_dup.next = self.tx.cnt_sched_dup.val();
         self.registers.cnt_bad_queue.next = self.tx.cnt_sched_bad_queue.val();
-        self.m_axis_tvalid.next = self.tx.m_axis_tvalid.val();
-        self.tx.m_axis_tready.next = self.m_axis_tready.val();
-        self.m_axis_tdata.next = self.tx.m_axis_tdata.val();
-        self.m_axis_tkeep.next = self.tx.m_axis_tkeep.val();
-        self.m_axis_tlast.next = self.tx.m_axis_tlast.val();
+        self.registers.cnt_ack_ignored.next = self.tx.cnt_ack_ignored.val();
+        // (the MAC TX stream: the host responder's replies first at a frame boundary, else the TX path's frames)
+        self.transmit.s_low_tvalid.next = self.tx.m_axis_tvalid.val();
+        self.tx.m_axis_tready.next = self.transmit.s_low_tready.val();
+        self.transmit.s_low_tdata.next = self.tx.m_axis_tdata.val();
+        self.transmit.s_low_tkeep.next = self.tx.m_axis_tkeep.val();
+        self.transmit.s_low_tlast.next = self.tx.m_axis_tlast.val();
+        self.transmit.s_high_tvalid.next = self.host_responder.m_reply_tvalid.val();
+        self.host_responder.m_reply_tready.next = self.transmit.s_high_tready.val();
+        self.transmit.s_high_tdata.next = self.host_responder.m_reply_tdata.val();
+        self.transmit.s_high_tkeep.next = self.host_responder.m_reply_tkeep.val();
+        self.transmit.s_high_tlast.next = self.host_responder.m_reply_tlast.val();
+        self.m_axis_tvalid.next = self.transmit.m_axis_tvalid.val();
+        self.transmit.m_axis_tready.next = self.m_axis_tready.val();
+        self.m_axis_tdata.next = self.transmit.m_axis_tdata.val();
+        self.m_axis_tkeep.next = self.transmit.m_axis_tkeep.val();
+        self.m_axis_tlast.next = self.transmit.m_axis_tlast.val();
         self.m_read_valid.next = self.tx.m_read_valid.val();
         self.tx.m_read_ready.next = self.m_read_ready.val();
         self.m_read_addr.next = self.tx.m_read_addr.val();
@@ -370,11 +403,24 @@ impl<
         self.rx.s_axis_tdata.next = self.s_axis_tdata.val();
         self.rx.s_axis_tkeep.next = self.s_axis_tkeep.val();
         self.rx.s_axis_tlast.next = self.s_axis_tlast.val();
-        self.m_pass_tvalid.next = self.rx.m_pass_tvalid.val();
-        self.rx.m_pass_tready.next = self.m_pass_tready.val();
-        self.m_pass_tdata.next = self.rx.m_pass_tdata.val();
-        self.m_pass_tkeep.next = self.rx.m_pass_tkeep.val();
-        self.m_pass_tlast.next = self.rx.m_pass_tlast.val();
+        // (frames that are not RoCEv2: ARP and echo requests for us answered, the rest to the host)
+        self.host_responder.s_axis_tvalid.next = self.rx.m_pass_tvalid.val();
+        self.rx.m_pass_tready.next = self.host_responder.s_axis_tready.val();
+        self.host_responder.s_axis_tdata.next = self.rx.m_pass_tdata.val();
+        self.host_responder.s_axis_tkeep.next = self.rx.m_pass_tkeep.val();
+        self.host_responder.s_axis_tlast.next = self.rx.m_pass_tlast.val();
+        self.host_responder.cfg_local_mac.next = self.registers.cfg_local_mac.val();
+        self.host_responder.cfg_local_ipv4.next = self.registers.cfg_local_ipv4.val();
+        self.m_pass_tvalid.next = self.host_responder.m_pass_tvalid.val();
+        self.host_responder.m_pass_tready.next = self.m_pass_tready.val();
+        self.m_pass_tdata.next = self.host_responder.m_pass_tdata.val();
+        self.m_pass_tkeep.next = self.host_responder.m_pass_tkeep.val();
+        self.m_pass_tlast.next = self.host_responder.m_pass_tlast.val();
+        self.registers.cnt_arp_replies.next = self.host_responder.cnt_arp_replies.val();
+        self.registers.cnt_echo_replies.next = self.host_responder.cnt_echo_replies.val();
+        self.registers.cnt_deferred.next = self.host_responder.cnt_deferred.val();
+        self.registers.cnt_drop_host_truncated.next = self.host_responder.cnt_drop_truncated.val();
+        self.registers.cnt_drop_host_too_long.next = self.host_responder.cnt_drop_too_long.val();
         self.m_cmd_valid.next = self.rx.m_cmd_valid.val();
         self.rx.m_cmd_ready.next = self.m_cmd_ready.val();
         self.m_cmd_address.next = self.rx.m_cmd_address.val();

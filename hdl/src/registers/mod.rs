@@ -64,7 +64,7 @@ const RECEIVE_FLOP: usize = REGION_FLOP + MEMORY_REGION_WORDS;
 const _: () = assert!(REGION_FLOP == 10 && RECEIVE_FLOP == 16);
 /// [`Kind::Input`] registers (the counters of the RX path and the scheduler, the receive
 /// posting state, the head of the receive completion queue and its lost count).
-pub(crate) const INPUTS: usize = 22;
+pub(crate) const INPUTS: usize = 28;
 /// [`Kind::Strobe`] registers (memory region write, receive post, receive completion pop).
 pub(crate) const STROBES: usize = 3;
 /// [`Kind::Constant`] registers (the ID block).
@@ -211,6 +211,18 @@ pub struct Registers<const CB: usize, const GB: usize, const QB: usize> {
     pub cnt_written: Signal<In, Bits<32>>,
     /// Counter: payloads discarded.
     pub cnt_discarded: Signal<In, Bits<32>>,
+    /// Counter: ARP requests answered.
+    pub cnt_arp_replies: Signal<In, Bits<32>>,
+    /// Counter: ICMP echo requests answered.
+    pub cnt_echo_replies: Signal<In, Bits<32>>,
+    /// Counter: requests given to the host because the reply buffer was taken.
+    pub cnt_deferred: Signal<In, Bits<32>>,
+    /// Counter: echo requests dropped, truncated.
+    pub cnt_drop_host_truncated: Signal<In, Bits<32>>,
+    /// Counter: echo requests dropped, longer than the reply buffer.
+    pub cnt_drop_host_too_long: Signal<In, Bits<32>>,
+    /// Counter: ACKs and NAKs the ACK tracker ignored.
+    pub cnt_ack_ignored: Signal<In, Bits<32>>,
     /// The staged memory region entry (`MEMORY_REGION`, the `region_word*` registers).
     pub region_entry: Signal<Out, Bits<MEMORY_REGION_BITS>>,
     /// `region_write` was written (one cycle): store `region_entry` at the index in `region_write_data`.
@@ -351,7 +363,22 @@ impl<const CB: usize, const GB: usize, const QB: usize> Registers<CB, GB, QB> {
             .map(String::from)
             .into_iter()
             .chain(DropReason::ALL.iter().map(|r| r.counter_port()))
-            .chain(["cnt_dup", "cnt_bad_queue", "cnt_written", "cnt_discarded", "receive_status"].map(String::from))
+            .chain(
+                [
+                    "cnt_dup",
+                    "cnt_bad_queue",
+                    "cnt_written",
+                    "cnt_discarded",
+                    "cnt_arp_replies",
+                    "cnt_echo_replies",
+                    "cnt_deferred",
+                    "cnt_drop_host_truncated",
+                    "cnt_drop_host_too_long",
+                    "cnt_ack_ignored",
+                    "receive_status",
+                ]
+                .map(String::from),
+            )
             .chain((0..RECEIVE_COMPLETION_WORDS).map(|w| format!("receive_completion{w}")))
             .chain(["cnt_completions_lost".to_string()])
             .collect();
@@ -438,6 +465,12 @@ impl<const CB: usize, const GB: usize, const QB: usize> Registers<CB, GB, QB> {
             cfg_local_ipv6: Default::default(),
             cnt_written: Default::default(),
             cnt_discarded: Default::default(),
+            cnt_arp_replies: Default::default(),
+            cnt_echo_replies: Default::default(),
+            cnt_deferred: Default::default(),
+            cnt_drop_host_truncated: Default::default(),
+            cnt_drop_host_too_long: Default::default(),
+            cnt_ack_ignored: Default::default(),
             region_entry: Default::default(),
             region_write_valid: Default::default(),
             region_write_data: Default::default(),
@@ -641,11 +674,17 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
         self.inputs[14].next = self.cnt_bad_queue.val();
         self.inputs[15].next = self.cnt_written.val();
         self.inputs[16].next = self.cnt_discarded.val();
-        self.inputs[17].next = self.receive_status.val();
-        self.inputs[18].next = self.receive_completion0.val();
-        self.inputs[19].next = self.receive_completion1.val();
-        self.inputs[20].next = self.receive_completion2.val();
-        self.inputs[21].next = self.cnt_completions_lost.val();
+        self.inputs[17].next = self.cnt_arp_replies.val();
+        self.inputs[18].next = self.cnt_echo_replies.val();
+        self.inputs[19].next = self.cnt_deferred.val();
+        self.inputs[20].next = self.cnt_drop_host_truncated.val();
+        self.inputs[21].next = self.cnt_drop_host_too_long.val();
+        self.inputs[22].next = self.cnt_ack_ignored.val();
+        self.inputs[23].next = self.receive_status.val();
+        self.inputs[24].next = self.receive_completion0.val();
+        self.inputs[25].next = self.receive_completion1.val();
+        self.inputs[26].next = self.receive_completion2.val();
+        self.inputs[27].next = self.cnt_completions_lost.val();
         self.read_value.next = 0.into();
         for i in 0..FLOPS {
             if self.decode.hit_flop.val().get_bit(i) {

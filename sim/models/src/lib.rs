@@ -8,6 +8,8 @@
 //!   that the Verilator runner implements too.
 //! * [`tx`]: the TX path (transfer table, scheduling by block, segmenter, packetizer, packet
 //!   generator) from posts to frames, behind the [`tx::TxEngine`] trait.
+//! * [`host`]: the host path (`HostResponder`): the ARP and ICMP echo requests the engine
+//!   answers for its own address, the replies it builds, and the frames it passes to the host.
 //! * [`responder`]: the RX transport layer (RC and UC responder): per accepted request, the
 //!   checks, the memory write, the receive completion and the ACK or NAK.
 //!
@@ -19,6 +21,7 @@
 pub use ferroce_contracts as contracts;
 pub use ferroce_wire as wire;
 
+pub mod host;
 pub mod icrc;
 pub mod regs;
 pub mod responder;

@@ -27,6 +27,13 @@ pub enum Error {
         /// Checksum computed over the header.
         computed: u16,
     },
+    /// The ICMP checksum does not verify over the message.
+    BadIcmpChecksum {
+        /// Checksum field on the wire.
+        wire: u16,
+        /// Checksum computed over the message.
+        computed: u16,
+    },
     /// An IP total/payload length or UDP length is inconsistent with the buffer or the header.
     BadLength,
     /// The IP protocol / IPv6 next header is not UDP (17).
@@ -63,6 +70,9 @@ impl fmt::Display for Error {
             Error::BadIhl(i) => write!(f, "unsupported IPv4 IHL {i} (RoCEv2 needs 5)"),
             Error::BadChecksum { wire, computed } => {
                 write!(f, "IPv4 header checksum {wire:#06x}, computed {computed:#06x}")
+            }
+            Error::BadIcmpChecksum { wire, computed } => {
+                write!(f, "ICMP checksum {wire:#06x}, computed {computed:#06x}")
             }
             Error::BadLength => write!(f, "inconsistent length field"),
             Error::NotUdp(p) => write!(f, "IP protocol {p} is not UDP"),

@@ -8,7 +8,7 @@ use crate::field::{be16, bits, put16, shift};
 use crate::opcode::{Opcode, CNP_RESERVED_LEN};
 use crate::packet::{ExtRepr, IpRepr, RoceFrame};
 use crate::udp::ROCEV2_PORT;
-use crate::{aeth, atomic_ack_eth, atomic_eth, bth, deth, ieth, immdt, ipv4, ipv6, rdeth, reth, udp};
+use crate::{aeth, arp, atomic_ack_eth, atomic_eth, bth, deth, ieth, immdt, ipv4, ipv6, rdeth, reth, udp};
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::net::{Ipv4Addr, Ipv6Addr};
@@ -281,13 +281,23 @@ impl FrameGen {
         v
     }
 
+    /// An ARP request or reply (Ethernet, IPv4) with random addresses, padded to 60 bytes.
     fn arp(&mut self) -> Vec<u8> {
         let mut v = self.l2(ETHERTYPE_ARP);
-        // Hardware type Ethernet, protocol type IPv4, address lengths 6 and 4, request/reply.
-        let [p0, p1] = ETHERTYPE_IPV4.to_be_bytes();
-        v.extend_from_slice(&[0, 1, p0, p1, 6, 4, 0, self.rng.gen_range(1..=2)]);
-        let body = self.bytes(20);
-        v.extend_from_slice(&body);
+        // Request or reply, drawn as a byte (as before the ARP view existed: same frames per seed).
+        let operation = self.rng.gen_range(arp::OPERATION_REQUEST as u8..=arp::OPERATION_REPLY as u8);
+        let l2 = v.len();
+        v.resize(l2 + arp::PACKET_LEN, 0);
+        let repr = arp::Repr {
+            operation: u16::from(operation),
+            sender_mac: [0; 6],
+            sender_ip: Ipv4Addr::UNSPECIFIED,
+            target_mac: [0; 6],
+            target_ip: Ipv4Addr::UNSPECIFIED,
+        };
+        repr.emit(&mut arp::Packet::new_unchecked(&mut v[l2..])).unwrap();
+        // The addresses: every byte from the sender's MAC to the end of the packet.
+        self.rng.fill_bytes(&mut v[l2 + arp::field::SENDER_MAC.start..]);
         Self::pad60(v)
     }
 

@@ -6,6 +6,7 @@
 //! `buffer_len`. Multi-byte header fields are big-endian; the ICRC is little-endian.
 //!
 //! * [`ethernet`] (0–2 VLAN tags), [`ipv4`], [`ipv6`], [`udp`]
+//! * [`arp`] and [`icmp`] (echo): the frames the engine answers for its own address
 //! * [`bth`], [`opcode`] and the extension headers [`rdeth`], [`deth`], [`reth`],
 //!   [`atomic_eth`], [`aeth`], [`atomic_ack_eth`], [`immdt`], [`ieth`]
 //! * [`mod@icrc`]: the ICRC and the frame-level [`icrc::icrc_verdict`]
@@ -31,12 +32,14 @@ mod field;
 mod view;
 
 pub mod aeth;
+pub mod arp;
 pub mod atomic_ack_eth;
 pub mod atomic_eth;
 pub mod bth;
 pub mod deth;
 pub mod ethernet;
 pub mod gen;
+pub mod icmp;
 pub mod icrc;
 pub mod ieth;
 pub mod immdt;
@@ -50,12 +53,14 @@ pub mod reth;
 pub mod udp;
 
 pub use aeth::Repr as AethRepr;
+pub use arp::Repr as ArpRepr;
 pub use atomic_ack_eth::Repr as AtomicAckEthRepr;
 pub use atomic_eth::Repr as AtomicEthRepr;
 pub use bth::Repr as BthRepr;
 pub use deth::Repr as DethRepr;
 pub use error::{Error, Result};
 pub use ethernet::{Repr as EthernetRepr, VlanTag};
+pub use icmp::Repr as IcmpRepr;
 pub use icrc::{icrc, icrc_verdict, IcrcVerdict};
 pub use ieth::Repr as IethRepr;
 pub use immdt::Repr as ImmDtRepr;
