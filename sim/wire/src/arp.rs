@@ -192,8 +192,8 @@ mod tests {
     use crate::ethernet::{self, ETHERTYPE_ARP, MIN_FRAME_LEN};
 
     /// A 60-byte ARP request as a network monitor captured it: who-has 172.16.1.50 tell
-    /// 172.16.1.101, from 00:a0:c9:22:b2:10, with 18 bytes of zero padding
-    /// (mynetwatchman.com, "normal ARP request and reply", frame 7).
+    /// 172.16.1.101, from 00:a0:c9:22:b2:10, with 18 bytes of zero padding (a published
+    /// capture of a normal ARP exchange, its request).
     const REQUEST: [u8; 60] = [
         0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00, 0xa0, 0xc9, 0x22, 0xb2, 0x10, 0x08, 0x06, // Ethernet
         0x00, 0x01, 0x08, 0x00, 0x06, 0x04, 0x00, 0x01, // Ethernet/IPv4, request

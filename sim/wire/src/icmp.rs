@@ -246,8 +246,8 @@ mod tests {
         d
     }
 
-    /// `ping localhost` on Linux as `tcpdump -i lo -X` shows it (dev.jendekhane.com, "ping
-    /// and traceroute"): the IP datagram of the echo request, id 21780, seq 1.
+    /// `ping localhost` on Linux as `tcpdump -i lo -X` shows it (a published capture): the IP
+    /// datagram of the echo request, id 21780, seq 1.
     fn ping_request() -> Vec<u8> {
         let mut v = vec![
             0x45, 0x00, 0x00, 0x54, 0x92, 0x10, 0x40, 0x00, 0x40, 0x01, 0xaa, 0x96, 0x7f, 0x00, 0x00, 0x01, 0x7f, 0x00, 0x00,

@@ -109,7 +109,7 @@ fn arp_request_for_the_local_ip_is_answered_in_place() {
 
 #[test]
 fn captured_arp_request_gets_the_captured_reply() {
-    // mynetwatchman.com, "normal ARP request and reply", frames 7 and 8 (60 bytes each):
+    // A published capture of a normal ARP exchange, request and reply (60 bytes each):
     // who-has 172.16.1.50 tell 172.16.1.101; 172.16.1.50 is-at 00:90:27:3c:66:e1.
     let request = [
         "ff ff ff ff ff ff 00 a0 c9 22 b2 10 08 06 00 01",
@@ -164,7 +164,7 @@ fn echo_reply_keeps_ttl_identification_and_header_checksum() {
     }
 }
 
-/// `ping localhost` on Linux (`tcpdump -i lo -X`, dev.jendekhane.com "ping and traceroute"):
+/// `ping localhost` on Linux (`tcpdump -i lo -X`, a published capture):
 /// the echo request datagram, id 21780, seq 1, 56 bytes of data.
 fn linux_ping_datagram() -> Vec<u8> {
     let mut v = vec![
