@@ -107,6 +107,10 @@ pub struct EngineRtl {
     output: AxisPorts,
     /// Beats on the wire into this engine.
     incoming: VecDeque<Beat>,
+    /// The wire into this engine is inside a frame (its last beat not yet on it).
+    incoming_mid_frame: bool,
+    /// Frames put on the wire by [`EnginePair::inject`], waiting for a frame boundary.
+    injected: VecDeque<Vec<Beat>>,
     presenting: bool,
     pending_commands: VecDeque<(u64, usize)>,
     written_frames: usize,
@@ -160,6 +164,8 @@ impl EngineRtl {
             commands,
             input,
             incoming: VecDeque::new(),
+            incoming_mid_frame: false,
+            injected: VecDeque::new(),
             presenting: false,
             pending_commands: VecDeque::new(),
             written_frames: 0,
@@ -201,6 +207,23 @@ impl EngineRtl {
     /// Frames this engine passed to the host (`m_pass`).
     pub fn passed(&self) -> impl Iterator<Item = &[u8]> {
         self.pass.frames.iter().map(|f| f.bytes.as_slice())
+    }
+
+    /// A beat from the other engine onto the wire into this one; injected frames follow at
+    /// the next frame boundary.
+    fn arrive(&mut self, beat: Beat) {
+        self.incoming_mid_frame = !beat.2;
+        self.incoming.push_back(beat);
+        self.flush_injected();
+    }
+
+    /// Injected frames onto the wire, when it is between frames.
+    fn flush_injected(&mut self) {
+        if !self.incoming_mid_frame {
+            while let Some(frame) = self.injected.pop_front() {
+                self.incoming.extend(frame);
+            }
+        }
     }
 
     /// Drives this cycle's inputs; `output_room`: the wire out has room for a beat.
@@ -356,10 +379,10 @@ impl EnginePair {
         self.a.m.eval();
         self.b.m.eval();
         if let Some(beat) = self.a.sample(self.cycle)? {
-            self.b.incoming.push_back(beat);
+            self.b.arrive(beat);
         }
         if let Some(beat) = self.b.sample(self.cycle)? {
-            self.a.incoming.push_back(beat);
+            self.a.arrive(beat);
         }
         self.a.m.tick();
         self.b.m.tick();
@@ -399,14 +422,22 @@ impl EnginePair {
 
     /// Puts `frame` on the wire into `side`'s MAC RX, after what is already on it (a third
     /// station's frame, such as an ARP request).
+    /// Frames from the other engine keep their beats together: an injected frame goes on the
+    /// wire between two of them.
     pub fn inject(&mut self, side: Side, frame: &[u8]) {
         let engine = self.engine(side);
         let bytes = engine.input.bytes_per_beat;
         let beats = frame.len().div_ceil(bytes);
-        for (k, chunk) in frame.chunks(bytes).enumerate() {
-            let (data, keep) = crate::axis::pack_beat(chunk, bytes);
-            engine.incoming.push_back((data, keep, k + 1 == beats));
-        }
+        let frame: Vec<Beat> = frame
+            .chunks(bytes)
+            .enumerate()
+            .map(|(k, chunk)| {
+                let (data, keep) = crate::axis::pack_beat(chunk, bytes);
+                (data, keep, k + 1 == beats)
+            })
+            .collect();
+        engine.injected.push_back(frame);
+        engine.flush_injected();
     }
 
     fn transact(&mut self, side: Side, request: Request) -> Result<(u8, u32), String> {

@@ -247,16 +247,17 @@ fn a_bad_rkey_writes_nothing_is_nakked_and_the_next_transfer_lands() {
     assert_eq!(pair.b.memory.bytes(post.remote_addr, 700), data);
 }
 
-/// A third station resolves and pings engine B on B's wire: B answers the ARP request and the
-/// echo request itself (its replies go out on its MAC TX, which the harness wires to A, whose
-/// host path passes them to its host), counts them, and passes a request for another address
-/// to its host untouched. The replies are the model's and decode in tshark.
+/// A third station resolves and pings engine B on B's wire while A writes to B over RC: B
+/// answers the ARP request and the echo request itself (its replies join its ACKs on its MAC
+/// TX, which the harness wires to A, whose host path passes them to its host), counts them,
+/// and passes a request for another address to its host untouched. The replies are the
+/// model's and decode in tshark; the writes complete.
 #[test]
 fn the_engine_answers_arp_and_ping_for_its_address() {
     use ferroce_sim::models::host::craft::HostFrameGen;
     use ferroce_sim::models::host::{answer_at, reply_capacity, HostAddress, HostVerdict};
     use std::net::Ipv4Addr;
-    let (mut pair, _) = setup(5, 20).unwrap();
+    let (mut pair, mut requesters) = setup(5, 20).unwrap();
     let address = HostAddress::new([0x02, 0x00, 0x5E, 0x00, 0x00, 0x0B], Ipv4Addr::new(192, 168, 1, 11));
     let mac = address.mac;
     pair.write(Side::B, "local_mac_low", 0, u32::from_be_bytes([mac[2], mac[3], mac[4], mac[5]]))
@@ -268,10 +269,34 @@ fn the_engine_answers_arp_and_ping_for_its_address() {
     let arp = g.arp_request(0, address.ipv4);
     let ping = g.echo_request(1, address.ipv4, 100);
     let elsewhere = g.arp_request(0, Ipv4Addr::new(192, 168, 1, 12));
+    // RC WRITEs from A (B acknowledges them on the wire the replies take)
+    let posts: Vec<Post> = [0usize, 2]
+        .into_iter()
+        .enumerate()
+        .map(|(channel, peer)| {
+            let mut post = requesters.post(peer, channel as u16, PostOp::Write, 24_000);
+            post.imm_every_block = false;
+            post
+        })
+        .collect();
+    for post in &posts {
+        pair.post(Side::A, post).unwrap().unwrap();
+    }
     for frame in [&arp, &ping, &elsewhere] {
         pair.inject(Side::B, frame);
-        pair.idle(400).unwrap();
+        pair.idle(150).unwrap();
     }
+    let mut finished = Vec::new();
+    for _ in 0..200 {
+        finished.extend(pair.poll(Side::A).unwrap());
+        if finished.len() == posts.len() {
+            break;
+        }
+        pair.idle(200).unwrap();
+    }
+    finished.sort_unstable();
+    assert_eq!(finished, [(0, false), (1, false)], "A's writes finish without an error");
+    pair.idle(400).unwrap();
     let capacity = reply_capacity(ENGINE_W64.config.data_width as usize / 8);
     let replies: Vec<Vec<u8>> = [&arp, &ping]
         .map(|f| match answer_at(f, &address, capacity) {
