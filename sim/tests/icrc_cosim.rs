@@ -124,7 +124,7 @@ fn insert_width(width: usize) {
 /// are built with `FERROCE_SIM_ALL=1`.
 const CHECK_ALWAYS: [usize; 2] = [64, 512];
 /// Widths whose `IcrcInsert` model is always built.
-const INSERT_ALWAYS: [usize; 4] = [64, 128, 256, 512];
+const INSERT_ALWAYS: [usize; 2] = [64, 512];
 
 /// Whether the model of `unit` (`check` or `insert`) at `width` is built.
 fn built(unit: &str, width: usize) -> bool {
@@ -171,11 +171,13 @@ fn insert_random_w64() {
 }
 
 #[test]
+#[ignore = "the ICRC core is co-simulated at 128 bits in check mode inside rx_front; the IcrcInsert model is built with FERROCE_SIM_ALL=1"]
 fn insert_random_w128() {
     insert_width(128)
 }
 
 #[test]
+#[ignore = "the ICRC core is co-simulated at 256 bits in check mode inside rx_front; the IcrcInsert model is built with FERROCE_SIM_ALL=1"]
 fn insert_random_w256() {
     insert_width(256)
 }
