@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Ferroce test command: installs what the tests need when it is missing (Debian packages:
-# verilator, yosys, python3 with venv, tshark, iverilog, z3; the Python environment of cocotb,
-# cocotbext-axi and PeakRDL from PyPI), then checks formatting and lints, and runs every test of
-# the workspace. CI runs exactly this (.ci/run).
+# verilator, yosys, python3 with venv, tshark, iverilog, z3, qemu-system-x86; the Python
+# environment of cocotb, cocotbext-axi and PeakRDL from PyPI; the interop test's VM image from
+# Debian packages), then checks formatting and lints, and runs every test of the workspace. CI
+# runs exactly this (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +30,11 @@ for component in rustfmt clippy; do
 done
 
 bash scripts/python_env.sh
+
+# The interop test's VM image (Debian packages, qemu-system-x86 installed when missing), built
+# while clippy and the build run; the test waits for it (a lock) and rebuilds it if this failed.
+mkdir -p target/tmp
+bash scripts/interop_vm.sh prepare target/tmp/interop-vm >target/tmp/interop-vm-prepare.log 2>&1 &
 
 start=$SECONDS
 step() { printf '\n== %s (%d s so far)\n' "$1" $((SECONDS - start)); }

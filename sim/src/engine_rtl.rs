@@ -94,8 +94,8 @@ pub struct Surroundings {
 /// One engine and everything a system puts around it.
 pub struct EngineRtl {
     name: &'static str,
-    m: Model,
-    axil: AxiLiteMaster,
+    pub(crate) m: Model,
+    pub(crate) axil: AxiLiteMaster,
     reads: Channel,
     read_memory: Memory,
     read_latency: u64,
@@ -125,7 +125,7 @@ pub struct EngineRtl {
 }
 
 impl EngineRtl {
-    fn new(name: &'static str, variant: &EngineVariant, s: &Surroundings) -> Result<EngineRtl, String> {
+    pub(crate) fn new(name: &'static str, variant: &EngineVariant, s: &Surroundings) -> Result<EngineRtl, String> {
         let e = |e: SimError| format!("engine {name}: {e}");
         let mut m = Model::new(&variant.model_name()).map_err(e)?;
         let input = AxisPorts::find(&m, "s_axis").map_err(e)?;
@@ -209,6 +209,54 @@ impl EngineRtl {
         self.pass.frames.iter().map(|f| f.bytes.as_slice())
     }
 
+    /// Puts `frame` on the wire into the MAC RX, at the next frame boundary.
+    pub(crate) fn inject(&mut self, frame: &[u8]) {
+        let bytes = self.input.bytes_per_beat;
+        let beats = frame.len().div_ceil(bytes);
+        let frame: Vec<Beat> = frame
+            .chunks(bytes)
+            .enumerate()
+            .map(|(k, chunk)| {
+                let (data, keep) = crate::axis::pack_beat(chunk, bytes);
+                (data, keep, k + 1 == beats)
+            })
+            .collect();
+        self.injected.push_back(frame);
+        self.flush_injected();
+    }
+
+    /// Bytes per beat of the MAC RX.
+    pub(crate) fn input_bytes_per_beat(&self) -> usize {
+        self.input.bytes_per_beat
+    }
+
+    /// Beats waiting on the wire into the MAC RX.
+    pub(crate) fn incoming_beats(&self) -> usize {
+        self.incoming.len() + self.injected.iter().map(Vec::len).sum::<usize>()
+    }
+
+    /// Handshakes so far, on every port (a count that moves while the engine works).
+    pub(crate) fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// Takes the frames put on the MAC TX since the last call.
+    pub(crate) fn take_frames_out(&mut self) -> Vec<Vec<u8>> {
+        self.mac.frames.drain(..).map(|f| f.bytes).collect()
+    }
+
+    /// Takes the frames passed to the host (`m_pass`) since the last call.
+    pub(crate) fn take_passed(&mut self) -> Vec<Vec<u8>> {
+        self.pass.frames.drain(..).map(|f| f.bytes).collect()
+    }
+
+    /// Forgets the memory write data already written (a long run keeps only `memory`).
+    pub(crate) fn forget_written(&mut self) {
+        self.data.frames.drain(..self.written_frames);
+        self.written_frames = 0;
+        self.writes.clear();
+    }
+
     /// A beat from the other engine onto the wire into this one; injected frames follow at
     /// the next frame boundary.
     fn arrive(&mut self, beat: Beat) {
@@ -227,7 +275,7 @@ impl EngineRtl {
     }
 
     /// Drives this cycle's inputs; `output_room`: the wire out has room for a beat.
-    fn drive(&mut self, rng: &mut ChaCha8Rng, cycle: u64, output_room: bool) {
+    pub(crate) fn drive(&mut self, rng: &mut ChaCha8Rng, cycle: u64, output_room: bool) {
         let m = &mut self.m;
         self.axil.drive(m, rng);
         self.read_memory.drive(m, rng, cycle);
@@ -258,7 +306,7 @@ impl EngineRtl {
     }
 
     /// This cycle's handshakes; returns the beat that left on the MAC TX.
-    fn sample(&mut self, cycle: u64) -> Result<Option<Beat>, String> {
+    pub(crate) fn sample(&mut self, cycle: u64) -> Result<Option<Beat>, String> {
         let name = self.name;
         let e = |e: SimError| format!("engine {name}: {e}");
         let m = &mut self.m;
@@ -314,10 +362,191 @@ impl EngineRtl {
 
 /// The answer to request `index`, the last one `master` got (transactions are blocking: one at
 /// a time per engine, so no search through a long-running server's answers).
-fn answer_of(master: &AxiLiteMaster, index: usize) -> Result<(u8, u32), String> {
+pub(crate) fn answer_of(master: &AxiLiteMaster, index: usize) -> Result<(u8, u32), String> {
     match master.answers.last() {
         Some(a) if a.request == index => Ok((a.resp, a.data)),
         a => Err(format!("request {index}: the last answer is {a:?}")),
+    }
+}
+
+/// What a host does with an engine over AXI4-Lite, by register name from the map: every
+/// access blocks (the engine runs) until its answer. Implemented for one engine of an
+/// [`EnginePair`] ([`PairHost`]) and for the engine of a [`crate::wire_bridge::WireBridge`].
+pub trait EngineHost {
+    /// The register map the engine implements.
+    fn map(&self) -> &Map;
+    /// Which engine, for error messages.
+    fn label(&self) -> String;
+    /// One AXI4-Lite transaction, the engine running until its answer: `(resp, data)`.
+    fn transact(&mut self, request: Request) -> Result<(u8, u32), String>;
+
+    /// The address of register `name`, element `index`.
+    fn address(&self, name: &str, index: u32) -> Result<u32, String> {
+        let r = self.map().get(name).ok_or_else(|| format!("no register {name}"))?;
+        if index >= r.count {
+            return Err(format!("{name}[{index}]: the register has {} elements", r.count));
+        }
+        Ok(r.address(index))
+    }
+
+    /// Writes register `name` (element `index`); an error unless the answer is OKAY.
+    fn write(&mut self, name: &str, index: u32, value: u32) -> Result<(), String> {
+        let address = self.address(name, index)?;
+        let (resp, _) = self.transact(Request {
+            write: true,
+            address,
+            data: value,
+            strobes: 0xf,
+        })?;
+        match resp {
+            0 => Ok(()),
+            r => Err(format!("{}: write of {value:#x} to {name}[{index}] answered {r}", self.label())),
+        }
+    }
+
+    /// Reads register `name` (element `index`); an error unless the answer is OKAY.
+    fn read(&mut self, name: &str, index: u32) -> Result<u32, String> {
+        let address = self.address(name, index)?;
+        let (resp, data) = self.transact(Request {
+            write: false,
+            address,
+            data: 0,
+            strobes: 0,
+        })?;
+        match resp {
+            0 => Ok(data),
+            r => Err(format!("{}: read of {name}[{index}] answered {r}", self.label())),
+        }
+    }
+
+    /// Writes QP `qp`'s context: every word but word 0, then word 0 (which commits it).
+    fn commit(&mut self, qp: u32, context: &QpContext) -> Result<(), String> {
+        let words = context.to_words().map_err(|e| format!("QP context: {e}"))?;
+        for (w, &word) in words.iter().enumerate().skip(1).chain(words.iter().enumerate().take(1)) {
+            self.write(&format!("qp_word{w}"), qp, word)?;
+        }
+        Ok(())
+    }
+
+    /// Writes `region` into the memory region table (its entry is its R_Key's index).
+    fn add_region(&mut self, region: &MemoryRegion) -> Result<(), String> {
+        for (w, &word) in region.words().iter().enumerate() {
+            self.write(&format!("region_word{w}"), 0, word)?;
+        }
+        self.write("region_write", 0, crate::contracts::responder::region_index(region.rkey))
+    }
+
+    /// Posts a receive buffer; `Ok(true)` when accepted, `Ok(false)` when refused (queue full).
+    fn post_receive(&mut self, qp: u32, address: u64, length: u32) -> Result<bool, String> {
+        let words = RECEIVE_POST
+            .encode(&[
+                ("qp", u128::from(qp)),
+                ("length", u128::from(length)),
+                ("address", u128::from(address)),
+            ])
+            .map_err(|e| format!("receive post: {e}"))?;
+        for (w, &word) in words.iter().enumerate() {
+            self.write(&format!("receive_word{w}"), 0, word)?;
+        }
+        self.write("receive_post", 0, 1)?;
+        loop {
+            let status = self.read("receive_status", 0)?;
+            match status & 3 {
+                receive_state::PENDING => continue,
+                receive_state::ACCEPTED => return Ok(true),
+                receive_state::REFUSED => return Ok(false),
+                s => return Err(format!("{}: receive_status {s} after a post", self.label())),
+            }
+        }
+    }
+
+    /// Posts a transfer through the post words and the doorbell; its result.
+    fn post(&mut self, post: &Post) -> Result<Result<(), PostError>, String> {
+        let words = post.to_words().map_err(|e| format!("post: {e}"))?;
+        for (w, &word) in words.iter().enumerate() {
+            self.write(&format!("post_word{w}"), 0, word)?;
+        }
+        self.write("doorbell", 0, 1)?;
+        loop {
+            let status = self.read("post_status", 0)?;
+            match PostState::from_code(status & 3) {
+                Some(PostState::Pending) => continue,
+                Some(PostState::Accepted) => return Ok(Ok(())),
+                Some(PostState::Refused) => {
+                    let code = (status >> 2 & 7) as u8;
+                    return Ok(Err(PostError::from_code(code).ok_or_else(|| format!("refusal code {code}"))?));
+                }
+                s => return Err(format!("{}: post_status {s:?} after a doorbell", self.label())),
+            }
+        }
+    }
+
+    /// Polls every channel group once: the finished channels `(channel, error)`.
+    fn poll(&mut self) -> Result<Vec<(u32, bool)>, String> {
+        let mut finished = Vec::new();
+        for group in 0..self.map().config.poll_groups() {
+            let bits = self.read("poll", group)?;
+            if bits == 0 {
+                continue;
+            }
+            let errors = self.read("poll_error", 0)?;
+            finished.extend(
+                (0..POLL_CHANNELS)
+                    .filter(|i| bits >> i & 1 == 1)
+                    .map(|i| (group * POLL_CHANNELS + i, errors >> i & 1 == 1)),
+            );
+        }
+        Ok(finished)
+    }
+
+    /// Reads and pops every receive completion queued; errors if the overflow flag is set.
+    fn receive_completions(&mut self) -> Result<Vec<HostCompletion>, String> {
+        let mut out = Vec::new();
+        loop {
+            let words: Vec<u32> = (0..RECEIVE_COMPLETION.words())
+                .map(|w| self.read(&format!("receive_completion{w}"), 0))
+                .collect::<Result<_, _>>()?;
+            let field = |name: &str| RECEIVE_COMPLETION.decode(&words, name) as u32;
+            if field("overflow") != 0 {
+                return Err(format!("{}: receive completions were lost", self.label()));
+            }
+            if field("valid") == 0 {
+                return Ok(out);
+            }
+            out.push(HostCompletion {
+                qp: field("qp"),
+                kind: field("kind") as u8,
+                status: field("status") as u8,
+                immediate: (field("immediate_valid") != 0).then(|| field("immediate")),
+                length: field("length"),
+            });
+            self.write("receive_completion_pop", 0, 1)?;
+        }
+    }
+
+    /// A responder counter.
+    fn responder_counter(&mut self, counter: ResponderCounter) -> Result<u32, String> {
+        self.read("responder_counter", counter.index() as u32)
+    }
+}
+
+/// The host of one engine of an [`EnginePair`] (both engines run while it waits).
+pub struct PairHost<'a> {
+    pair: &'a mut EnginePair,
+    side: Side,
+}
+
+impl EngineHost for PairHost<'_> {
+    fn map(&self) -> &Map {
+        &self.pair.map
+    }
+
+    fn label(&self) -> String {
+        format!("engine {:?}", self.side)
+    }
+
+    fn transact(&mut self, request: Request) -> Result<(u8, u32), String> {
+        self.pair.transact(self.side, request)
     }
 }
 
@@ -425,19 +654,7 @@ impl EnginePair {
     /// Frames from the other engine keep their beats together: an injected frame goes on the
     /// wire between two of them.
     pub fn inject(&mut self, side: Side, frame: &[u8]) {
-        let engine = self.engine(side);
-        let bytes = engine.input.bytes_per_beat;
-        let beats = frame.len().div_ceil(bytes);
-        let frame: Vec<Beat> = frame
-            .chunks(bytes)
-            .enumerate()
-            .map(|(k, chunk)| {
-                let (data, keep) = crate::axis::pack_beat(chunk, bytes);
-                (data, keep, k + 1 == beats)
-            })
-            .collect();
-        engine.injected.push_back(frame);
-        engine.flush_injected();
+        self.engine(side).inject(frame);
     }
 
     fn transact(&mut self, side: Side, request: Request) -> Result<(u8, u32), String> {
@@ -447,158 +664,54 @@ impl EnginePair {
         answer_of(&self.engine(side).axil, index)
     }
 
-    fn address(&self, name: &str, index: u32) -> Result<u32, String> {
-        let r = self.map.get(name).ok_or_else(|| format!("no register {name}"))?;
-        if index >= r.count {
-            return Err(format!("{name}[{index}]: the register has {} elements", r.count));
-        }
-        Ok(r.address(index))
+    /// The host of one engine: register accesses run both engines until their answer.
+    pub fn host(&mut self, side: Side) -> PairHost<'_> {
+        PairHost { pair: self, side }
     }
 
     /// Writes register `name` (element `index`); an error unless the answer is OKAY.
     pub fn write(&mut self, side: Side, name: &str, index: u32, value: u32) -> Result<(), String> {
-        let address = self.address(name, index)?;
-        let (resp, _) = self.transact(
-            side,
-            Request {
-                write: true,
-                address,
-                data: value,
-                strobes: 0xf,
-            },
-        )?;
-        match resp {
-            0 => Ok(()),
-            r => Err(format!("engine {side:?}: write of {value:#x} to {name}[{index}] answered {r}")),
-        }
+        self.host(side).write(name, index, value)
     }
 
     /// Reads register `name` (element `index`); an error unless the answer is OKAY.
     pub fn read(&mut self, side: Side, name: &str, index: u32) -> Result<u32, String> {
-        let address = self.address(name, index)?;
-        let (resp, data) = self.transact(
-            side,
-            Request {
-                write: false,
-                address,
-                data: 0,
-                strobes: 0,
-            },
-        )?;
-        match resp {
-            0 => Ok(data),
-            r => Err(format!("engine {side:?}: read of {name}[{index}] answered {r}")),
-        }
+        self.host(side).read(name, index)
     }
 
     /// Writes QP `qp`'s context: every word but word 0, then word 0 (which commits it).
     pub fn commit(&mut self, side: Side, qp: u32, context: &QpContext) -> Result<(), String> {
-        let words = context.to_words().map_err(|e| format!("QP context: {e}"))?;
-        for (w, &word) in words.iter().enumerate().skip(1).chain(words.iter().enumerate().take(1)) {
-            self.write(side, &format!("qp_word{w}"), qp, word)?;
-        }
-        Ok(())
+        self.host(side).commit(qp, context)
     }
 
     /// Writes `region` into the memory region table (its entry is its R_Key's index).
     pub fn add_region(&mut self, side: Side, region: &MemoryRegion) -> Result<(), String> {
-        for (w, &word) in region.words().iter().enumerate() {
-            self.write(side, &format!("region_word{w}"), 0, word)?;
-        }
-        self.write(side, "region_write", 0, crate::contracts::responder::region_index(region.rkey))
+        self.host(side).add_region(region)
     }
 
     /// Posts a receive buffer; `Ok(true)` when accepted, `Ok(false)` when refused (queue full).
     pub fn post_receive(&mut self, side: Side, qp: u32, address: u64, length: u32) -> Result<bool, String> {
-        let words = RECEIVE_POST
-            .encode(&[
-                ("qp", u128::from(qp)),
-                ("length", u128::from(length)),
-                ("address", u128::from(address)),
-            ])
-            .map_err(|e| format!("receive post: {e}"))?;
-        for (w, &word) in words.iter().enumerate() {
-            self.write(side, &format!("receive_word{w}"), 0, word)?;
-        }
-        self.write(side, "receive_post", 0, 1)?;
-        loop {
-            let status = self.read(side, "receive_status", 0)?;
-            match status & 3 {
-                receive_state::PENDING => continue,
-                receive_state::ACCEPTED => return Ok(true),
-                receive_state::REFUSED => return Ok(false),
-                s => return Err(format!("engine {side:?}: receive_status {s} after a post")),
-            }
-        }
+        self.host(side).post_receive(qp, address, length)
     }
 
     /// Posts a transfer through the post words and the doorbell; its result.
     pub fn post(&mut self, side: Side, post: &Post) -> Result<Result<(), PostError>, String> {
-        let words = post.to_words().map_err(|e| format!("post: {e}"))?;
-        for (w, &word) in words.iter().enumerate() {
-            self.write(side, &format!("post_word{w}"), 0, word)?;
-        }
-        self.write(side, "doorbell", 0, 1)?;
-        loop {
-            let status = self.read(side, "post_status", 0)?;
-            match PostState::from_code(status & 3) {
-                Some(PostState::Pending) => continue,
-                Some(PostState::Accepted) => return Ok(Ok(())),
-                Some(PostState::Refused) => {
-                    let code = (status >> 2 & 7) as u8;
-                    return Ok(Err(PostError::from_code(code).ok_or_else(|| format!("refusal code {code}"))?));
-                }
-                s => return Err(format!("engine {side:?}: post_status {s:?} after a doorbell")),
-            }
-        }
+        self.host(side).post(post)
     }
 
     /// Polls every channel group once: the finished channels `(channel, error)`.
     pub fn poll(&mut self, side: Side) -> Result<Vec<(u32, bool)>, String> {
-        let mut finished = Vec::new();
-        for group in 0..self.map.config.poll_groups() {
-            let bits = self.read(side, "poll", group)?;
-            if bits == 0 {
-                continue;
-            }
-            let errors = self.read(side, "poll_error", 0)?;
-            finished.extend(
-                (0..POLL_CHANNELS)
-                    .filter(|i| bits >> i & 1 == 1)
-                    .map(|i| (group * POLL_CHANNELS + i, errors >> i & 1 == 1)),
-            );
-        }
-        Ok(finished)
+        self.host(side).poll()
     }
 
     /// Reads and pops every receive completion queued; errors if the overflow flag is set.
     pub fn receive_completions(&mut self, side: Side) -> Result<Vec<HostCompletion>, String> {
-        let mut out = Vec::new();
-        loop {
-            let words: Vec<u32> = (0..RECEIVE_COMPLETION.words())
-                .map(|w| self.read(side, &format!("receive_completion{w}"), 0))
-                .collect::<Result<_, _>>()?;
-            let field = |name: &str| RECEIVE_COMPLETION.decode(&words, name) as u32;
-            if field("overflow") != 0 {
-                return Err(format!("engine {side:?}: receive completions were lost"));
-            }
-            if field("valid") == 0 {
-                return Ok(out);
-            }
-            out.push(HostCompletion {
-                qp: field("qp"),
-                kind: field("kind") as u8,
-                status: field("status") as u8,
-                immediate: (field("immediate_valid") != 0).then(|| field("immediate")),
-                length: field("length"),
-            });
-            self.write(side, "receive_completion_pop", 0, 1)?;
-        }
+        self.host(side).receive_completions()
     }
 
     /// A responder counter.
     pub fn responder_counter(&mut self, side: Side, counter: ResponderCounter) -> Result<u32, String> {
-        self.read(side, "responder_counter", counter.index() as u32)
+        self.host(side).responder_counter(counter)
     }
 
     /// Draws from the pair's random generator.

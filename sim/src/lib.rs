@@ -41,3 +41,4 @@ pub mod tx_path_rtl;
 pub mod tx_rtl;
 pub mod tx_segmenter_rtl;
 pub mod verilated;
+pub mod wire_bridge;

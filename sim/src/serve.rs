@@ -1,6 +1,8 @@
 //! `ferroce-sim serve`: a Verilator model with the register file behind a Unix socket, for
 //! `ferroce-ctl --device sim:PATH` (and any client that speaks the protocol below): the register
 //! file alone ([`RegsRtl`]) or the whole engine looped back on itself ([`EngineLoop`]).
+//! `ferroce-sim wire` serves the engine on a UDP wire ([`WireBridge`]) the same way with
+//! [`serve_running`], whose clock runs between requests.
 //!
 //! One line per AXI4-Lite transaction, numbers in hexadecimal with `0x`:
 //!
@@ -17,9 +19,10 @@
 //! and completes them `latency` cycles later); the engine sends real frames to itself. Clients
 //! are served one after the other.
 
-use crate::engine_rtl::EngineLoop;
+use crate::engine_rtl::{EngineHost, EngineLoop};
 use crate::regs_rtl::{RegsRtl, Request};
-use std::io::{BufRead, BufReader, Write};
+use crate::wire_bridge::WireBridge;
+use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 
 /// A model with an AXI4-Lite register file that `serve` can serve.
@@ -109,4 +112,78 @@ pub fn serve(listener: UnixListener, rtl: &mut impl Served) -> std::io::Result<(
         let _ = client(rtl, stream?);
     }
     Ok(())
+}
+
+impl Served for WireBridge {
+    fn read(&mut self, address: u32) -> Result<(u8, u32), String> {
+        self.transact(Request {
+            write: false,
+            address,
+            data: 0,
+            strobes: 0,
+        })
+    }
+
+    fn write(&mut self, address: u32, data: u32, strobes: u8) -> Result<u8, String> {
+        self.transact(Request {
+            write: true,
+            address,
+            data,
+            strobes,
+        })
+        .map(|(resp, _)| resp)
+    }
+
+    fn step(&mut self) -> Result<(), String> {
+        WireBridge::step(self)
+    }
+}
+
+/// A client of [`serve_running`]: its socket and the bytes of its unfinished line.
+struct Client {
+    stream: UnixStream,
+    line: Vec<u8>,
+}
+
+/// Serves any number of clients on `listener` while `run` keeps the model going between their
+/// requests (each call runs it a little); returns when `run` says to stop (`Ok(false)`) or fails.
+pub fn serve_running<M: Served>(
+    listener: UnixListener,
+    model: &mut M,
+    mut run: impl FnMut(&mut M) -> Result<bool, String>,
+) -> Result<(), String> {
+    listener.set_nonblocking(true).map_err(|e| e.to_string())?;
+    let mut clients: Vec<Client> = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                stream.set_nonblocking(true).map_err(|e| e.to_string())?;
+                clients.push(Client { stream, line: Vec::new() });
+            }
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+            Err(e) => return Err(e.to_string()),
+        }
+        clients.retain_mut(|client| loop {
+            match client.stream.read(&mut chunk) {
+                Ok(0) => return false,
+                Ok(n) => client.line.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return true,
+                Err(_) => return false,
+            }
+            while let Some(end) = client.line.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = client.line.drain(..=end).collect();
+                let reply = answer(model, &String::from_utf8_lossy(&line));
+                let _ = client.stream.set_nonblocking(false);
+                let sent = writeln!(client.stream, "{reply}");
+                let _ = client.stream.set_nonblocking(true);
+                if sent.is_err() {
+                    return false;
+                }
+            }
+        });
+        if !run(model)? {
+            return Ok(());
+        }
+    }
 }

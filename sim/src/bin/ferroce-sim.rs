@@ -104,6 +104,38 @@ enum Cmd {
         #[arg(long, default_value_t = 64)]
         latency: u64,
     },
+    /// Run the engine with its MAC on a UDP socket, its register file served for `ferroce-ctl
+    /// --device sim:PATH`: every frame it sends leaves as one datagram to --peer, every
+    /// datagram to --udp is a frame on its MAC RX (no FCS either way), as QEMU's `-netdev
+    /// dgram` sends and takes them, so a Linux VM's NIC can be its wire.
+    ///
+    /// Memory behind the engine is in software: reads of bytes never written return 0.
+    /// Datagrams shorter than an Ethernet header or longer than 4,224 bytes are counted and
+    /// dropped. Prints what crossed every --report seconds (0: never) and at the end. Runs
+    /// until killed, or for --seconds.
+    Wire {
+        /// Local UDP address the engine's MAC RX listens on.
+        #[arg(long, value_name = "ADDR:PORT")]
+        udp: std::net::SocketAddr,
+        /// UDP address the engine's MAC TX sends to.
+        #[arg(long, value_name = "ADDR:PORT")]
+        peer: std::net::SocketAddr,
+        /// Socket path of the register file (an existing socket file there is replaced).
+        #[arg(long, value_name = "PATH")]
+        socket: PathBuf,
+        /// Engine configuration: c64_q16_w64 (the one built for the tests).
+        #[arg(long, default_value = "c64_q16_w64")]
+        variant: String,
+        /// Write every frame, both ways, to this pcap at the end (and every --report seconds).
+        #[arg(long, value_name = "FILE")]
+        pcap: Option<PathBuf>,
+        /// Stop after this many seconds (0: run until killed).
+        #[arg(long, default_value_t = 0)]
+        seconds: u64,
+        /// Seconds between two progress lines on stderr (0: none).
+        #[arg(long, default_value_t = 10)]
+        report: u64,
+    },
     /// Run transfers through the TX path and write its frames (no FCS) to a pcap; prints the
     /// post refusals, packets, bytes, per-queue bytes, completions (and cycles, from the RTL).
     ///
@@ -342,6 +374,15 @@ fn main() -> ExitCode {
             counters,
         } => run_rx(&pcap, engine, fcs, counters),
         Cmd::Sched { trace, engine } => run_sched(&trace, engine),
+        Cmd::Wire {
+            udp,
+            peer,
+            socket,
+            variant,
+            pcap,
+            seconds,
+            report,
+        } => run_wire(udp, peer, &socket, &variant, pcap.as_deref(), seconds, report),
         Cmd::Serve {
             socket,
             top,
@@ -587,6 +628,68 @@ fn run_serve(socket: &std::path::Path, top: &str, variant: Option<&str>, latency
         })
     };
     match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(e),
+    }
+}
+
+/// `ferroce-sim wire`: errors on stderr with exit code 2.
+fn run_wire(
+    udp: std::net::SocketAddr,
+    peer: std::net::SocketAddr,
+    socket: &std::path::Path,
+    variant: &str,
+    pcap: Option<&std::path::Path>,
+    seconds: u64,
+    report: u64,
+) -> ExitCode {
+    use ferroce_sim::engine_rtl::EngineVariant;
+    use ferroce_sim::wire_bridge::WireBridge;
+    use std::time::{Duration, Instant};
+    let fail = |e: String| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    };
+    let Some(variant) = ferroce_hdl::tops::find("engine").and_then(|t| t.variants.iter().find(|v| **v == variant)) else {
+        let known = ferroce_hdl::tops::find("engine").map_or(&[][..], |t| t.variants);
+        return fail(format!("no engine variant '{variant}' (known: {})", known.join(", ")));
+    };
+    let v = EngineVariant {
+        config: ferroce_hdl::tops::engine_config(variant),
+        variant,
+    };
+    let listener = match bind(socket) {
+        Ok(l) => l,
+        Err(e) => return fail(e),
+    };
+    let mut bridge = match WireBridge::new(&v, udp, peer) {
+        Ok(b) => b,
+        Err(e) => return fail(e),
+    };
+    if pcap.is_some() {
+        bridge.capture();
+    }
+    eprintln!(
+        "{} on UDP {udp} (sending to {peer}), registers on {}",
+        v.model_name(),
+        socket.display()
+    );
+    let started = Instant::now();
+    let mut next_report = Duration::from_secs(report);
+    let save = |bridge: &WireBridge| pcap.map_or(Ok(()), |p| bridge.write_pcap(p));
+    let served = ferroce_sim::serve::serve_running(listener, &mut bridge, |b| {
+        b.run_for(Duration::from_millis(2))?;
+        let elapsed = started.elapsed();
+        if report > 0 && elapsed >= next_report {
+            next_report += Duration::from_secs(report);
+            eprintln!("{:>6.1} s, cycle {}: {:?}", elapsed.as_secs_f64(), b.cycle(), b.counts);
+            save(b)?;
+        }
+        Ok(seconds == 0 || elapsed < Duration::from_secs(seconds))
+    });
+    let saved = save(&bridge);
+    eprintln!("cycle {}: {:?}", bridge.cycle(), bridge.counts);
+    match served.and(saved) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(e),
     }

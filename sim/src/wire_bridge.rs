@@ -1,0 +1,277 @@
+//! One engine whose MAC is a UDP socket: every frame the engine puts on its MAC TX leaves as one
+//! datagram to the peer, and every datagram that arrives is a frame on its MAC RX (no FCS either
+//! way). This is the frame format of QEMU's `-netdev dgram` (and `socket,udp=`) backends, so
+//! a Linux VM's NIC and the engine's MAC share a wire; `ferroce-sim wire` runs it with the
+//! register file served to `ferroce-ctl`, and `sim/tests/interop_rxe.rs` drives it against the
+//! Linux kernel's soft-RoCE driver.
+//!
+//! A datagram that cannot be an Ethernet frame (shorter than its header) or is longer than
+//! [`LARGEST_FRAME`] is counted and dropped, never fatal. Frames to the host (`m_pass`) are
+//! counted and dropped. While nothing moves on any port for [`IDLE_CYCLES`], the clock stops and
+//! the bridge waits for a datagram (a millisecond at a time), so an idle engine takes no core
+//! from the VM beside it.
+
+use crate::contracts::regs::Map;
+use crate::engine_rtl::{answer_of, EngineHost, EngineRtl, EngineVariant, Surroundings, PROGRESS_LIMIT};
+use crate::regs_rtl::Request;
+use crate::tx_path_rtl::MemoryTiming;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::io::ErrorKind;
+use std::net::{SocketAddr, UdpSocket};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// The shortest datagram taken: an Ethernet header.
+pub const SHORTEST_FRAME: usize = 14;
+/// The longest datagram taken: a RoCEv2 frame at PMTU 4096 with two VLAN tags, IPv6, RETH and
+/// immediate is 4,202 bytes without FCS; rounded up.
+pub const LARGEST_FRAME: usize = 4224;
+/// Cycles without a handshake after which the clock stops until a datagram arrives.
+pub const IDLE_CYCLES: u64 = 4096;
+/// Cycles between two looks at the socket while the engine runs.
+const POLL_CYCLES: u64 = 64;
+
+/// What crossed the bridge.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BridgeCounts {
+    /// Datagrams taken onto the MAC RX.
+    pub frames_in: u64,
+    /// Frames sent as datagrams from the MAC TX.
+    pub frames_out: u64,
+    /// Datagrams dropped: shorter than an Ethernet header.
+    pub dropped_short: u64,
+    /// Datagrams dropped: longer than [`LARGEST_FRAME`].
+    pub dropped_long: u64,
+    /// Frames the engine passed to its host (`m_pass`), dropped here.
+    pub passed_to_host: u64,
+    /// Frames whose datagram could not be sent (the error is not fatal: the wire lost them).
+    pub send_errors: u64,
+}
+
+/// A frame that crossed the bridge, for the capture.
+#[derive(Debug, Clone)]
+pub struct Crossed {
+    /// When, since the bridge started.
+    pub at: Duration,
+    /// From the engine (true) or to it.
+    pub outgoing: bool,
+    /// The frame.
+    pub bytes: Vec<u8>,
+}
+
+/// The engine, its UDP wire and its host port.
+pub struct WireBridge {
+    engine: EngineRtl,
+    map: Map,
+    socket: UdpSocket,
+    peer: SocketAddr,
+    rng: ChaCha8Rng,
+    cycle: u64,
+    started: Instant,
+    /// Cycle of the last handshake on any port.
+    last_event: (u64, u64),
+    /// What crossed so far.
+    pub counts: BridgeCounts,
+    /// Every frame both ways, when capturing ([`WireBridge::capture`]).
+    pub crossed: Option<Vec<Crossed>>,
+    buffer: Vec<u8>,
+}
+
+impl WireBridge {
+    /// The engine of `variant`, reset, with its MAC on a UDP socket bound to `local` that sends
+    /// to `peer`.
+    pub fn new(variant: &EngineVariant, local: SocketAddr, peer: SocketAddr) -> Result<WireBridge, String> {
+        let socket = UdpSocket::bind(local).map_err(|e| format!("binding {local}: {e}"))?;
+        socket.set_nonblocking(true).map_err(|e| format!("socket {local}: {e}"))?;
+        let surroundings = Surroundings {
+            memory: MemoryTiming::IMMEDIATE,
+            bp_pct: 0,
+            idle_pct: 0,
+            seed: 1,
+        };
+        Ok(WireBridge {
+            engine: EngineRtl::new("wire", variant, &surroundings)?,
+            map: Map::new(variant.config),
+            socket,
+            peer,
+            rng: ChaCha8Rng::seed_from_u64(1),
+            cycle: 0,
+            started: Instant::now(),
+            last_event: (0, 0),
+            counts: BridgeCounts::default(),
+            crossed: None,
+            buffer: vec![0; 65536],
+        })
+    }
+
+    /// The local address of the socket (the port the peer sends to).
+    pub fn local_addr(&self) -> Result<SocketAddr, String> {
+        self.socket.local_addr().map_err(|e| e.to_string())
+    }
+
+    /// Keeps every frame from now on, both ways, for [`WireBridge::write_pcap`].
+    pub fn capture(&mut self) {
+        self.crossed.get_or_insert_with(Vec::new);
+    }
+
+    /// The engine (its memory, its ports).
+    pub fn engine(&mut self) -> &mut EngineRtl {
+        &mut self.engine
+    }
+
+    /// Cycles run so far.
+    pub fn cycle(&self) -> u64 {
+        self.cycle
+    }
+
+    /// One clock cycle; a look at the socket every few cycles.
+    pub fn step(&mut self) -> Result<(), String> {
+        if self.cycle.is_multiple_of(POLL_CYCLES) {
+            self.receive()?;
+        }
+        let e = &mut self.engine;
+        e.drive(&mut self.rng, self.cycle, true);
+        e.m.eval();
+        let beat_out = e.sample(self.cycle)?;
+        e.m.tick();
+        if beat_out.is_some_and(|(_, _, last)| last) {
+            self.send()?;
+        }
+        self.counts.passed_to_host += self.engine.take_passed().len() as u64;
+        self.engine.forget_written();
+        if self.engine.events() != self.last_event.1 {
+            self.last_event = (self.cycle, self.engine.events());
+        }
+        self.cycle += 1;
+        Ok(())
+    }
+
+    /// Whether nothing has moved for [`IDLE_CYCLES`] and nothing waits on the wire in.
+    pub fn idle(&self) -> bool {
+        self.cycle - self.last_event.0 > IDLE_CYCLES && self.engine.incoming_beats() == 0 && self.engine.axil.outstanding() == 0
+    }
+
+    /// Runs until `done` holds (checked every [`POLL_CYCLES`] cycles) or `timeout` of wall time
+    /// has passed (an error naming `what`). While idle the clock stops and the bridge waits
+    /// for datagrams.
+    pub fn run_until(&mut self, what: &str, timeout: Duration, mut done: impl FnMut(&mut WireBridge) -> bool) -> Result<(), String> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if done(self) {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "waiting for {what}: not done after {timeout:?} (cycle {}, {:?})",
+                    self.cycle, self.counts
+                ));
+            }
+            if self.idle() {
+                self.wait_for_datagram(Duration::from_millis(1))?;
+                self.receive()?;
+                if self.engine.incoming_beats() == 0 {
+                    continue;
+                }
+            }
+            for _ in 0..POLL_CYCLES {
+                self.step()?;
+            }
+        }
+    }
+
+    /// Runs for `duration` of wall time (datagrams in both directions keep flowing).
+    pub fn run_for(&mut self, duration: Duration) -> Result<(), String> {
+        let end = Instant::now() + duration;
+        self.run_until("time to pass", duration + Duration::from_secs(1), |_| Instant::now() >= end)
+    }
+
+    /// Blocks until a datagram can be read or `timeout` passed.
+    fn wait_for_datagram(&mut self, timeout: Duration) -> Result<(), String> {
+        let io = |e: std::io::Error| format!("socket: {e}");
+        self.socket.set_nonblocking(false).map_err(io)?;
+        self.socket.set_read_timeout(Some(timeout)).map_err(io)?;
+        let peeked = self.socket.peek(&mut self.buffer[..1]);
+        self.socket.set_nonblocking(true).map_err(io)?;
+        match peeked {
+            Ok(_) => Ok(()),
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => Ok(()),
+            // a port-unreachable answer to an earlier send: the peer is not listening yet
+            Err(e) if e.kind() == ErrorKind::ConnectionRefused => Ok(()),
+            Err(e) => Err(io(e)),
+        }
+    }
+
+    /// Takes the datagrams waiting on the socket onto the MAC RX, while the wire in is short.
+    fn receive(&mut self) -> Result<(), String> {
+        let room = 2 * LARGEST_FRAME / self.engine.input_bytes_per_beat();
+        while self.engine.incoming_beats() < room {
+            let length = match self.socket.recv(&mut self.buffer) {
+                Ok(n) => n,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(()),
+                Err(e) if e.kind() == ErrorKind::ConnectionRefused => continue,
+                Err(e) => return Err(format!("socket: {e}")),
+            };
+            if length < SHORTEST_FRAME {
+                self.counts.dropped_short += 1;
+                continue;
+            }
+            if length > LARGEST_FRAME {
+                self.counts.dropped_long += 1;
+                continue;
+            }
+            let frame = self.buffer[..length].to_vec();
+            self.engine.inject(&frame);
+            self.counts.frames_in += 1;
+            self.keep(false, frame);
+            self.last_event = (self.cycle, self.engine.events());
+        }
+        Ok(())
+    }
+
+    /// Sends the frames the MAC TX finished.
+    fn send(&mut self) -> Result<(), String> {
+        for frame in self.engine.take_frames_out() {
+            match self.socket.send_to(&frame, self.peer) {
+                Ok(_) => self.counts.frames_out += 1,
+                Err(_) => self.counts.send_errors += 1,
+            }
+            self.keep(true, frame);
+        }
+        Ok(())
+    }
+
+    fn keep(&mut self, outgoing: bool, bytes: Vec<u8>) {
+        let at = self.started.elapsed();
+        if let Some(crossed) = &mut self.crossed {
+            crossed.push(Crossed { at, outgoing, bytes });
+        }
+    }
+
+    /// Writes the captured frames (both ways, in order) to a pcap file.
+    pub fn write_pcap(&self, path: &Path) -> Result<(), String> {
+        let frames: Vec<Vec<u8>> = self.crossed.iter().flatten().map(|c| c.bytes.clone()).collect();
+        crate::wire::pcap::write_pcap(path, &frames).map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+impl EngineHost for WireBridge {
+    fn map(&self) -> &Map {
+        &self.map
+    }
+
+    fn label(&self) -> String {
+        "the engine on the wire".to_string()
+    }
+
+    fn transact(&mut self, request: Request) -> Result<(u8, u32), String> {
+        let index = self.engine.axil.push(request);
+        for _ in 0..PROGRESS_LIMIT {
+            self.step()?;
+            if self.engine.axil.outstanding() == 0 {
+                return answer_of(&self.engine.axil, index);
+            }
+        }
+        Err(format!("no answer to {request:x?} in {PROGRESS_LIMIT} cycles"))
+    }
+}
