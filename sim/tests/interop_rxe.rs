@@ -20,7 +20,7 @@ use ferroce_sim::contracts::tx::{Pmtu, PostOp, QpState};
 use ferroce_sim::engine_rtl::{EngineHost, ENGINE_W64};
 use ferroce_sim::models::responder::MemoryRegion;
 use ferroce_sim::models::tx::{LocalMemory, Post, QpContext};
-use ferroce_sim::wire::Transport;
+use ferroce_sim::wire::{RoceFrame, Transport};
 use ferroce_sim::wire_bridge::WireBridge;
 use std::io::{BufRead, BufReader, Write};
 use std::net::UdpSocket;
@@ -35,8 +35,9 @@ const ENGINE_IP: u32 = 0x0a00_0001;
 /// The VM's (QEMU's default MAC, the address `interop/init` gives eth0).
 const VM_MAC: u64 = 0x5254_0012_3456;
 const VM_IP: u32 = 0x0a00_0002;
-/// The engine's QP (QPs 0 and 1 are the special QPs of the specification).
-const ENGINE_QP: u32 = 2;
+/// The engine's QPs, one per transport (QPs 0 and 1 are the special QPs of the specification).
+const ENGINE_RC_QP: u32 = 2;
+const ENGINE_UC_QP: u32 = 3;
 /// Messages per test and their size (four packets each at PMTU 1024, rxe's MTU on a 1500-byte
 /// netdev).
 const COUNT: u32 = 4;
@@ -203,26 +204,176 @@ fn engine() -> (WireBridge, u16) {
     (bridge, vm_port)
 }
 
-/// The engine's RC QP to the VM's QP `vm_qpn`: it sends from `sq_psn` and expects `rq_psn`.
-fn context(vm_qpn: u32, sq_psn: u32, rq_psn: u32, vm_rkey: u32) -> QpContext {
-    QpContext {
-        state: QpState::Rts.code(),
-        transport: Transport::Rc.bits(),
-        pmtu: Pmtu::B1024.code(),
-        pkey: 0xffff,
-        ttl: 64,
-        dest_qpn: vm_qpn,
-        sq_psn,
-        rq_psn,
-        udp_sport: 0xc000 | ENGINE_QP as u16,
-        pd: 1,
-        rkey: vm_rkey,
-        src_mac: ENGINE_MAC,
-        dst_mac: VM_MAC,
-        src_ip: u128::from(ENGINE_IP),
-        dst_ip: u128::from(VM_IP),
-        ..QpContext::default()
+/// One connection between an engine QP and a `verbs_check` QP in the VM.
+#[derive(Clone, Copy)]
+struct Connection {
+    transport: Transport,
+    /// The engine's QP.
+    qp: u32,
+    /// The first PSN the engine sends.
+    engine_psn: u32,
+    /// The first PSN the VM sends.
+    vm_psn: u32,
+}
+
+impl Connection {
+    const fn new(transport: Transport, engine_psn: u32, vm_psn: u32) -> Connection {
+        let qp = match transport {
+            Transport::Rc => ENGINE_RC_QP,
+            _ => ENGINE_UC_QP,
+        };
+        Connection {
+            transport,
+            qp,
+            engine_psn,
+            vm_psn,
+        }
     }
+
+    /// The `verbs_check` command of the VM's side (`mode` receive-writes or send-writes),
+    /// `extra` arguments after.
+    fn command(&self, mode: &str, extra: &str) -> String {
+        let transport = if self.transport == Transport::Rc { "rc" } else { "uc" };
+        format!(
+            "verbs_check,--mode,{mode},--peer-ip,10.0.0.1,--peer-qpn,{},--peer-psn,{},--psn,{},\
+             --transport,{transport},--size,{SIZE},--count,{COUNT}{extra}",
+            self.qp, self.engine_psn, self.vm_psn
+        )
+    }
+
+    /// The engine's QP context towards the VM's QP `vm_qpn` (RETHs with `vm_rkey`).
+    fn context(&self, vm_qpn: u32, vm_rkey: u32) -> QpContext {
+        QpContext {
+            state: QpState::Rts.code(),
+            transport: self.transport.bits(),
+            pmtu: Pmtu::B1024.code(),
+            pkey: 0xffff,
+            ttl: 64,
+            dest_qpn: vm_qpn,
+            sq_psn: self.engine_psn,
+            rq_psn: self.vm_psn,
+            udp_sport: 0xc000 | self.qp as u16,
+            pd: 1,
+            rkey: vm_rkey,
+            src_mac: ENGINE_MAC,
+            dst_mac: VM_MAC,
+            src_ip: u128::from(ENGINE_IP),
+            dst_ip: u128::from(VM_IP),
+            ..QpContext::default()
+        }
+    }
+}
+
+/// The engine sends [`COUNT`] WRITEs with immediate over `connection` into the buffer the VM's
+/// `receive-writes` announces, one at a time; each completes on the engine without an error
+/// (RC: on rxe's ACK) and the VM checks bytes and immediates.
+fn engine_writes_to_vm(bridge: &mut WireBridge, vm: &mut Vm, connection: Connection) {
+    let (vm_qpn, vm_rkey, vm_va) = qp_line(&vm.expect(bridge, "QP"));
+    bridge.commit(connection.qp, &connection.context(vm_qpn, vm_rkey)).unwrap();
+    let local = 0x1000_0000u64 * u64::from(connection.qp);
+    for i in 0..COUNT {
+        let bytes: Vec<u8> = (0..SIZE).map(|j| pattern(i, j)).collect();
+        bridge.engine().memory.write(local + u64::from(i * SIZE), &bytes);
+    }
+    for i in 0..COUNT {
+        let post = Post {
+            channel: i as u16,
+            queue: 1,
+            op: PostOp::WriteImm.code(),
+            qp: connection.qp,
+            local_addr: local + u64::from(i * SIZE),
+            remote_addr: vm_va + u64::from(i * SIZE),
+            length: SIZE,
+            immediate: IMM_BASE + i,
+            ..Post::default()
+        };
+        bridge.post(&post).unwrap().unwrap_or_else(|e| panic!("post {i} refused: {e:?}"));
+        // one at a time: the VM checks the immediates in order
+        let mut finished = Vec::new();
+        bridge
+            .run_until("the transfer's completion", VM_TIMEOUT, |b| {
+                finished.extend(b.poll().unwrap());
+                !finished.is_empty()
+            })
+            .unwrap();
+        assert_eq!(finished, [(i, false)], "transfer {i} completes without an error");
+    }
+    let pass = vm.expect(bridge, "PASS");
+    assert_eq!(pass, format!("writes={COUNT} bytes={}", COUNT * SIZE));
+}
+
+/// The VM's `send-writes` sends [`COUNT`] WRITEs with immediate over `connection` into
+/// `region` of the engine's memory after our `GO`; each lands byte for byte and consumes a
+/// receive buffer with its immediate, and rxe completes them (RC: on our ACKs).
+fn vm_writes_to_engine(bridge: &mut WireBridge, vm: &mut Vm, connection: Connection, region: &MemoryRegion) {
+    let (vm_qpn, _, _) = qp_line(&vm.expect(bridge, "QP"));
+    bridge.commit(connection.qp, &connection.context(vm_qpn, 0)).unwrap();
+    for i in 0..COUNT {
+        assert!(bridge.post_receive(connection.qp, 0x3000_0000 + u64::from(i) * 64, 64).unwrap());
+    }
+    vm.say("GO");
+    let pass = vm.expect(bridge, "PASS");
+    assert_eq!(pass, format!("writes={COUNT} bytes={}", COUNT * SIZE));
+    // rxe completes on our ACK (RC) or when it has sent (UC); our last payload write may come
+    // a few cycles later, and in simulated time (tens of thousands of cycles per second here)
+    // that is longer than the VM takes to print PASS
+    bridge
+        .run_until("the engine's last writes", Duration::from_secs(10), |b| b.idle())
+        .unwrap();
+    let landed = bridge.engine().memory.bytes(region.base, (COUNT * SIZE) as usize);
+    for i in 0..COUNT {
+        for j in 0..SIZE {
+            let at = (i * SIZE + j) as usize;
+            assert_eq!(landed[at], pattern(i, j), "byte {j} of message {i} in the engine's memory");
+        }
+    }
+    let completions = bridge.receive_completions().unwrap();
+    let immediates: Vec<Option<u32>> = completions.iter().map(|c| c.immediate).collect();
+    let wanted: Vec<Option<u32>> = (0..COUNT).map(|i| Some(IMM_BASE + i)).collect();
+    assert_eq!(immediates, wanted, "one receive completion per message, with its immediate");
+    assert!(
+        completions
+            .iter()
+            .all(|c| c.qp == connection.qp && c.kind == completion_kind::WRITE && c.status == 0),
+        "{completions:?}"
+    );
+}
+
+/// rxe's counters (`STATS` line) after the runs: nothing retransmitted, duplicated, out of
+/// sequence or refused, and every RoCEv2 frame the engine sent received (rxe counts a packet
+/// once its ICRC has verified).
+fn check_rxe_counters(bridge: &mut WireBridge, vm: &mut Vm) {
+    let line = vm.expect(bridge, "STATS");
+    let counters: std::collections::HashMap<&str, u64> = line
+        .split_whitespace()
+        .filter_map(|w| w.split_once('='))
+        .map(|(k, v)| (k, v.parse().unwrap_or_else(|e| panic!("{k}={v}: {e}"))))
+        .collect();
+    for zero in [
+        "duplicate_request",
+        "out_of_seq_request",
+        "rcvd_seq_err",
+        "rcvd_rnr_err",
+        "send_rnr_err",
+        "retry_exceeded_err",
+        "retry_rnr_exceeded_err",
+        "completer_retry_err",
+    ] {
+        assert_eq!(counters.get(zero), Some(&0), "rxe's {zero} ({line})");
+    }
+    let roce_sent = bridge
+        .crossed
+        .iter()
+        .flatten()
+        .filter(|c| c.outgoing && RoceFrame::parse(&c.bytes).is_ok())
+        .count() as u64;
+    assert_eq!(
+        counters.get("rcvd_pkts"),
+        Some(&roce_sent),
+        "rxe received every RoCEv2 frame we sent ({line})"
+    );
+    assert_eq!(bridge.read("rx_drop_icrc", 0).unwrap(), 0, "rxe's ICRCs verify in the engine");
+    assert_eq!(bridge.read("tx_ack_ignored", 0).unwrap(), 0, "every ACK of rxe's was taken");
 }
 
 /// Runs `body` with a fresh engine on its wire (and its VM port) and the VM image; the
@@ -240,57 +391,23 @@ fn interop(name: &str, body: impl FnOnce(&Path, &mut WireBridge, u16)) {
 }
 
 #[test]
-fn rc_writes_with_immediate_from_the_engine_land_in_linux_rxe() {
-    interop("interop_rc_engine_to_rxe", |cache, bridge, vm_port| {
+fn writes_with_immediate_from_the_engine_land_in_linux_rxe_over_rc_and_uc() {
+    interop("interop_engine_to_rxe", |cache, bridge, vm_port| {
+        let rc = Connection::new(Transport::Rc, 0x00_0100, 0x00_0200);
+        let uc = Connection::new(Transport::Uc, 0xFF_FFFD, 0x00_0300);
+        let run = format!("{}+{}+stats", rc.command("receive-writes", ""), uc.command("receive-writes", ""));
         let engine_port = bridge.local_addr().unwrap().port();
-        let (engine_psn, vm_psn) = (0x00_0100, 0x00_0200);
-        let run = format!(
-            "verbs_check,--mode,receive-writes,--peer-ip,10.0.0.1,--peer-qpn,{ENGINE_QP},--peer-psn,{engine_psn},\
-         --psn,{vm_psn},--transport,rc,--size,{SIZE},--count,{COUNT}"
-        );
         let mut vm = Vm::boot(cache, vm_port, engine_port, &run);
-        let (vm_qpn, vm_rkey, vm_va) = qp_line(&vm.expect(bridge, "QP"));
-        bridge.commit(ENGINE_QP, &context(vm_qpn, engine_psn, vm_psn, vm_rkey)).unwrap();
-        let local = 0x1000_0000u64;
-        for i in 0..COUNT {
-            let bytes: Vec<u8> = (0..SIZE).map(|j| pattern(i, j)).collect();
-            bridge.engine().memory.write(local + u64::from(i * SIZE), &bytes);
-        }
-        for i in 0..COUNT {
-            let post = Post {
-                channel: i as u16,
-                queue: 1,
-                op: PostOp::WriteImm.code(),
-                qp: ENGINE_QP,
-                local_addr: local + u64::from(i * SIZE),
-                remote_addr: vm_va + u64::from(i * SIZE),
-                length: SIZE,
-                immediate: IMM_BASE + i,
-                ..Post::default()
-            };
-            bridge.post(&post).unwrap().unwrap_or_else(|e| panic!("post {i} refused: {e:?}"));
-            // one at a time: the VM checks the immediates in order
-            let mut finished = Vec::new();
-            bridge
-                .run_until("the transfer's completion (rxe's ACK)", VM_TIMEOUT, |b| {
-                    finished.extend(b.poll().unwrap());
-                    !finished.is_empty()
-                })
-                .unwrap();
-            assert_eq!(finished, [(i, false)], "transfer {i} completes without an error on rxe's ACK");
-        }
-        let pass = vm.expect(bridge, "PASS");
-        assert_eq!(pass, format!("writes={COUNT} bytes={}", COUNT * SIZE));
-        assert_eq!(bridge.read("tx_ack_ignored", 0).unwrap(), 0, "every ACK of rxe's was taken");
+        engine_writes_to_vm(bridge, &mut vm, rc);
+        engine_writes_to_vm(bridge, &mut vm, uc);
+        check_rxe_counters(bridge, &mut vm);
         assert!(bridge.read("host_arp_replies", 0).unwrap() > 0, "the kernel resolved us by ARP");
-        assert_eq!(bridge.read("rx_drop_icrc", 0).unwrap(), 0, "rxe's ICRCs");
     });
 }
 
 #[test]
-fn rc_writes_with_immediate_from_linux_rxe_land_in_the_engine() {
-    interop("interop_rc_rxe_to_engine", |cache, bridge, vm_port| {
-        let engine_port = bridge.local_addr().unwrap().port();
+fn writes_with_immediate_from_linux_rxe_land_in_the_engine_over_rc_and_uc() {
+    interop("interop_rxe_to_engine", |cache, bridge, vm_port| {
         let region = MemoryRegion {
             rkey: 1 << 8 | 0x42,
             pd: 1,
@@ -302,44 +419,19 @@ fn rc_writes_with_immediate_from_linux_rxe_land_in_the_engine() {
             },
         };
         bridge.add_region(&region).unwrap();
-        let (engine_psn, vm_psn) = (0x00_0300, 0xFF_FFFE);
+        // the RC connection's PSNs wrap at 2^24 inside its first message
+        let rc = Connection::new(Transport::Rc, 0x00_0300, 0xFF_FFFE);
+        let uc = Connection::new(Transport::Uc, 0x00_0400, 0x00_0500);
+        let target = format!(",--peer-rkey,{:#x},--peer-va,{:#x}", region.rkey, region.base);
         let run = format!(
-            "verbs_check,--mode,send-writes,--peer-ip,10.0.0.1,--peer-qpn,{ENGINE_QP},--peer-psn,{engine_psn},\
-         --psn,{vm_psn},--transport,rc,--size,{SIZE},--count,{COUNT},--peer-rkey,{:#x},--peer-va,{:#x}",
-            region.rkey, region.base
+            "{}+{}+stats",
+            rc.command("send-writes", &target),
+            uc.command("send-writes", &target)
         );
+        let engine_port = bridge.local_addr().unwrap().port();
         let mut vm = Vm::boot(cache, vm_port, engine_port, &run);
-        let (vm_qpn, _, _) = qp_line(&vm.expect(bridge, "QP"));
-        bridge.commit(ENGINE_QP, &context(vm_qpn, engine_psn, vm_psn, 0)).unwrap();
-        for i in 0..COUNT {
-            assert!(bridge.post_receive(ENGINE_QP, 0x3000_0000 + u64::from(i) * 64, 64).unwrap());
-        }
-        vm.say("GO");
-        let pass = vm.expect(bridge, "PASS");
-        assert_eq!(pass, format!("writes={COUNT} bytes={}", COUNT * SIZE));
-        // rxe completes on our ACK, which may leave a few cycles before the last payload's
-        // write: in simulated time (tens of thousands of cycles per second here) that is
-        // longer than the VM takes to print PASS
-        bridge
-            .run_until("the engine's last writes", Duration::from_secs(10), |b| b.idle())
-            .unwrap();
-        let landed = bridge.engine().memory.bytes(region.base, (COUNT * SIZE) as usize);
-        for i in 0..COUNT {
-            for j in 0..SIZE {
-                let at = (i * SIZE + j) as usize;
-                assert_eq!(landed[at], pattern(i, j), "byte {j} of message {i} in the engine's memory");
-            }
-        }
-        let completions = bridge.receive_completions().unwrap();
-        let immediates: Vec<Option<u32>> = completions.iter().map(|c| c.immediate).collect();
-        let wanted: Vec<Option<u32>> = (0..COUNT).map(|i| Some(IMM_BASE + i)).collect();
-        assert_eq!(immediates, wanted, "one receive completion per message, with its immediate");
-        assert!(
-            completions
-                .iter()
-                .all(|c| c.qp == ENGINE_QP && c.kind == completion_kind::WRITE && c.status == 0),
-            "{completions:?}"
-        );
-        assert_eq!(bridge.read("rx_drop_icrc", 0).unwrap(), 0, "rxe's ICRCs");
+        vm_writes_to_engine(bridge, &mut vm, rc, &region);
+        vm_writes_to_engine(bridge, &mut vm, uc, &region);
+        check_rxe_counters(bridge, &mut vm);
     });
 }
