@@ -2,16 +2,16 @@
 # Linux side of the RoCEv2 interop test: a QEMU VM running the kernel's soft-RoCE (rdma_rxe).
 #   scripts/interop_vm.sh prepare [CACHE_DIR]     build CACHE_DIR/vmlinuz + initramfs.cpio.gz
 #   scripts/interop_vm.sh boot [CACHE_DIR] --local-port P --remote-port Q [--mac M] [--append "k=v ..."]
-# CACHE_DIR defaults to target/interop-vm in the repository. Debian packages are fetched with
-# `apt-get download` and unpacked with `dpkg -x` into CACHE_DIR; nothing but qemu-system-x86 is
-# ever installed on the host. See interop/README.md.
+# CACHE_DIR defaults to target/tmp/interop-vm in the repository (the test's). Debian packages
+# are fetched with `apt-get download` and unpacked with `dpkg -x` into CACHE_DIR; nothing but
+# qemu-system-x86 is ever installed on the host. See sim/interop/README.md.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 SCRIPT="$REPO/scripts/interop_vm.sh"
-INIT="$REPO/interop/init"
-VERBS_SRC="$REPO/interop/verbs_check.c"
-DEFAULT_CACHE="$REPO/target/interop-vm"
+INIT="$REPO/sim/interop/init"
+VERBS_SRC="$REPO/sim/interop/verbs_check.c"
+DEFAULT_CACHE="$REPO/target/tmp/interop-vm"
 ARCH_LIBDIR=usr/lib/x86_64-linux-gnu
 
 # Packages unpacked into the cache. linux-image-amd64 is resolved to its linux-image-6.* package.

@@ -1,7 +1,7 @@
 //! Interop with the Linux kernel's RoCE stack: the engine's Verilator model
 //! (`ferroce_engine_c64_q16_w64`) on a UDP wire ([`WireBridge`]) whose other end is the virtio
 //! NIC of a QEMU VM running Debian's kernel with soft-RoCE (`rdma_rxe`) and the project's
-//! `interop/verbs_check` (libibverbs). The VM image is built from Debian packages by
+//! `sim/interop/verbs_check` (libibverbs). The VM image is built from Debian packages by
 //! `scripts/interop_vm.sh prepare` (cached under the target directory).
 //!
 //! What each test proves, with rxe as the independent peer:
@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 /// The engine's addresses on the wire.
 const ENGINE_MAC: u64 = 0x0200_5E00_0001;
 const ENGINE_IP: u32 = 0x0a00_0001;
-/// The VM's (QEMU's default MAC, the address `interop/init` gives eth0).
+/// The VM's (QEMU's default MAC, the address `sim/interop/init` gives eth0).
 const VM_MAC: u64 = 0x5254_0012_3456;
 const VM_IP: u32 = 0x0a00_0002;
 /// The engine's QPs, one per transport (QPs 0 and 1 are the special QPs of the specification).
@@ -89,7 +89,7 @@ struct Vm {
 
 impl Vm {
     /// Boots the VM with its NIC's datagrams from `vm_port` to `engine_port`, running `run`
-    /// (arguments separated by commas, as `interop/init` takes them).
+    /// (arguments separated by commas, as `sim/interop/init` takes them).
     fn boot(cache: &Path, vm_port: u16, engine_port: u16, run: &str) -> Vm {
         let mut child = Command::new("bash")
             .arg(workspace().join("scripts/interop_vm.sh"))
@@ -204,10 +204,28 @@ fn engine() -> (WireBridge, u16) {
     (bridge, vm_port)
 }
 
+/// What a connection carries: RDMA WRITEs or SENDs, each with an immediate.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Messages {
+    Writes,
+    Sends,
+}
+
+impl Messages {
+    /// The word `verbs_check` uses (its modes and its PASS line).
+    fn name(self) -> &'static str {
+        match self {
+            Messages::Writes => "writes",
+            Messages::Sends => "sends",
+        }
+    }
+}
+
 /// One connection between an engine QP and a `verbs_check` QP in the VM.
 #[derive(Clone, Copy)]
 struct Connection {
     transport: Transport,
+    messages: Messages,
     /// The engine's QP.
     qp: u32,
     /// The first PSN the engine sends.
@@ -217,27 +235,31 @@ struct Connection {
 }
 
 impl Connection {
-    const fn new(transport: Transport, engine_psn: u32, vm_psn: u32) -> Connection {
+    const fn new(transport: Transport, messages: Messages, engine_psn: u32, vm_psn: u32) -> Connection {
         let qp = match transport {
             Transport::Rc => ENGINE_RC_QP,
             _ => ENGINE_UC_QP,
         };
         Connection {
             transport,
+            messages,
             qp,
             engine_psn,
             vm_psn,
         }
     }
 
-    /// The `verbs_check` command of the VM's side (`mode` receive-writes or send-writes),
-    /// `extra` arguments after.
-    fn command(&self, mode: &str, extra: &str) -> String {
+    /// The `verbs_check` command of the VM's side (`direction` receive or send), `extra`
+    /// arguments after.
+    fn command(&self, direction: &str, extra: &str) -> String {
         let transport = if self.transport == Transport::Rc { "rc" } else { "uc" };
         format!(
-            "verbs_check,--mode,{mode},--peer-ip,10.0.0.1,--peer-qpn,{},--peer-psn,{},--psn,{},\
+            "verbs_check,--mode,{direction}-{},--peer-ip,10.0.0.1,--peer-qpn,{},--peer-psn,{},--psn,{},\
              --transport,{transport},--size,{SIZE},--count,{COUNT}{extra}",
-            self.qp, self.engine_psn, self.vm_psn
+            self.messages.name(),
+            self.qp,
+            self.engine_psn,
+            self.vm_psn
         )
     }
 
@@ -264,10 +286,12 @@ impl Connection {
     }
 }
 
-/// The engine sends [`COUNT`] WRITEs with immediate over `connection` into the buffer the VM's
-/// `receive-writes` announces, one at a time; each completes on the engine without an error
-/// (RC: on rxe's ACK) and the VM checks bytes and immediates.
-fn engine_writes_to_vm(bridge: &mut WireBridge, vm: &mut Vm, connection: Connection) {
+/// The engine sends [`COUNT`] messages with immediate over `connection` (WRITEs into the
+/// buffer the VM announces, or SENDs into its receive buffers), one at a time: the QP
+/// committed afresh, so a connection that follows another on the same QP number starts from
+/// its own PSNs. Each completes on the engine without an error (RC: on rxe's ACK) and the VM
+/// checks bytes and immediates.
+fn engine_sends_to_vm(bridge: &mut WireBridge, vm: &mut Vm, connection: Connection) {
     let (vm_qpn, vm_rkey, vm_va) = qp_line(&vm.expect(bridge, "QP"));
     bridge.commit(connection.qp, &connection.context(vm_qpn, vm_rkey)).unwrap();
     let local = 0x1000_0000u64 * u64::from(connection.qp);
@@ -275,11 +299,15 @@ fn engine_writes_to_vm(bridge: &mut WireBridge, vm: &mut Vm, connection: Connect
         let bytes: Vec<u8> = (0..SIZE).map(|j| pattern(i, j)).collect();
         bridge.engine().memory.write(local + u64::from(i * SIZE), &bytes);
     }
+    let op = match connection.messages {
+        Messages::Writes => PostOp::WriteImm,
+        Messages::Sends => PostOp::SendImm,
+    };
     for i in 0..COUNT {
         let post = Post {
             channel: i as u16,
             queue: 1,
-            op: PostOp::WriteImm.code(),
+            op: op.code(),
             qp: connection.qp,
             local_addr: local + u64::from(i * SIZE),
             remote_addr: vm_va + u64::from(i * SIZE),
@@ -299,28 +327,34 @@ fn engine_writes_to_vm(bridge: &mut WireBridge, vm: &mut Vm, connection: Connect
         assert_eq!(finished, [(i, false)], "transfer {i} completes without an error");
     }
     let pass = vm.expect(bridge, "PASS");
-    assert_eq!(pass, format!("writes={COUNT} bytes={}", COUNT * SIZE));
+    assert_eq!(pass, format!("{}={COUNT} bytes={}", connection.messages.name(), COUNT * SIZE));
 }
 
-/// The VM's `send-writes` sends [`COUNT`] WRITEs with immediate over `connection` into
-/// `region` of the engine's memory after our `GO`; each lands byte for byte and consumes a
+/// The VM sends [`COUNT`] messages with immediate over `connection` after our `GO` (WRITEs
+/// into `region`, or SENDs into our receive buffers); each lands byte for byte and consumes a
 /// receive buffer with its immediate, and rxe completes them (RC: on our ACKs).
-fn vm_writes_to_engine(bridge: &mut WireBridge, vm: &mut Vm, connection: Connection, region: &MemoryRegion) {
+fn vm_sends_to_engine(bridge: &mut WireBridge, vm: &mut Vm, connection: Connection, region: &MemoryRegion) {
     let (vm_qpn, _, _) = qp_line(&vm.expect(bridge, "QP"));
     bridge.commit(connection.qp, &connection.context(vm_qpn, 0)).unwrap();
+    let buffers = 0x3000_0000 + 0x100_0000 * u64::from(connection.qp);
     for i in 0..COUNT {
-        assert!(bridge.post_receive(connection.qp, 0x3000_0000 + u64::from(i) * 64, 64).unwrap());
+        let buffer = buffers + u64::from(i * SIZE);
+        assert!(bridge.post_receive(connection.qp, buffer, SIZE).unwrap());
     }
     vm.say("GO");
     let pass = vm.expect(bridge, "PASS");
-    assert_eq!(pass, format!("writes={COUNT} bytes={}", COUNT * SIZE));
+    assert_eq!(pass, format!("{}={COUNT} bytes={}", connection.messages.name(), COUNT * SIZE));
     // rxe completes on our ACK (RC) or when it has sent (UC); our last payload write may come
     // a few cycles later, and in simulated time (tens of thousands of cycles per second here)
     // that is longer than the VM takes to print PASS
     bridge
         .run_until("the engine's last writes", Duration::from_secs(10), |b| b.idle())
         .unwrap();
-    let landed = bridge.engine().memory.bytes(region.base, (COUNT * SIZE) as usize);
+    let at = match connection.messages {
+        Messages::Writes => region.base,
+        Messages::Sends => buffers,
+    };
+    let landed = bridge.engine().memory.bytes(at, (COUNT * SIZE) as usize);
     for i in 0..COUNT {
         for j in 0..SIZE {
             let at = (i * SIZE + j) as usize;
@@ -331,10 +365,14 @@ fn vm_writes_to_engine(bridge: &mut WireBridge, vm: &mut Vm, connection: Connect
     let immediates: Vec<Option<u32>> = completions.iter().map(|c| c.immediate).collect();
     let wanted: Vec<Option<u32>> = (0..COUNT).map(|i| Some(IMM_BASE + i)).collect();
     assert_eq!(immediates, wanted, "one receive completion per message, with its immediate");
+    let (kind, length) = match connection.messages {
+        Messages::Writes => (completion_kind::WRITE, None),
+        Messages::Sends => (completion_kind::SEND, Some(SIZE)),
+    };
     assert!(
         completions
             .iter()
-            .all(|c| c.qp == connection.qp && c.kind == completion_kind::WRITE && c.status == 0),
+            .all(|c| c.qp == connection.qp && c.kind == kind && c.status == 0 && length.is_none_or(|l| c.length == l)),
         "{completions:?}"
     );
 }
@@ -391,22 +429,30 @@ fn interop(name: &str, body: impl FnOnce(&Path, &mut WireBridge, u16)) {
 }
 
 #[test]
-fn writes_with_immediate_from_the_engine_land_in_linux_rxe_over_rc_and_uc() {
+fn writes_and_sends_from_the_engine_land_in_linux_rxe_over_rc_and_uc() {
     interop("interop_engine_to_rxe", |cache, bridge, vm_port| {
-        let rc = Connection::new(Transport::Rc, 0x00_0100, 0x00_0200);
-        let uc = Connection::new(Transport::Uc, 0xFF_FFFD, 0x00_0300);
-        let run = format!("{}+{}+stats", rc.command("receive-writes", ""), uc.command("receive-writes", ""));
+        // the first UC connection's PSNs wrap at 2^24; the SEND connections reuse the engine's
+        // QPs of the WRITE connections, recommitted towards new VM QPs with other PSNs
+        let connections = [
+            Connection::new(Transport::Rc, Messages::Writes, 0x00_0100, 0x00_0200),
+            Connection::new(Transport::Uc, Messages::Writes, 0xFF_FFFD, 0x00_0300),
+            Connection::new(Transport::Rc, Messages::Sends, 0x12_3400, 0x00_0010),
+            Connection::new(Transport::Uc, Messages::Sends, 0x00_0020, 0x00_0030),
+        ];
+        let commands: Vec<String> = connections.iter().map(|c| c.command("receive", "")).collect();
+        let run = format!("{}+stats", commands.join("+"));
         let engine_port = bridge.local_addr().unwrap().port();
         let mut vm = Vm::boot(cache, vm_port, engine_port, &run);
-        engine_writes_to_vm(bridge, &mut vm, rc);
-        engine_writes_to_vm(bridge, &mut vm, uc);
+        for connection in connections {
+            engine_sends_to_vm(bridge, &mut vm, connection);
+        }
         check_rxe_counters(bridge, &mut vm);
         assert!(bridge.read("host_arp_replies", 0).unwrap() > 0, "the kernel resolved us by ARP");
     });
 }
 
 #[test]
-fn writes_with_immediate_from_linux_rxe_land_in_the_engine_over_rc_and_uc() {
+fn writes_and_sends_from_linux_rxe_land_in_the_engine_over_rc_and_uc() {
     interop("interop_rxe_to_engine", |cache, bridge, vm_port| {
         let region = MemoryRegion {
             rkey: 1 << 8 | 0x42,
@@ -419,19 +465,25 @@ fn writes_with_immediate_from_linux_rxe_land_in_the_engine_over_rc_and_uc() {
             },
         };
         bridge.add_region(&region).unwrap();
-        // the RC connection's PSNs wrap at 2^24 inside its first message
-        let rc = Connection::new(Transport::Rc, 0x00_0300, 0xFF_FFFE);
-        let uc = Connection::new(Transport::Uc, 0x00_0400, 0x00_0500);
+        // PSNs wrap at 2^24 inside the first RC connection's first message and the last UC
+        // connection's first; the SEND connections reuse the WRITE connections' engine QPs
+        let connections = [
+            Connection::new(Transport::Rc, Messages::Writes, 0x00_0300, 0xFF_FFFE),
+            Connection::new(Transport::Uc, Messages::Writes, 0x00_0400, 0x00_0500),
+            Connection::new(Transport::Rc, Messages::Sends, 0x00_0600, 0x55_0000),
+            Connection::new(Transport::Uc, Messages::Sends, 0x00_0700, 0xFF_FFFF),
+        ];
         let target = format!(",--peer-rkey,{:#x},--peer-va,{:#x}", region.rkey, region.base);
-        let run = format!(
-            "{}+{}+stats",
-            rc.command("send-writes", &target),
-            uc.command("send-writes", &target)
-        );
+        let commands: Vec<String> = connections
+            .iter()
+            .map(|c| c.command("send", if c.messages == Messages::Writes { &target } else { "" }))
+            .collect();
+        let run = format!("{}+stats", commands.join("+"));
         let engine_port = bridge.local_addr().unwrap().port();
         let mut vm = Vm::boot(cache, vm_port, engine_port, &run);
-        vm_writes_to_engine(bridge, &mut vm, rc, &region);
-        vm_writes_to_engine(bridge, &mut vm, uc, &region);
+        for connection in connections {
+            vm_sends_to_engine(bridge, &mut vm, connection, &region);
+        }
         check_rxe_counters(bridge, &mut vm);
     });
 }

@@ -7,13 +7,16 @@
  *                          and byte j of it is (i*7 + j) & 0xff.
  *   --mode send-writes     we send the same messages to --peer-va/--peer-rkey, after reading a
  *                          "GO" line on stdin.
+ *   --mode receive-sends   the peer sends COUNT SEND WITH IMMEDIATE of SIZE bytes: message i
+ *                          lands in receive buffer i (va + i*SIZE), same immediates and bytes.
+ *   --mode send-sends      we send the same SENDs, after reading "GO".
  *   --mode ping            no RDMA: COUNT UDP datagrams of SIZE bytes to the peer's echo port,
  *                          each must come back unchanged.
  *
  * The QP line (both RDMA modes) gives the host what it needs to program its side:
  *   FERROCE-VM QP qpn=<n> psn=<n> rkey=0x<hex> va=0x<hex> gid_index=<n>
  * then one of
- *   FERROCE-VM PASS writes=<count> bytes=<total>
+ *   FERROCE-VM PASS writes|sends=<count> bytes=<total>
  *   FERROCE-VM FAIL <reason>
  */
 #define _GNU_SOURCE
@@ -37,10 +40,12 @@
 
 #define IMM_BASE 0x1000u
 
-enum mode { MODE_NONE, MODE_RECEIVE_WRITES, MODE_SEND_WRITES, MODE_PING };
+enum mode { MODE_NONE, MODE_RECEIVE_WRITES, MODE_SEND_WRITES, MODE_RECEIVE_SENDS, MODE_SEND_SENDS,
+	    MODE_PING };
 
 struct options {
 	enum mode mode;
+	int sends;             /* the messages are SENDs (else RDMA WRITEs), both with immediate */
 	const char *dev;       /* RDMA device, rxe0 */
 	int ib_port;           /* its port, 1 */
 	const char *ifname;    /* netdev whose IPv4 address selects the GID, eth0 */
@@ -120,7 +125,8 @@ static int64_t now_ms(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: verbs_check --mode receive-writes|send-writes|ping --peer-ip A.B.C.D\n"
+		"usage: verbs_check --mode receive-writes|send-writes|receive-sends|send-sends|ping\n"
+		"  --peer-ip A.B.C.D\n"
 		"  [--peer-qpn N] [--peer-psn N] [--psn N] [--transport rc|uc] [--mtu 1024]\n"
 		"  [--size BYTES] [--count N] [--timeout-ms 20000]\n"
 		"  send-writes: --peer-rkey 0xHEX --peer-va 0xHEX\n"
@@ -176,6 +182,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 				o->mode = MODE_RECEIVE_WRITES;
 			else if (!strcmp(optarg, "send-writes"))
 				o->mode = MODE_SEND_WRITES;
+			else if (!strcmp(optarg, "receive-sends"))
+				o->mode = MODE_RECEIVE_SENDS;
+			else if (!strcmp(optarg, "send-sends"))
+				o->mode = MODE_SEND_SENDS;
 			else if (!strcmp(optarg, "ping"))
 				o->mode = MODE_PING;
 			else
@@ -225,6 +235,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		usage();
 	if (o->mode == MODE_SEND_WRITES && !(have_rkey && have_va))
 		usage();
+	o->sends = o->mode == MODE_RECEIVE_SENDS || o->mode == MODE_SEND_SENDS;
 }
 
 /* IPv4 address of a network interface. */
@@ -448,14 +459,22 @@ static int next_completion(struct rdma *r, int64_t deadline, struct ibv_wc *wc)
 	}
 }
 
-static void receive_writes(const struct options *o, struct rdma *r)
+static void receive_messages(const struct options *o, struct rdma *r)
 {
+	const char *what = o->sends ? "send" : "write";
+	enum ibv_wc_opcode opcode = o->sends ? IBV_WC_RECV : IBV_WC_RECV_RDMA_WITH_IMM;
 	struct ibv_wc wc;
 	int64_t deadline;
 
-	/* WRITE WITH IMMEDIATE consumes a receive WR; its data goes to the RETH's address. */
+	/* WRITE WITH IMMEDIATE consumes a receive WR (its data goes to the RETH's address); a SEND
+	 * lands in the WR's buffer: slice i of ours. */
 	for (unsigned i = 0; i < o->count; i++) {
-		struct ibv_recv_wr wr = { .wr_id = i, .sg_list = NULL, .num_sge = 0 }, *bad;
+		struct ibv_sge sge = {
+			.addr = (uintptr_t)(r->buf + (size_t)i * o->size),
+			.length = o->size,
+			.lkey = r->mr->lkey,
+		};
+		struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = o->sends }, *bad;
 		check(ibv_post_recv(r->qp, &wr, &bad), "ibv_post_recv");
 	}
 	print_qp_line(o, r);
@@ -465,26 +484,31 @@ static void receive_writes(const struct options *o, struct rdma *r)
 		uint8_t *slice = r->buf + (size_t)i * o->size;
 
 		if (!next_completion(r, deadline, &wc))
-			fail("timeout after %d ms: %u of %u writes received", o->timeout_ms, i, o->count);
+			fail("timeout after %d ms: %u of %u %ss received", o->timeout_ms, i, o->count,
+			     what);
 		if (wc.status != IBV_WC_SUCCESS)
-			fail("write %u: completion status %s (vendor_err 0x%x)", i,
+			fail("%s %u: completion status %s (vendor_err 0x%x)", what, i,
 			     ibv_wc_status_str(wc.status), wc.vendor_err);
-		if (wc.opcode != IBV_WC_RECV_RDMA_WITH_IMM || !(wc.wc_flags & IBV_WC_WITH_IMM))
-			fail("write %u: opcode %d, expected RECV_RDMA_WITH_IMM", i, wc.opcode);
+		if (wc.opcode != opcode || !(wc.wc_flags & IBV_WC_WITH_IMM))
+			fail("%s %u: opcode %d flags 0x%x, expected %s with an immediate", what, i,
+			     wc.opcode, wc.wc_flags, o->sends ? "RECV" : "RECV_RDMA_WITH_IMM");
+		if (wc.wr_id != i)
+			fail("%s %u: completes receive %llu", what, i, (unsigned long long)wc.wr_id);
 		if (be32toh(wc.imm_data) != IMM_BASE + i)
-			fail("write %u: immediate 0x%x, expected 0x%x", i, be32toh(wc.imm_data),
+			fail("%s %u: immediate 0x%x, expected 0x%x", what, i, be32toh(wc.imm_data),
 			     IMM_BASE + i);
 		if (wc.byte_len != o->size)
-			fail("write %u: byte_len %u, expected %zu", i, wc.byte_len, o->size);
+			fail("%s %u: byte_len %u, expected %zu", what, i, wc.byte_len, o->size);
 		for (size_t j = 0; j < o->size; j++)
 			if (slice[j] != pattern(i, j))
-				fail("write %u: byte %zu is 0x%02x, expected 0x%02x", i, j, slice[j],
+				fail("%s %u: byte %zu is 0x%02x, expected 0x%02x", what, i, j, slice[j],
 				     pattern(i, j));
 	}
 }
 
-static void send_writes(const struct options *o, struct rdma *r)
+static void send_messages(const struct options *o, struct rdma *r)
 {
+	const char *what = o->sends ? "send" : "write";
 	char line[64];
 	struct ibv_wc wc;
 	int64_t deadline;
@@ -513,25 +537,27 @@ static void send_writes(const struct options *o, struct rdma *r)
 			.wr_id = i,
 			.sg_list = &sge,
 			.num_sge = 1,
-			.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+			.opcode = o->sends ? IBV_WR_SEND_WITH_IMM : IBV_WR_RDMA_WRITE_WITH_IMM,
 			.send_flags = IBV_SEND_SIGNALED,
 			.imm_data = htobe32(IMM_BASE + i),
-			.wr.rdma = { .remote_addr = o->peer_va + (uint64_t)i * o->size,
-				     .rkey = o->peer_rkey },
 		}, *bad;
+		if (!o->sends)
+			wr.wr.rdma = (typeof(wr.wr.rdma)){
+				.remote_addr = o->peer_va + (uint64_t)i * o->size, .rkey = o->peer_rkey };
 		check(ibv_post_send(r->qp, &wr, &bad), "ibv_post_send");
 	}
 
 	deadline = now_ms() + o->timeout_ms;
 	for (unsigned i = 0; i < o->count; i++) {
 		if (!next_completion(r, deadline, &wc))
-			fail("timeout after %d ms: %u of %u writes completed", o->timeout_ms, i, o->count);
+			fail("timeout after %d ms: %u of %u %ss completed", o->timeout_ms, i, o->count,
+			     what);
 		if (wc.status != IBV_WC_SUCCESS)
-			fail("write %llu: completion status %s (vendor_err 0x%x)",
+			fail("%s %llu: completion status %s (vendor_err 0x%x)", what,
 			     (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status), wc.vendor_err);
-		if (wc.opcode != IBV_WC_RDMA_WRITE || wc.wr_id != i)
-			fail("completion %u: opcode %d wr_id %llu, expected RDMA_WRITE %u", i, wc.opcode,
-			     (unsigned long long)wc.wr_id, i);
+		if (wc.opcode != (o->sends ? IBV_WC_SEND : IBV_WC_RDMA_WRITE) || wc.wr_id != i)
+			fail("completion %u: opcode %d wr_id %llu, expected %s %u", i, wc.opcode,
+			     (unsigned long long)wc.wr_id, o->sends ? "SEND" : "RDMA_WRITE", i);
 	}
 }
 
@@ -577,12 +603,13 @@ int main(int argc, char **argv)
 		ping(&o);
 
 	setup(&o, &r);
-	if (o.mode == MODE_RECEIVE_WRITES)
-		receive_writes(&o, &r);
+	if (o.mode == MODE_RECEIVE_WRITES || o.mode == MODE_RECEIVE_SENDS)
+		receive_messages(&o, &r);
 	else
-		send_writes(&o, &r);
+		send_messages(&o, &r);
 
-	printf("FERROCE-VM PASS writes=%u bytes=%zu\n", o.count, o.size * o.count);
+	printf("FERROCE-VM PASS %s=%u bytes=%zu\n", o.sends ? "sends" : "writes", o.count,
+	       o.size * o.count);
 	fflush(stdout);
 	/* Resources are released by the kernel when the process exits. */
 	return 0;
