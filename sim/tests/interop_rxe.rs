@@ -286,14 +286,25 @@ impl Connection {
     }
 }
 
+/// Resets the engine's QP `qp`, then commits `context` (RTS), as a host moves a verbs QP
+/// through RESET to RTS for a new connection.
+fn connect(bridge: &mut WireBridge, qp: u32, context: &QpContext) {
+    let reset = QpContext {
+        state: QpState::Reset.code(),
+        ..QpContext::default()
+    };
+    bridge.commit(qp, &reset).unwrap();
+    bridge.commit(qp, context).unwrap();
+}
+
 /// The engine sends [`COUNT`] messages with immediate over `connection` (WRITEs into the
-/// buffer the VM announces, or SENDs into its receive buffers), one at a time: the QP
-/// committed afresh, so a connection that follows another on the same QP number starts from
-/// its own PSNs. Each completes on the engine without an error (RC: on rxe's ACK) and the VM
+/// buffer the VM announces, or SENDs into its receive buffers), one at a time: the QP reset
+/// and committed afresh, so a connection that follows another on the same QP number starts
+/// from its own PSNs. Each completes on the engine without an error (RC: on rxe's ACK) and the VM
 /// checks bytes and immediates.
 fn engine_sends_to_vm(bridge: &mut WireBridge, vm: &mut Vm, connection: Connection) {
     let (vm_qpn, vm_rkey, vm_va) = qp_line(&vm.expect(bridge, "QP"));
-    bridge.commit(connection.qp, &connection.context(vm_qpn, vm_rkey)).unwrap();
+    connect(bridge, connection.qp, &connection.context(vm_qpn, vm_rkey));
     let local = 0x1000_0000u64 * u64::from(connection.qp);
     for i in 0..COUNT {
         let bytes: Vec<u8> = (0..SIZE).map(|j| pattern(i, j)).collect();
@@ -335,7 +346,7 @@ fn engine_sends_to_vm(bridge: &mut WireBridge, vm: &mut Vm, connection: Connecti
 /// receive buffer with its immediate, and rxe completes them (RC: on our ACKs).
 fn vm_sends_to_engine(bridge: &mut WireBridge, vm: &mut Vm, connection: Connection, region: &MemoryRegion) {
     let (vm_qpn, _, _) = qp_line(&vm.expect(bridge, "QP"));
-    bridge.commit(connection.qp, &connection.context(vm_qpn, 0)).unwrap();
+    connect(bridge, connection.qp, &connection.context(vm_qpn, 0));
     let buffers = 0x3000_0000 + 0x100_0000 * u64::from(connection.qp);
     for i in 0..COUNT {
         let buffer = buffers + u64::from(i * SIZE);
@@ -432,7 +443,7 @@ fn interop(name: &str, body: impl FnOnce(&Path, &mut WireBridge, u16)) {
 fn writes_and_sends_from_the_engine_land_in_linux_rxe_over_rc_and_uc() {
     interop("interop_engine_to_rxe", |cache, bridge, vm_port| {
         // the first UC connection's PSNs wrap at 2^24; the SEND connections reuse the engine's
-        // QPs of the WRITE connections, recommitted towards new VM QPs with other PSNs
+        // QPs of the WRITE connections, reset and committed towards new VM QPs with other PSNs
         let connections = [
             Connection::new(Transport::Rc, Messages::Writes, 0x00_0100, 0x00_0200),
             Connection::new(Transport::Uc, Messages::Writes, 0xFF_FFFD, 0x00_0300),
