@@ -14,7 +14,7 @@
 //!   [`random_op`] an operation within the receive buffers a peer has.
 
 use crate::contracts::header::bth::PSN_MASK;
-use crate::contracts::responder::{message_operation, MessageKind};
+use crate::contracts::responder::{message_operation, MessageKind, FIRST_QP};
 use crate::contracts::tx::{Pmtu, PostOp, QpState};
 use crate::models::responder::{Access, MemoryRegion, Responder};
 use crate::models::tx::frame::{frame_bytes, frame_repr};
@@ -268,13 +268,16 @@ impl Requesters {
     }
 }
 
-/// `count` different QP numbers of a responder of `below` QPs ([`crate::responder_rtl::QPS`]
-/// for the RX path's), in the order drawn.
+/// `count` different QP numbers from [`FIRST_QP`] up of a responder of `below` QPs
+/// ([`crate::responder_rtl::QPS`] for the RX path's), in the order drawn.
 pub fn distinct_qps(rng: &mut ChaCha8Rng, count: usize, below: u32) -> Vec<u32> {
-    assert!(count as u64 <= u64::from(below), "{count} distinct QPs below {below}");
+    assert!(
+        count as u64 + u64::from(FIRST_QP) <= u64::from(below),
+        "{count} distinct QPs below {below}"
+    );
     let mut qps: Vec<u32> = Vec::new();
     while qps.len() < count {
-        let qp = rng.gen_range(0..below);
+        let qp = rng.gen_range(FIRST_QP..below);
         if !qps.contains(&qp) {
             qps.push(qp);
         }

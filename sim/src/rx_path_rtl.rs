@@ -333,6 +333,7 @@ impl RxPathRtl {
         let before = self.writer_counts();
         let gained = |now: (u32, u32)| (now.0.wrapping_sub(before.0), now.1.wrapping_sub(before.1));
         let start = self.h.cycle();
+        let mut command_cycles = Vec::new();
         let mut run = RxPathRun::default();
         // what the decisions so far ask of the writer: payloads written and discarded
         let mut owed = (0u32, 0u32);
@@ -405,6 +406,7 @@ impl RxPathRtl {
             progress |= pass.sample(m, at).map_err(e)?;
             progress |= data.sample(m, at).map_err(e)?;
             if let Some(ports) = commands.sample(m, at).map_err(e)? {
+                command_cycles.push(at);
                 run.commands.push(WriteCommand {
                     address: u64::from(ports[0][0]) | u64::from(ports[0][1]) << 32,
                     length: ports[1][0] as u16,
@@ -442,6 +444,26 @@ impl RxPathRtl {
             self.h.tick();
         }
         run.cycles = last_event.map_or(0, |c| c + 1);
+        // the ordering rule: a decision leaves m_dec only after memory took its payload's
+        // command and last beat, so its ACK or receive completion never comes first
+        let mut writes = data.frames.iter().map(|f| f.last_cycle).zip(&command_cycles);
+        for (k, (entry, &at)) in run.decisions.iter().zip(&run.decision_cycles).enumerate() {
+            let decision = Decision::from_words(entry);
+            if !decision.write || decision.write_length == 0 {
+                continue;
+            }
+            match writes.next() {
+                Some((data_at, &command_at)) if data_at < at && command_at < at => {}
+                Some((data_at, command_at)) => {
+                    return Err(format!(
+                        "{}: decision {k} left m_dec in cycle {at} of the batch, its write's command was taken in \
+                         cycle {command_at} and its last beat in cycle {data_at}",
+                        self.h.model().name()
+                    ))
+                }
+                None => return Err(format!("{}: decision {k} writes, but no write followed", self.h.model().name())),
+            }
+        }
         run.passed = pass.frames.into_iter().map(|f| f.bytes).collect();
         run.data = data.frames.iter().map(|f| f.bytes.clone()).collect();
         run.beats_in = source.beats;

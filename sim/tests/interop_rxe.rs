@@ -355,9 +355,10 @@ fn vm_sends_to_engine(bridge: &mut WireBridge, vm: &mut Vm, connection: Connecti
     vm.say("GO");
     let pass = vm.expect(bridge, "PASS");
     assert_eq!(pass, format!("{}={COUNT} bytes={}", connection.messages.name(), COUNT * SIZE));
-    // rxe completes on our ACK (RC) or when it has sent (UC); our last payload write may come
-    // a few cycles later, and in simulated time (tens of thousands of cycles per second here)
-    // that is longer than the VM takes to print PASS
+    // rxe completes an RC message on our ACK, which leaves only after memory has its payload,
+    // but a UC one when it has sent it: our last writes may still be under way, and in
+    // simulated time (tens of thousands of cycles per second here) that is longer than the VM
+    // takes to print PASS
     bridge
         .run_until("the engine's last writes", Duration::from_secs(10), |b| b.idle())
         .unwrap();

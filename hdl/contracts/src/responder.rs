@@ -17,7 +17,7 @@ pub enum CheckFailure {
     /// The record is not one of an accepted frame: no BTH, a reserved or RD opcode, a missing
     /// extension header, an ICRC not verified, or a payload length that disagrees.
     Malformed = 1,
-    /// The destination QP number is at or beyond the QP count.
+    /// The destination QP number is at or beyond the QP count, or below [`FIRST_QP`].
     QpNumber = 2,
     /// The destination QP is not in a receiving state (RTR, RTS, SQD, SQE).
     QpState = 3,
@@ -54,6 +54,12 @@ pub enum CheckFailure {
     /// SEND: the message's bytes go beyond the receive buffer.
     ReceiveBufferTooSmall = 17,
 }
+
+/// The first QP a request may go to: QPs 0 and 1 are the special QPs of the InfiniBand
+/// specification (subnet management and general services, both unreliable datagram), which
+/// the engine does not implement; a request to them fails [`CheckFailure::QpNumber`].
+pub const FIRST_QP: u32 = 2;
+const _: () = assert!(FIRST_QP.is_power_of_two(), "the RTL tests the bits from FIRST_QP's up");
 
 /// Width of a check failure code on the RTL's ports.
 pub const FAILURE_BITS: usize = 5;

@@ -15,6 +15,12 @@
 //! The buffer lets `RxFront` deliver the next payloads while the responder decides (16 cycles a
 //! packet). A decision is taken in one cycle; the payload then leaves one beat a cycle as
 //! `m_wr_tready` allows; the command waits for `m_cmd_ready` beside it.
+//!
+//! `retired` pulses once per decision, in order, when the writer is done with it: a decision
+//! without payload when it is taken, a discarded payload when its last beat is dropped, a
+//! written one when memory has taken both its command and its last beat. The engine holds each
+//! decision's ACK and receive completion until then, so neither the peer nor the host hears of
+//! a payload before memory has it.
 
 use crate::common::counter::EventCounter;
 use crate::common::elab::c;
@@ -80,6 +86,8 @@ pub struct PayloadWriter<const W: usize, const K: usize> {
     pub m_wr_tkeep: Signal<Out, Bits<K>>,
     /// Write data: the payload's last beat.
     pub m_wr_tlast: Signal<Out, Bit>,
+    /// A decision is done with (one pulse per decision, in order; see the module's text).
+    pub retired: Signal<Out, Bit>,
     /// Payloads written.
     pub cnt_written: Signal<Out, Bits<32>>,
     /// Payloads discarded.
@@ -90,6 +98,10 @@ pub struct PayloadWriter<const W: usize, const K: usize> {
     discarded: EventCounter,
     state: DFF<WriterState>,
     command_pending: DFF<Bit>,
+    /// The written payload's last beat has left (the command may still wait).
+    data_done: DFF<Bit>,
+    /// The payload's last beat leaves now or has left.
+    data_finished: Signal<Local, Bit>,
     address: DFF<Bits<64>>,
     length: DFF<Bits<16>>,
     last_keep: DFF<Bits<K>>,
@@ -130,6 +142,7 @@ impl<const W: usize, const K: usize> Default for PayloadWriter<W, K> {
             m_wr_tdata: Default::default(),
             m_wr_tkeep: Default::default(),
             m_wr_tlast: Default::default(),
+            retired: Default::default(),
             cnt_written: Default::default(),
             cnt_discarded: Default::default(),
             buffer: Default::default(),
@@ -137,6 +150,8 @@ impl<const W: usize, const K: usize> Default for PayloadWriter<W, K> {
             discarded: Default::default(),
             state: Default::default(),
             command_pending: Default::default(),
+            data_done: Default::default(),
+            data_finished: Default::default(),
             address: Default::default(),
             length: Default::default(),
             last_keep: Default::default(),
@@ -152,7 +167,7 @@ impl<const W: usize, const K: usize> Default for PayloadWriter<W, K> {
 impl<const W: usize, const K: usize> Logic for PayloadWriter<W, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, command_pending, address, length, last_keep);
+        dff_setup!(self, clock, state, command_pending, data_done, address, length, last_keep);
         clock!(self, clock, buffer, written, discarded);
         self.buffer.reset.next = self.reset.val();
         self.written.reset.next = self.reset.val();
@@ -173,7 +188,7 @@ impl<const W: usize, const K: usize> Logic for PayloadWriter<W, K> {
         }
 
         // the head beat: written or dropped
-        self.m_wr_tvalid.next = (self.state.q.val() == WriterState::Write) && self.buffer.head_valid.val();
+        self.m_wr_tvalid.next = (self.state.q.val() == WriterState::Write) && self.buffer.head_valid.val() && !self.data_done.q.val();
         self.m_wr_tdata.next = self.buffer.head_data.val();
         self.m_wr_tlast.next = self.buffer.head_last.val();
         self.m_wr_tkeep.next = self.all_ones.val();
@@ -181,7 +196,8 @@ impl<const W: usize, const K: usize> Logic for PayloadWriter<W, K> {
             self.m_wr_tkeep.next = self.last_keep.q.val();
         }
         self.popping.next = self.buffer.head_valid.val()
-            && (((self.state.q.val() == WriterState::Write) && self.m_wr_tready.val()) || (self.state.q.val() == WriterState::Discard));
+            && (((self.state.q.val() == WriterState::Write) && !self.data_done.q.val() && self.m_wr_tready.val())
+                || (self.state.q.val() == WriterState::Discard));
         self.buffer.pop.next = self.popping.val();
 
         // the command, beside the data
@@ -193,6 +209,8 @@ impl<const W: usize, const K: usize> Logic for PayloadWriter<W, K> {
         }
 
         self.s_dec_ready.next = false;
+        self.retired.next = false;
+        self.data_finished.next = self.data_done.q.val() || (self.popping.val() && self.buffer.head_last.val());
         self.written.increment.next = false;
         self.discarded.increment.next = false;
         match self.state.q.val() {
@@ -209,18 +227,27 @@ impl<const W: usize, const K: usize> Logic for PayloadWriter<W, K> {
                         } else {
                             self.state.d.next = WriterState::Discard;
                         }
+                    } else {
+                        self.retired.next = true;
                     }
                 }
             }
             WriterState::Write => {
+                // done when memory has the last beat and the command, in either order
+                self.data_done.d.next = self.data_finished.val();
                 if self.popping.val() && self.buffer.head_last.val() {
                     self.written.increment.next = true;
+                }
+                if self.data_finished.val() && !(self.command_pending.q.val() && !self.m_cmd_ready.val()) {
+                    self.retired.next = true;
+                    self.data_done.d.next = false;
                     self.state.d.next = WriterState::Idle;
                 }
             }
             _ => {
                 if self.popping.val() && self.buffer.head_last.val() {
                     self.discarded.increment.next = true;
+                    self.retired.next = true;
                     self.state.d.next = WriterState::Idle;
                 }
             }
@@ -228,6 +255,7 @@ impl<const W: usize, const K: usize> Logic for PayloadWriter<W, K> {
         if self.reset.val() {
             self.state.d.next = WriterState::Idle;
             self.command_pending.d.next = false;
+            self.data_done.d.next = false;
         }
         self.cnt_written.next = self.written.count.val();
         self.cnt_discarded.next = self.discarded.count.val();

@@ -47,7 +47,7 @@ use crate::common::wide::{PieceAdder, WideCompare};
 use ferroce_contracts::opcode::{Opcode, Transport};
 use ferroce_contracts::responder::{
     is_request, message_operation, Access, CheckFailure, MessageKind, NakCode, RcAnswer, ReceiveStatus, ResponderCounter, Syndrome,
-    COUNTER_INDEX_BITS, DECISION, DECISION_BITS, MEMORY_REGION, MEMORY_REGION_BITS, RECEIVING_STATES, REGION_KEY_BITS,
+    COUNTER_INDEX_BITS, DECISION, DECISION_BITS, FIRST_QP, MEMORY_REGION, MEMORY_REGION_BITS, RECEIVING_STATES, REGION_KEY_BITS,
 };
 use ferroce_contracts::tx::{Pmtu, QP_CONTEXT, QP_CONTEXT_BITS};
 use rust_hdl::prelude::*;
@@ -452,6 +452,8 @@ pub struct Responder<const QB: usize, const RB: usize, const RA: usize, const QL
     pmtu_unit: Constant<Bits<16>>,
     one: Constant<Bits<32>>,
     above_qps: Constant<Bits<24>>,
+    /// The QP bits from `FIRST_QP`'s up: a QP number with none of them set is reserved.
+    first_qps: Constant<Bits<24>>,
     above_regions: Constant<Bits<32>>,
     region_key_bits: Constant<Bits<8>>,
     write_access_at: Constant<Bits<8>>,
@@ -763,6 +765,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Default
             pmtu_unit: c::<16>(u64::from(Pmtu::B256.bytes() >> Pmtu::B256.code())),
             one: c::<32>(1),
             above_qps: c::<24>(0xFF_FFFF & !((1 << QB) - 1)),
+            first_qps: c::<24>(0xFF_FFFF & !(u64::from(FIRST_QP) - 1)),
             above_regions: c::<32>(0xFFFF_FFFF & !((1u64 << (RB + REGION_KEY_BITS as usize)) - 1)),
             region_key_bits: c::<8>(u64::from(REGION_KEY_BITS)),
             write_access_at: c::<8>(
@@ -1148,7 +1151,8 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                 self.starts.d.next = self.starts_table.val().get_bit(self.opcode.q.val().index());
                 self.ends.d.next = self.ends_table.val().get_bit(self.opcode.q.val().index());
                 self.has_immediate.d.next = self.immediate_table.val().get_bit(self.opcode.q.val().index());
-                self.qp_in_range.d.next = (self.dest_qp.q.val() & self.above_qps.val()) == 0;
+                self.qp_in_range.d.next =
+                    ((self.dest_qp.q.val() & self.above_qps.val()) == 0) && ((self.dest_qp.q.val() & self.first_qps.val()) != 0);
                 self.region_in_range.d.next = (self.rkey.q.val() & self.above_regions.val()) == 0;
                 self.countdown.d.next = self.wait_cycles.val();
                 self.state.d.next = ResponderState::Wait;

@@ -23,8 +23,12 @@
 //!   to a register (`next_record`) whenever that is empty, so the FIFO's read does not wait on the
 //!   responder's `r_ready` (too deep to reach the LUTRAM's read address in 6 levels).
 //! - **The decision fork**: each decision goes to the writer (`write`, `write_address`,
-//!   `write_length`) and whole on `m_dec_*`, each side taking it when it is ready; the responder
-//!   moves on when both have it.
+//!   `write_length`) and whole into the decision FIFO (LUTRAM, 32 decisions), each side taking
+//!   it when it is ready; the responder moves on when both have it.
+//! - **Decisions after their payload**: the FIFO's head leaves on `m_dec_*` only once the
+//!   writer has retired it (`PayloadWriter::retired`: memory has taken the payload's command and
+//!   last beat, or there was nothing to write). So the ACK the TX path sends and the receive
+//!   completion the host reads never speak for a payload memory does not have yet.
 //! - The responder handles one final record in 16 cycles (`docs/engine.md`, Timing): packets
 //!   shorter than 16 beats back-pressure `RxFront`, once the record FIFO is full, and through it
 //!   `s_axis`.
@@ -211,6 +215,14 @@ pub struct RxPath<const W: usize, const K: usize, const D: usize, const QB: usiz
     output_has_decision: DFF<Bit>,
     /// Both sides have the decision (this cycle or before): the responder's `d_ready`.
     decision_done: Signal<Local, Bit>,
+    /// Decisions on their way to `m_dec`, each waiting until the writer has retired it.
+    decisions: Fifo<Bits<DECISION_BITS>>,
+    /// The decision FIFO has room.
+    decisions_room: Signal<Local, Bit>,
+    /// Decisions the writer has retired and `m_dec` has not yet shown (at most a FIFO's worth).
+    retired_ahead: DFF<Bits<6>>,
+    /// `m_dec` shows a decision: the FIFO's head, retired.
+    showing: Signal<Local, Bit>,
     /// The record FIFO's fill bit that says it is full.
     full_at: Constant<Bits<8>>,
     /// Where the writer's fields are in a decision.
@@ -294,6 +306,10 @@ impl<const W: usize, const K: usize, const D: usize, const QB: usize, const RB: 
             writer_has_decision: Default::default(),
             output_has_decision: Default::default(),
             decision_done: Default::default(),
+            decisions: Default::default(),
+            decisions_room: Default::default(),
+            retired_ahead: Default::default(),
+            showing: Default::default(),
             full_at: c::<8>(CAPACITY as u64 - 1),
             write_at: at("write"),
             write_address_at: at("write_address"),
@@ -313,7 +329,8 @@ impl<const W: usize, const K: usize, const D: usize, const QB: usize, const RB: 
             next_record,
             next_record_valid,
             writer_has_decision,
-            output_has_decision
+            output_has_decision,
+            retired_ahead
         );
         clock!(self, clock, front, records, responder, writer);
         self.front.reset.next = self.reset.val();
@@ -412,19 +429,40 @@ impl<const W: usize, const K: usize, const D: usize, const QB: usize, const RB: 
         self.writer.s_dec_write.next = self.responder.d_entry.val().get_bit(self.write_at.val().index());
         self.writer.s_dec_address.next = self.responder.d_entry.val().get_bits::<64>(self.write_address_at.val().index());
         self.writer.s_dec_length.next = self.responder.d_entry.val().get_bits::<16>(self.write_length_at.val().index());
-        self.m_dec_valid.next = self.responder.d_valid.val() && !self.output_has_decision.q.val();
-        self.m_dec_entry.next = self.responder.d_entry.val();
+        self.decisions_room.next = !self.decisions.fill.val().get_bit(self.full_at.val().index());
         self.decision_done.next = (self.writer_has_decision.q.val() || self.writer.s_dec_ready.val())
-            && (self.output_has_decision.q.val() || self.m_dec_ready.val());
+            && (self.output_has_decision.q.val() || self.decisions_room.val());
         self.responder.d_ready.next = self.decision_done.val();
         self.writer_has_decision.d.next = self.responder.d_valid.val()
             && !self.decision_done.val()
             && (self.writer_has_decision.q.val() || self.writer.s_dec_ready.val());
         self.output_has_decision.d.next =
-            self.responder.d_valid.val() && !self.decision_done.val() && (self.output_has_decision.q.val() || self.m_dec_ready.val());
+            self.responder.d_valid.val() && !self.decision_done.val() && (self.output_has_decision.q.val() || self.decisions_room.val());
         if self.reset.val() {
             self.writer_has_decision.d.next = false;
             self.output_has_decision.d.next = false;
+        }
+
+        // ---- decisions out once their payload is in memory ----
+        // The writer retires decisions in the order the FIFO holds them: the head may leave once
+        // the writer has retired more decisions than m_dec has shown. So an ACK or a receive
+        // completion never leaves before memory has taken the payload it speaks for.
+        self.decisions.clock.next = self.clock.val();
+        self.decisions.reset.next = self.reset.val();
+        self.decisions.push.next = self.responder.d_valid.val() && !self.output_has_decision.q.val() && self.decisions_room.val();
+        self.decisions.push_value.next = self.responder.d_entry.val();
+        self.showing.next = self.decisions.head_valid.val() && (self.retired_ahead.q.val() != 0);
+        self.m_dec_valid.next = self.showing.val();
+        self.m_dec_entry.next = self.decisions.head.val();
+        self.decisions.pop.next = self.showing.val() && self.m_dec_ready.val();
+        if self.writer.retired.val() && !self.decisions.pop.val() {
+            self.retired_ahead.d.next = self.retired_ahead.q.val() + 1;
+        }
+        if !self.writer.retired.val() && self.decisions.pop.val() {
+            self.retired_ahead.d.next = self.retired_ahead.q.val() - 1;
+        }
+        if self.reset.val() {
+            self.retired_ahead.d.next = 0.into();
         }
 
         // ---- payloads to the writer, writes to memory ----

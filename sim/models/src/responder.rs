@@ -42,7 +42,7 @@
 //! assert_eq!(responder.qp(5).unwrap().receive_queue.len(), 1);
 //! ```
 
-use crate::contracts::responder::{region_index, MSN_MASK, RECEIVING_STATES, REGION_KEY_BITS, RNR_TIMER_MAX};
+use crate::contracts::responder::{region_index, FIRST_QP, MSN_MASK, RECEIVING_STATES, REGION_KEY_BITS, RNR_TIMER_MAX};
 use crate::contracts::tx::{Pmtu, QpState};
 use crate::rx::{rx_model, supported_opcode, RxRecord, RxResult, RxVerdict};
 use crate::tx::memory::SparseMemory;
@@ -967,7 +967,7 @@ impl Responder {
             };
         }
         // 3. Connection.
-        if request.dest_qp >= self.qp_count {
+        if request.dest_qp >= self.qp_count || request.dest_qp < FIRST_QP {
             return Outcome::failed(CheckFailure::QpNumber);
         }
         let Some(qp) = self.qps.get_mut(&request.dest_qp).filter(|qp| RECEIVING_STATES.contains(&qp.state)) else {

@@ -724,6 +724,8 @@ fn connection_failures_are_silent_and_change_nothing() {
     let uc = Opcode::from_parts(Transport::Uc, Operation::WriteOnly).unwrap();
     let cases = [
         (with(&|p| p.bth.dest_qp = DEFAULT_QPS), CheckFailure::QpNumber),
+        (with(&|p| p.bth.dest_qp = 0), CheckFailure::QpNumber), // the special QPs
+        (with(&|p| p.bth.dest_qp = 1), CheckFailure::QpNumber),
         (with(&|p| p.bth.dest_qp = QPN + 2), CheckFailure::QpState), // never added
         (with(&|p| p.bth.dest_qp = QPN + 1), CheckFailure::QpState), // in Init
         (with(&|p| p.bth.p_key = 0x1234), CheckFailure::Pkey),
