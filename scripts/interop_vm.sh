@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Linux side of the RoCEv2 interop test: a QEMU VM running the kernel's soft-RoCE (rdma_rxe).
 #   scripts/interop_vm.sh prepare [CACHE_DIR]     build CACHE_DIR/vmlinuz + initramfs.cpio.gz
-#   scripts/interop_vm.sh boot [CACHE_DIR] --local-port P --remote-port Q [--mac M] [--append "k=v ..."]
+#   scripts/interop_vm.sh boot [CACHE_DIR] --local-port P --remote-port Q [--mac M] [--oob-port H]
+#                                [--append "k=v ..."]
 # CACHE_DIR defaults to target/tmp/interop-vm in the repository (the test's). Debian packages
 # are fetched with `apt-get download` and unpacked with `dpkg -x` into CACHE_DIR; nothing but
 # qemu-system-x86 is ever installed on the host. See sim/interop/README.md.
@@ -248,10 +249,11 @@ prepare() {
 boot() {
   local cache=$DEFAULT_CACHE
   if [[ $# -gt 0 && $1 != --* ]]; then cache=$1; shift; fi
-  local lport="" rport="" mac=52:54:00:12:34:56 extra=""
+  local lport="" rport="" mac=52:54:00:12:34:56 extra="" oob=""
   while [[ $# -gt 0 ]]; do
     case $1 in
       --local-port) lport=${2:?}; shift 2 ;;
+      --oob-port) oob=${2:?}; shift 2 ;;
       --remote-port) rport=${2:?}; shift 2 ;;
       --mac) mac=${2:?}; shift 2 ;;
       --append) extra=${2?}; shift 2 ;;
@@ -265,15 +267,24 @@ boot() {
   # One virtio NIC whose Ethernet frames travel as UDP datagrams: sent from 127.0.0.1:P to
   # 127.0.0.1:Q, one frame (no FCS) per datagram; datagrams sent to 127.0.0.1:P enter the VM.
   # panic=-1 plus -no-reboot: a dead /init ends qemu instead of hanging.
+  # With --oob-port H, a second NIC (eth1, 10.0.2.15) on QEMU's user network whose only
+  # service is 10.0.2.100:18515, connected to 127.0.0.1:H on the host (something must listen
+  # there before the boot): the out-of-band TCP exchange of ibv_rc_pingpong and perftest.
+  local oob_nic=()
+  if [[ -n $oob ]]; then
+    [[ $oob =~ ^[0-9]+$ ]] || die "--oob-port needs a port number"
+    oob_nic=(-netdev "user,id=n1,restrict=on,net=10.0.2.0/24,guestfwd=tcp:10.0.2.100:18515-tcp:127.0.0.1:$oob"
+      -device "virtio-net-pci,netdev=n1,mac=52:54:00:12:34:57")
+  fi
   exec qemu-system-x86_64 -accel tcg -m 512 -nographic -no-reboot \
     -kernel "$cache/vmlinuz" -initrd "$cache/initramfs.cpio.gz" \
     -append "console=ttyS0 quiet panic=-1 $extra" \
     -netdev "dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$lport,remote.type=inet,remote.host=127.0.0.1,remote.port=$rport" \
-    -device "virtio-net-pci,netdev=n0,mac=$mac"
+    -device "virtio-net-pci,netdev=n0,mac=$mac" "${oob_nic[@]}"
 }
 
 case ${1:-} in
   prepare) shift; prepare "$@" ;;
   boot) shift; boot "$@" ;;
-  *) sed -n '2,7s/^# \{0,1\}//p' "$SCRIPT" >&2; exit 2 ;;
+  *) sed -n '2,8s/^# \{0,1\}//p' "$SCRIPT" >&2; exit 2 ;;
 esac

@@ -22,8 +22,9 @@ use ferroce_sim::models::responder::MemoryRegion;
 use ferroce_sim::models::tx::{LocalMemory, Post, QpContext};
 use ferroce_sim::wire::{RoceFrame, Transport};
 use ferroce_sim::wire_bridge::WireBridge;
+use std::io::Read;
 use std::io::{BufRead, BufReader, Write};
-use std::net::UdpSocket;
+use std::net::{TcpListener, UdpSocket};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
@@ -91,11 +92,21 @@ impl Vm {
     /// Boots the VM with its NIC's datagrams from `vm_port` to `engine_port`, running `run`
     /// (arguments separated by commas, as `sim/interop/init` takes them).
     fn boot(cache: &Path, vm_port: u16, engine_port: u16, run: &str) -> Vm {
-        let mut child = Command::new("bash")
+        Vm::boot_with(cache, vm_port, engine_port, run, None)
+    }
+
+    /// [`Vm::boot`] with a second NIC whose 10.0.2.100:18515 is `oob_port` on the host.
+    fn boot_with(cache: &Path, vm_port: u16, engine_port: u16, run: &str, oob_port: Option<u16>) -> Vm {
+        let mut command = Command::new("bash");
+        command
             .arg(workspace().join("scripts/interop_vm.sh"))
             .args(["boot", cache.to_str().expect("a UTF-8 path")])
             .args(["--local-port", &vm_port.to_string(), "--remote-port", &engine_port.to_string()])
-            .args(["--append", &format!("ferroce.run={run}")])
+            .args(["--append", &format!("ferroce.run={run}")]);
+        if let Some(port) = oob_port {
+            command.args(["--oob-port", &port.to_string()]);
+        }
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -497,5 +508,123 @@ fn writes_and_sends_from_linux_rxe_land_in_the_engine_over_rc_and_uc() {
             vm_sends_to_engine(bridge, &mut vm, connection, &region);
         }
         check_rxe_counters(bridge, &mut vm);
+    });
+}
+
+/// The address message of `ibv_rc_pingpong`'s out-of-band exchange: `LID:QPN:PSN:GID` in
+/// hexadecimal (the GID's 16 bytes in order), NUL-terminated, 52 bytes.
+fn pingpong_message(qpn: u32, psn: u32, gid_ipv4: u32) -> [u8; 52] {
+    let text = format!("0000:{qpn:06x}:{psn:06x}:00000000000000000000ffff{gid_ipv4:08x}");
+    let mut message = [0u8; 52];
+    message[..text.len()].copy_from_slice(text.as_bytes());
+    message
+}
+
+/// The QPN and PSN of a peer's `ibv_rc_pingpong` address message.
+fn parse_pingpong_message(message: &[u8]) -> (u32, u32) {
+    let text = String::from_utf8_lossy(message);
+    let fields: Vec<&str> = text.trim_end_matches('\0').split(':').collect();
+    assert_eq!(fields.len(), 4, "an address message: '{text}'");
+    let hex = |s: &str| u32::from_str_radix(s, 16).unwrap_or_else(|e| panic!("'{s}' in '{text}': {e}"));
+    (hex(fields[1]), hex(fields[2]))
+}
+
+/// The stock `ibv_rc_pingpong` of rdma-core, unchanged, as the client in the VM: it exchanges
+/// QP numbers, PSNs and GIDs with us over TCP (its own message format), then sends a SEND of
+/// `size` bytes and waits for ours, `ITERATIONS` times. The engine plays the server through its
+/// registers only: a receive buffer posted for each ping, a SEND posted for each pong, both
+/// completions read back. (The client's retransmission timeout, 67 ms, is shorter than the
+/// simulated engine takes in wall time for a 4 KiB message at 64 bits, so rxe retransmits
+/// now and then, and the engine acknowledges the duplicates without delivering them again.)
+#[test]
+fn ibv_rc_pingpong_runs_against_the_engine() {
+    const ITERATIONS: u32 = 8;
+    const PING_SIZE: u32 = 4096;
+    interop("interop_rc_pingpong", |cache, bridge, vm_port| {
+        let engine_port = bridge.local_addr().unwrap().port();
+        let oob = TcpListener::bind("127.0.0.1:0").unwrap();
+        let oob_port = oob.local_addr().unwrap().port();
+        let engine_psn = 0x00_2468;
+        // QEMU connects to the listener when it starts; the client's exchange comes through it
+        let (to_main, from_exchange) = channel();
+        let (to_exchange, from_main) = channel::<()>();
+        let exchange = std::thread::spawn(move || {
+            let (mut stream, _) = oob.accept().unwrap();
+            stream.set_read_timeout(Some(VM_TIMEOUT)).unwrap();
+            let mut theirs = [0u8; 52];
+            stream.read_exact(&mut theirs).unwrap();
+            to_main.send(parse_pingpong_message(&theirs)).unwrap();
+            // answer once the engine's QP is ready
+            from_main.recv().unwrap();
+            stream.write_all(&pingpong_message(ENGINE_RC_QP, engine_psn, ENGINE_IP)).unwrap();
+            let mut done = [0u8; 5];
+            stream.read_exact(&mut done).unwrap();
+            assert_eq!(&done, b"done\0", "the client's end of the exchange");
+        });
+        let run = format!("ibv_rc_pingpong,-d,rxe0,-g,1,-m,1024,-s,{PING_SIZE},-n,{ITERATIONS},10.0.2.100");
+        let mut vm = Vm::boot_with(cache, vm_port, engine_port, &run, Some(oob_port));
+        let mut exchanged = None;
+        bridge
+            .run_until("the client's address message", VM_TIMEOUT, |_| {
+                exchanged = from_exchange.try_recv().ok();
+                exchanged.is_some()
+            })
+            .unwrap();
+        let (vm_qpn, vm_psn) = exchanged.expect("the exchange");
+        let connection = Connection {
+            transport: Transport::Rc,
+            messages: Messages::Sends,
+            qp: ENGINE_RC_QP,
+            engine_psn,
+            vm_psn,
+        };
+        connect(bridge, ENGINE_RC_QP, &connection.context(vm_qpn, 0));
+        let buffers = 0x4000_0000u64;
+        for i in 0..2 {
+            assert!(bridge
+                .post_receive(ENGINE_RC_QP, buffers + u64::from(i * PING_SIZE), PING_SIZE)
+                .unwrap());
+        }
+        to_exchange.send(()).unwrap();
+        for i in 0..ITERATIONS {
+            let mut pings = Vec::new();
+            bridge
+                .run_until("a ping", VM_TIMEOUT, |b| {
+                    pings.extend(b.receive_completions().unwrap());
+                    !pings.is_empty()
+                })
+                .unwrap();
+            assert_eq!(pings.len(), 1, "ping {i}: one receive completion: {pings:?}");
+            let ping = pings[0];
+            assert_eq!(
+                (ping.qp, ping.kind, ping.status, ping.length, ping.immediate),
+                (ENGINE_RC_QP, completion_kind::SEND, 0, PING_SIZE, None),
+                "ping {i}"
+            );
+            let buffer = buffers + u64::from((i % 2) * PING_SIZE);
+            assert!(bridge.post_receive(ENGINE_RC_QP, buffer, PING_SIZE).unwrap());
+            let pong = Post {
+                channel: (i % 4) as u16,
+                queue: 1,
+                op: PostOp::Send.code(),
+                qp: ENGINE_RC_QP,
+                local_addr: buffer,
+                length: PING_SIZE,
+                ..Post::default()
+            };
+            bridge.post(&pong).unwrap().unwrap_or_else(|e| panic!("pong {i} refused: {e:?}"));
+            let mut finished = Vec::new();
+            bridge
+                .run_until("the pong's completion", VM_TIMEOUT, |b| {
+                    finished.extend(b.poll().unwrap());
+                    !finished.is_empty()
+                })
+                .unwrap();
+            assert_eq!(finished, [(i % 4, false)], "pong {i} completes on rxe's ACK");
+        }
+        vm.expect(bridge, "EXIT 0");
+        exchange.join().expect("the exchange thread");
+        assert_eq!(bridge.read("rx_drop_icrc", 0).unwrap(), 0, "rxe's ICRCs verify in the engine");
+        assert_eq!(bridge.read("tx_ack_ignored", 0).unwrap(), 0, "every ACK of rxe's was taken");
     });
 }

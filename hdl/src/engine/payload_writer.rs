@@ -102,6 +102,8 @@ pub struct PayloadWriter<const W: usize, const K: usize> {
     data_done: DFF<Bit>,
     /// The payload's last beat leaves now or has left.
     data_finished: Signal<Local, Bit>,
+    /// The command is taken now or was taken.
+    command_done: Signal<Local, Bit>,
     address: DFF<Bits<64>>,
     length: DFF<Bits<16>>,
     last_keep: DFF<Bits<K>>,
@@ -152,6 +154,7 @@ impl<const W: usize, const K: usize> Default for PayloadWriter<W, K> {
             command_pending: Default::default(),
             data_done: Default::default(),
             data_finished: Default::default(),
+            command_done: Default::default(),
             address: Default::default(),
             length: Default::default(),
             last_keep: Default::default(),
@@ -211,6 +214,7 @@ impl<const W: usize, const K: usize> Logic for PayloadWriter<W, K> {
         self.s_dec_ready.next = false;
         self.retired.next = false;
         self.data_finished.next = self.data_done.q.val() || (self.popping.val() && self.buffer.head_last.val());
+        self.command_done.next = !self.command_pending.q.val() || self.m_cmd_ready.val();
         self.written.increment.next = false;
         self.discarded.increment.next = false;
         match self.state.q.val() {
@@ -238,7 +242,7 @@ impl<const W: usize, const K: usize> Logic for PayloadWriter<W, K> {
                 if self.popping.val() && self.buffer.head_last.val() {
                     self.written.increment.next = true;
                 }
-                if self.data_finished.val() && !(self.command_pending.q.val() && !self.m_cmd_ready.val()) {
+                if self.data_finished.val() && self.command_done.val() {
                     self.retired.next = true;
                     self.data_done.d.next = false;
                     self.state.d.next = WriterState::Idle;
