@@ -1,5 +1,6 @@
 //! FIFOs kept in RAM, with a registered head: [`BeatFifo`] for stream beats, [`Fifo`] for one
-//! value (a `LogicStruct` record or `Bits`), both run by [`FifoControl`].
+//! value (a `LogicStruct` record or `Bits`), both run by [`FifoControl`]; [`ReleasedFifo`], a
+//! [`Fifo`] whose entries leave in order as something else releases them.
 //!
 //! The entries live in RAMs that synthesis maps to LUTRAM: 32 entries of a 512-bit beat take
 //! about 330 LUTs as RAM32M16 instead of 18,000 flip-flops and their read multiplexer. The RAMs
@@ -140,6 +141,82 @@ impl<T: Synth> Logic for Fifo<T> {
         self.head_valid.next = self.control.head_valid.val();
         self.head.next = self.values.read_data.val();
         self.fill.next = self.control.fill.val();
+    }
+}
+
+/// A [`Fifo`] whose head leaves only once released: `permit` pulses once per entry, in the
+/// order the entries were pushed, whenever whoever must go first is done with it (before or
+/// after the entry arrives); the head is shown (`head_valid`) when it has been permitted. Up to
+/// [`CAPACITY`] entries; permits may run one entry ahead of the pushes. (`release` would be the
+/// word, but it is a Verilog keyword.)
+#[derive(LogicBlock)]
+pub struct ReleasedFifo<T: Synth> {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high: empties the FIFO and forgets the permits.
+    pub reset: Signal<In, Bit>,
+    /// Write `push_value`. Only while `room`.
+    pub push: Signal<In, Bit>,
+    /// Entry to write.
+    pub push_value: Signal<In, T>,
+    /// The FIFO is not full (registered).
+    pub room: Signal<Out, Bit>,
+    /// The next entry not yet permitted may leave.
+    pub permit: Signal<In, Bit>,
+    /// Consume the head. Only while `head_valid`.
+    pub pop: Signal<In, Bit>,
+    /// The head is there and permitted (registered).
+    pub head_valid: Signal<Out, Bit>,
+    /// The head entry (registered).
+    pub head: Signal<Out, T>,
+
+    entries: Fifo<T>,
+    /// Entries permitted and not yet popped.
+    permitted: DFF<Bits<6>>,
+    /// The fill bit that says the FIFO is full.
+    full_at: Constant<Bits<8>>,
+}
+
+impl<T: Synth> Default for ReleasedFifo<T> {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            push: Default::default(),
+            push_value: Default::default(),
+            room: Default::default(),
+            permit: Default::default(),
+            pop: Default::default(),
+            head_valid: Default::default(),
+            head: Default::default(),
+            entries: Default::default(),
+            permitted: Default::default(),
+            full_at: Constant::new((CAPACITY as u64 - 1).into()),
+        }
+    }
+}
+
+impl<T: Synth> Logic for ReleasedFifo<T> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, permitted);
+        self.entries.clock.next = self.clock.val();
+        self.entries.reset.next = self.reset.val();
+        self.entries.push.next = self.push.val();
+        self.entries.push_value.next = self.push_value.val();
+        self.room.next = !self.entries.fill.val().get_bit(self.full_at.val().index());
+        self.head_valid.next = self.entries.head_valid.val() && (self.permitted.q.val() != 0);
+        self.head.next = self.entries.head.val();
+        self.entries.pop.next = self.pop.val();
+        if self.permit.val() && !self.pop.val() {
+            self.permitted.d.next = self.permitted.q.val() + 1;
+        }
+        if !self.permit.val() && self.pop.val() {
+            self.permitted.d.next = self.permitted.q.val() - 1;
+        }
+        if self.reset.val() {
+            self.permitted.d.next = 0.into();
+        }
     }
 }
 

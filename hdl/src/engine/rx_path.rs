@@ -35,7 +35,7 @@
 
 use super::{PayloadWriter, Responder};
 use crate::common::elab::c;
-use crate::common::fifo::{Fifo, CAPACITY};
+use crate::common::fifo::{Fifo, ReleasedFifo, CAPACITY};
 use crate::rx::RxFront;
 use ferroce_contracts::responder::{COUNTER_INDEX_BITS, DECISION, DECISION_BITS, MEMORY_REGION_BITS};
 use ferroce_contracts::tx::QP_CONTEXT_BITS;
@@ -215,14 +215,8 @@ pub struct RxPath<const W: usize, const K: usize, const D: usize, const QB: usiz
     output_has_decision: DFF<Bit>,
     /// Both sides have the decision (this cycle or before): the responder's `d_ready`.
     decision_done: Signal<Local, Bit>,
-    /// Decisions on their way to `m_dec`, each waiting until the writer has retired it.
-    decisions: Fifo<Bits<DECISION_BITS>>,
-    /// The decision FIFO has room.
-    decisions_room: Signal<Local, Bit>,
-    /// Decisions the writer has retired and `m_dec` has not yet shown (at most a FIFO's worth).
-    retired_ahead: DFF<Bits<6>>,
-    /// `m_dec` shows a decision: the FIFO's head, retired.
-    showing: Signal<Local, Bit>,
+    /// Decisions on their way to `m_dec`, each released when the writer has retired it.
+    decisions: ReleasedFifo<Bits<DECISION_BITS>>,
     /// The record FIFO's fill bit that says it is full.
     full_at: Constant<Bits<8>>,
     /// Where the writer's fields are in a decision.
@@ -307,9 +301,6 @@ impl<const W: usize, const K: usize, const D: usize, const QB: usize, const RB: 
             output_has_decision: Default::default(),
             decision_done: Default::default(),
             decisions: Default::default(),
-            decisions_room: Default::default(),
-            retired_ahead: Default::default(),
-            showing: Default::default(),
             full_at: c::<8>(CAPACITY as u64 - 1),
             write_at: at("write"),
             write_address_at: at("write_address"),
@@ -329,8 +320,7 @@ impl<const W: usize, const K: usize, const D: usize, const QB: usize, const RB: 
             next_record,
             next_record_valid,
             writer_has_decision,
-            output_has_decision,
-            retired_ahead
+            output_has_decision
         );
         clock!(self, clock, front, records, responder, writer);
         self.front.reset.next = self.reset.val();
@@ -429,41 +419,31 @@ impl<const W: usize, const K: usize, const D: usize, const QB: usize, const RB: 
         self.writer.s_dec_write.next = self.responder.d_entry.val().get_bit(self.write_at.val().index());
         self.writer.s_dec_address.next = self.responder.d_entry.val().get_bits::<64>(self.write_address_at.val().index());
         self.writer.s_dec_length.next = self.responder.d_entry.val().get_bits::<16>(self.write_length_at.val().index());
-        self.decisions_room.next = !self.decisions.fill.val().get_bit(self.full_at.val().index());
         self.decision_done.next = (self.writer_has_decision.q.val() || self.writer.s_dec_ready.val())
-            && (self.output_has_decision.q.val() || self.decisions_room.val());
+            && (self.output_has_decision.q.val() || self.decisions.room.val());
         self.responder.d_ready.next = self.decision_done.val();
         self.writer_has_decision.d.next = self.responder.d_valid.val()
             && !self.decision_done.val()
             && (self.writer_has_decision.q.val() || self.writer.s_dec_ready.val());
         self.output_has_decision.d.next =
-            self.responder.d_valid.val() && !self.decision_done.val() && (self.output_has_decision.q.val() || self.decisions_room.val());
+            self.responder.d_valid.val() && !self.decision_done.val() && (self.output_has_decision.q.val() || self.decisions.room.val());
         if self.reset.val() {
             self.writer_has_decision.d.next = false;
             self.output_has_decision.d.next = false;
         }
 
         // ---- decisions out once their payload is in memory ----
-        // The writer retires decisions in the order the FIFO holds them: the head may leave once
-        // the writer has retired more decisions than m_dec has shown. So an ACK or a receive
-        // completion never leaves before memory has taken the payload it speaks for.
+        // The writer retires decisions in the order the FIFO holds them, so each retirement
+        // permits the next one out: an ACK or a receive completion never leaves before memory has taken
+        // the payload it speaks for.
         self.decisions.clock.next = self.clock.val();
         self.decisions.reset.next = self.reset.val();
-        self.decisions.push.next = self.responder.d_valid.val() && !self.output_has_decision.q.val() && self.decisions_room.val();
+        self.decisions.push.next = self.responder.d_valid.val() && !self.output_has_decision.q.val() && self.decisions.room.val();
         self.decisions.push_value.next = self.responder.d_entry.val();
-        self.showing.next = self.decisions.head_valid.val() && (self.retired_ahead.q.val() != 0);
-        self.m_dec_valid.next = self.showing.val();
+        self.decisions.permit.next = self.writer.retired.val();
+        self.m_dec_valid.next = self.decisions.head_valid.val();
         self.m_dec_entry.next = self.decisions.head.val();
-        self.decisions.pop.next = self.showing.val() && self.m_dec_ready.val();
-        if self.writer.retired.val() && !self.decisions.pop.val() {
-            self.retired_ahead.d.next = self.retired_ahead.q.val() + 1;
-        }
-        if !self.writer.retired.val() && self.decisions.pop.val() {
-            self.retired_ahead.d.next = self.retired_ahead.q.val() - 1;
-        }
-        if self.reset.val() {
-            self.retired_ahead.d.next = 0.into();
-        }
+        self.decisions.pop.next = self.decisions.head_valid.val() && self.m_dec_ready.val();
 
         // ---- payloads to the writer, writes to memory ----
         self.writer.s_pay_tvalid.next = self.front.m_pay_tvalid.val();
