@@ -392,12 +392,7 @@ pub trait EngineHost {
     /// Writes register `name` (element `index`); an error unless the answer is OKAY.
     fn write(&mut self, name: &str, index: u32, value: u32) -> Result<(), String> {
         let address = self.address(name, index)?;
-        let (resp, _) = self.transact(Request {
-            write: true,
-            address,
-            data: value,
-            strobes: 0xf,
-        })?;
+        let (resp, _) = self.transact(Request::write(address, value, 0xf))?;
         match resp {
             0 => Ok(()),
             r => Err(format!("{}: write of {value:#x} to {name}[{index}] answered {r}", self.label())),
@@ -407,12 +402,7 @@ pub trait EngineHost {
     /// Reads register `name` (element `index`); an error unless the answer is OKAY.
     fn read(&mut self, name: &str, index: u32) -> Result<u32, String> {
         let address = self.address(name, index)?;
-        let (resp, data) = self.transact(Request {
-            write: false,
-            address,
-            data: 0,
-            strobes: 0,
-        })?;
+        let (resp, data) = self.transact(Request::read(address))?;
         match resp {
             0 => Ok(data),
             r => Err(format!("{}: read of {name}[{index}] answered {r}", self.label())),
@@ -763,13 +753,25 @@ impl EngineLoop {
 
     /// One AXI4-Lite transaction, the clock running until its answer: `(resp, data)`.
     pub fn transact(&mut self, request: Request) -> Result<(u8, u32), String> {
-        let index = self.engine.axil.push(request);
-        for _ in 0..PROGRESS_LIMIT {
-            self.step()?;
-            if self.engine.axil.outstanding() == 0 {
-                return answer_of(&self.engine.axil, index);
-            }
-        }
-        Err(format!("no answer to {request:x?} in {PROGRESS_LIMIT} cycles"))
+        transact_stepping(self, request, |l| &mut l.engine, EngineLoop::step)
     }
+}
+
+/// One AXI4-Lite transaction on the engine `engine` finds in `system`, `step` running the
+/// system a cycle at a time until the answer (at most [`PROGRESS_LIMIT`] cycles).
+pub(crate) fn transact_stepping<S>(
+    system: &mut S,
+    request: Request,
+    engine: fn(&mut S) -> &mut EngineRtl,
+    step: fn(&mut S) -> Result<(), String>,
+) -> Result<(u8, u32), String> {
+    let index = engine(system).axil.push(request);
+    for _ in 0..PROGRESS_LIMIT {
+        step(system)?;
+        let axil = &engine(system).axil;
+        if axil.outstanding() == 0 {
+            return answer_of(axil, index);
+        }
+    }
+    Err(format!("no answer to {request:x?} in {PROGRESS_LIMIT} cycles"))
 }

@@ -35,6 +35,28 @@ pub struct Request {
     pub strobes: u8,
 }
 
+impl Request {
+    /// A read of `address`.
+    pub fn read(address: u32) -> Request {
+        Request {
+            write: false,
+            address,
+            data: 0,
+            strobes: 0,
+        }
+    }
+
+    /// A write of `data` to `address` with byte strobes `strobes`.
+    pub fn write(address: u32, data: u32, strobes: u8) -> Request {
+        Request {
+            write: true,
+            address,
+            data,
+            strobes,
+        }
+    }
+}
+
 /// A transaction's answer, in the order the register file produced them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Answer {

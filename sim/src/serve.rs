@@ -51,22 +51,11 @@ impl Served for RegsRtl {
 
 impl Served for EngineLoop {
     fn read(&mut self, address: u32) -> Result<(u8, u32), String> {
-        self.transact(Request {
-            write: false,
-            address,
-            data: 0,
-            strobes: 0,
-        })
+        self.transact(Request::read(address))
     }
 
     fn write(&mut self, address: u32, data: u32, strobes: u8) -> Result<u8, String> {
-        self.transact(Request {
-            write: true,
-            address,
-            data,
-            strobes,
-        })
-        .map(|(resp, _)| resp)
+        self.transact(Request::write(address, data, strobes)).map(|(resp, _)| resp)
     }
 
     fn step(&mut self) -> Result<(), String> {
@@ -116,22 +105,11 @@ pub fn serve(listener: UnixListener, rtl: &mut impl Served) -> std::io::Result<(
 
 impl Served for WireBridge {
     fn read(&mut self, address: u32) -> Result<(u8, u32), String> {
-        self.transact(Request {
-            write: false,
-            address,
-            data: 0,
-            strobes: 0,
-        })
+        self.transact(Request::read(address))
     }
 
     fn write(&mut self, address: u32, data: u32, strobes: u8) -> Result<u8, String> {
-        self.transact(Request {
-            write: true,
-            address,
-            data,
-            strobes,
-        })
-        .map(|(resp, _)| resp)
+        self.transact(Request::write(address, data, strobes)).map(|(resp, _)| resp)
     }
 
     fn step(&mut self) -> Result<(), String> {

@@ -12,7 +12,7 @@
 //! from the VM beside it.
 
 use crate::contracts::regs::Map;
-use crate::engine_rtl::{answer_of, EngineHost, EngineRtl, EngineVariant, Surroundings, PROGRESS_LIMIT};
+use crate::engine_rtl::{transact_stepping, EngineHost, EngineRtl, EngineVariant, Surroundings};
 use crate::regs_rtl::Request;
 use crate::tx_path_rtl::MemoryTiming;
 use rand::SeedableRng;
@@ -265,13 +265,6 @@ impl EngineHost for WireBridge {
     }
 
     fn transact(&mut self, request: Request) -> Result<(u8, u32), String> {
-        let index = self.engine.axil.push(request);
-        for _ in 0..PROGRESS_LIMIT {
-            self.step()?;
-            if self.engine.axil.outstanding() == 0 {
-                return answer_of(&self.engine.axil, index);
-            }
-        }
-        Err(format!("no answer to {request:x?} in {PROGRESS_LIMIT} cycles"))
+        transact_stepping(self, request, |b| &mut b.engine, WireBridge::step)
     }
 }
