@@ -50,6 +50,12 @@ const MAX_LEVELS: usize = 6;
 /// frame merge had put the TX path's ready one level deeper too, which its registered selection
 /// removed. They leave this list when those cones have a level to spare.
 const NOT_YET_PIPELINED: &[(&str, usize)] = &[
+    // The decision FIFO's count of permitted decisions (2026-11-27): the payload writer's
+    // retirement (its last beat and command handshakes) and m_dec's pop into a 6-bit up/down
+    // adder, 7 levels at 2048 QPs and at 64 bits (6 at the default); registering the permit in
+    // `ReleasedFifo` takes it back to 6.
+    ("ferroce_rx_path_q2048_w512", 7),
+    ("ferroce_rx_path_q256_w64", 7),
     ("ferroce_tx_path_c2048_q256_w512", 7),
     ("ferroce_tx_path_c2048_q2048_w512", 7),
     ("ferroce_tx_path_c64_q16_w64", 7),
