@@ -409,6 +409,13 @@ pub trait EngineHost {
         }
     }
 
+    /// Sets the engine's own MAC and IPv4 address (`local_mac_*`, `local_ipv4`).
+    fn set_local_address(&mut self, mac: [u8; 6], ipv4: std::net::Ipv4Addr) -> Result<(), String> {
+        self.write("local_mac_low", 0, u32::from_be_bytes([mac[2], mac[3], mac[4], mac[5]]))?;
+        self.write("local_mac_high", 0, u32::from(u16::from_be_bytes([mac[0], mac[1]])))?;
+        self.write("local_ipv4", 0, u32::from(ipv4))
+    }
+
     /// Writes QP `qp`'s context: every word but word 0, then word 0 (which commits it).
     fn commit(&mut self, qp: u32, context: &QpContext) -> Result<(), String> {
         let words = context.to_words().map_err(|e| format!("QP context: {e}"))?;

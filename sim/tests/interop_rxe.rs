@@ -205,13 +205,8 @@ fn engine() -> (WireBridge, u16) {
     .unwrap();
     bridge.capture();
     let mac = ENGINE_MAC.to_be_bytes();
-    bridge
-        .write("local_mac_low", 0, u32::from_be_bytes([mac[4], mac[5], mac[6], mac[7]]))
-        .unwrap();
-    bridge
-        .write("local_mac_high", 0, u32::from(u16::from_be_bytes([mac[2], mac[3]])))
-        .unwrap();
-    bridge.write("local_ipv4", 0, ENGINE_IP).unwrap();
+    let mac = [mac[2], mac[3], mac[4], mac[5], mac[6], mac[7]];
+    bridge.set_local_address(mac, ENGINE_IP.into()).unwrap();
     (bridge, vm_port)
 }
 

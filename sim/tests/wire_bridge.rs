@@ -15,14 +15,7 @@ fn arp_and_ping_cross_the_udp_wire_and_bad_datagrams_are_dropped() {
     let mut bridge = WireBridge::new(&ENGINE_W64, "127.0.0.1:0".parse().unwrap(), peer.local_addr().unwrap()).unwrap();
     bridge.capture();
     let address = HostAddress::new([0x02, 0x00, 0x5E, 0x00, 0x00, 0x0B], Ipv4Addr::new(10, 0, 0, 1));
-    let mac = address.mac;
-    bridge
-        .write("local_mac_low", 0, u32::from_be_bytes([mac[2], mac[3], mac[4], mac[5]]))
-        .unwrap();
-    bridge
-        .write("local_mac_high", 0, u32::from(u16::from_be_bytes([mac[0], mac[1]])))
-        .unwrap();
-    bridge.write("local_ipv4", 0, u32::from(address.ipv4)).unwrap();
+    bridge.set_local_address(address.mac, address.ipv4).unwrap();
     let to = bridge.local_addr().unwrap();
     let mut g = HostFrameGen::new(5);
     // a frame as Linux puts it on a virtual NIC: 42 bytes, no padding, no FCS
