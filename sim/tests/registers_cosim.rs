@@ -95,7 +95,8 @@ fn run_random(idle_pct: u32, bp_pct: u32, seed: u64) -> Result<(), SimError> {
     for _ in 0..requests {
         master.push(random_request(&map, &mut rng));
     }
-    let (mut previous_inputs, mut inputs) = (vec![0u32; counters.len()], vec![0u32; counters.len()]);
+    // the inputs of this cycle and of the two before
+    let mut inputs = VecDeque::from(vec![vec![0u32; counters.len()]; 3]);
     let mut entry_checks: VecDeque<(u64, u32, Vec<u32>)> = VecDeque::new();
     let mut rx_entry_checks: VecDeque<(u64, u32, Vec<u32>)> = VecDeque::new();
     let (mut commits, mut sched_writes) = (Vec::new(), Vec::new());
@@ -104,11 +105,12 @@ fn run_random(idle_pct: u32, bp_pct: u32, seed: u64) -> Result<(), SimError> {
         assert!(cycle < 200 * requests as u64, "register file hung at cycle {cycle}");
         master.drive(&mut m, &mut rng);
         post.drive(&mut m, &mut rng);
-        std::mem::swap(&mut previous_inputs, &mut inputs);
+        let now: Vec<u32> = counters.iter().map(|_| rng.gen()).collect();
         for (i, (p, _)) in counters.iter().enumerate() {
-            inputs[i] = rng.gen();
-            m.set_u64(*p, u64::from(inputs[i]));
+            m.set_u64(*p, u64::from(now[i]));
         }
+        inputs.pop_front();
+        inputs.push_back(now);
         let qp = rng.gen_range(0..CONFIG.qps);
         m.set_u64(qp_index, u64::from(qp));
         let rx_qp = rng.gen_range(0..CONFIG.qps);
@@ -118,10 +120,11 @@ fn run_random(idle_pct: u32, bp_pct: u32, seed: u64) -> Result<(), SimError> {
         let answered = master.answers.len();
         master.sample(&mut m, cycle)?;
         post.sample(&mut m, cycle)?;
-        // an operation ends in the cycle before its response shows: the inputs of that cycle
+        // a read takes its value (registered) two cycles before its response shows: the inputs
+        // of that cycle
         for answer in &master.answers[answered..] {
             for (i, (_, name)) in counters.iter().enumerate() {
-                model.set_input(name, previous_inputs[i]);
+                model.set_input(name, inputs[0][i]);
             }
             let r = answer.what;
             let (resp, data) = if r.write {

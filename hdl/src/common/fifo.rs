@@ -146,7 +146,8 @@ impl<T: Synth> Logic for Fifo<T> {
 
 /// A [`Fifo`] whose head leaves only once released: `permit` pulses once per entry, in the
 /// order the entries were pushed, whenever whoever must go first is done with it (before or
-/// after the entry arrives); the head is shown (`head_valid`) when it has been permitted. Up to
+/// after the entry arrives); the head is shown (`head_valid`) two cycles after its permit
+/// (the permit is registered, so the logic that permits ends at a flip-flop). Up to
 /// [`CAPACITY`] entries; permits may run one entry ahead of the pushes. (`release` would be the
 /// word, but it is a Verilog keyword.)
 #[derive(LogicBlock)]
@@ -171,6 +172,8 @@ pub struct ReleasedFifo<T: Synth> {
     pub head: Signal<Out, T>,
 
     entries: Fifo<T>,
+    /// `permit`, one cycle later (so the permitting logic does not reach the count's adder).
+    permit_registered: DFF<Bit>,
     /// Entries permitted and not yet popped.
     permitted: DFF<Bits<6>>,
     /// The fill bit that says the FIFO is full.
@@ -190,6 +193,7 @@ impl<T: Synth> Default for ReleasedFifo<T> {
             head_valid: Default::default(),
             head: Default::default(),
             entries: Default::default(),
+            permit_registered: Default::default(),
             permitted: Default::default(),
             full_at: Constant::new((CAPACITY as u64 - 1).into()),
         }
@@ -199,7 +203,7 @@ impl<T: Synth> Default for ReleasedFifo<T> {
 impl<T: Synth> Logic for ReleasedFifo<T> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, permitted);
+        dff_setup!(self, clock, permit_registered, permitted);
         self.entries.clock.next = self.clock.val();
         self.entries.reset.next = self.reset.val();
         self.entries.push.next = self.push.val();
@@ -208,13 +212,15 @@ impl<T: Synth> Logic for ReleasedFifo<T> {
         self.head_valid.next = self.entries.head_valid.val() && (self.permitted.q.val() != 0);
         self.head.next = self.entries.head.val();
         self.entries.pop.next = self.pop.val();
-        if self.permit.val() && !self.pop.val() {
+        self.permit_registered.d.next = self.permit.val();
+        if self.permit_registered.q.val() && !self.pop.val() {
             self.permitted.d.next = self.permitted.q.val() + 1;
         }
-        if !self.permit.val() && self.pop.val() {
+        if !self.permit_registered.q.val() && self.pop.val() {
             self.permitted.d.next = self.permitted.q.val() - 1;
         }
         if self.reset.val() {
+            self.permit_registered.d.next = false;
             self.permitted.d.next = 0.into();
         }
     }

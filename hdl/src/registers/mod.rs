@@ -24,8 +24,8 @@
 //! |---|---|---|
 //! | start | 1 | the address (and data, mask) move from the channel registers into the operation |
 //! | decode | 1 | the word address is compared with every register's (constants from the map): one-hot hits, indices, "decodes to nothing", "read only" |
-//! | execute | 1 | flip-flop registers are read or written (byte strobes), the doorbell and W1C bits act; DECERR or SLVERR answer here |
-//! | wait | 1 (RAM) or 2–4 (status table) | the QP table or queue words are read (and written back merged with the strobes); the status table answers a poll or a status read |
+//! | execute | 1 | flip-flop registers are written (byte strobes), the doorbell and W1C bits act, a write's DECERR or SLVERR answers here; a read's value from flip-flops, inputs and constants is registered |
+//! | wait | 1 (a read, RAM) or 2–4 (status table) | the registered value answers; the QP table or queue words are read (and written back merged with the strobes); the status table answers a poll or a status read |
 //!
 //! So a write's B and a read's R come 3 to 7 cycles after the channel registers hold them (the
 //! formal check of `scripts/formal_registers.sh` bounds it). Every register's address, reset
@@ -313,6 +313,8 @@ pub struct Registers<const CB: usize, const GB: usize, const QB: usize> {
     word_value: Signal<Local, Bits<32>>,
     queue_write: Signal<Local, Bit>,
     read_value: Signal<Local, Bits<32>>,
+    /// A read's value from flip-flops, inputs and constants, taken at execute, answered at wait.
+    direct_value: DFF<Bits<32>>,
     finish: Signal<Local, Bit>,
     response: Signal<Local, Bits<2>>,
 }
@@ -533,6 +535,7 @@ impl<const CB: usize, const GB: usize, const QB: usize> Registers<CB, GB, QB> {
             word_value: Default::default(),
             queue_write: Default::default(),
             read_value: Default::default(),
+            direct_value: Default::default(),
             finish: Default::default(),
             response: Default::default(),
         }
@@ -558,7 +561,8 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
             sched_address,
             sched_data,
             strobe_valid,
-            strobe_data
+            strobe_data,
+            direct_value
         );
         for i in 0..FLOPS {
             self.flops[i].clock.next = self.clock.val();
@@ -716,18 +720,23 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
             self.read_value.next = self.read_value.val() | self.poll_error.q.val();
         }
 
-        // the operation's end: now, after the RAM read, or after the status table's answer
-        self.finish.next =
-            self.executing.q.val() & !self.decode.hit_queue.val() & !self.decode.hit_indexed.val() & !self.decode.hit_qp_word.val().any();
+        self.direct_value.d.next = self.read_value.val();
+
+        // the operation's end: a write now, a read after one cycle (its value registered, the
+        // RAM read), or after the status table's answer
+        self.finish.next = self.executing.q.val()
+            & self.axil.op_write.val()
+            & !self.decode.hit_queue.val()
+            & !self.decode.hit_indexed.val()
+            & !self.decode.hit_qp_word.val().any();
         self.response.next = 0.into(); // OKAY
         if self.decode.decoded_nothing.val() {
             self.response.next = 3.into(); // DECERR
-            self.read_value.next = 0.into();
         } else if self.axil.op_write.val() & (self.decode.decoded_read_only.val() | self.block_size_refused.val()) {
             self.response.next = 2.into(); // SLVERR
         }
-        self.waiting_ram.d.next =
-            self.executing.q.val() & (self.decode.hit_queue.val() | self.decode.hit_indexed.val() | self.decode.hit_qp_word.val().any());
+        self.waiting_ram.d.next = self.executing.q.val()
+            & (!self.axil.op_write.val() | self.decode.hit_queue.val() | self.decode.hit_indexed.val() | self.decode.hit_qp_word.val().any());
         self.status.host_valid.next = false;
         self.status.host_poll.next = self.decode.hit_poll.val();
         self.status.host_channel.next = self.decode.channel_index.val();
@@ -735,8 +744,8 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
             self.status.host_channel.next = bit_cast::<CB, GB>(self.decode.channel_index.val().get_bits::<GB>(0)) << 5;
         }
         if self.executing.q.val() & !self.axil.op_write.val() & (self.decode.hit_poll.val() | self.decode.hit_channel.val()) {
-            self.finish.next = false;
             self.status.host_valid.next = true;
+            self.waiting_ram.d.next = false;
             self.waiting_status.d.next = true;
         }
 
@@ -762,7 +771,7 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
         }
         if self.waiting_ram.q.val() {
             self.finish.next = true;
-            self.read_value.next = 0.into();
+            self.read_value.next = self.direct_value.q.val();
             if self.decode.hit_queue.val() {
                 self.read_value.next = self.queue_value.val();
             }
