@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Linux side of the RoCEv2 interop test: a QEMU VM running the kernel's soft-RoCE (rdma_rxe).
 #   scripts/interop_vm.sh prepare [CACHE_DIR]     build CACHE_DIR/vmlinuz + initramfs.cpio.gz
-#   scripts/interop_vm.sh boot [CACHE_DIR] --local-port P --remote-port Q [--mac M] [--oob-port H]
+#   scripts/interop_vm.sh boot [CACHE_DIR] --local-port P --remote-port Q [--mac M] [--oob-port H] [--oob-forward F]
 #                                [--append "k=v ..."]
 # CACHE_DIR defaults to target/tmp/interop-vm in the repository (the test's). Debian packages
 # are fetched with `apt-get download` and unpacked with `dpkg -x` into CACHE_DIR; nothing but
@@ -20,14 +20,14 @@ ARCH_LIBDIR=usr/lib/x86_64-linux-gnu
 # anything else comes from the host (libc, libm, the dynamic loader).
 PACKAGES=(linux-image-amd64 busybox-static iproute2 libmnl0 libbsd0 libmd0 libcap2
   libibverbs1 libibverbs-dev libnl-3-200 libnl-route-3-200 ibverbs-providers ibverbs-utils
-  perftest librdmacm1 libpci3 libudev1 zlib1g)
+  perftest librdmacm1 libibumad3 libpci3 libudev1 zlib1g)
 # Root modules; their dependencies are added from each module's modinfo `depends=`. rdma_rxe
 # also needs the "crc32" crypto hash (ICRC) when a link is added, which the kernel would ask
 # modprobe for; the image has no modules.dep, so crc32_generic is loaded up front.
 MODULES=(virtio_pci virtio_net crc32_generic rdma_rxe)
 # Dynamically linked programs copied into the image (paths inside the unpacked tree).
 PROGRAMS=(usr/bin/rdma usr/bin/ibv_devinfo usr/bin/ibv_rc_pingpong usr/bin/ibv_uc_pingpong
-  usr/bin/ib_write_bw)
+  usr/bin/ib_write_bw usr/bin/ib_send_bw usr/bin/ib_read_bw usr/bin/ib_write_lat)
 RXE_PROVIDER=$ARCH_LIBDIR/libibverbs/librxe-rdmav34.so
 
 die() { echo "interop_vm: error: $*" >&2; exit 1; }
@@ -249,11 +249,12 @@ prepare() {
 boot() {
   local cache=$DEFAULT_CACHE
   if [[ $# -gt 0 && $1 != --* ]]; then cache=$1; shift; fi
-  local lport="" rport="" mac=52:54:00:12:34:56 extra="" oob=""
+  local lport="" rport="" mac=52:54:00:12:34:56 extra="" oob="" forward=""
   while [[ $# -gt 0 ]]; do
     case $1 in
       --local-port) lport=${2:?}; shift 2 ;;
       --oob-port) oob=${2:?}; shift 2 ;;
+      --oob-forward) forward=${2:?}; shift 2 ;;
       --remote-port) rport=${2:?}; shift 2 ;;
       --mac) mac=${2:?}; shift 2 ;;
       --append) extra=${2?}; shift 2 ;;
@@ -267,13 +268,22 @@ boot() {
   # One virtio NIC whose Ethernet frames travel as UDP datagrams: sent from 127.0.0.1:P to
   # 127.0.0.1:Q, one frame (no FCS) per datagram; datagrams sent to 127.0.0.1:P enter the VM.
   # panic=-1 plus -no-reboot: a dead /init ends qemu instead of hanging.
-  # With --oob-port H, a second NIC (eth1, 10.0.2.15) on QEMU's user network whose only
-  # service is 10.0.2.100:18515, connected to 127.0.0.1:H on the host (something must listen
-  # there before the boot): the out-of-band TCP exchange of ibv_rc_pingpong and perftest.
-  local oob_nic=()
+  # With --oob-port H or --oob-forward F, a second NIC (eth1, 10.0.2.15) on QEMU's user
+  # network for the out-of-band TCP exchange of ibv_rc_pingpong and perftest, and nothing else:
+  # --oob-port H: each connection of the VM to 10.0.2.100:18515 goes to 127.0.0.1:H on the
+  #   host (a bash with /dev/tcp per connection);
+  # --oob-forward F: each connection to 127.0.0.1:F on the host goes to 10.0.2.15:18515 in the VM.
+  local oob_nic=() user=""
   if [[ -n $oob ]]; then
     [[ $oob =~ ^[0-9]+$ ]] || die "--oob-port needs a port number"
-    oob_nic=(-netdev "user,id=n1,restrict=on,net=10.0.2.0/24,guestfwd=tcp:10.0.2.100:18515-tcp:127.0.0.1:$oob"
+    user+=",guestfwd=tcp:10.0.2.100:18515-cmd:bash -c 'exec 3<>/dev/tcp/127.0.0.1/$oob; cat <&3 & exec cat >&3'"
+  fi
+  if [[ -n $forward ]]; then
+    [[ $forward =~ ^[0-9]+$ ]] || die "--oob-forward needs a port number"
+    user+=",hostfwd=tcp:127.0.0.1:$forward-10.0.2.15:18515"
+  fi
+  if [[ -n $user ]]; then
+    oob_nic=(-netdev "user,id=n1,restrict=on,net=10.0.2.0/24$user"
       -device "virtio-net-pci,netdev=n1,mac=52:54:00:12:34:57")
   fi
   exec qemu-system-x86_64 -accel tcg -m 512 -nographic -no-reboot \

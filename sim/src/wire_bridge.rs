@@ -5,6 +5,11 @@
 //! register file served to `ferroce-ctl`, and `sim/tests/interop_rxe.rs` drives it against the
 //! Linux kernel's soft-RoCE driver.
 //!
+//! The wire is lossless, as a link with flow control: every datagram is taken off the socket
+//! as soon as the bridge looks (every [`POLL_CYCLES`] cycles) and waits in a queue until the
+//! MAC RX has room, since the simulated engine takes frames at its line rate in simulated time,
+//! far slower in wall time than a peer sends them (the kernel's socket buffer would overflow
+//! and drop them; beyond [`QUEUED_BYTES`] the bridge counts and drops them itself).
 //! A datagram that cannot be an Ethernet frame (shorter than its header) or is longer than
 //! [`LARGEST_FRAME`] is counted and dropped, never fatal. Frames to the host (`m_pass`) are
 //! counted and dropped. While nothing moves on any port for [`IDLE_CYCLES`], the clock stops and
@@ -31,6 +36,34 @@ pub const LARGEST_FRAME: usize = 4224;
 pub const IDLE_CYCLES: u64 = 4096;
 /// Cycles between two looks at the socket while the engine runs.
 const POLL_CYCLES: u64 = 64;
+/// Bytes of frames waiting for the MAC RX at most (beyond: dropped and counted).
+pub const QUEUED_BYTES: usize = 256 << 20;
+
+/// Asks for a socket receive buffer of [`SOCKET_BUFFER`] bytes, beyond `net.core.rmem_max`
+/// where the process may (`SO_RCVBUFFORCE`), else as large as it allows: the kernel drops
+/// datagrams that arrive while the buffer is full, between two looks of the bridge.
+fn enlarge_receive_buffer(socket: &UdpSocket) {
+    use std::os::fd::AsRawFd;
+    let size = SOCKET_BUFFER as libc::c_int;
+    for option in [libc::SO_RCVBUFFORCE, libc::SO_RCVBUF] {
+        // SAFETY: a valid socket descriptor and a c_int option value of the right length.
+        let set = unsafe {
+            libc::setsockopt(
+                socket.as_raw_fd(),
+                libc::SOL_SOCKET,
+                option,
+                (&size as *const libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        };
+        if set == 0 {
+            return;
+        }
+    }
+}
+
+/// The socket receive buffer asked for.
+const SOCKET_BUFFER: usize = 32 << 20;
 
 /// What crossed the bridge.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -47,6 +80,10 @@ pub struct BridgeCounts {
     pub passed_to_host: u64,
     /// Frames whose datagram could not be sent (the error is not fatal: the wire lost them).
     pub send_errors: u64,
+    /// Datagrams dropped: [`QUEUED_BYTES`] were waiting for the MAC RX.
+    pub dropped_queue_full: u64,
+    /// The most frames that waited for the MAC RX at once.
+    pub most_queued: u64,
 }
 
 /// A frame that crossed the bridge, for the capture.
@@ -76,6 +113,9 @@ pub struct WireBridge {
     /// Every frame both ways, when capturing ([`WireBridge::capture`]).
     pub crossed: Option<Vec<Crossed>>,
     buffer: Vec<u8>,
+    /// Frames taken off the socket, waiting for the MAC RX, and their bytes.
+    waiting: std::collections::VecDeque<Vec<u8>>,
+    waiting_bytes: usize,
 }
 
 impl WireBridge {
@@ -84,6 +124,7 @@ impl WireBridge {
     pub fn new(variant: &EngineVariant, local: SocketAddr, peer: SocketAddr) -> Result<WireBridge, String> {
         let socket = UdpSocket::bind(local).map_err(|e| format!("binding {local}: {e}"))?;
         socket.set_nonblocking(true).map_err(|e| format!("socket {local}: {e}"))?;
+        enlarge_receive_buffer(&socket);
         let surroundings = Surroundings {
             memory: MemoryTiming::IMMEDIATE,
             bp_pct: 0,
@@ -102,6 +143,8 @@ impl WireBridge {
             counts: BridgeCounts::default(),
             crossed: None,
             buffer: vec![0; 65536],
+            waiting: Default::default(),
+            waiting_bytes: 0,
         })
     }
 
@@ -149,7 +192,10 @@ impl WireBridge {
 
     /// Whether nothing has moved for [`IDLE_CYCLES`] and nothing waits on the wire in.
     pub fn idle(&self) -> bool {
-        self.cycle - self.last_event.0 > IDLE_CYCLES && self.engine.incoming_beats() == 0 && self.engine.axil.outstanding() == 0
+        self.cycle - self.last_event.0 > IDLE_CYCLES
+            && self.waiting.is_empty()
+            && self.engine.incoming_beats() == 0
+            && self.engine.axil.outstanding() == 0
     }
 
     /// Runs until `done` holds (checked every [`POLL_CYCLES`] cycles) or `timeout` of wall time
@@ -204,23 +250,29 @@ impl WireBridge {
 
     /// Takes the datagrams waiting on the socket onto the MAC RX, while the wire in is short.
     fn receive(&mut self) -> Result<(), String> {
-        let room = 2 * LARGEST_FRAME / self.engine.input_bytes_per_beat();
-        while self.engine.incoming_beats() < room {
+        loop {
             let length = match self.socket.recv(&mut self.buffer) {
                 Ok(n) => n,
-                Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(()),
+                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
                 Err(e) if e.kind() == ErrorKind::ConnectionRefused => continue,
                 Err(e) => return Err(format!("socket: {e}")),
             };
             if length < SHORTEST_FRAME {
                 self.counts.dropped_short += 1;
-                continue;
-            }
-            if length > LARGEST_FRAME {
+            } else if length > LARGEST_FRAME {
                 self.counts.dropped_long += 1;
-                continue;
+            } else if self.waiting_bytes + length > QUEUED_BYTES {
+                self.counts.dropped_queue_full += 1;
+            } else {
+                self.waiting.push_back(self.buffer[..length].to_vec());
+                self.waiting_bytes += length;
+                self.counts.most_queued = self.counts.most_queued.max(self.waiting.len() as u64);
             }
-            let frame = self.buffer[..length].to_vec();
+        }
+        let room = 2 * LARGEST_FRAME / self.engine.input_bytes_per_beat();
+        while self.engine.incoming_beats() < room {
+            let Some(frame) = self.waiting.pop_front() else { break };
+            self.waiting_bytes -= frame.len();
             self.engine.inject(&frame);
             self.counts.frames_in += 1;
             self.keep(false, frame);

@@ -14,17 +14,21 @@
 //!
 //! Skipped, with a message, only where QEMU cannot be installed.
 
+use ferroce_ctl::connect::{self, Channels, Endpoint, PerftestKind, PerftestTest, PingpongTest, Role};
+use ferroce_ctl::Ferroce;
 use ferroce_sim::contracts::responder::completion_kind;
 use ferroce_sim::contracts::responder::Access;
 use ferroce_sim::contracts::tx::{Pmtu, PostOp, QpState};
 use ferroce_sim::engine_rtl::{EngineHost, ENGINE_W64};
 use ferroce_sim::models::responder::MemoryRegion;
 use ferroce_sim::models::tx::{LocalMemory, Post, QpContext};
+use ferroce_sim::serve::serve_running;
 use ferroce_sim::wire::{RoceFrame, Transport};
 use ferroce_sim::wire_bridge::WireBridge;
-use std::io::Read;
 use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
 use std::net::{TcpListener, UdpSocket};
+use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
@@ -86,6 +90,8 @@ struct Vm {
     lines: Receiver<String>,
     started: Instant,
     console: Vec<String>,
+    /// `FERROCE-VM` lines [`Vm::watch`] took and [`Vm::expect`] has not seen.
+    pending: Vec<String>,
 }
 
 impl Vm {
@@ -95,16 +101,22 @@ impl Vm {
         Vm::boot_with(cache, vm_port, engine_port, run, None)
     }
 
-    /// [`Vm::boot`] with a second NIC whose 10.0.2.100:18515 is `oob_port` on the host.
-    fn boot_with(cache: &Path, vm_port: u16, engine_port: u16, run: &str, oob_port: Option<u16>) -> Vm {
+    /// [`Vm::boot`] with a second NIC for the Linux tools' TCP: the VM's connections to
+    /// 10.0.2.100:18515 go to `oob_port` on the host, the host's to 127.0.0.1:`forward` go to
+    /// the VM's port 18515.
+    fn boot_oob(cache: &Path, vm_port: u16, engine_port: u16, run: &str, oob_port: u16, forward: u16) -> Vm {
+        Vm::boot_with(cache, vm_port, engine_port, run, Some((oob_port, forward)))
+    }
+
+    fn boot_with(cache: &Path, vm_port: u16, engine_port: u16, run: &str, oob: Option<(u16, u16)>) -> Vm {
         let mut command = Command::new("bash");
         command
             .arg(workspace().join("scripts/interop_vm.sh"))
             .args(["boot", cache.to_str().expect("a UTF-8 path")])
             .args(["--local-port", &vm_port.to_string(), "--remote-port", &engine_port.to_string()])
             .args(["--append", &format!("ferroce.run={run}")]);
-        if let Some(port) = oob_port {
-            command.args(["--oob-port", &port.to_string()]);
+        if let Some((port, forward)) = oob {
+            command.args(["--oob-port", &port.to_string(), "--oob-forward", &forward.to_string()]);
         }
         let mut child = command
             .stdin(Stdio::piped())
@@ -127,6 +139,7 @@ impl Vm {
             lines,
             started: Instant::now(),
             console: Vec::new(),
+            pending: Vec::new(),
         }
     }
 
@@ -134,13 +147,27 @@ impl Vm {
     /// `FAIL` or `EXIT` line, or after [`VM_TIMEOUT`].
     fn expect(&mut self, bridge: &mut WireBridge, what: &str) -> String {
         loop {
-            while let Ok(line) = self.lines.try_recv() {
-                self.console.push(line.clone());
+            // the lines `watch` took first, then new ones; those after the one awaited stay
+            let mut lines: std::collections::VecDeque<(String, bool)> = self.pending.drain(..).map(|l| (l, false)).collect();
+            lines.extend(std::iter::from_fn(|| self.lines.try_recv().ok()).map(|l| (l, true)));
+            while let Some((line, new)) = lines.pop_front() {
+                if new {
+                    self.console.push(line.clone());
+                }
                 let Some(at) = line.find("FERROCE-VM ") else { continue };
                 let said = &line[at + "FERROCE-VM ".len()..];
-                eprintln!("{:>6.1} s  VM: {said}", self.started.elapsed().as_secs_f64());
+                if new {
+                    eprintln!("{:>6.1} s  VM: {said}", self.started.elapsed().as_secs_f64());
+                }
                 if let Some(rest) = said.strip_prefix(what) {
-                    return rest.trim().to_string();
+                    let rest = rest.trim().to_string();
+                    for (line, new) in lines {
+                        if new {
+                            self.console.push(line.clone());
+                        }
+                        self.pending.push(line);
+                    }
+                    return rest;
                 }
                 if said.starts_with("FAIL") || said.starts_with("EXIT") {
                     panic!(
@@ -158,6 +185,33 @@ impl Vm {
             );
             bridge.run_for(Duration::from_millis(5)).unwrap();
         }
+    }
+
+    /// Takes the VM's lines so far (printing its `FERROCE-VM` ones); an error on a `FAIL` line
+    /// or an `EXIT` other than 0, or after [`VM_TIMEOUT`].
+    fn watch(&mut self, bridge: &WireBridge) -> Result<(), String> {
+        while let Ok(line) = self.lines.try_recv() {
+            self.console.push(line.clone());
+            let Some(at) = line.find("FERROCE-VM ") else { continue };
+            let said = line[at + "FERROCE-VM ".len()..].to_string();
+            eprintln!("{:>6.1} s  VM: {said}", self.started.elapsed().as_secs_f64());
+            if said.starts_with("FAIL") || (said.starts_with("EXIT") && said != "EXIT 0") {
+                return Err(format!(
+                    "the VM said '{said}' (engine: {:?}); console:\n{}",
+                    bridge.counts,
+                    self.console.join("\n")
+                ));
+            }
+            // seen again by `expect`
+            self.pending.push(line);
+        }
+        if self.started.elapsed() > VM_TIMEOUT {
+            return Err(format!(
+                "the VM still runs after {VM_TIMEOUT:?}; console:\n{}",
+                self.console.join("\n")
+            ));
+        }
+        Ok(())
     }
 
     fn say(&mut self, line: &str) {
@@ -506,120 +560,240 @@ fn writes_and_sends_from_linux_rxe_land_in_the_engine_over_rc_and_uc() {
     });
 }
 
-/// The address message of `ibv_rc_pingpong`'s out-of-band exchange: `LID:QPN:PSN:GID` in
-/// hexadecimal (the GID's 16 bytes in order), NUL-terminated, 52 bytes.
-fn pingpong_message(qpn: u32, psn: u32, gid_ipv4: u32) -> [u8; 52] {
-    let text = format!("0000:{qpn:06x}:{psn:06x}:00000000000000000000ffff{gid_ipv4:08x}");
-    let mut message = [0u8; 52];
-    message[..text.len()].copy_from_slice(text.as_bytes());
-    message
+/// A step of the Linux tools' runs: the tool, its `-s` and `-n`, and the engine's first PSN.
+#[derive(Clone, Copy, Debug)]
+struct ToolRun {
+    tool: LinuxTool,
+    size: u32,
+    iterations: u32,
+    engine_psn: u32,
 }
 
-/// The QPN and PSN of a peer's `ibv_rc_pingpong` address message.
-fn parse_pingpong_message(message: &[u8]) -> (u32, u32) {
-    let text = String::from_utf8_lossy(message);
-    let fields: Vec<&str> = text.trim_end_matches('\0').split(':').collect();
-    assert_eq!(fields.len(), 4, "an address message: '{text}'");
-    let hex = |s: &str| u32::from_str_radix(s, 16).unwrap_or_else(|e| panic!("'{s}' in '{text}': {e}"));
-    (hex(fields[1]), hex(fields[2]))
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LinuxTool {
+    Pingpong,
+    WriteBw,
+    SendBw,
 }
 
-/// The stock `ibv_rc_pingpong` of rdma-core, unchanged, as the client in the VM: it exchanges
-/// QP numbers, PSNs and GIDs with us over TCP (its own message format), then sends a SEND of
-/// `size` bytes and waits for ours, `ITERATIONS` times. The engine plays the server through its
-/// registers only: a receive buffer posted for each ping, a SEND posted for each pong, both
-/// completions read back. (The client's retransmission timeout, 67 ms, is shorter than the
-/// simulated engine takes in wall time for a 4 KiB message at 64 bits, so rxe retransmits
-/// now and then, and the engine acknowledges the duplicates without delivering them again.)
-#[test]
-fn ibv_rc_pingpong_runs_against_the_engine() {
-    const ITERATIONS: u32 = 8;
-    const PING_SIZE: u32 = 4096;
-    interop("interop_rc_pingpong", |cache, bridge, vm_port| {
+impl ToolRun {
+    /// The command in the VM (its server's address when the VM is the client).
+    fn command(&self, server: Option<&str>) -> String {
+        let base = match self.tool {
+            LinuxTool::Pingpong => "ibv_rc_pingpong,-d,rxe0,-g,1,-m,1024".to_string(),
+            // local ACK timeout 4.096 µs × 2^20 (4 s): the simulated engine answers in wall
+            // time tens of times slower than hardware (ibv_rc_pingpong has no such option: 67 ms)
+            LinuxTool::WriteBw => "ib_write_bw,-d,rxe0,-x,1,-m,1024,-F,-u,20".to_string(),
+            LinuxTool::SendBw => "ib_send_bw,-d,rxe0,-x,1,-m,1024,-F,-u,20".to_string(),
+        };
+        let server = server.map_or(String::new(), |s| format!(",{s}"));
+        format!("{base},-s,{},-n,{}{server}", self.size, self.iterations)
+    }
+
+    /// The engine's side of the run, through ferroce-ctl's library; a line of what it did.
+    fn engine_side(&self, dev: &mut Ferroce, stream: &mut TcpStream, role: Role) -> String {
+        let mac = VM_MAC.to_be_bytes();
+        let end = Endpoint {
+            qp: ENGINE_RC_QP,
+            unreliable: false,
+            psn: self.engine_psn,
+            pmtu: Pmtu::B1024,
+            peer_mac: Some([mac[2], mac[3], mac[4], mac[5], mac[6], mac[7]]),
+            pd: 1,
+        };
+        let log = |line: &str| eprintln!("ferroce-ctl connect: {line}");
+        let buffer = 0x4000_0000;
+        match self.tool {
+            LinuxTool::Pingpong => {
+                let test = PingpongTest {
+                    size: self.size,
+                    iterations: self.iterations,
+                    buffer,
+                    channel: 0,
+                    queue: 1,
+                    patience: VM_TIMEOUT,
+                };
+                let report = connect::pingpong(dev, stream, role, &end, &test, log).unwrap_or_else(|e| panic!("{self:?}: {e}"));
+                assert_eq!(
+                    (report.messages, report.bytes),
+                    (u64::from(self.iterations), 2 * u64::from(self.size * self.iterations))
+                );
+                report.pingpong_lines()
+            }
+            LinuxTool::WriteBw | LinuxTool::SendBw => {
+                let test = PerftestTest {
+                    kind: if self.tool == LinuxTool::WriteBw {
+                        PerftestKind::WriteBw
+                    } else {
+                        PerftestKind::SendBw
+                    },
+                    size: self.size,
+                    iterations: self.iterations,
+                    buffer,
+                    region: 1,
+                    channels: Channels {
+                        first: 0,
+                        count: 4,
+                        queue: 1,
+                    },
+                    patience: VM_TIMEOUT,
+                };
+                let outcome = connect::perftest(dev, stream, role, &end, &test, log).unwrap_or_else(|e| panic!("{self:?}: {e}"));
+                assert_eq!(outcome.pmtu, Pmtu::B1024, "{self:?}: the MTU agreed");
+                match outcome.report {
+                    Some(r) => {
+                        assert_eq!(r.messages, u64::from(self.iterations), "{self:?}");
+                        r.perftest_lines(self.size)
+                    }
+                    None => {
+                        // the ib_write_bw server: the client's report
+                        let (size, iterations, mib, _) = outcome.peer_report.expect("the client's report");
+                        assert_eq!((size, iterations), (u64::from(self.size), u64::from(self.iterations)), "{self:?}");
+                        format!("the client's report: {size} B x {iterations} at {mib:.2} MiB/s")
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The runs of each direction: ping-pongs of 1 B, 4 KiB and 64 KiB (the engine's PSNs
+/// wrapping in the last), `ib_write_bw` of 64 KiB and `ib_send_bw` of 4 KiB.
+const TOOL_RUNS: [ToolRun; 5] = [
+    ToolRun {
+        tool: LinuxTool::Pingpong,
+        size: 1,
+        iterations: 4,
+        engine_psn: 0x00_2468,
+    },
+    ToolRun {
+        tool: LinuxTool::Pingpong,
+        size: 4096,
+        iterations: 4,
+        engine_psn: 0x13_5791,
+    },
+    ToolRun {
+        tool: LinuxTool::Pingpong,
+        size: 65536,
+        iterations: 2,
+        engine_psn: 0xff_fff0,
+    },
+    ToolRun {
+        tool: LinuxTool::WriteBw,
+        size: 65536,
+        iterations: 8,
+        engine_psn: 0x55_0000,
+    },
+    ToolRun {
+        tool: LinuxTool::SendBw,
+        size: 4096,
+        iterations: 16,
+        engine_psn: 0xab_cdef,
+    },
+];
+
+/// Runs the bridge with its register file served on a Unix socket, as `ferroce-sim wire`
+/// does, while `host` runs in a thread with ferroce-ctl's library on that socket (as
+/// `ferroce-ctl --device sim:PATH` reaches it); the VM's lines are watched meanwhile. Returns
+/// what `host` returned.
+fn with_ferroce_ctl<T: Send + 'static>(
+    bridge: &mut WireBridge,
+    vm: &mut Vm,
+    name: &str,
+    host: impl FnOnce(&mut Ferroce) -> T + Send + 'static,
+) -> T {
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.sock"));
+    let _ = std::fs::remove_file(&path);
+    let listener = UnixListener::bind(&path).unwrap();
+    let worker = std::thread::spawn(move || {
+        let bus = ferroce_ctl::bus::SimBus::connect("sim", &path).unwrap();
+        let mut dev = Ferroce::open(Box::new(bus)).unwrap();
+        host(&mut dev)
+    });
+    let served = serve_running(listener, bridge, |b| {
+        b.run_for(Duration::from_millis(1))?;
+        vm.watch(b)?;
+        Ok(!worker.is_finished())
+    });
+    if let Err(e) = served {
+        panic!("{e}");
+    }
+    worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+/// The stock Linux tools in the VM against the engine driven by `ferroce-ctl connect`'s
+/// library, [`TOOL_RUNS`] in order: `ibv_rc_pingpong` (rdma-core) and perftest's
+/// `ib_write_bw` and `ib_send_bw`, unchanged, with their own out-of-band exchanges over TCP;
+/// the engine's QP reset and committed afresh for each (the same QP number every time, a new
+/// PSN), its region registered for `ib_write_bw`. With `engine_serves`, the VM's tools are the
+/// clients (their TCP through QEMU's forward of 10.0.2.100:18515), else the servers (ours
+/// through QEMU's forward to the VM's port 18515). Each side checks what it can: the engine
+/// its completions and the client's report, the VM its tool's exit status; rxe's counters
+/// afterwards show no NAK, no RNR and no retry exhausted, and the engine no ICRC error and no
+/// ignored ACK.
+fn linux_tools_against_the_engine(name: &str, engine_serves: bool) {
+    interop(name, |cache, bridge, vm_port| {
         let engine_port = bridge.local_addr().unwrap().port();
         let oob = TcpListener::bind("127.0.0.1:0").unwrap();
         let oob_port = oob.local_addr().unwrap().port();
-        let engine_psn = 0x00_2468;
-        // QEMU connects to the listener when it starts; the client's exchange comes through it
-        let (to_main, from_exchange) = channel();
-        let (to_exchange, from_main) = channel::<()>();
-        let exchange = std::thread::spawn(move || {
-            let (mut stream, _) = oob.accept().unwrap();
-            stream.set_read_timeout(Some(VM_TIMEOUT)).unwrap();
-            let mut theirs = [0u8; 52];
-            stream.read_exact(&mut theirs).unwrap();
-            to_main.send(parse_pingpong_message(&theirs)).unwrap();
-            // answer once the engine's QP is ready
-            from_main.recv().unwrap();
-            stream.write_all(&pingpong_message(ENGINE_RC_QP, engine_psn, ENGINE_IP)).unwrap();
-            let mut done = [0u8; 5];
-            stream.read_exact(&mut done).unwrap();
-            assert_eq!(&done, b"done\0", "the client's end of the exchange");
+        let forward = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let server = engine_serves.then_some("10.0.2.100");
+        let run: Vec<String> = TOOL_RUNS.iter().map(|r| r.command(server)).chain(["stats".to_string()]).collect();
+        let mut vm = Vm::boot_oob(cache, vm_port, engine_port, &run.join("+"), oob_port, forward);
+        let said = with_ferroce_ctl(bridge, &mut vm, name, move |dev| {
+            TOOL_RUNS
+                .iter()
+                .map(|r| {
+                    let (mut stream, role) = if engine_serves {
+                        (connect::accept(&oob, VM_TIMEOUT).unwrap(), Role::Server)
+                    } else {
+                        let at = format!("127.0.0.1:{forward}");
+                        (connect::connect_to(&at, VM_TIMEOUT).unwrap(), Role::Client)
+                    };
+                    let line = r.engine_side(dev, &mut stream, role);
+                    eprintln!("{r:?}: {line}");
+                    line
+                })
+                .collect::<Vec<_>>()
         });
-        let run = format!("ibv_rc_pingpong,-d,rxe0,-g,1,-m,1024,-s,{PING_SIZE},-n,{ITERATIONS},10.0.2.100");
-        let mut vm = Vm::boot_with(cache, vm_port, engine_port, &run, Some(oob_port));
-        let mut exchanged = None;
-        bridge
-            .run_until("the client's address message", VM_TIMEOUT, |_| {
-                exchanged = from_exchange.try_recv().ok();
-                exchanged.is_some()
-            })
-            .unwrap();
-        let (vm_qpn, vm_psn) = exchanged.expect("the exchange");
-        let connection = Connection {
-            transport: Transport::Rc,
-            messages: Messages::Sends,
-            qp: ENGINE_RC_QP,
-            engine_psn,
-            vm_psn,
-        };
-        connect(bridge, ENGINE_RC_QP, &connection.context(vm_qpn, 0));
-        let buffers = 0x4000_0000u64;
-        for i in 0..2 {
-            assert!(bridge
-                .post_receive(ENGINE_RC_QP, buffers + u64::from(i * PING_SIZE), PING_SIZE)
-                .unwrap());
-        }
-        to_exchange.send(()).unwrap();
-        for i in 0..ITERATIONS {
-            let mut pings = Vec::new();
-            bridge
-                .run_until("a ping", VM_TIMEOUT, |b| {
-                    pings.extend(b.receive_completions().unwrap());
-                    !pings.is_empty()
-                })
-                .unwrap();
-            assert_eq!(pings.len(), 1, "ping {i}: one receive completion: {pings:?}");
-            let ping = pings[0];
-            assert_eq!(
-                (ping.qp, ping.kind, ping.status, ping.length, ping.immediate),
-                (ENGINE_RC_QP, completion_kind::SEND, 0, PING_SIZE, None),
-                "ping {i}"
-            );
-            let buffer = buffers + u64::from((i % 2) * PING_SIZE);
-            assert!(bridge.post_receive(ENGINE_RC_QP, buffer, PING_SIZE).unwrap());
-            let pong = Post {
-                channel: (i % 4) as u16,
-                queue: 1,
-                op: PostOp::Send.code(),
-                qp: ENGINE_RC_QP,
-                local_addr: buffer,
-                length: PING_SIZE,
-                ..Post::default()
-            };
-            bridge.post(&pong).unwrap().unwrap_or_else(|e| panic!("pong {i} refused: {e:?}"));
-            let mut finished = Vec::new();
-            bridge
-                .run_until("the pong's completion", VM_TIMEOUT, |b| {
-                    finished.extend(b.poll().unwrap());
-                    !finished.is_empty()
-                })
-                .unwrap();
-            assert_eq!(finished, [(i % 4, false)], "pong {i} completes on rxe's ACK");
+        assert_eq!(said.len(), TOOL_RUNS.len());
+        let stats = vm.expect(bridge, "STATS");
+        let counters: std::collections::HashMap<&str, u64> = stats
+            .split_whitespace()
+            .filter_map(|w| w.split_once('='))
+            .map(|(k, v)| (k, v.parse().unwrap_or_else(|e| panic!("{k}={v}: {e}"))))
+            .collect();
+        eprintln!("rxe: {stats}");
+        for zero in [
+            "rcvd_seq_err",
+            "rcvd_rnr_err",
+            "send_rnr_err",
+            "retry_exceeded_err",
+            "retry_rnr_exceeded_err",
+        ] {
+            assert_eq!(counters.get(zero), Some(&0), "rxe's {zero} ({stats})");
         }
         vm.expect(bridge, "EXIT 0");
-        exchange.join().expect("the exchange thread");
+        // every iteration line of the VM's tools is there
+        for r in TOOL_RUNS.iter().filter(|r| r.tool == LinuxTool::Pingpong) {
+            let line = format!("{} iters in", r.iterations);
+            assert!(
+                vm.console.iter().any(|l| l.contains(&line)),
+                "ibv_rc_pingpong's '{line}': {}",
+                vm.console.join("\n")
+            );
+        }
         assert_eq!(bridge.read("rx_drop_icrc", 0).unwrap(), 0, "rxe's ICRCs verify in the engine");
         assert_eq!(bridge.read("tx_ack_ignored", 0).unwrap(), 0, "every ACK of rxe's was taken");
     });
+}
+
+#[test]
+fn the_linux_tools_run_against_ferroce_ctl_connect_as_their_server() {
+    linux_tools_against_the_engine("interop_tools_engine_serves", true);
+}
+
+#[test]
+fn the_linux_tools_run_against_ferroce_ctl_connect_as_their_client() {
+    linux_tools_against_the_engine("interop_tools_engine_connects", false);
 }

@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 pub mod bus;
+pub mod connect;
 
 pub use bus::{Bus, Cause, Error};
 use ferroce_contracts::regs::{Config, Kind, Map, PostState, Register, DEVICE_ID, POLL_CHANNELS};
@@ -324,6 +325,24 @@ impl Ferroce {
             self.write(a, words[w])?;
         }
         Ok(())
+    }
+
+    /// Resets QP `qp` (a context of zeros, state RESET, committed), then commits a context with
+    /// `fields` (by `QP_CONTEXT` name; the others 0): as a verbs host moves a QP through RESET for
+    /// a new connection, so nothing of an earlier one (PSNs above all) survives.
+    pub fn qp_commit(&mut self, qp: u32, fields: &[(&str, u128)]) -> Result<(), Error> {
+        let words = QP_CONTEXT.encode(fields).map_err(|e| self.invalid(format!("QP {qp}: {e}")))?;
+        self.qp_write(qp, &vec![0; QP_CONTEXT.words()])?;
+        self.qp_write(qp, &words)
+    }
+
+    /// The engine's own addresses: MAC (`local_mac_high`, `local_mac_low`) and IPv4 (`local_ipv4`).
+    pub fn local_address(&mut self) -> Result<([u8; 6], std::net::Ipv4Addr), Error> {
+        let high = self.read(self.at("local_mac_high", 0))?;
+        let low = self.read(self.at("local_mac_low", 0))?;
+        let ip = self.read(self.at("local_ipv4", 0))?;
+        let mac = (u64::from(high & 0xffff) << 32 | u64::from(low)).to_be_bytes();
+        Ok(([mac[2], mac[3], mac[4], mac[5], mac[6], mac[7]], ip.into()))
     }
 
     /// The post state and code of `post_status`.

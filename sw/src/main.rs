@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 use ferroce_contracts::regs::Register;
 use ferroce_contracts::responder::{receive_state, Access, REGION_KEY_BITS};
 use ferroce_contracts::tx::{udp_source_port_hash, ChannelStatus, Pmtu, PostOp, QpState, POST, QP_CONTEXT};
+use ferroce_ctl::connect::ConnectError;
 use ferroce_ctl::{
     bus, parse_number, receive_status_name, refusal_name, status_name, Error, Ferroce, PostOutcome, ReceiveCompletion, ReceiveKind,
     ReceiveOutcome, Region,
@@ -76,6 +77,15 @@ enum Cmd {
         #[command(subcommand)]
         what: RecvCmd,
     },
+    /// Connect the engine with a stock Linux RDMA tool over the tool's out-of-band TCP exchange,
+    /// program the QP (and memory region) from it, and run the engine's side of the test:
+    /// `pingpong` (ibv_rc_pingpong, ibv_uc_pingpong with --uc), `write-bw` (ib_write_bw),
+    /// `send-bw` (ib_send_bw). Without --server the engine's side listens: run the Linux tool
+    /// with this host's address as its server. With --server the engine's side connects: start
+    /// the Linux tool without a host name first. Give the Linux tool a GID index of its IPv4
+    /// address (ibv_rc_pingpong -g N, perftest -x N), and both sides the same -s and -n
+    /// (perftest does not exchange them).
+    Connect(ConnectArgs),
     /// The counters of the RX front end, the scheduler, the status table, the host path (ARP
     /// and echo replies), the ACK tracker, the receive completion queue and the responder
     /// (`responder_<name>`).
@@ -204,6 +214,75 @@ struct QpSetArgs {
     /// Any field of the context: NAME=VALUE (repeatable).
     #[arg(long = "field", value_name = "NAME=VALUE")]
     fields: Vec<String>,
+}
+
+/// The Linux tool on the other side.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Tool {
+    /// ibv_rc_pingpong (ibv_uc_pingpong with --uc): SENDs back and forth.
+    Pingpong,
+    /// perftest's ib_write_bw: the client RDMA WRITEs into the server's buffer.
+    WriteBw,
+    /// perftest's ib_send_bw: the client SENDs into the server's receive buffers.
+    SendBw,
+}
+
+#[derive(clap::Args)]
+struct ConnectArgs {
+    /// The Linux tool.
+    #[arg(value_enum)]
+    tool: Tool,
+    /// Connect to the Linux tool's server at HOST[:PORT] (else listen for its client).
+    #[arg(long, value_name = "HOST[:PORT]")]
+    server: Option<String>,
+    /// Listen on ADDRESS:PORT.
+    #[arg(long, default_value = "0.0.0.0:18515", value_name = "ADDRESS:PORT")]
+    listen: String,
+    /// The engine's QP (2 and up).
+    #[arg(long, default_value_t = 2)]
+    qp: u32,
+    /// Unreliable connection (UC) instead of RC (ibv_uc_pingpong; perftest -c UC).
+    #[arg(long)]
+    uc: bool,
+    /// The first PSN the engine sends (default: random).
+    #[arg(long)]
+    psn: Option<String>,
+    /// Path MTU in bytes the engine offers (perftest takes the smaller of both sides'; give
+    /// ibv_rc_pingpong the same -m).
+    #[arg(long, default_value_t = 1024)]
+    mtu: u32,
+    /// The peer's MAC address (default: from this host's neighbour table).
+    #[arg(long)]
+    peer_mac: Option<String>,
+    /// Bytes of each message, as the Linux tool's -s (default: its default, 4096 for
+    /// pingpong, 65536 for perftest).
+    #[arg(long, short = 's')]
+    size: Option<u32>,
+    /// Iterations, as the Linux tool's -n (default: its default, 1000 for pingpong, 5000 for
+    /// perftest).
+    #[arg(long, short = 'n')]
+    iters: Option<u32>,
+    /// The engine's buffer in its memory: messages are sent from it and land in it.
+    #[arg(long, default_value = "0x10000000")]
+    buffer: String,
+    /// Memory region entry that exposes the buffer (write-bw server; R_Key = ENTRY << 8).
+    #[arg(long, default_value_t = 1)]
+    region: u32,
+    /// Protection domain of the QP and the region.
+    #[arg(long, default_value_t = 1)]
+    pd: u16,
+    /// First channel of the engine's posts.
+    #[arg(long, default_value_t = 0)]
+    channel: u32,
+    /// Channels (transfers in flight) for perftest clients; they share one poll group of 32.
+    #[arg(long, default_value_t = 8)]
+    channels: u32,
+    /// Scheduler queue of the posts.
+    #[arg(long, default_value_t = 1)]
+    queue: u32,
+    /// Give up after SECONDS without progress (the peer, a completion).
+    #[arg(long, default_value_t = 30.0)]
+    timeout: f64,
 }
 
 #[derive(clap::Args)]
@@ -675,6 +754,7 @@ fn run(cli: &Cli) -> Result<bool, Error> {
     let json_out = cli.json;
     match &cli.cmd {
         Cmd::Info => info(&mut dev, json_out)?,
+        Cmd::Connect(a) => connect(&mut dev, a, json_out)?,
         Cmd::Read { register } => {
             let t = dev.target(register)?;
             let (label, address, r) = (t.label(), t.address(), t.register.clone());
@@ -812,6 +892,142 @@ fn run(cli: &Cli) -> Result<bool, Error> {
         }
     }
     Ok(true)
+}
+
+/// A connection failure as the command's error.
+fn connect_error(dev: &Ferroce, e: ConnectError) -> Error {
+    match e {
+        ConnectError::Device(e) => e,
+        other => Error {
+            device: dev.device().into(),
+            address: None,
+            cause: ferroce_ctl::Cause::Io(other.to_string()),
+        },
+    }
+}
+
+/// A PSN from the clock and the process id, as the Linux tools draw a random one.
+fn random_psn() -> u32 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    (nanos ^ std::process::id().rotate_left(12)).wrapping_mul(0x9E37_79B9) >> 8
+}
+
+fn connect(dev: &mut Ferroce, a: &ConnectArgs, json_out: bool) -> Result<(), Error> {
+    use ferroce_ctl::connect::{self as c, Channels, Endpoint, PerftestKind, PerftestTest, PingpongTest, Role};
+    let pmtu = Pmtu::from_bytes(a.mtu).ok_or_else(|| usage(format!("--mtu {}: 256, 512, 1024, 2048 or 4096", a.mtu)))?;
+    let peer_mac = match &a.peer_mac {
+        Some(m) => {
+            let v = mac(m)?.to_be_bytes();
+            Some([v[10], v[11], v[12], v[13], v[14], v[15]])
+        }
+        None => None,
+    };
+    if !c::channels_fit_a_poll_group(a.channel, a.channels) {
+        return Err(usage(format!(
+            "--channel {} --channels {}: the channels must be within one group of 32 (0-31, 32-63, ...)",
+            a.channel, a.channels
+        )));
+    }
+    let end = Endpoint {
+        qp: a.qp,
+        unreliable: a.uc,
+        psn: match &a.psn {
+            Some(p) => number_of::<u32>(p, "--psn")? & 0xff_ffff,
+            None => random_psn(),
+        },
+        pmtu,
+        peer_mac,
+        pd: a.pd,
+    };
+    let patience = std::time::Duration::from_secs_f64(a.timeout.max(0.1));
+    let buffer = number_of::<u64>(&a.buffer, "--buffer")?;
+    let (role, mut stream) = match &a.server {
+        Some(server) => {
+            let server = if server.contains(':') {
+                server.clone()
+            } else {
+                format!("{server}:{}", c::DEFAULT_PORT)
+            };
+            eprintln!("connecting to {server}");
+            (Role::Client, c::connect_to(&server, patience).map_err(|e| connect_error(dev, e))?)
+        }
+        None => {
+            let listener = std::net::TcpListener::bind(&a.listen).map_err(|e| usage(format!("--listen {}: {e}", a.listen)))?;
+            eprintln!("waiting for the {} client on {}", tool_name(a.tool, a.uc), a.listen);
+            let stream = c::accept(&listener, std::time::Duration::from_secs(3600)).map_err(|e| connect_error(dev, e))?;
+            (Role::Server, stream)
+        }
+    };
+    let say = |line: &str| {
+        if !json_out {
+            println!("{line}");
+        }
+    };
+    match a.tool {
+        Tool::Pingpong => {
+            let test = PingpongTest {
+                size: a.size.unwrap_or(4096),
+                iterations: a.iters.unwrap_or(1000),
+                buffer,
+                channel: a.channel,
+                queue: a.queue,
+                patience,
+            };
+            let report = c::pingpong(dev, &mut stream, role, &end, &test, say).map_err(|e| connect_error(dev, e))?;
+            print(
+                json_out,
+                json!({"tool": tool_name(a.tool, a.uc), "bytes": report.bytes, "iterations": report.messages,
+                       "seconds": report.elapsed.as_secs_f64()}),
+                report.pingpong_lines(),
+            );
+        }
+        Tool::WriteBw | Tool::SendBw => {
+            let test = PerftestTest {
+                kind: if a.tool == Tool::WriteBw {
+                    PerftestKind::WriteBw
+                } else {
+                    PerftestKind::SendBw
+                },
+                size: a.size.unwrap_or(65536),
+                iterations: a.iters.unwrap_or(5000),
+                buffer,
+                region: a.region,
+                channels: Channels {
+                    first: a.channel,
+                    count: a.channels,
+                    queue: a.queue,
+                },
+                patience,
+            };
+            let outcome = c::perftest(dev, &mut stream, role, &end, &test, say).map_err(|e| connect_error(dev, e))?;
+            if json_out {
+                let report = outcome.report.map(|r| {
+                    json!({"bytes": r.bytes, "messages": r.messages, "seconds": r.elapsed.as_secs_f64(),
+                           "mib_per_second": r.mebibytes_per_second(), "mpps": r.mega_messages_per_second()})
+                });
+                let peer = outcome
+                    .peer_report
+                    .map(|(size, iters, mib, mpps)| json!({"size": size, "iterations": iters, "mib_per_second": mib, "mpps": mpps}));
+                println!(
+                    "{}",
+                    json!({"tool": tool_name(a.tool, a.uc), "pmtu": outcome.pmtu.bytes(), "report": report, "peer_report": peer})
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The Linux tool's name.
+fn tool_name(tool: Tool, uc: bool) -> &'static str {
+    match (tool, uc) {
+        (Tool::Pingpong, false) => "ibv_rc_pingpong",
+        (Tool::Pingpong, true) => "ibv_uc_pingpong",
+        (Tool::WriteBw, _) => "ib_write_bw",
+        (Tool::SendBw, _) => "ib_send_bw",
+    }
 }
 
 fn main() -> ExitCode {

@@ -736,7 +736,10 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
             self.response.next = 2.into(); // SLVERR
         }
         self.waiting_ram.d.next = self.executing.q.val()
-            & (!self.axil.op_write.val() | self.decode.hit_queue.val() | self.decode.hit_indexed.val() | self.decode.hit_qp_word.val().any());
+            & (!self.axil.op_write.val()
+                | self.decode.hit_queue.val()
+                | self.decode.hit_indexed.val()
+                | self.decode.hit_qp_word.val().any());
         self.status.host_valid.next = false;
         self.status.host_poll.next = self.decode.hit_poll.val();
         self.status.host_channel.next = self.decode.channel_index.val();

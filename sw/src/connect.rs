@@ -1,0 +1,1254 @@
+//! Connections with the Linux RDMA tools: the out-of-band exchanges of `ibv_rc_pingpong`
+//! (and `ibv_uc_pingpong`) and of perftest (`ib_write_bw`, `ib_send_bw`) over TCP, the
+//! engine's QP and memory region programmed from them, and the engine's side of each test,
+//! all through the register file. So a stock tool on a Linux host measures a Ferroce engine as
+//! it would another host's NIC.
+//!
+//! The messages are [`PingpongAddress`] and [`PerftestKey`] (each with `parse` and `emit`) and
+//! perftest's [`PerftestPrefix`]; [`pingpong`] and [`perftest`] run a whole test as the server
+//! (the side that listens) or the client.
+
+use crate::{Ferroce, Finished, PostOutcome, ReceiveOutcome, Region};
+use ferroce_contracts::regs::{PostState, POLL_CHANNELS};
+use ferroce_contracts::responder::Access;
+use ferroce_contracts::tx::{udp_source_port_hash, Pmtu, PostOp, QpState, POST};
+use std::fmt;
+use std::io::{ErrorKind, Read, Write};
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::time::{Duration, Instant};
+
+/// The TCP port both tools use by default.
+pub const DEFAULT_PORT: u16 = 18515;
+
+/// The perftest version this exchange follows (Debian 12's perftest 4.5-0.17 says 6.06): every
+/// version from 5.70 on exchanges the same messages.
+pub const PERFTEST_VERSION: &str = "6.06";
+
+/// The oldest perftest version with this exchange.
+const PERFTEST_OLDEST: f64 = 5.70;
+
+/// Reads a post's answer this many times before waiting for it by the clock.
+const POST_TRIES: usize = 100;
+
+/// Why a connection or a test failed.
+#[derive(Debug)]
+pub enum ConnectError {
+    /// A register access failed.
+    Device(crate::Error),
+    /// The TCP connection failed (what was being done, and the system's error).
+    Socket(String),
+    /// The peer's message is not the tool's.
+    Message(MessageError),
+    /// The peer runs something this exchange can't talk with.
+    Peer(String),
+    /// The engine refused a post, or a transfer or a receive completed with an error.
+    Engine(String),
+    /// Nothing moved for the time allowed (what was awaited).
+    Timeout(String),
+}
+
+impl fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConnectError::Device(e) => write!(f, "{e}"),
+            ConnectError::Socket(s) => write!(f, "out-of-band connection: {s}"),
+            ConnectError::Message(e) => write!(f, "the peer's message: {e}"),
+            ConnectError::Peer(s) => write!(f, "the peer: {s}"),
+            ConnectError::Engine(s) => write!(f, "the engine: {s}"),
+            ConnectError::Timeout(s) => write!(f, "timed out waiting for {s}"),
+        }
+    }
+}
+
+impl std::error::Error for ConnectError {}
+
+impl From<crate::Error> for ConnectError {
+    fn from(e: crate::Error) -> Self {
+        ConnectError::Device(e)
+    }
+}
+
+impl From<MessageError> for ConnectError {
+    fn from(e: MessageError) -> Self {
+        ConnectError::Message(e)
+    }
+}
+
+/// A message that does not parse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MessageError {
+    /// Not the message's length.
+    Length {
+        /// The message's length.
+        expected: usize,
+        /// The length received.
+        got: usize,
+    },
+    /// A field is missing or is not a number of its width.
+    Field {
+        /// The field.
+        field: &'static str,
+        /// The message as text.
+        text: String,
+    },
+}
+
+impl fmt::Display for MessageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MessageError::Length { expected, got } => write!(f, "{got} bytes, {expected} expected"),
+            MessageError::Field { field, text } => write!(f, "no valid {field} in '{text}'"),
+        }
+    }
+}
+
+/// The RoCEv2 GID of an IPv4 address: `::ffff:a.b.c.d`, as Linux's GID table holds it.
+pub fn ipv4_gid(ip: Ipv4Addr) -> [u8; 16] {
+    ip.to_ipv6_mapped().octets()
+}
+
+/// The IPv4 address of an IPv4-mapped GID.
+pub fn gid_ipv4(gid: &[u8; 16]) -> Option<Ipv4Addr> {
+    Ipv6Addr::from(*gid).to_ipv4_mapped()
+}
+
+/// The text of a message up to its first NUL.
+fn message_text(message: &[u8]) -> String {
+    let end = message.iter().position(|&b| b == 0).unwrap_or(message.len());
+    String::from_utf8_lossy(&message[..end]).into_owned()
+}
+
+/// Parses the hexadecimal field `field` of at most `digits` digits.
+fn hex_field(value: Option<&str>, field: &'static str, digits: usize, text: &str) -> Result<u64, MessageError> {
+    let bad = || MessageError::Field {
+        field,
+        text: text.to_string(),
+    };
+    let value = value.ok_or_else(bad)?;
+    if value.is_empty() || value.len() > digits {
+        return Err(bad());
+    }
+    u64::from_str_radix(value, 16).map_err(|_| bad())
+}
+
+/// `ibv_rc_pingpong`'s address message: `LID:QPN:PSN:GID` in hexadecimal (4, 6, 6 and 32
+/// digits, the GID's bytes in order), NUL-terminated, [`PingpongAddress::LEN`] bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PingpongAddress {
+    /// LID (0 on RoCE).
+    pub lid: u16,
+    /// QP number.
+    pub qpn: u32,
+    /// The first PSN this side sends.
+    pub psn: u32,
+    /// GID.
+    pub gid: [u8; 16],
+}
+
+impl PingpongAddress {
+    /// Bytes of the message.
+    pub const LEN: usize = 52;
+
+    /// The message.
+    pub fn emit(&self) -> [u8; Self::LEN] {
+        let gid: String = self.gid.iter().map(|b| format!("{b:02x}")).collect();
+        let text = format!("{:04x}:{:06x}:{:06x}:{gid}", self.lid, self.qpn & 0xff_ffff, self.psn & 0xff_ffff);
+        let mut message = [0u8; Self::LEN];
+        message[..text.len()].copy_from_slice(text.as_bytes());
+        message
+    }
+
+    /// Parses a message.
+    pub fn parse(message: &[u8]) -> Result<PingpongAddress, MessageError> {
+        if message.len() != Self::LEN {
+            return Err(MessageError::Length {
+                expected: Self::LEN,
+                got: message.len(),
+            });
+        }
+        let text = message_text(message);
+        let mut fields = text.split(':');
+        let lid = hex_field(fields.next(), "LID", 4, &text)? as u16;
+        let qpn = hex_field(fields.next(), "QPN", 6, &text)? as u32;
+        let psn = hex_field(fields.next(), "PSN", 6, &text)? as u32;
+        let gid_text = fields.next().filter(|g| g.len() == 32 && fields.next().is_none());
+        let gid_text = gid_text.ok_or(MessageError::Field {
+            field: "GID",
+            text: text.clone(),
+        })?;
+        let mut gid = [0u8; 16];
+        for (i, byte) in gid.iter_mut().enumerate() {
+            *byte = hex_field(gid_text.get(2 * i..2 * i + 2), "GID", 2, &text)? as u8;
+        }
+        Ok(PingpongAddress { lid, qpn, psn, gid })
+    }
+}
+
+/// perftest's key message (`KEY_PRINT_FMT_GID`): LID, outstanding reads, QPN, PSN, R_Key, VA,
+/// the GID's 16 bytes and the SRQ number, each in hexadecimal and followed by `:`,
+/// NUL-terminated, [`PerftestKey::LEN`] bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PerftestKey {
+    /// LID (0 on RoCE).
+    pub lid: u16,
+    /// RDMA READs this side takes in flight (the peer's limit on its requests).
+    pub out_reads: u16,
+    /// QP number.
+    pub qpn: u32,
+    /// The first PSN this side sends.
+    pub psn: u32,
+    /// R_Key of this side's buffer.
+    pub rkey: u32,
+    /// Address of this side's buffer (where the peer's RDMA WRITEs go).
+    pub vaddr: u64,
+    /// GID.
+    pub gid: [u8; 16],
+    /// SRQ number (0: none).
+    pub srqn: u32,
+}
+
+impl PerftestKey {
+    /// Bytes of the message.
+    pub const LEN: usize = 108;
+
+    /// The message.
+    pub fn emit(&self) -> [u8; Self::LEN] {
+        let mut text = format!(
+            "{:04x}:{:04x}:{:06x}:{:06x}:{:08x}:{:016x}:",
+            self.lid,
+            self.out_reads,
+            self.qpn & 0xff_ffff,
+            self.psn & 0xff_ffff,
+            self.rkey,
+            self.vaddr
+        );
+        for b in self.gid {
+            text += &format!("{b:02x}:");
+        }
+        text += &format!("{:08x}:", self.srqn);
+        let mut message = [0u8; Self::LEN];
+        message[..text.len()].copy_from_slice(text.as_bytes());
+        message
+    }
+
+    /// Parses a message.
+    pub fn parse(message: &[u8]) -> Result<PerftestKey, MessageError> {
+        if message.len() != Self::LEN {
+            return Err(MessageError::Length {
+                expected: Self::LEN,
+                got: message.len(),
+            });
+        }
+        let text = message_text(message);
+        let mut fields = text.split(':');
+        let mut next = |field, digits| hex_field(fields.next(), field, digits, &text);
+        let lid = next("LID", 4)? as u16;
+        let out_reads = next("out_reads", 4)? as u16;
+        let qpn = next("QPN", 6)? as u32;
+        let psn = next("PSN", 6)? as u32;
+        let rkey = next("R_Key", 8)? as u32;
+        let vaddr = next("VA", 16)?;
+        let mut gid = [0u8; 16];
+        for byte in gid.iter_mut() {
+            *byte = next("GID", 2)? as u8;
+        }
+        let srqn = next("SRQN", 8)? as u32;
+        Ok(PerftestKey {
+            lid,
+            out_reads,
+            qpn,
+            psn,
+            rkey,
+            vaddr,
+            gid,
+            srqn,
+        })
+    }
+}
+
+/// Which end of the TCP connection: the server listens, the client connects and writes first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Listens (the Linux tool run without a host name).
+    Server,
+    /// Connects (the Linux tool given the server's name).
+    Client,
+}
+
+/// Waits for one connection on `listener` for at most `patience`.
+pub fn accept(listener: &TcpListener, patience: Duration) -> Result<TcpStream, ConnectError> {
+    let io = |e: std::io::Error| ConnectError::Socket(format!("accept: {e}"));
+    listener.set_nonblocking(true).map_err(io)?;
+    let deadline = Instant::now() + patience;
+    loop {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                stream.set_nonblocking(false).map_err(io)?;
+                return Ok(stream);
+            }
+            Err(e) if e.kind() == ErrorKind::WouldBlock && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                return Err(ConnectError::Timeout(format!(
+                    "a client on {} ({patience:?})",
+                    listener.local_addr().map_or("?".into(), |a| a.to_string())
+                )))
+            }
+            Err(e) => return Err(io(e)),
+        }
+    }
+}
+
+/// Connects to `server` (`host:port`), trying again until `patience` is spent: the server may
+/// not listen yet. A connection that a forwarder accepts and then closes at once counts as not
+/// yet listening (QEMU's port forwarding does that), so it is tried with a read of nothing.
+pub fn connect_to(server: &str, patience: Duration) -> Result<TcpStream, ConnectError> {
+    let deadline = Instant::now() + patience;
+    let addresses: Vec<SocketAddr> = server
+        .to_socket_addrs()
+        .map_err(|e| ConnectError::Socket(format!("{server}: {e}")))?
+        .collect();
+    let mut last = String::new();
+    loop {
+        for address in &addresses {
+            match TcpStream::connect_timeout(address, Duration::from_secs(1)) {
+                Ok(stream) if !closed_at_once(&stream) => {
+                    let _ = stream.set_nodelay(true);
+                    return Ok(stream);
+                }
+                Ok(_) => last = "accepted and closed at once".into(),
+                Err(e) => last = e.to_string(),
+            }
+        }
+        if Instant::now() >= deadline {
+            return Err(ConnectError::Socket(format!("{server}: {last} (tried for {patience:?})")));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Whether the other end closed the connection within a moment of accepting it (silence is
+/// what a server is before the client speaks).
+fn closed_at_once(stream: &TcpStream) -> bool {
+    let _ = stream.set_read_timeout(Some(Duration::from_millis(300)));
+    let mut byte = [0u8; 1];
+    let closed = match stream.peek(&mut byte) {
+        Ok(n) => n == 0,
+        Err(e) => !matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut),
+    };
+    let _ = stream.set_read_timeout(None);
+    closed
+}
+
+/// One exchange of perftest's and `ibv_rc_pingpong`'s: the client writes its message then reads
+/// the server's, the server the other way round; each message is one write (perftest reads a
+/// message in one read).
+fn exchange(stream: &mut TcpStream, role: Role, ours: &[u8], theirs: usize, what: &str) -> Result<Vec<u8>, ConnectError> {
+    let io = |e: std::io::Error| ConnectError::Socket(format!("{what}: {e}"));
+    let mut answer = vec![0u8; theirs];
+    if role == Role::Client {
+        stream.write_all(ours).map_err(io)?;
+    }
+    stream.read_exact(&mut answer).map_err(|e| match e.kind() {
+        ErrorKind::UnexpectedEof => ConnectError::Peer(format!("closed the connection before its {what}")),
+        _ => io(e),
+    })?;
+    if role == Role::Server {
+        stream.write_all(ours).map_err(io)?;
+    }
+    Ok(answer)
+}
+
+/// The engine's side of a connection.
+#[derive(Debug, Clone, Copy)]
+pub struct Endpoint {
+    /// The engine's QP (2 and up).
+    pub qp: u32,
+    /// RC or UC.
+    pub unreliable: bool,
+    /// The first PSN the engine sends.
+    pub psn: u32,
+    /// The path MTU the engine offers (perftest takes the smaller of both sides').
+    pub pmtu: Pmtu,
+    /// The peer's MAC address (the engine does not resolve addresses); `None`: from this
+    /// host's neighbour table ([`neighbour_mac`]).
+    pub peer_mac: Option<[u8; 6]>,
+    /// Protection domain of the QP and of its memory region.
+    pub pd: u16,
+}
+
+/// The peer as its message gave it.
+#[derive(Debug, Clone, Copy)]
+pub struct Peer {
+    /// Its QP number.
+    pub qpn: u32,
+    /// The first PSN it sends.
+    pub psn: u32,
+    /// Its IPv4 address (from its GID).
+    pub ip: Ipv4Addr,
+    /// R_Key of its buffer (0: none).
+    pub rkey: u32,
+}
+
+impl Peer {
+    /// The peer of a message with `gid`: an IPv4-mapped GID (RoCEv2 over IPv4) or an error
+    /// that says how to get one.
+    fn new(qpn: u32, psn: u32, gid: &[u8; 16], rkey: u32) -> Result<Peer, ConnectError> {
+        let ip = gid_ipv4(gid).ok_or_else(|| {
+            ConnectError::Peer(format!(
+                "its GID {} is not an IPv4 one (::ffff:a.b.c.d): run the Linux tool with the GID index of its \
+                 RoCEv2 IPv4 address (ibv_rc_pingpong -g N, perftest -x N; `rdma link` and \
+                 /sys/class/infiniband/*/ports/1/gids list them)",
+                Ipv6Addr::from(*gid)
+            ))
+        })?;
+        Ok(Peer { qpn, psn, ip, rkey })
+    }
+}
+
+/// The engine's addresses (its MAC and IPv4 registers) and GID.
+fn local_address(dev: &mut Ferroce) -> Result<([u8; 6], Ipv4Addr), ConnectError> {
+    let (mac, ip) = dev.local_address()?;
+    if ip.is_unspecified() {
+        return Err(ConnectError::Engine(
+            "its IPv4 address (local_ipv4) is 0.0.0.0: set local_ipv4 and local_mac_low/high first".into(),
+        ));
+    }
+    Ok((mac, ip))
+}
+
+/// Resets the engine's QP and commits it (RTS) towards `peer`, with the verbs attributes the
+/// Linux tools set (local ACK timeout 14, 7 retries, RNR retry for ever, min RNR timer 12).
+pub fn commit_qp(dev: &mut Ferroce, end: &Endpoint, pmtu: Pmtu, peer: &Peer) -> Result<(), ConnectError> {
+    let (mac, ip) = local_address(dev)?;
+    let peer_mac = end.peer_mac.or_else(|| neighbour_mac(peer.ip)).ok_or_else(|| {
+        ConnectError::Peer(format!(
+            "{}'s MAC address is not in this host's neighbour table (/proc/net/arp): give it (--peer-mac)",
+            peer.ip
+        ))
+    })?;
+    let mac_value = |m: [u8; 6]| m.iter().fold(0u128, |v, &b| v << 8 | u128::from(b));
+    let fields: [(&str, u128); 19] = [
+        ("state", QpState::Rts.code().into()),
+        ("transport", if end.unreliable { 1 } else { 0 }),
+        ("pmtu", pmtu.code().into()),
+        ("pkey", 0xffff),
+        ("ttl", 64),
+        ("timeout", 14),
+        ("retry_count", 7),
+        ("rnr_retry", 7),
+        ("min_rnr_timer", 12),
+        ("dest_qpn", peer.qpn.into()),
+        ("sq_psn", end.psn.into()),
+        ("rq_psn", peer.psn.into()),
+        ("udp_sport", udp_source_port_hash(end.qp).into()),
+        ("pd", end.pd.into()),
+        ("rkey", peer.rkey.into()),
+        ("src_mac", mac_value(mac)),
+        ("dst_mac", mac_value(peer_mac)),
+        ("src_ip", u32::from(ip).into()),
+        ("dst_ip", u32::from(peer.ip).into()),
+    ];
+    dev.qp_commit(end.qp, &fields)?;
+    Ok(())
+}
+
+/// Waits for `done` to give something, polling the engine, for at most `patience` without it.
+fn wait_for<T>(
+    dev: &mut Ferroce,
+    patience: Duration,
+    what: impl Fn() -> String,
+    mut done: impl FnMut(&mut Ferroce) -> Result<Option<T>, ConnectError>,
+) -> Result<T, ConnectError> {
+    let deadline = Instant::now() + patience;
+    loop {
+        if let Some(v) = done(dev)? {
+            return Ok(v);
+        }
+        if Instant::now() > deadline {
+            return Err(ConnectError::Timeout(format!("{} ({patience:?})", what())));
+        }
+    }
+}
+
+/// Posts a transfer; a refused post is an error. The transfer table takes a post when the TX
+/// path has room, which may take a while under load: its answer is awaited for `patience`.
+fn post(dev: &mut Ferroce, fields: &[(&str, u128)], patience: Duration) -> Result<(), ConnectError> {
+    let words = POST.encode(fields).map_err(|e| ConnectError::Engine(format!("post: {e}")))?;
+    let outcome = match dev.post(&words, POST_TRIES) {
+        Ok(outcome) => outcome,
+        // still pending: wait for the answer
+        Err(crate::Error {
+            cause: crate::Cause::Io(_),
+            ..
+        }) => wait_for(
+            dev,
+            patience,
+            || "the transfer table to take a post".into(),
+            |dev| {
+                Ok(match dev.post_status()? {
+                    (PostState::Accepted, _, _) => Some(PostOutcome::Accepted),
+                    (PostState::Refused, code, _) => Some(PostOutcome::Refused(code)),
+                    _ => None,
+                })
+            },
+        )?,
+        Err(e) => return Err(e.into()),
+    };
+    match outcome {
+        PostOutcome::Accepted => Ok(()),
+        PostOutcome::Refused(code) => Err(ConnectError::Engine(format!("post refused: {}", crate::refusal_name(code)))),
+        PostOutcome::NotPosted(why) => Err(ConnectError::Engine(format!("post not taken: {why}"))),
+    }
+}
+
+/// Posts a receive buffer; `false` when the QP's receive queue is full.
+fn receive_post(dev: &mut Ferroce, qp: u32, address: u64, length: u32) -> Result<bool, ConnectError> {
+    match dev.receive_post(qp, address, length, POST_TRIES)? {
+        ReceiveOutcome::Accepted => Ok(true),
+        ReceiveOutcome::Refused => Ok(false),
+        other => Err(ConnectError::Engine(format!("receive post {}", other.name()))),
+    }
+}
+
+/// Channels the tests post on: `first..first + count`, one transfer each at a time.
+#[derive(Debug, Clone, Copy)]
+pub struct Channels {
+    /// The first channel.
+    pub first: u32,
+    /// How many (transfers in flight at most).
+    pub count: u32,
+    /// The scheduler queue of the posts.
+    pub queue: u32,
+}
+
+impl Channels {
+    /// The finished channels of the range, errors reported with their cause.
+    fn finished(&self, dev: &mut Ferroce) -> Result<Vec<u32>, ConnectError> {
+        let last = self.first + self.count - 1;
+        let mut done = Vec::new();
+        for Finished { channel, error } in dev.poll(self.first, last)? {
+            if !(self.first..=last).contains(&channel) {
+                continue;
+            }
+            if error {
+                let (_, cause) = dev.channel_status(channel)?;
+                return Err(ConnectError::Engine(format!(
+                    "the transfer on channel {channel} failed: {}",
+                    crate::status_name(cause)
+                )));
+            }
+            done.push(channel);
+        }
+        Ok(done)
+    }
+}
+
+/// What the engine does in an `ibv_rc_pingpong` or `ibv_uc_pingpong` run (the tool's `-s`, `-n`).
+#[derive(Debug, Clone, Copy)]
+pub struct PingpongTest {
+    /// Bytes of each SEND.
+    pub size: u32,
+    /// SENDs each way.
+    pub iterations: u32,
+    /// The engine's buffer: received messages land here and are sent back from here.
+    pub buffer: u64,
+    /// The channel of the SENDs.
+    pub channel: u32,
+    /// The scheduler queue of the SENDs.
+    pub queue: u32,
+    /// How long to wait for anything (the peer, a completion).
+    pub patience: Duration,
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Report {
+    /// Bytes moved in the measured part (both ways for a ping-pong).
+    pub bytes: u64,
+    /// Messages (iterations for a ping-pong).
+    pub messages: u64,
+    /// Wall time of the measured part.
+    pub elapsed: Duration,
+}
+
+impl Report {
+    /// `ibv_rc_pingpong`'s two result lines.
+    pub fn pingpong_lines(&self) -> String {
+        let usec = self.elapsed.as_secs_f64() * 1e6;
+        format!(
+            "{} bytes in {:.2} seconds = {:.2} Mbit/sec\n{} iters in {:.2} seconds = {:.2} usec/iter\n",
+            self.bytes,
+            usec / 1e6,
+            self.bytes as f64 * 8.0 / usec,
+            self.messages,
+            usec / 1e6,
+            usec / self.messages as f64
+        )
+    }
+
+    /// Bandwidth in MiB/s (perftest's unit).
+    pub fn mebibytes_per_second(&self) -> f64 {
+        self.bytes as f64 / self.elapsed.as_secs_f64() / f64::from(1 << 20)
+    }
+
+    /// Messages a second, in millions.
+    pub fn mega_messages_per_second(&self) -> f64 {
+        self.messages as f64 / self.elapsed.as_secs_f64() / 1e6
+    }
+
+    /// perftest's result table (header and line) for messages of `size` bytes.
+    pub fn perftest_lines(&self, size: u32) -> String {
+        format!(
+            " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n {:<10} {:<10}       {:.2}               {:.2}\t\t   {:.6}\n",
+            size,
+            self.messages,
+            self.mebibytes_per_second(),
+            self.mebibytes_per_second(),
+            self.mega_messages_per_second()
+        )
+    }
+}
+
+/// The address line `ibv_rc_pingpong` prints for a side.
+fn pingpong_address_line(label: &str, a: &PingpongAddress) -> String {
+    format!(
+        "  {label} address:  LID 0x{:04x}, QPN 0x{:06x}, PSN 0x{:06x}, GID {}",
+        a.lid,
+        a.qpn,
+        a.psn,
+        Ipv6Addr::from(a.gid)
+    )
+}
+
+/// Runs the engine's side of `ibv_rc_pingpong` (or `ibv_uc_pingpong` with `end.unreliable`) on
+/// `stream`: the address exchange (the engine's QP committed and two receive buffers posted
+/// before the engine's address goes out), then `iterations` SENDs each way. As the tool does,
+/// each side sends once its previous SEND has completed and the peer's has arrived; the client
+/// sends first. `progress` gets the address lines. Returns the run's figures.
+pub fn pingpong(
+    dev: &mut Ferroce,
+    stream: &mut TcpStream,
+    role: Role,
+    end: &Endpoint,
+    test: &PingpongTest,
+    mut progress: impl FnMut(&str),
+) -> Result<Report, ConnectError> {
+    let (_, ip) = local_address(dev)?;
+    let ours = PingpongAddress {
+        lid: 0,
+        qpn: end.qp,
+        psn: end.psn,
+        gid: ipv4_gid(ip),
+    };
+    progress(&pingpong_address_line("local", &ours));
+    let theirs = match role {
+        Role::Client => {
+            let theirs = PingpongAddress::parse(&exchange(stream, role, &ours.emit(), PingpongAddress::LEN, "address")?)?;
+            pingpong_ready(dev, end, test, &theirs)?;
+            stream
+                .write_all(b"done\0")
+                .map_err(|e| ConnectError::Socket(format!("done: {e}")))?;
+            theirs
+        }
+        Role::Server => {
+            let mut message = [0u8; PingpongAddress::LEN];
+            stream
+                .read_exact(&mut message)
+                .map_err(|e| ConnectError::Socket(format!("the client's address: {e}")))?;
+            let theirs = PingpongAddress::parse(&message)?;
+            pingpong_ready(dev, end, test, &theirs)?;
+            stream
+                .write_all(&ours.emit())
+                .map_err(|e| ConnectError::Socket(format!("address: {e}")))?;
+            let mut done = [0u8; 5];
+            stream
+                .read_exact(&mut done)
+                .map_err(|e| ConnectError::Socket(format!("the client's done: {e}")))?;
+            theirs
+        }
+    };
+    progress(&pingpong_address_line("remote", &theirs));
+
+    let started = Instant::now();
+    let (mut sent, mut received) = (0u32, 0u32);
+    // what the next SEND waits for: the previous one's completion, the peer's SEND
+    let (mut send_pending, mut receive_pending) = (false, true);
+    let send = |dev: &mut Ferroce| {
+        post(
+            dev,
+            &[
+                ("channel", test.channel.into()),
+                ("queue", test.queue.into()),
+                ("op", PostOp::Send.code().into()),
+                ("qp", end.qp.into()),
+                ("local_addr", test.buffer.into()),
+                ("length", test.size.into()),
+            ],
+            test.patience,
+        )
+    };
+    if role == Role::Client {
+        send(dev)?;
+        send_pending = true;
+    }
+    let channels = Channels {
+        first: test.channel,
+        count: 1,
+        queue: test.queue,
+    };
+    while sent < test.iterations || received < test.iterations {
+        let progress_text = || format!("the ping-pong (sent {sent} and received {received} of {})", test.iterations);
+        let (completions, finished) = wait_for(dev, test.patience, progress_text, |dev| {
+            let (completions, _) = dev.receive_completions(4)?;
+            let finished = if send_pending { channels.finished(dev)? } else { Vec::new() };
+            Ok((!completions.is_empty() || !finished.is_empty()).then_some((completions, finished)))
+        })?;
+        for c in completions {
+            if c.qp != end.qp || c.status != 0 || c.kind != crate::ReceiveKind::Send || c.length != test.size {
+                return Err(ConnectError::Engine(format!(
+                    "a receive completion that is not the peer's {}-byte SEND: {c:?} ({})",
+                    test.size,
+                    crate::receive_status_name(c.status)
+                )));
+            }
+            received += 1;
+            receive_pending = false;
+            if !receive_post(dev, end.qp, test.buffer, test.size)? {
+                return Err(ConnectError::Engine(format!("QP {}'s receive queue refused a buffer", end.qp)));
+            }
+        }
+        if !finished.is_empty() {
+            sent += 1;
+            send_pending = false;
+        }
+        let posted = sent + u32::from(send_pending);
+        if !send_pending && !receive_pending && posted < test.iterations {
+            send(dev)?;
+            send_pending = true;
+            receive_pending = true;
+        }
+    }
+    Ok(Report {
+        bytes: 2 * u64::from(test.size) * u64::from(test.iterations),
+        messages: test.iterations.into(),
+        elapsed: started.elapsed(),
+    })
+}
+
+/// Commits the QP towards the ping-pong peer and posts two receive buffers.
+fn pingpong_ready(dev: &mut Ferroce, end: &Endpoint, test: &PingpongTest, theirs: &PingpongAddress) -> Result<(), ConnectError> {
+    let peer = Peer::new(theirs.qpn, theirs.psn, &theirs.gid, 0)?;
+    commit_qp(dev, end, end.pmtu, &peer)?;
+    for _ in 0..2 {
+        if !receive_post(dev, end.qp, test.buffer, test.size)? {
+            return Err(ConnectError::Engine(format!("QP {}'s receive queue refused a buffer", end.qp)));
+        }
+    }
+    Ok(())
+}
+
+/// A perftest bandwidth test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PerftestKind {
+    /// `ib_write_bw`: the client RDMA WRITEs into the server's buffer.
+    WriteBw,
+    /// `ib_send_bw`: the client SENDs into the server's receive buffers.
+    SendBw,
+}
+
+impl PerftestKind {
+    /// The tool's name.
+    pub const fn tool(self) -> &'static str {
+        match self {
+            PerftestKind::WriteBw => "ib_write_bw",
+            PerftestKind::SendBw => "ib_send_bw",
+        }
+    }
+}
+
+/// What the engine does in a perftest run (the tool's `-s`, `-n`: perftest does not exchange
+/// them, so both ends must be given the same).
+#[derive(Debug, Clone, Copy)]
+pub struct PerftestTest {
+    /// The test.
+    pub kind: PerftestKind,
+    /// Bytes of each message.
+    pub size: u32,
+    /// Messages.
+    pub iterations: u32,
+    /// The engine's buffer: the source of its messages, or where the peer's land.
+    pub buffer: u64,
+    /// The memory region entry that exposes the buffer (server of `ib_write_bw`).
+    pub region: u32,
+    /// Channels of the posts (client).
+    pub channels: Channels,
+    /// How long to wait for anything (the peer, a completion).
+    pub patience: Duration,
+}
+
+/// The messages perftest exchanges before any QP exists: its version (16 bytes, text), page
+/// and cache line sizes (4 bytes each, big-endian; both sides take the larger) and the MTU
+/// code as one ASCII digit and a NUL (both sides take the smaller).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PerftestPrefix {
+    /// The version (as perftest's `atof` reads it).
+    pub version: f64,
+    /// Page size: the stride of small messages' addresses.
+    pub page_size: u32,
+    /// Cache line size.
+    pub cache_line: u32,
+    /// Path MTU.
+    pub pmtu: Pmtu,
+}
+
+impl PerftestPrefix {
+    /// Runs the four exchanges with `ours`; the peer's values.
+    fn exchange(stream: &mut TcpStream, role: Role, ours: &PerftestPrefix) -> Result<PerftestPrefix, ConnectError> {
+        let mut version = [0u8; 16];
+        version[..PERFTEST_VERSION.len()].copy_from_slice(PERFTEST_VERSION.as_bytes());
+        let theirs = exchange(stream, role, &version, 16, "version")?;
+        let text = message_text(&theirs);
+        let number: String = text.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+        let version = number.parse::<f64>().unwrap_or(0.0);
+        if version < PERFTEST_OLDEST {
+            return Err(ConnectError::Peer(format!(
+                "perftest version '{text}': versions before {PERFTEST_OLDEST} exchange other messages"
+            )));
+        }
+        let word = |stream: &mut TcpStream, v: u32, what| -> Result<u32, ConnectError> {
+            let b = exchange(stream, role, &v.to_be_bytes(), 4, what)?;
+            Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+        };
+        let page_size = word(stream, ours.page_size, "page size")?;
+        let cache_line = word(stream, ours.cache_line, "cache line size")?;
+        let mtu = exchange(stream, role, &[b'0' + ours.pmtu.code(), 0], 2, "MTU")?;
+        let pmtu = (mtu[0] as char)
+            .to_digit(10)
+            .and_then(|c| Pmtu::from_code(c as u8))
+            .ok_or_else(|| MessageError::Field {
+                field: "MTU",
+                text: message_text(&mtu),
+            })?;
+        Ok(PerftestPrefix {
+            version,
+            page_size,
+            cache_line,
+            pmtu,
+        })
+    }
+}
+
+/// perftest's closing: one more key exchange, then each side writes "done" and closes; the
+/// peer's "done" is read so that the connection is not reset under it.
+fn perftest_close(stream: &mut TcpStream, role: Role, key: &PerftestKey) -> Result<(), ConnectError> {
+    exchange(stream, role, &key.emit(), PerftestKey::LEN, "closing handshake")?;
+    stream
+        .write_all(b"done\0")
+        .map_err(|e| ConnectError::Socket(format!("done: {e}")))?;
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+    let mut rest = Vec::new();
+    let _ = stream.read_to_end(&mut rest);
+    Ok(())
+}
+
+/// perftest's bandwidth report, exchanged after an `ib_write_bw`: message size and iterations
+/// (8 bytes each, big-endian), peak and average bandwidth in MiB/s and message rate in Mpps
+/// (big-endian doubles).
+fn report_bytes(size: u32, r: &Report) -> Vec<u8> {
+    let mut out = Vec::with_capacity(40);
+    out.extend_from_slice(&u64::from(size).to_be_bytes());
+    out.extend_from_slice(&r.messages.to_be_bytes());
+    out.extend_from_slice(&r.mebibytes_per_second().to_be_bytes());
+    out.extend_from_slice(&r.mebibytes_per_second().to_be_bytes());
+    out.extend_from_slice(&r.mega_messages_per_second().to_be_bytes());
+    out
+}
+
+/// The result of a perftest run on the engine's side.
+#[derive(Debug, Clone, Copy)]
+pub struct PerftestOutcome {
+    /// The engine's figures (client, or `ib_send_bw` server: from the first message to the
+    /// last), none for an `ib_write_bw` server (it sees no messages).
+    pub report: Option<Report>,
+    /// The client's report as it sent it (`ib_write_bw` server): size, iterations, MiB/s, Mpps.
+    pub peer_report: Option<(u64, u64, f64, f64)>,
+    /// The peer's key message.
+    pub peer: PerftestKey,
+    /// The path MTU both sides agreed on.
+    pub pmtu: Pmtu,
+}
+
+/// Runs the engine's side of a perftest bandwidth test on `stream`: the exchanges of
+/// perftest's `ib_write_bw` or `ib_send_bw` (run without `-b`, `-a`, `-D`), the engine's QP
+/// committed (and, for the `ib_write_bw` server, its memory region registered) before its key
+/// goes out, then the test:
+/// - `ib_write_bw` client: `iterations` RDMA WRITEs into the server's buffer (at its address,
+///   or cycling through a page for messages up to half a page, as perftest does), up to
+///   `channels.count` in flight; the report sent to the server.
+/// - `ib_write_bw` server: the engine's buffer exposed with remote write; the client's report
+///   received.
+/// - `ib_send_bw` client: `iterations` SENDs after the server's last key.
+/// - `ib_send_bw` server: `iterations` receive buffers posted (as many at a time as the QP's
+///   receive queue takes) before its last key, then their completions.
+pub fn perftest(
+    dev: &mut Ferroce,
+    stream: &mut TcpStream,
+    role: Role,
+    end: &Endpoint,
+    test: &PerftestTest,
+    mut progress: impl FnMut(&str),
+) -> Result<PerftestOutcome, ConnectError> {
+    let (_, ip) = local_address(dev)?;
+    let prefix = PerftestPrefix::exchange(
+        stream,
+        role,
+        &PerftestPrefix {
+            version: 0.0,
+            page_size: 4096,
+            cache_line: 64,
+            pmtu: end.pmtu,
+        },
+    )?;
+    let page_size = prefix.page_size.max(4096);
+    let pmtu = if prefix.pmtu.bytes() < end.pmtu.bytes() {
+        prefix.pmtu
+    } else {
+        end.pmtu
+    };
+    // the buffer the peer may touch: as perftest, the larger of the message size and a page
+    let exposed = test.size.max(page_size);
+    let rkey = test.region << ferroce_contracts::responder::REGION_KEY_BITS;
+    let ours = PerftestKey {
+        lid: 0,
+        out_reads: 1,
+        qpn: end.qp,
+        psn: end.psn,
+        rkey,
+        vaddr: test.buffer,
+        gid: ipv4_gid(ip),
+        srqn: 0,
+    };
+    let key = |stream: &mut TcpStream, what| -> Result<PerftestKey, ConnectError> {
+        Ok(PerftestKey::parse(&exchange(stream, role, &ours.emit(), PerftestKey::LEN, what)?)?)
+    };
+    let theirs = key(stream, "key (QP)")?;
+    if gid_ipv4(&theirs.gid).is_none() != gid_ipv4(&ours.gid).is_none() {
+        return Err(ConnectError::Peer(
+            "its GID and ours are not of one family (IPv4-mapped or not)".into(),
+        ));
+    }
+    let peer = Peer::new(theirs.qpn, theirs.psn, &theirs.gid, theirs.rkey)?;
+    commit_qp(dev, end, pmtu, &peer)?;
+    if test.kind == PerftestKind::WriteBw && role == Role::Server {
+        dev.region_write(
+            test.region,
+            &Region {
+                valid: true,
+                access: Access {
+                    remote_write: true,
+                    remote_read: false,
+                },
+                pd: end.pd,
+                rkey,
+                base: test.buffer,
+                length: exposed.into(),
+            },
+        )?;
+    }
+    let theirs = key(stream, "key (connected)")?;
+    progress(&format!(
+        " local address: LID {:#06x} QPN {:#08x} PSN {:#08x} RKey {:#010x} VAddr {:#018x} GID {}\n \
+         remote address: LID {:#06x} QPN {:#08x} PSN {:#08x} RKey {:#010x} VAddr {:#018x} GID {}",
+        ours.lid,
+        ours.qpn,
+        ours.psn,
+        ours.rkey,
+        ours.vaddr,
+        Ipv6Addr::from(ours.gid),
+        theirs.lid,
+        theirs.qpn,
+        theirs.psn,
+        theirs.rkey,
+        theirs.vaddr,
+        Ipv6Addr::from(theirs.gid)
+    ));
+    // the peer's R_Key and VA as of its last key before the test
+    let theirs = key(stream, "key (ready)")?;
+    if theirs.rkey != peer.rkey {
+        commit_qp(dev, end, pmtu, &Peer { rkey: theirs.rkey, ..peer })?;
+    }
+    let mut outcome = PerftestOutcome {
+        report: None,
+        peer_report: None,
+        peer: theirs,
+        pmtu,
+    };
+    match (test.kind, role) {
+        (PerftestKind::WriteBw, Role::Client) => {
+            let report = send_messages(dev, end, test, Some((theirs.vaddr, page_size)))?;
+            progress(&report.perftest_lines(test.size));
+            key(stream, "key (after the test)")?;
+            exchange_report(stream, role, &report_bytes(test.size, &report))?;
+            outcome.report = Some(report);
+        }
+        (PerftestKind::WriteBw, Role::Server) => {
+            key(stream, "key (after the test)")?;
+            let client = exchange_report(stream, role, &[0u8; 40])?;
+            progress(&format!(
+                " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n {:<10} {:<10}       {:.2}               {:.2}\t\t   {:.6}",
+                client.0, client.1, client.2, client.2, client.3
+            ));
+            outcome.peer_report = Some(client);
+        }
+        (PerftestKind::SendBw, Role::Client) => {
+            key(stream, "key (receive buffers posted)")?;
+            let report = send_messages(dev, end, test, None)?;
+            progress(&report.perftest_lines(test.size));
+            outcome.report = Some(report);
+        }
+        (PerftestKind::SendBw, Role::Server) => {
+            let mut posted = 0u32;
+            while posted < test.iterations && receive_post(dev, end.qp, test.buffer, test.size)? {
+                posted += 1;
+            }
+            if posted == 0 {
+                return Err(ConnectError::Engine(format!("QP {}'s receive queue took no buffer", end.qp)));
+            }
+            key(stream, "key (receive buffers posted)")?;
+            let report = receive_messages(dev, end, test, posted)?;
+            progress(&report.perftest_lines(test.size));
+            outcome.report = Some(report);
+        }
+    }
+    perftest_close(stream, role, &ours)?;
+    Ok(outcome)
+}
+
+/// perftest's five report values exchanged; the peer's (size, iterations, average MiB/s, Mpps).
+fn exchange_report(stream: &mut TcpStream, role: Role, ours: &[u8]) -> Result<(u64, u64, f64, f64), ConnectError> {
+    let mut values = [[0u8; 8]; 5];
+    for (i, value) in values.iter_mut().enumerate() {
+        let b = exchange(stream, role, &ours[8 * i..8 * i + 8], 8, "report")?;
+        value.copy_from_slice(&b);
+    }
+    Ok((
+        u64::from_be_bytes(values[0]),
+        u64::from_be_bytes(values[1]),
+        f64::from_be_bytes(values[3]),
+        f64::from_be_bytes(values[4]),
+    ))
+}
+
+/// Posts the test's messages (RDMA WRITEs to `write_to`'s address, cycling through a page for
+/// small ones, else SENDs) on the test's channels, as many in flight as there are channels,
+/// and waits until all have completed.
+fn send_messages(dev: &mut Ferroce, end: &Endpoint, test: &PerftestTest, write_to: Option<(u64, u32)>) -> Result<Report, ConnectError> {
+    let channels = test.channels;
+    let mut free: Vec<u32> = (channels.first..channels.first + channels.count).rev().collect();
+    let (mut posted, mut completed) = (0u32, 0u32);
+    // perftest's stride for messages up to half a page: the size rounded up to 64 bytes
+    let stride = u64::from(test.size.div_ceil(64).max(1) * 64);
+    let started = Instant::now();
+    while completed < test.iterations {
+        while posted < test.iterations {
+            let Some(channel) = free.pop() else { break };
+            let (op, remote) = match write_to {
+                Some((va, page)) if test.size <= page / 2 => (PostOp::Write, va + u64::from(posted) % (u64::from(page) / stride) * stride),
+                Some((va, _)) => (PostOp::Write, va),
+                None => (PostOp::Send, 0),
+            };
+            post(
+                dev,
+                &[
+                    ("channel", channel.into()),
+                    ("queue", channels.queue.into()),
+                    ("op", op.code().into()),
+                    ("qp", end.qp.into()),
+                    ("local_addr", test.buffer.into()),
+                    ("remote_addr", remote.into()),
+                    ("length", test.size.into()),
+                ],
+                test.patience,
+            )?;
+            posted += 1;
+        }
+        let what = || format!("completions ({completed} of {} messages)", test.iterations);
+        let done = wait_for(dev, test.patience, what, |dev| {
+            let done = channels.finished(dev)?;
+            Ok((!done.is_empty()).then_some(done))
+        })?;
+        completed += done.len() as u32;
+        free.extend(done);
+    }
+    Ok(Report {
+        bytes: u64::from(test.size) * u64::from(test.iterations),
+        messages: test.iterations.into(),
+        elapsed: started.elapsed(),
+    })
+}
+
+/// Waits for the test's SENDs, `posted` receive buffers already posted, one more posted for
+/// each completion until every message has one.
+fn receive_messages(dev: &mut Ferroce, end: &Endpoint, test: &PerftestTest, mut posted: u32) -> Result<Report, ConnectError> {
+    let mut received = 0u32;
+    let mut started = None;
+    while received < test.iterations {
+        let what = || format!("the peer's SENDs ({received} of {})", test.iterations);
+        let completions = wait_for(dev, test.patience, what, |dev| {
+            let (c, _) = dev.receive_completions(16)?;
+            Ok((!c.is_empty()).then_some(c))
+        })?;
+        started.get_or_insert_with(Instant::now);
+        for c in completions {
+            if c.qp != end.qp || c.status != 0 || c.kind != crate::ReceiveKind::Send || c.length != test.size {
+                return Err(ConnectError::Engine(format!(
+                    "a receive completion that is not the peer's {}-byte SEND: {c:?} ({})",
+                    test.size,
+                    crate::receive_status_name(c.status)
+                )));
+            }
+            received += 1;
+            if posted < test.iterations && receive_post(dev, end.qp, test.buffer, test.size)? {
+                posted += 1;
+            }
+        }
+    }
+    Ok(Report {
+        bytes: u64::from(test.size) * u64::from(test.iterations),
+        messages: test.iterations.into(),
+        elapsed: started.map_or(Duration::ZERO, |s| s.elapsed()),
+    })
+}
+
+/// The MAC address of `ip` in this host's neighbour table (`/proc/net/arp`), if it is there.
+pub fn neighbour_mac(ip: Ipv4Addr) -> Option<[u8; 6]> {
+    let table = std::fs::read_to_string("/proc/net/arp").ok()?;
+    table.lines().skip(1).find_map(|line| {
+        let columns: Vec<&str> = line.split_whitespace().collect();
+        if columns.first()? != &ip.to_string() {
+            return None;
+        }
+        let mac: Vec<u8> = columns.get(3)?.split(':').filter_map(|b| u8::from_str_radix(b, 16).ok()).collect();
+        (mac.len() == 6 && mac.iter().any(|&b| b != 0)).then(|| [mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]])
+    })
+}
+
+/// Channels polled together share a poll group: `count` channels from `first` must fit one.
+pub fn channels_fit_a_poll_group(first: u32, count: u32) -> bool {
+    count > 0 && first / POLL_CHANNELS == (first + count - 1) / POLL_CHANNELS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pingpong_address_round_trips_as_rdma_core_prints_it() {
+        let a = PingpongAddress {
+            lid: 0,
+            qpn: 0x11,
+            psn: 0x2468,
+            gid: ipv4_gid(Ipv4Addr::new(10, 0, 0, 1)),
+        };
+        let m = a.emit();
+        assert_eq!(&m[..51], b"0000:000011:002468:00000000000000000000ffff0a000001");
+        assert_eq!(m[51], 0);
+        assert_eq!(PingpongAddress::parse(&m), Ok(a));
+        assert!(matches!(PingpongAddress::parse(&m[..40]), Err(MessageError::Length { .. })));
+        let mut bad = m;
+        bad[10] = b'x';
+        assert!(matches!(
+            PingpongAddress::parse(&bad),
+            Err(MessageError::Field { field: "QPN", .. })
+        ));
+    }
+
+    #[test]
+    fn a_perftest_key_is_108_bytes_in_keys_print_fmt_gid_and_round_trips() {
+        let k = PerftestKey {
+            lid: 0,
+            out_reads: 1,
+            qpn: 0x123,
+            psn: 0xabcdef,
+            rkey: 0x1234,
+            vaddr: 0x7f00_0001_0000,
+            gid: ipv4_gid(Ipv4Addr::new(192, 168, 1, 2)),
+            srqn: 0,
+        };
+        let m = k.emit();
+        let text = b"0000:0001:000123:abcdef:00001234:00007f0000010000:00:00:00:00:00:00:00:00:00:00:ff:ff:c0:a8:01:02:00000000:";
+        assert_eq!(text.len(), 107);
+        assert_eq!(&m[..107], text);
+        assert_eq!(m[107], 0);
+        assert_eq!(PerftestKey::parse(&m), Ok(k));
+        let mut bad = m;
+        bad[60] = b'g';
+        assert!(matches!(PerftestKey::parse(&bad), Err(MessageError::Field { field: "GID", .. })));
+    }
+
+    #[test]
+    fn gids_map_ipv4_both_ways_and_refuse_others() {
+        let ip = Ipv4Addr::new(10, 0, 0, 2);
+        assert_eq!(gid_ipv4(&ipv4_gid(ip)), Some(ip));
+        let link_local: [u8; 16] = "fe80::5054:ff:fe12:3456".parse::<Ipv6Addr>().unwrap().octets();
+        assert_eq!(gid_ipv4(&link_local), None);
+        assert!(matches!(Peer::new(1, 2, &link_local, 0), Err(ConnectError::Peer(_))));
+    }
+
+    #[test]
+    fn the_exchanges_run_in_perftest_order_over_a_socket() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        let prefix = PerftestPrefix {
+            version: 0.0,
+            page_size: 4096,
+            cache_line: 64,
+            pmtu: Pmtu::B4096,
+        };
+        let server = std::thread::spawn(move || {
+            let mut s = accept(&listener, Duration::from_secs(5)).unwrap();
+            PerftestPrefix::exchange(
+                &mut s,
+                Role::Server,
+                &PerftestPrefix {
+                    pmtu: Pmtu::B1024,
+                    page_size: 65536,
+                    ..prefix
+                },
+            )
+            .unwrap()
+        });
+        let mut c = connect_to(&address, Duration::from_secs(5)).unwrap();
+        let theirs = PerftestPrefix::exchange(&mut c, Role::Client, &prefix).unwrap();
+        let ours_seen = server.join().unwrap();
+        assert_eq!((theirs.pmtu, theirs.page_size, theirs.cache_line), (Pmtu::B1024, 65536, 64));
+        assert_eq!(ours_seen.version, PERFTEST_VERSION.parse::<f64>().unwrap());
+        assert_eq!(ours_seen.pmtu, Pmtu::B4096);
+    }
+
+    #[test]
+    fn a_perftest_too_old_is_named() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        let old = std::thread::spawn(move || {
+            let mut s = TcpStream::connect(address).unwrap();
+            let mut version = [0u8; 16];
+            version[..4].copy_from_slice(b"5.60");
+            s.write_all(&version).unwrap();
+            let mut answer = [0u8; 16];
+            let _ = s.read_exact(&mut answer);
+        });
+        let mut s = accept(&listener, Duration::from_secs(5)).unwrap();
+        let prefix = PerftestPrefix {
+            version: 0.0,
+            page_size: 4096,
+            cache_line: 64,
+            pmtu: Pmtu::B1024,
+        };
+        let e = PerftestPrefix::exchange(&mut s, Role::Server, &prefix).unwrap_err();
+        assert!(e.to_string().contains("5.60"), "{e}");
+        old.join().unwrap();
+    }
+}
