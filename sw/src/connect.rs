@@ -112,6 +112,24 @@ pub fn gid_ipv4(gid: &[u8; 16]) -> Option<Ipv4Addr> {
     Ipv6Addr::from(*gid).to_ipv4_mapped()
 }
 
+/// A text message of `N` bytes: the text, then NULs.
+fn fixed_message<const N: usize>(text: &str) -> [u8; N] {
+    let mut message = [0u8; N];
+    message[..text.len()].copy_from_slice(text.as_bytes());
+    message
+}
+
+/// The text of a message of `length` bytes, up to its first NUL.
+fn checked_text(message: &[u8], length: usize) -> Result<String, MessageError> {
+    if message.len() != length {
+        return Err(MessageError::Length {
+            expected: length,
+            got: message.len(),
+        });
+    }
+    Ok(message_text(message))
+}
+
 /// The text of a message up to its first NUL.
 fn message_text(message: &[u8]) -> String {
     let end = message.iter().position(|&b| b == 0).unwrap_or(message.len());
@@ -152,21 +170,17 @@ impl PingpongAddress {
     /// The message.
     pub fn emit(&self) -> [u8; Self::LEN] {
         let gid: String = self.gid.iter().map(|b| format!("{b:02x}")).collect();
-        let text = format!("{:04x}:{:06x}:{:06x}:{gid}", self.lid, self.qpn & 0xff_ffff, self.psn & 0xff_ffff);
-        let mut message = [0u8; Self::LEN];
-        message[..text.len()].copy_from_slice(text.as_bytes());
-        message
+        fixed_message(&format!(
+            "{:04x}:{:06x}:{:06x}:{gid}",
+            self.lid,
+            self.qpn & 0xff_ffff,
+            self.psn & 0xff_ffff
+        ))
     }
 
     /// Parses a message.
     pub fn parse(message: &[u8]) -> Result<PingpongAddress, MessageError> {
-        if message.len() != Self::LEN {
-            return Err(MessageError::Length {
-                expected: Self::LEN,
-                got: message.len(),
-            });
-        }
-        let text = message_text(message);
+        let text = checked_text(message, Self::LEN)?;
         let mut fields = text.split(':');
         let lid = hex_field(fields.next(), "LID", 4, &text)? as u16;
         let qpn = hex_field(fields.next(), "QPN", 6, &text)? as u32;
@@ -226,20 +240,12 @@ impl PerftestKey {
             text += &format!("{b:02x}:");
         }
         text += &format!("{:08x}:", self.srqn);
-        let mut message = [0u8; Self::LEN];
-        message[..text.len()].copy_from_slice(text.as_bytes());
-        message
+        fixed_message(&text)
     }
 
     /// Parses a message.
     pub fn parse(message: &[u8]) -> Result<PerftestKey, MessageError> {
-        if message.len() != Self::LEN {
-            return Err(MessageError::Length {
-                expected: Self::LEN,
-                got: message.len(),
-            });
-        }
-        let text = message_text(message);
+        let text = checked_text(message, Self::LEN)?;
         let mut fields = text.split(':');
         let mut next = |field, digits| hex_field(fields.next(), field, digits, &text);
         let lid = next("LID", 4)? as u16;

@@ -166,16 +166,19 @@ pub struct ReleasedFifo<T: Synth> {
     pub permit: Signal<In, Bit>,
     /// Consume the head. Only while `head_valid`.
     pub pop: Signal<In, Bit>,
-    /// The head is there and permitted (registered).
+    /// The head is there and permitted (from registers).
     pub head_valid: Signal<Out, Bit>,
     /// The head entry (registered).
     pub head: Signal<Out, T>,
 
     entries: Fifo<T>,
-    /// `permit`, one cycle later (so the permitting logic does not reach the count's adder).
+    /// `permit`, one cycle later (so the permitting logic ends at a flip-flop).
     permit_registered: DFF<Bit>,
-    /// Entries permitted and not yet popped.
-    permitted: DFF<Bits<6>>,
+    /// Permits and pops so far (modulo 64): the head is permitted while they differ. Two
+    /// counters with one input each, not one up/down count, so that `pop` reaches a register
+    /// through a multiplexer, not an adder.
+    permits: DFF<Bits<6>>,
+    pops: DFF<Bits<6>>,
     /// The fill bit that says the FIFO is full.
     full_at: Constant<Bits<8>>,
 }
@@ -194,7 +197,8 @@ impl<T: Synth> Default for ReleasedFifo<T> {
             head: Default::default(),
             entries: Default::default(),
             permit_registered: Default::default(),
-            permitted: Default::default(),
+            permits: Default::default(),
+            pops: Default::default(),
             full_at: Constant::new((CAPACITY as u64 - 1).into()),
         }
     }
@@ -203,25 +207,26 @@ impl<T: Synth> Default for ReleasedFifo<T> {
 impl<T: Synth> Logic for ReleasedFifo<T> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, permit_registered, permitted);
+        dff_setup!(self, clock, permit_registered, permits, pops);
         self.entries.clock.next = self.clock.val();
         self.entries.reset.next = self.reset.val();
         self.entries.push.next = self.push.val();
         self.entries.push_value.next = self.push_value.val();
         self.room.next = !self.entries.fill.val().get_bit(self.full_at.val().index());
-        self.head_valid.next = self.entries.head_valid.val() && (self.permitted.q.val() != 0);
+        self.head_valid.next = self.entries.head_valid.val() && (self.permits.q.val() != self.pops.q.val());
         self.head.next = self.entries.head.val();
         self.entries.pop.next = self.pop.val();
         self.permit_registered.d.next = self.permit.val();
-        if self.permit_registered.q.val() && !self.pop.val() {
-            self.permitted.d.next = self.permitted.q.val() + 1;
+        if self.permit_registered.q.val() {
+            self.permits.d.next = self.permits.q.val() + 1;
         }
-        if !self.permit_registered.q.val() && self.pop.val() {
-            self.permitted.d.next = self.permitted.q.val() - 1;
+        if self.pop.val() {
+            self.pops.d.next = self.pops.q.val() + 1;
         }
         if self.reset.val() {
             self.permit_registered.d.next = false;
-            self.permitted.d.next = 0.into();
+            self.permits.d.next = 0.into();
+            self.pops.d.next = 0.into();
         }
     }
 }
