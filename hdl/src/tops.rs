@@ -256,6 +256,10 @@ fn rx_path(variant: &str, module: &str) -> String {
 pub fn engine_config(variant: &str) -> Config {
     match variant {
         "c2048_q256_w512" => Config::DEFAULT,
+        "c2048_q2048_w512" => Config {
+            qps: 2048,
+            ..Config::DEFAULT
+        },
         "c64_q16_w64" => Config {
             data_width: 64,
             queues: TX_SEGMENTER_SMALL_QUEUES as u32,
@@ -267,6 +271,7 @@ pub fn engine_config(variant: &str) -> Config {
 
 fn engine(variant: &str, module: &str) -> String {
     const Q256: usize = 8 + RESPONDER_RECEIVE_QUEUE_LOG2[0].1;
+    const Q2048: usize = 11 + RESPONDER_RECEIVE_QUEUE_LOG2[1].1;
     let config = engine_config(variant);
     match variant {
         // the TX path's attributes (`tx_path`): the scheduler's, its parity RAMs and the
@@ -277,6 +282,17 @@ fn engine(variant: &str, module: &str) -> String {
                 module,
             ),
             true,
+        ),
+        // and the per-QP RAMs, 2048 words deep, in block RAM (as `tx_path` c2048_q2048_w512)
+        "c2048_q2048_w512" => attributes::deep_memories_in_block_ram(
+            sched::synthesis_attributes(
+                emit::verilog(
+                    &mut Engine::<512, 64, { data_depth(64) }, 11, 6, 12, 11, 32, Q2048>::new(config),
+                    module,
+                ),
+                true,
+            ),
+            2048,
         ),
         "c64_q16_w64" => sched::synthesis_attributes(
             emit::verilog(
@@ -399,8 +415,8 @@ pub static TOPS: [Top; 15] = [
     },
     Top {
         name: "engine",
-        description: "The engine: register file (AXI4-Lite), TX path and RX path joined: posts and QP contexts over AXI-Lite, RoCEv2 frames to and from the MAC, payload read from and written to memory, ACKs and NAKs sent for the RX side, receive posts and completions, memory regions, counters (c2048_q256_w512: 2048 channels, 256 QPs, 32 queues, 64 regions, 512 bits; c64_q16_w64: 64 channels, 16 QPs, 8 queues, 64 bits)",
-        variants: &["c2048_q256_w512", "c64_q16_w64"],
+        description: "The engine: register file (AXI4-Lite), TX path and RX path joined: posts and QP contexts over AXI-Lite, RoCEv2 frames to and from the MAC, payload read from and written to memory, ACKs and NAKs sent for the RX side, receive posts and completions, memory regions, counters (c2048_q256_w512: 2048 channels, 256 QPs, 32 queues, 64 regions, 512 bits; c2048_q2048_w512: 2048 QPs, 4 receive buffers each; c64_q16_w64: 64 channels, 16 QPs, 8 queues, 64 bits)",
+        variants: &["c2048_q256_w512", "c2048_q2048_w512", "c64_q16_w64"],
         simulated: &["c64_q16_w64"],
         build: engine,
     },

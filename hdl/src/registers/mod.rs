@@ -315,6 +315,9 @@ pub struct Registers<const CB: usize, const GB: usize, const QB: usize> {
     read_value: Signal<Local, Bits<32>>,
     /// A read's value from flip-flops, inputs and constants, taken at execute, answered at wait.
     direct_value: DFF<Bits<32>>,
+    /// The value an operation answers with (from registers, RAMs and the status table only, so
+    /// that the read multiplexer ends at `direct_value`).
+    answer_value: Signal<Local, Bits<32>>,
     finish: Signal<Local, Bit>,
     response: Signal<Local, Bits<2>>,
 }
@@ -536,6 +539,7 @@ impl<const CB: usize, const GB: usize, const QB: usize> Registers<CB, GB, QB> {
             queue_write: Default::default(),
             read_value: Default::default(),
             direct_value: Default::default(),
+            answer_value: Default::default(),
             finish: Default::default(),
             response: Default::default(),
         }
@@ -772,14 +776,15 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
             self.sched_address.d.next = bit_cast::<7, 5>(self.decode.queue_index.val());
             self.sched_data.d.next = self.queue_merged.val();
         }
+        self.answer_value.next = 0.into();
         if self.waiting_ram.q.val() {
             self.finish.next = true;
-            self.read_value.next = self.direct_value.q.val();
+            self.answer_value.next = self.direct_value.q.val();
             if self.decode.hit_queue.val() {
-                self.read_value.next = self.queue_value.val();
+                self.answer_value.next = self.queue_value.val();
             }
             if self.decode.hit_indexed.val() {
-                self.read_value.next = self.responder_counter_value.val();
+                self.answer_value.next = self.responder_counter_value.val();
             }
         }
         self.qp_entry_next.next = 0.into();
@@ -792,7 +797,7 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
                 (self.qp_table[w].a_read_data.val() & !self.write_bits.val()) | (self.axil.op_data.val() & self.write_bits.val());
             self.qp_table[w].a_write.next = self.waiting_ram.q.val() & self.axil.op_write.val() & self.decode.hit_qp_word.val().get_bit(w);
             if self.waiting_ram.q.val() & self.decode.hit_qp_word.val().get_bit(w) {
-                self.read_value.next = self.read_value.val() | (self.qp_table[w].a_read_data.val() & self.qp_writable[w].val());
+                self.answer_value.next = self.answer_value.val() | (self.qp_table[w].a_read_data.val() & self.qp_writable[w].val());
             }
             self.word_value.next = self.qp_table[w].b_read_data.val();
             self.qp_entry_next.next =
@@ -828,15 +833,15 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
         if self.waiting_status.q.val() & self.status.host_done.val() {
             self.waiting_status.d.next = false;
             self.finish.next = true;
-            self.read_value.next = bit_cast::<32, 8>(self.status.host_status.val());
+            self.answer_value.next = bit_cast::<32, 8>(self.status.host_status.val());
             if self.decode.hit_poll.val() {
-                self.read_value.next = self.status.host_finished.val();
+                self.answer_value.next = self.status.host_finished.val();
                 self.poll_error.d.next = self.status.host_error.val();
             }
         }
         self.axil.finish.next = self.finish.val();
         self.axil.finish_response.next = self.response.val();
-        self.axil.finish_data.next = self.read_value.val();
+        self.axil.finish_data.next = self.answer_value.val();
 
         // outputs and reset
         self.responder_counter_index.next = self.decode.queue_index.val();
