@@ -450,3 +450,116 @@ fn counters_name_the_responder_counters_and_dump_skips_strobes() {
         "{out}"
     );
 }
+
+/// `connect write-bw --server`: perftest's exchange with a stand-in server on a socket (its
+/// version, page and cache line sizes, MTU and three keys), then the QP context as the BAR
+/// holds it: the server's QPN, PSN and R_Key, the MTU both sides agreed on, the addresses. A
+/// file is no transfer table (a post reads back what was written), so the command ends with
+/// an error at its first post.
+#[test]
+fn connect_programs_the_qp_from_a_perftest_servers_keys() {
+    use ferroce_ctl::connect::{ipv4_gid, PerftestKey};
+    use std::io::{Read, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config::SMALL;
+    let bar = image(dir.path(), 1 << 19, config);
+    let map = Map::new(config);
+    set_word(&bar, map.reg("local_ipv4").offset, 0x0a00_0001);
+    set_word(&bar, map.reg("local_mac_low").offset, 0x5e00_0001);
+    set_word(&bar, map.reg("local_mac_high").offset, 0x0200);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let theirs = PerftestKey {
+        lid: 0,
+        out_reads: 1,
+        qpn: 0x11,
+        psn: 0x12_3456,
+        rkey: 0x5a5a,
+        vaddr: 0x7f00_0000_1000,
+        gid: ipv4_gid(std::net::Ipv4Addr::new(10, 0, 0, 2)),
+        srqn: 0,
+    };
+    let server = std::thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        let mut answer = |s: &mut std::net::TcpStream, length: usize, reply: &[u8]| {
+            let mut message = vec![0u8; length];
+            s.read_exact(&mut message).unwrap();
+            s.write_all(reply).unwrap();
+            message
+        };
+        let mut version = [0u8; 16];
+        version[..4].copy_from_slice(b"6.06");
+        let client_version = answer(&mut s, 16, &version);
+        answer(&mut s, 4, &4096u32.to_be_bytes());
+        answer(&mut s, 4, &64u32.to_be_bytes());
+        let mtu = answer(&mut s, 2, b"3\0");
+        let keys: Vec<PerftestKey> = (0..3)
+            .map(|_| PerftestKey::parse(&answer(&mut s, PerftestKey::LEN, &theirs.emit())).unwrap())
+            .collect();
+        let mut rest = Vec::new();
+        let _ = s.read_to_end(&mut rest);
+        (client_version, mtu, keys)
+    });
+    let (code, _, err) = ctl(
+        &bar,
+        &[
+            "connect",
+            "write-bw",
+            "--server",
+            &format!("127.0.0.1:{port}"),
+            "--qp",
+            "2",
+            "--psn",
+            "0x777",
+            "--mtu",
+            "4096",
+            "--peer-mac",
+            "52:54:00:12:34:56",
+            "-s",
+            "4096",
+            "-n",
+            "1",
+            "--timeout",
+            "1",
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("post"), "{err}");
+    let (client_version, mtu, keys) = server.join().unwrap();
+    assert_eq!(&client_version[..5], b"6.06\0", "the version perftest checks (at least 5.70)");
+    assert_eq!(mtu, b"5\0", "the MTU offered, as perftest's digit");
+    assert!(keys
+        .iter()
+        .all(|k| k.qpn == 2 && k.psn == 0x777 && k.gid == ipv4_gid(std::net::Ipv4Addr::new(10, 0, 0, 1))));
+    let context = staged(&bar, &map, "qp_word", QP_CONTEXT.words());
+    let words: Vec<u32> = (0..QP_CONTEXT.words())
+        .map(|w| word(&bar, map.reg(&format!("qp_word{w}")).address(2)))
+        .collect();
+    assert_ne!(words, context, "QP 2's entry, not QP 0's");
+    let field = |name| QP_CONTEXT.decode(&words, name);
+    assert_eq!(field("dest_qpn"), 0x11);
+    assert_eq!(field("sq_psn"), 0x777);
+    assert_eq!(field("rq_psn"), 0x12_3456);
+    assert_eq!(field("rkey"), 0x5a5a);
+    assert_eq!(field("pmtu"), 3, "1024 bytes: the smaller of both sides'");
+    assert_eq!(field("state"), 3, "RTS");
+    assert_eq!(field("dst_ip"), 0x0a00_0002);
+    assert_eq!(field("src_ip"), 0x0a00_0001);
+    assert_eq!(field("dst_mac"), 0x5254_0012_3456);
+    assert_eq!(field("src_mac"), 0x0200_5e00_0001);
+}
+
+#[test]
+fn connect_refuses_bad_arguments_before_any_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    let bar = image(dir.path(), 1 << 19, Config::SMALL);
+    let (code, _, err) = ctl(&bar, &["connect", "pingpong", "--mtu", "1000"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--mtu 1000: 256, 512, 1024, 2048 or 4096"), "{err}");
+    let (code, _, err) = ctl(&bar, &["connect", "write-bw", "--channel", "30", "--channels", "4"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("within one group of 32"), "{err}");
+    let (code, _, err) = ctl(&bar, &["connect", "send-bw", "--server", "127.0.0.1:1", "--timeout", "0.5"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("127.0.0.1:1"), "{err}");
+}
