@@ -481,7 +481,7 @@ fn connect_programs_the_qp_from_a_perftest_servers_keys() {
     };
     let server = std::thread::spawn(move || {
         let (mut s, _) = listener.accept().unwrap();
-        let mut answer = |s: &mut std::net::TcpStream, length: usize, reply: &[u8]| {
+        let answer = |s: &mut std::net::TcpStream, length: usize, reply: &[u8]| {
             let mut message = vec![0u8; length];
             s.read_exact(&mut message).unwrap();
             s.write_all(reply).unwrap();
