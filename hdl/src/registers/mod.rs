@@ -27,7 +27,7 @@
 //! | execute | 1 | flip-flop registers are written (byte strobes), the doorbell and W1C bits act, a write's DECERR or SLVERR answers here; a read's value from flip-flops, inputs and constants is registered |
 //! | wait | 1 (a read, RAM) or 2–4 (status table) | the registered value answers; the QP table or queue words are read (and written back merged with the strobes); the status table answers a poll or a status read |
 //!
-//! So a write's B and a read's R come 3 to 7 cycles after the channel registers hold them (the
+//! So a write's B comes 3 to 7 cycles and a read's R 4 to 7 cycles after the channel registers hold them (the
 //! formal check of `scripts/formal_registers.sh` bounds it). Every register's address, reset
 //! value, and writable bits are constants computed here from the map, so a register added to the
 //! map needs only its kind's count below.
