@@ -43,7 +43,15 @@ impl EngineVariant {
     }
 }
 
-/// The 64-bit engine with 64 channels, 8 queues and 16 QPs (the co-simulated one).
+/// The default engine: 512 bits, 2048 channels, 32 queues, 256 QPs (its model is built for
+/// the tests).
+pub const ENGINE_W512: EngineVariant = EngineVariant {
+    config: Config::DEFAULT,
+    variant: "c2048_q256_w512",
+};
+
+/// The 64-bit engine with 64 channels, 8 queues and 16 QPs (its model is built with
+/// `FERROCE_SIM_ALL=1`).
 pub const ENGINE_W64: EngineVariant = EngineVariant {
     config: Config {
         data_width: 64,
@@ -53,6 +61,15 @@ pub const ENGINE_W64: EngineVariant = EngineVariant {
     },
     variant: "c64_q16_w64",
 };
+
+/// The engines whose Verilator model is built: [`ENGINE_W512`] always, [`ENGINE_W64`] with
+/// `FERROCE_SIM_ALL=1`.
+pub fn built_engines() -> Vec<EngineVariant> {
+    [ENGINE_W512, ENGINE_W64]
+        .into_iter()
+        .filter(|v| crate::verilated::MODELS.contains(&v.model_name().as_str()))
+        .collect()
+}
 
 /// Cycles without any handshake on either engine after which [`EnginePair::run_until`] fails.
 pub const PROGRESS_LIMIT: u64 = 20_000;

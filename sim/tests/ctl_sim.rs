@@ -95,9 +95,9 @@ fn the_host_library_drives_the_simulated_register_file() {
 
 #[test]
 fn ferroce_sim_serve_answers_the_host_tool() {
-    for (name, args, width) in [
-        ("serve", &["serve", "--variant", "c64_q16"][..], 512),
-        ("serve-engine", &["serve", "--top", "engine"][..], 64),
+    for (name, args, channels, width) in [
+        ("serve", &["serve", "--variant", "c64_q16"][..], 64, 512),
+        ("serve-engine", &["serve", "--top", "engine"][..], 2048, 512),
     ] {
         let path = socket_path(name);
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ferroce-sim"))
@@ -114,7 +114,7 @@ fn ferroce_sim_serve_answers_the_host_tool() {
         }
         let result = std::panic::catch_unwind(|| {
             let mut dev = Ferroce::open(bus::open(&format!("sim:{}", path.display())).unwrap()).unwrap();
-            assert_eq!((dev.map().config.channels, dev.map().config.data_width), (64, width));
+            assert_eq!((dev.map().config.channels, dev.map().config.data_width), (channels, width));
             let block = dev.target("block_size").unwrap().address();
             assert_eq!(dev.read(block).unwrap(), 16);
             let e = dev.write(block, 30).unwrap_err();
@@ -141,7 +141,7 @@ fn the_host_library_drives_the_engine_looped_on_itself() {
     use ferroce_ctl::{ReceiveKind, ReceiveOutcome, Region};
     use ferroce_sim::contracts::responder::Access;
     use ferroce_sim::contracts::tx::{Pmtu, PostOp};
-    use ferroce_sim::engine_rtl::{EngineLoop, ENGINE_W64};
+    use ferroce_sim::engine_rtl::{EngineLoop, ENGINE_W512};
     use ferroce_sim::loopback_bench::b_context;
     use ferroce_sim::peers::Peer;
     use ferroce_sim::wire::Transport;
@@ -149,11 +149,11 @@ fn the_host_library_drives_the_engine_looped_on_itself() {
     let path = socket_path("engine");
     let listener = UnixListener::bind(&path).unwrap();
     std::thread::spawn(move || {
-        let mut engine = EngineLoop::new(&ENGINE_W64).unwrap();
+        let mut engine = EngineLoop::new(&ENGINE_W512).unwrap();
         ferroce_sim::serve::serve(listener, &mut engine).unwrap();
     });
     let mut dev = Ferroce::open(bus::open(&format!("sim:{}", path.display())).unwrap()).unwrap();
-    assert_eq!(dev.map().config, ENGINE_W64.config);
+    assert_eq!(dev.map().config, ENGINE_W512.config);
 
     // QP 1 (RC, requester) → QP 2 (the responder, its ACKs back to QP 1), region entry 1
     let peer = Peer::new(2, Transport::Rc, Pmtu::B1024, 7, 1, 0x42);

@@ -1,4 +1,5 @@
-//! Two engine tops (`ferroce_engine_c64_q16_w64`) back to back, driven only through their
+//! Two engine tops back to back (each built engine: `ferroce_engine_c2048_q256_w512`, and
+//! `ferroce_engine_c64_q16_w64` with `FERROCE_SIM_ALL=1`), driven only through their
 //! ports: set up over AXI4-Lite (QP contexts, memory regions, receive buffers), transfers posted
 //! through the post words and the doorbell, completions polled, receive completions read from
 //! the registers, with random backpressure on every stream and random memory latency. Checked
@@ -12,7 +13,7 @@
 
 use ferroce_sim::contracts::responder::{completion_kind, CheckFailure, NakCode, ResponderCounter};
 use ferroce_sim::contracts::tx::{ChannelStatus, CompletionStatus, Pmtu, PostOp, BLOCK_LOG2_DEFAULT};
-use ferroce_sim::engine_rtl::{EnginePair, HostCompletion, Side, Surroundings, ENGINE_W64};
+use ferroce_sim::engine_rtl::{built_engines, EnginePair, EngineVariant, HostCompletion, Side, Surroundings};
 use ferroce_sim::loopback_bench::b_context;
 use ferroce_sim::models::tx::{LocalMemory, Post, SparseMemory};
 use ferroce_sim::peers::{Peer, Requesters, BUFFER_BASE};
@@ -31,7 +32,7 @@ fn peers() -> Vec<Peer> {
 }
 
 /// The pair with A's requesters and B's responders committed and B's regions written.
-fn setup(seed: u64, bp_pct: u32) -> Result<(EnginePair, Requesters), String> {
+fn setup(engine: &EngineVariant, seed: u64, bp_pct: u32) -> Result<(EnginePair, Requesters), String> {
     let surroundings = Surroundings {
         memory: MemoryTiming {
             latency: 12,
@@ -42,7 +43,7 @@ fn setup(seed: u64, bp_pct: u32) -> Result<(EnginePair, Requesters), String> {
         idle_pct: bp_pct,
         seed,
     };
-    let mut pair = EnginePair::new(&ENGINE_W64, &surroundings)?;
+    let mut pair = EnginePair::new(engine, &surroundings)?;
     let requesters = Requesters::new(seed, peers());
     pair.a.source = Some(Arc::new(requesters.source));
     for (i, peer) in requesters.peers.iter().enumerate() {
@@ -103,8 +104,8 @@ fn check_frames(pair: &EnginePair) -> (Vec<RoceFrame>, Vec<RoceFrame>) {
 
 #[test]
 fn transfers_land_and_complete_through_the_registers() {
-    for (seed, bp) in [(1, 0), (2, 30), (3, 60)] {
-        let (mut pair, mut requesters) = setup(seed, bp).unwrap();
+    for (engine, (seed, bp)) in built_engines().iter().flat_map(|e| [(1, 0), (2, 30), (3, 60)].map(|s| (e, s))) {
+        let (mut pair, mut requesters) = setup(engine, seed, bp).unwrap();
         let source = requesters.source;
         let mut expected = SparseMemory::new();
         let mut buffers = 0u64;
@@ -195,7 +196,13 @@ fn transfers_land_and_complete_through_the_registers() {
 
 #[test]
 fn a_bad_rkey_writes_nothing_is_nakked_and_the_next_transfer_lands() {
-    let (mut pair, mut requesters) = setup(3, 20).unwrap();
+    for engine in built_engines() {
+        a_bad_rkey_on(&engine);
+    }
+}
+
+fn a_bad_rkey_on(engine: &EngineVariant) {
+    let (mut pair, mut requesters) = setup(engine, 3, 20).unwrap();
     // RC peer 0 (B's QP 3): A's context names a key byte the region does not have
     let peer = 0;
     let good = requesters.peers[peer].requester;
@@ -254,10 +261,16 @@ fn a_bad_rkey_writes_nothing_is_nakked_and_the_next_transfer_lands() {
 /// model's and decode in tshark; the writes complete.
 #[test]
 fn the_engine_answers_arp_and_ping_for_its_address() {
+    for engine in built_engines() {
+        arp_and_ping_on(&engine);
+    }
+}
+
+fn arp_and_ping_on(engine: &EngineVariant) {
     use ferroce_sim::models::host::craft::HostFrameGen;
     use ferroce_sim::models::host::{answer_at, reply_capacity, HostAddress, HostVerdict};
     use std::net::Ipv4Addr;
-    let (mut pair, mut requesters) = setup(5, 20).unwrap();
+    let (mut pair, mut requesters) = setup(engine, 5, 20).unwrap();
     let address = HostAddress::new([0x02, 0x00, 0x5E, 0x00, 0x00, 0x0B], Ipv4Addr::new(192, 168, 1, 11));
     let mac = address.mac;
     pair.write(Side::B, "local_mac_low", 0, u32::from_be_bytes([mac[2], mac[3], mac[4], mac[5]]))
@@ -297,7 +310,7 @@ fn the_engine_answers_arp_and_ping_for_its_address() {
     finished.sort_unstable();
     assert_eq!(finished, [(0, false), (1, false)], "A's writes finish without an error");
     pair.idle(400).unwrap();
-    let capacity = reply_capacity(ENGINE_W64.config.data_width as usize / 8);
+    let capacity = reply_capacity(engine.config.data_width as usize / 8);
     let replies: Vec<Vec<u8>> = [&arp, &ping]
         .map(|f| match answer_at(f, &address, capacity) {
             HostVerdict::Reply { frame, .. } => frame,

@@ -1,5 +1,5 @@
 //! Interop with the Linux kernel's RoCE stack: the engine's Verilator model
-//! (`ferroce_engine_c64_q16_w64`) on a UDP wire ([`WireBridge`]) whose other end is the virtio
+//! (`ferroce_engine_c2048_q256_w512`) on a UDP wire ([`WireBridge`]) whose other end is the virtio
 //! NIC of a QEMU VM running Debian's kernel with soft-RoCE (`rdma_rxe`) and the project's
 //! `sim/interop/verbs_check` (libibverbs). The VM image is built from Debian packages by
 //! `scripts/interop_vm.sh prepare` (cached under the target directory).
@@ -19,7 +19,7 @@ use ferroce_ctl::Ferroce;
 use ferroce_sim::contracts::responder::completion_kind;
 use ferroce_sim::contracts::responder::Access;
 use ferroce_sim::contracts::tx::{Pmtu, PostOp, QpState};
-use ferroce_sim::engine_rtl::{EngineHost, ENGINE_W64};
+use ferroce_sim::engine_rtl::{EngineHost, ENGINE_W512};
 use ferroce_sim::models::responder::MemoryRegion;
 use ferroce_sim::models::tx::{LocalMemory, Post, QpContext};
 use ferroce_sim::serve::serve_running;
@@ -252,7 +252,7 @@ fn free_port() -> u16 {
 fn engine() -> (WireBridge, u16) {
     let vm_port = free_port();
     let mut bridge = WireBridge::new(
-        &ENGINE_W64,
+        &ENGINE_W512,
         "127.0.0.1:0".parse().unwrap(),
         format!("127.0.0.1:{vm_port}").parse().unwrap(),
     )

@@ -1,7 +1,7 @@
 //! The engine's MAC on a UDP socket (`ferroce_sim::wire_bridge`): frames cross as datagrams
 //! both ways, bad datagrams are counted and dropped, the register file answers meanwhile.
 
-use ferroce_sim::engine_rtl::{EngineHost, ENGINE_W64};
+use ferroce_sim::engine_rtl::{EngineHost, ENGINE_W512};
 use ferroce_sim::models::host::craft::HostFrameGen;
 use ferroce_sim::models::host::{answer_at, reply_capacity, HostAddress, HostVerdict};
 use ferroce_sim::wire_bridge::{WireBridge, LARGEST_FRAME};
@@ -12,7 +12,7 @@ use std::time::Duration;
 fn arp_and_ping_cross_the_udp_wire_and_bad_datagrams_are_dropped() {
     let peer = UdpSocket::bind("127.0.0.1:0").unwrap();
     peer.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    let mut bridge = WireBridge::new(&ENGINE_W64, "127.0.0.1:0".parse().unwrap(), peer.local_addr().unwrap()).unwrap();
+    let mut bridge = WireBridge::new(&ENGINE_W512, "127.0.0.1:0".parse().unwrap(), peer.local_addr().unwrap()).unwrap();
     bridge.capture();
     let address = HostAddress::new([0x02, 0x00, 0x5E, 0x00, 0x00, 0x0B], Ipv4Addr::new(10, 0, 0, 1));
     bridge.set_local_address(address.mac, address.ipv4).unwrap();
@@ -24,7 +24,7 @@ fn arp_and_ping_cross_the_udp_wire_and_bad_datagrams_are_dropped() {
     peer.send_to(&[0u8; 13], to).unwrap();
     peer.send_to(&vec![0u8; LARGEST_FRAME + 1], to).unwrap();
     peer.send_to(&arp, to).unwrap();
-    let capacity = reply_capacity(ENGINE_W64.config.data_width as usize / 8);
+    let capacity = reply_capacity(ENGINE_W512.config.data_width as usize / 8);
     let mut buffer = [0u8; 2048];
     // one request at a time, as Linux asks (the host path has one reply buffer: a request that
     // finds it taken goes to the host)

@@ -97,7 +97,8 @@ enum Cmd {
         #[arg(long, default_value = "registers")]
         top: String,
         /// Configuration: for registers c2048_q256 (default) or c64_q16; for the engine
-        /// c64_q16_w64 (default, the one built for the tests).
+        /// c2048_q256_w512 (default, the one built for the tests) or c64_q16_w64 (built with
+        /// FERROCE_SIM_ALL=1).
         #[arg(long)]
         variant: Option<String>,
         /// Registers only: cycles from an accepted post to its completion.
@@ -123,8 +124,9 @@ enum Cmd {
         /// Socket path of the register file (an existing socket file there is replaced).
         #[arg(long, value_name = "PATH")]
         socket: PathBuf,
-        /// Engine configuration: c64_q16_w64 (the one built for the tests).
-        #[arg(long, default_value = "c64_q16_w64")]
+        /// Engine configuration: c2048_q256_w512 (the one built for the tests) or c64_q16_w64
+        /// (built with FERROCE_SIM_ALL=1).
+        #[arg(long, default_value = "c2048_q256_w512")]
         variant: String,
         /// Write every frame, both ways, to this pcap at the end (and every --report seconds).
         #[arg(long, value_name = "FILE")]
@@ -597,7 +599,7 @@ fn run_serve(socket: &std::path::Path, top: &str, variant: Option<&str>, latency
     };
     let default = match top {
         "registers" => "c2048_q256",
-        "engine" => "c64_q16_w64",
+        "engine" => "c2048_q256_w512",
         t => return fail(format!("--top {t}: registers or engine")),
     };
     let variant = variant.unwrap_or(default);
