@@ -144,6 +144,9 @@ impl<T: Synth> Logic for Fifo<T> {
     }
 }
 
+/// Bits of [`ReleasedFifo`]'s count of permitted entries: its entries and a permit ahead.
+const PERMITTED_BITS: usize = CAPACITY + 2;
+
 /// A [`Fifo`] whose head leaves only once released: `permit` pulses once per entry, in the
 /// order the entries were pushed, whenever whoever must go first is done with it (before or
 /// after the entry arrives); the head is shown (`head_valid`) two cycles after its permit
@@ -174,11 +177,9 @@ pub struct ReleasedFifo<T: Synth> {
     entries: Fifo<T>,
     /// `permit`, one cycle later (so the permitting logic ends at a flip-flop).
     permit_registered: DFF<Bit>,
-    /// Permits and pops so far (modulo 64): the head is permitted while they differ. Two
-    /// counters with one input each, not one up/down count, so that `pop` reaches a register
-    /// through a multiplexer, not an adder.
-    permits: DFF<Bits<6>>,
-    pops: DFF<Bits<6>>,
+    /// Entries permitted and not yet popped, as a thermometer (bit i: more than i), so that
+    /// the head's permission is one bit and `pop` reaches the count through one multiplexer.
+    permitted: DFF<Bits<PERMITTED_BITS>>,
     /// The fill bit that says the FIFO is full.
     full_at: Constant<Bits<8>>,
 }
@@ -197,8 +198,7 @@ impl<T: Synth> Default for ReleasedFifo<T> {
             head: Default::default(),
             entries: Default::default(),
             permit_registered: Default::default(),
-            permits: Default::default(),
-            pops: Default::default(),
+            permitted: Default::default(),
             full_at: Constant::new((CAPACITY as u64 - 1).into()),
         }
     }
@@ -207,26 +207,25 @@ impl<T: Synth> Default for ReleasedFifo<T> {
 impl<T: Synth> Logic for ReleasedFifo<T> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, permit_registered, permits, pops);
+        dff_setup!(self, clock, permit_registered, permitted);
         self.entries.clock.next = self.clock.val();
         self.entries.reset.next = self.reset.val();
         self.entries.push.next = self.push.val();
         self.entries.push_value.next = self.push_value.val();
         self.room.next = !self.entries.fill.val().get_bit(self.full_at.val().index());
-        self.head_valid.next = self.entries.head_valid.val() && (self.permits.q.val() != self.pops.q.val());
+        self.head_valid.next = self.entries.head_valid.val() && self.permitted.q.val().get_bit(0);
         self.head.next = self.entries.head.val();
         self.entries.pop.next = self.pop.val();
         self.permit_registered.d.next = self.permit.val();
-        if self.permit_registered.q.val() {
-            self.permits.d.next = self.permits.q.val() + 1;
+        if self.permit_registered.q.val() && !self.pop.val() {
+            self.permitted.d.next = (self.permitted.q.val() << 1) | 1;
         }
-        if self.pop.val() {
-            self.pops.d.next = self.pops.q.val() + 1;
+        if !self.permit_registered.q.val() && self.pop.val() {
+            self.permitted.d.next = self.permitted.q.val() >> 1;
         }
         if self.reset.val() {
             self.permit_registered.d.next = false;
-            self.permits.d.next = 0.into();
-            self.pops.d.next = 0.into();
+            self.permitted.d.next = 0.into();
         }
     }
 }
