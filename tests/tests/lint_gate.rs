@@ -48,19 +48,21 @@ const MAX_LEVELS: usize = 6;
 /// registers, 22 before) into `s_axil_rdata`, and the RX ICRC core's end offsets, cones at 6
 /// in their units (the register file alone 6, `host_responder` alone 6); the first form of the
 /// frame merge had put the TX path's ready one level deeper too, which its registered selection
-/// removed. They leave this list when those cones have a level to spare.
+/// removed. With a read's value registered in the register file (2026-11-27) the read
+/// multiplexer is out of those cones; the RX ICRC core's end offsets and the register file's
+/// address decode into its response (and the status table's answer) remain at 7 in both
+/// engines, the 2048-QP one too. They leave this list when those cones have a level to spare.
 const NOT_YET_PIPELINED: &[(&str, usize)] = &[
-    // The decision FIFO's count of permitted decisions (2026-11-27): the payload writer's
-    // retirement (its last beat and command handshakes) and m_dec's pop into a 6-bit up/down
-    // adder, 7 levels at 2048 QPs and at 64 bits (6 at the default); registering the permit in
-    // `ReleasedFifo` takes it back to 6.
-    ("ferroce_rx_path_q2048_w512", 7),
+    // The 64-bit RX path: 7 since the decision FIFO (2026-11-27); with that FIFO's permit
+    // registered and its count a thermometer, the seventh level is in the RX front end's ICRC
+    // core and drop counters as mapped flattened (6 in `rx_front` alone), like the TX paths.
     ("ferroce_rx_path_q256_w64", 7),
     ("ferroce_tx_path_c2048_q256_w512", 7),
     ("ferroce_tx_path_c2048_q2048_w512", 7),
     ("ferroce_tx_path_c64_q16_w64", 7),
     ("ferroce_engine_c64_q16_w64", 7),
     ("ferroce_engine_c2048_q256_w512", 7),
+    ("ferroce_engine_c2048_q2048_w512", 7),
 ];
 
 /// One emitted top: module name, Verilog file, Verilog text, bus width (if width-generic).
