@@ -6,6 +6,7 @@
 use crate::common::attributes;
 use crate::emit;
 use crate::engine::{Engine, HostResponder, PayloadWriter, Responder, RxPath};
+use crate::memory::Axi4Master;
 use crate::registers::Registers;
 use crate::rx::front::data_depth;
 use crate::rx::{IcrcCheck, RxFront, RxHeader};
@@ -228,6 +229,10 @@ fn payload_writer(variant: &str, module: &str) -> String {
     at_width!(variant, module, PayloadWriter)
 }
 
+fn axi4_master(variant: &str, module: &str) -> String {
+    at_width!(variant, module, Axi4Master)
+}
+
 fn host_responder(variant: &str, module: &str) -> String {
     at_width!(variant, module, HostResponder)
 }
@@ -306,7 +311,7 @@ fn engine(variant: &str, module: &str) -> String {
 }
 
 /// Every top, in emission order.
-pub static TOPS: [Top; 15] = [
+pub static TOPS: [Top; 16] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
@@ -398,6 +403,13 @@ pub static TOPS: [Top; 15] = [
         variants: &WIDTH_VARIANTS,
         simulated: &["w64", "w512"],
         build: payload_writer,
+    },
+    Top {
+        name: "axi4_master",
+        description: "AXI4 master for the engine's memory side: read and write commands (address, 1 to 4096 bytes, data from lane 0) as INCR bursts cut at 4 KiB boundaries (and 256 beats), data realigned between lane 0 and the address's lane, write strobes exact, 32 read commands in flight, responses checked and errors counted",
+        variants: &WIDTH_VARIANTS,
+        simulated: &["w64", "w512"],
+        build: axi4_master,
     },
     Top {
         name: "host_responder",

@@ -21,6 +21,7 @@ pub use ferroce_models::{icrc, rx, sched};
 pub use ferroce_wire as wire;
 
 pub mod ack_tracker_rtl;
+pub mod axi4_master_rtl;
 pub mod axis;
 pub mod bench;
 pub mod engine_rtl;

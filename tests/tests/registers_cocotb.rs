@@ -60,10 +60,11 @@ fn cocotbext_axi_master_reads_and_writes_the_register_file() {
 
     let (ok, log) = tools::run(
         Command::new(tools::venv_bin("python"))
-            .arg(tools::root().join("tests/cocotb/run_registers.py"))
+            .arg(tools::root().join("tests/cocotb/run.py"))
             .arg(&file)
             .arg(&module)
             .arg(dir.join("build"))
+            .arg("test_registers")
             .env("FERROCE_MAP", expectations.to_string())
             .env("COCOTB_ANSI_OUTPUT", "0"),
     );

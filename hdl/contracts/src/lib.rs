@@ -7,6 +7,8 @@
 //!   length and its well-known values (ethertypes, TPIDs, UDP port 4791).
 //! * [`host`]: the host path: which frames the engine answers itself (ARP, ICMP echo), the
 //!   reply buffer and the reasons an accepted echo request is dropped.
+//! * [`memory`]: how the AXI4 master cuts memory commands into bursts (4 KiB boundaries, 256
+//!   beats).
 //! * [`opcode`]: BTH opcodes, their transport, operation and extension headers.
 //! * [`icrc`]: the ICRC's masked fields, prefix and constants.
 //! * [`rx`]: the RX drop reasons with their codes, the verdict codes of the ICRC check, and the
@@ -30,6 +32,7 @@
 pub mod header;
 pub mod host;
 pub mod icrc;
+pub mod memory;
 pub mod opcode;
 pub mod regs;
 pub mod responder;

@@ -1,5 +1,5 @@
-"""Builds the register file's Verilog with Icarus Verilog and runs test_registers.py on it.
-Usage: run_registers.py VERILOG TOPLEVEL BUILD_DIR (FERROCE_MAP in the environment).
+"""Builds a Verilog file with Icarus Verilog and runs a cocotb test module on it.
+Usage: run.py VERILOG TOPLEVEL BUILD_DIR TEST_MODULE (the module's inputs in the environment).
 Exits non-zero if a test fails."""
 
 import os
@@ -10,13 +10,13 @@ from cocotb_tools.runner import get_runner
 
 
 def main():
-    verilog, top, build_dir = sys.argv[1:4]
+    verilog, top, build_dir, module = sys.argv[1:5]
     here = os.path.dirname(os.path.abspath(__file__))
     runner = get_runner("icarus")
     runner.build(sources=[verilog], hdl_toplevel=top, build_dir=build_dir, always=True, timescale=("1ns", "1ps"))
     results = runner.test(
         hdl_toplevel=top,
-        test_module="test_registers",
+        test_module=module,
         test_dir=here,
         build_dir=build_dir,
         results_xml=os.path.join(build_dir, "results.xml"),
