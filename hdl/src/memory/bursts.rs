@@ -201,3 +201,57 @@ impl<const K: usize> Logic for BurstSplitter<K> {
         }
     }
 }
+
+/// A command register in front of the splitter: takes a command (address, 1 to 4096 bytes) from
+/// its source and holds it, with its length minus one, until its owner lets it `go` (to the
+/// splitter and the owner's plan FIFO at once), so that the burst and plan arithmetic starts at
+/// flip-flops. A command goes and the next is taken in the same cycle.
+#[derive(LogicBlock, Default)]
+pub struct CommandIntake {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high: drops the command held.
+    pub reset: Signal<In, Bit>,
+    /// Commands: valid.
+    pub s_valid: Signal<In, Bit>,
+    /// Commands: ready (nothing held, or the held command goes).
+    pub s_ready: Signal<Out, Bit>,
+    /// Commands: the first byte's address.
+    pub s_address: Signal<In, Bits<64>>,
+    /// Commands: bytes, 1 to 4096.
+    pub s_length: Signal<In, Bits<13>>,
+    /// The held command leaves this cycle (only while `valid`).
+    pub go: Signal<In, Bit>,
+    /// A command is held (registered).
+    pub valid: Signal<Out, Bit>,
+    /// Its address.
+    pub address: Signal<Out, Bits<64>>,
+    /// Its bytes minus one.
+    pub length_minus_one: Signal<Out, Bits<13>>,
+    held: DFF<Bit>,
+    held_address: DFF<Bits<64>>,
+    held_length_minus_one: DFF<Bits<13>>,
+}
+
+impl Logic for CommandIntake {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, held, held_address, held_length_minus_one);
+        // (`s_ready` is not read back here: Verilator would see a loop through the owner)
+        self.s_ready.next = !self.held.q.val() || self.go.val();
+        if self.go.val() {
+            self.held.d.next = false;
+        }
+        if self.s_valid.val() && (!self.held.q.val() || self.go.val()) {
+            self.held.d.next = true;
+            self.held_address.d.next = self.s_address.val();
+            self.held_length_minus_one.d.next = self.s_length.val() - 1;
+        }
+        if self.reset.val() {
+            self.held.d.next = false;
+        }
+        self.valid.next = self.held.q.val();
+        self.address.next = self.held_address.q.val();
+        self.length_minus_one.next = self.held_length_minus_one.q.val();
+    }
+}

@@ -15,7 +15,7 @@
 //! K⌉`) needs one cycle more for its last beat. `RRESP` other than OKAY on any beat of a command
 //! counts one read error and keeps the command's address; its data is delivered as it came.
 
-use super::bursts::BurstSplitter;
+use super::bursts::{BurstSplitter, CommandIntake};
 use super::realign::BeatRealigner;
 use crate::common::counter::EventCounter;
 use crate::common::elab::c;
@@ -93,9 +93,7 @@ pub struct AxiReader<const W: usize, const K: usize> {
     /// An error response in the command so far.
     command_error: DFF<Bit>,
     /// The command taken from `s_read`, until the splitter takes it.
-    intake_valid: DFF<Bit>,
-    intake_address: DFF<Bits<64>>,
-    intake_length_minus_one: DFF<Bits<13>>,
+    intake: CommandIntake,
     /// The intake goes to the splitter and the plan FIFO this cycle.
     moving: Signal<Local, Bit>,
     plan_room: Signal<Local, Bit>,
@@ -150,9 +148,7 @@ impl<const W: usize, const K: usize> Default for AxiReader<W, K> {
             error_address: Default::default(),
             beat: Default::default(),
             command_error: Default::default(),
-            intake_valid: Default::default(),
-            intake_address: Default::default(),
-            intake_length_minus_one: Default::default(),
+            intake: Default::default(),
             moving: Default::default(),
             plan_room: Default::default(),
             spill: Default::default(),
@@ -175,17 +171,9 @@ impl<const W: usize, const K: usize> Default for AxiReader<W, K> {
 impl<const W: usize, const K: usize> Logic for AxiReader<W, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self,
-            clock,
-            error_address,
-            beat,
-            command_error,
-            intake_valid,
-            intake_address,
-            intake_length_minus_one
-        );
-        clock!(self, clock, splitter, plans, realigner, errors);
+        dff_setup!(self, clock, error_address, beat, command_error);
+        clock!(self, clock, intake, splitter, plans, realigner, errors);
+        self.intake.reset.next = self.reset.val();
         self.splitter.reset.next = self.reset.val();
         self.plans.reset.next = self.reset.val();
         self.realigner.reset.next = self.reset.val();
@@ -193,29 +181,25 @@ impl<const W: usize, const K: usize> Logic for AxiReader<W, K> {
 
         // ================= commands: taken into the intake, then bursts out, plans kept =================
         self.plan_room.next = (self.plans.fill.val() & self.nearly_full.val()) == 0;
-        self.moving.next = self.intake_valid.q.val() && self.splitter.s_ready.val() && self.plan_room.val();
-        self.s_read_ready.next = !self.intake_valid.q.val() || self.moving.val();
-        if self.moving.val() {
-            self.intake_valid.d.next = false;
-        }
-        if self.s_read_valid.val() && self.s_read_ready.val() {
-            self.intake_valid.d.next = true;
-            self.intake_address.d.next = self.s_read_addr.val();
-            self.intake_length_minus_one.d.next = self.s_read_len.val() - 1;
-        }
-        self.splitter.s_valid.next = self.intake_valid.q.val() && self.plan_room.val();
-        self.splitter.s_address.next = self.intake_address.q.val();
-        self.splitter.s_length_minus_one.next = self.intake_length_minus_one.q.val();
+        self.intake.s_valid.next = self.s_read_valid.val();
+        self.intake.s_address.next = self.s_read_addr.val();
+        self.intake.s_length.next = self.s_read_len.val();
+        self.s_read_ready.next = self.intake.s_ready.val();
+        self.moving.next = self.intake.valid.val() && self.splitter.s_ready.val() && self.plan_room.val();
+        self.intake.go.next = self.moving.val();
+        self.splitter.s_valid.next = self.intake.valid.val() && self.plan_room.val();
+        self.splitter.s_address.next = self.intake.address.val();
+        self.splitter.s_length_minus_one.next = self.intake.length_minus_one.val();
         self.m_axi_arvalid.next = self.splitter.m_valid.val();
         self.splitter.m_ready.next = self.m_axi_arready.val();
         self.m_axi_araddr.next = self.splitter.m_address.val();
         self.m_axi_arlen.next = self.splitter.m_len.val();
 
-        self.plan.next.address = self.intake_address.q.val();
-        self.plan.next.offset = self.intake_address.q.val().get_bits::<8>(0) & self.offset_mask.val();
+        self.plan.next.address = self.intake.address.val();
+        self.plan.next.offset = self.intake.address.val().get_bits::<8>(0) & self.offset_mask.val();
         self.plan.next.last_beat =
-            (bit_cast::<13, 8>(self.plan.val().offset) + self.intake_length_minus_one.q.val()) >> self.beat_shift.val();
-        self.plan.next.last_lane = self.intake_length_minus_one.q.val().get_bits::<8>(0) & self.offset_mask.val();
+            (bit_cast::<13, 8>(self.plan.val().offset) + self.intake.length_minus_one.val()) >> self.beat_shift.val();
+        self.plan.next.last_lane = self.intake.length_minus_one.val().get_bits::<8>(0) & self.offset_mask.val();
         self.spill.next = bit_cast::<9, 8>(self.plan.val().offset) + bit_cast::<9, 8>(self.plan.val().last_lane);
         self.plan.next.same_count = self.spill.val() < self.beat_bytes.val();
         self.plans.push.next = self.moving.val();
@@ -256,7 +240,6 @@ impl<const W: usize, const K: usize> Logic for AxiReader<W, K> {
             }
         }
         if self.reset.val() {
-            self.intake_valid.d.next = false;
             self.beat.d.next = 0.into();
             self.command_error.d.next = false;
             self.error_address.d.next = 0.into();

@@ -6,18 +6,20 @@
 //!  token ─► S1 (beat, shift, flags) ─► S2 (rotated, lane mask) ─► out (merged with the held beat)
 //! ```
 //!
-//! The owner hands in one **token** per input beat, while `advance` is high, with what that beat
-//! makes: the beat is rotated down by `shift` bytes (lane i takes byte `(i + shift) mod K`), and
-//! an output beat takes lanes below `K − shift` from the previous token's rotation (`held`) and
-//! the others from this one (all from this one when `shift` is 0). A token
+//! The owner hands in one **token** per input beat, in a cycle where the realigner moves (the
+//! output free or taken, and no flush pending: the owner computes it from `m_valid`, `m_ready`
+//! and `flushing`), with what that beat makes: the beat is rotated down by `shift` bytes (lane i
+//! takes byte `(i + shift) mod K`), and an output beat takes lanes below `K − shift` from the
+//! previous token's rotation (`held`) and the others from this one (all from this one when
+//! `shift` is 0). A token
 //! - with `emit` makes that merged beat, with `keep` and `last`;
 //! - with `flush` then makes one more beat from its own rotation alone (`flush_keep`, `last`),
 //!   the cycle after; the pipeline waits that cycle;
 //! - with `flush` and no `emit` makes only the beat of its own rotation, at once.
 //!
 //! Rotation in 4:1 stages (two shift bits each; at most three LUT levels up to 512 bits) between
-//! S1 and S2; the merge is one level. Every stage moves together (`advance`), so the output is a
-//! register that holds still while `m_ready` is low.
+//! S1 and S2; the merge is one level. Every stage moves together, so the output is a register
+//! that holds still while `m_ready` is low.
 
 use crate::common::elab::c;
 use rust_hdl::prelude::*;

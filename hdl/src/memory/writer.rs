@@ -19,7 +19,7 @@
 //! Memory is taken to have a write once W has its last beat: the engine does not wait for B
 //! (a posted write, as a NIC's PCIe writes are); B is checked, not awaited.
 
-use super::bursts::BurstSplitter;
+use super::bursts::{BurstSplitter, CommandIntake};
 use super::realign::BeatRealigner;
 use crate::common::counter::EventCounter;
 use crate::common::elab::c;
@@ -103,9 +103,7 @@ pub struct AxiWriter<const W: usize, const K: usize> {
     /// The next W beat's place in its block.
     position: DFF<Bits<9>>,
     /// The command taken from `s_cmd`, until the splitter takes it.
-    intake_valid: DFF<Bit>,
-    intake_address: DFF<Bits<64>>,
-    intake_length_minus_one: DFF<Bits<13>>,
+    intake: CommandIntake,
     /// The intake goes to the splitter and the plan FIFO this cycle.
     moving: Signal<Local, Bit>,
     plan_room: Signal<Local, Bit>,
@@ -173,9 +171,7 @@ impl<const W: usize, const K: usize> Default for AxiWriter<W, K> {
             error_address: Default::default(),
             beat: Default::default(),
             position: Default::default(),
-            intake_valid: Default::default(),
-            intake_address: Default::default(),
-            intake_length_minus_one: Default::default(),
+            intake: Default::default(),
             moving: Default::default(),
             plan_room: Default::default(),
             spill: Default::default(),
@@ -205,17 +201,9 @@ impl<const W: usize, const K: usize> Default for AxiWriter<W, K> {
 impl<const W: usize, const K: usize> Logic for AxiWriter<W, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self,
-            clock,
-            error_address,
-            beat,
-            position,
-            intake_valid,
-            intake_address,
-            intake_length_minus_one
-        );
-        clock!(self, clock, splitter, plans, bursts, realigner, errors);
+        dff_setup!(self, clock, error_address, beat, position);
+        clock!(self, clock, intake, splitter, plans, bursts, realigner, errors);
+        self.intake.reset.next = self.reset.val();
         self.splitter.reset.next = self.reset.val();
         self.plans.reset.next = self.reset.val();
         self.bursts.reset.next = self.reset.val();
@@ -224,19 +212,15 @@ impl<const W: usize, const K: usize> Logic for AxiWriter<W, K> {
 
         // ================= commands: taken into the intake, then bursts out (addresses kept for B), plans kept =================
         self.plan_room.next = (self.plans.fill.val() & self.nearly_full.val()) == 0;
-        self.moving.next = self.intake_valid.q.val() && self.splitter.s_ready.val() && self.plan_room.val();
-        self.s_cmd_ready.next = !self.intake_valid.q.val() || self.moving.val();
-        if self.moving.val() {
-            self.intake_valid.d.next = false;
-        }
-        if self.s_cmd_valid.val() && self.s_cmd_ready.val() {
-            self.intake_valid.d.next = true;
-            self.intake_address.d.next = self.s_cmd_address.val();
-            self.intake_length_minus_one.d.next = self.s_cmd_length.val() - 1;
-        }
-        self.splitter.s_valid.next = self.intake_valid.q.val() && self.plan_room.val();
-        self.splitter.s_address.next = self.intake_address.q.val();
-        self.splitter.s_length_minus_one.next = self.intake_length_minus_one.q.val();
+        self.intake.s_valid.next = self.s_cmd_valid.val();
+        self.intake.s_address.next = self.s_cmd_address.val();
+        self.intake.s_length.next = self.s_cmd_length.val();
+        self.s_cmd_ready.next = self.intake.s_ready.val();
+        self.moving.next = self.intake.valid.val() && self.splitter.s_ready.val() && self.plan_room.val();
+        self.intake.go.next = self.moving.val();
+        self.splitter.s_valid.next = self.intake.valid.val() && self.plan_room.val();
+        self.splitter.s_address.next = self.intake.address.val();
+        self.splitter.s_length_minus_one.next = self.intake.length_minus_one.val();
         self.burst_room.next = (self.bursts.fill.val() & self.nearly_full.val()) == 0;
         self.m_axi_awvalid.next = self.splitter.m_valid.val() && self.burst_room.val();
         self.splitter.m_ready.next = self.m_axi_awready.val() && self.burst_room.val();
@@ -245,13 +229,13 @@ impl<const W: usize, const K: usize> Logic for AxiWriter<W, K> {
         self.bursts.push.next = self.splitter.m_valid.val() && self.m_axi_awready.val() && self.burst_room.val();
         self.bursts.push_value.next = self.splitter.m_address.val();
 
-        self.plan.next.offset = self.intake_address.q.val().get_bits::<8>(0) & self.offset_mask.val();
-        self.plan.next.last_beat = self.intake_length_minus_one.q.val() >> self.beat_shift.val();
+        self.plan.next.offset = self.intake.address.val().get_bits::<8>(0) & self.offset_mask.val();
+        self.plan.next.last_beat = self.intake.length_minus_one.val() >> self.beat_shift.val();
         self.spill.next = bit_cast::<9, 8>(self.plan.val().offset)
-            + bit_cast::<9, 8>(self.intake_length_minus_one.q.val().get_bits::<8>(0) & self.offset_mask.val());
+            + bit_cast::<9, 8>(self.intake.length_minus_one.val().get_bits::<8>(0) & self.offset_mask.val());
         self.plan.next.extra = self.spill.val() >= self.beat_bytes_wide.val();
         self.plan.next.end_lane = self.spill.val().get_bits::<8>(0) & self.offset_mask.val();
-        self.first_beat.next = self.intake_address.q.val().get_bits::<13>(0) >> self.beat_shift.val();
+        self.first_beat.next = self.intake.address.val().get_bits::<13>(0) >> self.beat_shift.val();
         self.plan.next.block_beat = self.first_beat.val().get_bits::<9>(0) & self.block_beat_mask.val();
         self.plans.push.next = self.moving.val();
         self.plans.push_value.next = self.plan.val();
@@ -307,7 +291,6 @@ impl<const W: usize, const K: usize> Logic for AxiWriter<W, K> {
             self.error_address.d.next = self.bursts.head.val();
         }
         if self.reset.val() {
-            self.intake_valid.d.next = false;
             self.beat.d.next = 0.into();
             self.error_address.d.next = 0.into();
         }
