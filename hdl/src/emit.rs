@@ -117,16 +117,3 @@ pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -
     out.sort_by_key(|(i, _)| *i);
     out.into_iter().map(|(_, r)| r).collect()
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn renames_top_and_children_only() {
-        let src = "module top(clock);\nmodule top$core(a);\n top$core core(.a(top_x));\n stop topx";
-        let out = super::rename(src, "ferroce_x");
-        assert_eq!(
-            out,
-            "module ferroce_x(clock);\nmodule ferroce_x__core(a);\n ferroce_x__core core(.a(top_x));\n stop topx"
-        );
-    }
-}

@@ -7,6 +7,7 @@ use crate::common::attributes;
 use crate::emit;
 use crate::engine::{Engine, HostResponder, PayloadWriter, Responder, RxPath};
 use crate::memory::Axi4Master;
+use crate::registers::serial::SerialBridge;
 use crate::registers::Registers;
 use crate::rx::front::data_depth;
 use crate::rx::{IcrcCheck, RxFront, RxHeader};
@@ -310,8 +311,15 @@ fn engine(variant: &str, module: &str) -> String {
     }
 }
 
+fn serial_bridge(variant: &str, module: &str) -> String {
+    match variant {
+        "8n1" => emit::verilog(&mut SerialBridge::new(), module),
+        v => panic!("unsupported variant {v}"),
+    }
+}
+
 /// Every top, in emission order.
-pub static TOPS: [Top; 16] = [
+pub static TOPS: [Top; 17] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
@@ -433,6 +441,13 @@ pub static TOPS: [Top; 16] = [
         // `host_responder`; its own model is built with FERROCE_SIM_ALL=1
         simulated: &["c2048_q256_w512"],
         build: engine,
+    },
+    Top {
+        name: "serial_bridge",
+        description: "Serial bridge: the register file's AXI4-Lite bus driven over a UART (8N1, baud set by clocks_per_bit): read and write requests of ferroce-ctl --device serial:, answered with the AXI response; bytes it cannot use discarded and counted",
+        variants: &["8n1"],
+        simulated: &["8n1"],
+        build: serial_bridge,
     },
 ];
 

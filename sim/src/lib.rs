@@ -1,7 +1,8 @@
 //! Ferroce co-simulation: the Verilator harness ([`verilated`], built by `build.rs` from every
 //! top that `ferroce-hdl` emits), the stream driver ([`axis`]), the RTL runners of each unit
 //! ([`icrc_rtl`], [`payload_writer_rtl`], [`regs_rtl`], [`responder_rtl`], [`rx_rtl`],
-//! [`rx_path_rtl`], [`sched_rtl`], [`tx_rtl`], [`tx_segmenter_rtl`], [`tx_path_rtl`]), the
+//! [`rx_path_rtl`], [`sched_rtl`], [`serial_rtl`], [`tx_rtl`], [`tx_segmenter_rtl`],
+//! [`tx_path_rtl`]), the
 //! two-engine loopback of the TX and RX paths ([`loopback_rtl`]) and its checks
 //! ([`loopback_bench`]), the engine top driven through its ports, two back to back
 //! ([`engine_rtl`]), the
@@ -36,6 +37,7 @@ pub mod responder_rtl;
 pub mod rx_path_rtl;
 pub mod rx_rtl;
 pub mod sched_rtl;
+pub mod serial_rtl;
 pub mod serve;
 pub mod tshark;
 pub mod tx_path_rtl;

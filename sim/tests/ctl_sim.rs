@@ -238,3 +238,76 @@ fn the_host_library_drives_the_engine_looped_on_itself() {
     assert_eq!(counters["responder_packets_executed"], 4, "{counters:?}");
     assert!(counters["responder_acks"] >= 1, "{counters:?}");
 }
+
+/// `ferroce-sim serve --serial`: the register file's RTL behind the serial bridge's RTL on a
+/// pseudo-terminal, reached by `ferroce-ctl`'s `serial:` device as a board's USB UART would be:
+/// raw 8N1 through the tty driver, the map check on open, registers, the QP table, slave
+/// errors, and a client that comes after one that left a request half sent.
+#[test]
+fn the_host_library_drives_the_register_file_over_the_serial_bridge() {
+    let link = std::env::temp_dir().join(format!("ferroce-serial-{}", std::process::id()));
+    let _ = std::fs::remove_file(&link);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ferroce-sim"))
+        .args(["serve", "--variant", "c64_q16", "--clocks-per-bit", "8", "--serial"])
+        .arg(&link)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while !link.exists() {
+        assert!(
+            start.elapsed().as_secs() < 20,
+            "ferroce-sim serve --serial did not create its terminal"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let result = std::panic::catch_unwind(|| {
+        // a client that sends half a write and goes away
+        {
+            use std::io::Write;
+            let mut tty = std::fs::OpenOptions::new().write(true).open(&link).unwrap();
+            tty.write_all(b"W\x00\x00").unwrap();
+        }
+        // (a while ago: the simulation turns the host's silence into idle line only once it
+        // has read what came before)
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let name = format!("serial:{}@1000000", link.display());
+        let mut dev = Ferroce::open(bus::open(&name).unwrap()).unwrap();
+        assert_eq!(dev.map().config, Config::SMALL);
+        let scratch = dev.target("scratch").unwrap().address();
+        for value in [0x1234_5678, 0xffff_ffff, 0] {
+            dev.write(scratch, value).unwrap();
+            assert_eq!(dev.read(scratch).unwrap(), value);
+        }
+        let words = QP_CONTEXT
+            .encode(&[("state", QpState::Rts.code().into()), ("dest_qpn", 0x22), ("dst_ip", 0x0a00_0003)])
+            .unwrap();
+        dev.qp_write(5, &words).unwrap();
+        assert_eq!(dev.qp_read(5).unwrap(), words);
+        let block = dev.target("block_size").unwrap().address();
+        let e = dev.write(block, 30).unwrap_err();
+        assert_eq!(e.cause, Cause::SlaveError(2), "SLVERR comes back through the bridge");
+    });
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let _ = std::fs::remove_file(&link);
+    result.unwrap_or_else(|_| panic!("ferroce-sim serve --serial"));
+}
+
+/// A serial line where nothing answers: an error that says what to check, after the timeout.
+#[test]
+fn a_silent_serial_line_is_an_error_not_a_hang() {
+    let terminal = ferroce_sim::serial_rtl::Pty::open().unwrap();
+    let mut bus = bus::open(&format!("serial:{}", terminal.path.display())).unwrap();
+    let start = std::time::Instant::now();
+    let e = bus.read32(0).unwrap_err();
+    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+    assert!(e.to_string().contains("no answer within"), "{e}");
+    assert_eq!(
+        terminal.read(0).unwrap(),
+        b"R\x00\x00\x00\x00",
+        "the request went out as the protocol says"
+    );
+    let e = bus::open(&format!("serial:{}@12345", terminal.path.display())).err().unwrap();
+    assert!(e.to_string().contains("baud rate 12345"), "{e}");
+}

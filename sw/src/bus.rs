@@ -1,11 +1,14 @@
 //! Ways to reach a register file: a memory-mapped window ([`MmapBus`]: a PCIe BAR through
-//! sysfs, a UIO device, `/dev/mem`, or a file standing in for a BAR) and the simulated register
-//! file of `ferroce-sim serve` ([`SimBus`]). [`open`] takes the device names of the command line.
+//! sysfs, a UIO device, `/dev/mem`, or a file standing in for a BAR), a serial line to the
+//! board's UART bridge ([`SerialBus`]) and the simulated register file of `ferroce-sim serve`
+//! ([`SimBus`]). [`open`] takes the device names of the command line.
 
+use ferroce_contracts::serial::{self, Answer, Request};
 use std::fmt;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// Bytes of the register file's window (2^`ADDRESS_BITS`).
 pub const WINDOW: u64 = 1 << ferroce_contracts::regs::ADDRESS_BITS;
@@ -68,7 +71,7 @@ impl fmt::Display for Error {
             Cause::NoDevice(what) => write!(f, "no such device: {what}"),
             Cause::BadName(what) => write!(
                 f,
-                "unknown device name '{what}' (use pci:DOMAIN:BUS:DEV.FN[/barN], a bare BDF, uio:/dev/uioN, mem:0xADDRESS, sim:PATH or file:PATH)"
+                "unknown device name '{what}' (use pci:DOMAIN:BUS:DEV.FN[/barN], a bare BDF, uio:/dev/uioN, mem:0xADDRESS, serial:PATH[@BAUD], sim:PATH or file:PATH)"
             ),
             Cause::BeyondWindow { size } => write!(f, "beyond the mapped window of {size:#x} bytes"),
             Cause::Unaligned => write!(f, "not a multiple of 4 (registers are 32-bit words)"),
@@ -292,6 +295,183 @@ impl Bus for SimBus {
     }
 }
 
+/// A serial line to a board's `SerialBridge` (a USB UART such as `/dev/ttyUSB0`), in raw 8N1 at
+/// a baud rate the bridge was built for ([`serial::DEFAULT_BAUD`] unless the name says
+/// `@BAUD`). One request at a time; an answer that does not come within [`SerialBus::TIMEOUT`]
+/// is an error, after which the line is let go quiet so that the next request starts clean.
+pub struct SerialBus {
+    name: String,
+    port: std::fs::File,
+    baud: u32,
+}
+
+/// The `Bxxx` speed of a baud rate termios knows.
+fn termios_speed(baud: u32) -> Option<libc::speed_t> {
+    Some(match baud {
+        9600 => libc::B9600,
+        19200 => libc::B19200,
+        38400 => libc::B38400,
+        57600 => libc::B57600,
+        115200 => libc::B115200,
+        230400 => libc::B230400,
+        460800 => libc::B460800,
+        500000 => libc::B500000,
+        921600 => libc::B921600,
+        1000000 => libc::B1000000,
+        1500000 => libc::B1500000,
+        2000000 => libc::B2000000,
+        3000000 => libc::B3000000,
+        _ => return None,
+    })
+}
+
+impl SerialBus {
+    /// How long an answer may take (a few byte times at any rate, and the board's USB latency).
+    pub const TIMEOUT: Duration = Duration::from_millis(500);
+
+    /// Opens `path` in raw mode at `baud`, then lets the line go quiet (a request a previous
+    /// client left unfinished is dropped by the bridge's timeout) and forgets what came in.
+    pub fn open(name: &str, path: &Path, baud: u32) -> Result<SerialBus, Error> {
+        use std::os::unix::fs::OpenOptionsExt;
+        use std::os::unix::io::AsRawFd;
+        let speed = termios_speed(baud).ok_or_else(|| Error {
+            device: name.into(),
+            address: None,
+            cause: Cause::Invalid(format!(
+                "baud rate {baud} is not one the serial driver takes (9600 … 3000000, e.g. {})",
+                serial::DEFAULT_BAUD
+            )),
+        })?;
+        let port = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NOCTTY)
+            .open(path)
+            .map_err(|e| os_error(name, path, e))?;
+        let fd = port.as_raw_fd();
+        let failed = |what: &str| Error {
+            device: name.into(),
+            address: None,
+            cause: Cause::Io(format!("{}: {what}: {}", path.display(), std::io::Error::last_os_error())),
+        };
+        // SAFETY: termios calls on a descriptor owned by `port`, with a zeroed struct that
+        // tcgetattr fills.
+        unsafe {
+            let mut attributes: libc::termios = std::mem::zeroed();
+            if libc::tcgetattr(fd, &mut attributes) != 0 {
+                return Err(failed("not a serial line (tcgetattr)"));
+            }
+            libc::cfmakeraw(&mut attributes);
+            attributes.c_cflag |= libc::CLOCAL | libc::CREAD;
+            attributes.c_cflag &= !(libc::CSTOPB | libc::PARENB | libc::CRTSCTS);
+            attributes.c_cc[libc::VMIN] = 0;
+            attributes.c_cc[libc::VTIME] = 0;
+            if libc::cfsetispeed(&mut attributes, speed) != 0
+                || libc::cfsetospeed(&mut attributes, speed) != 0
+                || libc::tcsetattr(fd, libc::TCSANOW, &attributes) != 0
+            {
+                return Err(failed("setting raw 8N1 (tcsetattr)"));
+            }
+        }
+        let bus = SerialBus {
+            name: name.into(),
+            port,
+            baud,
+        };
+        bus.quiet();
+        Ok(bus)
+    }
+
+    /// Sends nothing for longer than the bridge's request timeout, then drops what came in.
+    fn quiet(&self) {
+        use std::os::unix::io::AsRawFd;
+        let bits = serial::TIMEOUT_BYTE_TIMES * serial::BIT_TIMES_PER_BYTE;
+        let silence = Duration::from_micros(2 * u64::from(bits) * 1_000_000 / u64::from(self.baud)).max(Duration::from_millis(2));
+        std::thread::sleep(silence);
+        // SAFETY: flushes the input queue of a descriptor we own.
+        unsafe { libc::tcflush(self.port.as_raw_fd(), libc::TCIFLUSH) };
+    }
+
+    /// Sends a request and waits for its answer.
+    fn call(&mut self, request: Request) -> Result<Answer, Error> {
+        use std::os::unix::io::AsRawFd;
+        let address = Some(request.address());
+        let name = self.name.clone();
+        let io = |what: String| Error {
+            device: name.clone(),
+            address,
+            cause: Cause::Io(what),
+        };
+        self.port
+            .write_all(&request.emit())
+            .map_err(|e| io(format!("writing the request: {e}")))?;
+        let write = matches!(request, Request::Write { .. });
+        let mut bytes = Vec::new();
+        let deadline = Instant::now() + Self::TIMEOUT;
+        while bytes.len() < Answer::length(write) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let mut poll = libc::pollfd {
+                fd: self.port.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one pollfd that lives across the call.
+            let ready = unsafe { libc::poll(&mut poll, 1, left.as_millis().min(i32::MAX as u128) as i32) };
+            if ready <= 0 {
+                self.quiet();
+                return Err(io(format!(
+                    "no answer within {} ms (got {} of {} bytes): is the bitstream with the serial bridge loaded, at {} baud?",
+                    Self::TIMEOUT.as_millis(),
+                    bytes.len(),
+                    Answer::length(write),
+                    self.baud
+                )));
+            }
+            let mut chunk = [0u8; 16];
+            let n = self.port.read(&mut chunk).map_err(|e| io(format!("reading the answer: {e}")))?;
+            bytes.extend_from_slice(&chunk[..n]);
+        }
+        match Answer::parse(&bytes, write) {
+            Ok(answer) if bytes.len() == Answer::length(write) => Ok(answer),
+            _ => {
+                self.quiet();
+                Err(io(format!(
+                    "the bridge answered {bytes:02x?}, which is not an answer to a {}",
+                    if write { "write" } else { "read" }
+                )))
+            }
+        }
+    }
+}
+
+impl Bus for SerialBus {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn read32(&mut self, address: u32) -> Result<u32, Error> {
+        if !address.is_multiple_of(4) {
+            return Err(self.error(Some(address), Cause::Unaligned));
+        }
+        let answer = self.call(Request::Read { address })?;
+        if answer.resp != 0 {
+            return Err(self.error(Some(address), Cause::SlaveError(answer.resp)));
+        }
+        Ok(answer.data)
+    }
+
+    fn write32(&mut self, address: u32, value: u32) -> Result<(), Error> {
+        if !address.is_multiple_of(4) {
+            return Err(self.error(Some(address), Cause::Unaligned));
+        }
+        let answer = self.call(Request::Write { address, data: value })?;
+        if answer.resp != 0 {
+            return Err(self.error(Some(address), Cause::SlaveError(answer.resp)));
+        }
+        Ok(())
+    }
+}
+
 /// The parts of a PCI address `DOMAIN:BUS:DEV.FN` (the domain may be left out).
 fn pci_address(s: &str) -> Option<String> {
     let parts: Vec<&str> = s.split(':').collect();
@@ -319,6 +499,8 @@ fn pci_address(s: &str) -> Option<String> {
 ///   (default 0) through `/sys/bus/pci/devices/<BDF>/resourceN`, mapped whole;
 /// - `uio:/dev/uioN`: the UIO device's map 0;
 /// - `mem:0xADDRESS`: `/dev/mem` at a physical address (a Zynq PS), the register file's window;
+/// - `serial:PATH[@BAUD]`: a board's serial bridge on a UART (`serial:/dev/ttyUSB0`), at
+///   1000000 baud unless `@BAUD` says otherwise;
 /// - `sim:PATH`: the simulated register file of `ferroce-sim serve --socket PATH`;
 /// - `file:PATH`: a file mapped as if it were a BAR (tests, recorded images).
 pub fn open(name: &str) -> Result<Box<dyn Bus>, Error> {
@@ -327,6 +509,13 @@ pub fn open(name: &str) -> Result<Box<dyn Bus>, Error> {
         address: None,
         cause: Cause::BadName(name.into()),
     };
+    if let Some(rest) = name.strip_prefix("serial:") {
+        let (path, baud) = match rest.rsplit_once('@') {
+            Some((path, baud)) => (path, baud.parse().map_err(|_| bad())?),
+            None => (rest, serial::DEFAULT_BAUD),
+        };
+        return Ok(Box::new(SerialBus::open(name, Path::new(path), baud)?));
+    }
     if let Some(path) = name.strip_prefix("sim:") {
         return Ok(Box::new(SimBus::connect(name, Path::new(path))?));
     }

@@ -17,7 +17,8 @@ use std::process::ExitCode;
 #[command(name = "ferroce-ctl", version, about = "Read and write a Ferroce register file")]
 struct Cli {
     /// The device: pci:DOMAIN:BUS:DEV.FN[/barN] or a bare BDF (the BAR through sysfs),
-    /// uio:/dev/uioN, mem:0xADDRESS (/dev/mem), sim:PATH (ferroce-sim serve), file:PATH.
+    /// uio:/dev/uioN, mem:0xADDRESS (/dev/mem), serial:PATH[@BAUD] (a board's UART bridge,
+    /// 1000000 baud by default), sim:PATH (ferroce-sim serve), file:PATH.
     #[arg(long, short, env = "FERROCE_DEVICE")]
     device: String,
     /// Print JSON instead of text.

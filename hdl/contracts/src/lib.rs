@@ -13,6 +13,8 @@
 //! * [`icrc`]: the ICRC's masked fields, prefix and constants.
 //! * [`rx`]: the RX drop reasons with their codes, the verdict codes of the ICRC check, and the
 //!   schema of the RX header record (field names, widths, meanings).
+//! * [`serial`]: the serial register protocol (AXI4-Lite accesses over a UART) and the reasons
+//!   its bridge discards bytes.
 //! * [`schema`]: records as tables of fields, and how a record is packed into 32-bit words.
 //! * [`sched`]: the layout of the scheduler's configuration registers.
 //! * [`regs`]: the register map of the AXI4-Lite register file, and the C header, SystemRDL and
@@ -39,6 +41,7 @@ pub mod responder;
 pub mod rx;
 pub mod sched;
 pub mod schema;
+pub mod serial;
 pub mod tx;
 
 pub use header::{aeth, arp, atomic_ack_eth, atomic_eth, bth, deth, ethernet, icmp, ieth, immdt, ipv4, ipv6, rdeth, reth, udp};

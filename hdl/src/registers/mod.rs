@@ -35,6 +35,7 @@
 pub mod axil;
 pub mod decode;
 pub mod posting;
+pub mod serial;
 pub mod status;
 
 use crate::common::dual_port_ram::{BlockRam, DualPortRam};
@@ -889,30 +890,5 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
             self.sched_we.d.next = false;
             self.strobe_valid.d.next = 0.into();
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_2048_qp_table_elaborates() {
-        let config = Config {
-            qps: 2048,
-            ..Config::DEFAULT
-        };
-        let verilog =
-            crate::emit::with_big_stack(move || crate::emit::verilog(&mut Registers::<11, 6, 11>::new(config), "ferroce_registers_q2048"));
-        let ports = crate::emit::ports(&verilog, "ferroce_registers_q2048");
-        let width = |n: &str| ports.iter().find(|p| p.name == n).map(|p| p.width);
-        assert_eq!(width("qp_read_index"), Some(11));
-        assert_eq!(width("qp_read_entry"), Some(QP_CONTEXT_BITS));
-        assert_eq!(width("qp_rx_read_index"), Some(11));
-        assert_eq!(
-            verilog.matches("reg[31:0] mem[2047:0]").count(),
-            2 * QP_CONTEXT_WORDS,
-            "two 2048-entry RAMs per context word: the table and its copy"
-        );
     }
 }

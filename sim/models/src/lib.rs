@@ -12,6 +12,8 @@
 //!   answers for its own address, the replies it builds, and the frames it passes to the host.
 //! * [`responder`]: the RX transport layer (RC and UC responder): per accepted request, the
 //!   checks, the memory write, the receive completion and the ACK or NAK.
+//! * [`serial`]: the serial bridge (`SerialBridge`): register accesses over a UART, and the
+//!   bytes it discards.
 //!
 //! Wire formats come from [`ferroce_wire`] (re-exported as [`wire`]); codes, field ranges and
 //! record schemas from [`ferroce_contracts`] (re-exported as [`contracts`]).
@@ -27,6 +29,7 @@ pub mod regs;
 pub mod responder;
 pub mod rx;
 pub mod sched;
+pub mod serial;
 pub mod tx;
 
 /// A unit that takes whole frames and gives one result per frame. The golden model and the

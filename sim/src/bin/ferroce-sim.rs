@@ -89,10 +89,22 @@ enum Cmd {
     /// to another (set the first's DestQP to the second) and read the second's receive
     /// completions; its memory reads 0 where nothing was written. Runs until killed; clients
     /// are served one after the other. Protocol: ferroce_sim::serve.
+    ///
+    /// With --serial, the register file is reached through the serial bridge's Verilog
+    /// (`SerialBridge`) on a pseudo-terminal, as on a board with a USB UART:
+    /// `ferroce-ctl --device serial:PATH`.
     Serve {
         /// Socket path (an existing socket file there is replaced).
+        #[arg(long, value_name = "PATH", required_unless_present = "serial", conflicts_with = "serial")]
+        socket: Option<PathBuf>,
+        /// Instead of a socket: a pseudo-terminal behind the serial bridge, linked from PATH
+        /// (an existing link there is replaced).
         #[arg(long, value_name = "PATH")]
-        socket: PathBuf,
+        serial: Option<PathBuf>,
+        /// With --serial: the bridge's clocks per bit (100: the Alchitry Cu's 100 MHz at
+        /// 1 Mbaud; fewer run faster).
+        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(4..=65535))]
+        clocks_per_bit: u32,
         /// What to serve: registers or engine.
         #[arg(long, default_value = "registers")]
         top: String,
@@ -387,10 +399,19 @@ fn main() -> ExitCode {
         } => run_wire(udp, peer, &socket, &variant, pcap.as_deref(), seconds, report),
         Cmd::Serve {
             socket,
+            serial,
+            clocks_per_bit,
             top,
             variant,
             latency,
-        } => run_serve(&socket, &top, variant.as_deref(), latency),
+        } => {
+            let endpoint = match (socket, serial) {
+                (Some(socket), _) => ServeOn::Socket(socket),
+                (None, Some(link)) => ServeOn::Serial { link, clocks_per_bit },
+                (None, None) => unreachable!("clap requires one"),
+            };
+            run_serve(&endpoint, &top, variant.as_deref(), latency)
+        }
         Cmd::Tx {
             out,
             engine,
@@ -589,8 +610,48 @@ fn run_sched(path: &std::path::Path, engine: Engine) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Where `ferroce-sim serve` serves its register file.
+enum ServeOn {
+    /// A Unix socket (`ferroce-ctl --device sim:PATH`).
+    Socket(PathBuf),
+    /// The serial bridge on a pseudo-terminal linked from `link` (`--device serial:PATH`).
+    Serial { link: PathBuf, clocks_per_bit: u32 },
+}
+
+impl ServeOn {
+    /// Serves `model` until the process ends.
+    fn serve(&self, model: &mut impl ferroce_sim::serve::Served, what: &str) -> Result<(), String> {
+        use ferroce_sim::serial_rtl::{serve_pty, Pty, SerialBridgeRtl};
+        match self {
+            ServeOn::Socket(socket) => {
+                let listener = bind(socket)?;
+                eprintln!("serving {what} on {}", socket.display());
+                ferroce_sim::serve::serve(listener, model).map_err(|e| e.to_string())
+            }
+            ServeOn::Serial { link, clocks_per_bit } => {
+                let terminal = Pty::open()?;
+                let mut bridge = SerialBridgeRtl::new(*clocks_per_bit, 1).map_err(|e| e.to_string())?;
+                // the link appears once the bridge runs: a client that finds it is served at once
+                match std::fs::symlink_metadata(link) {
+                    Ok(m) if m.file_type().is_symlink() => std::fs::remove_file(link).map_err(|e| format!("{}: {e}", link.display()))?,
+                    Ok(_) => return Err(format!("{} exists and is not a symbolic link: not replacing it", link.display())),
+                    Err(_) => {}
+                }
+                std::os::unix::fs::symlink(&terminal.path, link).map_err(|e| format!("{}: {e}", link.display()))?;
+                eprintln!(
+                    "serving {what} through the serial bridge ({} clocks per bit) on {} -> {}",
+                    clocks_per_bit,
+                    link.display(),
+                    terminal.path.display()
+                );
+                serve_pty(&mut bridge, model, &terminal, &|| false)
+            }
+        }
+    }
+}
+
 /// `ferroce-sim serve`: runs until killed; errors on stderr with exit code 2.
-fn run_serve(socket: &std::path::Path, top: &str, variant: Option<&str>, latency: u64) -> ExitCode {
+fn run_serve(endpoint: &ServeOn, top: &str, variant: Option<&str>, latency: u64) -> ExitCode {
     use ferroce_sim::engine_rtl::{EngineLoop, EngineVariant};
     use ferroce_sim::regs_rtl::RegsRtl;
     let fail = |e: String| {
@@ -607,10 +668,6 @@ fn run_serve(socket: &std::path::Path, top: &str, variant: Option<&str>, latency
     if !known.contains(&variant) {
         return fail(format!("no {top} variant '{variant}' (known: {})", known.join(", ")));
     }
-    let listener = match bind(socket) {
-        Ok(l) => l,
-        Err(e) => return fail(e),
-    };
     let served = if top == "engine" {
         let v = EngineVariant {
             config: ferroce_hdl::tops::engine_config(variant),
@@ -618,16 +675,12 @@ fn run_serve(socket: &std::path::Path, top: &str, variant: Option<&str>, latency
                 .and_then(|t| t.variants.iter().find(|v| **v == variant))
                 .expect("a known variant"),
         };
-        EngineLoop::new(&v).and_then(|mut e| {
-            eprintln!("serving {} (MAC TX looped to MAC RX) on {}", v.model_name(), socket.display());
-            ferroce_sim::serve::serve(listener, &mut e).map_err(|e| e.to_string())
-        })
+        EngineLoop::new(&v).and_then(|mut e| endpoint.serve(&mut e, &format!("{} (MAC TX looped to MAC RX)", v.model_name())))
     } else {
         let config = ferroce_hdl::tops::registers_config(variant);
-        RegsRtl::with_latency(config, latency).map_err(|e| e.to_string()).and_then(|mut r| {
-            eprintln!("serving {} on {}", ferroce_sim::regs_rtl::model_name(&config), socket.display());
-            ferroce_sim::serve::serve(listener, &mut r).map_err(|e| e.to_string())
-        })
+        RegsRtl::with_latency(config, latency)
+            .map_err(|e| e.to_string())
+            .and_then(|mut r| endpoint.serve(&mut r, &ferroce_sim::regs_rtl::model_name(&config)))
     };
     match served {
         Ok(()) => ExitCode::SUCCESS,
