@@ -61,26 +61,6 @@ if ! wait "$clippy"; then
     exit 1
 fi
 cat target/tmp/clippy.log
-if [ $# -gt 0 ]; then
-    step "cargo test $*"
-    cargo test --workspace "$@"
-    step "done"
-    exit 0
-fi
-# The cross-crate tests (the lint gate's synthesis, the formal check, cocotb on Icarus: mostly one
-# core each) run beside the others; once built, two cargo processes do not wait for each other.
-step "cargo test (ferroce-tests beside the other crates; its log follows theirs)"
-cargo test -p ferroce-tests >target/tmp/tests-crate.log 2>&1 &
-cross_crate=$!
-status=0
-cargo test --workspace --exclude ferroce-tests || status=$?
-cross_crate_status=0
-wait "$cross_crate" || cross_crate_status=$?
-echo
-echo "== ferroce-tests"
-cat target/tmp/tests-crate.log
-if [ "$status" -ne 0 ] || [ "$cross_crate_status" -ne 0 ]; then
-    echo "tests failed (above)" >&2
-    exit 1
-fi
+step "cargo test"
+cargo test --workspace "$@"
 step "done"

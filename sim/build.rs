@@ -26,11 +26,17 @@ fn verilator_root() -> PathBuf {
     }
 }
 
-fn shim(module: &str, ports: &[Port]) -> String {
+fn shim(module: &str, ports: &[Port], trace: bool) -> String {
     let mut s = String::new();
-    writeln!(s, "#include \"V{module}.h\"\n#include \"verilated_vcd_c.h\"\n#include \"tb.h\"").unwrap();
+    writeln!(s, "#include \"V{module}.h\"\n#include \"tb.h\"\n#include <cstdio>").unwrap();
+    if trace {
+        writeln!(s, "#include \"verilated_vcd_c.h\"").unwrap();
+    }
     writeln!(s, "namespace {{\nstruct M : FerroceModel {{").unwrap();
-    writeln!(s, "  VerilatedContext ctx; V{module}* top; VerilatedVcdC* tfp = nullptr;").unwrap();
+    writeln!(s, "  VerilatedContext ctx; V{module}* top;").unwrap();
+    if trace {
+        writeln!(s, "  VerilatedVcdC* tfp = nullptr;").unwrap();
+    }
     writeln!(s, "  M() {{ top = new V{module}(&ctx, \"top\");").unwrap();
     for (i, p) in ports.iter().enumerate() {
         writeln!(
@@ -47,10 +53,20 @@ fn shim(module: &str, ports: &[Port]) -> String {
         }
     }
     writeln!(s, "  }}").unwrap();
-    writeln!(s, "  ~M() {{ if (tfp) {{ tfp->close(); delete tfp; }} top->final(); delete top; }}").unwrap();
     writeln!(s, "  void eval() override {{ top->eval(); }}").unwrap();
-    writeln!(s, "  void trace_open(const char* p) override {{ ctx.traceEverOn(true); tfp = new VerilatedVcdC; top->trace(tfp, 99); tfp->open(p); }}").unwrap();
-    writeln!(s, "  void trace_dump(uint64_t t) override {{ if (tfp) tfp->dump(t); }}").unwrap();
+    if trace {
+        writeln!(s, "  ~M() {{ if (tfp) {{ tfp->close(); delete tfp; }} top->final(); delete top; }}").unwrap();
+        writeln!(s, "  void trace_open(const char* p) override {{ ctx.traceEverOn(true); tfp = new VerilatedVcdC; top->trace(tfp, 99); tfp->open(p); }}").unwrap();
+        writeln!(s, "  void trace_dump(uint64_t t) override {{ if (tfp) tfp->dump(t); }}").unwrap();
+    } else {
+        writeln!(s, "  ~M() {{ top->final(); delete top; }}").unwrap();
+        writeln!(
+            s,
+            "  void trace_open(const char*) override {{ std::fprintf(stderr, \"ferroce-sim: {module} was built without tracing: build with FERROCE_TRACE set (FERROCE_TRACE=1 cargo test ...)\\n\"); }}"
+        )
+        .unwrap();
+        writeln!(s, "  void trace_dump(uint64_t) override {{}}").unwrap();
+    }
     writeln!(s, "}};\n}}\nFerroceModel* ferroce_new_{module}() {{ return new M(); }}").unwrap();
     s
 }
@@ -61,30 +77,21 @@ fn run(cmd: &mut Command) {
 }
 
 /// Runs Verilator on one module and writes its port-table shim into `mdir` (emptied first).
-fn verilate(module: &str, verilog: &str, mdir: &Path) {
+fn verilate(module: &str, verilog: &str, mdir: &Path, trace: bool) {
     let _ = std::fs::remove_dir_all(mdir);
     std::fs::create_dir_all(mdir).unwrap();
     let vfile = mdir.join(format!("{module}.v"));
     std::fs::write(&vfile, verilog).unwrap();
     run(Command::new("verilator")
-        .args([
-            "--cc",
-            "-O3",
-            "--trace",
-            "-Wno-fatal",
-            "-Wno-WIDTH",
-            "--x-assign",
-            "0",
-            "--x-initial",
-            "0",
-        ])
+        .args(["--cc", "-O3", "-Wno-fatal", "-Wno-WIDTH", "--x-assign", "0", "--x-initial", "0"])
+        .args(trace.then_some("--trace"))
         .arg("--top-module")
         .arg(module)
         .arg("--Mdir")
         .arg(mdir)
         .arg(&vfile));
     let ports = emit::ports(verilog, module);
-    std::fs::write(mdir.join(format!("shim_{module}.cpp")), shim(module, &ports)).unwrap();
+    std::fs::write(mdir.join(format!("shim_{module}.cpp")), shim(module, &ports, trace)).unwrap();
 }
 
 /// A set of C++ objects built from known inputs, kept in `dir` between builds.
@@ -132,6 +139,7 @@ fn main() {
     println!("cargo:rerun-if-env-changed=FERROCE_SIM_OPT");
     println!("cargo:rerun-if-env-changed=FERROCE_SIM_TOPS");
     println!("cargo:rerun-if-env-changed=FERROCE_SIM_ALL");
+    println!("cargo:rerun-if-env-changed=FERROCE_TRACE");
     println!("cargo:rerun-if-env-changed=RUSTC_WORKSPACE_WRAPPER");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let csrc = Path::new(env!("CARGO_MANIFEST_DIR")).join("csrc");
@@ -171,6 +179,10 @@ fn main() {
         write_model_list(&out, &names);
         return;
     }
+    // FERROCE_TRACE (the tests' switch for VCD files) also builds the models able to trace: the
+    // trace code is a fifth of the C++ compile time, paid only by those who trace. Traced
+    // models are kept apart, so switching back and forth rebuilds nothing.
+    let trace = std::env::var("FERROCE_TRACE").is_ok_and(|v| !v.is_empty() && v != "0");
     let root = verilator_root();
     // Every C++ file of a model starts by including `verilated.h`, and parsing it is most of the
     // compile time of the small files: it is precompiled once per optimisation level (below).
@@ -187,8 +199,8 @@ fn main() {
             .warnings(false)
             .flag_if_supported("-faligned-new")
             .flag_if_supported("-Wno-unused-parameter")
-            .define("VM_TRACE", "1")
-            .define("VM_TRACE_VCD", "1")
+            .define("VM_TRACE", if trace { "1" } else { "0" })
+            .define("VM_TRACE_VCD", if trace { "1" } else { "0" })
             .define("VM_TRACE_FST", "0")
             .define("VM_COVERAGE", "0")
             .define("VM_SC", "0")
@@ -199,11 +211,11 @@ fn main() {
     };
     // OUT_DIR is target/<profile>/build/ferroce-sim-<hash>/out, and the hash differs between
     // `cargo test -p ferroce-sim` and `cargo test --workspace`: the models are kept beside it.
-    let cache_root = out
-        .ancestors()
-        .nth(3)
-        .expect("OUT_DIR inside a target directory")
-        .join("ferroce-verilator");
+    let cache_root = out.ancestors().nth(3).expect("OUT_DIR inside a target directory").join(if trace {
+        "ferroce-verilator-trace"
+    } else {
+        "ferroce-verilator"
+    });
     let opt = std::env::var("FERROCE_SIM_OPT").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
     let version = Command::new("verilator")
         .arg("--version")
@@ -213,7 +225,7 @@ fn main() {
     let harness = ["tb.h", "tb.cpp"]
         .map(|f| std::fs::read_to_string(csrc.join(f)).unwrap())
         .join("\n");
-    let inputs = |what: &str| format!("{}\nopt {opt}\n{harness}\n{what}", String::from_utf8_lossy(&version));
+    let inputs = |what: &str| format!("{}\nopt {opt}\ntrace {trace}\n{harness}\n{what}", String::from_utf8_lossy(&version));
 
     precompile_header(&compiler(0), &root, &pch_dir(0));
     precompile_header(&compiler(opt), &root, &pch_dir(opt));
@@ -232,7 +244,7 @@ fn main() {
         .collect();
     let stale: Vec<usize> = (0..caches.len()).filter(|&i| caches[i].objects().is_none()).collect();
     phase(&format!("{} tops elaborated, {} stale", caches.len(), stale.len()));
-    emit::parallel_map(&stale, |&i| verilate(&verilogs[i].0, &verilogs[i].1, &caches[i].dir));
+    emit::parallel_map(&stale, |&i| verilate(&verilogs[i].0, &verilogs[i].1, &caches[i].dir, trace));
     // The C++ of every stale model is compiled in two batches, so that both cores stay busy.
     // Verilator puts code that runs once (initialisation, the first settle) in `*__Slow.cpp`
     // files, about half of the C++: they are compiled without optimisation, which takes a sixth
@@ -289,13 +301,16 @@ fn main() {
         inputs: inputs("runtime"),
     };
     let runtime_objects = runtime.objects().unwrap_or_else(|| {
-        let objects = compiler(opt)
+        let mut runtime_build = compiler(opt);
+        runtime_build
             .out_dir(runtime_dir.join("objects"))
             .file(csrc.join("tb.cpp"))
             .file(root.join("include/verilated.cpp"))
-            .file(root.join("include/verilated_vcd_c.cpp"))
-            .file(root.join("include/verilated_threads.cpp"))
-            .compile_intermediates();
+            .file(root.join("include/verilated_threads.cpp"));
+        if trace {
+            runtime_build.file(root.join("include/verilated_vcd_c.cpp"));
+        }
+        let objects = runtime_build.compile_intermediates();
         runtime.store(&objects);
         objects
     });

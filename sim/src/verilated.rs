@@ -3,8 +3,10 @@
 //! A [`Model`] exposes its ports by name; inputs are set as little-endian 32-bit words, the clock
 //! is stepped N cycles per call, outputs are read back ([`Model::get`] settles the logic first;
 //! [`Model::eval`] once, then [`Model::peek`] any number of ports, is the cheaper way every
-//! cycle). The stream driver that runs on these models is [`crate::axis`]. Set `FERROCE_TRACE=1` (VCD in the current directory) or
-//! `FERROCE_TRACE=DIR` to trace every model created, or call [`Model::trace`].
+//! cycle). The stream driver that runs on these models is [`crate::axis`]. Set `FERROCE_TRACE=1`
+//! (VCD in the current directory) or `FERROCE_TRACE=DIR` to trace every model created, or call
+//! [`Model::trace`]; the models trace only if they were built with `FERROCE_TRACE` set (as
+//! `FERROCE_TRACE=1 cargo test ...` does), and say so on stderr otherwise.
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::fmt;
