@@ -10,10 +10,11 @@ use crate::memory::Axi4Master;
 use crate::registers::serial::SerialBridge;
 use crate::registers::Registers;
 use crate::rx::front::data_depth;
-use crate::rx::{IcrcCheck, RxFront, RxHeader};
+use crate::rx::{IcrcCheck, MacIngress, RxFront, RxHeader};
 use crate::sched::{self, Sched};
 use crate::tx::{AckTracker, IcrcInsert, TxGenerator, TxPath, TxSegmenter};
 use ferroce_contracts::regs::{Config, QP_READ_LATENCY};
+use ferroce_contracts::rx::ingress::address_bits;
 
 /// Bus widths every width-generic top supports.
 pub const WIDTHS: [usize; 5] = [64, 128, 256, 512, 1024];
@@ -311,6 +312,17 @@ fn engine(variant: &str, module: &str) -> String {
     }
 }
 
+fn mac_ingress(variant: &str, module: &str) -> String {
+    match variant {
+        "w64" => emit::verilog(&mut MacIngress::<64, 8, { address_bits(8) }>::default(), module),
+        "w128" => emit::verilog(&mut MacIngress::<128, 16, { address_bits(16) }>::default(), module),
+        "w256" => emit::verilog(&mut MacIngress::<256, 32, { address_bits(32) }>::default(), module),
+        "w512" => emit::verilog(&mut MacIngress::<512, 64, { address_bits(64) }>::default(), module),
+        "w1024" => emit::verilog(&mut MacIngress::<1024, 128, { address_bits(128) }>::default(), module),
+        v => panic!("unsupported variant {v}"),
+    }
+}
+
 fn serial_bridge(variant: &str, module: &str) -> String {
     match variant {
         "8n1" => emit::verilog(&mut SerialBridge::new(), module),
@@ -319,7 +331,7 @@ fn serial_bridge(variant: &str, module: &str) -> String {
 }
 
 /// Every top, in emission order.
-pub static TOPS: [Top; 17] = [
+pub static TOPS: [Top; 18] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
@@ -441,6 +453,13 @@ pub static TOPS: [Top; 17] = [
         // `host_responder`; its own model is built with FERROCE_SIM_ALL=1
         simulated: &["c2048_q256_w512"],
         build: engine,
+    },
+    Top {
+        name: "mac_ingress",
+        description: "MAC ingress: a MAC's receive stream without backpressure (Xilinx CMAC, XXV Ethernet) to whole good frames with backpressure: frames kept in block RAM (32 KiB) until their last beat, bad frames (tuser) and frames that do not fit dropped whole and counted",
+        variants: &WIDTH_VARIANTS,
+        simulated: &["w64", "w512"],
+        build: mac_ingress,
     },
     Top {
         name: "serial_bridge",

@@ -1,6 +1,6 @@
 //! Ferroce co-simulation: the Verilator harness ([`verilated`], built by `build.rs` from every
 //! top that `ferroce-hdl` emits), the stream driver ([`axis`]), the RTL runners of each unit
-//! ([`icrc_rtl`], [`payload_writer_rtl`], [`regs_rtl`], [`responder_rtl`], [`rx_rtl`],
+//! ([`icrc_rtl`], [`ingress_rtl`], [`payload_writer_rtl`], [`regs_rtl`], [`responder_rtl`], [`rx_rtl`],
 //! [`rx_path_rtl`], [`sched_rtl`], [`serial_rtl`], [`tx_rtl`], [`tx_segmenter_rtl`],
 //! [`tx_path_rtl`]), the
 //! two-engine loopback of the TX and RX paths ([`loopback_rtl`]) and its checks
@@ -28,6 +28,7 @@ pub mod bench;
 pub mod engine_rtl;
 pub mod host_rtl;
 pub mod icrc_rtl;
+pub mod ingress_rtl;
 pub mod loopback_bench;
 pub mod loopback_rtl;
 pub mod payload_writer_rtl;

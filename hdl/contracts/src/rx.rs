@@ -316,3 +316,45 @@ mod tests {
         assert_eq!(record::BTH_PSN.width, 24);
     }
 }
+
+/// The MAC ingress buffer in front of the RX path (`MacIngress`): a MAC's receive side (Xilinx
+/// CMAC, XXV Ethernet) has no backpressure and marks a bad frame (FCS error, runt, too long) on
+/// its last beat, so whole frames wait in this buffer until they are known good.
+pub mod ingress {
+    /// Bytes the buffer holds at every width (32 KiB: eight RAMB36 of data).
+    pub const BUFFER_BYTES: usize = 32 * 1024;
+
+    /// log2 of the beats the buffer holds at `k` bytes per beat.
+    pub const fn address_bits(k: usize) -> usize {
+        (BUFFER_BYTES / k).trailing_zeros() as usize
+    }
+
+    /// The longest frame the buffer passes, in beats: one entry stays empty to tell full from
+    /// empty. Longer frames are always dropped (as [`IngressDrop::NoRoom`]).
+    pub const fn max_frame_beats(k: usize) -> usize {
+        (1 << address_bits(k)) - 1
+    }
+
+    /// Why the ingress drops a whole frame; each has a counter (`dropped_<name>`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum IngressDrop {
+        /// The MAC marked the frame bad on its last beat (`tuser`).
+        BadFrame,
+        /// The buffer filled before the frame's last beat (the RX path stalled, or the frame is
+        /// longer than [`max_frame_beats`]).
+        NoRoom,
+    }
+
+    impl IngressDrop {
+        /// Every reason, in counter order.
+        pub const ALL: [IngressDrop; 2] = [IngressDrop::BadFrame, IngressDrop::NoRoom];
+
+        /// The name of its counter port and of the reason in reports.
+        pub fn name(self) -> &'static str {
+            match self {
+                IngressDrop::BadFrame => "bad_frame",
+                IngressDrop::NoRoom => "no_room",
+            }
+        }
+    }
+}

@@ -12,6 +12,8 @@
 //!   answers for its own address, the replies it builds, and the frames it passes to the host.
 //! * [`responder`]: the RX transport layer (RC and UC responder): per accepted request, the
 //!   checks, the memory write, the receive completion and the ACK or NAK.
+//! * [`ingress`]: the MAC ingress (`MacIngress`): the frames of a MAC's receive stream that
+//!   reach the RX path, and its drop counters.
 //! * [`serial`]: the serial bridge (`SerialBridge`): register accesses over a UART, and the
 //!   bytes it discards.
 //!
@@ -25,6 +27,7 @@ pub use ferroce_wire as wire;
 
 pub mod host;
 pub mod icrc;
+pub mod ingress;
 pub mod regs;
 pub mod responder;
 pub mod rx;
