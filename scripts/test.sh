@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Ferroce test command: installs what the tests need when it is missing (Debian packages:
-# verilator, yosys, python3 with venv, tshark, iverilog, z3, qemu-system-x86; the Python
+# verilator, yosys, python3 with venv, tshark, iverilog, z3, tcl, qemu-system-x86; the Python
 # environment of cocotb, cocotbext-axi and PeakRDL from PyPI; the interop test's VM image from
 # Debian packages), then checks formatting and lints, and runs every test of the workspace. CI
 # runs exactly this (.ci/run).
@@ -14,6 +14,7 @@ command -v python3 >/dev/null 2>&1 || missing+=(python3)
 command -v tshark >/dev/null 2>&1 || missing+=(tshark)
 command -v iverilog >/dev/null 2>&1 || missing+=(iverilog)
 command -v z3 >/dev/null 2>&1 || missing+=(z3)
+command -v tclsh >/dev/null 2>&1 || missing+=(tcl)
 python3 -c "import ensurepip, venv" >/dev/null 2>&1 || missing+=(python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "installing: ${missing[*]}"

@@ -10,6 +10,7 @@
 
 #![warn(missing_docs)]
 
+pub mod boards;
 pub mod common;
 pub mod emit;
 pub mod engine;

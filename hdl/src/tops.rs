@@ -147,6 +147,25 @@ pub fn registers_config(variant: &str) -> Config {
     }
 }
 
+/// The register map of a variant of the `registers` top as files for drivers and PeakRDL:
+/// (file name, text, what it is), the C header and the SystemRDL description.
+pub fn register_map_files(variant: &str) -> [(&'static str, String, String); 2] {
+    let map = ferroce_contracts::regs::Map::new(registers_config(variant));
+    let hash = map.hash();
+    [
+        (
+            "ferroce_regs.h",
+            ferroce_contracts::regs::render::c_header(&map),
+            format!("C header of the register map, hash {hash:#010x}"),
+        ),
+        (
+            "ferroce_regs.rdl",
+            ferroce_contracts::regs::render::systemrdl(&map),
+            format!("SystemRDL 2.0 register map, hash {hash:#010x}"),
+        ),
+    ]
+}
+
 fn registers(variant: &str, module: &str) -> String {
     let config = registers_config(variant);
     match variant {

@@ -1,9 +1,9 @@
 //! Writes the Verilog of every Ferroce top module.
 
 use clap::Parser;
-use ferroce_contracts::regs;
+use ferroce_hdl::boards::{self, Board, BOARDS};
 use ferroce_hdl::tops::{self, TOPS, WIDTHS};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Generate the Verilog of every Ferroce top module, one file per top (with the register
@@ -11,12 +11,15 @@ use std::process::ExitCode;
 ///
 /// Module names are unique and start with `ferroce_` (name plus `_w<width>`), so the files of
 /// several widths and tops load into one Vivado project.
+///
+/// With --board, the build of one board instead: the engine in the board's configuration, the
+/// board top, its constraints and a Vivado script (`vivado -mode batch -source build.tcl`).
 #[derive(Parser)]
 #[command(name = "gen-verilog", version, about, long_about = None)]
 struct Args {
-    /// Output directory (created if missing).
-    #[arg(long, value_name = "DIR", default_value = "out/verilog")]
-    out: PathBuf,
+    /// Output directory (created if missing) [default: out/verilog, or out/<board> with --board].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
     /// AXI-Stream data width in bits.
     #[arg(long, default_value_t = 512, value_parser = parse_width)]
     width: usize,
@@ -30,6 +33,13 @@ struct Args {
     /// n64_q5 for the scheduler); default: their first configuration.
     #[arg(long, value_name = "NAME")]
     variant: Option<String>,
+    /// Write the build of a board (names as printed by --list-boards): its tops, board top,
+    /// constraints, board.tcl and build.tcl.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["only", "variant", "list"])]
+    board: Option<String>,
+    /// List the boards with a one-line description, and exit.
+    #[arg(long)]
+    list_boards: bool,
 }
 
 fn parse_width(s: &str) -> Result<usize, String> {
@@ -41,8 +51,64 @@ fn parse_width(s: &str) -> Result<usize, String> {
     }
 }
 
+/// Writes one file, saying what it is.
+fn write(dir: &Path, name: &str, text: &str, what: &str) -> Result<(), ExitCode> {
+    let path = dir.join(name);
+    std::fs::write(&path, text).map_err(|e| {
+        eprintln!("error: cannot write {}: {e}", path.display());
+        ExitCode::FAILURE
+    })?;
+    println!("{}: {what} ({} bytes)", path.display(), text.len());
+    Ok(())
+}
+
+/// Writes the register map of a register file configuration: C header and SystemRDL.
+fn write_register_map(dir: &Path, variant: &str) -> Result<(), ExitCode> {
+    for (file, text, what) in tops::register_map_files(variant) {
+        write(dir, file, &text, &what)?;
+    }
+    Ok(())
+}
+
+/// Writes the build of one board into `dir`.
+fn write_board(board: &Board, dir: &Path) -> Result<(), ExitCode> {
+    board
+        .write(dir, |w| println!("{}: {} ({} bytes)", w.path.display(), w.what, w.bytes))
+        .map_err(|e| {
+            eprintln!("error: cannot write the build of {} into {}: {e}", board.name, dir.display());
+            ExitCode::FAILURE
+        })?;
+    println!(
+        "next: cd {} && vivado -mode batch -source build.tcl (docs/boards.md)",
+        dir.display()
+    );
+    Ok(())
+}
+
 fn main() -> ExitCode {
-    let args = Args::parse();
+    match run(Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(code) => code,
+    }
+}
+
+fn run(args: Args) -> Result<(), ExitCode> {
+    if args.list_boards {
+        for b in BOARDS.iter() {
+            println!("{:<12} {}", b.name, b.description);
+        }
+        return Ok(());
+    }
+    if let Some(name) = &args.board {
+        let Some(board) = boards::find(name) else {
+            let names: Vec<_> = BOARDS.iter().map(|b| b.name).collect();
+            eprintln!("error: unknown board '{name}' (known: {})", names.join(", "));
+            return Err(ExitCode::from(2));
+        };
+        let dir = args.out.clone().unwrap_or_else(|| Path::new("out").join(board.name));
+        create_dir(&dir)?;
+        return write_board(board, &dir);
+    }
     if args.list {
         for t in TOPS.iter() {
             let variants = if t.width_generic() {
@@ -52,19 +118,17 @@ fn main() -> ExitCode {
             };
             println!("{:<14} {} [{variants}]", t.name, t.description);
         }
-        return ExitCode::SUCCESS;
+        return Ok(());
     }
     for name in &args.only {
         if tops::find(name).is_none() {
             let names: Vec<_> = TOPS.iter().map(|t| t.name).collect();
             eprintln!("error: unknown top '{name}' (known: {})", names.join(", "));
-            return ExitCode::from(2);
+            return Err(ExitCode::from(2));
         }
     }
-    if let Err(e) = std::fs::create_dir_all(&args.out) {
-        eprintln!("error: cannot create {}: {e}", args.out.display());
-        return ExitCode::FAILURE;
-    }
+    let dir = args.out.clone().unwrap_or_else(|| PathBuf::from("out/verilog"));
+    create_dir(&dir)?;
     for t in TOPS
         .iter()
         .filter(|t| args.only.is_empty() || args.only.iter().any(|n| n == t.name))
@@ -74,46 +138,31 @@ fn main() -> ExitCode {
                 Some(v) => *v,
                 None => {
                     eprintln!("error: top '{}' has no variant '{v}' (known: {})", t.name, t.variants.join(", "));
-                    return ExitCode::from(2);
+                    return Err(ExitCode::from(2));
                 }
             },
             _ => t.variant_for_width(args.width),
         };
-        let module = t.module_name(variant);
         let v = t.verilog(variant);
-        let path = args.out.join(format!("{module}.v"));
-        if let Err(e) = std::fs::write(&path, &v) {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            return ExitCode::FAILURE;
-        }
         let modules = v.matches("\nmodule ").count() + usize::from(v.starts_with("module "));
         let what = if t.width_generic() {
             format!("{} bits", args.width)
         } else {
             variant.replace('_', ", ")
         };
-        println!(
-            "{}: {} ({what}, {} modules, {} bytes)",
-            path.display(),
-            t.description.split(':').next().unwrap_or(""),
-            modules,
-            v.len()
-        );
+        let summary = format!("{}, {what}, {modules} modules", t.description.split(':').next().unwrap_or(""));
+        write(&dir, &format!("{}.v", t.module_name(variant)), &v, &summary)?;
         if t.name == "registers" {
             // the register map of this configuration, for drivers and for PeakRDL
-            let map = regs::Map::new(tops::registers_config(variant));
-            for (file, text, what) in [
-                ("ferroce_regs.h", regs::render::c_header(&map), "C header of the register map"),
-                ("ferroce_regs.rdl", regs::render::systemrdl(&map), "SystemRDL 2.0 register map"),
-            ] {
-                let path = args.out.join(file);
-                if let Err(e) = std::fs::write(&path, &text) {
-                    eprintln!("error: cannot write {}: {e}", path.display());
-                    return ExitCode::FAILURE;
-                }
-                println!("{}: {what} (map hash {:#010x}, {} bytes)", path.display(), map.hash(), text.len());
-            }
+            write_register_map(&dir, variant)?;
         }
     }
-    ExitCode::SUCCESS
+    Ok(())
+}
+
+fn create_dir(dir: &Path) -> Result<(), ExitCode> {
+    std::fs::create_dir_all(dir).map_err(|e| {
+        eprintln!("error: cannot create {}: {e}", dir.display());
+        ExitCode::FAILURE
+    })
 }
