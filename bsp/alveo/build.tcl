@@ -5,44 +5,16 @@
 # Reads board.tcl (written beside this script by gen-verilog --board), creates the project in
 # ./vivado, adds the generated Verilog, the board top and the constraints, creates the AMD IP
 # the board top instantiates (CMAC, XDMA bridge, AXI width, protocol and clock converters),
-# runs synthesis and implementation, stops with an error when timing is not met, and writes
-# ferroce_<board>.bit and the reports into this folder. Vivado 2022.1 or later; the CMAC needs
+# runs synthesis and implementation (flow.tcl), stops with an error when timing is not met, and
+# writes ferroce_<board>.bit and the reports into this folder. Vivado 2022.1 or later; the CMAC needs
 # its (free) licence.
 
 set here [file dirname [file normalize [info script]]]
 source [file join $here board.tcl]
-
-proc ferroce_fail {message} {
-    puts "ferroce: ERROR: $message"
-    exit 1
-}
-
-set jobs 2
-foreach {option value} $argv {
-    switch -- $option {
-        -jobs { set jobs $value }
-        default { ferroce_fail "unknown option '$option' (build.tcl takes -jobs N)" }
-    }
-}
-
-foreach file [concat $ferroce_sources $ferroce_constraints] {
-    if {![file exists [file join $here $file]]} {
-        ferroce_fail "$file is missing: run gen-verilog --board $ferroce_board again"
-    }
-}
-
-puts "ferroce: $ferroce_board ($ferroce_part), top $ferroce_top, $jobs jobs"
-create_project -force ferroce_$ferroce_board [file join $here vivado] -part $ferroce_part
-add_files -norecurse [lmap file $ferroce_sources {file join $here $file}]
-add_files -fileset constrs_1 -norecurse [lmap file $ferroce_constraints {file join $here $file}]
-set_property top $ferroce_top [current_fileset]
+source [file join $here flow.tcl]
+ferroce_begin $here $argv
 
 # ---- the AMD IP the board top instantiates, by module name ----
-proc ferroce_ip {name module config} {
-    create_ip -name $name -vendor xilinx.com -library ip -module_name $module
-    set_property -dict $config [get_ips $module]
-}
-
 # 100GbE on QSFP28 port 0: CAUI-4 with RS-FEC, 512-bit AXI4-Stream, FCS added on TX and
 # checked and removed on RX (bad frames marked in tuser), no pause frames, control by ports
 ferroce_ip cmac_usplus ferroce_cmac [list \
@@ -127,29 +99,4 @@ ferroce_ip axi_clock_converter ferroce_memory_cdc [list \
 ]
 
 generate_target all [get_ips]
-update_compile_order -fileset sources_1
-
-# ---- synthesis, implementation, timing, bitstream ----
-# Runs a run (to a step of an implementation run) and stops the build if it did not complete.
-proc ferroce_run {run args} {
-    launch_runs $run {*}$args -jobs $::jobs
-    wait_on_run $run
-    set status [get_property STATUS [get_runs $run]]
-    if {![string match {*Complete!} $status]} {
-        ferroce_fail "$run did not complete: $status (log in [get_property DIRECTORY [get_runs $run]])"
-    }
-}
-
-ferroce_run synth_1
-ferroce_run impl_1 -to_step route_design
-open_run impl_1
-report_timing_summary -file [file join $here timing_$ferroce_board.rpt]
-report_utilization -file [file join $here utilization_$ferroce_board.rpt]
-set setup_slack [get_property STATS.WNS [get_runs impl_1]]
-set hold_slack [get_property STATS.WHS [get_runs impl_1]]
-if {$setup_slack < 0 || $hold_slack < 0} {
-    ferroce_fail "timing not met: worst setup slack $setup_slack ns, worst hold slack $hold_slack ns (timing_$ferroce_board.rpt)"
-}
-puts "ferroce: timing met (worst setup slack $setup_slack ns, hold $hold_slack ns)"
-write_bitstream -force [file join $here ferroce_$ferroce_board.bit]
-puts "ferroce: wrote [file join $here ferroce_$ferroce_board.bit]"
+ferroce_implement $here

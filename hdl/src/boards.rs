@@ -166,6 +166,12 @@ const ALVEO_BUILD: BoardFile = BoardFile {
     kind: FileKind::Script,
     text: include_str!("../../bsp/alveo/build.tcl"),
 };
+/// The Vivado flow every board's `build.tcl` sources.
+const FLOW: BoardFile = BoardFile {
+    name: "flow.tcl",
+    kind: FileKind::Script,
+    text: include_str!("../../bsp/common/flow.tcl"),
+};
 
 /// The generated tops of both Alveo boards.
 const ALVEO_GENERATED: &[(&str, &str)] = &[("engine", "c2048_q256_w512"), ("axi4_master", "w512"), ("mac_ingress", "w512")];
@@ -203,7 +209,7 @@ const ALVEO_CLOCKS: &[BoardClock] = &[
 ];
 
 /// Every board, in `--list-boards` order.
-pub static BOARDS: [Board; 2] = [
+pub static BOARDS: [Board; 3] = [
     Board {
         name: "alveo-u280",
         description: "AMD Alveo U280: 100GbE on QSFP28 port 0 (CMAC, RS-FEC), AXI4-Lite BAR and host memory over PCIe Gen3 x16 (XDMA bridge), the 512-bit engine at 322.265625 MHz",
@@ -215,6 +221,7 @@ pub static BOARDS: [Board; 2] = [
             ALVEO_TOP,
             BoardFile { name: "alveo-u280.xdc", kind: FileKind::Constraints, text: include_str!("../../constraints/alveo-u280.xdc") },
             ALVEO_BUILD,
+            FLOW,
         ],
         settings: &[
             ("ferroce_cmac_refclk_mhz", "156.25"),
@@ -237,6 +244,7 @@ pub static BOARDS: [Board; 2] = [
             ALVEO_TOP,
             BoardFile { name: "alveo-u55c.xdc", kind: FileKind::Constraints, text: include_str!("../../constraints/alveo-u55c.xdc") },
             ALVEO_BUILD,
+            FLOW,
         ],
         settings: &[
             ("ferroce_cmac_refclk_mhz", "161.1328125"),
@@ -247,6 +255,40 @@ pub static BOARDS: [Board; 2] = [
         ],
         clocks: ALVEO_CLOCKS,
         placed_by_ip: ALVEO_GT_LANES,
+    },
+    Board {
+        name: "zcu102",
+        description: "AMD ZCU102 (Zynq UltraScale+): 10GBASE-R on SFP+ cage 0 (XXV Ethernet), the register file on the processor's M_AXI_HPM0_FPD at 0xA000_0000, the engine's memory on its DDR (S_AXI_HP0_FPD), the 64-bit engine at 156.25 MHz",
+        part: "xczu9eg-ffvb1156-2-e",
+        top: "ferroce_board_zcu102",
+        generated: &[("engine", "c64_q16_w64"), ("axi4_master", "w64"), ("mac_ingress", "w64")],
+        register_map: "c64_q16",
+        files: &[
+            BoardFile {
+                name: "ferroce_board_zcu102.v",
+                kind: FileKind::Source,
+                text: include_str!("../../bsp/zcu102/ferroce_board_zcu102.v"),
+            },
+            BoardFile { name: "zcu102.xdc", kind: FileKind::Constraints, text: include_str!("../../constraints/zcu102.xdc") },
+            BoardFile { name: "build.tcl", kind: FileKind::Script, text: include_str!("../../bsp/zcu102/build.tcl") },
+            FLOW,
+        ],
+        settings: &[
+            ("ferroce_board_parts", "*:zcu102:*"),
+            ("ferroce_sfp_refclk_mhz", "156.25"),
+            ("ferroce_sfp_gt_group", "Quad_X1Y3"),
+            ("ferroce_sfp_lane", "X1Y12"),
+            ("ferroce_engine_clock_hz", "156250000"),
+        ],
+        clocks: &[
+            BoardClock {
+                net: "mac_clock",
+                mhz: 156.25,
+                what: "the engine, the AXI4 master, the MAC ingress and both processor ports; the XXV core's TX clock (its RX side through its RX FIFO)",
+            },
+            BoardClock { net: "control_clock", mhz: 125.0, what: "the XXV core's DRP and reset logic (the board's 125 MHz system clock)" },
+        ],
+        placed_by_ip: &["sfp0_rx_p", "sfp0_rx_n", "sfp0_tx_p", "sfp0_tx_n"],
     },
 ];
 

@@ -156,3 +156,56 @@ endmodule
     input wire [0:0] m_axi_rid, input wire [511:0] m_axi_rdata, input wire [1:0] m_axi_rresp, input wire m_axi_rlast,
     input wire m_axi_rvalid, output wire m_axi_rready);
 endmodule
+
+// xxv_ethernet 4.x: one 10GBASE-R core, MAC+PCS/PMA 64-bit, AXI4-Stream, no AXI4-Lite, the GT
+// and its shared logic in the core, the RX FIFO (PG210)
+(* blackbox *) module ferroce_xxv (
+    input wire gt_rxp_in_0, input wire gt_rxn_in_0, output wire gt_txp_out_0, output wire gt_txn_out_0,
+    input wire gt_refclk_p, input wire gt_refclk_n, output wire gt_refclk_out,
+    input wire dclk, input wire sys_reset,
+    output wire tx_clk_out_0, input wire rx_core_clk_0, output wire rx_clk_out_0,
+    input wire rx_reset_0, input wire tx_reset_0,
+    input wire gtwiz_reset_tx_datapath_0, input wire gtwiz_reset_rx_datapath_0,
+    input wire [2:0] txoutclksel_in_0, input wire [2:0] rxoutclksel_in_0,
+    output wire user_rx_reset_0, output wire user_tx_reset_0, output wire stat_rx_status_0,
+    output wire rx_axis_tvalid_0, output wire [63:0] rx_axis_tdata_0, output wire [7:0] rx_axis_tkeep_0,
+    output wire rx_axis_tlast_0, output wire rx_axis_tuser_0,
+    output wire tx_axis_tready_0, input wire tx_axis_tvalid_0, input wire [63:0] tx_axis_tdata_0,
+    input wire [7:0] tx_axis_tkeep_0, input wire tx_axis_tlast_0, input wire tx_axis_tuser_0,
+    input wire [55:0] tx_preamblein_0,
+    input wire ctl_rx_enable_0, input wire ctl_rx_check_preamble_0, input wire ctl_rx_check_sfd_0,
+    input wire ctl_rx_delete_fcs_0, input wire ctl_rx_ignore_fcs_0, input wire [14:0] ctl_rx_max_packet_len_0,
+    input wire [7:0] ctl_rx_min_packet_len_0, input wire ctl_rx_process_lfi_0, input wire ctl_rx_force_resync_0,
+    input wire ctl_rx_test_pattern_0, input wire ctl_rx_test_pattern_enable_0, input wire ctl_rx_data_pattern_select_0,
+    input wire ctl_tx_enable_0, input wire ctl_tx_send_rfi_0, input wire ctl_tx_send_lfi_0, input wire ctl_tx_send_idle_0,
+    input wire ctl_tx_fcs_ins_enable_0, input wire ctl_tx_ignore_fcs_0,
+    input wire ctl_tx_test_pattern_0, input wire ctl_tx_test_pattern_enable_0, input wire ctl_tx_test_pattern_select_0,
+    input wire ctl_tx_data_pattern_select_0, input wire [57:0] ctl_tx_test_pattern_seed_a_0,
+    input wire [57:0] ctl_tx_test_pattern_seed_b_0);
+endmodule
+
+// the block design ferroce_ps (build.tcl): zynq_ultra_ps_e with M_AXI_HPM0_FPD through an AXI4 →
+// AXI4-Lite converter (40-bit addresses) and S_AXI_HP0_FPD (64-bit data, 49-bit addresses,
+// 6-bit IDs), both on engine_clock
+(* blackbox *) module ferroce_ps (
+    input wire engine_clock, input wire engine_resetn, output wire ps_resetn,
+    output wire [39:0] m_axil_awaddr, output wire [2:0] m_axil_awprot, output wire m_axil_awvalid, input wire m_axil_awready,
+    output wire [31:0] m_axil_wdata, output wire [3:0] m_axil_wstrb, output wire m_axil_wvalid, input wire m_axil_wready,
+    input wire [1:0] m_axil_bresp, input wire m_axil_bvalid, output wire m_axil_bready,
+    output wire [39:0] m_axil_araddr, output wire [2:0] m_axil_arprot, output wire m_axil_arvalid, input wire m_axil_arready,
+    input wire [31:0] m_axil_rdata, input wire [1:0] m_axil_rresp, input wire m_axil_rvalid, output wire m_axil_rready,
+    input wire [5:0] s_axi_memory_awid, input wire [48:0] s_axi_memory_awaddr, input wire [7:0] s_axi_memory_awlen,
+    input wire [2:0] s_axi_memory_awsize, input wire [1:0] s_axi_memory_awburst, input wire s_axi_memory_awlock,
+    input wire [3:0] s_axi_memory_awcache, input wire [2:0] s_axi_memory_awprot, input wire [3:0] s_axi_memory_awqos,
+    input wire s_axi_memory_awuser, input wire s_axi_memory_awvalid, output wire s_axi_memory_awready,
+    input wire [63:0] s_axi_memory_wdata, input wire [7:0] s_axi_memory_wstrb, input wire s_axi_memory_wlast,
+    input wire s_axi_memory_wvalid, output wire s_axi_memory_wready,
+    output wire [5:0] s_axi_memory_bid, output wire [1:0] s_axi_memory_bresp, output wire s_axi_memory_bvalid,
+    input wire s_axi_memory_bready,
+    input wire [5:0] s_axi_memory_arid, input wire [48:0] s_axi_memory_araddr, input wire [7:0] s_axi_memory_arlen,
+    input wire [2:0] s_axi_memory_arsize, input wire [1:0] s_axi_memory_arburst, input wire s_axi_memory_arlock,
+    input wire [3:0] s_axi_memory_arcache, input wire [2:0] s_axi_memory_arprot, input wire [3:0] s_axi_memory_arqos,
+    input wire s_axi_memory_aruser, input wire s_axi_memory_arvalid, output wire s_axi_memory_arready,
+    output wire [5:0] s_axi_memory_rid, output wire [63:0] s_axi_memory_rdata, output wire [1:0] s_axi_memory_rresp,
+    output wire s_axi_memory_rlast, output wire s_axi_memory_rvalid, input wire s_axi_memory_rready);
+endmodule

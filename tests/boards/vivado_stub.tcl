@@ -5,7 +5,8 @@
 #
 # Usage: tclsh vivado_stub.tcl path/to/build.tcl [script arguments]
 # FERROCE_STUB_WNS / FERROCE_STUB_WHS: the worst slacks the implementation run reports (ns);
-# FERROCE_STUB_FAIL: a run that ends in error.
+# FERROCE_STUB_FAIL: a run that ends in error; FERROCE_STUB_BOARD_PARTS: the board parts
+# installed (default: the boards' parts).
 
 set stub_log [open $env(FERROCE_STUB_LOG) w]
 proc stub_record {args} {
@@ -23,6 +24,8 @@ foreach command {
     set_param set_msg_config create_project set_property add_files update_compile_order
     generate_target export_ip_user_files reset_run wait_on_run open_run
     report_timing_summary report_utilization write_bitstream close_project
+    create_bd_design apply_bd_automation create_bd_port create_bd_intf_port connect_bd_net
+    connect_bd_intf_net assign_bd_address validate_bd_design save_bd_design
 } {
     proc $command {args} "stub_record $command {*}\$args; return {}"
 }
@@ -53,7 +56,20 @@ proc get_files {args} { return [lindex $args end] }
 proc current_project {args} { return ferroce }
 proc current_fileset {args} { return sources_1 }
 proc get_filesets {args} { return [lindex $args end] }
-proc get_board_parts {args} { return {} }
+foreach command {
+    get_bd_cells get_bd_pins get_bd_intf_pins get_bd_ports get_bd_intf_ports get_bd_addr_spaces
+    get_bd_addr_segs
+} {
+    proc $command {args} { return [lindex $args end] }
+}
+proc create_bd_cell {args} {
+    stub_record create_bd_cell {*}$args
+    return [lindex $args end]
+}
+proc get_board_parts {args} {
+    set installed [stub_env FERROCE_STUB_BOARD_PARTS {xilinx.com:zcu102:part0:3.4 xilinx.com:au280:part0:1.1}]
+    return [lsearch -all -inline -glob $installed [lindex $args end]]
+}
 proc get_property {name object} {
     stub_record get_property $name $object
     switch -- $name {

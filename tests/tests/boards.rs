@@ -6,8 +6,8 @@
 //!   (`tests/boards/vivado_stub.tcl`): it adds every Verilog and XDC file of the build and
 //!   nothing else, creates exactly the IP modules the top instantiates (and the top
 //!   instantiates nothing but those, the generated modules and AMD primitives), and writes the
-//!   bitstream; it stops with a clear message when timing is not met, when a run fails, and
-//!   when a file is missing;
+//!   bitstream; it stops with a clear message when timing is not met, when a run fails, when a
+//!   file is missing, and (ZCU102) when the board files its processor preset needs are missing;
 //! - the top passes Verilator's lint with every warning on (the generated modules are linted by
 //!   the lint gate; the AMD IP as blackboxes with their documented ports,
 //!   `tests/boards/vendor_ip.v`), and yosys synthesizes it for its family.
@@ -17,6 +17,7 @@ use ferroce_hdl::emit::parallel_map;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 /// AMD primitives and XPM macros a board top may instantiate.
 const PRIMITIVES: [&str; 4] = ["IBUFDS", "BUFG", "IBUFDS_GTE4", "xpm_cdc_async_rst"];
@@ -26,11 +27,37 @@ fn here(file: &str) -> PathBuf {
 }
 
 /// A board's build written into a fresh folder.
-fn build(board: &Board, tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ferroce-board-{}-{tag}-{}", board.name, std::process::id()));
+/// Every board's build, written once (in parallel: elaborating the engines is most of the time)
+/// and shared by the tests, in the integration tests' scratch folder.
+fn built() -> &'static [PathBuf] {
+    static BUILT: OnceLock<Vec<PathBuf>> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        parallel_map(&BOARDS, |board| {
+            let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("board-{}", board.name));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            board.write(&dir, |_| {}).unwrap();
+            dir
+        })
+    })
+}
+
+/// A board's shared build.
+fn build_of(board: &Board) -> &'static Path {
+    &built()[BOARDS.iter().position(|b| b.name == board.name).unwrap()]
+}
+
+/// A copy of a board's build that a test may change.
+fn copy_of(board: &Board, tag: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("board-{}-{tag}", board.name));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    board.write(&dir, |_| {}).unwrap();
+    for entry in std::fs::read_dir(build_of(board)).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
+        }
+    }
     dir
 }
 
@@ -89,17 +116,18 @@ fn ansi_ports(verilog: &str, module: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// The port names an XDC file names with `get_ports`.
+/// The port names an XDC file names with `get_ports` (`name`, `{name[3]}`, `{name[*]}`: the
+/// port `name`).
 fn constrained_ports(xdc: &str) -> BTreeSet<String> {
     xdc.split("[get_ports ")
         .skip(1)
         .map(|rest| {
-            rest.split(']')
-                .next()
-                .unwrap()
-                .trim()
-                .trim_matches(|c| c == '{' || c == '}')
-                .to_string()
+            let rest = rest.trim_start();
+            let name = match rest.strip_prefix('{') {
+                Some(braced) => braced.split('}').next().unwrap(),
+                None => rest.split(']').next().unwrap(),
+            };
+            name.split('[').next().unwrap().trim().to_string()
         })
         .collect()
 }
@@ -161,7 +189,7 @@ fn constraints_name_only_ports_of_the_top_and_every_port_is_constrained() {
 #[test]
 fn build_script_adds_every_file_creates_every_ip_and_writes_the_bitstream() {
     for board in BOARDS.iter() {
-        let dir = build(board, "run");
+        let dir = copy_of(board, "run");
         let (ok, out, calls) = run_build(&dir, &[]);
         assert!(ok, "{}: build.tcl failed:\n{out}", board.name);
         assert!(out.contains("ferroce: timing met"), "{}: {out}", board.name);
@@ -187,11 +215,13 @@ fn build_script_adds_every_file_creates_every_ip_and_writes_the_bitstream() {
         assert_eq!(added, on_disk, "{}: files added by build.tcl vs files written", board.name);
 
         // the IP created is the IP instantiated
-        let created: BTreeSet<String> = calls
+        // IP cores by module name, block designs by name
+        let mut created: BTreeSet<String> = calls
             .iter()
             .filter(|c| c.starts_with("create_ip "))
             .map(|c| c.split(' ').skip_while(|w| *w != "-module_name").nth(1).unwrap().to_string())
             .collect();
+        created.extend(calls.iter().filter_map(|c| c.strip_prefix("create_bd_design ")).map(String::from));
         let generated: BTreeSet<String> = board
             .generated_files()
             .iter()
@@ -222,7 +252,7 @@ fn build_script_adds_every_file_creates_every_ip_and_writes_the_bitstream() {
 #[test]
 fn build_script_stops_when_timing_fails_a_run_fails_or_a_file_is_missing() {
     let board = &BOARDS[0];
-    let dir = build(board, "fail");
+    let dir = copy_of(board, "fail");
     for (env, says) in [
         (vec![("FERROCE_STUB_WNS", "-0.150")], "timing not met: worst setup slack -0.150 ns"),
         (vec![("FERROCE_STUB_WHS", "-0.020")], "worst hold slack -0.020 ns"),
@@ -240,6 +270,16 @@ fn build_script_stops_when_timing_fails_a_run_fails_or_a_file_is_missing() {
             "{env:?}: a bitstream was written"
         );
     }
+    let zcu102 = BOARDS.iter().find(|b| b.name == "zcu102").unwrap();
+    let zcu102_dir = copy_of(zcu102, "fail");
+    let (ok, out, calls) = run_build(&zcu102_dir, &[("FERROCE_STUB_BOARD_PARTS", "")]);
+    assert!(
+        !ok && out.contains("no board part matches *:zcu102:*: install the ZCU102 board files"),
+        "{out}"
+    );
+    assert!(!calls.iter().any(|c| c.starts_with("create_ip")));
+    std::fs::remove_dir_all(&zcu102_dir).unwrap();
+
     let missing = &board.generated_files()[0];
     std::fs::remove_file(dir.join(missing)).unwrap();
     let (ok, out, calls) = run_build(&dir, &[]);
@@ -254,7 +294,7 @@ fn build_script_stops_when_timing_fails_a_run_fails_or_a_file_is_missing() {
 #[test]
 fn board_tops_lint_clean_and_synthesize() {
     let results = parallel_map(&BOARDS, |board| {
-        let dir = build(board, "lint");
+        let dir = build_of(board);
         let top = board.files_of(FileKind::Source).next().unwrap().name;
         let generated = board.generated_files();
         // every warning on for the top; the generated modules are the lint gate's
