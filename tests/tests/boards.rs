@@ -329,7 +329,7 @@ fn board_tops_lint_clean_and_synthesize() {
         );
         let synth = Command::new("yosys")
             .args(["-q", "-p", &script])
-            .current_dir(&dir)
+            .current_dir(dir)
             .output()
             .expect("cannot run yosys");
         let synth_log = format!(
