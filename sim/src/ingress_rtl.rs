@@ -21,6 +21,15 @@ pub struct IngressTraffic {
     pub seed: u64,
 }
 
+impl IngressTraffic {
+    /// The MAC back to back, the RX path always ready.
+    pub const FULL: IngressTraffic = IngressTraffic {
+        idle_pct: 0,
+        bp_pct: 0,
+        seed: 1,
+    };
+}
+
 /// What came out of a run.
 #[derive(Debug)]
 pub struct IngressRun {

@@ -96,22 +96,9 @@ fn frame_longer_than_the_buffer_is_dropped_and_the_next_pass() {
         let input: Vec<MacFrame> = [100, longest + 1, 200, longest, 300]
             .iter()
             .enumerate()
-            .map(|(i, &len)| MacFrame {
-                bytes: vec![i as u8 + 1; len],
-                bad: false,
-            })
+            .map(|(i, &len)| MacFrame::good(vec![i as u8 + 1; len]))
             .collect();
-        let got = run(
-            &input,
-            width,
-            IngressTraffic {
-                idle_pct: 0,
-                bp_pct: 0,
-                seed: 1,
-            },
-            &[],
-        )
-        .unwrap();
+        let got = run(&input, width, IngressTraffic::FULL, &[]).unwrap();
         let lens: Vec<usize> = got.frames.iter().map(Vec::len).collect();
         // the 300-byte frame arrives while the longest one, which fills the buffer, waits
         assert_eq!(lens, [100, 200, longest], "w{width}");
@@ -146,23 +133,8 @@ fn frame_cut_by_reset_is_neither_passed_nor_counted() {
 fn one_beat_per_cycle_in_and_out() {
     for width in WIDTHS {
         let k = width / 8;
-        let input: Vec<MacFrame> = (0..50)
-            .map(|i| MacFrame {
-                bytes: vec![i as u8; 16 * k],
-                bad: false,
-            })
-            .collect();
-        let got = run(
-            &input,
-            width,
-            IngressTraffic {
-                idle_pct: 0,
-                bp_pct: 0,
-                seed: 1,
-            },
-            &[],
-        )
-        .unwrap();
+        let input: Vec<MacFrame> = (0..50).map(|i| MacFrame::good(vec![i as u8; 16 * k])).collect();
+        let got = run(&input, width, IngressTraffic::FULL, &[]).unwrap();
         assert_eq!(got.frames.len(), 50);
         // 800 beats in back to back; the output trails by one frame's store-and-forward
         assert!(got.cycles <= 800 + 16 + 4, "w{width}: {} cycles for 800 beats", got.cycles);

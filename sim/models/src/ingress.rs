@@ -15,6 +15,13 @@ pub struct MacFrame {
     pub bad: bool,
 }
 
+impl MacFrame {
+    /// A frame the MAC delivers good.
+    pub fn good(bytes: Vec<u8>) -> MacFrame {
+        MacFrame { bytes, bad: false }
+    }
+}
+
 /// The ingress's counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct IngressCounts {
