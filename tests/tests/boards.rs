@@ -337,7 +337,6 @@ fn board_tops_lint_clean_and_synthesize() {
             String::from_utf8_lossy(&synth.stdout),
             String::from_utf8_lossy(&synth.stderr)
         );
-        std::fs::remove_dir_all(&dir).unwrap();
         (
             board.name,
             lint.status.success() && !lint_log.contains("%Warning"),
