@@ -66,7 +66,10 @@ create_bd_intf_port -mode Master -vlnv xilinx.com:interface:aximm_rtl:1.0 m_axil
 set_property CONFIG.PROTOCOL AXI4LITE [get_bd_intf_ports m_axil]
 connect_bd_intf_net [get_bd_intf_pins $lite/M_AXI] [get_bd_intf_ports m_axil]
 create_bd_intf_port -mode Slave -vlnv xilinx.com:interface:aximm_rtl:1.0 s_axi_memory
-set_property -dict [list CONFIG.PROTOCOL AXI4 CONFIG.DATA_WIDTH {64} CONFIG.ID_WIDTH {6} CONFIG.ADDR_WIDTH {49}] [get_bd_intf_ports s_axi_memory]
+set_property -dict [list \
+    CONFIG.PROTOCOL AXI4 CONFIG.DATA_WIDTH {64} CONFIG.ID_WIDTH {6} CONFIG.ADDR_WIDTH {49} \
+    CONFIG.HAS_REGION {0} CONFIG.AWUSER_WIDTH {0} CONFIG.ARUSER_WIDTH {0} \
+] [get_bd_intf_ports s_axi_memory]
 connect_bd_intf_net [get_bd_intf_ports s_axi_memory] [get_bd_intf_pins $ps/S_AXI_HP0_FPD]
 set_property CONFIG.ASSOCIATED_BUSIF {m_axil:s_axi_memory} [get_bd_ports engine_clock]
 set_property CONFIG.ASSOCIATED_RESET {engine_resetn} [get_bd_ports engine_clock]

@@ -179,7 +179,7 @@ ferroce_ps ps (
     .s_axi_memory_awid({5'd0, memory_awid}), .s_axi_memory_awaddr(memory_awaddr[48:0]), .s_axi_memory_awlen(memory_awlen),
     .s_axi_memory_awsize(memory_awsize), .s_axi_memory_awburst(memory_awburst), .s_axi_memory_awlock(1'b0),
     .s_axi_memory_awcache(memory_awcache), .s_axi_memory_awprot(memory_awprot), .s_axi_memory_awqos(4'd0),
-    .s_axi_memory_awuser(1'b0), .s_axi_memory_awvalid(memory_awvalid), .s_axi_memory_awready(memory_awready),
+    .s_axi_memory_awvalid(memory_awvalid), .s_axi_memory_awready(memory_awready),
     .s_axi_memory_wdata(memory_wdata), .s_axi_memory_wstrb(memory_wstrb), .s_axi_memory_wlast(memory_wlast),
     .s_axi_memory_wvalid(memory_wvalid), .s_axi_memory_wready(memory_wready),
     .s_axi_memory_bid(memory_bid), .s_axi_memory_bresp(memory_bresp), .s_axi_memory_bvalid(memory_bvalid),
@@ -187,7 +187,7 @@ ferroce_ps ps (
     .s_axi_memory_arid({5'd0, memory_arid}), .s_axi_memory_araddr(memory_araddr[48:0]), .s_axi_memory_arlen(memory_arlen),
     .s_axi_memory_arsize(memory_arsize), .s_axi_memory_arburst(memory_arburst), .s_axi_memory_arlock(1'b0),
     .s_axi_memory_arcache(memory_arcache), .s_axi_memory_arprot(memory_arprot), .s_axi_memory_arqos(4'd0),
-    .s_axi_memory_aruser(1'b0), .s_axi_memory_arvalid(memory_arvalid), .s_axi_memory_arready(memory_arready),
+    .s_axi_memory_arvalid(memory_arvalid), .s_axi_memory_arready(memory_arready),
     .s_axi_memory_rid(memory_rid), .s_axi_memory_rdata(memory_rdata), .s_axi_memory_rresp(memory_rresp),
     .s_axi_memory_rlast(memory_rlast), .s_axi_memory_rvalid(memory_rvalid), .s_axi_memory_rready(memory_rready)
 );

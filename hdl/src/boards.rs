@@ -32,7 +32,7 @@ pub struct BoardFile {
     pub text: &'static str,
 }
 
-/// A clock domain of a board top, for the documentation and `--list-boards`.
+/// A clock domain of a board top (`gen-verilog --list-boards` prints them).
 pub struct BoardClock {
     /// Clock net in the board top.
     pub net: &'static str,
@@ -65,6 +65,16 @@ pub struct Board {
     pub clocks: &'static [BoardClock],
     /// Ports of the board top its constraints leave alone: the GT lanes, which their IP places.
     pub placed_by_ip: &'static [&'static str],
+}
+
+/// A file [`Board::write`] wrote.
+pub struct Written {
+    /// Where.
+    pub path: PathBuf,
+    /// What it is, for a progress line.
+    pub what: String,
+    /// Its length in bytes.
+    pub bytes: usize,
 }
 
 impl Board {
@@ -101,24 +111,11 @@ impl Board {
         }
         t
     }
-}
 
-/// A file [`Board::write`] wrote.
-pub struct Written {
-    /// Where.
-    pub path: PathBuf,
-    /// What it is, for a progress line.
-    pub what: String,
-    /// Its length in bytes.
-    pub bytes: usize,
-}
-
-impl Board {
     /// Writes this board's build into `dir` (which must exist): the generated tops, the board
     /// files, `board.tcl`, and the register map as a C header and SystemRDL; calls `progress`
     /// after each file.
-    pub fn write(&self, dir: &Path, mut progress: impl FnMut(&Written)) -> std::io::Result<Vec<Written>> {
-        let mut written = Vec::new();
+    pub fn write(&self, dir: &Path, mut progress: impl FnMut(&Written)) -> std::io::Result<()> {
         let mut put = |name: &str, text: &str, what: String| -> std::io::Result<()> {
             let path = dir.join(name);
             std::fs::write(&path, text)?;
@@ -128,7 +125,6 @@ impl Board {
                 bytes: text.len(),
             };
             progress(&w);
-            written.push(w);
             Ok(())
         };
         for (top, variant) in self.generated {
@@ -152,7 +148,7 @@ impl Board {
         for (name, text, what) in tops::register_map_files(self.register_map) {
             put(name, &text, what)?;
         }
-        Ok(written)
+        Ok(())
     }
 }
 
@@ -194,7 +190,7 @@ const ALVEO_CLOCKS: &[BoardClock] = &[
     BoardClock {
         net: "mac_clock",
         mhz: 322.265625,
-        what: "the engine, the AXI4 master and the CMAC's user side (its TX user clock, RX through the CMAC's FIFO)",
+        what: "the engine, the MAC ingress, the AXI4 master and the CMAC's user side (its TX user clock, RX through the CMAC's FIFO)",
     },
     BoardClock {
         net: "pcie_clock",

@@ -197,7 +197,7 @@ endmodule
     input wire [5:0] s_axi_memory_awid, input wire [48:0] s_axi_memory_awaddr, input wire [7:0] s_axi_memory_awlen,
     input wire [2:0] s_axi_memory_awsize, input wire [1:0] s_axi_memory_awburst, input wire s_axi_memory_awlock,
     input wire [3:0] s_axi_memory_awcache, input wire [2:0] s_axi_memory_awprot, input wire [3:0] s_axi_memory_awqos,
-    input wire s_axi_memory_awuser, input wire s_axi_memory_awvalid, output wire s_axi_memory_awready,
+    input wire s_axi_memory_awvalid, output wire s_axi_memory_awready,
     input wire [63:0] s_axi_memory_wdata, input wire [7:0] s_axi_memory_wstrb, input wire s_axi_memory_wlast,
     input wire s_axi_memory_wvalid, output wire s_axi_memory_wready,
     output wire [5:0] s_axi_memory_bid, output wire [1:0] s_axi_memory_bresp, output wire s_axi_memory_bvalid,
@@ -205,7 +205,7 @@ endmodule
     input wire [5:0] s_axi_memory_arid, input wire [48:0] s_axi_memory_araddr, input wire [7:0] s_axi_memory_arlen,
     input wire [2:0] s_axi_memory_arsize, input wire [1:0] s_axi_memory_arburst, input wire s_axi_memory_arlock,
     input wire [3:0] s_axi_memory_arcache, input wire [2:0] s_axi_memory_arprot, input wire [3:0] s_axi_memory_arqos,
-    input wire s_axi_memory_aruser, input wire s_axi_memory_arvalid, output wire s_axi_memory_arready,
+    input wire s_axi_memory_arvalid, output wire s_axi_memory_arready,
     output wire [5:0] s_axi_memory_rid, output wire [63:0] s_axi_memory_rdata, output wire [1:0] s_axi_memory_rresp,
     output wire s_axi_memory_rlast, output wire s_axi_memory_rvalid, input wire s_axi_memory_rready);
 endmodule

@@ -35,7 +35,7 @@ struct Args {
     variant: Option<String>,
     /// Write the build of a board (names as printed by --list-boards): its tops, board top,
     /// constraints, board.tcl and build.tcl.
-    #[arg(long, value_name = "NAME", conflicts_with_all = ["only", "variant", "list"])]
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["only", "variant", "list", "width"])]
     board: Option<String>,
     /// List the boards with a one-line description, and exit.
     #[arg(long)]
@@ -95,7 +95,10 @@ fn main() -> ExitCode {
 fn run(args: Args) -> Result<(), ExitCode> {
     if args.list_boards {
         for b in BOARDS.iter() {
-            println!("{:<12} {}", b.name, b.description);
+            println!("{:<12} {} [{}]", b.name, b.description, b.part);
+            for c in b.clocks {
+                println!("{:<12}   {} {} MHz: {}", "", c.net, c.mhz, c.what);
+            }
         }
         return Ok(());
     }
