@@ -255,3 +255,69 @@ impl Logic for CommandIntake {
         self.length_minus_one.next = self.held_length_minus_one.q.val();
     }
 }
+
+/// A command taken, held and cut into bursts: a [`CommandIntake`] in front of a
+/// [`BurstSplitter`], as both directions of the AXI4 master use them. The owner keeps a plan
+/// per command in a FIFO: the held command goes to the splitter only while the owner has `room`
+/// for its plan, and `taken` is the cycle it goes (the owner pushes the plan then, computed from
+/// `address` and `length_minus_one`).
+#[derive(LogicBlock, Default)]
+pub struct CommandBursts<const K: usize> {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high: drops the command held and the one being cut.
+    pub reset: Signal<In, Bit>,
+    /// Commands: valid.
+    pub s_valid: Signal<In, Bit>,
+    /// Commands: ready.
+    pub s_ready: Signal<Out, Bit>,
+    /// Commands: the first byte's address.
+    pub s_address: Signal<In, Bits<64>>,
+    /// Commands: bytes, 1 to 4096.
+    pub s_length: Signal<In, Bits<13>>,
+    /// The owner has room for one more command's plan.
+    pub room: Signal<In, Bit>,
+    /// The held command goes to the splitter this cycle.
+    pub taken: Signal<Out, Bit>,
+    /// The held command: its address.
+    pub address: Signal<Out, Bits<64>>,
+    /// The held command: its bytes minus one.
+    pub length_minus_one: Signal<Out, Bits<13>>,
+    /// Bursts: valid.
+    pub m_valid: Signal<Out, Bit>,
+    /// Bursts: ready.
+    pub m_ready: Signal<In, Bit>,
+    /// Bursts: address (`AxADDR`).
+    pub m_address: Signal<Out, Bits<64>>,
+    /// Bursts: beats minus one (`AxLEN`).
+    pub m_len: Signal<Out, Bits<8>>,
+    intake: CommandIntake,
+    splitter: BurstSplitter<K>,
+    /// The held command goes this cycle (`taken`, not read back from the output).
+    going: Signal<Local, Bit>,
+}
+
+impl<const K: usize> Logic for CommandBursts<K> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        clock!(self, clock, intake, splitter);
+        self.intake.reset.next = self.reset.val();
+        self.splitter.reset.next = self.reset.val();
+        self.intake.s_valid.next = self.s_valid.val();
+        self.intake.s_address.next = self.s_address.val();
+        self.intake.s_length.next = self.s_length.val();
+        self.s_ready.next = self.intake.s_ready.val();
+        self.going.next = self.intake.valid.val() && self.splitter.s_ready.val() && self.room.val();
+        self.intake.go.next = self.going.val();
+        self.taken.next = self.going.val();
+        self.splitter.s_valid.next = self.intake.valid.val() && self.room.val();
+        self.splitter.s_address.next = self.intake.address.val();
+        self.splitter.s_length_minus_one.next = self.intake.length_minus_one.val();
+        self.address.next = self.intake.address.val();
+        self.length_minus_one.next = self.intake.length_minus_one.val();
+        self.m_valid.next = self.splitter.m_valid.val();
+        self.splitter.m_ready.next = self.m_ready.val();
+        self.m_address.next = self.splitter.m_address.val();
+        self.m_len.next = self.splitter.m_len.val();
+    }
+}

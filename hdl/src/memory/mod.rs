@@ -8,7 +8,7 @@ pub mod reader;
 pub mod realign;
 pub mod writer;
 
-pub use bursts::{BurstSplitter, CommandIntake};
+pub use bursts::{BurstSplitter, CommandBursts, CommandIntake};
 pub use master::Axi4Master;
 pub use reader::AxiReader;
 pub use realign::BeatRealigner;

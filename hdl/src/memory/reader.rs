@@ -15,7 +15,7 @@
 //! K⌉`) needs one cycle more for its last beat. `RRESP` other than OKAY on any beat of a command
 //! counts one read error and keeps the command's address; its data is delivered as it came.
 
-use super::bursts::{BurstSplitter, CommandIntake};
+use super::bursts::CommandBursts;
 use super::realign::BeatRealigner;
 use crate::common::counter::EventCounter;
 use crate::common::elab::c;
@@ -83,7 +83,6 @@ pub struct AxiReader<const W: usize, const K: usize> {
     /// The address of the last such command.
     pub read_error_address: Signal<Out, Bits<64>>,
 
-    splitter: BurstSplitter<K>,
     plans: Fifo<ReadPlan>,
     realigner: BeatRealigner<W, K>,
     errors: EventCounter,
@@ -92,10 +91,8 @@ pub struct AxiReader<const W: usize, const K: usize> {
     beat: DFF<Bits<13>>,
     /// An error response in the command so far.
     command_error: DFF<Bit>,
-    /// The command taken from `s_read`, until the splitter takes it.
-    intake: CommandIntake,
-    /// The intake goes to the splitter and the plan FIFO this cycle.
-    moving: Signal<Local, Bit>,
+    /// Commands from `s_read`, held and cut into bursts.
+    commands: CommandBursts<K>,
     plan_room: Signal<Local, Bit>,
     /// The plan's offset + the last byte's lane (≥ K: one R beat more than output beats).
     spill: Signal<Local, Bits<9>>,
@@ -141,15 +138,13 @@ impl<const W: usize, const K: usize> Default for AxiReader<W, K> {
             m_axi_rresp: Default::default(),
             read_errors: Default::default(),
             read_error_address: Default::default(),
-            splitter: Default::default(),
             plans: Default::default(),
             realigner: Default::default(),
             errors: Default::default(),
             error_address: Default::default(),
             beat: Default::default(),
             command_error: Default::default(),
-            intake: Default::default(),
-            moving: Default::default(),
+            commands: Default::default(),
             plan_room: Default::default(),
             spill: Default::default(),
             advance: Default::default(),
@@ -172,37 +167,32 @@ impl<const W: usize, const K: usize> Logic for AxiReader<W, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, error_address, beat, command_error);
-        clock!(self, clock, intake, splitter, plans, realigner, errors);
-        self.intake.reset.next = self.reset.val();
-        self.splitter.reset.next = self.reset.val();
+        clock!(self, clock, commands, plans, realigner, errors);
+        self.commands.reset.next = self.reset.val();
         self.plans.reset.next = self.reset.val();
         self.realigner.reset.next = self.reset.val();
         self.errors.reset.next = self.reset.val();
 
         // ================= commands: taken into the intake, then bursts out, plans kept =================
         self.plan_room.next = (self.plans.fill.val() & self.nearly_full.val()) == 0;
-        self.intake.s_valid.next = self.s_read_valid.val();
-        self.intake.s_address.next = self.s_read_addr.val();
-        self.intake.s_length.next = self.s_read_len.val();
-        self.s_read_ready.next = self.intake.s_ready.val();
-        self.moving.next = self.intake.valid.val() && self.splitter.s_ready.val() && self.plan_room.val();
-        self.intake.go.next = self.moving.val();
-        self.splitter.s_valid.next = self.intake.valid.val() && self.plan_room.val();
-        self.splitter.s_address.next = self.intake.address.val();
-        self.splitter.s_length_minus_one.next = self.intake.length_minus_one.val();
-        self.m_axi_arvalid.next = self.splitter.m_valid.val();
-        self.splitter.m_ready.next = self.m_axi_arready.val();
-        self.m_axi_araddr.next = self.splitter.m_address.val();
-        self.m_axi_arlen.next = self.splitter.m_len.val();
+        self.commands.s_valid.next = self.s_read_valid.val();
+        self.commands.s_address.next = self.s_read_addr.val();
+        self.commands.s_length.next = self.s_read_len.val();
+        self.s_read_ready.next = self.commands.s_ready.val();
+        self.commands.room.next = self.plan_room.val();
+        self.m_axi_arvalid.next = self.commands.m_valid.val();
+        self.commands.m_ready.next = self.m_axi_arready.val();
+        self.m_axi_araddr.next = self.commands.m_address.val();
+        self.m_axi_arlen.next = self.commands.m_len.val();
 
-        self.plan.next.address = self.intake.address.val();
-        self.plan.next.offset = self.intake.address.val().get_bits::<8>(0) & self.offset_mask.val();
+        self.plan.next.address = self.commands.address.val();
+        self.plan.next.offset = self.commands.address.val().get_bits::<8>(0) & self.offset_mask.val();
         self.plan.next.last_beat =
-            (bit_cast::<13, 8>(self.plan.val().offset) + self.intake.length_minus_one.val()) >> self.beat_shift.val();
-        self.plan.next.last_lane = self.intake.length_minus_one.val().get_bits::<8>(0) & self.offset_mask.val();
+            (bit_cast::<13, 8>(self.plan.val().offset) + self.commands.length_minus_one.val()) >> self.beat_shift.val();
+        self.plan.next.last_lane = self.commands.length_minus_one.val().get_bits::<8>(0) & self.offset_mask.val();
         self.spill.next = bit_cast::<9, 8>(self.plan.val().offset) + bit_cast::<9, 8>(self.plan.val().last_lane);
         self.plan.next.same_count = self.spill.val() < self.beat_bytes.val();
-        self.plans.push.next = self.moving.val();
+        self.plans.push.next = self.commands.taken.val();
         self.plans.push_value.next = self.plan.val();
 
         // ================= R beats: tokens for the realigner =================

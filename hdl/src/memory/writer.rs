@@ -19,7 +19,7 @@
 //! Memory is taken to have a write once W has its last beat: the engine does not wait for B
 //! (a posted write, as a NIC's PCIe writes are); B is checked, not awaited.
 
-use super::bursts::{BurstSplitter, CommandIntake};
+use super::bursts::CommandBursts;
 use super::realign::BeatRealigner;
 use crate::common::counter::EventCounter;
 use crate::common::elab::c;
@@ -92,7 +92,6 @@ pub struct AxiWriter<const W: usize, const K: usize> {
     /// The address of the last such burst.
     pub write_error_address: Signal<Out, Bits<64>>,
 
-    splitter: BurstSplitter<K>,
     plans: Fifo<WritePlan>,
     bursts: Fifo<Bits<64>>,
     realigner: BeatRealigner<W, K>,
@@ -102,10 +101,8 @@ pub struct AxiWriter<const W: usize, const K: usize> {
     beat: DFF<Bits<13>>,
     /// The next W beat's place in its block.
     position: DFF<Bits<9>>,
-    /// The command taken from `s_cmd`, until the splitter takes it.
-    intake: CommandIntake,
-    /// The intake goes to the splitter and the plan FIFO this cycle.
-    moving: Signal<Local, Bit>,
+    /// Commands from `s_cmd`, held and cut into bursts.
+    commands: CommandBursts<K>,
     plan_room: Signal<Local, Bit>,
     /// The offset + the lane of the last byte of the data's last beat (≥ K: one W beat more).
     spill: Signal<Local, Bits<9>>,
@@ -163,7 +160,6 @@ impl<const W: usize, const K: usize> Default for AxiWriter<W, K> {
             m_axi_bresp: Default::default(),
             write_errors: Default::default(),
             write_error_address: Default::default(),
-            splitter: Default::default(),
             plans: Default::default(),
             bursts: Default::default(),
             realigner: Default::default(),
@@ -171,8 +167,7 @@ impl<const W: usize, const K: usize> Default for AxiWriter<W, K> {
             error_address: Default::default(),
             beat: Default::default(),
             position: Default::default(),
-            intake: Default::default(),
-            moving: Default::default(),
+            commands: Default::default(),
             plan_room: Default::default(),
             spill: Default::default(),
             advance: Default::default(),
@@ -202,9 +197,8 @@ impl<const W: usize, const K: usize> Logic for AxiWriter<W, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, error_address, beat, position);
-        clock!(self, clock, intake, splitter, plans, bursts, realigner, errors);
-        self.intake.reset.next = self.reset.val();
-        self.splitter.reset.next = self.reset.val();
+        clock!(self, clock, commands, plans, bursts, realigner, errors);
+        self.commands.reset.next = self.reset.val();
         self.plans.reset.next = self.reset.val();
         self.bursts.reset.next = self.reset.val();
         self.realigner.reset.next = self.reset.val();
@@ -212,32 +206,28 @@ impl<const W: usize, const K: usize> Logic for AxiWriter<W, K> {
 
         // ================= commands: taken into the intake, then bursts out (addresses kept for B), plans kept =================
         self.plan_room.next = (self.plans.fill.val() & self.nearly_full.val()) == 0;
-        self.intake.s_valid.next = self.s_cmd_valid.val();
-        self.intake.s_address.next = self.s_cmd_address.val();
-        self.intake.s_length.next = self.s_cmd_length.val();
-        self.s_cmd_ready.next = self.intake.s_ready.val();
-        self.moving.next = self.intake.valid.val() && self.splitter.s_ready.val() && self.plan_room.val();
-        self.intake.go.next = self.moving.val();
-        self.splitter.s_valid.next = self.intake.valid.val() && self.plan_room.val();
-        self.splitter.s_address.next = self.intake.address.val();
-        self.splitter.s_length_minus_one.next = self.intake.length_minus_one.val();
+        self.commands.s_valid.next = self.s_cmd_valid.val();
+        self.commands.s_address.next = self.s_cmd_address.val();
+        self.commands.s_length.next = self.s_cmd_length.val();
+        self.s_cmd_ready.next = self.commands.s_ready.val();
+        self.commands.room.next = self.plan_room.val();
         self.burst_room.next = (self.bursts.fill.val() & self.nearly_full.val()) == 0;
-        self.m_axi_awvalid.next = self.splitter.m_valid.val() && self.burst_room.val();
-        self.splitter.m_ready.next = self.m_axi_awready.val() && self.burst_room.val();
-        self.m_axi_awaddr.next = self.splitter.m_address.val();
-        self.m_axi_awlen.next = self.splitter.m_len.val();
-        self.bursts.push.next = self.splitter.m_valid.val() && self.m_axi_awready.val() && self.burst_room.val();
-        self.bursts.push_value.next = self.splitter.m_address.val();
+        self.m_axi_awvalid.next = self.commands.m_valid.val() && self.burst_room.val();
+        self.commands.m_ready.next = self.m_axi_awready.val() && self.burst_room.val();
+        self.m_axi_awaddr.next = self.commands.m_address.val();
+        self.m_axi_awlen.next = self.commands.m_len.val();
+        self.bursts.push.next = self.commands.m_valid.val() && self.m_axi_awready.val() && self.burst_room.val();
+        self.bursts.push_value.next = self.commands.m_address.val();
 
-        self.plan.next.offset = self.intake.address.val().get_bits::<8>(0) & self.offset_mask.val();
-        self.plan.next.last_beat = self.intake.length_minus_one.val() >> self.beat_shift.val();
+        self.plan.next.offset = self.commands.address.val().get_bits::<8>(0) & self.offset_mask.val();
+        self.plan.next.last_beat = self.commands.length_minus_one.val() >> self.beat_shift.val();
         self.spill.next = bit_cast::<9, 8>(self.plan.val().offset)
-            + bit_cast::<9, 8>(self.intake.length_minus_one.val().get_bits::<8>(0) & self.offset_mask.val());
+            + bit_cast::<9, 8>(self.commands.length_minus_one.val().get_bits::<8>(0) & self.offset_mask.val());
         self.plan.next.extra = self.spill.val() >= self.beat_bytes_wide.val();
         self.plan.next.end_lane = self.spill.val().get_bits::<8>(0) & self.offset_mask.val();
-        self.first_beat.next = self.intake.address.val().get_bits::<13>(0) >> self.beat_shift.val();
+        self.first_beat.next = self.commands.address.val().get_bits::<13>(0) >> self.beat_shift.val();
         self.plan.next.block_beat = self.first_beat.val().get_bits::<9>(0) & self.block_beat_mask.val();
-        self.plans.push.next = self.moving.val();
+        self.plans.push.next = self.commands.taken.val();
         self.plans.push_value.next = self.plan.val();
 
         // ================= data beats: tokens for the realigner =================
