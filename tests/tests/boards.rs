@@ -26,7 +26,6 @@ fn here(file: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("boards").join(file)
 }
 
-/// A board's build written into a fresh folder.
 /// Every board's build, written once (in parallel: elaborating the engines is most of the time)
 /// and shared by the tests, in the integration tests' scratch folder.
 fn built() -> &'static [PathBuf] {
