@@ -564,10 +564,12 @@ fn writes_and_sends_from_linux_rxe_land_in_the_engine_over_rc_and_uc() {
     });
 }
 
-/// A step of the Linux tools' runs: the tool, its `-s` and `-n`, and the engine's first PSN.
+/// A step of the Linux tools' runs: the tool, over UC or RC, its `-s` and `-n`, and the
+/// engine's first PSN.
 #[derive(Clone, Copy, Debug)]
 struct ToolRun {
     tool: LinuxTool,
+    uc: bool,
     size: u32,
     iterations: u32,
     engine_psn: u32,
@@ -583,12 +585,15 @@ enum LinuxTool {
 impl ToolRun {
     /// The command in the VM (its server's address when the VM is the client).
     fn command(&self, server: Option<&str>) -> String {
-        let base = match self.tool {
-            LinuxTool::Pingpong => "ibv_rc_pingpong,-d,rxe0,-g,1,-m,1024".to_string(),
-            // local ACK timeout 4.096 µs × 2^20 (4 s): the simulated engine answers in wall
-            // time tens of times slower than hardware (ibv_rc_pingpong has no such option: 67 ms)
-            LinuxTool::WriteBw => "ib_write_bw,-d,rxe0,-x,1,-m,1024,-F,-u,20".to_string(),
-            LinuxTool::SendBw => "ib_send_bw,-d,rxe0,-x,1,-m,1024,-F,-u,20".to_string(),
+        // local ACK timeout 4.096 µs × 2^20 (4 s): the simulated engine answers in wall time
+        // tens of times slower than hardware (ibv_rc_pingpong has no such option: 67 ms); UC
+        // has no ACKs
+        let perftest = if self.uc { "-c,UC" } else { "-u,20" };
+        let base = match (self.tool, self.uc) {
+            (LinuxTool::Pingpong, false) => "ibv_rc_pingpong,-d,rxe0,-g,1,-m,1024".to_string(),
+            (LinuxTool::Pingpong, true) => "ibv_uc_pingpong,-d,rxe0,-g,1,-m,1024".to_string(),
+            (LinuxTool::WriteBw, _) => format!("ib_write_bw,-d,rxe0,-x,1,-m,1024,-F,{perftest}"),
+            (LinuxTool::SendBw, _) => format!("ib_send_bw,-d,rxe0,-x,1,-m,1024,-F,{perftest}"),
         };
         let server = server.map_or(String::new(), |s| format!(",{s}"));
         format!("{base},-s,{},-n,{}{server}", self.size, self.iterations)
@@ -598,8 +603,8 @@ impl ToolRun {
     fn engine_side(&self, dev: &mut Ferroce, stream: &mut TcpStream, role: Role) -> String {
         let mac = VM_MAC.to_be_bytes();
         let end = Endpoint {
-            qp: ENGINE_RC_QP,
-            unreliable: false,
+            qp: if self.uc { ENGINE_UC_QP } else { ENGINE_RC_QP },
+            unreliable: self.uc,
             psn: self.engine_psn,
             pmtu: Pmtu::B1024,
             peer_mac: Some([mac[2], mac[3], mac[4], mac[5], mac[6], mac[7]]),
@@ -661,38 +666,65 @@ impl ToolRun {
     }
 }
 
-/// The runs of each role: ping-pongs of 1 B, 4 KiB and 64 KiB (the engine's PSNs wrapping in
-/// the last), `ib_write_bw` of 64 KiB and `ib_send_bw` of 4 KiB.
-const TOOL_RUNS: [ToolRun; 5] = [
+/// The runs of each role: over RC, ping-pongs of 1 B, 4 KiB and 64 KiB (the engine's PSNs
+/// wrapping in the last), `ib_write_bw` of 64 KiB and `ib_send_bw` of 4 KiB; over UC, a
+/// ping-pong of 4 KiB (5 iterations, so its lines are told from the RC one's), `ib_write_bw` of 16 KiB and `ib_send_bw` of 1 KiB.
+const TOOL_RUNS: [ToolRun; 8] = [
     ToolRun {
         tool: LinuxTool::Pingpong,
+        uc: false,
         size: 1,
         iterations: 4,
         engine_psn: 0x00_2468,
     },
     ToolRun {
         tool: LinuxTool::Pingpong,
+        uc: false,
         size: 4096,
         iterations: 3,
         engine_psn: 0x13_5791,
     },
     ToolRun {
         tool: LinuxTool::Pingpong,
+        uc: false,
         size: 65536,
         iterations: 1,
         engine_psn: 0xff_fff0,
     },
     ToolRun {
         tool: LinuxTool::WriteBw,
+        uc: false,
         size: 65536,
         iterations: 8,
         engine_psn: 0x55_0000,
     },
     ToolRun {
         tool: LinuxTool::SendBw,
+        uc: false,
         size: 4096,
         iterations: 16,
         engine_psn: 0xab_cdef,
+    },
+    ToolRun {
+        tool: LinuxTool::Pingpong,
+        uc: true,
+        size: 4096,
+        iterations: 5,
+        engine_psn: 0x7f_fffe,
+    },
+    ToolRun {
+        tool: LinuxTool::WriteBw,
+        uc: true,
+        size: 16384,
+        iterations: 8,
+        engine_psn: 0x12_3456,
+    },
+    ToolRun {
+        tool: LinuxTool::SendBw,
+        uc: true,
+        size: 1024,
+        iterations: 16,
+        engine_psn: 0xff_ff00,
     },
 ];
 
@@ -783,7 +815,7 @@ fn the_linux_tools_run_against_ferroce_ctl_connect_as_server_and_as_client() {
         for r in TOOL_RUNS.iter().filter(|r| r.tool == LinuxTool::Pingpong) {
             let line = format!("{} iters in", r.iterations);
             let seen = vm.console.iter().filter(|l| l.contains(&line)).count();
-            assert!(seen >= 2, "ibv_rc_pingpong's '{line}' {seen} times: {}", vm.console.join("\n"));
+            assert!(seen >= 2, "the ping-pong's '{line}' {seen} times: {}", vm.console.join("\n"));
         }
         assert_eq!(bridge.read("rx_drop_icrc", 0).unwrap(), 0, "rxe's ICRCs verify in the engine");
         assert_eq!(bridge.read("tx_ack_ignored", 0).unwrap(), 0, "every ACK of rxe's was taken");
