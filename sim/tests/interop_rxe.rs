@@ -668,7 +668,8 @@ impl ToolRun {
 
 /// The runs of each role: over RC, ping-pongs of 1 B, 4 KiB and 64 KiB (the engine's PSNs
 /// wrapping in the last), `ib_write_bw` of 64 KiB and `ib_send_bw` of 4 KiB; over UC, a
-/// ping-pong of 4 KiB (5 iterations, so its lines are told from the RC one's), `ib_write_bw` of 16 KiB and `ib_send_bw` of 1 KiB.
+/// ping-pong of 4 KiB (5 iterations, so its lines are told from the RC one's) and `ib_send_bw` of
+/// 1 KiB, the engine's PSNs wrapping in both, and `ib_write_bw` of 16 KiB.
 const TOOL_RUNS: [ToolRun; 8] = [
     ToolRun {
         tool: LinuxTool::Pingpong,
@@ -710,7 +711,7 @@ const TOOL_RUNS: [ToolRun; 8] = [
         uc: true,
         size: 4096,
         iterations: 5,
-        engine_psn: 0x7f_fffe,
+        engine_psn: 0xff_fffd,
     },
     ToolRun {
         tool: LinuxTool::WriteBw,
@@ -724,7 +725,7 @@ const TOOL_RUNS: [ToolRun; 8] = [
         uc: true,
         size: 1024,
         iterations: 16,
-        engine_psn: 0xff_ff00,
+        engine_psn: 0xff_fff8,
     },
 ];
 
