@@ -80,3 +80,41 @@ fn bad_arguments_fail_clearly() {
     assert_eq!(code, 0);
     assert!(out.contains("--width") && out.contains("--out") && out.contains("--list"));
 }
+
+#[test]
+fn boards_are_listed_written_and_refused_clearly() {
+    let (code, out, _) = gen(&["--list-boards"]);
+    assert_eq!(code, 0);
+    for b in ferroce_hdl::boards::BOARDS.iter() {
+        assert!(out.lines().any(|l| l.starts_with(b.name) && l.contains(b.part)), "{out}");
+        for c in b.clocks {
+            assert!(out.contains(&format!("{} {} MHz", c.net, c.mhz)), "{out}");
+        }
+    }
+    let (code, _, err) = gen(&["--board", "nope"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown board 'nope'") && err.contains("alveo-u280"), "{err}");
+    let (code, _, err) = gen(&["--board", "zcu102", "--width", "64"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("cannot be used with"), "{err}");
+
+    let dir = std::env::temp_dir().join(format!("ferroce-gen-board-{}", std::process::id()));
+    let (code, out, err) = gen(&["--board", "zcu102", "--out", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    for f in [
+        "ferroce_engine_c64_q16_w64.v",
+        "ferroce_board_zcu102.v",
+        "zcu102.xdc",
+        "board.tcl",
+        "build.tcl",
+        "flow.tcl",
+        "ferroce_regs.h",
+    ] {
+        assert!(dir.join(f).exists() && out.contains(f), "{f}: {out}");
+    }
+    assert!(
+        out.contains("next: cd ") && out.contains("vivado -mode batch -source build.tcl"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
