@@ -34,10 +34,10 @@ struct Args {
     #[arg(long, value_name = "NAME")]
     variant: Option<String>,
     /// Write the build of a board (names as printed by --list-boards): its tops, board top,
-    /// constraints, board.tcl and build.tcl.
+    /// constraints, board.tcl, build.tcl and flow.tcl.
     #[arg(long, value_name = "NAME", conflicts_with_all = ["only", "variant", "list", "width"])]
     board: Option<String>,
-    /// List the boards with a one-line description, and exit.
+    /// List the boards with their part and clock domains, and exit.
     #[arg(long)]
     list_boards: bool,
 }
