@@ -88,6 +88,8 @@ struct Vm {
     child: Child,
     input: ChildStdin,
     lines: Receiver<String>,
+    /// How long the VM may run, from boot to its last line ([`VM_TIMEOUT`] unless a test says).
+    limit: Duration,
     started: Instant,
     console: Vec<String>,
     /// `FERROCE-VM` lines [`Vm::watch`] took and [`Vm::expect`] has not seen.
@@ -137,6 +139,7 @@ impl Vm {
             child,
             input,
             lines,
+            limit: VM_TIMEOUT,
             started: Instant::now(),
             console: Vec::new(),
             pending: Vec::new(),
@@ -144,7 +147,7 @@ impl Vm {
     }
 
     /// Runs the engine until the VM prints `FERROCE-VM <what>...`; that line's rest. Panics on a
-    /// `FAIL` or `EXIT` line, or after [`VM_TIMEOUT`].
+    /// `FAIL` or `EXIT` line, or when the VM has run longer than its limit.
     fn expect(&mut self, bridge: &mut WireBridge, what: &str) -> String {
         loop {
             // the lines `watch` took first, then new ones; those after the one awaited stay
@@ -178,8 +181,9 @@ impl Vm {
                 }
             }
             assert!(
-                self.started.elapsed() < VM_TIMEOUT,
-                "no '{what}' from the VM in {VM_TIMEOUT:?} (engine: {:?}); console:\n{}",
+                self.started.elapsed() < self.limit,
+                "no '{what}' from the VM in {:?} (engine: {:?}); console:\n{}",
+                self.limit,
                 bridge.counts,
                 self.console.join("\n")
             );
@@ -188,7 +192,7 @@ impl Vm {
     }
 
     /// Takes the VM's lines so far (printing its `FERROCE-VM` ones); an error on a `FAIL` line
-    /// or an `EXIT` other than 0, or after [`VM_TIMEOUT`].
+    /// or an `EXIT` other than 0, or when the VM has run longer than its limit.
     fn watch(&mut self, bridge: &WireBridge) -> Result<(), String> {
         while let Ok(line) = self.lines.try_recv() {
             self.console.push(line.clone());
@@ -205,9 +209,10 @@ impl Vm {
             // seen again by `expect`
             self.pending.push(line);
         }
-        if self.started.elapsed() > VM_TIMEOUT {
+        if self.started.elapsed() > self.limit {
             return Err(format!(
-                "the VM still runs after {VM_TIMEOUT:?}; console:\n{}",
+                "the VM still runs after {:?}; console:\n{}",
+                self.limit,
                 self.console.join("\n")
             ));
         }
@@ -564,13 +569,14 @@ fn writes_and_sends_from_linux_rxe_land_in_the_engine_over_rc_and_uc() {
     });
 }
 
-/// A step of the Linux tools' runs: the tool, over UC or RC, its `-s` and `-n`, and the
-/// engine's first PSN.
+/// A step of the Linux tools' runs: the tool, over UC or RC, its `-s` (or perftest's `-a`) and
+/// `-n`, and the engine's first PSN.
 #[derive(Clone, Copy, Debug)]
 struct ToolRun {
     tool: LinuxTool,
     uc: bool,
     size: u32,
+    all_sizes: bool,
     iterations: u32,
     engine_psn: u32,
 }
@@ -596,7 +602,12 @@ impl ToolRun {
             (LinuxTool::SendBw, _) => format!("ib_send_bw,-d,rxe0,-x,1,-m,1024,-F,{perftest}"),
         };
         let server = server.map_or(String::new(), |s| format!(",{s}"));
-        format!("{base},-s,{},-n,{}{server}", self.size, self.iterations)
+        let size = if self.all_sizes {
+            "-a".to_string()
+        } else {
+            format!("-s,{}", self.size)
+        };
+        format!("{base},{size},-n,{}{server}", self.iterations)
     }
 
     /// The engine's side of the run, through ferroce-ctl's library; a line of what it did.
@@ -637,6 +648,7 @@ impl ToolRun {
                         PerftestKind::SendBw
                     },
                     size: self.size,
+                    all_sizes: self.all_sizes,
                     iterations: self.iterations,
                     buffer,
                     region: 1,
@@ -649,17 +661,24 @@ impl ToolRun {
                 };
                 let outcome = connect::perftest(dev, stream, role, &end, &test, log).unwrap_or_else(|e| panic!("{self:?}: {e}"));
                 assert_eq!(outcome.pmtu, Pmtu::B1024, "{self:?}: the MTU agreed");
-                match outcome.report {
-                    Some(r) => {
-                        assert_eq!(r.messages, u64::from(self.iterations), "{self:?}");
-                        r.perftest_lines(self.size)
-                    }
-                    None => {
-                        // the ib_write_bw server: the client's report
-                        let (size, iterations, mib, _) = outcome.peer_report.expect("the client's report");
-                        assert_eq!((size, iterations), (u64::from(self.size), u64::from(self.iterations)), "{self:?}");
-                        format!("the client's report: {size} B x {iterations} at {mib:.2} MiB/s")
-                    }
+                let sizes = test.sizes();
+                if self.tool == LinuxTool::WriteBw && role == Role::Server {
+                    // the ib_write_bw server sees no messages: the client's report (of its last size)
+                    assert!(outcome.reports.is_empty(), "{self:?}");
+                    let (size, iterations, mib, _) = outcome.peer_report.expect("the client's report");
+                    let last = u64::from(*sizes.last().unwrap());
+                    assert_eq!((size, iterations), (last, u64::from(self.iterations)), "{self:?}");
+                    format!("the client's report: {size} B x {iterations} at {mib:.2} MiB/s")
+                } else {
+                    let run: Vec<(u32, u64)> = outcome.reports.iter().map(|(size, r)| (*size, r.messages)).collect();
+                    let expected: Vec<(u32, u64)> = sizes.iter().map(|&size| (size, u64::from(self.iterations))).collect();
+                    assert_eq!(run, expected, "{self:?}: messages of each size");
+                    outcome
+                        .reports
+                        .iter()
+                        .map(|(size, r)| r.perftest_line(*size))
+                        .collect::<Vec<_>>()
+                        .join("\n")
                 }
             }
         }
@@ -667,14 +686,16 @@ impl ToolRun {
 }
 
 /// The runs of each role: over RC, ping-pongs of 1 B, 4 KiB and 64 KiB (the engine's PSNs
-/// wrapping in the last), `ib_write_bw` of 64 KiB and `ib_send_bw` of 4 KiB; over UC, a
-/// ping-pong of 4 KiB (5 iterations, so its lines are told from the RC one's) and `ib_send_bw` of
-/// 1 KiB, the engine's PSNs wrapping in both, and `ib_write_bw` of 16 KiB.
-const TOOL_RUNS: [ToolRun; 8] = [
+/// wrapping in the last), `ib_write_bw` of 64 KiB and of 1 MiB (five messages, perftest's
+/// fewest), `ib_send_bw` of 4 KiB and of 2 B; over UC, a ping-pong of 4 KiB (5 iterations, so
+/// its lines are told from the RC one's) and `ib_send_bw` of 1 KiB, the engine's PSNs wrapping
+/// in both, and `ib_write_bw` of 16 KiB.
+const TOOL_RUNS: [ToolRun; 10] = [
     ToolRun {
         tool: LinuxTool::Pingpong,
         uc: false,
         size: 1,
+        all_sizes: false,
         iterations: 4,
         engine_psn: 0x00_2468,
     },
@@ -682,6 +703,7 @@ const TOOL_RUNS: [ToolRun; 8] = [
         tool: LinuxTool::Pingpong,
         uc: false,
         size: 4096,
+        all_sizes: false,
         iterations: 3,
         engine_psn: 0x13_5791,
     },
@@ -689,6 +711,7 @@ const TOOL_RUNS: [ToolRun; 8] = [
         tool: LinuxTool::Pingpong,
         uc: false,
         size: 65536,
+        all_sizes: false,
         iterations: 1,
         engine_psn: 0xff_fff0,
     },
@@ -696,6 +719,7 @@ const TOOL_RUNS: [ToolRun; 8] = [
         tool: LinuxTool::WriteBw,
         uc: false,
         size: 65536,
+        all_sizes: false,
         iterations: 8,
         engine_psn: 0x55_0000,
     },
@@ -703,13 +727,31 @@ const TOOL_RUNS: [ToolRun; 8] = [
         tool: LinuxTool::SendBw,
         uc: false,
         size: 4096,
+        all_sizes: false,
         iterations: 16,
         engine_psn: 0xab_cdef,
+    },
+    ToolRun {
+        tool: LinuxTool::WriteBw,
+        uc: false,
+        size: 1 << 20,
+        all_sizes: false,
+        iterations: 5,
+        engine_psn: 0xff_fe00,
+    },
+    ToolRun {
+        tool: LinuxTool::SendBw,
+        uc: false,
+        size: 2,
+        all_sizes: false,
+        iterations: 16,
+        engine_psn: 0x00_0001,
     },
     ToolRun {
         tool: LinuxTool::Pingpong,
         uc: true,
         size: 4096,
+        all_sizes: false,
         iterations: 5,
         engine_psn: 0xff_fffd,
     },
@@ -717,6 +759,7 @@ const TOOL_RUNS: [ToolRun; 8] = [
         tool: LinuxTool::WriteBw,
         uc: true,
         size: 16384,
+        all_sizes: false,
         iterations: 8,
         engine_psn: 0x12_3456,
     },
@@ -724,8 +767,30 @@ const TOOL_RUNS: [ToolRun; 8] = [
         tool: LinuxTool::SendBw,
         uc: true,
         size: 1024,
+        all_sizes: false,
         iterations: 16,
         engine_psn: 0xff_fff8,
+    },
+];
+
+/// perftest's `-a` over RC: `ib_write_bw` and `ib_send_bw` with every power of two from 2 B to
+/// 8 MiB, five messages of each (perftest's fewest).
+const ALL_SIZES_RUNS: [ToolRun; 2] = [
+    ToolRun {
+        tool: LinuxTool::WriteBw,
+        uc: false,
+        size: 0,
+        all_sizes: true,
+        iterations: 5,
+        engine_psn: 0xff_ff00,
+    },
+    ToolRun {
+        tool: LinuxTool::SendBw,
+        uc: false,
+        size: 0,
+        all_sizes: true,
+        iterations: 5,
+        engine_psn: 0x76_5432,
     },
 ];
 
@@ -771,22 +836,38 @@ fn with_ferroce_ctl<T: Send + 'static>(
 /// ICRC error and no ignored ACK.
 #[test]
 fn the_linux_tools_run_against_ferroce_ctl_connect_as_server_and_as_client() {
-    interop("interop_tools", |cache, bridge, vm_port| {
+    run_tools("interop_tools", &TOOL_RUNS, VM_TIMEOUT);
+}
+
+/// The same with perftest's `-a` ([`ALL_SIZES_RUNS`]): 80 MiB a run in each direction, about
+/// 80 s each at the simulated engine's pace against rxe without KVM, so not in the test
+/// command; the runs above take sizes from 2 B to 1 MiB. `cargo test -p ferroce-sim --test
+/// interop_rxe -- --ignored perftest_all_sizes`.
+#[test]
+#[ignore = "about 6 minutes: perftest -a moves 80 MiB a run through the simulated engine and rxe without KVM"]
+fn perftest_all_sizes_run_against_ferroce_ctl_connect_as_server_and_as_client() {
+    run_tools("interop_all_sizes", &ALL_SIZES_RUNS, Duration::from_secs(900));
+}
+
+/// [`TOOL_RUNS`] or other runs, in order twice in one VM that may run for `limit`.
+fn run_tools(name: &'static str, runs: &'static [ToolRun], limit: Duration) {
+    interop(name, |cache, bridge, vm_port| {
         let engine_port = bridge.local_addr().unwrap().port();
         let oob = TcpListener::bind("127.0.0.1:0").unwrap();
         let oob_port = oob.local_addr().unwrap().port();
         let forward = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let run: Vec<String> = TOOL_RUNS
+        let run: Vec<String> = runs
             .iter()
             .map(|r| r.command(Some("10.0.2.100")))
-            .chain(TOOL_RUNS.iter().map(|r| r.command(None)))
+            .chain(runs.iter().map(|r| r.command(None)))
             .chain(["stats".to_string()])
             .collect();
         let mut vm = Vm::boot_oob(cache, vm_port, engine_port, &run.join("+"), oob_port, forward);
-        let said = with_ferroce_ctl(bridge, &mut vm, "interop_tools", move |dev| {
+        vm.limit = limit;
+        let said = with_ferroce_ctl(bridge, &mut vm, name, move |dev| {
             let mut said = Vec::new();
             for role in [Role::Server, Role::Client] {
-                for r in &TOOL_RUNS {
+                for r in runs {
                     let mut stream = match role {
                         Role::Server => connect::accept(&oob, VM_TIMEOUT).unwrap(),
                         Role::Client => connect::connect_to(&format!("127.0.0.1:{forward}"), VM_TIMEOUT).unwrap(),
@@ -798,7 +879,7 @@ fn the_linux_tools_run_against_ferroce_ctl_connect_as_server_and_as_client() {
             }
             said
         });
-        assert_eq!(said.len(), 2 * TOOL_RUNS.len());
+        assert_eq!(said.len(), 2 * runs.len());
         let stats = vm.expect(bridge, "STATS");
         let counters = rxe_counters(&stats);
         eprintln!("rxe: {stats}");
@@ -813,7 +894,7 @@ fn the_linux_tools_run_against_ferroce_ctl_connect_as_server_and_as_client() {
         }
         vm.expect(bridge, "EXIT 0");
         // the iteration lines of the VM's ping-pongs, both roles
-        for r in TOOL_RUNS.iter().filter(|r| r.tool == LinuxTool::Pingpong) {
+        for r in runs.iter().filter(|r| r.tool == LinuxTool::Pingpong) {
             let line = format!("{} iters in", r.iterations);
             let seen = vm.console.iter().filter(|l| l.contains(&line)).count();
             assert!(seen >= 2, "the ping-pong's '{line}' {seen} times: {}", vm.console.join("\n"));

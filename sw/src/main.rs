@@ -260,9 +260,13 @@ struct ConnectArgs {
     #[arg(long, short = 's')]
     size: Option<u32>,
     /// Iterations, as the Linux tool's -n (default: its default, 1000 for pingpong, 5000 for
-    /// perftest).
+    /// perftest); with --all, of each size.
     #[arg(long, short = 'n')]
     iters: Option<u32>,
+    /// Every message size from 2 bytes to 8 MiB, as perftest's -a (write-bw and send-bw; give
+    /// the Linux tool -a too). The engine's buffer must have room for 8 MiB.
+    #[arg(long, short = 'a', conflicts_with = "size")]
+    all: bool,
     /// The engine's buffer in its memory: messages are sent from it and land in it.
     #[arg(long, default_value = "0x10000000")]
     buffer: String,
@@ -925,6 +929,9 @@ fn connect(dev: &mut Ferroce, a: &ConnectArgs, json_out: bool) -> Result<(), Err
         }
         None => None,
     };
+    if a.all && a.tool == Tool::Pingpong {
+        return Err(usage("--all: the pingpong tools have no -a; give one size with -s".into()));
+    }
     if !c::channels_fit_a_poll_group(a.channel, a.channels) {
         return Err(usage(format!(
             "--channel {} --channels {}: the channels must be within one group of 32 (0-31, 32-63, ...)",
@@ -992,6 +999,7 @@ fn connect(dev: &mut Ferroce, a: &ConnectArgs, json_out: bool) -> Result<(), Err
                     PerftestKind::SendBw
                 },
                 size: a.size.unwrap_or(65536),
+                all_sizes: a.all,
                 iterations: a.iters.unwrap_or(5000),
                 buffer,
                 region: a.region,
@@ -1004,16 +1012,20 @@ fn connect(dev: &mut Ferroce, a: &ConnectArgs, json_out: bool) -> Result<(), Err
             };
             let outcome = c::perftest(dev, &mut stream, role, &end, &test, say).map_err(|e| connect_error(dev, e))?;
             if json_out {
-                let report = outcome.report.map(|r| {
-                    json!({"bytes": r.bytes, "messages": r.messages, "seconds": r.elapsed.as_secs_f64(),
-                           "mib_per_second": r.mebibytes_per_second(), "mpps": r.mega_messages_per_second()})
-                });
+                let reports: Vec<_> = outcome
+                    .reports
+                    .iter()
+                    .map(|(size, r)| {
+                        json!({"size": size, "bytes": r.bytes, "messages": r.messages, "seconds": r.elapsed.as_secs_f64(),
+                               "mib_per_second": r.mebibytes_per_second(), "mpps": r.mega_messages_per_second()})
+                    })
+                    .collect();
                 let peer = outcome
                     .peer_report
                     .map(|(size, iters, mib, mpps)| json!({"size": size, "iterations": iters, "mib_per_second": mib, "mpps": mpps}));
                 println!(
                     "{}",
-                    json!({"tool": tool_name(a.tool, a.uc), "pmtu": outcome.pmtu.bytes(), "report": report, "peer_report": peer})
+                    json!({"tool": tool_name(a.tool, a.uc), "pmtu": outcome.pmtu.bytes(), "reports": reports, "peer_report": peer})
                 );
             }
         }

@@ -562,4 +562,10 @@ fn connect_refuses_bad_arguments_before_any_connection() {
     let (code, _, err) = ctl(&bar, &["connect", "send-bw", "--server", "127.0.0.1:1", "--timeout", "0.5"]);
     assert_eq!(code, 2);
     assert!(err.contains("127.0.0.1:1"), "{err}");
+    let (code, _, err) = ctl(&bar, &["connect", "pingpong", "-a"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--all: the pingpong tools have no -a"), "{err}");
+    let (code, _, err) = ctl(&bar, &["connect", "write-bw", "-a", "-s", "4096"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("cannot be used with"), "-a and -s together: {err}");
 }

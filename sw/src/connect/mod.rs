@@ -424,15 +424,27 @@ impl Report {
 
     /// perftest's result table (header and line) for messages of `size` bytes.
     pub fn perftest_lines(&self, size: u32) -> String {
-        format!(
-            " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n {:<10} {:<10}       {:.2}               {:.2}\t\t   {:.6}\n",
-            size,
+        format!("{PERFTEST_HEADER}\n{}\n", self.perftest_line(size))
+    }
+
+    /// perftest's result line for messages of `size` bytes.
+    pub fn perftest_line(&self, size: u32) -> String {
+        perftest_result_line(
+            u64::from(size),
             self.messages,
             self.mebibytes_per_second(),
-            self.mebibytes_per_second(),
-            self.mega_messages_per_second()
+            self.mega_messages_per_second(),
         )
     }
+}
+
+/// The header of perftest's bandwidth table.
+pub const PERFTEST_HEADER: &str = " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]";
+
+/// A line of perftest's bandwidth table (the peak column shows the average: the engine's side
+/// measures the whole run only).
+fn perftest_result_line(size: u64, messages: u64, mebibytes_per_second: f64, mega_messages_per_second: f64) -> String {
+    format!(" {size:<10} {messages:<10}       {mebibytes_per_second:.2}               {mebibytes_per_second:.2}\t\t   {mega_messages_per_second:.6}")
 }
 
 /// The address line `ibv_rc_pingpong` prints for a side.
@@ -586,15 +598,28 @@ impl PerftestKind {
     }
 }
 
-/// What the engine does in a perftest run (the tool's `-s`, `-n`: perftest does not exchange
-/// them, so both ends must be given the same).
+/// The message sizes of perftest's `-a`: every power of two from 2 bytes to 8 MiB.
+pub const PERFTEST_ALL_SIZES: [u32; 23] = {
+    let mut sizes = [0; 23];
+    let mut i = 0;
+    while i < sizes.len() {
+        sizes[i] = 2 << i;
+        i += 1;
+    }
+    sizes
+};
+
+/// What the engine does in a perftest run (the tool's `-s`, `-a`, `-n`: perftest does not
+/// exchange them, so both ends must be given the same).
 #[derive(Debug, Clone, Copy)]
 pub struct PerftestTest {
     /// The test.
     pub kind: PerftestKind,
-    /// Bytes of each message.
+    /// Bytes of each message (`-s`).
     pub size: u32,
-    /// Messages.
+    /// perftest's `-a`: `iterations` messages of each of [`PERFTEST_ALL_SIZES`] instead of `size`.
+    pub all_sizes: bool,
+    /// Messages (of each size).
     pub iterations: u32,
     /// The engine's buffer: the source of its messages, or where the peer's land.
     pub buffer: u64,
@@ -604,6 +629,17 @@ pub struct PerftestTest {
     pub channels: Channels,
     /// How long to wait for anything (the peer, a completion).
     pub patience: Duration,
+}
+
+impl PerftestTest {
+    /// The message sizes, in the order the test runs them.
+    pub fn sizes(&self) -> &[u32] {
+        if self.all_sizes {
+            &PERFTEST_ALL_SIZES
+        } else {
+            std::slice::from_ref(&self.size)
+        }
+    }
 }
 
 /// The messages perftest exchanges before any QP exists: its version (16 bytes, text), page
@@ -685,12 +721,14 @@ fn report_bytes(size: u32, r: &Report) -> Vec<u8> {
 }
 
 /// The result of a perftest run on the engine's side.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct PerftestOutcome {
-    /// The engine's figures (client, or `ib_send_bw` server: from the first message to the
-    /// last), none for an `ib_write_bw` server (it sees no messages).
-    pub report: Option<Report>,
-    /// The client's report as it sent it (`ib_write_bw` server): size, iterations, MiB/s, Mpps.
+    /// The engine's figures for each message size, in the order run (client, or `ib_send_bw`
+    /// server: from the first message of a size to its last), none for an `ib_write_bw`
+    /// server (it sees no messages).
+    pub reports: Vec<(u32, Report)>,
+    /// The client's report as it sent it (`ib_write_bw` server): size, iterations, MiB/s, Mpps
+    /// (with `-a`, of the last size).
     pub peer_report: Option<(u64, u64, f64, f64)>,
     /// The peer's key message.
     pub peer: PerftestKey,
@@ -699,17 +737,18 @@ pub struct PerftestOutcome {
 }
 
 /// Runs the engine's side of a perftest bandwidth test on `stream`: the exchanges of
-/// perftest's `ib_write_bw` or `ib_send_bw` (run without `-b`, `-a`, `-D`), the engine's QP
-/// committed (and, for the `ib_write_bw` server, its memory region registered) before its key
-/// goes out, then the test:
+/// perftest's `ib_write_bw` or `ib_send_bw` (run with or without `-a`; without `-b`, `-D`),
+/// the engine's QP committed (and, for the `ib_write_bw` server, its memory region registered)
+/// before its key goes out, then the test, for each message size in turn:
 /// - `ib_write_bw` client: `iterations` RDMA WRITEs into the server's buffer (at its address,
 ///   or cycling through a page for messages up to half a page, as perftest does), up to
-///   `channels.count` in flight; the report sent to the server.
-/// - `ib_write_bw` server: the engine's buffer exposed with remote write; the client's report
-///   received.
-/// - `ib_send_bw` client: `iterations` SENDs after the server's last key.
+///   `channels.count` in flight; then the report (of the last size) sent to the server.
+/// - `ib_write_bw` server: the engine's buffer exposed with remote write, as large as the
+///   largest message; the client's report received.
+/// - `ib_send_bw` client: `iterations` SENDs after the server's key that says its receive
+///   buffers are posted (with `-a`, one more key exchange after each size).
 /// - `ib_send_bw` server: `iterations` receive buffers posted (as many at a time as the QP's
-///   receive queue takes) before its last key, then their completions.
+///   receive queue takes) before that key, then their completions.
 pub fn perftest(
     dev: &mut Ferroce,
     stream: &mut TcpStream,
@@ -735,8 +774,8 @@ pub fn perftest(
     } else {
         end.pmtu
     };
-    // the buffer the peer may touch: as perftest, the larger of the message size and a page
-    let exposed = test.size.max(page_size);
+    // the buffer the peer may touch: as perftest, the larger of the largest message and a page
+    let exposed = test.sizes().iter().copied().max().unwrap_or(0).max(page_size);
     let rkey = test.region << ferroce_contracts::responder::REGION_KEY_BITS;
     let ours = PerftestKey {
         lid: 0,
@@ -798,46 +837,55 @@ pub fn perftest(
         commit_qp(dev, end, pmtu, &Peer { rkey: theirs.rkey, ..peer })?;
     }
     let mut outcome = PerftestOutcome {
-        report: None,
+        reports: Vec::new(),
         peer_report: None,
         peer: theirs,
         pmtu,
     };
+    progress(PERFTEST_HEADER);
     match (test.kind, role) {
         (PerftestKind::WriteBw, Role::Client) => {
-            let report = send_messages(dev, end, test, Some((theirs.vaddr, page_size)))?;
-            progress(&report.perftest_lines(test.size));
+            for &size in test.sizes() {
+                let report = send_messages(dev, end, test, size, Some((theirs.vaddr, page_size)))?;
+                progress(&report.perftest_line(size));
+                outcome.reports.push((size, report));
+            }
             key(stream, "key (after the test)")?;
-            exchange_report(stream, role, &report_bytes(test.size, &report))?;
-            outcome.report = Some(report);
+            let (size, last) = outcome.reports.last().copied().expect("a size");
+            exchange_report(stream, role, &report_bytes(size, &last))?;
         }
         (PerftestKind::WriteBw, Role::Server) => {
             key(stream, "key (after the test)")?;
             let client = exchange_report(stream, role, &[0u8; 40])?;
-            progress(&format!(
-                " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n {:<10} {:<10}       {:.2}               {:.2}\t\t   {:.6}",
-                client.0, client.1, client.2, client.2, client.3
-            ));
+            progress(&perftest_result_line(client.0, client.1, client.2, client.3));
             outcome.peer_report = Some(client);
         }
-        (PerftestKind::SendBw, Role::Client) => {
-            key(stream, "key (receive buffers posted)")?;
-            let report = send_messages(dev, end, test, None)?;
-            progress(&report.perftest_lines(test.size));
-            outcome.report = Some(report);
-        }
-        (PerftestKind::SendBw, Role::Server) => {
-            let mut posted = 0u32;
-            while posted < test.iterations && receive_post(dev, end.qp, test.buffer, test.size)? {
-                posted += 1;
+        (PerftestKind::SendBw, _) => {
+            for &size in test.sizes() {
+                let report = match role {
+                    Role::Client => {
+                        key(stream, "key (receive buffers posted)")?;
+                        send_messages(dev, end, test, size, None)?
+                    }
+                    Role::Server => {
+                        let mut posted = 0u32;
+                        while posted < test.iterations && receive_post(dev, end.qp, test.buffer, size)? {
+                            posted += 1;
+                        }
+                        if posted == 0 {
+                            return Err(ConnectError::Engine(format!("QP {}'s receive queue took no buffer", end.qp)));
+                        }
+                        key(stream, "key (receive buffers posted)")?;
+                        receive_messages(dev, end, test, size, posted)?
+                    }
+                };
+                progress(&report.perftest_line(size));
+                outcome.reports.push((size, report));
+                if test.all_sizes {
+                    // perftest's -a: both sides shake hands after each size
+                    key(stream, "key (after a size)")?;
+                }
             }
-            if posted == 0 {
-                return Err(ConnectError::Engine(format!("QP {}'s receive queue took no buffer", end.qp)));
-            }
-            key(stream, "key (receive buffers posted)")?;
-            let report = receive_messages(dev, end, test, posted)?;
-            progress(&report.perftest_lines(test.size));
-            outcome.report = Some(report);
         }
     }
     perftest_close(stream, role, &ours)?;
@@ -859,21 +907,27 @@ fn exchange_report(stream: &mut TcpStream, role: Role, ours: &[u8]) -> Result<(u
     ))
 }
 
-/// Posts the test's messages (RDMA WRITEs to `write_to`'s address, cycling through a page for
-/// small ones, else SENDs) on the test's channels, as many in flight as there are channels,
-/// and waits until all have completed.
-fn send_messages(dev: &mut Ferroce, end: &Endpoint, test: &PerftestTest, write_to: Option<(u64, u32)>) -> Result<Report, ConnectError> {
+/// Posts the test's messages of `size` bytes (RDMA WRITEs to `write_to`'s address, cycling
+/// through a page for small ones, else SENDs) on the test's channels, as many in flight as
+/// there are channels, and waits until all have completed.
+fn send_messages(
+    dev: &mut Ferroce,
+    end: &Endpoint,
+    test: &PerftestTest,
+    size: u32,
+    write_to: Option<(u64, u32)>,
+) -> Result<Report, ConnectError> {
     let channels = test.channels;
     let mut free: Vec<u32> = (channels.first..channels.first + channels.count).rev().collect();
     let (mut posted, mut completed) = (0u32, 0u32);
     // perftest's stride for messages up to half a page: the size rounded up to 64 bytes
-    let stride = u64::from(test.size.div_ceil(64).max(1) * 64);
+    let stride = u64::from(size.div_ceil(64).max(1) * 64);
     let started = Instant::now();
     while completed < test.iterations {
         while posted < test.iterations {
             let Some(channel) = free.pop() else { break };
             let (op, remote) = match write_to {
-                Some((va, page)) if test.size <= page / 2 => (PostOp::Write, va + u64::from(posted) % (u64::from(page) / stride) * stride),
+                Some((va, page)) if size <= page / 2 => (PostOp::Write, va + u64::from(posted) % (u64::from(page) / stride) * stride),
                 Some((va, _)) => (PostOp::Write, va),
                 None => (PostOp::Send, 0),
             };
@@ -886,7 +940,7 @@ fn send_messages(dev: &mut Ferroce, end: &Endpoint, test: &PerftestTest, write_t
                     ("qp", end.qp.into()),
                     ("local_addr", test.buffer.into()),
                     ("remote_addr", remote.into()),
-                    ("length", test.size.into()),
+                    ("length", size.into()),
                 ],
                 test.patience,
             )?;
@@ -901,15 +955,15 @@ fn send_messages(dev: &mut Ferroce, end: &Endpoint, test: &PerftestTest, write_t
         free.extend(done);
     }
     Ok(Report {
-        bytes: u64::from(test.size) * u64::from(test.iterations),
+        bytes: u64::from(size) * u64::from(test.iterations),
         messages: test.iterations.into(),
         elapsed: started.elapsed(),
     })
 }
 
-/// Waits for the test's SENDs, `posted` receive buffers already posted, one more posted for
-/// each completion until every message has one.
-fn receive_messages(dev: &mut Ferroce, end: &Endpoint, test: &PerftestTest, mut posted: u32) -> Result<Report, ConnectError> {
+/// Waits for the test's SENDs of `size` bytes, `posted` receive buffers already posted, one
+/// more posted for each completion until every message has one.
+fn receive_messages(dev: &mut Ferroce, end: &Endpoint, test: &PerftestTest, size: u32, mut posted: u32) -> Result<Report, ConnectError> {
     let mut received = 0u32;
     let mut started = None;
     while received < test.iterations {
@@ -920,15 +974,15 @@ fn receive_messages(dev: &mut Ferroce, end: &Endpoint, test: &PerftestTest, mut 
         })?;
         started.get_or_insert_with(Instant::now);
         for c in completions {
-            expect_send(&c, end.qp, test.size)?;
+            expect_send(&c, end.qp, size)?;
             received += 1;
-            if posted < test.iterations && receive_post(dev, end.qp, test.buffer, test.size)? {
+            if posted < test.iterations && receive_post(dev, end.qp, test.buffer, size)? {
                 posted += 1;
             }
         }
     }
     Ok(Report {
-        bytes: u64::from(test.size) * u64::from(test.iterations),
+        bytes: u64::from(size) * u64::from(test.iterations),
         messages: test.iterations.into(),
         elapsed: started.map_or(Duration::ZERO, |s| s.elapsed()),
     })
@@ -960,6 +1014,29 @@ mod tests {
     fn a_peer_needs_an_ipv4_gid() {
         let link_local: [u8; 16] = "fe80::5054:ff:fe12:3456".parse::<Ipv6Addr>().unwrap().octets();
         assert!(matches!(Peer::new(1, 2, &link_local, 0), Err(ConnectError::Peer(_))));
+    }
+
+    #[test]
+    fn all_sizes_are_perftests_powers_of_two_from_2_bytes_to_8_mib() {
+        assert_eq!(PERFTEST_ALL_SIZES.len(), 23);
+        assert!(PERFTEST_ALL_SIZES.iter().enumerate().all(|(i, &size)| size == 2 << i));
+        assert_eq!(*PERFTEST_ALL_SIZES.last().unwrap(), 8 << 20, "perftest's MAX_SIZE");
+        let test = PerftestTest {
+            kind: PerftestKind::SendBw,
+            size: 4096,
+            all_sizes: false,
+            iterations: 5,
+            buffer: 0,
+            region: 1,
+            channels: Channels {
+                first: 0,
+                count: 1,
+                queue: 1,
+            },
+            patience: Duration::from_secs(1),
+        };
+        assert_eq!(test.sizes(), &[4096]);
+        assert_eq!(PerftestTest { all_sizes: true, ..test }.sizes(), &PERFTEST_ALL_SIZES);
     }
 
     #[test]
