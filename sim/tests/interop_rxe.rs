@@ -569,14 +569,15 @@ fn writes_and_sends_from_linux_rxe_land_in_the_engine_over_rc_and_uc() {
     });
 }
 
-/// A step of the Linux tools' runs: the tool, over UC or RC, its `-s` (or perftest's `-a`) and
-/// `-n`, and the engine's first PSN.
+/// A step of the Linux tools' runs: the tool, over UC or RC, its `-s` (or perftest's `-a`),
+/// perftest's `-b` (duplex) and `-n`, and the engine's first PSN.
 #[derive(Clone, Copy, Debug)]
 struct ToolRun {
     tool: LinuxTool,
     uc: bool,
     size: u32,
     all_sizes: bool,
+    duplex: bool,
     iterations: u32,
     engine_psn: u32,
 }
@@ -607,7 +608,8 @@ impl ToolRun {
         } else {
             format!("-s,{}", self.size)
         };
-        format!("{base},{size},-n,{}{server}", self.iterations)
+        let duplex = if self.duplex { ",-b" } else { "" };
+        format!("{base},{size}{duplex},-n,{}{server}", self.iterations)
     }
 
     /// The engine's side of the run, through ferroce-ctl's library; a line of what it did.
@@ -649,6 +651,7 @@ impl ToolRun {
                     },
                     size: self.size,
                     all_sizes: self.all_sizes,
+                    duplex: self.duplex,
                     iterations: self.iterations,
                     buffer,
                     region: 1,
@@ -662,7 +665,25 @@ impl ToolRun {
                 let outcome = connect::perftest(dev, stream, role, &end, &test, log).unwrap_or_else(|e| panic!("{self:?}: {e}"));
                 assert_eq!(outcome.pmtu, Pmtu::B1024, "{self:?}: the MTU agreed");
                 let sizes = test.sizes();
-                if self.tool == LinuxTool::WriteBw && role == Role::Server {
+                if self.duplex {
+                    // both sides sent: the engine's report and the peer's
+                    let run: Vec<(u32, u64)> = outcome.reports.iter().map(|(size, r)| (*size, r.messages)).collect();
+                    assert_eq!(
+                        run,
+                        vec![(self.size, u64::from(self.iterations))],
+                        "{self:?}: the engine's messages"
+                    );
+                    let (size, iterations, mib, _) = outcome.peer_report.expect("the peer's report");
+                    assert_eq!(
+                        (size, iterations),
+                        (u64::from(self.size), u64::from(self.iterations)),
+                        "{self:?}: the peer's"
+                    );
+                    format!(
+                        "{}; the peer's report: {size} B x {iterations} at {mib:.2} MiB/s",
+                        outcome.reports[0].1.perftest_line(self.size)
+                    )
+                } else if self.tool == LinuxTool::WriteBw && role == Role::Server {
                     // the ib_write_bw server sees no messages: the client's report (of its last size)
                     assert!(outcome.reports.is_empty(), "{self:?}");
                     let (size, iterations, mib, _) = outcome.peer_report.expect("the client's report");
@@ -687,15 +708,17 @@ impl ToolRun {
 
 /// The runs of each role: over RC, ping-pongs of 1 B, 4 KiB and 64 KiB (the engine's PSNs
 /// wrapping in the last), `ib_write_bw` of 64 KiB and of 1 MiB (five messages, perftest's
-/// fewest), `ib_send_bw` of 4 KiB and of 2 B; over UC, a ping-pong of 4 KiB (5 iterations, so
+/// fewest), `ib_send_bw` of 4 KiB and of 2 B, both again with `-b` (duplex: both sides send at
+/// once; the engine's PSNs wrap in the SENDs); over UC, a ping-pong of 4 KiB (5 iterations, so
 /// its lines are told from the RC one's) and `ib_send_bw` of 1 KiB, the engine's PSNs wrapping
 /// in both, and `ib_write_bw` of 16 KiB.
-const TOOL_RUNS: [ToolRun; 10] = [
+const TOOL_RUNS: [ToolRun; 12] = [
     ToolRun {
         tool: LinuxTool::Pingpong,
         uc: false,
         size: 1,
         all_sizes: false,
+        duplex: false,
         iterations: 4,
         engine_psn: 0x00_2468,
     },
@@ -704,6 +727,7 @@ const TOOL_RUNS: [ToolRun; 10] = [
         uc: false,
         size: 4096,
         all_sizes: false,
+        duplex: false,
         iterations: 3,
         engine_psn: 0x13_5791,
     },
@@ -712,6 +736,7 @@ const TOOL_RUNS: [ToolRun; 10] = [
         uc: false,
         size: 65536,
         all_sizes: false,
+        duplex: false,
         iterations: 1,
         engine_psn: 0xff_fff0,
     },
@@ -720,6 +745,7 @@ const TOOL_RUNS: [ToolRun; 10] = [
         uc: false,
         size: 65536,
         all_sizes: false,
+        duplex: false,
         iterations: 8,
         engine_psn: 0x55_0000,
     },
@@ -728,6 +754,7 @@ const TOOL_RUNS: [ToolRun; 10] = [
         uc: false,
         size: 4096,
         all_sizes: false,
+        duplex: false,
         iterations: 16,
         engine_psn: 0xab_cdef,
     },
@@ -736,6 +763,7 @@ const TOOL_RUNS: [ToolRun; 10] = [
         uc: false,
         size: 1 << 20,
         all_sizes: false,
+        duplex: false,
         iterations: 5,
         engine_psn: 0xff_fe00,
     },
@@ -744,14 +772,34 @@ const TOOL_RUNS: [ToolRun; 10] = [
         uc: false,
         size: 2,
         all_sizes: false,
+        duplex: false,
         iterations: 16,
         engine_psn: 0x00_0001,
+    },
+    ToolRun {
+        tool: LinuxTool::WriteBw,
+        uc: false,
+        size: 65536,
+        all_sizes: false,
+        duplex: true,
+        iterations: 8,
+        engine_psn: 0x7f_ffff,
+    },
+    ToolRun {
+        tool: LinuxTool::SendBw,
+        uc: false,
+        size: 4096,
+        all_sizes: false,
+        duplex: true,
+        iterations: 16,
+        engine_psn: 0xff_fffa,
     },
     ToolRun {
         tool: LinuxTool::Pingpong,
         uc: true,
         size: 4096,
         all_sizes: false,
+        duplex: false,
         iterations: 5,
         engine_psn: 0xff_fffd,
     },
@@ -760,6 +808,7 @@ const TOOL_RUNS: [ToolRun; 10] = [
         uc: true,
         size: 16384,
         all_sizes: false,
+        duplex: false,
         iterations: 8,
         engine_psn: 0x12_3456,
     },
@@ -768,6 +817,7 @@ const TOOL_RUNS: [ToolRun; 10] = [
         uc: true,
         size: 1024,
         all_sizes: false,
+        duplex: false,
         iterations: 16,
         engine_psn: 0xff_fff8,
     },
@@ -781,6 +831,7 @@ const ALL_SIZES_RUNS: [ToolRun; 2] = [
         uc: false,
         size: 0,
         all_sizes: true,
+        duplex: false,
         iterations: 5,
         engine_psn: 0xff_ff00,
     },
@@ -789,6 +840,7 @@ const ALL_SIZES_RUNS: [ToolRun; 2] = [
         uc: false,
         size: 0,
         all_sizes: true,
+        duplex: false,
         iterations: 5,
         engine_psn: 0x76_5432,
     },
@@ -833,10 +885,11 @@ fn with_ferroce_ctl<T: Send + 'static>(
 /// region registered for `ib_write_bw`. Each side checks what it can: the engine its
 /// completions and `ib_write_bw`'s report, the VM its tools' exit status and iteration lines;
 /// rxe's counters afterwards show no NAK, no RNR and no retry exhausted, and the engine no
-/// ICRC error and no ignored ACK.
+/// ICRC error and no ignored ACK. About 80 s; the VM may take 300 s (a guard against a hang,
+/// with room for a loaded machine).
 #[test]
 fn the_linux_tools_run_against_ferroce_ctl_connect_as_server_and_as_client() {
-    run_tools("interop_tools", &TOOL_RUNS, VM_TIMEOUT);
+    run_tools("interop_tools", &TOOL_RUNS, Duration::from_secs(300));
 }
 
 /// The same with perftest's `-a` ([`ALL_SIZES_RUNS`]): 80 MiB a run in each direction, about

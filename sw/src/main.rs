@@ -84,8 +84,8 @@ enum Cmd {
     /// `send-bw` (ib_send_bw). Without --server the engine's side listens: run the Linux tool
     /// with this host's address as its server. With --server the engine's side connects: start
     /// the Linux tool without a host name first. Give the Linux tool a GID index of its IPv4
-    /// address (ibv_rc_pingpong -g N, perftest -x N), and both sides the same -s and -n
-    /// (perftest does not exchange them).
+    /// address (ibv_rc_pingpong -g N, perftest -x N), and both sides the same -s (or -a), -b
+    /// and -n (perftest does not exchange them).
     Connect(ConnectArgs),
     /// The counters of the RX front end, the scheduler, the status table, the host path (ARP
     /// and echo replies), the ACK tracker, the receive completion queue and the responder
@@ -267,6 +267,10 @@ struct ConnectArgs {
     /// the Linux tool -a too). The engine's buffer must have room for 8 MiB.
     #[arg(long, short = 'a', conflicts_with = "size")]
     all: bool,
+    /// Both sides send at once, as perftest's -b (write-bw and send-bw; give the Linux tool -b
+    /// too; not with --all).
+    #[arg(long, short = 'b', conflicts_with = "all")]
+    bidirectional: bool,
     /// The engine's buffer in its memory: messages are sent from it and land in it.
     #[arg(long, default_value = "0x10000000")]
     buffer: String,
@@ -932,6 +936,9 @@ fn connect(dev: &mut Ferroce, a: &ConnectArgs, json_out: bool) -> Result<(), Err
     if a.all && a.tool == Tool::Pingpong {
         return Err(usage("--all: the pingpong tools have no -a; give one size with -s".into()));
     }
+    if a.bidirectional && a.tool == Tool::Pingpong {
+        return Err(usage("--bidirectional: a ping-pong is both ways already".into()));
+    }
     if !c::channels_fit_a_poll_group(a.channel, a.channels) {
         return Err(usage(format!(
             "--channel {} --channels {}: the channels must be within one group of 32 (0-31, 32-63, ...)",
@@ -1000,6 +1007,7 @@ fn connect(dev: &mut Ferroce, a: &ConnectArgs, json_out: bool) -> Result<(), Err
                 },
                 size: a.size.unwrap_or(65536),
                 all_sizes: a.all,
+                duplex: a.bidirectional,
                 iterations: a.iters.unwrap_or(5000),
                 buffer,
                 region: a.region,

@@ -568,4 +568,10 @@ fn connect_refuses_bad_arguments_before_any_connection() {
     let (code, _, err) = ctl(&bar, &["connect", "write-bw", "-a", "-s", "4096"]);
     assert_ne!(code, 0);
     assert!(err.contains("cannot be used with"), "-a and -s together: {err}");
+    let (code, _, err) = ctl(&bar, &["connect", "send-bw", "-a", "-b"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("cannot be used with"), "-a and -b together: {err}");
+    let (code, _, err) = ctl(&bar, &["connect", "pingpong", "-b"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--bidirectional: a ping-pong is both ways already"), "{err}");
 }

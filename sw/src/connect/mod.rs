@@ -49,6 +49,8 @@ pub enum ConnectError {
     Engine(String),
     /// Nothing moved for the time allowed (what was awaited).
     Timeout(String),
+    /// A test this library does not run.
+    Unsupported(String),
 }
 
 impl fmt::Display for ConnectError {
@@ -60,6 +62,7 @@ impl fmt::Display for ConnectError {
             ConnectError::Peer(s) => write!(f, "the peer: {s}"),
             ConnectError::Engine(s) => write!(f, "the engine: {s}"),
             ConnectError::Timeout(s) => write!(f, "timed out waiting for {s}"),
+            ConnectError::Unsupported(s) => write!(f, "not supported: {s}"),
         }
     }
 }
@@ -619,6 +622,8 @@ pub struct PerftestTest {
     pub size: u32,
     /// perftest's `-a`: `iterations` messages of each of [`PERFTEST_ALL_SIZES`] instead of `size`.
     pub all_sizes: bool,
+    /// perftest's `-b`: both sides send at once (not with `all_sizes`).
+    pub duplex: bool,
     /// Messages (of each size).
     pub iterations: u32,
     /// The engine's buffer: the source of its messages, or where the peer's land.
@@ -632,6 +637,17 @@ pub struct PerftestTest {
 }
 
 impl PerftestTest {
+    /// Where the engine's receive buffers for the peer's SENDs are: its buffer, or in a duplex
+    /// run (where the engine sends from its buffer at the same time) right after the largest
+    /// message.
+    pub fn receive_buffer(&self) -> u64 {
+        if self.duplex {
+            self.buffer + u64::from(self.sizes().iter().copied().max().unwrap_or(0))
+        } else {
+            self.buffer
+        }
+    }
+
     /// The message sizes, in the order the test runs them.
     pub fn sizes(&self) -> &[u32] {
         if self.all_sizes {
@@ -737,7 +753,7 @@ pub struct PerftestOutcome {
 }
 
 /// Runs the engine's side of a perftest bandwidth test on `stream`: the exchanges of
-/// perftest's `ib_write_bw` or `ib_send_bw` (run with or without `-a`; without `-b`, `-D`),
+/// perftest's `ib_write_bw` or `ib_send_bw` (with or without `-a` or `-b`, not both; without `-D`),
 /// the engine's QP committed (and, for the `ib_write_bw` server, its memory region registered)
 /// before its key goes out, then the test, for each message size in turn:
 /// - `ib_write_bw` client: `iterations` RDMA WRITEs into the server's buffer (at its address,
@@ -749,6 +765,10 @@ pub struct PerftestOutcome {
 ///   buffers are posted (with `-a`, one more key exchange after each size).
 /// - `ib_send_bw` server: `iterations` receive buffers posted (as many at a time as the QP's
 ///   receive queue takes) before that key, then their completions.
+/// - With `-b` (duplex), both roles alike: `ib_write_bw` exposes the engine's buffer, shakes
+///   hands and writes; `ib_send_bw` posts its receive buffers (after the largest message, the
+///   engine's buffer being the source of its own SENDs), shakes hands, and sends while it takes
+///   the peer's SENDs; then the two sides exchange their reports.
 pub fn perftest(
     dev: &mut Ferroce,
     stream: &mut TcpStream,
@@ -757,6 +777,9 @@ pub fn perftest(
     test: &PerftestTest,
     mut progress: impl FnMut(&str),
 ) -> Result<PerftestOutcome, ConnectError> {
+    if test.duplex && test.all_sizes {
+        return Err(ConnectError::Unsupported("perftest's -b with -a: run one size at a time".into()));
+    }
     let (_, ip) = local_address(dev)?;
     let prefix = PerftestPrefix::exchange(
         stream,
@@ -798,7 +821,7 @@ pub fn perftest(
     }
     let peer = Peer::new(theirs.qpn, theirs.psn, &theirs.gid, theirs.rkey)?;
     commit_qp(dev, end, pmtu, &peer)?;
-    if test.kind == PerftestKind::WriteBw && role == Role::Server {
+    if test.kind == PerftestKind::WriteBw && (role == Role::Server || test.duplex) {
         dev.region_write(
             test.region,
             &Region {
@@ -843,10 +866,20 @@ pub fn perftest(
         pmtu,
     };
     progress(PERFTEST_HEADER);
-    match (test.kind, role) {
-        (PerftestKind::WriteBw, Role::Client) => {
+    let write_to = Some((theirs.vaddr, page_size));
+    match (test.kind, role, test.duplex) {
+        (PerftestKind::WriteBw, _, true) => {
+            // perftest's -b: both sides shake hands, write, and exchange their reports
+            let size = test.size;
+            key(stream, "key (before the test)")?;
+            let report = send_messages(dev, end, test, size, write_to, None)?;
+            progress(&report.perftest_line(size));
+            outcome.reports.push((size, report));
+            outcome.peer_report = Some(exchange_report(stream, role, &report_bytes(size, &report))?);
+        }
+        (PerftestKind::WriteBw, Role::Client, false) => {
             for &size in test.sizes() {
-                let report = send_messages(dev, end, test, size, Some((theirs.vaddr, page_size)))?;
+                let report = send_messages(dev, end, test, size, write_to, None)?;
                 progress(&report.perftest_line(size));
                 outcome.reports.push((size, report));
             }
@@ -854,33 +887,35 @@ pub fn perftest(
             let (size, last) = outcome.reports.last().copied().expect("a size");
             exchange_report(stream, role, &report_bytes(size, &last))?;
         }
-        (PerftestKind::WriteBw, Role::Server) => {
+        (PerftestKind::WriteBw, Role::Server, false) => {
             key(stream, "key (after the test)")?;
             let client = exchange_report(stream, role, &[0u8; 40])?;
             progress(&perftest_result_line(client.0, client.1, client.2, client.3));
             outcome.peer_report = Some(client);
         }
-        (PerftestKind::SendBw, _) => {
+        (PerftestKind::SendBw, _, _) => {
             for &size in test.sizes() {
-                let report = match role {
-                    Role::Client => {
-                        key(stream, "key (receive buffers posted)")?;
-                        send_messages(dev, end, test, size, None)?
+                // the receiving side (the server, or both with -b) posts its buffers first
+                let mut receiving = Receiving { posted: 0, received: 0 };
+                if role == Role::Server || test.duplex {
+                    while receiving.posted < test.iterations && receive_post(dev, end.qp, test.receive_buffer(), size)? {
+                        receiving.posted += 1;
                     }
-                    Role::Server => {
-                        let mut posted = 0u32;
-                        while posted < test.iterations && receive_post(dev, end.qp, test.buffer, size)? {
-                            posted += 1;
-                        }
-                        if posted == 0 {
-                            return Err(ConnectError::Engine(format!("QP {}'s receive queue took no buffer", end.qp)));
-                        }
-                        key(stream, "key (receive buffers posted)")?;
-                        receive_messages(dev, end, test, size, posted)?
+                    if receiving.posted == 0 {
+                        return Err(ConnectError::Engine(format!("QP {}'s receive queue took no buffer", end.qp)));
                     }
+                }
+                key(stream, "key (receive buffers posted)")?;
+                let report = match (role, test.duplex) {
+                    (_, true) => send_messages(dev, end, test, size, None, Some(&mut receiving))?,
+                    (Role::Client, false) => send_messages(dev, end, test, size, None, None)?,
+                    (Role::Server, false) => receive_messages(dev, end, test, size, receiving.posted)?,
                 };
                 progress(&report.perftest_line(size));
                 outcome.reports.push((size, report));
+                if test.duplex {
+                    outcome.peer_report = Some(exchange_report(stream, role, &report_bytes(size, &report))?);
+                }
                 if test.all_sizes {
                     // perftest's -a: both sides shake hands after each size
                     key(stream, "key (after a size)")?;
@@ -907,15 +942,23 @@ fn exchange_report(stream: &mut TcpStream, role: Role, ours: &[u8]) -> Result<(u
     ))
 }
 
+/// The receive side of a duplex `ib_send_bw`: receive buffers posted and messages received.
+struct Receiving {
+    posted: u32,
+    received: u32,
+}
+
 /// Posts the test's messages of `size` bytes (RDMA WRITEs to `write_to`'s address, cycling
 /// through a page for small ones, else SENDs) on the test's channels, as many in flight as
-/// there are channels, and waits until all have completed.
+/// there are channels, and waits until all have completed; with `receiving` (duplex), also
+/// takes the peer's SENDs meanwhile, as [`receive_messages`] does.
 fn send_messages(
     dev: &mut Ferroce,
     end: &Endpoint,
     test: &PerftestTest,
     size: u32,
     write_to: Option<(u64, u32)>,
+    mut receiving: Option<&mut Receiving>,
 ) -> Result<Report, ConnectError> {
     let channels = test.channels;
     let mut free: Vec<u32> = (channels.first..channels.first + channels.count).rev().collect();
@@ -923,7 +966,8 @@ fn send_messages(
     // perftest's stride for messages up to half a page: the size rounded up to 64 bytes
     let stride = u64::from(size.div_ceil(64).max(1) * 64);
     let started = Instant::now();
-    while completed < test.iterations {
+    let receiving_more = |r: &Option<&mut Receiving>| r.as_ref().is_some_and(|r| r.received < test.iterations);
+    while completed < test.iterations || receiving_more(&receiving) {
         while posted < test.iterations {
             let Some(channel) = free.pop() else { break };
             let (op, remote) = match write_to {
@@ -946,13 +990,24 @@ fn send_messages(
             )?;
             posted += 1;
         }
-        let what = || format!("completions ({completed} of {} messages)", test.iterations);
-        let done = wait_for(dev, test.patience, what, |dev| {
-            let done = channels.finished(dev)?;
-            Ok((!done.is_empty()).then_some(done))
+        let (sending, taking) = (completed < test.iterations, receiving_more(&receiving));
+        let what = || format!("completions ({completed} of {} messages sent)", test.iterations);
+        let (done, arrived) = wait_for(dev, test.patience, what, |dev| {
+            let done = if sending { channels.finished(dev)? } else { Vec::new() };
+            let arrived = if taking { dev.receive_completions(16)?.0 } else { Vec::new() };
+            Ok((!done.is_empty() || !arrived.is_empty()).then_some((done, arrived)))
         })?;
         completed += done.len() as u32;
         free.extend(done);
+        if let Some(r) = receiving.as_deref_mut() {
+            for c in arrived {
+                expect_send(&c, end.qp, size)?;
+                r.received += 1;
+                if r.posted < test.iterations && receive_post(dev, end.qp, test.receive_buffer(), size)? {
+                    r.posted += 1;
+                }
+            }
+        }
     }
     Ok(Report {
         bytes: u64::from(size) * u64::from(test.iterations),
@@ -976,7 +1031,7 @@ fn receive_messages(dev: &mut Ferroce, end: &Endpoint, test: &PerftestTest, size
         for c in completions {
             expect_send(&c, end.qp, size)?;
             received += 1;
-            if posted < test.iterations && receive_post(dev, end.qp, test.buffer, size)? {
+            if posted < test.iterations && receive_post(dev, end.qp, test.receive_buffer(), size)? {
                 posted += 1;
             }
         }
@@ -1025,6 +1080,7 @@ mod tests {
             kind: PerftestKind::SendBw,
             size: 4096,
             all_sizes: false,
+            duplex: false,
             iterations: 5,
             buffer: 0,
             region: 1,
