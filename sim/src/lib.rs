@@ -5,7 +5,7 @@
 //! [`tx_path_rtl`]), the
 //! two-engine loopback of the TX and RX paths ([`loopback_rtl`]) and its checks
 //! ([`loopback_bench`]), the engine top driven through its ports, two back to back
-//! ([`engine_rtl`]), the
+//! ([`engine_rtl`]), a lossy wire ([`faults`]), the
 //! requesters that feed the responder's co-simulations ([`peers`]), the cycle benchmarks
 //! ([`bench`]), the register file behind a socket for the host tool ([`serve`]), tshark as an
 //! oracle ([`tshark`]) and the `ferroce-sim` command.
@@ -26,6 +26,7 @@ pub mod axi4_master_rtl;
 pub mod axis;
 pub mod bench;
 pub mod engine_rtl;
+pub mod faults;
 pub mod host_rtl;
 pub mod icrc_rtl;
 pub mod ingress_rtl;

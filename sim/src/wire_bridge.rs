@@ -12,12 +12,15 @@
 //! and drop them; beyond [`QUEUED_BYTES`] the bridge counts and drops them itself).
 //! A datagram that cannot be an Ethernet frame (shorter than its header) or is longer than
 //! [`LARGEST_FRAME`] is counted and dropped, never fatal. Frames to the host (`m_pass`) are
-//! counted and dropped. While nothing moves on any port for [`IDLE_CYCLES`], the clock stops and
+//! counted and dropped. [`WireBridge::set_faults`] makes either direction lossy instead
+//! ([`crate::faults`]: RoCEv2 frames lost, duplicated, reordered, corrupted, from a seed).
+//! While nothing moves on any port for [`IDLE_CYCLES`], the clock stops and
 //! the bridge waits for a datagram (a millisecond at a time), so an idle engine takes no core
 //! from the VM beside it.
 
 use crate::contracts::regs::Map;
 use crate::engine_rtl::{transact_stepping, EngineHost, EngineRtl, EngineVariant, Surroundings};
+use crate::faults::{FaultCounts, FaultInjector, Faults};
 use crate::regs_rtl::Request;
 use crate::tx_path_rtl::MemoryTiming;
 use rand::SeedableRng;
@@ -116,6 +119,8 @@ pub struct WireBridge {
     /// Frames taken off the socket, waiting for the MAC RX, and their bytes.
     waiting: std::collections::VecDeque<Vec<u8>>,
     waiting_bytes: usize,
+    /// Faults on the frames to the engine and on those from it ([`WireBridge::set_faults`]).
+    faults: [Option<FaultInjector>; 2],
 }
 
 impl WireBridge {
@@ -145,7 +150,23 @@ impl WireBridge {
             buffer: vec![0; 65536],
             waiting: Default::default(),
             waiting_bytes: 0,
+            faults: [None, None],
         })
+    }
+
+    /// Makes the wire lossy from now on: `to_engine` on the frames the peer sends, `from_engine`
+    /// on the engine's, each drawn from its own seed (`seed`, `seed + 1`). The capture shows
+    /// the frames as they left their sender.
+    pub fn set_faults(&mut self, to_engine: Faults, from_engine: Faults, seed: u64) {
+        self.faults = [
+            Some(FaultInjector::new(to_engine, seed)),
+            Some(FaultInjector::new(from_engine, seed.wrapping_add(1))),
+        ];
+    }
+
+    /// What the faults did so far, to the engine and from it.
+    pub fn fault_counts(&self) -> [FaultCounts; 2] {
+        [0, 1].map(|i| self.faults[i].as_ref().map_or_else(FaultCounts::default, |f| f.counts))
     }
 
     /// The local address of the socket (the port the peer sends to).
@@ -172,6 +193,7 @@ impl WireBridge {
     pub fn step(&mut self) -> Result<(), String> {
         if self.cycle.is_multiple_of(POLL_CYCLES) {
             self.receive()?;
+            self.release_held()?;
         }
         let e = &mut self.engine;
         e.drive(&mut self.rng, self.cycle, true);
@@ -194,6 +216,7 @@ impl WireBridge {
     pub fn idle(&self) -> bool {
         self.cycle - self.last_event.0 > IDLE_CYCLES
             && self.waiting.is_empty()
+            && !self.faults.iter().flatten().any(FaultInjector::holding)
             && self.engine.incoming_beats() == 0
             && self.engine.axil.outstanding() == 0
     }
@@ -264,9 +287,13 @@ impl WireBridge {
             } else if self.waiting_bytes + length > QUEUED_BYTES {
                 self.counts.dropped_queue_full += 1;
             } else {
-                self.waiting.push_back(self.buffer[..length].to_vec());
-                self.waiting_bytes += length;
-                self.counts.most_queued = self.counts.most_queued.max(self.waiting.len() as u64);
+                let frame = self.buffer[..length].to_vec();
+                self.keep(false, frame.clone());
+                let frames = match &mut self.faults[0] {
+                    Some(faults) => faults.apply(frame, self.cycle),
+                    None => vec![frame],
+                };
+                self.queue_for_the_engine(frames);
             }
         }
         let room = 2 * LARGEST_FRAME / self.engine.input_bytes_per_beat();
@@ -275,20 +302,50 @@ impl WireBridge {
             self.waiting_bytes -= frame.len();
             self.engine.inject(&frame);
             self.counts.frames_in += 1;
-            self.keep(false, frame);
             self.last_event = (self.cycle, self.engine.events());
         }
         Ok(())
     }
 
-    /// Sends the frames the MAC TX finished.
+    /// Frames for the MAC RX, after the faults to the engine.
+    fn queue_for_the_engine(&mut self, frames: Vec<Vec<u8>>) {
+        for frame in frames {
+            self.waiting_bytes += frame.len();
+            self.waiting.push_back(frame);
+            self.counts.most_queued = self.counts.most_queued.max(self.waiting.len() as u64);
+        }
+    }
+
+    /// Sends the frames the MAC TX finished, after the faults from the engine.
     fn send(&mut self) -> Result<(), String> {
         for frame in self.engine.take_frames_out() {
+            self.keep(true, frame.clone());
+            let frames = match &mut self.faults[1] {
+                Some(faults) => faults.apply(frame, self.cycle),
+                None => vec![frame],
+            };
+            self.send_datagrams(frames);
+        }
+        Ok(())
+    }
+
+    fn send_datagrams(&mut self, frames: Vec<Vec<u8>>) {
+        for frame in frames {
             match self.socket.send_to(&frame, self.peer) {
                 Ok(_) => self.counts.frames_out += 1,
                 Err(_) => self.counts.send_errors += 1,
             }
-            self.keep(true, frame);
+        }
+    }
+
+    /// Frames the faults held back whose time has come, both ways.
+    fn release_held(&mut self) -> Result<(), String> {
+        let cycle = self.cycle;
+        if let Some(due) = self.faults[0].as_mut().map(|f| f.due(cycle)) {
+            self.queue_for_the_engine(due);
+        }
+        if let Some(due) = self.faults[1].as_mut().map(|f| f.due(cycle)) {
+            self.send_datagrams(due);
         }
         Ok(())
     }
