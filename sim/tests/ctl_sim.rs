@@ -133,6 +133,52 @@ fn ferroce_sim_serve_answers_the_host_tool() {
     assert_eq!(status.code(), Some(2), "an unknown --top is an option error");
 }
 
+/// `ferroce-sim wire` with a lossy wire: it says so when it starts, its register file answers,
+/// and its report counts the faults; a rate that is not a probability is an option error.
+#[test]
+fn ferroce_sim_wire_runs_a_lossy_wire_and_refuses_a_bad_rate() {
+    let path = socket_path("wire-lossy");
+    let peer = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_ferroce-sim"))
+        .args(["wire", "--udp", "127.0.0.1:0", "--peer", &peer.local_addr().unwrap().to_string()])
+        .args(["--loss", "0.5", "--faults-on", "in", "--seconds", "3", "--report", "0", "--socket"])
+        .arg(&path)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while !path.exists() {
+        assert!(start.elapsed().as_secs() < 20, "ferroce-sim wire did not create its socket");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let mut dev = Ferroce::open(bus::open(&format!("sim:{}", path.display())).unwrap()).unwrap();
+    let block = dev.target("block_size").unwrap().address();
+    assert_eq!(dev.read(block).unwrap(), 16);
+    drop(dev);
+    let out = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(said.lines().next().is_some_and(|l| l.ends_with(", a lossy wire")), "{said}");
+    assert!(said.contains("faults to the engine FaultCounts"), "{said}");
+    let _ = std::fs::remove_file(&path);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ferroce-sim"))
+        .args([
+            "wire",
+            "--udp",
+            "127.0.0.1:0",
+            "--peer",
+            "127.0.0.1:9",
+            "--socket",
+            "/tmp/unused.sock",
+            "--corrupt",
+            "1.5",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("'1.5' is not a probability from 0 to 1"));
+}
+
 /// `ferroce-ctl`'s library against the whole engine looped back on itself (`serve --top
 /// engine`): QP 1 sends to QP 2 of the same engine; the region, the receive buffer, the post,
 /// the poll and the receive completion all go through the registers.

@@ -126,6 +126,10 @@ enum Cmd {
     /// Datagrams shorter than an Ethernet header or longer than 4,224 bytes are counted and
     /// dropped. Prints what crossed every --report seconds (0: never) and at the end. Runs
     /// until killed, or for --seconds.
+    ///
+    /// The wire is lossless unless a fault option is given: then RoCEv2 frames (only: ARP
+    /// and the rest cross unchanged) are lost, duplicated, reordered or corrupted at the
+    /// given rates, from --fault-seed, in the directions of --faults-on.
     Wire {
         /// Local UDP address the engine's MAC RX listens on.
         #[arg(long, value_name = "ADDR:PORT")]
@@ -149,6 +153,8 @@ enum Cmd {
         /// Seconds between two progress lines on stderr (0: none).
         #[arg(long, default_value_t = 10)]
         report: u64,
+        #[command(flatten)]
+        faults: FaultArgs,
     },
     /// Run transfers through the TX path and write its frames (no FCS) to a pcap; prints the
     /// post refusals, packets, bytes, per-queue bytes, completions (and cycles, from the RTL).
@@ -396,7 +402,8 @@ fn main() -> ExitCode {
             pcap,
             seconds,
             report,
-        } => run_wire(udp, peer, &socket, &variant, pcap.as_deref(), seconds, report),
+            faults,
+        } => run_wire(udp, peer, &socket, &variant, pcap.as_deref(), seconds, report, &faults),
         Cmd::Serve {
             socket,
             serial,
@@ -689,6 +696,78 @@ fn run_serve(endpoint: &ServeOn, top: &str, variant: Option<&str>, latency: u64)
 }
 
 /// `ferroce-sim wire`: errors on stderr with exit code 2.
+/// Which frames `ferroce-sim wire`'s faults touch.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum FaultDirection {
+    /// Frames to the engine.
+    In,
+    /// Frames from the engine.
+    Out,
+    /// Both.
+    Both,
+}
+
+/// `ferroce-sim wire`'s lossy wire (each a probability per RoCEv2 frame, 0 to 1).
+#[derive(clap::Args)]
+struct FaultArgs {
+    /// Probability a frame is lost (with the next ones of its burst).
+    #[arg(long, default_value_t = 0.0, value_parser = probability)]
+    loss: f64,
+    /// Frames a loss takes at most (each loss takes 1 to N).
+    #[arg(long, default_value_t = 1)]
+    burst: usize,
+    /// Probability a frame arrives twice.
+    #[arg(long, default_value_t = 0.0, value_parser = probability)]
+    duplicate: f64,
+    /// Probability a frame is held back behind later ones.
+    #[arg(long, default_value_t = 0.0, value_parser = probability)]
+    reorder: f64,
+    /// Frames a held-back frame lets pass at most.
+    #[arg(long, default_value_t = 3)]
+    window: usize,
+    /// Probability a frame's ICRC is corrupted (its receiver drops it).
+    #[arg(long, default_value_t = 0.0, value_parser = probability)]
+    corrupt: f64,
+    /// Directions the faults touch.
+    #[arg(long, value_enum, default_value_t = FaultDirection::Both)]
+    faults_on: FaultDirection,
+    /// Seed of the faults (a run with the same frames is the same run).
+    #[arg(long, default_value_t = 1)]
+    fault_seed: u64,
+}
+
+fn probability(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
+        _ => Err(format!("'{s}' is not a probability from 0 to 1")),
+    }
+}
+
+impl FaultArgs {
+    /// The faults of each direction (to the engine, from it), or none for a lossless wire.
+    fn faults(&self) -> Option<(ferroce_sim::faults::Faults, ferroce_sim::faults::Faults)> {
+        use ferroce_sim::faults::Faults;
+        let faults = Faults {
+            loss: self.loss,
+            burst: self.burst.max(1),
+            duplicate: self.duplicate,
+            reorder: self.reorder,
+            window: self.window.max(1),
+            corrupt: self.corrupt,
+        };
+        if [faults.loss, faults.duplicate, faults.reorder, faults.corrupt]
+            .iter()
+            .all(|&p| p == 0.0)
+        {
+            return None;
+        }
+        let on = |d| self.faults_on == d || self.faults_on == FaultDirection::Both;
+        let pick = |d| if on(d) { faults } else { Faults::NONE };
+        Some((pick(FaultDirection::In), pick(FaultDirection::Out)))
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn run_wire(
     udp: std::net::SocketAddr,
     peer: std::net::SocketAddr,
@@ -697,6 +776,7 @@ fn run_wire(
     pcap: Option<&std::path::Path>,
     seconds: u64,
     report: u64,
+    faults: &FaultArgs,
 ) -> ExitCode {
     use ferroce_sim::engine_rtl::EngineVariant;
     use ferroce_sim::wire_bridge::WireBridge;
@@ -724,11 +804,24 @@ fn run_wire(
     if pcap.is_some() {
         bridge.capture();
     }
+    let lossy = faults.faults();
+    if let Some((to_engine, from_engine)) = lossy {
+        bridge.set_faults(to_engine, from_engine, faults.fault_seed);
+    }
     eprintln!(
-        "{} on UDP {udp} (sending to {peer}), registers on {}",
+        "{} on UDP {udp} (sending to {peer}), registers on {}{}",
         v.model_name(),
-        socket.display()
+        socket.display(),
+        if lossy.is_some() { ", a lossy wire" } else { "" }
     );
+    let faulted = |b: &WireBridge| {
+        if lossy.is_some() {
+            let [to, from] = b.fault_counts();
+            format!(" faults to the engine {to:?}, from it {from:?}")
+        } else {
+            String::new()
+        }
+    };
     let started = Instant::now();
     let mut next_report = Duration::from_secs(report);
     let save = |bridge: &WireBridge| pcap.map_or(Ok(()), |p| bridge.write_pcap(p));
@@ -737,13 +830,19 @@ fn run_wire(
         let elapsed = started.elapsed();
         if report > 0 && elapsed >= next_report {
             next_report += Duration::from_secs(report);
-            eprintln!("{:>6.1} s, cycle {}: {:?}", elapsed.as_secs_f64(), b.cycle(), b.counts);
+            eprintln!(
+                "{:>6.1} s, cycle {}: {:?}{}",
+                elapsed.as_secs_f64(),
+                b.cycle(),
+                b.counts,
+                faulted(b)
+            );
             save(b)?;
         }
         Ok(seconds == 0 || elapsed < Duration::from_secs(seconds))
     });
     let saved = save(&bridge);
-    eprintln!("cycle {}: {:?}", bridge.cycle(), bridge.counts);
+    eprintln!("cycle {}: {:?}{}", bridge.cycle(), bridge.counts, faulted(&bridge));
     match served.and(saved) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(e),
