@@ -677,6 +677,92 @@ fn rc_writes_and_sends_from_linux_rxe_survive_a_lossy_wire() {
     });
 }
 
+/// UC over a lossy wire: rxe sends 16 RDMA WRITEs with immediate of 16 KiB (PSNs wrapping at
+/// 2^24) while the bridge loses, duplicates, reorders and corrupts 1 % of its frames each (so
+/// about half the messages have a fault). UC has no retransmission, so those messages are lost; the engine completes exactly the
+/// messages that arrived whole, in order, each once and byte-exact (a message with a missing,
+/// late, repeated or corrupted packet is dropped from there on, and the next first packet
+/// starts afresh), and never more messages go missing than there were faults.
+#[test]
+fn uc_writes_from_linux_rxe_over_a_lossy_wire_complete_only_whole_messages() {
+    interop("interop_lossy_uc", |cache, bridge, vm_port| {
+        let region = MemoryRegion {
+            rkey: 1 << 8 | 0x44,
+            pd: 1,
+            base: 0x2000_0000,
+            length: 1 << 20,
+            access: Access {
+                remote_write: true,
+                remote_read: false,
+            },
+        };
+        bridge.add_region(&region).unwrap();
+        let faults = Faults {
+            loss: 0.01,
+            burst: 2,
+            duplicate: 0.01,
+            reorder: 0.01,
+            window: 3,
+            corrupt: 0.01,
+        };
+        bridge.set_faults(faults, Faults::NONE, 0x0c0de);
+        let connection = Connection {
+            count: 16,
+            size: 16384,
+            ..Connection::new(Transport::Uc, Messages::Writes, 0x00_0a00, 0xFF_FF80)
+        };
+        let target = format!(",--peer-rkey,{:#x},--peer-va,{:#x}", region.rkey, region.base);
+        let run = format!("{}+stats", connection.command("send", &target));
+        let engine_port = bridge.local_addr().unwrap().port();
+        let mut vm = Vm::boot(cache, vm_port, engine_port, &run);
+        let (vm_qpn, _, _) = qp_line(&vm.expect(bridge, "QP"));
+        connect(bridge, connection.qp, &connection.context(vm_qpn, 0));
+        for i in 0..connection.count {
+            let buffer = 0x3000_0000 + u64::from(i * connection.size);
+            assert!(bridge.post_receive(connection.qp, buffer, connection.size).unwrap());
+        }
+        vm.say("GO");
+        vm.expect(bridge, "PASS");
+        vm.expect(bridge, "STATS");
+        bridge
+            .run_until("the engine's last writes", Duration::from_secs(10), |b| b.idle())
+            .unwrap();
+        let [to, _] = bridge.fault_counts();
+        let completions = bridge.receive_completions().unwrap();
+        let delivered: Vec<u32> = completions
+            .iter()
+            .map(|c| {
+                assert!(c.qp == connection.qp && c.kind == completion_kind::WRITE && c.status == 0, "{c:?}");
+                c.immediate.expect("an immediate") - IMM_BASE
+            })
+            .collect();
+        let dropped = bridge
+            .read("responder_counter", ResponderCounter::UcMessagesDropped.index() as u32)
+            .unwrap();
+        eprintln!("faults {to:?}; messages completed {delivered:?}; {dropped} dropped after their first packet");
+        assert!(!delivered.is_empty(), "some messages arrive whole");
+        assert!(
+            delivered.windows(2).all(|w| w[0] < w[1]) && delivered.last().is_some_and(|&i| i < connection.count),
+            "each message completes at most once, in order: {delivered:?}"
+        );
+        let missing = u64::from(connection.count) - delivered.len() as u64;
+        assert!(missing > 0, "the faults cost messages: {to:?}");
+        assert!(u64::from(dropped) <= missing, "a message dropped after its first packet is missing");
+        assert!(
+            missing <= to.lost + to.duplicated + to.reordered + to.corrupted,
+            "{missing} messages missing for {to:?}"
+        );
+        let size = connection.size as usize;
+        let landed = bridge.engine().memory.bytes(region.base, connection.count as usize * size);
+        for &i in &delivered {
+            for j in 0..connection.size {
+                assert_eq!(landed[i as usize * size + j as usize], pattern(i, j), "byte {j} of message {i}");
+            }
+        }
+        assert_eq!(bridge.read("tx_ack_ignored", 0).unwrap(), 0);
+    });
+}
+
 /// A step of the Linux tools' runs: the tool, over UC or RC, its `-s` (or perftest's `-a`),
 /// perftest's `-b` (duplex) and `-n`, and the engine's first PSN.
 #[derive(Clone, Copy, Debug)]
