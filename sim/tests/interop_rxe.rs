@@ -781,9 +781,16 @@ enum LinuxTool {
     Pingpong,
     WriteBw,
     SendBw,
+    /// With the engine as the client only.
+    WriteLat,
 }
 
 impl ToolRun {
+    /// Whether the engine runs it as the server too (`ib_write_lat` as the client only).
+    fn engine_serves(&self) -> bool {
+        self.tool != LinuxTool::WriteLat
+    }
+
     /// The command in the VM (its server's address when the VM is the client).
     fn command(&self, server: Option<&str>) -> String {
         // local ACK timeout 4.096 µs × 2^20 (4 s): the simulated engine answers in wall time
@@ -795,6 +802,7 @@ impl ToolRun {
             (LinuxTool::Pingpong, true) => "ibv_uc_pingpong,-d,rxe0,-g,1,-m,1024".to_string(),
             (LinuxTool::WriteBw, _) => format!("ib_write_bw,-d,rxe0,-x,1,-m,1024,-F,{perftest}"),
             (LinuxTool::SendBw, _) => format!("ib_send_bw,-d,rxe0,-x,1,-m,1024,-F,{perftest}"),
+            (LinuxTool::WriteLat, _) => format!("ib_write_lat,-d,rxe0,-x,1,-m,1024,-F,{perftest}"),
         };
         let server = server.map_or(String::new(), |s| format!(",{s}"));
         let size = if self.all_sizes {
@@ -836,12 +844,12 @@ impl ToolRun {
                 );
                 report.pingpong_lines()
             }
-            LinuxTool::WriteBw | LinuxTool::SendBw => {
+            LinuxTool::WriteBw | LinuxTool::SendBw | LinuxTool::WriteLat => {
                 let test = PerftestTest {
-                    kind: if self.tool == LinuxTool::WriteBw {
-                        PerftestKind::WriteBw
-                    } else {
-                        PerftestKind::SendBw
+                    kind: match self.tool {
+                        LinuxTool::WriteBw => PerftestKind::WriteBw,
+                        LinuxTool::SendBw => PerftestKind::SendBw,
+                        _ => PerftestKind::WriteLat,
                     },
                     size: self.size,
                     all_sizes: self.all_sizes,
@@ -891,7 +899,10 @@ impl ToolRun {
                     outcome
                         .reports
                         .iter()
-                        .map(|(size, r)| r.perftest_line(*size))
+                        .map(|(size, r)| match self.tool {
+                            LinuxTool::WriteLat => r.latency_line(*size),
+                            _ => r.perftest_line(*size),
+                        })
                         .collect::<Vec<_>>()
                         .join("\n")
                 }
@@ -903,10 +914,11 @@ impl ToolRun {
 /// The runs of each role: over RC, ping-pongs of 1 B, 4 KiB and 64 KiB (the engine's PSNs
 /// wrapping in the last), `ib_write_bw` of 64 KiB and of 1 MiB (five messages, perftest's
 /// fewest), `ib_send_bw` of 4 KiB and of 2 B, both again with `-b` (duplex: both sides send at
-/// once; the engine's PSNs wrap in the SENDs); over UC, a ping-pong of 4 KiB (5 iterations, so
+/// once; the engine's PSNs wrap in the SENDs), `ib_write_lat` of 2 B × 20 and 4 KiB × 5 (the
+/// engine as the client only; PSNs wrapping in the first); over UC, a ping-pong of 4 KiB (5 iterations, so
 /// its lines are told from the RC one's) and `ib_send_bw` of 1 KiB, the engine's PSNs wrapping
 /// in both, and `ib_write_bw` of 16 KiB.
-const TOOL_RUNS: [ToolRun; 12] = [
+const TOOL_RUNS: [ToolRun; 14] = [
     ToolRun {
         tool: LinuxTool::Pingpong,
         uc: false,
@@ -987,6 +999,24 @@ const TOOL_RUNS: [ToolRun; 12] = [
         duplex: true,
         iterations: 16,
         engine_psn: 0xff_fffa,
+    },
+    ToolRun {
+        tool: LinuxTool::WriteLat,
+        uc: false,
+        size: 2,
+        all_sizes: false,
+        duplex: false,
+        iterations: 20,
+        engine_psn: 0xff_fff0,
+    },
+    ToolRun {
+        tool: LinuxTool::WriteLat,
+        uc: false,
+        size: 4096,
+        all_sizes: false,
+        duplex: false,
+        iterations: 5,
+        engine_psn: 0x00_1234,
     },
     ToolRun {
         tool: LinuxTool::Pingpong,
@@ -1079,7 +1109,7 @@ fn with_ferroce_ctl<T: Send + 'static>(
 /// region registered for `ib_write_bw`. Each side checks what it can: the engine its
 /// completions and `ib_write_bw`'s report, the VM its tools' exit status and iteration lines;
 /// rxe's counters afterwards show no NAK, no RNR and no retry exhausted, and the engine no
-/// ICRC error and no ignored ACK. About 80 s; the VM may take 300 s (a guard against a hang,
+/// ICRC error and no ignored ACK. About 90 s; the VM may take 300 s (a guard against a hang,
 /// with room for a loaded machine).
 #[test]
 fn the_linux_tools_run_against_ferroce_ctl_connect_as_server_and_as_client() {
@@ -1103,8 +1133,8 @@ fn run_tools(name: &'static str, runs: &'static [ToolRun], limit: Duration) {
         let oob = TcpListener::bind("127.0.0.1:0").unwrap();
         let oob_port = oob.local_addr().unwrap().port();
         let forward = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let run: Vec<String> = runs
-            .iter()
+        let served = || runs.iter().filter(|r| r.engine_serves());
+        let run: Vec<String> = served()
             .map(|r| r.command(Some("10.0.2.100")))
             .chain(runs.iter().map(|r| r.command(None)))
             .chain(["stats".to_string()])
@@ -1114,7 +1144,7 @@ fn run_tools(name: &'static str, runs: &'static [ToolRun], limit: Duration) {
         let said = with_ferroce_ctl(bridge, &mut vm, name, move |dev| {
             let mut said = Vec::new();
             for role in [Role::Server, Role::Client] {
-                for r in runs {
+                for r in runs.iter().filter(|r| role == Role::Client || r.engine_serves()) {
                     let mut stream = match role {
                         Role::Server => connect::accept(&oob, VM_TIMEOUT).unwrap(),
                         Role::Client => connect::connect_to(&format!("127.0.0.1:{forward}"), VM_TIMEOUT).unwrap(),
@@ -1126,7 +1156,7 @@ fn run_tools(name: &'static str, runs: &'static [ToolRun], limit: Duration) {
             }
             said
         });
-        assert_eq!(said.len(), 2 * runs.len());
+        assert_eq!(said.len(), served().count() + runs.len());
         let stats = vm.expect(bridge, "STATS");
         let counters = rxe_counters(&stats);
         eprintln!("rxe: {stats}");

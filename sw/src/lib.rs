@@ -547,12 +547,16 @@ impl Ferroce {
 
     /// The responder's counters (`responder_counter[i]`), named by `ResponderCounter::name`.
     pub fn responder_counters(&mut self) -> Result<Vec<(String, u32)>, Error> {
-        let r = self.map.reg("responder_counter").clone();
         ResponderCounter::ALL
             .iter()
-            .zip(0..r.count)
-            .map(|(c, i)| Ok((c.name(), self.read(r.address(i))?)))
+            .map(|&c| Ok((c.name(), self.responder_counter(c)?)))
             .collect()
+    }
+
+    /// One responder counter.
+    pub fn responder_counter(&mut self, counter: ResponderCounter) -> Result<u32, Error> {
+        let address = self.map.reg("responder_counter").address(counter.index() as u32);
+        self.read(address)
     }
 
     /// Every counter: the readable registers of the `counters` block, `receive_completions_lost`

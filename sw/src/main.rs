@@ -81,7 +81,7 @@ enum Cmd {
     /// Connect the engine with a stock Linux RDMA tool over the tool's out-of-band TCP exchange,
     /// program the QP (and memory region) from it, and run the engine's side of the test:
     /// `pingpong` (ibv_rc_pingpong, ibv_uc_pingpong with --uc), `write-bw` (ib_write_bw),
-    /// `send-bw` (ib_send_bw). Without --server the engine's side listens: run the Linux tool
+    /// `send-bw` (ib_send_bw), `write-lat` (ib_write_lat, the engine as the client). Without --server the engine's side listens: run the Linux tool
     /// with this host's address as its server. With --server the engine's side connects: start
     /// the Linux tool without a host name first. Give the Linux tool a GID index of its IPv4
     /// address (ibv_rc_pingpong -g N, perftest -x N), and both sides the same -s (or -a), -b
@@ -226,6 +226,9 @@ enum Tool {
     WriteBw,
     /// perftest's ib_send_bw: the client SENDs into the server's receive buffers.
     SendBw,
+    /// perftest's ib_write_lat: WRITEs back and forth, each when the other's has arrived (the
+    /// engine as the client: --server).
+    WriteLat,
 }
 
 #[derive(clap::Args)]
@@ -256,11 +259,11 @@ struct ConnectArgs {
     #[arg(long)]
     peer_mac: Option<String>,
     /// Bytes of each message, as the Linux tool's -s (default: its default, 4096 for
-    /// pingpong, 65536 for perftest).
+    /// pingpong, 65536 for the bandwidth tests, 2 for write-lat).
     #[arg(long, short = 's')]
     size: Option<u32>,
-    /// Iterations, as the Linux tool's -n (default: its default, 1000 for pingpong, 5000 for
-    /// perftest); with --all, of each size.
+    /// Iterations, as the Linux tool's -n (default: its default, 1000 for pingpong and
+    /// write-lat, 5000 for the bandwidth tests); with --all, of each size.
     #[arg(long, short = 'n')]
     iters: Option<u32>,
     /// Every message size from 2 bytes to 8 MiB, as perftest's -a (write-bw and send-bw; give
@@ -936,8 +939,15 @@ fn connect(dev: &mut Ferroce, a: &ConnectArgs, json_out: bool) -> Result<(), Err
     if a.all && a.tool == Tool::Pingpong {
         return Err(usage("--all: the pingpong tools have no -a; give one size with -s".into()));
     }
-    if a.bidirectional && a.tool == Tool::Pingpong {
-        return Err(usage("--bidirectional: a ping-pong is both ways already".into()));
+    if a.bidirectional && matches!(a.tool, Tool::Pingpong | Tool::WriteLat) {
+        return Err(usage("--bidirectional: a ping-pong or latency test is both ways already".into()));
+    }
+    if a.tool == Tool::WriteLat && a.server.is_none() {
+        return Err(usage(
+            "write-lat: the engine runs ib_write_lat's client only (its server writes first, from memory the \
+             registers cannot fill): start ib_write_lat without a host name and give --server HOST"
+                .into(),
+        ));
     }
     if !c::channels_fit_a_poll_group(a.channel, a.channels) {
         return Err(usage(format!(
@@ -998,17 +1008,18 @@ fn connect(dev: &mut Ferroce, a: &ConnectArgs, json_out: bool) -> Result<(), Err
                 report.pingpong_lines(),
             );
         }
-        Tool::WriteBw | Tool::SendBw => {
+        Tool::WriteBw | Tool::SendBw | Tool::WriteLat => {
+            let (kind, size, iterations) = match a.tool {
+                Tool::WriteBw => (PerftestKind::WriteBw, 65536, 5000),
+                Tool::SendBw => (PerftestKind::SendBw, 65536, 5000),
+                _ => (PerftestKind::WriteLat, 2, 1000),
+            };
             let test = PerftestTest {
-                kind: if a.tool == Tool::WriteBw {
-                    PerftestKind::WriteBw
-                } else {
-                    PerftestKind::SendBw
-                },
-                size: a.size.unwrap_or(65536),
+                kind,
+                size: a.size.unwrap_or(size),
                 all_sizes: a.all,
                 duplex: a.bidirectional,
-                iterations: a.iters.unwrap_or(5000),
+                iterations: a.iters.unwrap_or(iterations),
                 buffer,
                 region: a.region,
                 channels: Channels {
@@ -1048,6 +1059,7 @@ fn tool_name(tool: Tool, uc: bool) -> &'static str {
         (Tool::Pingpong, true) => "ibv_uc_pingpong",
         (Tool::WriteBw, _) => "ib_write_bw",
         (Tool::SendBw, _) => "ib_send_bw",
+        (Tool::WriteLat, _) => "ib_write_lat",
     }
 }
 

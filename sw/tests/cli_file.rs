@@ -573,5 +573,11 @@ fn connect_refuses_bad_arguments_before_any_connection() {
     assert!(err.contains("cannot be used with"), "-a and -b together: {err}");
     let (code, _, err) = ctl(&bar, &["connect", "pingpong", "-b"]);
     assert_eq!(code, 2);
-    assert!(err.contains("--bidirectional: a ping-pong is both ways already"), "{err}");
+    assert!(
+        err.contains("--bidirectional: a ping-pong or latency test is both ways already"),
+        "{err}"
+    );
+    let (code, _, err) = ctl(&bar, &["connect", "write-lat"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("write-lat: the engine runs ib_write_lat's client only"), "{err}");
 }

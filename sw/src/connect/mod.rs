@@ -1,5 +1,5 @@
 //! Connections with the Linux RDMA tools: the out-of-band exchanges of `ibv_rc_pingpong`
-//! (and `ibv_uc_pingpong`) and of perftest (`ib_write_bw`, `ib_send_bw`) over TCP, the
+//! (and `ibv_uc_pingpong`) and of perftest (`ib_write_bw`, `ib_send_bw`, `ib_write_lat`) over TCP, the
 //! engine's QP and memory region programmed from them, and the engine's side of each test,
 //! all through the register file. So a stock tool on a Linux host measures a Ferroce engine as
 //! it would another host's NIC.
@@ -12,7 +12,7 @@ pub mod message;
 
 use crate::{Ferroce, Finished, PostOutcome, ReceiveOutcome, Region};
 use ferroce_contracts::regs::{PostState, POLL_CHANNELS};
-use ferroce_contracts::responder::Access;
+use ferroce_contracts::responder::{Access, ResponderCounter};
 use ferroce_contracts::tx::{udp_source_port_hash, Pmtu, PostOp, QpState, POST};
 use message::message_text;
 pub use message::{gid_ipv4, ipv4_gid, MessageError, PerftestKey, PingpongAddress};
@@ -430,6 +430,16 @@ impl Report {
         format!("{PERFTEST_HEADER}\n{}\n", self.perftest_line(size))
     }
 
+    /// A line of perftest's latency table for messages of `size` bytes: the average half round
+    /// trip in every column (the engine's side times the whole run only).
+    pub fn latency_line(&self, size: u32) -> String {
+        let usec = self.elapsed.as_secs_f64() * 1e6 / self.messages.max(1) as f64 / 2.0;
+        format!(
+            " {size:<7} {:<10}     {usec:<14.2} {usec:<14.2} {usec:<16.2} {usec:<14.2} {:<15.2} {usec:<22.2} {usec:.2}",
+            self.messages, 0.0
+        )
+    }
+
     /// perftest's result line for messages of `size` bytes.
     pub fn perftest_line(&self, size: u32) -> String {
         perftest_result_line(
@@ -440,6 +450,10 @@ impl Report {
         )
     }
 }
+
+/// The header of perftest's latency table.
+pub const PERFTEST_LATENCY_HEADER: &str =
+    " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]";
 
 /// The header of perftest's bandwidth table.
 pub const PERFTEST_HEADER: &str = " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]";
@@ -589,6 +603,9 @@ pub enum PerftestKind {
     WriteBw,
     /// `ib_send_bw`: the client SENDs into the server's receive buffers.
     SendBw,
+    /// `ib_write_lat`: each side RDMA WRITEs into the other's buffer when the other's write
+    /// has arrived (the engine as the client only).
+    WriteLat,
 }
 
 impl PerftestKind {
@@ -597,6 +614,7 @@ impl PerftestKind {
         match self {
             PerftestKind::WriteBw => "ib_write_bw",
             PerftestKind::SendBw => "ib_send_bw",
+            PerftestKind::WriteLat => "ib_write_lat",
         }
     }
 }
@@ -753,7 +771,8 @@ pub struct PerftestOutcome {
 }
 
 /// Runs the engine's side of a perftest bandwidth test on `stream`: the exchanges of
-/// perftest's `ib_write_bw` or `ib_send_bw` (with or without `-a` or `-b`, not both; without `-D`),
+/// perftest's `ib_write_bw`, `ib_send_bw` (with or without `-a` or `-b`, not both; without `-D`)
+/// or `ib_write_lat` (with or without `-a`),
 /// the engine's QP committed (and, for the `ib_write_bw` server, its memory region registered)
 /// before its key goes out, then the test, for each message size in turn:
 /// - `ib_write_bw` client: `iterations` RDMA WRITEs into the server's buffer (at its address,
@@ -765,6 +784,8 @@ pub struct PerftestOutcome {
 ///   buffers are posted (with `-a`, one more key exchange after each size).
 /// - `ib_send_bw` server: `iterations` receive buffers posted (as many at a time as the QP's
 ///   receive queue takes) before that key, then their completions.
+/// - `ib_write_lat` (the engine as the client only): each time the server's WRITE has been
+///   executed, the same bytes written back from where they landed; no report exchanged.
 /// - With `-b` (duplex), both roles alike: `ib_write_bw` exposes the engine's buffer, shakes
 ///   hands and writes; `ib_send_bw` posts its receive buffers (after the largest message, the
 ///   engine's buffer being the source of its own SENDs), shakes hands, and sends while it takes
@@ -779,6 +800,14 @@ pub fn perftest(
 ) -> Result<PerftestOutcome, ConnectError> {
     if test.duplex && test.all_sizes {
         return Err(ConnectError::Unsupported("perftest's -b with -a: run one size at a time".into()));
+    }
+    if test.kind == PerftestKind::WriteLat && (role == Role::Server || test.duplex) {
+        return Err(ConnectError::Unsupported(
+            "ib_write_lat with the engine as its server (the server writes first, a counter in its last byte, \
+             and the host cannot put that in the engine's memory through the registers): start ib_write_lat \
+             without a host name and connect the engine to it as the client"
+                .into(),
+        ));
     }
     let (_, ip) = local_address(dev)?;
     let prefix = PerftestPrefix::exchange(
@@ -813,6 +842,10 @@ pub fn perftest(
     let key = |stream: &mut TcpStream, what| -> Result<PerftestKey, ConnectError> {
         Ok(PerftestKey::parse(&exchange(stream, role, &ours.emit(), PerftestKey::LEN, what)?)?)
     };
+    if test.kind == PerftestKind::WriteLat {
+        // the latency tests shake hands once more first
+        key(stream, "key (set up)")?;
+    }
     let theirs = key(stream, "key (QP)")?;
     if gid_ipv4(&theirs.gid).is_none() != gid_ipv4(&ours.gid).is_none() {
         return Err(ConnectError::Peer(
@@ -821,7 +854,7 @@ pub fn perftest(
     }
     let peer = Peer::new(theirs.qpn, theirs.psn, &theirs.gid, theirs.rkey)?;
     commit_qp(dev, end, pmtu, &peer)?;
-    if test.kind == PerftestKind::WriteBw && (role == Role::Server || test.duplex) {
+    if test.kind == PerftestKind::WriteLat || (test.kind == PerftestKind::WriteBw && (role == Role::Server || test.duplex)) {
         dev.region_write(
             test.region,
             &Region {
@@ -854,6 +887,8 @@ pub fn perftest(
         theirs.vaddr,
         Ipv6Addr::from(theirs.gid)
     ));
+    // ib_write_lat's server writes as soon as the last key is out: count from before it
+    let mut executed = dev.responder_counter(ResponderCounter::PacketsExecuted)?;
     // the peer's R_Key and VA as of its last key before the test
     let theirs = key(stream, "key (ready)")?;
     if theirs.rkey != peer.rkey {
@@ -865,9 +900,20 @@ pub fn perftest(
         peer: theirs,
         pmtu,
     };
+    if test.kind == PerftestKind::WriteLat {
+        progress(PERFTEST_LATENCY_HEADER);
+        for &size in test.sizes() {
+            let report = write_latency(dev, end, test, size, pmtu, theirs.vaddr, &mut executed)?;
+            progress(&report.latency_line(size));
+            outcome.reports.push((size, report));
+        }
+        // ib_write_lat closes without another exchange
+        return Ok(outcome);
+    }
     progress(PERFTEST_HEADER);
     let write_to = Some((theirs.vaddr, page_size));
     match (test.kind, role, test.duplex) {
+        (PerftestKind::WriteLat, _, _) => unreachable!("run above"),
         (PerftestKind::WriteBw, _, true) => {
             // perftest's -b: both sides shake hands, write, and exchange their reports
             let size = test.size;
@@ -940,6 +986,58 @@ fn exchange_report(stream: &mut TcpStream, role: Role, ours: &[u8]) -> Result<(u
         f64::from_be_bytes(values[3]),
         f64::from_be_bytes(values[4]),
     ))
+}
+
+/// `ib_write_lat`'s client: `iterations` times, waits until the server's WRITE of `size`
+/// bytes has been executed (the responder's executed packets, `executed` before it, grow by
+/// the message's packets) and RDMA WRITEs the same bytes from where they landed to the
+/// server's buffer, so the counter in their last byte goes back as perftest's client sends it,
+/// then waits for its completion. The engine's QP must be the only one receiving meanwhile.
+#[allow(clippy::too_many_arguments)]
+fn write_latency(
+    dev: &mut Ferroce,
+    end: &Endpoint,
+    test: &PerftestTest,
+    size: u32,
+    pmtu: Pmtu,
+    remote: u64,
+    executed: &mut u32,
+) -> Result<Report, ConnectError> {
+    let packets = size.div_ceil(pmtu.bytes()).max(1);
+    let started = Instant::now();
+    for iteration in 0..test.iterations {
+        *executed = executed.wrapping_add(packets);
+        let arrived = *executed;
+        let what = || format!("the server's WRITE {} of {}", iteration + 1, test.iterations);
+        wait_for(dev, test.patience, what, |dev| {
+            let now = dev.responder_counter(ResponderCounter::PacketsExecuted)?;
+            Ok((now.wrapping_sub(arrived) as i32 >= 0).then_some(()))
+        })?;
+        let channel = test.channels.first;
+        post(
+            dev,
+            &[
+                ("channel", channel.into()),
+                ("queue", test.channels.queue.into()),
+                ("op", PostOp::Write.code().into()),
+                ("qp", end.qp.into()),
+                ("local_addr", test.buffer.into()),
+                ("remote_addr", remote.into()),
+                ("length", size.into()),
+            ],
+            test.patience,
+        )?;
+        let what = || format!("the completion of WRITE {} of {}", iteration + 1, test.iterations);
+        wait_for(dev, test.patience, what, |dev| {
+            let done = test.channels.finished(dev)?;
+            Ok(done.contains(&channel).then_some(()))
+        })?;
+    }
+    Ok(Report {
+        bytes: 2 * u64::from(size) * u64::from(test.iterations),
+        messages: test.iterations.into(),
+        elapsed: started.elapsed(),
+    })
 }
 
 /// The receive side of a duplex `ib_send_bw`: receive buffers posted and messages received.
