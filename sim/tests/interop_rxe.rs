@@ -559,17 +559,7 @@ fn writes_and_sends_from_the_engine_land_in_linux_rxe_over_rc_and_uc() {
 #[test]
 fn writes_and_sends_from_linux_rxe_land_in_the_engine_over_rc_and_uc() {
     interop("interop_rxe_to_engine", |cache, bridge, vm_port| {
-        let region = MemoryRegion {
-            rkey: 1 << 8 | 0x42,
-            pd: 1,
-            base: 0x2000_0000,
-            length: 1 << 20,
-            access: Access {
-                remote_write: true,
-                remote_read: false,
-            },
-        };
-        bridge.add_region(&region).unwrap();
+        let region = writable_region(bridge, 0x42);
         // PSNs wrap at 2^24 inside the first RC connection's first message and the last UC
         // connection's first; the SEND connections reuse the WRITE connections' engine QPs
         let connections = [
@@ -593,6 +583,35 @@ fn writes_and_sends_from_linux_rxe_land_in_the_engine_over_rc_and_uc() {
     });
 }
 
+/// A 1 MiB region at 0x2000_0000 for remote writes (protection domain 1, R_Key `1 << 8 | key`),
+/// written to the engine's table.
+fn writable_region(bridge: &mut WireBridge, key: u32) -> MemoryRegion {
+    let region = MemoryRegion {
+        rkey: 1 << 8 | key,
+        pd: 1,
+        base: 0x2000_0000,
+        length: 1 << 20,
+        access: Access {
+            remote_write: true,
+            remote_read: false,
+        },
+    };
+    bridge.add_region(&region).unwrap();
+    region
+}
+
+/// Each fault at `rate`: losses of one or two frames, reordering within three.
+fn every_fault(rate: f64) -> Faults {
+    Faults {
+        loss: rate,
+        burst: 2,
+        duplicate: rate,
+        reorder: rate,
+        window: 3,
+        corrupt: rate,
+    }
+}
+
 /// RC over a lossy wire, rxe the requester and the engine the responder: the bridge loses
 /// (single frames and bursts of two), duplicates, reorders (within three frames) and corrupts
 /// (the ICRC) 2 % of rxe's RoCEv2 frames each, and loses or duplicates 3 % of the engine's (its
@@ -607,25 +626,8 @@ fn writes_and_sends_from_linux_rxe_land_in_the_engine_over_rc_and_uc() {
 #[test]
 fn rc_writes_and_sends_from_linux_rxe_survive_a_lossy_wire() {
     interop("interop_lossy", |cache, bridge, vm_port| {
-        let region = MemoryRegion {
-            rkey: 1 << 8 | 0x43,
-            pd: 1,
-            base: 0x2000_0000,
-            length: 1 << 20,
-            access: Access {
-                remote_write: true,
-                remote_read: false,
-            },
-        };
-        bridge.add_region(&region).unwrap();
-        let to_engine = Faults {
-            loss: 0.02,
-            burst: 2,
-            duplicate: 0.02,
-            reorder: 0.02,
-            window: 3,
-            corrupt: 0.02,
-        };
+        let region = writable_region(bridge, 0x43);
+        let to_engine = every_fault(0.02);
         let from_engine = Faults {
             loss: 0.03,
             duplicate: 0.03,
@@ -679,33 +681,16 @@ fn rc_writes_and_sends_from_linux_rxe_survive_a_lossy_wire() {
 
 /// UC over a lossy wire: rxe sends 16 RDMA WRITEs with immediate of 16 KiB (PSNs wrapping at
 /// 2^24) while the bridge loses, duplicates, reorders and corrupts 1 % of its frames each (so
-/// about half the messages have a fault). UC has no retransmission, so those messages are lost; the engine completes exactly the
-/// messages that arrived whole, in order, each once and byte-exact (a message with a missing,
-/// late, repeated or corrupted packet is dropped from there on, and the next first packet
-/// starts afresh), and never more messages go missing than there were faults.
+/// about half the messages have a fault). UC has no retransmission, so those messages are
+/// lost; the engine completes exactly the messages that arrived whole, in order, each once and
+/// byte-exact (a message with a missing, late, repeated or corrupted packet is dropped from
+/// there on, and the next first packet starts afresh), and never more messages go missing
+/// than there were faults.
 #[test]
 fn uc_writes_from_linux_rxe_over_a_lossy_wire_complete_only_whole_messages() {
     interop("interop_lossy_uc", |cache, bridge, vm_port| {
-        let region = MemoryRegion {
-            rkey: 1 << 8 | 0x44,
-            pd: 1,
-            base: 0x2000_0000,
-            length: 1 << 20,
-            access: Access {
-                remote_write: true,
-                remote_read: false,
-            },
-        };
-        bridge.add_region(&region).unwrap();
-        let faults = Faults {
-            loss: 0.01,
-            burst: 2,
-            duplicate: 0.01,
-            reorder: 0.01,
-            window: 3,
-            corrupt: 0.01,
-        };
-        bridge.set_faults(faults, Faults::NONE, 0x0c0de);
+        let region = writable_region(bridge, 0x44);
+        bridge.set_faults(every_fault(0.01), Faults::NONE, 0x0c0de);
         let connection = Connection {
             count: 16,
             size: 16384,
