@@ -568,19 +568,24 @@ fn writes_and_sends_from_linux_rxe_land_in_the_engine_over_rc_and_uc() {
             Connection::new(Transport::Rc, Messages::Sends, 0x00_0600, 0x55_0000),
             Connection::new(Transport::Uc, Messages::Sends, 0x00_0700, 0xFF_FFFF),
         ];
-        let target = format!(",--peer-rkey,{:#x},--peer-va,{:#x}", region.rkey, region.base);
-        let commands: Vec<String> = connections
-            .iter()
-            .map(|c| c.command("send", if c.messages == Messages::Writes { &target } else { "" }))
-            .collect();
-        let run = format!("{}+stats", commands.join("+"));
-        let engine_port = bridge.local_addr().unwrap().port();
-        let mut vm = Vm::boot(cache, vm_port, engine_port, &run);
+        let mut vm = boot_senders(cache, bridge, vm_port, &region, &connections);
         for connection in connections {
             vm_sends_to_engine(bridge, &mut vm, connection, &region);
         }
         check_rxe_counters(bridge, &mut vm);
     });
+}
+
+/// Boots the VM to run `verbs_check` as the sender of each connection in turn (WRITEs into
+/// `region`), then `stats`.
+fn boot_senders(cache: &Path, bridge: &mut WireBridge, vm_port: u16, region: &MemoryRegion, connections: &[Connection]) -> Vm {
+    let target = format!(",--peer-rkey,{:#x},--peer-va,{:#x}", region.rkey, region.base);
+    let commands: Vec<String> = connections
+        .iter()
+        .map(|c| c.command("send", if c.messages == Messages::Writes { &target } else { "" }))
+        .collect();
+    let run = format!("{}+stats", commands.join("+"));
+    Vm::boot(cache, vm_port, bridge.local_addr().unwrap().port(), &run)
 }
 
 /// A 1 MiB region at 0x2000_0000 for remote writes (protection domain 1, R_Key `1 << 8 | key`),
@@ -643,14 +648,7 @@ fn rc_writes_and_sends_from_linux_rxe_survive_a_lossy_wire() {
             size: 16384,
             ..c
         });
-        let target = format!(",--peer-rkey,{:#x},--peer-va,{:#x}", region.rkey, region.base);
-        let commands: Vec<String> = connections
-            .iter()
-            .map(|c| c.command("send", if c.messages == Messages::Writes { &target } else { "" }))
-            .collect();
-        let run = format!("{}+stats", commands.join("+"));
-        let engine_port = bridge.local_addr().unwrap().port();
-        let mut vm = Vm::boot(cache, vm_port, engine_port, &run);
+        let mut vm = boot_senders(cache, bridge, vm_port, &region, &connections);
         vm.limit = Duration::from_secs(300);
         for connection in connections {
             vm_sends_to_engine(bridge, &mut vm, connection, &region);

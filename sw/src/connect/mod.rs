@@ -988,6 +988,32 @@ fn exchange_report(stream: &mut TcpStream, role: Role, ours: &[u8]) -> Result<(u
     ))
 }
 
+/// Posts one of the test's messages on `channel`: `size` bytes from the engine's buffer, to
+/// `remote` for a WRITE.
+fn post_message(
+    dev: &mut Ferroce,
+    end: &Endpoint,
+    test: &PerftestTest,
+    channel: u32,
+    op: PostOp,
+    remote: u64,
+    size: u32,
+) -> Result<(), ConnectError> {
+    post(
+        dev,
+        &[
+            ("channel", channel.into()),
+            ("queue", test.channels.queue.into()),
+            ("op", op.code().into()),
+            ("qp", end.qp.into()),
+            ("local_addr", test.buffer.into()),
+            ("remote_addr", remote.into()),
+            ("length", size.into()),
+        ],
+        test.patience,
+    )
+}
+
 /// `ib_write_lat`'s client: `iterations` times, waits until the server's WRITE of `size`
 /// bytes has been executed (the responder's executed packets, `executed` before it, grow by
 /// the message's packets) and RDMA WRITEs the same bytes from where they landed to the
@@ -1014,19 +1040,7 @@ fn write_latency(
             Ok((now.wrapping_sub(arrived) as i32 >= 0).then_some(()))
         })?;
         let channel = test.channels.first;
-        post(
-            dev,
-            &[
-                ("channel", channel.into()),
-                ("queue", test.channels.queue.into()),
-                ("op", PostOp::Write.code().into()),
-                ("qp", end.qp.into()),
-                ("local_addr", test.buffer.into()),
-                ("remote_addr", remote.into()),
-                ("length", size.into()),
-            ],
-            test.patience,
-        )?;
+        post_message(dev, end, test, channel, PostOp::Write, remote, size)?;
         let what = || format!("the completion of WRITE {} of {}", iteration + 1, test.iterations);
         wait_for(dev, test.patience, what, |dev| {
             let done = test.channels.finished(dev)?;
@@ -1073,19 +1087,7 @@ fn send_messages(
                 Some((va, _)) => (PostOp::Write, va),
                 None => (PostOp::Send, 0),
             };
-            post(
-                dev,
-                &[
-                    ("channel", channel.into()),
-                    ("queue", channels.queue.into()),
-                    ("op", op.code().into()),
-                    ("qp", end.qp.into()),
-                    ("local_addr", test.buffer.into()),
-                    ("remote_addr", remote.into()),
-                    ("length", size.into()),
-                ],
-                test.patience,
-            )?;
+            post_message(dev, end, test, channel, op, remote, size)?;
             posted += 1;
         }
         let (sending, taking) = (completed < test.iterations, receiving_more(&receiving));
