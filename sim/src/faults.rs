@@ -10,7 +10,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// What happens to RoCEv2 frames on one direction of the wire: each a probability per frame.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Faults {
     /// A frame is lost, and with it the next frames of its burst.
     pub loss: f64,

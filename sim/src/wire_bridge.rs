@@ -193,7 +193,7 @@ impl WireBridge {
     pub fn step(&mut self) -> Result<(), String> {
         if self.cycle.is_multiple_of(POLL_CYCLES) {
             self.receive()?;
-            self.release_held()?;
+            self.release_held();
         }
         let e = &mut self.engine;
         e.drive(&mut self.rng, self.cycle, true);
@@ -339,7 +339,7 @@ impl WireBridge {
     }
 
     /// Frames the faults held back whose time has come, both ways.
-    fn release_held(&mut self) -> Result<(), String> {
+    fn release_held(&mut self) {
         let cycle = self.cycle;
         if let Some(due) = self.faults[0].as_mut().map(|f| f.due(cycle)) {
             self.queue_for_the_engine(due);
@@ -347,7 +347,6 @@ impl WireBridge {
         if let Some(due) = self.faults[1].as_mut().map(|f| f.due(cycle)) {
             self.send_datagrams(due);
         }
-        Ok(())
     }
 
     fn keep(&mut self, outgoing: bool, bytes: Vec<u8>) {

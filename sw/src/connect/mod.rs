@@ -425,11 +425,6 @@ impl Report {
         self.messages as f64 / self.elapsed.as_secs_f64() / 1e6
     }
 
-    /// perftest's result table (header and line) for messages of `size` bytes.
-    pub fn perftest_lines(&self, size: u32) -> String {
-        format!("{PERFTEST_HEADER}\n{}\n", self.perftest_line(size))
-    }
-
     /// A line of perftest's latency table for messages of `size` bytes: the average half round
     /// trip in every column (the engine's side times the whole run only).
     pub fn latency_line(&self, size: u32) -> String {
@@ -770,7 +765,7 @@ pub struct PerftestOutcome {
     pub pmtu: Pmtu,
 }
 
-/// Runs the engine's side of a perftest bandwidth test on `stream`: the exchanges of
+/// Runs the engine's side of a perftest test on `stream`: the exchanges of
 /// perftest's `ib_write_bw`, `ib_send_bw` (with or without `-a` or `-b`, not both; without `-D`)
 /// or `ib_write_lat` (with or without `-a`),
 /// the engine's QP committed (and, for the `ib_write_bw` server, its memory region registered)
@@ -900,20 +895,21 @@ pub fn perftest(
         peer: theirs,
         pmtu,
     };
-    if test.kind == PerftestKind::WriteLat {
-        progress(PERFTEST_LATENCY_HEADER);
-        for &size in test.sizes() {
-            let report = write_latency(dev, end, test, size, pmtu, theirs.vaddr, &mut executed)?;
-            progress(&report.latency_line(size));
-            outcome.reports.push((size, report));
-        }
-        // ib_write_lat closes without another exchange
-        return Ok(outcome);
-    }
-    progress(PERFTEST_HEADER);
+    progress(match test.kind {
+        PerftestKind::WriteLat => PERFTEST_LATENCY_HEADER,
+        _ => PERFTEST_HEADER,
+    });
     let write_to = Some((theirs.vaddr, page_size));
     match (test.kind, role, test.duplex) {
-        (PerftestKind::WriteLat, _, _) => unreachable!("run above"),
+        (PerftestKind::WriteLat, _, _) => {
+            for &size in test.sizes() {
+                let report = write_latency(dev, end, test, size, pmtu, theirs.vaddr, &mut executed)?;
+                progress(&report.latency_line(size));
+                outcome.reports.push((size, report));
+            }
+            // ib_write_lat closes without another exchange
+            return Ok(outcome);
+        }
         (PerftestKind::WriteBw, _, true) => {
             // perftest's -b: both sides shake hands, write, and exchange their reports
             let size = test.size;
@@ -1019,7 +1015,6 @@ fn post_message(
 /// the message's packets) and RDMA WRITEs the same bytes from where they landed to the
 /// server's buffer, so the counter in their last byte goes back as perftest's client sends it,
 /// then waits for its completion. The engine's QP must be the only one receiving meanwhile.
-#[allow(clippy::too_many_arguments)]
 fn write_latency(
     dev: &mut Ferroce,
     end: &Endpoint,
