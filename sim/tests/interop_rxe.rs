@@ -336,6 +336,11 @@ impl Connection {
         )
     }
 
+    /// What `verbs_check` says after `PASS` when every message went through.
+    fn pass_line(&self) -> String {
+        format!("{}={} bytes={}", self.messages.name(), self.count, self.count * self.size)
+    }
+
     /// The engine's QP context towards the VM's QP `vm_qpn` (RETHs with `vm_rkey`).
     fn context(&self, vm_qpn: u32, vm_rkey: u32) -> QpContext {
         QpContext {
@@ -410,16 +415,7 @@ fn engine_sends_to_vm(bridge: &mut WireBridge, vm: &mut Vm, connection: Connecti
             .unwrap();
         assert_eq!(finished, [(i, false)], "transfer {i} completes without an error");
     }
-    let pass = vm.expect(bridge, "PASS");
-    assert_eq!(
-        pass,
-        format!(
-            "{}={} bytes={}",
-            connection.messages.name(),
-            connection.count,
-            connection.count * connection.size
-        )
-    );
+    assert_eq!(vm.expect(bridge, "PASS"), connection.pass_line());
 }
 
 /// The VM sends `connection.count` messages with immediate over `connection` after our `GO` (WRITEs
@@ -434,16 +430,7 @@ fn vm_sends_to_engine(bridge: &mut WireBridge, vm: &mut Vm, connection: Connecti
         assert!(bridge.post_receive(connection.qp, buffer, connection.size).unwrap());
     }
     vm.say("GO");
-    let pass = vm.expect(bridge, "PASS");
-    assert_eq!(
-        pass,
-        format!(
-            "{}={} bytes={}",
-            connection.messages.name(),
-            connection.count,
-            connection.count * connection.size
-        )
-    );
+    assert_eq!(vm.expect(bridge, "PASS"), connection.pass_line());
     // rxe completes an RC message on our ACK, which leaves only after memory has its payload,
     // but a UC one when it has sent it: our last writes may still be under way, and in
     // simulated time (tens of thousands of cycles per second here) that is longer than the VM
@@ -705,7 +692,7 @@ fn uc_writes_from_linux_rxe_over_a_lossy_wire_complete_only_whole_messages() {
             assert!(bridge.post_receive(connection.qp, buffer, connection.size).unwrap());
         }
         vm.say("GO");
-        vm.expect(bridge, "PASS");
+        assert_eq!(vm.expect(bridge, "PASS"), connection.pass_line(), "the VM sent every message");
         vm.expect(bridge, "STATS");
         bridge
             .run_until("the engine's last writes", Duration::from_secs(10), |b| b.idle())
