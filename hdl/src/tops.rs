@@ -12,7 +12,7 @@ use crate::registers::Registers;
 use crate::rx::front::data_depth;
 use crate::rx::{IcrcCheck, MacIngress, RxFront, RxHeader};
 use crate::sched::{self, Sched};
-use crate::tx::{AckTracker, IcrcInsert, TxGenerator, TxPath, TxSegmenter};
+use crate::tx::{AckTracker, IcrcInsert, RetryTimer, TxGenerator, TxPath, TxSegmenter};
 use ferroce_contracts::regs::{Config, QP_READ_LATENCY};
 use ferroce_contracts::rx::ingress::address_bits;
 
@@ -193,6 +193,15 @@ fn tx_segmenter(variant: &str, module: &str) -> String {
     }
 }
 
+fn retry_timer(variant: &str, module: &str) -> String {
+    match variant {
+        "q2048" => attributes::deep_memories_in_block_ram(emit::verilog(&mut RetryTimer::<11>::default(), module), 256),
+        "q256" => attributes::deep_memories_in_block_ram(emit::verilog(&mut RetryTimer::<8>::default(), module), 256),
+        "q16" => emit::verilog(&mut RetryTimer::<4>::default(), module),
+        v => panic!("unsupported variant {v}"),
+    }
+}
+
 fn ack_tracker(variant: &str, module: &str) -> String {
     match variant {
         "c2048_q256" => attributes::deep_memories_in_block_ram(emit::verilog(&mut AckTracker::<11, 8>::default(), module), 256),
@@ -350,7 +359,7 @@ fn serial_bridge(variant: &str, module: &str) -> String {
 }
 
 /// Every top, in emission order.
-pub static TOPS: [Top; 18] = [
+pub static TOPS: [Top; 19] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
@@ -421,6 +430,13 @@ pub static TOPS: [Top; 18] = [
         variants: &["c2048_q256", "c64_q16"],
         simulated: &["c64_q16"],
         build: ack_tracker,
+    },
+    Top {
+        name: "retry_timer",
+        description: "Retry timer: an RC requester's per-QP retransmission timer against a global 4.096 µs time base, transport and RNR retry counters, RNR waits; events in, actions out (go back, retries exhausted) (q2048, q256, q16: QPs)",
+        variants: &["q2048", "q256", "q16"],
+        simulated: &["q16"],
+        build: retry_timer,
     },
     Top {
         name: "tx_path",

@@ -36,6 +36,7 @@ pub mod payload_writer_rtl;
 pub mod peers;
 pub mod regs_rtl;
 pub mod responder_rtl;
+pub mod retry_timer_rtl;
 pub mod rx_path_rtl;
 pub mod rx_rtl;
 pub mod sched_rtl;

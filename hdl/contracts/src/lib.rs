@@ -37,6 +37,7 @@ pub mod icrc;
 pub mod memory;
 pub mod opcode;
 pub mod regs;
+pub mod reliability;
 pub mod responder;
 pub mod rx;
 pub mod sched;

@@ -3,6 +3,7 @@
 //! packet descriptors and memory read commands; [`generator`] turns descriptors into frames
 //! (headers, payload funnel, pad); [`icrc_insert`] appends the ICRC on the way to the MAC;
 //! [`ack_tracker`] holds an RC transfer's completion until its last PSN is acknowledged;
+//! [`retry_timer`] keeps an RC QP's retransmission timer and retry counters;
 //! [`path`] joins them (and the scheduler) into the whole TX path.
 
 pub mod ack_tracker;
@@ -12,6 +13,7 @@ pub mod icrc_insert;
 pub mod packetizer;
 pub mod path;
 pub mod payload_buffer;
+pub mod retry_timer;
 pub mod segmenter;
 
 pub use ack_tracker::AckTracker;
@@ -19,4 +21,5 @@ pub use generator::TxGenerator;
 pub use icrc_insert::IcrcInsert;
 pub use packetizer::TxPacketizer;
 pub use path::TxPath;
+pub use retry_timer::RetryTimer;
 pub use segmenter::TxSegmenter;
