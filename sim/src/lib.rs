@@ -35,6 +35,7 @@ pub mod loopback_rtl;
 pub mod payload_writer_rtl;
 pub mod peers;
 pub mod regs_rtl;
+pub mod reliable_loopback;
 pub mod responder_rtl;
 pub mod retry_timer_rtl;
 pub mod rx_path_rtl;

@@ -157,7 +157,11 @@ fn random_requests_and_acknowledgements_match_the_model() {
         compare(&format!("seed {seed}"), &events, traffic);
     }
     // the runs exercised every way a transfer ends, and ignored ACKs
-    assert_eq!(statuses.len(), CompletionStatus::ALL.len(), "{statuses:?}");
+    // (but a retry exceeded: the tracker does not retransmit; that is the retry timer's)
+    let possible = CompletionStatus::ALL
+        .iter()
+        .filter(|&&s| s != CompletionStatus::TransportRetryExceeded);
+    assert_eq!(statuses.len(), possible.count(), "{statuses:?}");
     assert!(ignored > 0);
 }
 

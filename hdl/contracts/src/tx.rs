@@ -243,20 +243,24 @@ pub enum CompletionStatus {
     RemoteAccessError = 3,
     /// RC: the responder answered with NAK remote operational error (4).
     RemoteOperationalError = 4,
-    /// RC: the responder had no receive buffer (RNR NAK); retrying it comes with RC
-    /// reliability (5).
+    /// RC: the responder had no receive buffer (RNR NAK) and no RNR retry was left; the TX
+    /// path does not retry RNR NAKs yet, so today the first one fails the transfer (5).
     ReceiverNotReady = 5,
+    /// RC: no acknowledgement came after the transport retries (timeouts and PSN sequence error
+    /// NAKs); the requester's retransmission is not in the TX path yet (6).
+    TransportRetryExceeded = 6,
 }
 
 impl CompletionStatus {
     /// Every status.
-    pub const ALL: [CompletionStatus; 6] = [
+    pub const ALL: [CompletionStatus; 7] = [
         CompletionStatus::Success,
         CompletionStatus::LocalMemoryError,
         CompletionStatus::RemoteInvalidRequest,
         CompletionStatus::RemoteAccessError,
         CompletionStatus::RemoteOperationalError,
         CompletionStatus::ReceiverNotReady,
+        CompletionStatus::TransportRetryExceeded,
     ];
 
     /// The code.
@@ -278,6 +282,7 @@ impl CompletionStatus {
             CompletionStatus::RemoteAccessError => "remote_access_error",
             CompletionStatus::RemoteOperationalError => "remote_operational_error",
             CompletionStatus::ReceiverNotReady => "receiver_not_ready",
+            CompletionStatus::TransportRetryExceeded => "transport_retry_exceeded",
         }
     }
 

@@ -52,6 +52,7 @@ pub mod memory;
 pub mod packetize;
 pub mod qos;
 pub mod record;
+pub mod requester;
 pub mod retry;
 pub mod segment;
 pub mod spec;

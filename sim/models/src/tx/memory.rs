@@ -92,6 +92,11 @@ impl SparseMemory {
             self.bytes.insert(addr.wrapping_add(k as u64), b);
         }
     }
+
+    /// The addresses written, in order.
+    pub fn addresses(&self) -> impl Iterator<Item = u64> + '_ {
+        self.bytes.keys().copied()
+    }
 }
 
 impl LocalMemory for SparseMemory {
