@@ -12,7 +12,7 @@ use crate::registers::Registers;
 use crate::rx::front::data_depth;
 use crate::rx::{IcrcCheck, MacIngress, RxFront, RxHeader};
 use crate::sched::{self, Sched};
-use crate::tx::{AckTracker, IcrcInsert, RetryTimer, TxGenerator, TxPath, TxSegmenter};
+use crate::tx::{AckTracker, IcrcInsert, RetryTimer, SendHistory, TxGenerator, TxPath, TxSegmenter};
 use ferroce_contracts::regs::{Config, QP_READ_LATENCY};
 use ferroce_contracts::rx::ingress::address_bits;
 
@@ -202,6 +202,14 @@ fn retry_timer(variant: &str, module: &str) -> String {
     }
 }
 
+fn send_history(variant: &str, module: &str) -> String {
+    match variant {
+        "q256_s8" => attributes::deep_memories_in_block_ram(emit::verilog(&mut SendHistory::<8, 3, 11>::default(), module), 256),
+        "q16_s4" => emit::verilog(&mut SendHistory::<4, 2, 6>::default(), module),
+        v => panic!("unsupported variant {v}"),
+    }
+}
+
 fn ack_tracker(variant: &str, module: &str) -> String {
     match variant {
         "c2048_q256" => attributes::deep_memories_in_block_ram(emit::verilog(&mut AckTracker::<11, 8>::default(), module), 256),
@@ -359,7 +367,7 @@ fn serial_bridge(variant: &str, module: &str) -> String {
 }
 
 /// Every top, in emission order.
-pub static TOPS: [Top; 19] = [
+pub static TOPS: [Top; 20] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
@@ -437,6 +445,13 @@ pub static TOPS: [Top; 19] = [
         variants: &["q2048", "q256", "q16"],
         simulated: &["q16"],
         build: retry_timer,
+    },
+    Top {
+        name: "send_history",
+        description: "Send history: per RC QP a ring of the blocks sent and not yet acknowledged, released by ACKs and replayed from a PSN to go back N (q256_s8: 256 QPs, 8 blocks each; q16_s4: 16 QPs, 4 blocks each)",
+        variants: &["q256_s8", "q16_s4"],
+        simulated: &["q16_s4"],
+        build: send_history,
     },
     Top {
         name: "tx_path",

@@ -41,6 +41,7 @@ pub mod retry_timer_rtl;
 pub mod rx_path_rtl;
 pub mod rx_rtl;
 pub mod sched_rtl;
+pub mod send_history_rtl;
 pub mod serial_rtl;
 pub mod serve;
 pub mod tshark;

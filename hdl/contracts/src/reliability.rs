@@ -172,6 +172,73 @@ impl TimerAction {
 /// Bits of a [`TimerAction`] code.
 pub const TIMER_ACTION_BITS: usize = 3;
 
+/// The fields of a block the requester keeps until its packets are acknowledged (the
+/// packetizer's block command, less what the QP context gives again), to cut it again when it
+/// goes back N; in packing order.
+pub mod sent_block {
+    use crate::schema::RecordField;
+
+    const fn f(name: &'static str, width: usize, doc: &'static str) -> RecordField {
+        RecordField::new(name, width, doc)
+    }
+
+    /// Remote address.
+    pub const VA: RecordField = f("va", 64, "remote address of the block's first byte (RETH VA of a WRITE)");
+    /// Local address.
+    pub const LOCAL: RecordField = f("local", 64, "local address of the block's first byte");
+    /// Immediate.
+    pub const IMMEDIATE: RecordField = f("immediate", 32, "the immediate of the message's last packet");
+    /// Channel.
+    pub const CHANNEL: RecordField = f("channel", 16, "the transfer's channel");
+    /// WRITE.
+    pub const WRITE: RecordField = f("write", 1, "RDMA WRITE (else SEND)");
+    /// Message start.
+    pub const MESSAGE_FIRST: RecordField = f("message_first", 1, "its first packet is its message's first");
+    /// Message end.
+    pub const MESSAGE_ENDS: RecordField = f("message_ends", 1, "its last packet is its message's last");
+    /// Transfer end.
+    pub const TRANSFER_ENDS: RecordField = f("transfer_ends", 1, "its last packet is its transfer's last");
+    /// ImmDt.
+    pub const HAS_IMMEDIATE: RecordField = f("has_immediate", 1, "the message's last packet carries an ImmDt");
+    /// SE.
+    pub const SOLICITED: RecordField = f("solicited", 1, "the message's last packet has SE");
+    /// AckReq count.
+    pub const SINCE_ACK: RecordField = f(
+        "since_ack",
+        8,
+        "packets since the last AckReq before its first packet (so a packet sent again has the same AckReq)",
+    );
+    /// Length.
+    pub const LENGTH: RecordField = f("length", 21, "its bytes (RETH DMA length of a WRITE; a block is at most 1 MiB)");
+
+    /// Every field, in packing order.
+    pub const FIELDS: [RecordField; 12] = [
+        VA,
+        LOCAL,
+        IMMEDIATE,
+        CHANNEL,
+        WRITE,
+        MESSAGE_FIRST,
+        MESSAGE_ENDS,
+        TRANSFER_ENDS,
+        HAS_IMMEDIATE,
+        SOLICITED,
+        SINCE_ACK,
+        LENGTH,
+    ];
+}
+
+/// A sent block: one packed entry.
+pub const SENT_BLOCK: crate::schema::Schema = crate::schema::Schema {
+    name: "sent_block",
+    fields: &sent_block::FIELDS,
+};
+
+/// 32-bit words of a sent block ([`SENT_BLOCK`] packs into exactly these; a const for RTL widths).
+pub const SENT_BLOCK_WORDS: usize = 7;
+/// Bits of a sent block.
+pub const SENT_BLOCK_BITS: usize = 32 * SENT_BLOCK_WORDS;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,6 +263,11 @@ mod tests {
         // 655.36 ms is exactly 160,000 ticks
         assert_eq!(rnr_wait_ticks(0), 160_001);
         assert!((0..=31).all(|c| rnr_wait_ticks(c) * TICK_NANOS >= u64::from(crate::responder::RNR_TIMER_10US[c as usize]) * 10_000));
+    }
+
+    #[test]
+    fn a_sent_block_packs_into_its_words() {
+        assert_eq!(SENT_BLOCK.words(), SENT_BLOCK_WORDS);
     }
 
     #[test]

@@ -48,6 +48,7 @@
 pub mod acknowledge;
 pub mod arbiter;
 pub mod frame;
+pub mod history;
 pub mod memory;
 pub mod packetize;
 pub mod qos;
