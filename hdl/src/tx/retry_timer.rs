@@ -114,10 +114,7 @@ pub struct RetryTimer<const QB: usize> {
     /// An event was ignored: its QP beyond the table or its kind no event (one cycle).
     pub ignored: Signal<Out, Bit>,
 
-    /// Cycles left in the current tick.
-    prescale: DFF<Bits<16>>,
-    tick: DFF<Bit>,
-    ticks: EventCounter,
+    time_base: TimeBase,
     entries: RAM<TimerEntry, QB>,
     state: DFF<TimerState>,
     init_index: DFF<Bits<QB>>,
@@ -153,7 +150,6 @@ pub struct RetryTimer<const QB: usize> {
     blank: Signal<Local, TimerEntry>,
     /// The deadline of the entry read.
     read_deadline: Signal<Local, Bits<32>>,
-    reload: Signal<Local, Bits<16>>,
     exponent: Signal<Local, Bits<5>>,
     timeout_wait: Signal<Local, Bits<32>>,
     rnr_wait: Signal<Local, Bits<32>>,
@@ -178,6 +174,47 @@ pub struct RetryTimer<const QB: usize> {
     action_exhausted: Constant<Bits<TIMER_ACTION_BITS>>,
     action_rnr_exhausted: Constant<Bits<TIMER_ACTION_BITS>>,
     rnr_forever: Constant<Bits<3>>,
+}
+
+/// The time base: a tick every `cfg_tick_cycles` cycles (0 counts as 1), counted in `now`.
+#[derive(LogicBlock, Default)]
+pub struct TimeBase {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high: `now` restarts at 0, a tick comes in the first cycle after.
+    pub reset: Signal<In, Bit>,
+    /// Clock cycles per tick.
+    pub cfg_tick_cycles: Signal<In, Bits<16>>,
+    /// Ticks since reset (registered).
+    pub now: Signal<Out, Bits<32>>,
+    /// Cycles left in the current tick.
+    prescale: DFF<Bits<16>>,
+    tick: DFF<Bit>,
+    ticks: EventCounter,
+    reload: Signal<Local, Bits<16>>,
+}
+
+impl Logic for TimeBase {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, prescale, tick);
+        self.ticks.clock.next = self.clock.val();
+        self.reload.next = self.cfg_tick_cycles.val() - 1;
+        if self.cfg_tick_cycles.val() == 0 {
+            self.reload.next = 0.into();
+        }
+        self.tick.d.next = self.prescale.q.val() == 0;
+        self.prescale.d.next = self.prescale.q.val() - 1;
+        if self.prescale.q.val() == 0 {
+            self.prescale.d.next = self.reload.val();
+        }
+        if self.reset.val() {
+            self.prescale.d.next = 0.into();
+        }
+        self.ticks.increment.next = self.tick.q.val();
+        self.ticks.reset.next = self.reset.val();
+        self.now.next = self.ticks.count.val();
+    }
 }
 
 /// Per bit `b` of a 32-bit value: a table over the 32 codes of a 5-bit field.
@@ -209,9 +246,7 @@ impl<const QB: usize> Default for RetryTimer<QB> {
             action_qp: Default::default(),
             action_kind: Default::default(),
             ignored: Default::default(),
-            prescale: Default::default(),
-            tick: Default::default(),
-            ticks: Default::default(),
+            time_base: Default::default(),
             entries: Default::default(),
             state: Default::default(),
             init_index: Default::default(),
@@ -237,7 +272,6 @@ impl<const QB: usize> Default for RetryTimer<QB> {
             ignore: Default::default(),
             blank: Default::default(),
             read_deadline: Default::default(),
-            reload: Default::default(),
             exponent: Default::default(),
             timeout_wait: Default::default(),
             rnr_wait: Default::default(),
@@ -269,8 +303,6 @@ impl<const QB: usize> Logic for RetryTimer<QB> {
         dff_setup!(
             self,
             clock,
-            prescale,
-            tick,
             state,
             init_index,
             scan_index,
@@ -296,20 +328,9 @@ impl<const QB: usize> Logic for RetryTimer<QB> {
         );
         self.entries.read_clock.next = self.clock.val();
         self.entries.write_clock.next = self.clock.val();
-        self.ticks.clock.next = self.clock.val();
-
-        // ---- the time base: a tick every `cfg_tick_cycles` cycles ----
-        self.reload.next = self.cfg_tick_cycles.val() - 1;
-        if self.cfg_tick_cycles.val() == 0 {
-            self.reload.next = 0.into();
-        }
-        self.tick.d.next = self.prescale.q.val() == 0;
-        self.prescale.d.next = self.prescale.q.val() - 1;
-        if self.prescale.q.val() == 0 {
-            self.prescale.d.next = self.reload.val();
-        }
-        self.ticks.increment.next = self.tick.q.val();
-        self.ticks.reset.next = self.reset.val();
+        self.time_base.clock.next = self.clock.val();
+        self.time_base.reset.next = self.reset.val();
+        self.time_base.cfg_tick_cycles.next = self.cfg_tick_cycles.val();
 
         // ---- the waits a deadline can be set to, from the elaborated tables ----
         self.exponent.next = self.entry.q.val().timeout;
@@ -360,7 +381,7 @@ impl<const QB: usize> Logic for RetryTimer<QB> {
             }
             TimerState::Idle => {
                 self.event_ready.next = self.event_turn.q.val();
-                self.started_at.d.next = self.ticks.count.val();
+                self.started_at.d.next = self.time_base.now.val();
                 if self.event_turn.q.val() && self.event_valid.val() {
                     self.from_event.d.next = true;
                     self.qp.d.next = self.event_qp.val().get_bits::<QB>(0);
@@ -506,12 +527,11 @@ impl<const QB: usize> Logic for RetryTimer<QB> {
             self.init_index.d.next = 0.into();
             self.scan_index.d.next = 0.into();
             self.event_turn.d.next = true;
-            self.prescale.d.next = 0.into();
             self.out_valid.d.next = false;
             self.ignore.d.next = false;
         }
         self.init_done.next = self.state.q.val() != TimerState::Init;
-        self.now.next = self.ticks.count.val();
+        self.now.next = self.time_base.now.val();
         self.action_valid.next = self.out_valid.q.val();
         self.action_qp.next = bit_cast::<24, QB>(self.qp.q.val());
         self.action_kind.next = self.out_kind.q.val();

@@ -182,6 +182,8 @@ pub struct SendHistory<const QB: usize, const SB: usize, const AB: usize> {
     refused: DFF<Bit>,
     slot_address: Signal<Local, Bits<AB>>,
     read_psns: Signal<Local, Bits<48>>,
+    /// A ring with no block (after reset and a clear).
+    empty_ring: Constant<Ring>,
     capacity: Constant<Bits<9>>,
     /// `capacity − 1`: a record fills the ring.
     almost_full: Constant<Bits<9>>,
@@ -254,6 +256,7 @@ impl<const QB: usize, const SB: usize, const AB: usize> Default for SendHistory<
             refused: Default::default(),
             slot_address: Default::default(),
             read_psns: Default::default(),
+            empty_ring: Constant::new(Ring::default()),
             capacity: c::<9>(1 << SB),
             almost_full: c::<9>((1 << SB) - 1),
             slot_mask: c::<9>((1 << SB) - 1),
@@ -338,8 +341,7 @@ impl<const QB: usize, const SB: usize, const AB: usize> Logic for SendHistory<QB
             HistoryState::Init => {
                 self.rings.write_enable.next = true;
                 self.rings.write_address.next = self.init_index.q.val();
-                self.rings.write_data.next.head = 0.into();
-                self.rings.write_data.next.count = 0.into();
+                self.rings.write_data.next = self.empty_ring.val();
                 self.fulls.write_enable.next = true;
                 self.fulls.write_address.next = self.init_index.q.val();
                 self.fulls.write_data.next = false;
@@ -358,8 +360,7 @@ impl<const QB: usize, const SB: usize, const AB: usize> Logic for SendHistory<QB
                 if self.clear_valid.val() {
                     self.rings.write_enable.next = true;
                     self.rings.write_address.next = self.clear_qp.val();
-                    self.rings.write_data.next.head = 0.into();
-                    self.rings.write_data.next.count = 0.into();
+                    self.rings.write_data.next = self.empty_ring.val();
                     self.fulls.write_enable.next = true;
                     self.fulls.write_address.next = self.clear_qp.val();
                     self.fulls.write_data.next = false;
