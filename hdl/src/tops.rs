@@ -204,8 +204,8 @@ fn retry_timer(variant: &str, module: &str) -> String {
 
 fn send_history(variant: &str, module: &str) -> String {
     match variant {
-        "q256_s8" => attributes::deep_memories_in_block_ram(emit::verilog(&mut SendHistory::<8, 3, 11>::default(), module), 256),
-        "q16_s4" => emit::verilog(&mut SendHistory::<4, 2, 6>::default(), module),
+        "q256_s8" => attributes::deep_memories_in_block_ram(emit::verilog(&mut SendHistory::<8, 11>::default(), module), 256),
+        "q16_s4" => emit::verilog(&mut SendHistory::<4, 6>::default(), module),
         v => panic!("unsupported variant {v}"),
     }
 }
@@ -221,21 +221,25 @@ fn ack_tracker(variant: &str, module: &str) -> String {
 fn tx_path(variant: &str, module: &str) -> String {
     match variant {
         // the scheduler's attributes; its parity RAMs and the segmenter's busy bits in block RAM
-        "c2048_q256_w512" => sched::synthesis_attributes(
-            emit::verilog(&mut TxPath::<512, 64, 11, 12, 8, 32, QP_READ_LATENCY>::default(), module),
-            true,
+        // and the send history, 8,192 blocks deep, in block RAM
+        "c2048_q256_w512" => attributes::deep_memories_in_block_ram(
+            sched::synthesis_attributes(
+                emit::verilog(&mut TxPath::<512, 64, 11, 12, 8, 32, QP_READ_LATENCY, 13>::default(), module),
+                true,
+            ),
+            8192,
         ),
         // and the per-QP RAMs, 2048 words deep, in block RAM
         "c2048_q2048_w512" => attributes::deep_memories_in_block_ram(
             sched::synthesis_attributes(
-                emit::verilog(&mut TxPath::<512, 64, 11, 12, 11, 32, QP_READ_LATENCY>::default(), module),
+                emit::verilog(&mut TxPath::<512, 64, 11, 12, 11, 32, QP_READ_LATENCY, 14>::default(), module),
                 true,
             ),
             2048,
         ),
         "c64_q16_w64" => sched::synthesis_attributes(
             emit::verilog(
-                &mut TxPath::<64, 8, 6, 7, 4, TX_SEGMENTER_SMALL_QUEUES, QP_READ_LATENCY>::new(64, 16),
+                &mut TxPath::<64, 8, 6, 7, 4, TX_SEGMENTER_SMALL_QUEUES, QP_READ_LATENCY, 9>::new(64, 16),
                 module,
             ),
             false,
@@ -319,18 +323,22 @@ fn engine(variant: &str, module: &str) -> String {
     match variant {
         // the TX path's attributes (`tx_path`): the scheduler's, its parity RAMs and the
         // segmenter's busy bits in block RAM
-        "c2048_q256_w512" => sched::synthesis_attributes(
-            emit::verilog(
-                &mut Engine::<512, 64, { data_depth(64) }, 11, 6, 12, 8, 32, Q256>::new(config),
-                module,
+        // and the send history, 8,192 blocks deep, in block RAM
+        "c2048_q256_w512" => attributes::deep_memories_in_block_ram(
+            sched::synthesis_attributes(
+                emit::verilog(
+                    &mut Engine::<512, 64, { data_depth(64) }, 11, 6, 12, 8, 32, Q256, 13>::new(config),
+                    module,
+                ),
+                true,
             ),
-            true,
+            8192,
         ),
         // and the per-QP RAMs, 2048 words deep, in block RAM (as `tx_path` c2048_q2048_w512)
         "c2048_q2048_w512" => attributes::deep_memories_in_block_ram(
             sched::synthesis_attributes(
                 emit::verilog(
-                    &mut Engine::<512, 64, { data_depth(64) }, 11, 6, 12, 11, 32, Q2048>::new(config),
+                    &mut Engine::<512, 64, { data_depth(64) }, 11, 6, 12, 11, 32, Q2048, 14>::new(config),
                     module,
                 ),
                 true,
@@ -339,7 +347,7 @@ fn engine(variant: &str, module: &str) -> String {
         ),
         "c64_q16_w64" => sched::synthesis_attributes(
             emit::verilog(
-                &mut Engine::<64, 8, { data_depth(8) }, 6, 1, 7, 4, TX_SEGMENTER_SMALL_QUEUES, { 4 + 4 }>::new(config),
+                &mut Engine::<64, 8, { data_depth(8) }, 6, 1, 7, 4, TX_SEGMENTER_SMALL_QUEUES, { 4 + 4 }, 9>::new(config),
                 module,
             ),
             false,

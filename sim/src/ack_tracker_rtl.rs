@@ -10,9 +10,12 @@
 //! followed by an ACK in the list is presented in the same cycle as it (the tracker takes the
 //! sent one first, as the model does). [`expected`] is the model's answer
 //! ([`AckTracker`]); the completions must match it in order, and so must the count of ignored
-//! ACKs.
+//! ACKs. Timer actions and clears are presented as ACKs are; the releases, timer notices and
+//! rewinds the tracker gives (each taken under random backpressure) must be the model's, in
+//! order.
 
 use crate::axis::Channel;
+use crate::contracts::reliability::{TimerAction, TimerEvent};
 use crate::contracts::tx::CompletionStatus;
 use crate::models::tx::acknowledge::{AckTracker, Completion};
 use crate::verilated::{Model, Traffic};
@@ -67,6 +70,18 @@ pub enum TrackerEvent {
         /// Its AETH syndrome.
         syndrome: u8,
     },
+    /// The retry timer's action.
+    Action {
+        /// The QP (below [`QPS`]).
+        qp: u32,
+        /// What to do.
+        action: TimerAction,
+    },
+    /// The host reset a QP.
+    Clear {
+        /// The QP (below [`QPS`]).
+        qp: u32,
+    },
 }
 
 /// The completions in order and the ACKs ignored.
@@ -78,6 +93,12 @@ pub struct TrackerRun {
     pub ignored: u64,
     /// Cycles from the first event presented to the last completion (0 from [`expected`]).
     pub cycles: u64,
+    /// Send history releases `(QP, PSN)`, in order.
+    pub releases: Vec<(u32, u32)>,
+    /// What the retry timer was told `(QP, event, RNR timer code of an RNR NAK)`, in order.
+    pub notices: Vec<(u32, TimerEvent, u8)>,
+    /// Send history rewinds `(QP, PSN or every block whole)`, in order.
+    pub rewinds: Vec<(u32, Option<u32>)>,
 }
 
 /// What the model makes of `events` (a QP at or beyond [`QPS`] is ignored, as the tracker
@@ -125,7 +146,17 @@ fn expected_with_waits(events: &[TrackerEvent]) -> (TrackerRun, Vec<usize>) {
                 let outcome = tracker.acknowledge(qp, psn, syndrome);
                 run.ignored += u64::from(outcome.ignored);
                 run.completions.extend(outcome.completions);
+                run.releases.extend(outcome.release.map(|psn| (qp, psn)));
+                run.notices
+                    .extend(outcome.notices.into_iter().map(|(event, code)| (qp, event, code)));
             }
+            TrackerEvent::Action { qp, action } => {
+                let outcome = tracker.timer_action(qp, action);
+                run.completions.extend(outcome.completions);
+                run.releases.extend(outcome.release.map(|psn| (qp, psn)));
+                run.rewinds.extend(outcome.rewind.map(|psn| (qp, psn)));
+            }
+            TrackerEvent::Clear { qp } => run.completions.extend(tracker.clear(qp)),
         }
     }
     (run, waits)
@@ -146,10 +177,14 @@ pub fn run(events: &[TrackerEvent], traffic: Traffic) -> Result<TrackerRun, Stri
     let ack = ["ack_qp", "ack_psn", "ack_syndrome"].map(|p| m.port(p));
     let ack: Vec<usize> = ack.into_iter().collect::<Result<_, _>>().map_err(e)?;
     let (init_done, ignored) = (port(&m, "init_done")?, port(&m, "ignored")?);
+    let (action_valid, action_ready) = (port(&m, "action_valid")?, port(&m, "action_ready")?);
+    let (action_qp, action_kind) = (port(&m, "action_qp")?, port(&m, "action_kind")?);
+    let (clear_valid, clear_ready, clear_qp) = (port(&m, "clear_valid")?, port(&m, "clear_ready")?, port(&m, "clear_qp")?);
+    let outputs = OutputPorts::new(&m).map_err(e)?;
     let mut completions = Channel::completions(&m, traffic.bp_pct).map_err(e)?;
     let mut rng = ChaCha8Rng::seed_from_u64(traffic.seed);
-    let (want, waits) = expected_with_waits(events);
-    let want = want.completions.len();
+    let (model, waits) = expected_with_waits(events);
+    let want = model.completions.len();
 
     completions.always_ready(&mut m);
     m.reset(2);
@@ -166,9 +201,10 @@ pub fn run(events: &[TrackerEvent], traffic: Traffic) -> Result<TrackerRun, Stri
     let mut next = 0usize;
     let mut last_tap = 0u64;
     let (mut last_progress, mut quiet) = (cycle, 0u64);
+    let mut progress_outputs = false;
     loop {
         // present the next event (and an ACK right after a sent transfer with it)
-        for p in [packet_valid, sent_valid, ack_valid] {
+        for p in [packet_valid, sent_valid, ack_valid, action_valid, clear_valid] {
             m.set_u64(p, 0);
         }
         let mut presented = (None, None); // (sent or packet index, ack index)
@@ -215,13 +251,33 @@ pub fn run(events: &[TrackerEvent], traffic: Traffic) -> Result<TrackerRun, Stri
                     }
                     presented.1 = Some(next);
                 }
+                TrackerEvent::Action { qp, action } => {
+                    m.set_u64(action_valid, 1);
+                    m.set_u64(action_qp, u64::from(qp));
+                    m.set_u64(action_kind, u64::from(action.code()));
+                    presented.0 = Some(next);
+                }
+                TrackerEvent::Clear { qp } => {
+                    m.set_u64(clear_valid, 1);
+                    m.set_u64(clear_qp, u64::from(qp));
+                    presented.0 = Some(next);
+                }
             }
         }
         completions.drive(&mut m, &mut rng);
+        let takes = outputs.drive(&mut m, &mut rng, traffic.bp_pct);
         m.eval();
-        let mut progress = false;
+        if outputs.sample(&mut m, takes, &mut got)? {
+            progress_outputs = true;
+        }
+        let mut progress = std::mem::take(&mut progress_outputs);
         if let Some(i) = presented.0 {
-            let taken = matches!(events[i], TrackerEvent::Packet { .. }) || m.peek_u64(sent_ready) != 0;
+            let taken = match events[i] {
+                TrackerEvent::Packet { .. } => true,
+                TrackerEvent::Action { .. } => m.peek_u64(action_ready) != 0,
+                TrackerEvent::Clear { .. } => m.peek_u64(clear_ready) != 0,
+                _ => m.peek_u64(sent_ready) != 0,
+            };
             if taken {
                 next = i + 1;
                 progress = true;
@@ -261,6 +317,15 @@ pub fn run(events: &[TrackerEvent], traffic: Traffic) -> Result<TrackerRun, Stri
         if next == events.len() && got.completions.len() == want {
             quiet += 1;
             if quiet > DRAIN_CYCLES {
+                for (what, ours, theirs) in [
+                    ("releases", format!("{:?}", got.releases), format!("{:?}", model.releases)),
+                    ("notices", format!("{:?}", got.notices), format!("{:?}", model.notices)),
+                    ("rewinds", format!("{:?}", got.rewinds), format!("{:?}", model.rewinds)),
+                ] {
+                    if ours != theirs {
+                        return Err(format!("{what}: the RTL's {ours}, the model's {theirs}"));
+                    }
+                }
                 return Ok(got);
             }
         } else if cycle - last_progress > PROGRESS_LIMIT {
@@ -270,5 +335,68 @@ pub fn run(events: &[TrackerEvent], traffic: Traffic) -> Result<TrackerRun, Stri
                 got.completions.len()
             ));
         }
+    }
+}
+
+/// The tracker's three held outputs (release, timer notice, rewind), each taken under random
+/// backpressure.
+struct OutputPorts {
+    release: [usize; 4],
+    notice: [usize; 5],
+    rewind: [usize; 5],
+}
+
+impl OutputPorts {
+    fn new(m: &Model) -> Result<OutputPorts, crate::verilated::SimError> {
+        let ports = |names: &[&str]| names.iter().map(|n| m.port(n)).collect::<Result<Vec<usize>, _>>();
+        Ok(OutputPorts {
+            release: ports(&["release_valid", "release_ready", "release_qp", "release_psn"])?
+                .try_into()
+                .unwrap(),
+            notice: ports(&["notice_valid", "notice_ready", "notice_qp", "notice_kind", "notice_rnr_timer"])?
+                .try_into()
+                .unwrap(),
+            rewind: ports(&["rewind_valid", "rewind_ready", "rewind_qp", "rewind_psn", "rewind_whole"])?
+                .try_into()
+                .unwrap(),
+        })
+    }
+
+    /// Sets the readies of this cycle; returns them.
+    fn drive(&self, m: &mut Model, rng: &mut ChaCha8Rng, bp_pct: u32) -> [bool; 3] {
+        let mut takes = [false; 3];
+        for (take, ready) in takes.iter_mut().zip([self.release[1], self.notice[1], self.rewind[1]]) {
+            *take = bp_pct == 0 || rng.gen_range(0..100) >= bp_pct;
+            m.set_u64(ready, u64::from(*take));
+        }
+        takes
+    }
+
+    /// Keeps what was taken this cycle (after `eval`); whether anything was.
+    fn sample(&self, m: &mut Model, takes: [bool; 3], got: &mut TrackerRun) -> Result<bool, String> {
+        let mut any = false;
+        if takes[0] && m.peek_u64(self.release[0]) != 0 {
+            got.releases
+                .push((m.peek_u64(self.release[2]) as u32, m.peek_u64(self.release[3]) as u32));
+            any = true;
+        }
+        if takes[1] && m.peek_u64(self.notice[0]) != 0 {
+            let code = m.peek_u64(self.notice[3]) as u8;
+            let event = TimerEvent::from_code(code).ok_or_else(|| format!("notice code {code} is no event"))?;
+            let rnr = if event == TimerEvent::RnrNak {
+                m.peek_u64(self.notice[4]) as u8
+            } else {
+                0
+            };
+            got.notices.push((m.peek_u64(self.notice[2]) as u32, event, rnr));
+            any = true;
+        }
+        if takes[2] && m.peek_u64(self.rewind[0]) != 0 {
+            let whole = m.peek_u64(self.rewind[4]) != 0;
+            let psn = (!whole).then(|| m.peek_u64(self.rewind[3]) as u32);
+            got.rewinds.push((m.peek_u64(self.rewind[2]) as u32, psn));
+            any = true;
+        }
+        Ok(any)
     }
 }

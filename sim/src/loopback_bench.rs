@@ -29,6 +29,7 @@ use crate::axis::first_difference;
 use crate::bench::{CMAC_CLOCK_HZ, LINE_RATE, WIRE_OVERHEAD};
 use crate::contracts::responder::{completion_kind, message_operation, MessageKind, ReceiveStatus, Syndrome};
 use crate::contracts::tx::{CompletionStatus, Pmtu, PostOp};
+use crate::faults::Faults;
 use crate::loopback_rtl::{variant_of_width, Loopback, LoopbackRun, LoopbackVariant, Surroundings, WireTiming};
 use crate::models::responder::{Decision, Responder, Response};
 use crate::models::tx::acknowledge::{completion_set, AckTracker};
@@ -274,6 +275,60 @@ impl LoopbackBench {
             transfers: posts.len(),
             took,
         })
+    }
+
+    /// A round on lossy wires ([`Loopback::set_faults`]): set up as [`LoopbackBench::round`]
+    /// does, then only what must hold whatever was lost: every post accepted, one successful
+    /// completion per post, every transfer's bytes in B's memory and nothing else. (The frames
+    /// are not the TX model's: lost ones are sent again.) B's responder model is not fed, so a
+    /// bench runs one lossy round.
+    pub fn lossy_round(&mut self, label: &str, posts: &[Post]) -> Result<LoopbackRun, String> {
+        self.lb.a.restart_tx()?;
+        for i in 0..self.requesters.peers.len() {
+            self.requesters.resync(&self.model_b, i);
+            let context = self.requesters.peers[i].requester;
+            self.lb.a.paired(&mut self.model_a).commit(i as u32, &context)?;
+        }
+        let setup = TxSetup {
+            contexts: (0u32..).zip(self.requesters.peers.iter().map(|p| p.requester)).collect(),
+            posts: posts.to_vec(),
+            memory: Arc::new(self.requesters.source),
+            ..self.template.clone()
+        };
+        let plan = TxModel::plan(&setup).map_err(|e| format!("{label}: the TX model: {e:?}"))?;
+        let buffers = self
+            .requesters
+            .post_buffers(&mut self.lb.b.paired(&mut self.model_b), posts, &plan.packets, |p| {
+                Some(p.length + 8)
+            });
+        let run = self
+            .lb
+            .run(posts, Arc::new(self.requesters.source))
+            .map_err(|e| format!("{label}: {e}"))?;
+        ensure!(
+            run.post_results.iter().all(Result::is_ok),
+            "{label}: post results {:?}",
+            run.post_results
+        );
+        let mut channels: Vec<u16> = run.completions.iter().map(|c| c.0).collect();
+        channels.sort_unstable();
+        let mut posted: Vec<u16> = posts.iter().map(|p| p.channel).collect();
+        posted.sort_unstable();
+        ensure!(
+            channels == posted,
+            "{label}: completions {:?} for posts on channels {posted:?}",
+            run.completions
+        );
+        ensure!(
+            run.completions.iter().all(|c| c.1 == CompletionStatus::Success),
+            "{label}: completions {:?}",
+            run.completions
+        );
+        for post in posts {
+            self.landed_whole(post, buffers.get(&post.channel).copied());
+        }
+        self.check_memory().map_err(|e| format!("{label}: {e}"))?;
+        Ok(run)
     }
 
     /// A's side: post results, its frames on wire A→B and its completions are the TX model's.
@@ -659,6 +714,30 @@ pub struct GoodputConfig {
     pub qps: usize,
     /// What idles and pushes back; its seed also draws the QPs, PSNs and payloads.
     pub surroundings: Surroundings,
+    /// Faults on both wires (RC only): each round then runs on a bench of its own with the
+    /// retry timer scaled down ([`LOSSY_TICK_CYCLES`], [`LOSSY_TIMEOUT`]) and is checked as
+    /// [`LoopbackBench::lossy_round`] checks.
+    pub faults: Option<Faults>,
+}
+
+/// Cycles per retry timer tick on a lossy wire: 16, so that a run stays short.
+pub const LOSSY_TICK_CYCLES: u64 = 16;
+/// The requesters' local ACK timeout exponent on a lossy wire: 2^10 + 1 ticks, 16,400 cycles
+/// (51 µs at 322 MHz; a real QP's timeout is milliseconds, which a lost last packet then
+/// costs). The timer starts when a block has been cut, and its packets may wait in the TX
+/// path's descriptor FIFO for up to about 4,000 cycles at 64 bits before they leave: a timeout
+/// much shorter would expire on a perfect wire.
+pub const LOSSY_TIMEOUT: u8 = 10;
+/// The loopback's progress limit on a lossy wire: above a timeout and the timer's scan.
+pub const LOSSY_PROGRESS_LIMIT: u64 = 20_000;
+
+/// Makes `bench`'s wires lossy with `faults` from `seed`, its retry timers fast
+/// ([`LOSSY_TICK_CYCLES`]) and its progress limit above a timeout.
+pub fn make_lossy(bench: &mut LoopbackBench, faults: Option<Faults>, seed: u64) {
+    bench.lb.a.tick_cycles = LOSSY_TICK_CYCLES;
+    bench.lb.b.tick_cycles = LOSSY_TICK_CYCLES;
+    bench.lb.progress_limit = LOSSY_PROGRESS_LIMIT;
+    bench.lb.set_faults(faults, faults, seed);
 }
 
 /// Bytes of each connection's receive buffers: a SEND must fit one (see
@@ -684,6 +763,8 @@ pub struct GoodputRow {
     pub bytes: u64,
     /// Bytes of wire A→B's frames with the Ethernet overhead.
     pub wire_bytes: u64,
+    /// Packets A sent again (a lossy wire).
+    pub sent_again: u64,
     /// Fewest cycles from a round's first post to its first byte on wire A→B.
     pub first_byte_latency: Option<u64>,
     /// Fewest and most cycles from the last byte of a packet into B to the last byte of its
@@ -741,6 +822,15 @@ impl GoodputConfig {
         if let Some(size) = self.sizes.iter().find(|&&s| sends && s > MAX_SEND) {
             return Err(format!("a SEND of {size} bytes: a receive buffer holds {MAX_SEND} bytes at most"));
         }
+        if let Some(f) = self.faults {
+            if self.transport != Transport::Rc {
+                return Err("faults on the wire need RC: UC does not send again".into());
+            }
+            let probabilities = [f.loss, f.duplicate, f.reorder, f.corrupt];
+            if probabilities.iter().any(|p| !(0.0..=1.0).contains(p)) || f.loss >= 1.0 {
+                return Err(format!("fault probabilities from 0 to 1 (loss below 1): {f:?}"));
+            }
+        }
         Ok(())
     }
 
@@ -791,11 +881,21 @@ fn goodput_of(
         .into_iter()
         .enumerate()
         .map(|(i, qp)| {
-            Peer::new(qp, config.transport, config.pmtu, 1 + i as u16, 1 + i as u32, random_psn(&mut rng)).region_length(sizes.region)
+            Peer::new(qp, config.transport, config.pmtu, 1 + i as u16, 1 + i as u32, random_psn(&mut rng))
+                .region_length(sizes.region)
+                .retries(LOSSY_TIMEOUT, 7, 7)
         })
         .collect();
-    let mut bench = LoopbackBench::of(config.variant, config.surroundings, peers, sizes)?;
-    bench.pcap_dir = pcap.map(Path::to_path_buf);
+    // a bench for round `r`: lossy wires and a fast timer when there are faults
+    let new_bench = |r: usize| -> Result<LoopbackBench, String> {
+        let mut bench = LoopbackBench::of(config.variant, config.surroundings, peers.clone(), sizes)?;
+        bench.pcap_dir = pcap.map(Path::to_path_buf);
+        if config.faults.is_some() {
+            make_lossy(&mut bench, config.faults, config.surroundings.seed.wrapping_add(r as u64));
+        }
+        Ok(bench)
+    };
+    let mut bench = new_bench(0)?;
     let mut row = GoodputRow {
         size,
         ..GoodputRow::default()
@@ -806,17 +906,30 @@ fn goodput_of(
             .map(|i| bench.post((row.transfers + i) % config.qps, i as u16, config.op, size))
             .collect();
         let label = format!("{size} B, round {}", row.rounds);
-        let round = bench.round(&label, &posts, |_| true)?;
-        bench.check_transport(&round).map_err(|e| format!("{label}: {e}"))?;
+        let run = match config.faults {
+            None => {
+                let round = bench.round(&label, &posts, |_| true)?;
+                bench.check_transport(&round).map_err(|e| format!("{label}: {e}"))?;
+                round.run
+            }
+            Some(_) => {
+                let run = bench.lossy_round(&label, &posts)?;
+                row.sent_again += bench.lb.a.tx_counter("cnt_retransmitted")?;
+                // the next round on a bench of its own: the responder model did not see this one
+                bench = new_bench(row.rounds + 1)?;
+                run
+            }
+        };
         row.transfers += count;
         row.rounds += 1;
-        row.frames += round.run.a_to_b.len();
-        row.responses += round.run.b_to_a.len();
-        row.cycles += round.run.cycles;
-        row.bytes += round.bytes;
-        row.wire_bytes += round.wire_bytes();
-        row.first_byte_latency = row.first_byte_latency.into_iter().chain(round.run.first_byte_latency).min();
-        for &latency in &round.run.write_latencies {
+        row.frames += run.a_to_b.len();
+        row.responses += run.b_to_a.len();
+        row.cycles += run.cycles;
+        row.bytes += posts.iter().map(|p| u64::from(p.length)).sum::<u64>();
+        row.wire_bytes += run.a_to_b.iter().map(|f| f.bytes.len() as u64 + WIRE_OVERHEAD).sum::<u64>();
+
+        row.first_byte_latency = row.first_byte_latency.into_iter().chain(run.first_byte_latency).min();
+        for &latency in &run.write_latencies {
             let (low, high) = row.write_latency.unwrap_or((latency, latency));
             row.write_latency = Some((low.min(latency), high.max(latency)));
         }
@@ -828,15 +941,16 @@ fn goodput_of(
 /// Markdown table of goodput rows.
 pub fn goodput_table(rows: &[GoodputRow]) -> String {
     let mut s = String::from(
-        "| transfer bytes | transfers | frames A→B | responses B→A | cycles | payload B/cycle | goodput at 322.27 MHz (Gb/s) | goodput on 100GbE (Gb/s) | RoCEv2 limit on 100GbE (Gb/s) | doorbell → first byte (cycles) | last byte in → written (cycles) |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|\n",
+        "| transfer bytes | transfers | frames A→B | sent again | responses B→A | cycles | payload B/cycle | goodput at 322.27 MHz (Gb/s) | goodput on 100GbE (Gb/s) | RoCEv2 limit on 100GbE (Gb/s) | doorbell → first byte (cycles) | last byte in → written (cycles) |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in rows {
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {:.2} | {:.1} | {:.1} | {:.1} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {:.2} | {:.1} | {:.1} | {:.1} | {} | {} |\n",
             r.size,
             r.transfers,
             r.frames,
+            r.sent_again,
             r.responses,
             r.cycles,
             r.bytes_per_cycle(),

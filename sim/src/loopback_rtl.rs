@@ -47,7 +47,9 @@
 
 use crate::axis::{AxisPorts, Channel, FrameSink, RecordSource};
 use crate::contracts::regs::QP_READ_LATENCY;
+use crate::contracts::reliability::tick_cycles;
 use crate::contracts::tx::{CompletionStatus, PostError};
+use crate::faults::{FaultCounts, FaultInjector, Faults};
 use crate::models::responder::{Decision, Responder};
 use crate::models::tx::{LocalMemory, Post, QpContext, SparseMemory, TxSetup};
 use crate::responder_rtl::{PairedSetup, SetupHarness, SETUP_CYCLES};
@@ -174,6 +176,8 @@ pub struct LoopbackRun {
     /// Per memory write of B, in order: cycles from the last beat of its frame into B's RX
     /// half to the last beat of its data on `m_wr` (last byte in to memory write).
     pub write_latencies: Vec<u64>,
+    /// What the fault injectors of a lossy wire did, A→B and B→A.
+    pub faults: [Option<FaultCounts>; 2],
 }
 
 impl LoopbackRun {
@@ -214,6 +218,7 @@ struct TxPorts {
     ack_psn: usize,
     ack_syndrome: usize,
     read_valid: usize,
+    tick_cycles: usize,
     output: AxisPorts,
 }
 
@@ -249,6 +254,9 @@ pub struct Engine {
     response_waits: u64,
     /// The memory the RX half's writes went to, over every run.
     pub memory: SparseMemory,
+    /// Clock cycles per retry timer tick (`cfg_tick_cycles`), from the next run on; by default
+    /// the register file's reset value.
+    pub tick_cycles: u64,
 }
 
 impl Engine {
@@ -296,6 +304,7 @@ impl Engine {
             ack_psn: port("s_ack_psn")?,
             ack_syndrome: port("s_ack_syndrome")?,
             read_valid: port("m_read_valid")?,
+            tick_cycles: port("cfg_tick_cycles")?,
             output: AxisPorts::find(&tx, "m_axis").map_err(e)?,
         };
         let mut engine = Engine {
@@ -310,6 +319,7 @@ impl Engine {
             configuration: (16, Vec::new()),
             response_waits: 0,
             memory: SparseMemory::new(),
+            tick_cycles: tick_cycles(322_265_625),
         };
         if engine.t.output.bytes_per_beat != engine.r.input.bytes_per_beat {
             return Err(format!(
@@ -325,6 +335,12 @@ impl Engine {
     /// The engine's name (`A`, `B`).
     pub fn name(&self) -> &'static str {
         self.name
+    }
+
+    /// A counter of the TX half (`cnt_retransmitted`, `cnt_timeouts`, ...).
+    pub fn tx_counter(&mut self, port: &str) -> Result<u64, String> {
+        let p = self.tx.port(port).map_err(|e| format!("engine {}: {e}", self.name))?;
+        Ok(self.tx.peek_u64(p))
     }
 
     /// Resets the TX half with its inputs idle and waits for `init_done`.
@@ -556,7 +572,13 @@ impl PairedSetup for PairedEngine<'_> {
     }
 }
 
-/// One wire: a beat FIFO; see the module docs.
+/// Bytes of the largest RoCEv2 frame the engine sends: a 4 KiB payload and every header (VLAN,
+/// IPv6, BTH, RETH, ImmDt, ICRC).
+const LARGEST_FRAME: usize = 4096 + 18 + 40 + 8 + 12 + 16 + 4 + 4;
+
+/// One wire: a beat FIFO; see the module docs. A lossy wire ([`Loopback::set_faults`]) takes
+/// a frame whole, lets its [`FaultInjector`] lose, duplicate, hold back or corrupt it, and
+/// beats out what comes of it.
 struct Wire {
     timing: WireTiming,
     /// Per beat: the cycle it is due, `tdata`, `tkeep`, `tlast`.
@@ -565,24 +587,74 @@ struct Wire {
     presenting: bool,
     /// Beats taken by the RX half.
     carried: u64,
+    /// The faults of a lossy wire, and the frame arriving from the TX half.
+    faults: Option<FaultInjector>,
+    arriving: Vec<u8>,
+    bytes_per_beat: usize,
 }
 
 impl Wire {
-    fn new(timing: WireTiming) -> Wire {
+    fn new(timing: WireTiming, faults: Option<FaultInjector>, bytes_per_beat: usize) -> Wire {
         Wire {
             timing,
             beats: VecDeque::new(),
             presenting: false,
             carried: 0,
+            faults,
+            arriving: Vec::new(),
+            bytes_per_beat,
         }
     }
 
+    /// The TX half may send. A lossy wire forwards whole frames: it holds one more frame's beats
+    /// (the largest RoCEv2 frame), so that the next frame arrives while the last drains.
     fn room(&self) -> bool {
-        self.beats.len() < self.timing.beats
+        let frame_beats = if self.faults.is_some() {
+            LARGEST_FRAME.div_ceil(self.bytes_per_beat)
+        } else {
+            0
+        };
+        self.beats.len() < self.timing.beats + frame_beats
+    }
+
+    /// Nothing on the wire and nothing held back.
+    fn empty(&self) -> bool {
+        self.beats.is_empty() && !self.faults.as_ref().is_some_and(FaultInjector::holding)
     }
 
     fn push(&mut self, cycle: u64, data: Vec<u32>, keep: Vec<u32>, last: bool) {
-        self.beats.push_back((cycle + self.timing.latency, data, keep, last));
+        let Some(faults) = self.faults.as_mut() else {
+            self.beats.push_back((cycle + self.timing.latency, data, keep, last));
+            return;
+        };
+        for i in 0..self.bytes_per_beat {
+            if keep[i / 32] >> (i % 32) & 1 != 0 {
+                self.arriving.push((data[i / 4] >> (8 * (i % 4))) as u8);
+            }
+        }
+        if last {
+            let frames = faults.apply(std::mem::take(&mut self.arriving), cycle);
+            self.beat_out(cycle, frames);
+        }
+    }
+
+    /// A lossy wire lets frames it held back go when their time has come.
+    fn release(&mut self, cycle: u64) {
+        if let Some(faults) = self.faults.as_mut() {
+            let frames = faults.due(cycle);
+            self.beat_out(cycle, frames);
+        }
+    }
+
+    fn beat_out(&mut self, cycle: u64, frames: Vec<Vec<u8>>) {
+        for frame in frames {
+            let chunks: Vec<&[u8]> = frame.chunks(self.bytes_per_beat).collect();
+            for (i, chunk) in chunks.iter().enumerate() {
+                let (data, keep) = crate::axis::pack_beat(chunk, self.bytes_per_beat);
+                self.beats
+                    .push_back((cycle + self.timing.latency, data, keep, i + 1 == chunks.len()));
+            }
+        }
     }
 
     /// Drives the RX half's `s_axis` for this cycle.
@@ -1006,9 +1078,20 @@ pub struct Loopback {
     rng: ChaCha8Rng,
     /// Cycles run (by [`Loopback::run`]) so far.
     pub cycle: u64,
+    /// Faults on wire A→B and B→A (none: a perfect wire), and their seed.
+    faults: (Option<Faults>, Option<Faults>, u64),
+    /// Cycles in which nothing moves after which a run is an error (plus the memory's latency):
+    /// [`PROGRESS_LIMIT`] by default; on a lossy wire more than a retry timeout.
+    pub progress_limit: u64,
 }
 
 impl Loopback {
+    /// Makes the wires lossy from the next run on: `ab` on wire A→B, `ba` on B→A (`None`: that
+    /// wire is perfect), drawn from `seed`. Only RoCEv2 frames are touched.
+    pub fn set_faults(&mut self, ab: Option<Faults>, ba: Option<Faults>, seed: u64) {
+        self.faults = (ab, ba, seed);
+    }
+
     /// Both engines at `width` bits (64: the small TX path, 512: the default one), reset; no
     /// context, region or receive buffer set, the schedulers at their reset values.
     pub fn new(width: usize, surroundings: Surroundings) -> Result<Loopback, String> {
@@ -1029,6 +1112,8 @@ impl Loopback {
             surroundings,
             rng: ChaCha8Rng::seed_from_u64(surroundings.seed),
             cycle: 0,
+            faults: (None, None, 0),
+            progress_limit: PROGRESS_LIMIT,
         })
     }
 
@@ -1039,16 +1124,25 @@ impl Loopback {
         let s = self.surroundings;
         let mut a = Side::new(&mut self.a, &s, posts, Some(memory))?;
         let mut b = Side::new(&mut self.b, &s, &[], None)?;
-        let (mut ab, mut ba) = (Wire::new(s.wire_ab), Wire::new(s.wire_ba));
+        let bytes_per_beat = self.a.t.output.bytes_per_beat;
+        let injector = |faults: Option<Faults>, seed: u64| faults.map(|f| FaultInjector::new(f, seed));
+        let (mut ab, mut ba) = (
+            Wire::new(s.wire_ab, injector(self.faults.0, self.faults.2), bytes_per_beat),
+            Wire::new(s.wire_ba, injector(self.faults.1, self.faults.2 ^ 0x5eed), bytes_per_beat),
+        );
+        for engine in [&mut self.a, &mut self.b] {
+            let tick = engine.t.tick_cycles;
+            engine.tx.set_u64(tick, engine.tick_cycles);
+        }
         let (a_in, b_in) = (self.a.r.input, self.b.r.input);
         let waits = [self.a.response_waits, self.b.response_waits];
         let rng = &mut self.rng;
-        let limit = PROGRESS_LIMIT + s.memory.latency;
+        let limit = self.progress_limit + s.memory.latency;
         let (mut last_progress, mut last_event, mut end) = (0u64, None::<u64>, None::<(u64, u64)>);
         let mut cycle = 0u64;
         loop {
             let events = a.events + b.events + ab.carried + ba.carried;
-            let finished = a.finished() && b.finished() && ab.beats.is_empty() && ba.beats.is_empty();
+            let finished = a.finished() && b.finished() && ab.empty() && ba.empty();
             match end {
                 None if finished => end = Some((cycle, events)),
                 Some((at, events_then)) if events != events_then || !finished => {
@@ -1074,6 +1168,8 @@ impl Loopback {
                 ));
             }
             // inputs from outside the engines, the wires' beats
+            ab.release(cycle);
+            ba.release(cycle);
             a.drive(&mut self.a, rng, cycle, ab.room());
             b.drive(&mut self.b, rng, cycle, ba.room());
             ab.drive(self.b.rx.model(), &b_in, rng, cycle);
@@ -1131,6 +1227,7 @@ impl Loopback {
             response_waits: [self.a.response_waits - waits[0], self.b.response_waits - waits[1]],
             first_byte_latency: a.first_beat.zip(a.first_post).map(|(beat, post)| beat - post),
             write_latencies,
+            faults: [ab.faults.map(|f| f.counts), ba.faults.map(|f| f.counts)],
         })
     }
 }

@@ -116,6 +116,15 @@ impl Peer {
         self
     }
 
+    /// The same connection with the requester's local ACK timeout exponent `timeout` (0: none),
+    /// `retry_count` transport retries and `rnr_retry` RNR retries (7: for ever).
+    pub fn retries(mut self, timeout: u8, retry_count: u8, rnr_retry: u8) -> Peer {
+        self.requester.timeout = timeout;
+        self.requester.retry_count = retry_count;
+        self.requester.rnr_retry = rnr_retry;
+        self
+    }
+
     /// The same connection with a region of `bytes` bytes.
     pub fn region_length(mut self, bytes: u64) -> Peer {
         self.region.length = bytes;

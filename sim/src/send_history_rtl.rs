@@ -31,7 +31,7 @@ pub enum HistoryCommand {
     /// PSNs acknowledged.
     Release(u32, u32),
     /// Go back to a PSN; then the commands to play while its first replayed block is held.
-    Rewind(u32, u32, Vec<HistoryCommand>),
+    Rewind(u32, Option<u32>, Vec<HistoryCommand>),
     /// The QP was reset.
     Clear(u32),
 }
@@ -56,7 +56,7 @@ struct Bench {
     got: HistoryRun,
 }
 
-const PORTS: [&str; 24] = [
+const PORTS: [&str; 25] = [
     "init_done",
     "record_valid",
     "record_ready",
@@ -73,6 +73,7 @@ const PORTS: [&str; 24] = [
     "rewind_ready",
     "rewind_qp",
     "rewind_psn",
+    "rewind_whole",
     "replaying",
     "replay_valid",
     "replay_ready",
@@ -144,7 +145,8 @@ impl Bench {
             }
             HistoryCommand::Rewind(qp, psn, _) => {
                 self.set("rewind_qp", u64::from(*qp));
-                self.set("rewind_psn", u64::from(*psn));
+                self.set("rewind_psn", u64::from(psn.unwrap_or(0)));
+                self.set("rewind_whole", u64::from(psn.is_none()));
                 ("rewind_valid", "rewind_ready")
             }
             HistoryCommand::Clear(qp) => {
@@ -206,7 +208,7 @@ impl Bench {
                 self.present(command, false)?;
             }
             HistoryCommand::Rewind(qp, psn, during) => {
-                assert!(model.rewind(*qp, *psn));
+                model.rewind(*qp, *psn);
                 self.present(command, false)?;
                 // the first block comes to the replay register and waits there
                 let start = self.cycle;

@@ -109,6 +109,25 @@ pub struct SegmenterRun {
     pub cycles: u64,
     /// Cycles in which a descriptor was taken.
     pub descriptor_cycles: u64,
+    /// The records of the RC blocks cut, in order (the runner takes each at once).
+    pub records: Vec<BlockRecord>,
+}
+
+/// Packets cut: their descriptors (packed `PACKET`) and read commands `(address, bytes)`, in
+/// output order.
+pub type CutPackets = (Vec<Vec<u32>>, Vec<(u64, u32)>);
+
+/// A block the packetizer recorded for the send history.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockRecord {
+    /// The QP.
+    pub qp: u32,
+    /// Its `SENT_BLOCK` record.
+    pub block: Vec<u32>,
+    /// PSN of its first packet.
+    pub first_psn: u32,
+    /// PSN of its last packet.
+    pub last_psn: u32,
 }
 
 impl SegmenterRun {
@@ -177,6 +196,10 @@ struct Ports {
     m_read_ready: usize,
     m_read_addr: usize,
     m_read_len: usize,
+    /// `record_valid`, `_qp`, `_block`, `_first_psn`, `_last_psn`.
+    record: [usize; 5],
+    /// `replay_valid`, `_ready`, `_qp`, `_block`, `_first_psn`, `_skip`.
+    replay: [usize; 6],
     counters: [usize; 7],
 }
 
@@ -249,6 +272,21 @@ impl SegmenterRtl {
             m_read_ready: port("m_read_ready")?,
             m_read_addr: port("m_read_addr")?,
             m_read_len: port("m_read_len")?,
+            record: [
+                port("record_valid")?,
+                port("record_qp")?,
+                port("record_block")?,
+                port("record_first_psn")?,
+                port("record_last_psn")?,
+            ],
+            replay: [
+                port("replay_valid")?,
+                port("replay_ready")?,
+                port("replay_qp")?,
+                port("replay_block")?,
+                port("replay_first_psn")?,
+                port("replay_skip")?,
+            ],
             counters: {
                 let mut c = [0; 7];
                 for (slot, name) in c.iter_mut().zip(REFUSAL_COUNTERS) {
@@ -315,6 +353,10 @@ impl SegmenterRtl {
             .collect::<Result<_, _>>()?;
 
         m.set_u64(p.cfg_block_log2, u64::from(setup.block_log2));
+        // no send history here: every RC block's record is taken at once, no ring is full
+        let record_ready = m.port("record_ready").map_err(|e| e.to_string())?;
+        m.set_u64(record_ready, 1);
+        m.set_u64(p.replay[0], 0);
 
         let mut rng = ChaCha8Rng::seed_from_u64(env.seed);
         let mut run = SegmenterRun::default();
@@ -418,6 +460,14 @@ impl SegmenterRtl {
                 run.reads.push((m.peek_u64(p.m_read_addr), m.peek_u64(p.m_read_len) as u32));
                 last_progress = cycle;
             }
+            if m.peek_u64(p.record[0]) != 0 {
+                run.records.push(BlockRecord {
+                    qp: m.peek_u64(p.record[1]) as u32,
+                    block: m.peek(p.record[2]),
+                    first_psn: m.peek_u64(p.record[3]) as u32,
+                    last_psn: m.peek_u64(p.record[4]) as u32,
+                });
+            }
             let out = sched.step(&request);
             if (out.deq_valid, out.deq_ok, out.deq_queue, out.deq_elem) != (shown.deq_valid, shown.deq_ok, shown.deq_queue, shown.deq_elem)
             {
@@ -440,5 +490,51 @@ impl SegmenterRtl {
             posts.len(),
             run.descriptors.len()
         ))
+    }
+
+    /// Cuts `record` again (as the send history replays it) with its first `skip` packets not
+    /// sent, from the segmenter's idle state: the descriptors and read commands that come out,
+    /// every one taken at once.
+    pub fn replay(&mut self, record: &BlockRecord, skip: u32) -> Result<CutPackets, String> {
+        let (m, p) = (&mut self.m, &self.p);
+        m.set_u64(p.m_desc_ready, 1);
+        m.set_u64(p.m_read_ready, 1);
+        m.set_u64(p.replay[0], 1);
+        m.set_u64(p.replay[2], u64::from(record.qp));
+        m.set(p.replay[3], &record.block);
+        m.set_u64(p.replay[4], u64::from(record.first_psn));
+        m.set_u64(p.replay[5], u64::from(skip));
+        let (mut descriptors, mut reads) = (Vec::new(), Vec::new());
+        let (mut presented, mut quiet) = (true, 0);
+        // the segmenter's decision requests are answered "nothing eligible", as between runs
+        let mut declined = self.answer_due;
+        m.set_u64(p.deq_ok, 0);
+        for _ in 0..200_000 {
+            m.set_u64(p.deq_valid, u64::from(declined));
+            m.eval();
+            declined = m.peek_u64(p.deq_req) != 0;
+            if presented && m.peek_u64(p.replay[1]) != 0 {
+                presented = false;
+                quiet = 0;
+            }
+            let mut moved = false;
+            if m.peek_u64(p.m_desc_valid) != 0 {
+                descriptors.push(m.peek(p.m_desc));
+                moved = true;
+            }
+            if m.peek_u64(p.m_read_valid) != 0 {
+                reads.push((m.peek_u64(p.m_read_addr), m.peek_u64(p.m_read_len) as u32));
+                moved = true;
+            }
+            m.step(1);
+            m.set_u64(p.replay[0], u64::from(presented));
+            quiet = if moved { 0 } else { quiet + 1 };
+            // skipped packets take two cycles each and show nothing
+            if !presented && quiet > QUIET_CYCLES + 2 * u64::from(skip) {
+                self.answer_due = declined;
+                return Ok((descriptors, reads));
+            }
+        }
+        Err("the replay does not end".into())
     }
 }

@@ -2,9 +2,13 @@
 //! (`ferroce_models::tx::acknowledge`), completion for completion, under random idle and
 //! backpressure: transfers on RC and UC QPs as a requester sends them (PSNs contiguous per QP,
 //! from near the 2^24 wrap), coalesced ACKs, every NAK kind, reserved syndromes, ACKs outside
-//! the window, for QPs that sent nothing and for QPs beyond the table.
+//! the window, for QPs that sent nothing and for QPs beyond the table; the retry timer's
+//! actions of every kind (rewinds with and without a PSN acknowledged, exhausted retries
+//! failing a QP) and the host's clears, with the releases, timer notices and rewinds that
+//! come out.
 
 use ferroce_sim::ack_tracker_rtl::{expected, run, TrackerEvent, CHANNELS, QPS};
+use ferroce_sim::contracts::reliability::{TimerAction, TimerEvent};
 use ferroce_sim::contracts::responder::{NakCode, Syndrome};
 use ferroce_sim::contracts::tx::CompletionStatus;
 use ferroce_sim::models::tx::acknowledge::AckTracker;
@@ -91,6 +95,16 @@ fn random_events(seed: u64, transfers: usize) -> Vec<TrackerEvent> {
             };
             push(&mut events, &mut busy, &mut model, TrackerEvent::Ack { qp, psn, syndrome });
         }
+        // the retry timer acts now and then on an RC QP; the host resets one more rarely
+        if rng.gen_bool(0.08) {
+            let qp = rng.gen_range(0..QPS) & !1;
+            let action = TimerAction::ALL[rng.gen_range(0..TimerAction::ALL.len())];
+            push(&mut events, &mut busy, &mut model, TrackerEvent::Action { qp, action });
+        }
+        if rng.gen_bool(0.01) {
+            let qp = rng.gen_range(0..QPS);
+            push(&mut events, &mut busy, &mut model, TrackerEvent::Clear { qp });
+        }
     }
     // every RC QP acknowledged up to what it sent
     for qp in (0..QPS).step_by(2) {
@@ -120,6 +134,16 @@ fn push(events: &mut Vec<TrackerEvent>, busy: &mut [bool], model: &mut AckTracke
             }
         }
         TrackerEvent::Ack { .. } => {}
+        TrackerEvent::Action { qp, action } => {
+            for (channel, _) in model.timer_action(qp, action).completions {
+                busy[channel as usize] = false;
+            }
+        }
+        TrackerEvent::Clear { qp } => {
+            for (channel, _) in model.clear(qp) {
+                busy[channel as usize] = false;
+            }
+        }
     }
     events.push(event);
 }
@@ -144,11 +168,17 @@ fn compare(what: &str, events: &[TrackerEvent], traffic: Traffic) {
 fn random_requests_and_acknowledgements_match_the_model() {
     let mut statuses = std::collections::BTreeSet::new();
     let mut ignored = 0;
+    let mut notices = std::collections::BTreeSet::new();
+    let (mut releases, mut rewinds, mut whole) = (0, 0, 0);
     for seed in 0..6u64 {
         let events = random_events(seed, 400);
         let want = expected(&events);
         statuses.extend(want.completions.iter().map(|c| c.1.code()));
         ignored += want.ignored;
+        notices.extend(want.notices.iter().map(|n| n.1.code()));
+        releases += want.releases.len();
+        rewinds += want.rewinds.len();
+        whole += want.rewinds.iter().filter(|r| r.1.is_none()).count();
         let traffic = Traffic {
             idle_pct: [0, 30][seed as usize % 2],
             bp_pct: [0, 40, 80][seed as usize % 3],
@@ -156,13 +186,17 @@ fn random_requests_and_acknowledgements_match_the_model() {
         };
         compare(&format!("seed {seed}"), &events, traffic);
     }
-    // the runs exercised every way a transfer ends, and ignored ACKs
-    // (but a retry exceeded: the tracker does not retransmit; that is the retry timer's)
-    let possible = CompletionStatus::ALL
-        .iter()
-        .filter(|&&s| s != CompletionStatus::TransportRetryExceeded);
-    assert_eq!(statuses.len(), possible.count(), "{statuses:?}");
+    // the runs exercised every way a transfer ends, ignored ACKs, every notice to the timer,
+    // releases and rewinds of both kinds
+    assert_eq!(statuses.len(), CompletionStatus::ALL.len(), "{statuses:?}");
     assert!(ignored > 0);
+    let timer_told = [TimerEvent::Progress, TimerEvent::Idle, TimerEvent::SequenceNak, TimerEvent::RnrNak];
+    assert!(timer_told.iter().all(|e| notices.contains(&e.code())), "{notices:?}");
+    println!("{releases} releases, {rewinds} rewinds ({whole} whole)");
+    assert!(
+        releases > 100 && rewinds > 20 && whole > 0,
+        "{releases} releases, {rewinds} rewinds ({whole} whole)"
+    );
 }
 
 #[test]

@@ -425,17 +425,46 @@ fn the_loopback_command_prints_goodput_per_size() {
     assert_eq!(rows.iter().map(|r| r[0]).collect::<Vec<_>>(), ["0", "300", "5120"], "{stdout}");
     for row in &rows {
         assert_eq!(row[1], "5", "transfers: {row:?}");
-        assert_eq!(row[3], "0", "UC: no response frame: {row:?}");
-        let (on_wire, limit): (f64, f64) = (row[7].parse().unwrap(), row[8].parse().unwrap());
+        assert_eq!(row[3], "0", "a perfect wire: nothing sent again: {row:?}");
+        assert_eq!(row[4], "0", "UC: no response frame: {row:?}");
+        let (on_wire, limit): (f64, f64) = (row[8].parse().unwrap(), row[9].parse().unwrap());
         assert!(on_wire <= limit, "{row:?}");
-        let first_byte: u64 = row[9].parse().unwrap_or_else(|_| panic!("doorbell to first byte: {row:?}"));
+        let first_byte: u64 = row[10].parse().unwrap_or_else(|_| panic!("doorbell to first byte: {row:?}"));
         assert!(first_byte > 10, "{row:?}");
     }
     // 5 KiB at PMTU 512: 10 packets a transfer; a SEND of 0 bytes writes nothing
     assert_eq!(rows[2][2], "50", "{stdout}");
-    assert_eq!(rows[0][10], "–", "{stdout}");
-    assert!(rows[2][10].split('–').all(|c| c.parse::<u64>().is_ok_and(|c| c > 8)), "{stdout}");
+    assert_eq!(rows[0][11], "–", "{stdout}");
+    assert!(rows[2][11].split('–').all(|c| c.parse::<u64>().is_ok_and(|c| c > 8)), "{stdout}");
     assert!(stderr.contains("5120 B: 5/5 transfers"), "a progress line per round: {stderr}");
+
+    // lossy wires: RC transfers survive, packets are sent again
+    let (code, stdout, stderr) = sim(&[
+        "--width",
+        "64",
+        "--transfers",
+        "4",
+        "--sizes",
+        "4K",
+        "--pmtu",
+        "512",
+        "--loss",
+        "0.1",
+        "--burst",
+        "2",
+        "--dup",
+        "0.05",
+        "--seed",
+        "7",
+    ]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("mismatches: 0") && stdout.contains("Lossy wires"), "{stdout}");
+    let row: Vec<&str> = stdout
+        .lines()
+        .find(|l| l.starts_with("| 4096 "))
+        .map(|l| l.split('|').map(str::trim).filter(|c| !c.is_empty()).collect())
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(row[3].parse::<u64>().is_ok_and(|n| n > 0), "packets sent again: {row:?}");
 
     for (args, message) in [
         (&["--qps", "0"][..], "connections"),
@@ -443,6 +472,8 @@ fn the_loopback_command_prints_goodput_per_size() {
         (&["--width", "128"][..], "no loopback at 128 bits"),
         (&["--pmtu", "1500"][..], "not a PMTU"),
         (&["--qp-count", "100"][..], "no loopback at 512 bits with 100 QPs"),
+        (&["--loss", "0.1", "--transport", "uc"][..], "need RC"),
+        (&["--loss", "1"][..], "loss below 1"),
     ] {
         let (code, stdout, stderr) = sim(args);
         assert_eq!(code, Some(2), "{args:?}: {stdout}{stderr}");

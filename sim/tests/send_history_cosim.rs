@@ -2,7 +2,8 @@
 //! (`ferroce_models::tx::history`) under random idle and backpressure: blocks recorded as a
 //! requester sends them (PSNs contiguous per QP, across the 2^24 wrap), full rings refusing,
 //! releases by cumulative ACKs (stale, partial and whole), rewinds into the middle of a block,
-//! before the oldest and after the newest, releases and records while a replay waits, clears.
+//! before the oldest and after the newest, and of every block whole, releases, records and
+//! rewinds (which replace the replay) while a replayed block waits, clears.
 
 use ferroce_sim::contracts::reliability::SENT_BLOCK_WORDS;
 use ferroce_sim::models::tx::history::{SendHistory, SentBlock};
@@ -53,6 +54,12 @@ impl Script {
         (oldest + self.rng.gen_range(0..span + 3)).wrapping_sub(2) & PSN_MASK
     }
 
+    /// A rewind's PSN; now and then none (every block whole).
+    fn rewind_psn(&mut self, qp: u32) -> Option<u32> {
+        let psn = self.psn(qp);
+        (self.rng.gen_range(0..5) != 0).then_some(psn)
+    }
+
     fn release(&mut self, qp: u32) -> HistoryCommand {
         let psn = self.psn(qp);
         self.shadow.release(qp, psn);
@@ -66,11 +73,13 @@ impl Script {
             45..=74 => self.release(qp),
             75..=96 if depth == 0 => {
                 // a replay leaves the rings as they are
-                let psn = self.psn(qp);
+                let psn = self.rewind_psn(qp);
                 let during = (0..self.rng.gen_range(0..4)).map(|_| self.command(1)).collect();
                 HistoryCommand::Rewind(qp, psn, during)
             }
-            75..=96 => self.release(qp),
+            // a rewind while a replayed block waits: it replaces the replay
+            75..=82 => HistoryCommand::Rewind(qp, self.rewind_psn(qp), Vec::new()),
+            83..=96 => self.release(qp),
             _ => {
                 self.shadow.clear(qp);
                 HistoryCommand::Clear(qp)

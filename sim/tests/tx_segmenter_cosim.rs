@@ -384,3 +384,83 @@ fn pace_of_descriptors_and_decisions() {
     );
     assert_eq!(small.descriptors.len(), 48);
 }
+
+/// A descriptor the segmenter gave and its read command (when it has payload).
+type SentPacket<'a> = (&'a Vec<u32>, Option<&'a (u64, u32)>);
+
+/// Going back N: every RC block the packetizer recorded, cut again from its record with its
+/// first `skip` packets not sent, gives the packets it sent the first time from that PSN on,
+/// byte for byte (AckReq, opcode, RETH, immediate, addresses and the read commands), but for
+/// `retransmitted` set and `last_of_transfer` clear. Records come only from RC QPs. (That the
+/// QP's next PSN is left alone is checked end to end: `loopback_lossy`.)
+#[test]
+fn a_replay_cuts_the_same_packets_again_from_its_psn() {
+    let (mut replayed, mut skipped) = (0, 0);
+    for seed in [3u64, 11, 29, 41, 57] {
+        let setup = setup(seed, 3 << 20);
+        let plan = TxModel::plan(&setup).expect("model");
+        let mut rtl = SegmenterRtl::new(&SMALL).expect("Verilator model");
+        let first = rtl.run(&setup, &Environment::eager(seed), &[], 20_000_000).unwrap();
+        first.check(&plan).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        // each descriptor with its read command (those with payload), in order
+        let mut reads = first.reads.iter();
+        let sent: Vec<SentPacket> = first
+            .descriptors
+            .iter()
+            .map(|d| {
+                (
+                    d,
+                    (PACKET.decode(d, "payload_len") > 0).then(|| reads.next().expect("a read per payload")),
+                )
+            })
+            .collect();
+        let rc_blocks = sent
+            .iter()
+            .filter(|(d, _)| {
+                let transport = (PACKET.decode(d, "opcode") >> 5) as u8;
+                transport == Transport::Rc.bits() && PACKET.decode(d, "last_of_transfer") == 1
+            })
+            .count();
+        assert!(first.records.len() >= rc_blocks, "seed {seed}: fewer records than RC transfers");
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        for record in &first.records {
+            assert_eq!(
+                setup.context(record.qp).transport,
+                Transport::Rc.bits(),
+                "seed {seed}: a record of a UC QP"
+            );
+            let packets = (record.last_psn.wrapping_sub(record.first_psn) & 0xFF_FFFF) + 1;
+            let skip = if packets > 1 && rng.gen_bool(0.8) {
+                rng.gen_range(1..packets)
+            } else {
+                0
+            };
+            let (descriptors, replay_reads) = rtl.replay(record, skip).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            let want: Vec<&SentPacket> = sent
+                .iter()
+                .filter(|(d, _)| {
+                    let psn = PACKET.decode(d, "psn") as u32;
+                    let offset = psn.wrapping_sub(record.first_psn) & 0xFF_FFFF;
+                    PACKET.decode(d, "qp") as u32 == record.qp && offset >= skip && offset < packets
+                })
+                .collect();
+            assert_eq!(descriptors.len(), want.len(), "seed {seed}: {record:?} skipping {skip}");
+            for (got, (original, _)) in descriptors.iter().zip(&want) {
+                for field in PACKET.fields {
+                    let expected = match field.name {
+                        "retransmitted" => 1,
+                        "last_of_transfer" => 0,
+                        name => PACKET.decode(original, name),
+                    };
+                    assert_eq!(PACKET.decode(got, field.name), expected, "seed {seed}: field {}", field.name);
+                }
+            }
+            let want_reads: Vec<(u64, u32)> = want.iter().filter_map(|(_, r)| r.copied()).collect();
+            assert_eq!(replay_reads, want_reads, "seed {seed}: read commands");
+            replayed += descriptors.len();
+            skipped += usize::from(skip > 0);
+        }
+    }
+    println!("{replayed} packets cut again, {skipped} replays skipping into their block");
+    assert!(replayed > 50 && skipped > 3, "{replayed} packets cut again, {skipped} skipping");
+}

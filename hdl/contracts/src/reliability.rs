@@ -210,9 +210,17 @@ pub mod sent_block {
     );
     /// Length.
     pub const LENGTH: RecordField = f("length", 21, "its bytes (RETH DMA length of a WRITE; a block is at most 1 MiB)");
+    /// R_Key.
+    pub const RKEY: RecordField = f("rkey", 32, "the R_Key its RETH carries");
+    /// Transport.
+    pub const TRANSPORT: RecordField = f("transport", 3, "the QP's transport (opcode bits 7:5)");
+    /// AckReq period.
+    pub const ACK_EVERY: RecordField = f("ack_every", 8, "AckReq every N packets (0: on message ends only)");
+    /// Path MTU.
+    pub const PMTU: RecordField = f("pmtu", 13, "the path MTU in bytes it was cut with");
 
     /// Every field, in packing order.
-    pub const FIELDS: [RecordField; 12] = [
+    pub const FIELDS: [RecordField; 16] = [
         VA,
         LOCAL,
         IMMEDIATE,
@@ -225,6 +233,10 @@ pub mod sent_block {
         SOLICITED,
         SINCE_ACK,
         LENGTH,
+        RKEY,
+        TRANSPORT,
+        ACK_EVERY,
+        PMTU,
     ];
 }
 
@@ -235,7 +247,7 @@ pub const SENT_BLOCK: crate::schema::Schema = crate::schema::Schema {
 };
 
 /// 32-bit words of a sent block ([`SENT_BLOCK`] packs into exactly these; a const for RTL widths).
-pub const SENT_BLOCK_WORDS: usize = 7;
+pub const SENT_BLOCK_WORDS: usize = 9;
 /// Bits of a sent block.
 pub const SENT_BLOCK_BITS: usize = 32 * SENT_BLOCK_WORDS;
 

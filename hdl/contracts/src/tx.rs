@@ -243,17 +243,19 @@ pub enum CompletionStatus {
     RemoteAccessError = 3,
     /// RC: the responder answered with NAK remote operational error (4).
     RemoteOperationalError = 4,
-    /// RC: the responder had no receive buffer (RNR NAK) and no RNR retry was left; the TX
-    /// path does not retry RNR NAKs yet, so today the first one fails the transfer (5).
+    /// RC: the responder had no receive buffer (RNR NAK) and no RNR retry was left (5).
     ReceiverNotReady = 5,
     /// RC: no acknowledgement came after the transport retries (timeouts and PSN sequence error
-    /// NAKs); the requester's retransmission is not in the TX path yet (6).
+    /// NAKs) (6).
     TransportRetryExceeded = 6,
+    /// RC: the host reset the QP (rewrote its context) while the transfer waited for its
+    /// acknowledgement (7).
+    Flushed = 7,
 }
 
 impl CompletionStatus {
     /// Every status.
-    pub const ALL: [CompletionStatus; 7] = [
+    pub const ALL: [CompletionStatus; 8] = [
         CompletionStatus::Success,
         CompletionStatus::LocalMemoryError,
         CompletionStatus::RemoteInvalidRequest,
@@ -261,6 +263,7 @@ impl CompletionStatus {
         CompletionStatus::RemoteOperationalError,
         CompletionStatus::ReceiverNotReady,
         CompletionStatus::TransportRetryExceeded,
+        CompletionStatus::Flushed,
     ];
 
     /// The code.
@@ -283,18 +286,19 @@ impl CompletionStatus {
             CompletionStatus::RemoteOperationalError => "remote_operational_error",
             CompletionStatus::ReceiverNotReady => "receiver_not_ready",
             CompletionStatus::TransportRetryExceeded => "transport_retry_exceeded",
+            CompletionStatus::Flushed => "flushed",
         }
     }
 
     /// What an RC requester makes of an AETH syndrome byte for the transfer holding the PSN
     /// it names: `None` for an ACK (the PSN and those before it are done), a PSN sequence error
-    /// NAK (everything before the PSN is done, the transfer waits for its retransmission) and
-    /// a reserved syndrome; else the status the transfer completes with.
+    /// NAK and an RNR NAK (everything before the PSN is done, the transfer waits for its
+    /// retransmission, after the RNR wait for an RNR NAK) and a reserved syndrome; else the
+    /// status the transfer completes with.
     pub fn of_syndrome(syndrome: u8) -> Option<CompletionStatus> {
         use crate::responder::{NakCode, Syndrome};
         match Syndrome::decode(syndrome)? {
-            Syndrome::Ack { .. } | Syndrome::Nak(NakCode::PsnSequenceError) => None,
-            Syndrome::RnrNak { .. } => Some(CompletionStatus::ReceiverNotReady),
+            Syndrome::Ack { .. } | Syndrome::Nak(NakCode::PsnSequenceError) | Syndrome::RnrNak { .. } => None,
             Syndrome::Nak(NakCode::InvalidRequest | NakCode::InvalidRdRequest) => Some(CompletionStatus::RemoteInvalidRequest),
             Syndrome::Nak(NakCode::RemoteAccessError) => Some(CompletionStatus::RemoteAccessError),
             Syndrome::Nak(NakCode::RemoteOperationalError) => Some(CompletionStatus::RemoteOperationalError),
@@ -591,9 +595,15 @@ pub mod packet {
     pub const IMMEDIATE: RecordField = f("immediate", 32, "ImmDt");
     /// RETH VA.
     pub const VA: RecordField = f("va", 64, "RETH virtual address");
+    /// Sent again.
+    pub const RETRANSMITTED: RecordField = f(
+        "retransmitted",
+        1,
+        "RC: the packet is sent again (going back N): the ACK tracker does not count it as new",
+    );
 
     /// Every field, in packing order.
-    pub const FIELDS: [RecordField; 15] = [
+    pub const FIELDS: [RecordField; 16] = [
         QP,
         OPCODE,
         PSN,
@@ -603,6 +613,7 @@ pub mod packet {
         HAS_RETH,
         HAS_IMMEDIATE,
         LAST_OF_TRANSFER,
+        RETRANSMITTED,
         PAYLOAD_LEN,
         CHANNEL,
         RKEY,
@@ -667,6 +678,7 @@ mod tests {
         assert_eq!(POST.offset("qp"), 32);
         assert_eq!(POST.offset("immediate"), 7 * 32);
         assert_eq!(PACKET.words(), 8);
+        assert_eq!((PACKET.offset("retransmitted"), PACKET.offset("payload_len")), (63, 64));
         assert!(PACKET.field("payload_len").unwrap().max() >= u128::from(MAX_PACKET_PAYLOAD));
         // a field fits the width its users assume
         assert!(QP_CONTEXT.field("state").unwrap().max() >= u128::from(QpState::Error.code()));

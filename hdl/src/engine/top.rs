@@ -60,6 +60,7 @@ pub struct Engine<
     const QB: usize,
     const Q: usize,
     const RA: usize,
+    const HB: usize,
 > {
     /// Clock.
     pub clock: Signal<In, Clock>,
@@ -169,7 +170,7 @@ pub struct Engine<
     pub m_wr_tlast: Signal<Out, Bit>,
 
     registers: Registers<CB, GB, QB>,
-    tx: TxPath<W, K, CB, EB, QB, Q, QP_READ_LATENCY>,
+    tx: TxPath<W, K, CB, EB, QB, Q, QP_READ_LATENCY, HB>,
     rx: RxPath<W, K, D, QB, REGION_BITS, RA, QP_READ_LATENCY>,
     receive_posting: ReceivePosting<QB>,
     completion_queue: CompletionQueue,
@@ -208,7 +209,8 @@ impl<
         const QB: usize,
         const Q: usize,
         const RA: usize,
-    > Engine<W, K, D, CB, GB, EB, QB, Q, RA>
+        const HB: usize,
+    > Engine<W, K, D, CB, GB, EB, QB, Q, RA, HB>
 {
     /// The engine of a register file configuration (`2^CB` channels, `2^QB` QPs; its queue
     /// count is the TX path's `Q`).
@@ -307,7 +309,8 @@ impl<
         const QB: usize,
         const Q: usize,
         const RA: usize,
-    > Logic for Engine<W, K, D, CB, GB, EB, QB, Q, RA>
+        const HB: usize,
+    > Logic for Engine<W, K, D, CB, GB, EB, QB, Q, RA, HB>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -365,12 +368,16 @@ impl<
         self.registers.cpl_channel.next = self.tx.cpl_channel.val();
         self.registers.cpl_status.next = self.tx.cpl_status.val();
         self.tx.cfg_block_log2.next = self.registers.cfg_block_log2.val();
+        self.tx.cfg_tick_cycles.next = self.registers.cfg_tick_cycles.val();
         self.tx.sched_cfg_we.next = self.registers.sched_cfg_we.val();
         self.tx.sched_cfg_addr.next = self.registers.sched_cfg_addr.val();
         self.tx.sched_cfg_wdata.next = self.registers.sched_cfg_wdata.val();
         self.registers.cnt_dup.next = self.tx.cnt_sched_dup.val();
         self.registers.cnt_bad_queue.next = self.tx.cnt_sched_bad_queue.val();
         self.registers.cnt_ack_ignored.next = self.tx.cnt_ack_ignored.val();
+        self.registers.cnt_retransmitted.next = self.tx.cnt_retransmitted.val();
+        self.registers.cnt_timeouts.next = self.tx.cnt_timeouts.val();
+        self.registers.cnt_retries_exhausted.next = self.tx.cnt_retries_exhausted.val();
         // (the MAC TX stream: the host responder's replies first at a frame boundary, else the TX path's frames)
         self.transmit.s_low_tvalid.next = self.tx.m_axis_tvalid.val();
         self.tx.m_axis_tready.next = self.transmit.s_low_tready.val();

@@ -57,15 +57,15 @@ pub(crate) const WORD_BITS: usize = regs::ADDRESS_BITS - 2;
 /// [`Kind::Flops`] registers outside the post block, in map order (block size, local MAC low
 /// and high, IPv4, IPv6 ×4, scratch, limit of high priority, the staged memory region words,
 /// the staged receive post words).
-pub(crate) const FLOPS: usize = 10 + MEMORY_REGION_WORDS + RECEIVE_POST_WORDS;
+pub(crate) const FLOPS: usize = 11 + MEMORY_REGION_WORDS + RECEIVE_POST_WORDS;
 /// The first staged memory region word in `flops` (`update` spells it as a literal).
-const REGION_FLOP: usize = 10;
+const REGION_FLOP: usize = 11;
 /// The first staged receive post word in `flops` (`update` spells it as a literal).
 const RECEIVE_FLOP: usize = REGION_FLOP + MEMORY_REGION_WORDS;
-const _: () = assert!(REGION_FLOP == 10 && RECEIVE_FLOP == 16);
+const _: () = assert!(REGION_FLOP == 11 && RECEIVE_FLOP == 17);
 /// [`Kind::Input`] registers (the counters of the RX path and the scheduler, the receive
 /// posting state, the head of the receive completion queue and its lost count).
-pub(crate) const INPUTS: usize = 28;
+pub(crate) const INPUTS: usize = 31;
 /// [`Kind::Strobe`] registers (memory region write, receive post, receive completion pop).
 pub(crate) const STROBES: usize = 3;
 /// [`Kind::Constant`] registers (the ID block).
@@ -202,6 +202,8 @@ pub struct Registers<const CB: usize, const GB: usize, const QB: usize> {
     pub sched_cfg_wdata: Signal<Out, Bits<32>>,
     /// Block size, log2 (12 to 20).
     pub cfg_block_log2: Signal<Out, Bits<5>>,
+    /// Clock cycles per retry timer tick (`retry_tick`).
+    pub cfg_tick_cycles: Signal<Out, Bits<16>>,
     /// Local MAC address (bits 47:40 first on the wire).
     pub cfg_local_mac: Signal<Out, Bits<48>>,
     /// Local IPv4 address.
@@ -224,6 +226,12 @@ pub struct Registers<const CB: usize, const GB: usize, const QB: usize> {
     pub cnt_drop_host_too_long: Signal<In, Bits<32>>,
     /// Counter: ACKs and NAKs the ACK tracker ignored.
     pub cnt_ack_ignored: Signal<In, Bits<32>>,
+    /// Counter: RC packets sent again.
+    pub cnt_retransmitted: Signal<In, Bits<32>>,
+    /// Counter: RC retry timer timeouts.
+    pub cnt_timeouts: Signal<In, Bits<32>>,
+    /// Counter: RC QPs whose retries ran out.
+    pub cnt_retries_exhausted: Signal<In, Bits<32>>,
     /// The staged memory region entry (`MEMORY_REGION`, the `region_word*` registers).
     pub region_entry: Signal<Out, Bits<MEMORY_REGION_BITS>>,
     /// `region_write` was written (one cycle): store `region_entry` at the index in `region_write_data`.
@@ -347,6 +355,7 @@ impl<const CB: usize, const GB: usize, const QB: usize> Registers<CB, GB, QB> {
                 "local_ipv6_2",
                 "local_ipv6_3",
                 "scratch",
+                "retry_tick",
                 "high_limit",
                 "region_word0",
                 "region_word1",
@@ -381,6 +390,9 @@ impl<const CB: usize, const GB: usize, const QB: usize> Registers<CB, GB, QB> {
                     "cnt_drop_host_truncated",
                     "cnt_drop_host_too_long",
                     "cnt_ack_ignored",
+                    "cnt_retransmitted",
+                    "cnt_timeouts",
+                    "cnt_retries_exhausted",
                     "receive_status",
                 ]
                 .map(String::from),
@@ -477,6 +489,10 @@ impl<const CB: usize, const GB: usize, const QB: usize> Registers<CB, GB, QB> {
             cnt_drop_host_truncated: Default::default(),
             cnt_drop_host_too_long: Default::default(),
             cnt_ack_ignored: Default::default(),
+            cnt_retransmitted: Default::default(),
+            cnt_timeouts: Default::default(),
+            cnt_retries_exhausted: Default::default(),
+            cfg_tick_cycles: Default::default(),
             region_entry: Default::default(),
             region_write_valid: Default::default(),
             region_write_data: Default::default(),
@@ -619,9 +635,9 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
         }
         self.sched_we.d.next = false;
         self.sched_address.d.next = self.limit_sched_address.val();
-        self.write_bits.next = self.axil.op_mask.val() & self.flop_writable[9].val();
-        self.sched_data.d.next = (self.flops[9].q.val() & !self.write_bits.val()) | (self.axil.op_data.val() & self.write_bits.val());
-        if self.write_now.val() & self.decode.hit_flop.val().get_bit(9) {
+        self.write_bits.next = self.axil.op_mask.val() & self.flop_writable[10].val();
+        self.sched_data.d.next = (self.flops[10].q.val() & !self.write_bits.val()) | (self.axil.op_data.val() & self.write_bits.val());
+        if self.write_now.val() & self.decode.hit_flop.val().get_bit(10) {
             self.sched_we.d.next = true;
         }
         self.posting.words_written_now.next = 0.into();
@@ -689,11 +705,14 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
         self.inputs[20].next = self.cnt_drop_host_truncated.val();
         self.inputs[21].next = self.cnt_drop_host_too_long.val();
         self.inputs[22].next = self.cnt_ack_ignored.val();
-        self.inputs[23].next = self.receive_status.val();
-        self.inputs[24].next = self.receive_completion0.val();
-        self.inputs[25].next = self.receive_completion1.val();
-        self.inputs[26].next = self.receive_completion2.val();
-        self.inputs[27].next = self.cnt_completions_lost.val();
+        self.inputs[23].next = self.cnt_retransmitted.val();
+        self.inputs[24].next = self.cnt_timeouts.val();
+        self.inputs[25].next = self.cnt_retries_exhausted.val();
+        self.inputs[26].next = self.receive_status.val();
+        self.inputs[27].next = self.receive_completion0.val();
+        self.inputs[28].next = self.receive_completion1.val();
+        self.inputs[29].next = self.receive_completion2.val();
+        self.inputs[30].next = self.cnt_completions_lost.val();
         self.read_value.next = 0.into();
         for i in 0..FLOPS {
             if self.decode.hit_flop.val().get_bit(i) {
@@ -854,13 +873,13 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
         self.receive_completion_pop_data.next = self.strobe_data.q.val();
         self.region_entry.next = 0.into();
         for w in 0..MEMORY_REGION_WORDS {
-            self.word_value.next = self.flops[10 + w].q.val(); // REGION_FLOP
+            self.word_value.next = self.flops[11 + w].q.val(); // REGION_FLOP
             self.region_entry.next =
                 self.region_entry.val() | (bit_cast::<MEMORY_REGION_BITS, 32>(self.word_value.val()) << self.region_word_shift[w].val());
         }
         self.receive_entry.next = 0.into();
         for w in 0..RECEIVE_POST_WORDS {
-            self.word_value.next = self.flops[16 + w].q.val(); // RECEIVE_FLOP
+            self.word_value.next = self.flops[17 + w].q.val(); // RECEIVE_FLOP
             self.receive_entry.next =
                 self.receive_entry.val() | (bit_cast::<RECEIVE_POST_BITS, 32>(self.word_value.val()) << self.receive_word_shift[w].val());
         }
@@ -868,6 +887,7 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
         self.sched_cfg_addr.next = self.sched_address.q.val();
         self.sched_cfg_wdata.next = self.sched_data.q.val();
         self.cfg_block_log2.next = self.flops[0].q.val().get_bits::<5>(0);
+        self.cfg_tick_cycles.next = self.flops[9].q.val().get_bits::<16>(0);
         self.cfg_local_mac.next = bit_cast::<48, 32>(self.flops[1].q.val()) | (bit_cast::<48, 32>(self.flops[2].q.val()) << 32);
         self.cfg_local_ipv4.next = self.flops[3].q.val();
         self.cfg_local_ipv6.next = bit_cast::<128, 32>(self.flops[4].q.val())

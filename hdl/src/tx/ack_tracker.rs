@@ -21,10 +21,20 @@
 //!   the next transfer (or waits in the QP's entry for it).
 //! - Each step of an operation is a state; a compare of two PSNs takes two states of its own
 //!   ([`PsnOrder`]'s two stages) before the state that decides on it.
+//! - **Going back N**: per QP the last PSN acknowledged. An answer that acknowledges new PSNs
+//!   releases them from the send history (`release_*`) and tells the retry timer `progress` or
+//!   `idle` (`notice_*`), then a PSN sequence error or RNR NAK tells it so. A timer action
+//!   (`action_*`) that sends again rewinds the send history (`rewind_*`) to the PSN after the
+//!   last acknowledged (every block whole when none was); an exhausted one fails every waiting
+//!   transfer, releases what the QP sent and keeps the QP failed (its transfers complete with
+//!   that status when they have left). `clear_*` (the host reset the QP) completes its waiting
+//!   transfers as flushed and forgets what was acknowledged and failed. Each of the three
+//!   outputs is one register, held until taken.
 
 use crate::common::elab::{bits_from, c};
 use crate::common::psn::PsnOrder;
-use ferroce_contracts::responder::Syndrome;
+use ferroce_contracts::reliability::{TimerAction, TimerEvent, TIMER_ACTION_BITS, TIMER_EVENT_BITS};
+use ferroce_contracts::responder::{NakCode, Syndrome};
 use ferroce_contracts::tx::{CompletionStatus, COMPLETION_STATUS_BITS};
 use rust_hdl::prelude::*;
 
@@ -59,6 +69,14 @@ mod entries {
         pub failure_status: Bits<4>,
         /// The failing NAK's PSN.
         pub failure_psn: Bits<24>,
+        /// A PSN was acknowledged since reset or the last clear.
+        pub acked_valid: Bit,
+        /// The last PSN acknowledged.
+        pub acked_psn: Bits<24>,
+        /// The retries ran out: transfers complete with `failed_status` until a clear.
+        pub failed: Bit,
+        /// That status.
+        pub failed_status: Bits<4>,
     }
 
     /// The last request PSN a QP has sent.
@@ -96,8 +114,20 @@ pub enum TrackerState {
     AckCompare,
     /// ACK: the compare's second stage.
     AckWait,
-    /// ACK: ignored, or the drain starts.
+    /// ACK: ignored, or the last PSN acknowledged and this one go to the compare.
     AckDecide,
+    /// ACK: the progress compare's first stage.
+    ProgressCompare,
+    /// ACK: the progress compare's second stage.
+    ProgressWait,
+    /// ACK: new PSNs acknowledged: the release and the timer's `progress` or `idle`.
+    ProgressDecide,
+    /// ACK: a sequence or RNR NAK is told to the timer; the drain starts.
+    NakNotice,
+    /// A timer action or a clear: the QP's entry and sent PSN are read.
+    ActionRead,
+    /// A timer action: the rewind, or the failure's release and drain; a clear: its drain.
+    ActionDecide,
     /// Drain: the head's transfer entry and link are read (or the drain ends).
     DrainRead,
     /// Drain: the head's last PSN and the acknowledged PSN go to the compare.
@@ -167,6 +197,48 @@ pub struct AckTracker<const CB: usize, const QB: usize> {
     /// An ACK or NAK was ignored: reserved syndrome, QP beyond the table, or outside the window
     /// (one cycle per ACK).
     pub ignored: Signal<Out, Bit>,
+    /// The retry timer's actions: valid.
+    pub action_valid: Signal<In, Bit>,
+    /// Taken.
+    pub action_ready: Signal<Out, Bit>,
+    /// Its QP (below `2^QB`).
+    pub action_qp: Signal<In, Bits<24>>,
+    /// Its `TimerAction` code.
+    pub action_kind: Signal<In, Bits<TIMER_ACTION_BITS>>,
+    /// The host reset a QP: valid.
+    pub clear_valid: Signal<In, Bit>,
+    /// Taken.
+    pub clear_ready: Signal<Out, Bit>,
+    /// The QP.
+    pub clear_qp: Signal<In, Bits<QB>>,
+    /// Release the send history up to a PSN: valid (held until taken).
+    pub release_valid: Signal<Out, Bit>,
+    /// Taken.
+    pub release_ready: Signal<In, Bit>,
+    /// The QP.
+    pub release_qp: Signal<Out, Bits<QB>>,
+    /// The PSN acknowledged.
+    pub release_psn: Signal<Out, Bits<24>>,
+    /// Tell the retry timer: valid (held until taken).
+    pub notice_valid: Signal<Out, Bit>,
+    /// Taken.
+    pub notice_ready: Signal<In, Bit>,
+    /// The QP.
+    pub notice_qp: Signal<Out, Bits<QB>>,
+    /// The `TimerEvent` code (`progress`, `idle`, `sequence_nak`, `rnr_nak`).
+    pub notice_kind: Signal<Out, Bits<TIMER_EVENT_BITS>>,
+    /// An RNR NAK's timer code.
+    pub notice_rnr_timer: Signal<Out, Bits<5>>,
+    /// Rewind the send history: valid (held until taken).
+    pub rewind_valid: Signal<Out, Bit>,
+    /// Taken.
+    pub rewind_ready: Signal<In, Bit>,
+    /// The QP.
+    pub rewind_qp: Signal<Out, Bits<QB>>,
+    /// The PSN to send again from.
+    pub rewind_psn: Signal<Out, Bits<24>>,
+    /// Every block whole (nothing acknowledged yet).
+    pub rewind_whole: Signal<Out, Bit>,
 
     /// The packet tap, registered on its way to the RAMs.
     tap_valid: DFF<Bit>,
@@ -210,6 +282,30 @@ pub struct AckTracker<const CB: usize, const QB: usize> {
     out_channel: DFF<Bits<16>>,
     out_status: DFF<Bits<COMPLETION_STATUS_BITS>>,
     ignore: DFF<Bit>,
+    /// The syndrome is a PSN sequence error NAK, an RNR NAK.
+    sequence_nak: DFF<Bit>,
+    rnr_nak: DFF<Bit>,
+    /// Progress: the last PSN acknowledged is this one; this one is the last sent.
+    same: DFF<Bit>,
+    everything: DFF<Bit>,
+    /// The action's kind; the PSN after the last acknowledged.
+    action: DFF<Bits<TIMER_ACTION_BITS>>,
+    acked_next: DFF<Bits<24>>,
+    /// The operation is a clear; its drain (or an exhausted action's) fails every transfer.
+    clearing: DFF<Bit>,
+    fail_all: DFF<Bit>,
+    release_out_valid: DFF<Bit>,
+    release_out_qp: DFF<Bits<QB>>,
+    release_out_psn: DFF<Bits<24>>,
+    notice_out_valid: DFF<Bit>,
+    notice_out_qp: DFF<Bits<QB>>,
+    notice_out_kind: DFF<Bits<TIMER_EVENT_BITS>>,
+    notice_out_rnr_timer: DFF<Bits<5>>,
+    rewind_out_valid: DFF<Bit>,
+    rewind_out_qp: DFF<Bits<QB>>,
+    rewind_out_psn: DFF<Bits<24>>,
+    rewind_out_whole: DFF<Bit>,
+    progress: Signal<Local, Bit>,
     ack_qp_high: Signal<Local, Bit>,
     tail_channel: Signal<Local, Bits<16>>,
     read_qp: Signal<Local, Bits<16>>,
@@ -218,6 +314,17 @@ pub struct AckTracker<const CB: usize, const QB: usize> {
     reserved_table: Constant<Bits<256>>,
     /// Over the 256 syndromes: bit `s` is set when `s` is an ACK.
     ack_table: Constant<Bits<256>>,
+    /// Over the 256 syndromes: a PSN sequence error NAK; an RNR NAK.
+    sequence_table: Constant<Bits<256>>,
+    rnr_table: Constant<Bits<256>>,
+    /// Over the action codes: bit `a` is set when action `a` sends again.
+    sends_again: Constant<Bits<8>>,
+    rnr_exhausted: Constant<Bits<TIMER_ACTION_BITS>>,
+    /// Timer event codes: progress, idle, sequence NAK, RNR NAK.
+    event_code: [Constant<Bits<TIMER_EVENT_BITS>>; 4],
+    retry_exceeded: Constant<Bits<COMPLETION_STATUS_BITS>>,
+    receiver_not_ready: Constant<Bits<COMPLETION_STATUS_BITS>>,
+    flushed: Constant<Bits<COMPLETION_STATUS_BITS>>,
     /// Over the 256 syndromes: bit `s` of table `b` is bit `b` of the status a NAK `s` fails
     /// its transfer with (0: none).
     failure_table: [Constant<Bits<256>>; COMPLETION_STATUS_BITS],
@@ -260,6 +367,27 @@ impl<const CB: usize, const QB: usize> Default for AckTracker<CB, QB> {
             cpl_channel: Default::default(),
             cpl_status: Default::default(),
             ignored: Default::default(),
+            action_valid: Default::default(),
+            action_ready: Default::default(),
+            action_qp: Default::default(),
+            action_kind: Default::default(),
+            clear_valid: Default::default(),
+            clear_ready: Default::default(),
+            clear_qp: Default::default(),
+            release_valid: Default::default(),
+            release_ready: Default::default(),
+            release_qp: Default::default(),
+            release_psn: Default::default(),
+            notice_valid: Default::default(),
+            notice_ready: Default::default(),
+            notice_qp: Default::default(),
+            notice_kind: Default::default(),
+            notice_rnr_timer: Default::default(),
+            rewind_valid: Default::default(),
+            rewind_ready: Default::default(),
+            rewind_qp: Default::default(),
+            rewind_psn: Default::default(),
+            rewind_whole: Default::default(),
             tap_valid: Default::default(),
             tap_channel: Default::default(),
             tap_qp: Default::default(),
@@ -293,12 +421,43 @@ impl<const CB: usize, const QB: usize> Default for AckTracker<CB, QB> {
             out_channel: Default::default(),
             out_status: Default::default(),
             ignore: Default::default(),
+            sequence_nak: Default::default(),
+            rnr_nak: Default::default(),
+            same: Default::default(),
+            everything: Default::default(),
+            action: Default::default(),
+            acked_next: Default::default(),
+            clearing: Default::default(),
+            fail_all: Default::default(),
+            release_out_valid: Default::default(),
+            release_out_qp: Default::default(),
+            release_out_psn: Default::default(),
+            notice_out_valid: Default::default(),
+            notice_out_qp: Default::default(),
+            notice_out_kind: Default::default(),
+            notice_out_rnr_timer: Default::default(),
+            rewind_out_valid: Default::default(),
+            rewind_out_qp: Default::default(),
+            rewind_out_psn: Default::default(),
+            rewind_out_whole: Default::default(),
+            progress: Default::default(),
             ack_qp_high: Default::default(),
             tail_channel: Default::default(),
             read_qp: Default::default(),
             decoded_failure: Default::default(),
             reserved_table: syndrome_table(|s| Syndrome::decode(s).is_none()),
             ack_table: syndrome_table(|s| matches!(Syndrome::decode(s), Some(Syndrome::Ack { .. }))),
+            sequence_table: syndrome_table(|s| Syndrome::decode(s) == Some(Syndrome::Nak(NakCode::PsnSequenceError))),
+            rnr_table: syndrome_table(|s| matches!(Syndrome::decode(s), Some(Syndrome::RnrNak { .. }))),
+            sends_again: Constant::new(bits_from::<8>(|a| {
+                TimerAction::from_code(a as u8).is_some_and(TimerAction::sends_again)
+            })),
+            rnr_exhausted: c::<TIMER_ACTION_BITS>(u64::from(TimerAction::RnrRetriesExhausted.code())),
+            event_code: [TimerEvent::Progress, TimerEvent::Idle, TimerEvent::SequenceNak, TimerEvent::RnrNak]
+                .map(|e| c::<TIMER_EVENT_BITS>(u64::from(e.code()))),
+            retry_exceeded: c::<COMPLETION_STATUS_BITS>(u64::from(CompletionStatus::TransportRetryExceeded.code())),
+            receiver_not_ready: c::<COMPLETION_STATUS_BITS>(u64::from(CompletionStatus::ReceiverNotReady.code())),
+            flushed: c::<COMPLETION_STATUS_BITS>(u64::from(CompletionStatus::Flushed.code())),
             failure_table: std::array::from_fn(|b| {
                 syndrome_table(move |s| CompletionStatus::of_syndrome(s).map_or(0, CompletionStatus::code) >> b & 1 == 1)
             }),
@@ -343,7 +502,26 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
             out_valid,
             out_channel,
             out_status,
-            ignore
+            ignore,
+            sequence_nak,
+            rnr_nak,
+            same,
+            everything,
+            action,
+            acked_next,
+            clearing,
+            fail_all,
+            release_out_valid,
+            release_out_qp,
+            release_out_psn,
+            notice_out_valid,
+            notice_out_qp,
+            notice_out_kind,
+            notice_out_rnr_timer,
+            rewind_out_valid,
+            rewind_out_qp,
+            rewind_out_psn,
+            rewind_out_whole
         );
         self.transfers.read_clock.next = self.clock.val();
         self.transfers.write_clock.next = self.clock.val();
@@ -389,7 +567,19 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
         self.qps.write_data.next = self.entry.q.val();
         self.sent_ready.next = false;
         self.ack_ready.next = false;
+        self.action_ready.next = false;
+        self.clear_ready.next = false;
         self.ignore.d.next = false;
+        if self.release_ready.val() {
+            self.release_out_valid.d.next = false;
+        }
+        if self.notice_ready.val() {
+            self.notice_out_valid.d.next = false;
+        }
+        if self.rewind_ready.val() {
+            self.rewind_out_valid.d.next = false;
+        }
+        self.progress.next = !self.entry.q.val().acked_valid || (self.order.at_or_before.val() && !self.same.q.val());
         self.ack_qp_high.next = self.ack_qp.val() >= self.qp_limit.val();
         self.decoded_failure.next =
             bit_cast::<COMPLETION_STATUS_BITS, 1>(self.failure_table[0].val().get_bit(self.syndrome.q.val().index()).into())
@@ -406,6 +596,8 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                 self.qps.write_address.next = self.init_index.q.val();
                 self.qps.write_data.next.waiting = false;
                 self.qps.write_data.next.failure_valid = false;
+                self.qps.write_data.next.acked_valid = false;
+                self.qps.write_data.next.failed = false;
                 self.sent_psns.write_enable.next = true;
                 self.sent_psns.write_address.next = self.init_index.q.val();
                 self.sent_psns.write_data.next.valid = false;
@@ -419,6 +611,8 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                 // their own valid: no combinational loop through a producer that waits
                 self.sent_ready.next = true;
                 self.ack_ready.next = !self.sent_valid.val();
+                self.clear_ready.next = !self.sent_valid.val() && !self.ack_valid.val();
+                self.action_ready.next = !self.sent_valid.val() && !self.ack_valid.val() && !self.clear_valid.val();
                 if self.sent_valid.val() {
                     self.channel.d.next = self.sent_channel.val();
                     self.status.d.next = self.sent_status.val();
@@ -436,6 +630,18 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                     } else {
                         self.state.d.next = TrackerState::AckRead;
                     }
+                } else if self.clear_valid.val() {
+                    self.qp.d.next = self.clear_qp.val();
+                    self.qps.read_address.next = self.clear_qp.val();
+                    self.sent_psns.read_address.next = self.clear_qp.val();
+                    self.clearing.d.next = true;
+                    self.state.d.next = TrackerState::ActionRead;
+                } else if self.action_valid.val() {
+                    self.qp.d.next = self.action_qp.val().get_bits::<QB>(0);
+                    self.action.d.next = self.action_kind.val();
+                    self.qps.read_address.next = self.action_qp.val().get_bits::<QB>(0);
+                    self.sent_psns.read_address.next = self.action_qp.val().get_bits::<QB>(0);
+                    self.state.d.next = TrackerState::ActionRead;
                 }
             }
             TrackerState::SentRead => {
@@ -454,6 +660,11 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                     self.out_valid.d.next = true;
                     self.out_channel.d.next = self.channel.q.val();
                     self.out_status.d.next = self.status.q.val();
+                    self.state.d.next = TrackerState::EmitThenIdle;
+                } else if self.qps.read_data.val().failed {
+                    self.out_valid.d.next = true;
+                    self.out_channel.d.next = self.channel.q.val();
+                    self.out_status.d.next = self.qps.read_data.val().failed_status;
                     self.state.d.next = TrackerState::EmitThenIdle;
                 }
             }
@@ -487,6 +698,8 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                 self.reserved.d.next = self.reserved_table.val().get_bit(self.syndrome.q.val().index());
                 self.is_ack.d.next = self.ack_table.val().get_bit(self.syndrome.q.val().index());
                 self.failure.d.next = self.decoded_failure.val();
+                self.sequence_nak.d.next = self.sequence_table.val().get_bit(self.syndrome.q.val().index());
+                self.rnr_nak.d.next = self.rnr_table.val().get_bit(self.syndrome.q.val().index());
                 // in the window: the PSN at or before the last request PSN sent
                 self.first.d.next = self.psn.q.val();
                 self.second.d.next = self.sent_psns.read_data.val().psn;
@@ -504,11 +717,88 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
             }
             TrackerState::AckDecide => {
                 if self.sent_psn.q.val().valid && self.order.at_or_before.val() && !self.reserved.q.val() {
-                    self.channel.d.next = self.entry.q.val().head;
-                    self.state.d.next = TrackerState::DrainRead;
+                    // progress: the last PSN acknowledged strictly before this one
+                    self.first.d.next = self.entry.q.val().acked_psn;
+                    self.second.d.next = self.acknowledged.q.val();
+                    self.same.d.next = self.entry.q.val().acked_psn == self.acknowledged.q.val();
+                    self.everything.d.next = self.acknowledged.q.val() == self.sent_psn.q.val().psn;
+                    self.state.d.next = TrackerState::ProgressCompare;
                 } else {
                     self.ignore.d.next = true;
                     self.state.d.next = TrackerState::Idle;
+                }
+            }
+            TrackerState::ProgressCompare => {
+                self.state.d.next = TrackerState::ProgressWait;
+            }
+            TrackerState::ProgressWait => {
+                self.state.d.next = TrackerState::ProgressDecide;
+            }
+            TrackerState::ProgressDecide => {
+                if !self.progress.val() {
+                    self.state.d.next = TrackerState::NakNotice;
+                } else if !self.release_out_valid.q.val() && !self.notice_out_valid.q.val() {
+                    self.entry.d.next.acked_valid = true;
+                    self.entry.d.next.acked_psn = self.acknowledged.q.val();
+                    self.release_out_valid.d.next = true;
+                    self.release_out_qp.d.next = self.qp.q.val();
+                    self.release_out_psn.d.next = self.acknowledged.q.val();
+                    self.notice_out_valid.d.next = true;
+                    self.notice_out_qp.d.next = self.qp.q.val();
+                    self.notice_out_kind.d.next = self.event_code[0].val();
+                    if self.everything.q.val() {
+                        self.notice_out_kind.d.next = self.event_code[1].val();
+                    }
+                    self.state.d.next = TrackerState::NakNotice;
+                }
+            }
+            TrackerState::NakNotice => {
+                if !(self.sequence_nak.q.val() || self.rnr_nak.q.val()) || !self.notice_out_valid.q.val() {
+                    self.channel.d.next = self.entry.q.val().head;
+                    self.state.d.next = TrackerState::DrainRead;
+                }
+                if (self.sequence_nak.q.val() || self.rnr_nak.q.val()) && !self.notice_out_valid.q.val() {
+                    self.notice_out_valid.d.next = true;
+                    self.notice_out_qp.d.next = self.qp.q.val();
+                    self.notice_out_kind.d.next = self.event_code[2].val();
+                    if self.rnr_nak.q.val() {
+                        self.notice_out_kind.d.next = self.event_code[3].val();
+                    }
+                    self.notice_out_rnr_timer.d.next = self.syndrome.q.val().get_bits::<5>(0);
+                }
+            }
+            TrackerState::ActionRead => {
+                self.entry.d.next = self.qps.read_data.val();
+                self.sent_psn.d.next = self.sent_psns.read_data.val();
+                self.acked_next.d.next = self.qps.read_data.val().acked_psn + 1;
+                self.state.d.next = TrackerState::ActionDecide;
+            }
+            TrackerState::ActionDecide => {
+                if self.clearing.q.val() {
+                    self.failure.d.next = self.flushed.val();
+                    self.fail_all.d.next = true;
+                    self.channel.d.next = self.entry.q.val().head;
+                    self.state.d.next = TrackerState::DrainRead;
+                } else if self.sends_again.val().get_bit(self.action.q.val().index()) {
+                    if !self.rewind_out_valid.q.val() {
+                        self.rewind_out_valid.d.next = true;
+                        self.rewind_out_qp.d.next = self.qp.q.val();
+                        self.rewind_out_psn.d.next = self.acked_next.q.val();
+                        self.rewind_out_whole.d.next = !self.entry.q.val().acked_valid;
+                        self.state.d.next = TrackerState::Idle;
+                    }
+                } else if !self.release_out_valid.q.val() {
+                    // retries exhausted: release everything sent, fail every waiting transfer
+                    self.release_out_valid.d.next = self.sent_psn.q.val().valid;
+                    self.release_out_qp.d.next = self.qp.q.val();
+                    self.release_out_psn.d.next = self.sent_psn.q.val().psn;
+                    self.failure.d.next = self.retry_exceeded.val();
+                    if self.action.q.val() == self.rnr_exhausted.val() {
+                        self.failure.d.next = self.receiver_not_ready.val();
+                    }
+                    self.fail_all.d.next = true;
+                    self.channel.d.next = self.entry.q.val().head;
+                    self.state.d.next = TrackerState::DrainRead;
                 }
             }
             TrackerState::DrainRead => {
@@ -538,7 +828,9 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                     self.out_valid.d.next = true;
                     self.out_channel.d.next = self.channel.q.val();
                     self.out_status.d.next = self.success.val();
-                    if !self.order.at_or_before.val() {
+                    if self.fail_all.q.val() {
+                        self.out_status.d.next = self.failure.q.val();
+                    } else if !self.order.at_or_before.val() {
                         // the NAK's failure, once
                         self.out_status.d.next = self.failure.q.val();
                         self.failure.d.next = self.success.val();
@@ -555,11 +847,20 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
             TrackerState::Finish => {
                 // a failure with nothing waiting is kept for the next transfer of the QP
                 self.qps.write_enable.next = true;
-                if self.failure.q.val() != self.success.val() {
+                if self.clearing.q.val() {
+                    self.qps.write_data.next.acked_valid = false;
+                    self.qps.write_data.next.failed = false;
+                    self.qps.write_data.next.failure_valid = false;
+                } else if self.fail_all.q.val() {
+                    self.qps.write_data.next.failed = true;
+                    self.qps.write_data.next.failed_status = self.failure.q.val();
+                } else if self.failure.q.val() != self.success.val() {
                     self.qps.write_data.next.failure_valid = true;
                     self.qps.write_data.next.failure_status = self.failure.q.val();
                     self.qps.write_data.next.failure_psn = self.psn.q.val();
                 }
+                self.clearing.d.next = false;
+                self.fail_all.d.next = false;
                 self.state.d.next = TrackerState::Idle;
             }
             TrackerState::EmitThenIdle => {
@@ -580,11 +881,27 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
             self.init_index.d.next = 0.into();
             self.out_valid.d.next = false;
             self.ignore.d.next = false;
+            self.clearing.d.next = false;
+            self.fail_all.d.next = false;
+            self.release_out_valid.d.next = false;
+            self.notice_out_valid.d.next = false;
+            self.rewind_out_valid.d.next = false;
         }
         self.init_done.next = self.state.q.val() != TrackerState::Init;
         self.cpl_valid.next = self.out_valid.q.val();
         self.cpl_channel.next = self.out_channel.q.val();
         self.cpl_status.next = self.out_status.q.val();
         self.ignored.next = self.ignore.q.val();
+        self.release_valid.next = self.release_out_valid.q.val();
+        self.release_qp.next = self.release_out_qp.q.val();
+        self.release_psn.next = self.release_out_psn.q.val();
+        self.notice_valid.next = self.notice_out_valid.q.val();
+        self.notice_qp.next = self.notice_out_qp.q.val();
+        self.notice_kind.next = self.notice_out_kind.q.val();
+        self.notice_rnr_timer.next = self.notice_out_rnr_timer.q.val();
+        self.rewind_valid.next = self.rewind_out_valid.q.val();
+        self.rewind_qp.next = self.rewind_out_qp.q.val();
+        self.rewind_psn.next = self.rewind_out_psn.q.val();
+        self.rewind_whole.next = self.rewind_out_whole.q.val();
     }
 }

@@ -20,10 +20,21 @@
 //! (`commit_valid`): its next block starts from the context's `sq_psn` (carried by the block
 //! command) with the counter at 0, and clears the fresh bit. A commit that arrives while a block
 //! of that QP is being loaded leaves the bit set, so the next block restarts again.
+//!
+//! **Going back N.** A new block of an RC QP is recorded when its last packet is out
+//! (`record_*`: its `SENT_BLOCK` record, first and last PSN, and the QP's timeout and retry
+//! limits for the retry timer's `sent`); the packetizer waits in `Finish` until it is taken. A
+//! replayed block (`replay_*`, from the send history) is taken before the cutter's next block,
+//! and no new block is taken while a replay runs (`replaying`). A replay is cut as the block was,
+//! from its recorded PSN and AckReq count, so every packet is the one sent before, byte for
+//! byte; its first `replay_skip` packets are cut but not sent (two cycles each); its packets
+//! carry `retransmitted` and never `last_of_transfer` (the transfer's completion is on its way
+//! already); the QP's next PSN is left alone.
 
 use crate::common::elab::c;
 use crate::common::fifo::{Fifo, CAPACITY};
 use ferroce_contracts::opcode::{Operation, Transport};
+use ferroce_contracts::reliability::{SENT_BLOCK, SENT_BLOCK_BITS};
 use ferroce_contracts::tx::PACKET;
 use rust_hdl::prelude::*;
 
@@ -106,6 +117,44 @@ pub struct TxPacketizer<const QB: usize> {
     pub block_len: Signal<In, Bits<BLOCK_LEN_BITS>>,
     /// Block: the local address of its first byte.
     pub block_local: Signal<In, Bits<64>>,
+    /// Block: the QP's local ACK timeout exponent (RC).
+    pub block_timeout: Signal<In, Bits<5>>,
+    /// Block: the QP's transport retry limit (RC).
+    pub block_retry: Signal<In, Bits<3>>,
+    /// Block: the QP's RNR retry limit (RC).
+    pub block_rnr_retry: Signal<In, Bits<3>>,
+    /// A replay runs in the send history: no new block is taken.
+    pub replaying: Signal<In, Bit>,
+    /// A block to cut again: valid.
+    pub replay_valid: Signal<In, Bit>,
+    /// Taken (the packetizer is idle).
+    pub replay_ready: Signal<Out, Bit>,
+    /// Its QP.
+    pub replay_qp: Signal<In, Bits<QB>>,
+    /// Its `SENT_BLOCK` record.
+    pub replay_block: Signal<In, Bits<SENT_BLOCK_BITS>>,
+    /// PSN of its first packet.
+    pub replay_first_psn: Signal<In, Bits<24>>,
+    /// Its packets to skip (below 2^13: a block holds at most 4,096 packets).
+    pub replay_skip: Signal<In, Bits<24>>,
+    /// A new RC block is out: valid (held until taken).
+    pub record_valid: Signal<Out, Bit>,
+    /// Taken.
+    pub record_ready: Signal<In, Bit>,
+    /// Its QP.
+    pub record_qp: Signal<Out, Bits<QB>>,
+    /// Its `SENT_BLOCK` record.
+    pub record_block: Signal<Out, Bits<SENT_BLOCK_BITS>>,
+    /// PSN of its first packet.
+    pub record_first_psn: Signal<Out, Bits<24>>,
+    /// PSN of its last packet.
+    pub record_last_psn: Signal<Out, Bits<24>>,
+    /// The QP's timeout exponent, for the retry timer's `sent`.
+    pub record_timeout: Signal<Out, Bits<5>>,
+    /// The QP's transport retry limit.
+    pub record_retry: Signal<Out, Bits<3>>,
+    /// The QP's RNR retry limit.
+    pub record_rnr_retry: Signal<Out, Bits<3>>,
     /// Packet descriptors: valid.
     pub m_desc_valid: Signal<Out, Bit>,
     /// Packet descriptors: ready.
@@ -146,6 +195,20 @@ pub struct TxPacketizer<const QB: usize> {
     solicited: DFF<Bit>,
     va: DFF<Bits<64>>,
     length: DFF<Bits<BLOCK_LEN_BITS>>,
+    timeout: DFF<Bits<5>>,
+    retry: DFF<Bits<3>>,
+    rnr_retry: DFF<Bits<3>>,
+    /// The block is a replay: its first PSN and AckReq count are recorded ones.
+    replay: DFF<Bit>,
+    /// A new RC block's record is offered (in `Finish`).
+    record_pending: DFF<Bit>,
+    /// Packets of the replay still to cut without sending.
+    skip_left: DFF<Bits<13>>,
+    /// The block's first PSN and the AckReq count before it (its record).
+    first_psn: DFF<Bits<24>>,
+    first_since_ack: DFF<Bits<8>>,
+    /// The block's local address, as it came (its record).
+    local_start: DFF<Bits<64>>,
     // the packet
     /// Bytes of the block from this packet on.
     left: DFF<Bits<BLOCK_LEN_BITS>>,
@@ -183,6 +246,13 @@ pub struct TxPacketizer<const QB: usize> {
     ack_request: Signal<Local, Bit>,
     operation: Signal<Local, Bits<5>>,
     descriptor: Signal<Local, Bits<DESCRIPTOR_BITS>>,
+    /// The current packet is skipped (a replay's packet before the rewind PSN).
+    skipping: Signal<Local, Bit>,
+    /// The replayed block's fields (`replay_block` unpacked).
+    replay_local: Signal<Local, Bits<64>>,
+    record_entry: Signal<Local, Bits<SENT_BLOCK_BITS>>,
+    /// `SENT_BLOCK` field offsets, in `BLOCK_FIELDS` order.
+    block_at: [Constant<Bits<9>>; 16],
     reth_va: Signal<Local, Bits<64>>,
     reth_rkey: Signal<Local, Bits<32>>,
     reth_len: Signal<Local, Bits<32>>,
@@ -195,13 +265,33 @@ pub struct TxPacketizer<const QB: usize> {
     /// Operation codes: `[send, write]` × first, middle, last, last with immediate, only, only
     /// with immediate.
     op_code: [Constant<Bits<5>>; 12],
-    at: [Constant<Bits<9>>; 15],
+    at: [Constant<Bits<9>>; 16],
     descriptors: Fifo<Bits<DESCRIPTOR_BITS>>,
     reads: Fifo<Bits<READ_COMMAND_BITS>>,
 }
 
+/// Indices into [`TxPacketizer`]'s `block_at`: the `SENT_BLOCK` fields.
+const BLOCK_FIELDS: [&str; 16] = [
+    "va",
+    "local",
+    "immediate",
+    "channel",
+    "write",
+    "message_first",
+    "message_ends",
+    "transfer_ends",
+    "has_immediate",
+    "solicited",
+    "since_ack",
+    "length",
+    "rkey",
+    "transport",
+    "ack_every",
+    "pmtu",
+];
+
 /// Indices into [`TxPacketizer`]'s `at`: the `PACKET` fields in schema order.
-const PACKET_FIELDS: [&str; 15] = [
+const PACKET_FIELDS: [&str; 16] = [
     "qp",
     "opcode",
     "psn",
@@ -217,6 +307,7 @@ const PACKET_FIELDS: [&str; 15] = [
     "dma_len",
     "immediate",
     "va",
+    "retransmitted",
 ];
 
 impl<const QB: usize> Default for TxPacketizer<QB> {
@@ -261,6 +352,25 @@ impl<const QB: usize> Default for TxPacketizer<QB> {
             block_va: Default::default(),
             block_len: Default::default(),
             block_local: Default::default(),
+            block_timeout: Default::default(),
+            block_retry: Default::default(),
+            block_rnr_retry: Default::default(),
+            replaying: Default::default(),
+            replay_valid: Default::default(),
+            replay_ready: Default::default(),
+            replay_qp: Default::default(),
+            replay_block: Default::default(),
+            replay_first_psn: Default::default(),
+            replay_skip: Default::default(),
+            record_valid: Default::default(),
+            record_ready: Default::default(),
+            record_qp: Default::default(),
+            record_block: Default::default(),
+            record_first_psn: Default::default(),
+            record_last_psn: Default::default(),
+            record_timeout: Default::default(),
+            record_retry: Default::default(),
+            record_rnr_retry: Default::default(),
             m_desc_valid: Default::default(),
             m_desc_ready: Default::default(),
             m_desc: Default::default(),
@@ -290,6 +400,15 @@ impl<const QB: usize> Default for TxPacketizer<QB> {
             solicited: Default::default(),
             va: Default::default(),
             length: Default::default(),
+            timeout: Default::default(),
+            retry: Default::default(),
+            rnr_retry: Default::default(),
+            replay: Default::default(),
+            record_pending: Default::default(),
+            skip_left: Default::default(),
+            first_psn: Default::default(),
+            first_since_ack: Default::default(),
+            local_start: Default::default(),
             left: Default::default(),
             over: Default::default(),
             over_next: Default::default(),
@@ -315,6 +434,10 @@ impl<const QB: usize> Default for TxPacketizer<QB> {
             ack_request: Default::default(),
             operation: Default::default(),
             descriptor: Default::default(),
+            skipping: Default::default(),
+            replay_local: Default::default(),
+            record_entry: Default::default(),
+            block_at: std::array::from_fn(|i| c::<9>(SENT_BLOCK.offset(BLOCK_FIELDS[i]) as u64)),
             reth_va: Default::default(),
             reth_rkey: Default::default(),
             reth_len: Default::default(),
@@ -356,6 +479,15 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             solicited,
             va,
             length,
+            timeout,
+            retry,
+            rnr_retry,
+            replay,
+            record_pending,
+            skip_left,
+            first_psn,
+            first_since_ack,
+            local_start,
             left,
             over,
             over_next,
@@ -465,10 +597,58 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             .descriptor
             .val()
             .replace_bit(self.at[7].val().index(), self.message_last.val() && self.has_immediate.q.val());
-        self.descriptor.next = self
-            .descriptor
+        self.descriptor.next = self.descriptor.val().replace_bit(
+            self.at[8].val().index(),
+            self.last.q.val() && self.transfer_ends.q.val() && !self.replay.q.val(),
+        );
+        self.descriptor.next = self.descriptor.val().replace_bit(self.at[15].val().index(), self.replay.q.val());
+        self.skipping.next = self.skip_left.q.val().any();
+
+        // the block's record, for the send history
+        self.record_entry.next = (bit_cast::<SENT_BLOCK_BITS, 64>(self.va.q.val()) << self.block_at[0].val())
+            | (bit_cast::<SENT_BLOCK_BITS, 64>(self.local_start.q.val()) << self.block_at[1].val())
+            | (bit_cast::<SENT_BLOCK_BITS, 32>(self.immediate.q.val()) << self.block_at[2].val())
+            | (bit_cast::<SENT_BLOCK_BITS, 16>(self.channel.q.val()) << self.block_at[3].val())
+            | (bit_cast::<SENT_BLOCK_BITS, 8>(self.first_since_ack.q.val()) << self.block_at[10].val())
+            | (bit_cast::<SENT_BLOCK_BITS, BLOCK_LEN_BITS>(self.length.q.val()) << self.block_at[11].val())
+            | (bit_cast::<SENT_BLOCK_BITS, 32>(self.rkey.q.val()) << self.block_at[12].val())
+            | (bit_cast::<SENT_BLOCK_BITS, 3>(self.transport.q.val()) << self.block_at[13].val())
+            | (bit_cast::<SENT_BLOCK_BITS, 8>(self.ack_every.q.val()) << self.block_at[14].val())
+            | (bit_cast::<SENT_BLOCK_BITS, 13>(self.pmtu.q.val()) << self.block_at[15].val());
+        self.record_entry.next = self
+            .record_entry
             .val()
-            .replace_bit(self.at[8].val().index(), self.last.q.val() && self.transfer_ends.q.val());
+            .replace_bit(self.block_at[4].val().index(), self.write.q.val());
+        self.record_entry.next = self
+            .record_entry
+            .val()
+            .replace_bit(self.block_at[5].val().index(), self.message_first.q.val());
+        self.record_entry.next = self
+            .record_entry
+            .val()
+            .replace_bit(self.block_at[6].val().index(), self.message_ends.q.val());
+        self.record_entry.next = self
+            .record_entry
+            .val()
+            .replace_bit(self.block_at[7].val().index(), self.transfer_ends.q.val());
+        self.record_entry.next = self
+            .record_entry
+            .val()
+            .replace_bit(self.block_at[8].val().index(), self.has_immediate.q.val());
+        self.record_entry.next = self
+            .record_entry
+            .val()
+            .replace_bit(self.block_at[9].val().index(), self.solicited.q.val());
+        self.record_block.next = self.record_entry.val();
+        self.record_qp.next = self.qp.q.val();
+        self.record_first_psn.next = self.first_psn.q.val();
+        self.record_last_psn.next = self.psn.q.val();
+        self.record_timeout.next = self.timeout.q.val();
+        self.record_retry.next = self.retry.q.val();
+        self.record_rnr_retry.next = self.rnr_retry.q.val();
+        // a register: the TX path's ready for it depends on it
+        self.record_valid.next = self.record_pending.q.val();
+        self.replay_local.next = self.replay_block.val().get_bits::<64>(self.block_at[1].val().index());
         self.descriptors.push_value.next = self.descriptor.val();
         self.reads.push_value.next = (bit_cast::<READ_COMMAND_BITS, 13>(self.payload_len.q.val()) << 64)
             | bit_cast::<READ_COMMAND_BITS, 64>(self.local_address.val());
@@ -479,6 +659,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             && !self.reads.fill.val().get_bit(self.room_limit.val().index());
 
         self.block_ready.next = false;
+        self.replay_ready.next = false;
         self.init_done.next = self.state.q.val() != PacketizerState::Init;
         match self.state.q.val() {
             PacketizerState::Init => {
@@ -490,8 +671,43 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                 }
             }
             PacketizerState::Idle => {
-                self.block_ready.next = true;
-                if self.block_valid.val() {
+                self.replay_ready.next = true;
+                self.block_ready.next = !self.replay_valid.val() && !self.replaying.val();
+                if self.replay_valid.val() {
+                    self.qp.d.next = self.replay_qp.val();
+                    self.channel.d.next = self.replay_block.val().get_bits::<16>(self.block_at[3].val().index());
+                    self.transport.d.next = self.replay_block.val().get_bits::<3>(self.block_at[13].val().index());
+                    self.pmtu.d.next = self.replay_block.val().get_bits::<13>(self.block_at[15].val().index());
+                    self.ack_every.d.next = self.replay_block.val().get_bits::<8>(self.block_at[14].val().index());
+                    self.rkey.d.next = self.replay_block.val().get_bits::<32>(self.block_at[12].val().index());
+                    self.write.d.next = self.replay_block.val().get_bit(self.block_at[4].val().index());
+                    self.message_first.d.next = self.replay_block.val().get_bit(self.block_at[5].val().index());
+                    self.message_ends.d.next = self.replay_block.val().get_bit(self.block_at[6].val().index());
+                    self.transfer_ends.d.next = self.replay_block.val().get_bit(self.block_at[7].val().index());
+                    self.has_immediate.d.next = self.replay_block.val().get_bit(self.block_at[8].val().index());
+                    self.immediate.d.next = self.replay_block.val().get_bits::<32>(self.block_at[2].val().index());
+                    self.solicited.d.next = self.replay_block.val().get_bit(self.block_at[9].val().index());
+                    self.va.d.next = self.replay_block.val().get_bits::<64>(self.block_at[0].val().index());
+                    self.length.d.next = self.replay_block.val().get_bits::<BLOCK_LEN_BITS>(self.block_at[11].val().index());
+                    self.local_start.d.next = self.replay_local.val();
+                    self.local_byte.d.next = self.replay_local.val().get_bits::<8>(0);
+                    self.local_mid.d.next = self.replay_local.val().get_bits::<15>(8);
+                    self.local_upper[0].d.next = self.replay_local.val().get_bits::<15>(23);
+                    self.local_upper[1].d.next = self.replay_local.val().get_bits::<15>(38);
+                    self.local_top.d.next = self.replay_local.val().get_bits::<11>(53);
+                    self.first_psn.d.next = self.replay_first_psn.val();
+                    self.first_since_ack.d.next = self.replay_block.val().get_bits::<8>(self.block_at[10].val().index());
+                    self.skip_left.d.next = self.replay_skip.val().get_bits::<13>(0);
+                    self.replay.d.next = true;
+                    self.commit_seen.d.next = false;
+                    self.state.d.next = PacketizerState::Load;
+                } else if self.block_valid.val() && !self.replaying.val() {
+                    self.timeout.d.next = self.block_timeout.val();
+                    self.retry.d.next = self.block_retry.val();
+                    self.rnr_retry.d.next = self.block_rnr_retry.val();
+                    self.local_start.d.next = self.block_local.val();
+                    self.replay.d.next = false;
+                    self.skip_left.d.next = 0.into();
                     self.qp.d.next = self.block_qp.val();
                     self.channel.d.next = self.block_channel.val();
                     self.transport.d.next = self.block_transport.val();
@@ -528,10 +744,19 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                 self.first.d.next = true;
                 self.psn.d.next = self.sender.read_data.val().get_bits::<24>(0);
                 self.since_ack.d.next = self.sender.read_data.val().get_bits::<8>(24);
+                self.first_psn.d.next = self.sender.read_data.val().get_bits::<24>(0);
+                self.first_since_ack.d.next = self.sender.read_data.val().get_bits::<8>(24);
                 self.state.d.next = PacketizerState::Prepare;
-                if self.fresh.read_data.val() {
+                if self.replay.q.val() {
+                    self.psn.d.next = self.first_psn.q.val();
+                    self.since_ack.d.next = self.first_since_ack.q.val();
+                    self.first_psn.d.next = self.first_psn.q.val();
+                    self.first_since_ack.d.next = self.first_since_ack.q.val();
+                } else if self.fresh.read_data.val() {
                     self.psn.d.next = self.sq_psn.q.val();
                     self.since_ack.d.next = 0.into();
+                    self.first_psn.d.next = self.sq_psn.q.val();
+                    self.first_since_ack.d.next = 0.into();
                     if !self.commit_seen.q.val() {
                         // the commit port has the write port this cycle: try again next cycle
                         if self.commit_valid.val() {
@@ -554,9 +779,12 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                 self.state.d.next = PacketizerState::Emit;
             }
             PacketizerState::Emit => {
-                if self.room.val() {
-                    self.descriptors.push.next = true;
-                    self.reads.push.next = self.payload_len.q.val().any();
+                if self.room.val() || self.skipping.val() {
+                    self.descriptors.push.next = !self.skipping.val();
+                    self.reads.push.next = self.payload_len.q.val().any() && !self.skipping.val();
+                    if self.skipping.val() {
+                        self.skip_left.d.next = self.skip_left.q.val() - 1;
+                    }
                     self.psn_next.d.next = self.psn.q.val() + 1;
                     self.local_mid_sum.d.next =
                         bit_cast::<16, 15>(self.local_mid.q.val()) + bit_cast::<16, 5>(self.pmtu.q.val().get_bits::<5>(8));
@@ -573,6 +801,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                     self.state.d.next = PacketizerState::Advance;
                     if self.last.q.val() {
                         self.state.d.next = PacketizerState::Finish;
+                        self.record_pending.d.next = !self.replay.q.val() && (self.transport.q.val() == self.rc.val());
                     }
                 }
             }
@@ -600,13 +829,18 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                 self.state.d.next = PacketizerState::Emit;
             }
             PacketizerState::Finish => {
-                self.sender.write_enable.next = true;
-                self.state.d.next = PacketizerState::Idle;
+                // a new block's PSN and counter; an RC one waits until its record is taken
+                self.sender.write_enable.next = !self.replay.q.val();
+                if !self.record_pending.q.val() || self.record_ready.val() {
+                    self.record_pending.d.next = false;
+                    self.state.d.next = PacketizerState::Idle;
+                }
             }
         }
         if self.reset.val() {
             self.state.d.next = PacketizerState::Init;
             self.init_count.d.next = 0.into();
+            self.record_pending.d.next = false;
         }
 
         // outputs: the FIFO heads

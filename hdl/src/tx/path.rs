@@ -38,22 +38,70 @@
 //! - **Frames' channels**: `m_packet_*` gives, per descriptor the generator takes, its channel;
 //!   frames leave `m_axis` in that order (per-channel accounting, the co-simulation's per-queue
 //!   bytes).
+//! - **Going back N** ([`SendHistory`] of `2^(HB − QB)` blocks per QP, [`RetryTimer`]): the
+//!   packetizer records every new RC block in the history and, in the same handshake, tells
+//!   the timer `sent`; the ACK tracker releases acknowledged blocks and tells the timer about
+//!   progress and NAKs; the timer's actions (through a FIFO, so the timer never waits on the
+//!   tracker while the tracker waits on the timer) reach the tracker, which rewinds the
+//!   history; the history's replayed blocks go to the packetizer before new ones. Timer events
+//!   pass one FIFO: a QP's clear first, then the tracker's notices, then `sent`. A replayed
+//!   packet is not tapped to the tracker (its PSN is not new).
+//! - **QP reset** (`qp_commit_*`, the host rewrote a context): the commit waits in a FIFO until
+//!   the history, the tracker and the timer have each cleared the QP.
 
 use super::ack_tracker::AckTracker;
 use super::generator::TxGenerator;
+use super::retry_timer::RetryTimer;
 use super::segmenter::TxSegmenter;
+use super::send_history::SendHistory;
 use crate::common::counter::EventCounter;
 use crate::common::elab::{bits_from, c};
+use crate::common::fifo::{Fifo, CAPACITY};
 use crate::sched::Sched;
 use ferroce_contracts::opcode::{Opcode, Operation, Transport, TRANSPORT_SHIFT};
+use ferroce_contracts::reliability::{TimerAction, TimerEvent, TIMER_ACTION_BITS, TIMER_EVENT_BITS};
 use ferroce_contracts::tx::{CompletionStatus, PACKET, PACKET_BITS, POST_BITS, QP_CONTEXT_BITS};
 use rust_hdl::prelude::*;
 
+mod entries {
+    // the methods `LogicStruct` derives have no docs
+    #![allow(missing_docs)]
+    use rust_hdl::prelude::*;
+
+    /// A retry timer event waiting for the timer.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+    pub struct TimerEventEntry {
+        pub qp: Bits<16>,
+        pub kind: Bits<3>,
+        pub timeout: Bits<5>,
+        pub retry: Bits<3>,
+        pub rnr_retry: Bits<3>,
+        pub rnr_timer: Bits<5>,
+    }
+
+    /// A retry timer action waiting for the ACK tracker.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+    pub struct ActionEntry {
+        pub qp: Bits<16>,
+        pub kind: Bits<3>,
+    }
+}
+use entries::{ActionEntry, TimerEventEntry};
+
 /// The TX path at `W` bits (`K = W / 8` lanes) with `2^CB` channels (`EB = CB + 1`, the
 /// scheduler's element width), `2^QB` QP contexts and `Q` scheduler queues; `QL`: cycles from
-/// `qp_read_index` to `qp_read_entry`.
+/// `qp_read_index` to `qp_read_entry`; `2^(HB − QB)` blocks of send history per QP.
 #[derive(LogicBlock)]
-pub struct TxPath<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB: usize, const Q: usize, const QL: usize> {
+pub struct TxPath<
+    const W: usize,
+    const K: usize,
+    const CB: usize,
+    const EB: usize,
+    const QB: usize,
+    const Q: usize,
+    const QL: usize,
+    const HB: usize,
+> {
     /// Clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high.
@@ -62,6 +110,8 @@ pub struct TxPath<const W: usize, const K: usize, const CB: usize, const EB: usi
     pub init_done: Signal<Out, Bit>,
     /// log2 of the block size (12..=20), from the register file.
     pub cfg_block_log2: Signal<In, Bits<5>>,
+    /// Clock cycles per retry timer tick of 4.096 µs (`contracts::reliability::tick_cycles`).
+    pub cfg_tick_cycles: Signal<In, Bits<16>>,
     /// Posts (`contracts::tx::POST`, packed): valid.
     pub post_valid: Signal<In, Bit>,
     /// Posts: ready.
@@ -172,12 +222,48 @@ pub struct TxPath<const W: usize, const K: usize, const CB: usize, const EB: usi
     /// Counter: ACKs and NAKs ignored (reserved syndrome, QP beyond the table, PSN outside
     /// the window).
     pub cnt_ack_ignored: Signal<Out, Bits<32>>,
+    /// Counter: RC packets sent again (going back N).
+    pub cnt_retransmitted: Signal<Out, Bits<32>>,
+    /// Counter: retry timer timeouts (no ACK in time, a transport retry used).
+    pub cnt_timeouts: Signal<Out, Bits<32>>,
+    /// Counter: QPs whose transport or RNR retries ran out (their transfers failed).
+    pub cnt_retries_exhausted: Signal<Out, Bits<32>>,
 
     segmenter: TxSegmenter<CB, QB, QL>,
     scheduler: Sched<CB, EB, Q>,
     generator: TxGenerator<W, K, QL>,
     ack_tracker: AckTracker<CB, QB>,
     ack_ignored: EventCounter,
+    history: SendHistory<QB, HB>,
+    timer: RetryTimer<QB>,
+    /// Timer events waiting for the timer.
+    timer_events: Fifo<TimerEventEntry>,
+    /// Timer actions waiting for the tracker.
+    actions: Fifo<ActionEntry>,
+    /// QP commits waiting for their clears: the QP index.
+    commits: Fifo<Bits<16>>,
+    /// The head commit's clear was taken: by the history, the tracker, the timer's FIFO.
+    history_cleared: DFF<Bit>,
+    tracker_cleared: DFF<Bit>,
+    timer_cleared: DFF<Bit>,
+    retransmitted: EventCounter,
+    timeouts: EventCounter,
+    exhausted: EventCounter,
+    /// The timer event FIFO takes an entry this cycle: a clear, a notice, a record.
+    event_room: Signal<Local, Bit>,
+    clear_to_timer: Signal<Local, Bit>,
+    notice_taken: Signal<Local, Bit>,
+    record_taken: Signal<Local, Bit>,
+    history_clear_done: Signal<Local, Bit>,
+    tracker_clear_done: Signal<Local, Bit>,
+    timer_clear_done: Signal<Local, Bit>,
+    commit_done: Signal<Local, Bit>,
+    action_room: Signal<Local, Bit>,
+    /// The fill bit that says a FIFO has no room for two more entries.
+    room_limit: Constant<Bits<5>>,
+    at_retransmitted: Constant<Bits<9>>,
+    event_code: [Constant<Bits<TIMER_EVENT_BITS>>; 2],
+    action_code: [Constant<Bits<TIMER_ACTION_BITS>>; 3],
     /// The segmenter's enqueue, registered on its way to the scheduler: valid.
     enqueue_pending: DFF<Bit>,
     /// The registered enqueue: queue.
@@ -212,8 +298,16 @@ pub struct TxPath<const W: usize, const K: usize, const CB: usize, const EB: usi
     no_stall: Constant<Bits<32>>,
 }
 
-impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB: usize, const Q: usize, const QL: usize>
-    TxPath<W, K, CB, EB, QB, Q, QL>
+impl<
+        const W: usize,
+        const K: usize,
+        const CB: usize,
+        const EB: usize,
+        const QB: usize,
+        const Q: usize,
+        const QL: usize,
+        const HB: usize,
+    > TxPath<W, K, CB, EB, QB, Q, QL, HB>
 {
     /// A TX path that serves `channels` (≤ 2^CB) channels and `qps` (≤ 2^QB) QP contexts with
     /// all `Q` queues.
@@ -277,6 +371,39 @@ impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB:
             cnt_sched_dup: Default::default(),
             cnt_sched_bad_queue: Default::default(),
             cnt_ack_ignored: Default::default(),
+            cfg_tick_cycles: Default::default(),
+            cnt_retransmitted: Default::default(),
+            cnt_timeouts: Default::default(),
+            cnt_retries_exhausted: Default::default(),
+            history: Default::default(),
+            timer: Default::default(),
+            timer_events: Default::default(),
+            actions: Default::default(),
+            commits: Default::default(),
+            history_cleared: Default::default(),
+            tracker_cleared: Default::default(),
+            timer_cleared: Default::default(),
+            retransmitted: Default::default(),
+            timeouts: Default::default(),
+            exhausted: Default::default(),
+            event_room: Default::default(),
+            clear_to_timer: Default::default(),
+            notice_taken: Default::default(),
+            record_taken: Default::default(),
+            history_clear_done: Default::default(),
+            tracker_clear_done: Default::default(),
+            timer_clear_done: Default::default(),
+            commit_done: Default::default(),
+            action_room: Default::default(),
+            room_limit: c::<5>((CAPACITY - 3) as u64),
+            at_retransmitted: c::<9>(PACKET.offset("retransmitted") as u64),
+            event_code: [TimerEvent::Clear, TimerEvent::Sent].map(|e| c::<TIMER_EVENT_BITS>(u64::from(e.code()))),
+            action_code: [
+                TimerAction::Timeout,
+                TimerAction::RetriesExhausted,
+                TimerAction::RnrRetriesExhausted,
+            ]
+            .map(|a| c::<TIMER_ACTION_BITS>(u64::from(a.code()))),
             segmenter: TxSegmenter::new(channels, Q, qps),
             scheduler: Default::default(),
             generator: Default::default(),
@@ -315,8 +442,16 @@ fn response_base() -> Bits<PACKET_BITS> {
     bits_from(|i| words[i / 32] >> (i % 32) & 1 != 0)
 }
 
-impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB: usize, const Q: usize, const QL: usize> Default
-    for TxPath<W, K, CB, EB, QB, Q, QL>
+impl<
+        const W: usize,
+        const K: usize,
+        const CB: usize,
+        const EB: usize,
+        const QB: usize,
+        const Q: usize,
+        const QL: usize,
+        const HB: usize,
+    > Default for TxPath<W, K, CB, EB, QB, Q, QL, HB>
 {
     /// Every channel and QP of the address widths.
     fn default() -> Self {
@@ -324,8 +459,18 @@ impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB:
     }
 }
 
-impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB: usize, const Q: usize, const QL: usize> Logic
-    for TxPath<W, K, CB, EB, QB, Q, QL>
+// `!(commit offered && not yet cleared)` reads as "no clear is offered to the history"
+#[allow(clippy::nonminimal_bool)]
+impl<
+        const W: usize,
+        const K: usize,
+        const CB: usize,
+        const EB: usize,
+        const QB: usize,
+        const Q: usize,
+        const QL: usize,
+        const HB: usize,
+    > Logic for TxPath<W, K, CB, EB, QB, Q, QL, HB>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -339,15 +484,46 @@ impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB:
             response_pending,
             response_qp,
             response_psn,
-            response_aeth
+            response_aeth,
+            history_cleared,
+            tracker_cleared,
+            timer_cleared
         );
-        clock!(self, clock, segmenter, scheduler, generator, ack_tracker, ack_ignored);
+        clock!(
+            self,
+            clock,
+            segmenter,
+            scheduler,
+            generator,
+            ack_tracker,
+            ack_ignored,
+            history,
+            timer,
+            timer_events,
+            actions,
+            commits,
+            retransmitted,
+            timeouts,
+            exhausted
+        );
+        self.history.reset.next = self.reset.val();
+        self.timer.reset.next = self.reset.val();
+        self.timer_events.reset.next = self.reset.val();
+        self.actions.reset.next = self.reset.val();
+        self.commits.reset.next = self.reset.val();
+        self.retransmitted.reset.next = self.reset.val();
+        self.timeouts.reset.next = self.reset.val();
+        self.exhausted.reset.next = self.reset.val();
         self.ack_tracker.reset.next = self.reset.val();
         self.ack_ignored.reset.next = self.reset.val();
         self.segmenter.reset.next = self.reset.val();
         self.scheduler.reset.next = self.reset.val();
         self.generator.reset.next = self.reset.val();
-        self.init_done.next = self.segmenter.init_done.val() && self.scheduler.init_done.val() && self.ack_tracker.init_done.val();
+        self.init_done.next = self.segmenter.init_done.val()
+            && self.scheduler.init_done.val()
+            && self.ack_tracker.init_done.val()
+            && self.history.init_done.val()
+            && self.timer.init_done.val();
 
         // ---- posts, configuration ----
         self.segmenter.cfg_block_log2.next = self.cfg_block_log2.val();
@@ -460,7 +636,13 @@ impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB:
         self.m_axis_tlast.next = self.generator.m_axis_tlast.val();
 
         // ---- completions: UC when the last frame has left, RC when acknowledged ----
-        self.ack_tracker.packet_valid.next = self.descriptor_taken.val() && !self.response_pending.q.val();
+        // (a packet sent again is not new: it would move the QP's window back)
+        self.ack_tracker.packet_valid.next = self.descriptor_taken.val()
+            && !self.response_pending.q.val()
+            && !self.descriptor.val().get_bit(self.at_retransmitted.val().index());
+        self.retransmitted.increment.next = self.descriptor_taken.val()
+            && !self.response_pending.q.val()
+            && self.descriptor.val().get_bit(self.at_retransmitted.val().index());
         self.ack_tracker.packet_channel.next = self.descriptor.val().get_bits::<16>(self.at_channel.val().index());
         self.ack_tracker.packet_qp.next = self.descriptor.val().get_bits::<24>(self.at_qp.val().index());
         self.ack_tracker.packet_psn.next = self.descriptor.val().get_bits::<24>(self.at_psn.val().index());
@@ -484,6 +666,110 @@ impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB:
         self.segmenter.done_channel.next = self.ack_tracker.cpl_channel.val();
         self.ack_ignored.increment.next = self.ack_tracker.ignored.val();
 
+        // ---- going back N: the history and the segmenter (records, replays, fullness) ----
+        self.timer.cfg_tick_cycles.next = self.cfg_tick_cycles.val();
+        self.history.full_qp.next = self.segmenter.history_full_qp.val();
+        self.segmenter.history_full.next = self.history.full.val();
+        self.segmenter.replaying.next = self.history.replaying.val();
+        self.segmenter.replay_valid.next = self.history.replay_valid.val();
+        self.history.replay_ready.next = self.segmenter.replay_ready.val();
+        self.segmenter.replay_qp.next = self.history.replay_qp.val();
+        self.segmenter.replay_block.next = self.history.replay_block.val();
+        self.segmenter.replay_first_psn.next = self.history.replay_first_psn.val();
+        self.segmenter.replay_skip.next = self.history.replay_skip.val();
+        self.history.record_qp.next = self.segmenter.record_qp.val();
+        self.history.record_block.next = self.segmenter.record_block.val();
+        self.history.record_first_psn.next = self.segmenter.record_first_psn.val();
+        self.history.record_last_psn.next = self.segmenter.record_last_psn.val();
+        // the tracker: releases, rewinds, timer actions (through their FIFO)
+        self.history.release_valid.next = self.ack_tracker.release_valid.val();
+        self.ack_tracker.release_ready.next = self.history.release_ready.val();
+        self.history.release_qp.next = self.ack_tracker.release_qp.val();
+        self.history.release_psn.next = self.ack_tracker.release_psn.val();
+        self.history.rewind_valid.next = self.ack_tracker.rewind_valid.val();
+        self.ack_tracker.rewind_ready.next = self.history.rewind_ready.val();
+        self.history.rewind_qp.next = self.ack_tracker.rewind_qp.val();
+        self.history.rewind_psn.next = self.ack_tracker.rewind_psn.val();
+        self.history.rewind_whole.next = self.ack_tracker.rewind_whole.val();
+        self.action_room.next = !self.actions.fill.val().get_bit(self.room_limit.val().index());
+        self.timer.action_ready.next = self.action_room.val();
+        self.actions.push.next = self.timer.action_valid.val() && self.action_room.val();
+        self.actions.push_value.next.qp = self.timer.action_qp.val().get_bits::<16>(0);
+        self.actions.push_value.next.kind = self.timer.action_kind.val();
+        self.ack_tracker.action_valid.next = self.actions.head_valid.val();
+        self.ack_tracker.action_qp.next = bit_cast::<24, 16>(self.actions.head.val().qp);
+        self.ack_tracker.action_kind.next = self.actions.head.val().kind;
+        self.actions.pop.next = self.actions.head_valid.val() && self.ack_tracker.action_ready.val();
+        self.timeouts.increment.next = self.actions.push.val() && (self.timer.action_kind.val() == self.action_code[0].val());
+        self.exhausted.increment.next = self.actions.push.val()
+            && ((self.timer.action_kind.val() == self.action_code[1].val()) || (self.timer.action_kind.val() == self.action_code[2].val()));
+        // QP commits: each waits until the history, the tracker and the timer cleared the QP
+        self.commits.push.next = self.qp_commit_valid.val();
+        self.commits.push_value.next = bit_cast::<16, QB>(self.qp_commit_index.val());
+        self.history.clear_valid.next = self.commits.head_valid.val() && !self.history_cleared.q.val();
+        self.history.clear_qp.next = self.commits.head.val().get_bits::<QB>(0);
+        self.ack_tracker.clear_valid.next = self.commits.head_valid.val() && !self.tracker_cleared.q.val();
+        self.ack_tracker.clear_qp.next = self.commits.head.val().get_bits::<QB>(0);
+        // timer events, one FIFO: a clear first, then the tracker's notices, then `sent` (taken
+        // with the packetizer's record of its block)
+        self.event_room.next = !self.timer_events.fill.val().get_bit(self.room_limit.val().index());
+        self.clear_to_timer.next = self.commits.head_valid.val() && !self.timer_cleared.q.val() && self.event_room.val();
+        self.notice_taken.next = self.ack_tracker.notice_valid.val() && self.event_room.val() && !self.clear_to_timer.val();
+        // (from the history's state, not its `record_ready`: that depends on the clear and the
+        // release this block drives, and Verilator would see a loop through the history's block)
+        self.history.record_valid.next = self.segmenter.record_valid.val()
+            && self.event_room.val()
+            && !self.clear_to_timer.val()
+            && !self.ack_tracker.notice_valid.val();
+        self.record_taken.next = self.history.record_valid.val()
+            && self.history.idle.val()
+            && !(self.commits.head_valid.val() && !self.history_cleared.q.val())
+            && !self.ack_tracker.release_valid.val();
+        self.ack_tracker.notice_ready.next = self.notice_taken.val();
+        self.segmenter.record_ready.next = self.record_taken.val();
+        self.timer_events.push.next = self.clear_to_timer.val() || self.notice_taken.val() || self.record_taken.val();
+        self.timer_events.push_value.next.qp = self.commits.head.val();
+        self.timer_events.push_value.next.kind = self.event_code[0].val();
+        self.timer_events.push_value.next.timeout = 0.into();
+        self.timer_events.push_value.next.retry = 0.into();
+        self.timer_events.push_value.next.rnr_retry = 0.into();
+        self.timer_events.push_value.next.rnr_timer = self.ack_tracker.notice_rnr_timer.val();
+        if !self.clear_to_timer.val() {
+            if self.ack_tracker.notice_valid.val() {
+                self.timer_events.push_value.next.qp = bit_cast::<16, QB>(self.ack_tracker.notice_qp.val());
+                self.timer_events.push_value.next.kind = self.ack_tracker.notice_kind.val();
+            } else {
+                self.timer_events.push_value.next.qp = bit_cast::<16, QB>(self.segmenter.record_qp.val());
+                self.timer_events.push_value.next.kind = self.event_code[1].val();
+                self.timer_events.push_value.next.timeout = self.segmenter.record_timeout.val();
+                self.timer_events.push_value.next.retry = self.segmenter.record_retry.val();
+                self.timer_events.push_value.next.rnr_retry = self.segmenter.record_rnr_retry.val();
+            }
+        }
+        self.timer.event_valid.next = self.timer_events.head_valid.val();
+        self.timer.event_qp.next = bit_cast::<24, 16>(self.timer_events.head.val().qp);
+        self.timer.event_kind.next = self.timer_events.head.val().kind;
+        self.timer.event_timeout.next = self.timer_events.head.val().timeout;
+        self.timer.event_retry.next = self.timer_events.head.val().retry;
+        self.timer.event_rnr_retry.next = self.timer_events.head.val().rnr_retry;
+        self.timer.event_rnr_timer.next = self.timer_events.head.val().rnr_timer;
+        self.timer_events.pop.next = self.timer_events.head_valid.val() && self.timer.event_ready.val();
+        // the head commit leaves when all three have cleared its QP
+        self.history_clear_done.next = self.history_cleared.q.val() || (self.history.clear_valid.val() && self.history.clear_ready.val());
+        self.tracker_clear_done.next =
+            self.tracker_cleared.q.val() || (self.ack_tracker.clear_valid.val() && self.ack_tracker.clear_ready.val());
+        self.timer_clear_done.next = self.timer_cleared.q.val() || self.clear_to_timer.val();
+        self.commit_done.next = self.history_clear_done.val() && self.tracker_clear_done.val() && self.timer_clear_done.val();
+        self.commits.pop.next = self.commits.head_valid.val() && self.commit_done.val();
+        self.history_cleared.d.next = self.history_clear_done.val() && !self.commit_done.val();
+        self.tracker_cleared.d.next = self.tracker_clear_done.val() && !self.commit_done.val();
+        self.timer_cleared.d.next = self.timer_clear_done.val() && !self.commit_done.val();
+        if self.reset.val() {
+            self.history_cleared.d.next = false;
+            self.tracker_cleared.d.next = false;
+            self.timer_cleared.d.next = false;
+        }
+
         // ---- counters ----
         self.cnt_channel_busy.next = self.segmenter.cnt_channel_busy.val();
         self.cnt_bad_channel.next = self.segmenter.cnt_bad_channel.val();
@@ -495,5 +781,8 @@ impl<const W: usize, const K: usize, const CB: usize, const EB: usize, const QB:
         self.cnt_sched_dup.next = self.scheduler.cnt_dup.val();
         self.cnt_sched_bad_queue.next = self.scheduler.cnt_bad_queue.val();
         self.cnt_ack_ignored.next = self.ack_ignored.count.val();
+        self.cnt_retransmitted.next = self.retransmitted.count.val();
+        self.cnt_timeouts.next = self.timeouts.count.val();
+        self.cnt_retries_exhausted.next = self.exhausted.count.val();
     }
 }

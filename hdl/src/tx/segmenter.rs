@@ -26,11 +26,17 @@
 //! **Per-QP order.** A SEND message spread over several blocks holds its QP (the hold RAM,
 //! `{valid, channel}` per QP): a decision that picks another transfer of that QP cuts nothing
 //! and re-enqueues it, as the model does. A WRITE block is a whole message.
+//!
+//! **Send history.** A decision for an RC QP whose send history has at most one free slot
+//! (`history_full`, asked with `history_full_qp` while the context is read: the packetizer may
+//! be cutting one more block of the QP) cuts nothing and re-enqueues the transfer, as a held
+//! QP does. The packetizer's replay and record ports pass through.
 
 use super::packetizer::{TxPacketizer, BLOCK_LEN_BITS, DESCRIPTOR_BITS};
 use crate::common::counter::EventCounter;
 use crate::common::elab::c;
 use ferroce_contracts::opcode::Transport;
+use ferroce_contracts::reliability::SENT_BLOCK_BITS;
 use ferroce_contracts::tx::{Pmtu, PostError, QpState, MAX_MESSAGE_BYTES, POST, POST_BITS, QP_CONTEXT, QP_CONTEXT_BITS};
 use rust_hdl::prelude::*;
 
@@ -99,7 +105,17 @@ const POST_FIELDS: [&str; 10] = [
 ];
 
 /// Indices into `context_at`: the `QP_CONTEXT` fields read.
-const CONTEXT_FIELDS: [&str; 6] = ["state", "transport", "pmtu", "ack_every", "sq_psn", "rkey"];
+const CONTEXT_FIELDS: [&str; 9] = [
+    "state",
+    "transport",
+    "pmtu",
+    "ack_every",
+    "sq_psn",
+    "rkey",
+    "timeout",
+    "retry_count",
+    "rnr_retry",
+];
 
 /// The segmenter of `2^CB` channels (scheduler elements) and `2^QB` QP contexts; `QL`: cycles
 /// from `qp_read_valid` to `qp_read_entry`.
@@ -183,6 +199,42 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     pub cnt_bad_operation: Signal<Out, Bits<32>>,
     /// Posts refused: SEND longer than the largest message.
     pub cnt_too_long: Signal<Out, Bits<32>>,
+    /// Whose send history fullness to read (the decision's QP).
+    pub history_full_qp: Signal<Out, Bits<QB>>,
+    /// `history_full_qp`'s send history has at most one free slot (one cycle later).
+    pub history_full: Signal<In, Bit>,
+    /// The packetizer's `replaying`.
+    pub replaying: Signal<In, Bit>,
+    /// The packetizer's `replay_valid`.
+    pub replay_valid: Signal<In, Bit>,
+    /// The packetizer's `replay_ready`.
+    pub replay_ready: Signal<Out, Bit>,
+    /// The packetizer's `replay_qp`.
+    pub replay_qp: Signal<In, Bits<QB>>,
+    /// The packetizer's `replay_block`.
+    pub replay_block: Signal<In, Bits<SENT_BLOCK_BITS>>,
+    /// The packetizer's `replay_first_psn`.
+    pub replay_first_psn: Signal<In, Bits<24>>,
+    /// The packetizer's `replay_skip`.
+    pub replay_skip: Signal<In, Bits<24>>,
+    /// The packetizer's `record_valid`.
+    pub record_valid: Signal<Out, Bit>,
+    /// The packetizer's `record_ready`.
+    pub record_ready: Signal<In, Bit>,
+    /// The packetizer's `record_qp`.
+    pub record_qp: Signal<Out, Bits<QB>>,
+    /// The packetizer's `record_block`.
+    pub record_block: Signal<Out, Bits<SENT_BLOCK_BITS>>,
+    /// The packetizer's `record_first_psn`.
+    pub record_first_psn: Signal<Out, Bits<24>>,
+    /// The packetizer's `record_last_psn`.
+    pub record_last_psn: Signal<Out, Bits<24>>,
+    /// The packetizer's `record_timeout`.
+    pub record_timeout: Signal<Out, Bits<5>>,
+    /// The packetizer's `record_retry`.
+    pub record_retry: Signal<Out, Bits<3>>,
+    /// The packetizer's `record_rnr_retry`.
+    pub record_rnr_retry: Signal<Out, Bits<3>>,
 
     state: DFF<SegmenterState>,
     init_channel: DFF<Bits<CB>>,
@@ -233,6 +285,9 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     transport: DFF<Bits<3>>,
     pmtu: DFF<Bits<13>>,
     rkey: DFF<Bits<32>>,
+    timeout: DFF<Bits<5>>,
+    retry: DFF<Bits<3>>,
+    rnr_retry: DFF<Bits<3>>,
     ack_every: DFF<Bits<8>>,
     sq_psn: DFF<Bits<24>>,
     held: DFF<Bit>,
@@ -270,7 +325,7 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     refusing: Signal<Local, Bit>,
     // constants
     post_at: [Constant<Bits<8>>; 10],
-    context_at: [Constant<Bits<10>>; 6],
+    context_at: [Constant<Bits<10>>; 9],
     channels: Constant<Bits<17>>,
     queues: Constant<Bits<6>>,
     qps: Constant<Bits<25>>,
@@ -348,6 +403,24 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             cnt_qp_not_ready: Default::default(),
             cnt_bad_operation: Default::default(),
             cnt_too_long: Default::default(),
+            history_full_qp: Default::default(),
+            history_full: Default::default(),
+            replaying: Default::default(),
+            replay_valid: Default::default(),
+            replay_ready: Default::default(),
+            replay_qp: Default::default(),
+            replay_block: Default::default(),
+            replay_first_psn: Default::default(),
+            replay_skip: Default::default(),
+            record_valid: Default::default(),
+            record_ready: Default::default(),
+            record_qp: Default::default(),
+            record_block: Default::default(),
+            record_first_psn: Default::default(),
+            record_last_psn: Default::default(),
+            record_timeout: Default::default(),
+            record_retry: Default::default(),
+            record_rnr_retry: Default::default(),
             state: Default::default(),
             init_channel: Default::default(),
             init_qp: Default::default(),
@@ -390,6 +463,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             transport: Default::default(),
             pmtu: Default::default(),
             rkey: Default::default(),
+            timeout: Default::default(),
+            retry: Default::default(),
+            rnr_retry: Default::default(),
             ack_every: Default::default(),
             sq_psn: Default::default(),
             held: Default::default(),
@@ -494,6 +570,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             ack_every,
             sq_psn,
             held,
+            timeout,
+            retry,
+            rnr_retry,
             offset,
             room_low,
             room,
@@ -627,6 +706,26 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.packetizer.block_va.next = self.table_remote.read_data.val();
         self.packetizer.block_len.next = self.length.q.val();
         self.packetizer.block_local.next = self.table_local.read_data.val();
+        self.packetizer.block_timeout.next = self.timeout.q.val();
+        self.packetizer.block_retry.next = self.retry.q.val();
+        self.packetizer.block_rnr_retry.next = self.rnr_retry.q.val();
+        self.history_full_qp.next = self.table_qp.read_data.val();
+        self.packetizer.replaying.next = self.replaying.val();
+        self.packetizer.replay_valid.next = self.replay_valid.val();
+        self.replay_ready.next = self.packetizer.replay_ready.val();
+        self.packetizer.replay_qp.next = self.replay_qp.val();
+        self.packetizer.replay_block.next = self.replay_block.val();
+        self.packetizer.replay_first_psn.next = self.replay_first_psn.val();
+        self.packetizer.replay_skip.next = self.replay_skip.val();
+        self.record_valid.next = self.packetizer.record_valid.val();
+        self.packetizer.record_ready.next = self.record_ready.val();
+        self.record_qp.next = self.packetizer.record_qp.val();
+        self.record_block.next = self.packetizer.record_block.val();
+        self.record_first_psn.next = self.packetizer.record_first_psn.val();
+        self.record_last_psn.next = self.packetizer.record_last_psn.val();
+        self.record_timeout.next = self.packetizer.record_timeout.val();
+        self.record_retry.next = self.packetizer.record_retry.val();
+        self.record_rnr_retry.next = self.packetizer.record_rnr_retry.val();
 
         // ports driven by the states below
         self.post_ready.next = false;
@@ -781,8 +880,13 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.ack_every.d.next = self.qp_read_entry.val().get_bits::<8>(self.context_at[3].val().index());
                     self.sq_psn.d.next = self.qp_read_entry.val().get_bits::<24>(self.context_at[4].val().index());
                     self.rkey.d.next = self.qp_read_entry.val().get_bits::<32>(self.context_at[5].val().index());
-                    self.held.d.next = self.hold.read_data.val().get_bit(16)
-                        && (self.hold.read_data.val().get_bits::<16>(0) != bit_cast::<16, CB>(self.cut_channel.q.val()));
+                    self.timeout.d.next = self.qp_read_entry.val().get_bits::<5>(self.context_at[6].val().index());
+                    self.retry.d.next = self.qp_read_entry.val().get_bits::<3>(self.context_at[7].val().index());
+                    self.rnr_retry.d.next = self.qp_read_entry.val().get_bits::<3>(self.context_at[8].val().index());
+                    self.held.d.next = (self.hold.read_data.val().get_bit(16)
+                        && (self.hold.read_data.val().get_bits::<16>(0) != bit_cast::<16, CB>(self.cut_channel.q.val())))
+                        || (self.history_full.val()
+                            && (self.qp_read_entry.val().get_bits::<3>(self.context_at[1].val().index()) == self.rc.val()));
                     self.offset.d.next = 0.into();
                     if self.write.val() {
                         self.offset.d.next = self.table_remote.read_data.val().get_bits::<20>(0) & self.block_mask.q.val();

@@ -12,14 +12,17 @@
 //!  full_qp ─► full (one cycle later: the QP's ring has no free slot)
 //! ```
 //!
-//! - A QP's ring holds `2^SB` blocks. A record for a full ring is refused (`overflow`): the
-//!   segmenter asks `full` before it cuts a block for the QP.
+//! - A QP's ring holds `2^(AB − QB)` blocks. A record for a full ring is refused (`overflow`);
+//!   the segmenter asks `full` (at most one slot free) before it cuts a block for the QP, so in
+//!   the TX path no record is refused.
 //! - A release pops the oldest blocks whose last PSN is at or before the PSN (24-bit serial
 //!   arithmetic, [`PsnOrder`]), one every five cycles.
 //! - A rewind starts the replay of the QP's ring from its oldest block; the block holding the
 //!   PSN goes out with the packets before it to skip. A replay step runs when the replay register
 //!   is empty, so releases and records go on meanwhile; blocks released during a replay are not
-//!   replayed, blocks recorded during it are. A rewind waits while a replay runs.
+//!   replayed, blocks recorded during it are. A rewind replaces a replay under way (a timeout
+//!   during a replay starts it again); `rewind_whole` replays every block whole (nothing of the
+//!   QP was acknowledged yet, so there is no PSN to go back to).
 
 use crate::common::elab::c;
 use crate::common::psn::PsnOrder;
@@ -83,15 +86,18 @@ pub enum HistoryState {
 /// Bits of a sent block.
 pub const BLOCK_BITS: usize = SENT_BLOCK_BITS;
 
-/// The history of `2^QB` QPs with `2^SB` blocks each (`AB = QB + SB`).
+/// The history of `2^QB` QPs with `2^(AB − QB)` blocks each (1 to 256).
 #[derive(LogicBlock)]
-pub struct SendHistory<const QB: usize, const SB: usize, const AB: usize> {
+pub struct SendHistory<const QB: usize, const AB: usize> {
     /// Clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high: every ring is emptied, the replay stops.
     pub reset: Signal<In, Bit>,
     /// The rings are cleared.
     pub init_done: Signal<Out, Bit>,
+    /// Choosing the next operation (the state alone): a record is taken in such a cycle when no
+    /// clear and no release is offered (`record_ready` without its dependence on those inputs).
+    pub idle: Signal<Out, Bit>,
     /// A block was sent on an RC QP: valid.
     pub record_valid: Signal<In, Bit>,
     /// Taken (depends on the state only).
@@ -116,12 +122,14 @@ pub struct SendHistory<const QB: usize, const SB: usize, const AB: usize> {
     pub release_psn: Signal<In, Bits<24>>,
     /// Go back N: valid.
     pub rewind_valid: Signal<In, Bit>,
-    /// Taken (no replay runs; depends on the state only).
+    /// Taken (depends on the state only).
     pub rewind_ready: Signal<Out, Bit>,
     /// The QP.
     pub rewind_qp: Signal<In, Bits<QB>>,
     /// The PSN to send again from.
     pub rewind_psn: Signal<In, Bits<24>>,
+    /// Every block whole (`rewind_psn` is not used).
+    pub rewind_whole: Signal<In, Bit>,
     /// A replay runs.
     pub replaying: Signal<Out, Bit>,
     /// A block to cut again: valid (held until taken).
@@ -144,7 +152,8 @@ pub struct SendHistory<const QB: usize, const SB: usize, const AB: usize> {
     pub clear_qp: Signal<In, Bits<QB>>,
     /// Whose full bit to read.
     pub full_qp: Signal<In, Bits<QB>>,
-    /// `full_qp`'s ring (of the cycle before) has no free slot.
+    /// `full_qp`'s ring (of the cycle before) has at most one free slot: the segmenter cuts no
+    /// block for the QP (the packetizer may be cutting one that takes the last).
     pub full: Signal<Out, Bit>,
 
     rings: RAM<Ring, QB>,
@@ -167,6 +176,7 @@ pub struct SendHistory<const QB: usize, const SB: usize, const AB: usize> {
     cursor_active: DFF<Bit>,
     cursor_qp: DFF<Bits<QB>>,
     cursor_psn: DFF<Bits<24>>,
+    cursor_whole: DFF<Bit>,
     cursor_index: DFF<Bits<9>>,
     /// `cursor_psn − first PSN` of the block read: the low 12 bits with the borrow, then all.
     difference_low: DFF<Bits<13>>,
@@ -185,20 +195,24 @@ pub struct SendHistory<const QB: usize, const SB: usize, const AB: usize> {
     /// A ring with no block (after reset and a clear).
     empty_ring: Constant<Ring>,
     capacity: Constant<Bits<9>>,
-    /// `capacity − 1`: a record fills the ring.
+    /// `capacity − 1`: the ring counts as full (the block being cut may take the last slot).
     almost_full: Constant<Bits<9>>,
+    /// `capacity − 2`: a record makes the ring count as full.
+    nearly_full: Constant<Bits<9>>,
     slot_mask: Constant<Bits<9>>,
     slot_bits: Constant<Bits<AB>>,
     last_qp: Constant<Bits<QB>>,
 }
 
-impl<const QB: usize, const SB: usize, const AB: usize> Default for SendHistory<QB, SB, AB> {
+impl<const QB: usize, const AB: usize> Default for SendHistory<QB, AB> {
     fn default() -> Self {
-        assert!(AB == QB + SB && QB <= 16 && SB <= 8);
+        assert!(AB > QB && AB - QB <= 8 && QB <= 16);
+        let slot_bits = AB - QB;
         Self {
             clock: Default::default(),
             reset: Default::default(),
             init_done: Default::default(),
+            idle: Default::default(),
             record_valid: Default::default(),
             record_ready: Default::default(),
             record_qp: Default::default(),
@@ -214,6 +228,7 @@ impl<const QB: usize, const SB: usize, const AB: usize> Default for SendHistory<
             rewind_ready: Default::default(),
             rewind_qp: Default::default(),
             rewind_psn: Default::default(),
+            rewind_whole: Default::default(),
             replaying: Default::default(),
             replay_valid: Default::default(),
             replay_ready: Default::default(),
@@ -242,6 +257,7 @@ impl<const QB: usize, const SB: usize, const AB: usize> Default for SendHistory<
             cursor_active: Default::default(),
             cursor_qp: Default::default(),
             cursor_psn: Default::default(),
+            cursor_whole: Default::default(),
             cursor_index: Default::default(),
             difference_low: Default::default(),
             difference: Default::default(),
@@ -257,16 +273,17 @@ impl<const QB: usize, const SB: usize, const AB: usize> Default for SendHistory<
             slot_address: Default::default(),
             read_psns: Default::default(),
             empty_ring: Constant::new(Ring::default()),
-            capacity: c::<9>(1 << SB),
-            almost_full: c::<9>((1 << SB) - 1),
-            slot_mask: c::<9>((1 << SB) - 1),
-            slot_bits: c::<AB>(SB as u64),
+            capacity: c::<9>(1 << slot_bits),
+            almost_full: c::<9>((1 << slot_bits) - 1),
+            nearly_full: c::<9>((1u64 << slot_bits).saturating_sub(2)),
+            slot_mask: c::<9>((1 << slot_bits) - 1),
+            slot_bits: c::<AB>(slot_bits as u64),
             last_qp: c::<QB>((1 << QB) - 1),
         }
     }
 }
 
-impl<const QB: usize, const SB: usize, const AB: usize> Logic for SendHistory<QB, SB, AB> {
+impl<const QB: usize, const AB: usize> Logic for SendHistory<QB, AB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
@@ -284,6 +301,7 @@ impl<const QB: usize, const SB: usize, const AB: usize> Logic for SendHistory<QB
             cursor_active,
             cursor_qp,
             cursor_psn,
+            cursor_whole,
             cursor_index,
             difference_low,
             difference,
@@ -327,7 +345,7 @@ impl<const QB: usize, const SB: usize, const AB: usize> Logic for SendHistory<QB
         self.fulls.read_address.next = self.full_qp.val();
         self.fulls.write_address.next = self.qp.q.val();
         self.fulls.write_enable.next = false;
-        self.fulls.write_data.next = self.ring.q.val().count == self.capacity.val();
+        self.fulls.write_data.next = self.ring.q.val().count >= self.almost_full.val();
         self.clear_ready.next = false;
         self.record_ready.next = false;
         self.release_ready.next = false;
@@ -355,8 +373,7 @@ impl<const QB: usize, const SB: usize, const AB: usize> Logic for SendHistory<QB
                 self.clear_ready.next = true;
                 self.release_ready.next = !self.clear_valid.val();
                 self.record_ready.next = !self.clear_valid.val() && !self.release_valid.val();
-                self.rewind_ready.next =
-                    !self.clear_valid.val() && !self.release_valid.val() && !self.record_valid.val() && !self.cursor_active.q.val();
+                self.rewind_ready.next = !self.clear_valid.val() && !self.release_valid.val() && !self.record_valid.val();
                 if self.clear_valid.val() {
                     self.rings.write_enable.next = true;
                     self.rings.write_address.next = self.clear_qp.val();
@@ -379,10 +396,11 @@ impl<const QB: usize, const SB: usize, const AB: usize> Logic for SendHistory<QB
                     self.last_psn.d.next = self.record_last_psn.val();
                     self.rings.read_address.next = self.record_qp.val();
                     self.state.d.next = HistoryState::RecordRing;
-                } else if self.rewind_valid.val() && !self.cursor_active.q.val() {
+                } else if self.rewind_valid.val() {
                     self.cursor_active.d.next = true;
                     self.cursor_qp.d.next = self.rewind_qp.val();
                     self.cursor_psn.d.next = self.rewind_psn.val();
+                    self.cursor_whole.d.next = self.rewind_whole.val();
                     self.cursor_index.d.next = 0.into();
                 } else if self.cursor_active.q.val() && !self.out_valid.q.val() {
                     self.qp.d.next = self.cursor_qp.q.val();
@@ -405,7 +423,7 @@ impl<const QB: usize, const SB: usize, const AB: usize> Logic for SendHistory<QB
                     self.rings.write_enable.next = true;
                     self.rings.write_data.next.count = self.ring.q.val().count + 1;
                     self.fulls.write_enable.next = true;
-                    self.fulls.write_data.next = self.ring.q.val().count == self.almost_full.val();
+                    self.fulls.write_data.next = self.ring.q.val().count >= self.nearly_full.val();
                 }
             }
             HistoryState::ReleaseRing => {
@@ -493,7 +511,7 @@ impl<const QB: usize, const SB: usize, const AB: usize> Logic for SendHistory<QB
                 self.out_block.d.next = self.block.q.val();
                 self.out_first_psn.d.next = self.first_psn.q.val();
                 self.out_skip.d.next = 0.into();
-                if self.order.at_or_before.val() {
+                if self.order.at_or_before.val() && !self.cursor_whole.q.val() {
                     self.out_skip.d.next = self.difference.q.val();
                 }
                 self.cursor_index.d.next = self.cursor_index.q.val() + 1;
@@ -508,6 +526,7 @@ impl<const QB: usize, const SB: usize, const AB: usize> Logic for SendHistory<QB
             self.refused.d.next = false;
         }
         self.init_done.next = self.state.q.val() != HistoryState::Init;
+        self.idle.next = self.state.q.val() == HistoryState::Idle;
         self.overflow.next = self.refused.q.val();
         self.replaying.next = self.cursor_active.q.val();
         self.replay_valid.next = self.out_valid.q.val();

@@ -228,6 +228,27 @@ enum Cmd {
         /// Write each round's frames (both wires, no FCS) to a pcap file in this directory.
         #[arg(long, value_name = "DIR")]
         pcap: Option<PathBuf>,
+        /// Lossy wires (RC): the probability that a RoCEv2 frame is lost, on both wires. With any
+        /// fault the requesters' retry timer is scaled down (a timeout of 16,400 cycles) and each
+        /// round is checked for what must survive loss: one successful completion per transfer
+        /// and B's memory byte for byte (docs/reliability.md).
+        #[arg(long, default_value_t = 0.0, value_name = "P")]
+        loss: f64,
+        /// Frames lost at once: each loss takes 1 to N frames.
+        #[arg(long, default_value_t = 1, value_name = "N")]
+        burst: usize,
+        /// The probability that a frame arrives twice.
+        #[arg(long, default_value_t = 0.0, value_name = "P")]
+        dup: f64,
+        /// The probability that a frame is held back behind 1 to --window later frames.
+        #[arg(long, default_value_t = 0.0, value_name = "P")]
+        reorder: f64,
+        /// The most frames a held-back frame lets pass.
+        #[arg(long, default_value_t = 4, value_name = "N")]
+        window: usize,
+        /// The probability that a frame's ICRC is corrupted (its receiver drops it).
+        #[arg(long, default_value_t = 0.0, value_name = "P")]
+        corrupt: f64,
     },
     /// Cycle figures measured in Verilator.
     Bench {
@@ -439,6 +460,12 @@ fn main() -> ExitCode {
             random,
             seed,
             pcap,
+            loss,
+            burst,
+            dup,
+            reorder,
+            window,
+            corrupt,
         } => {
             use ferroce_sim::contracts::tx::PostOp;
             use ferroce_sim::loopback_bench::GoodputConfig;
@@ -481,6 +508,17 @@ fn main() -> ExitCode {
                 transfers,
                 qps,
                 surroundings,
+                faults: [loss, dup, reorder, corrupt]
+                    .iter()
+                    .any(|&p| p > 0.0)
+                    .then_some(ferroce_sim::faults::Faults {
+                        loss,
+                        burst,
+                        duplicate: dup,
+                        reorder,
+                        window,
+                        corrupt,
+                    }),
             };
             run_loopback(&config, pcap.as_deref())
         }
@@ -1003,6 +1041,20 @@ fn run_loopback(config: &ferroce_sim::loopback_bench::GoodputConfig, pcap: Optio
             format!("{:?}", config.surroundings)
         }
     );
+    if let Some(f) = config.faults {
+        println!(
+            "Lossy wires, both ways: loss {} (bursts of up to {}), duplication {}, reordering {} (window {}), corrupted ICRC {}; \
+             retry timer tick {} cycles, timeout 2^{} + 1 ticks\n",
+            f.loss,
+            f.burst,
+            f.duplicate,
+            f.reorder,
+            f.window,
+            f.corrupt,
+            ferroce_sim::loopback_bench::LOSSY_TICK_CYCLES,
+            ferroce_sim::loopback_bench::LOSSY_TIMEOUT
+        );
+    }
     match rows {
         Ok(rows) => {
             print!("{}", goodput_table(&rows));

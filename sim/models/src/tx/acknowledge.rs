@@ -16,10 +16,22 @@
 //!   long WRITE's first packet): the failure is then kept and the transfer completes with it
 //!   when its last frame has left.
 //!
+//! - **Going back N** (with the retry timer and the send history): the tracker keeps per QP the
+//!   last PSN acknowledged. An answer that acknowledges new PSNs releases them from the send
+//!   history and tells the timer `progress`, or `idle` when everything sent is acknowledged; a
+//!   PSN sequence error NAK then tells it `sequence_nak`, an RNR NAK `rnr_nak` with its timer
+//!   code (neither fails a transfer). A timer action that sends again rewinds the history to the
+//!   PSN after the last acknowledged (every block whole when nothing was acknowledged yet). An
+//!   exhausted action fails every waiting transfer of the QP, releases everything it sent and
+//!   keeps the QP failed: its transfers complete with that status when they have left, until
+//!   the host resets the QP (`clear`: the waiting transfers complete as `flushed`, the QP starts
+//!   again with nothing acknowledged).
+//!
 //! Events come in the order the hardware sees them: a transfer's last frame leaves before any
 //! answer to it can come back, and the tracker takes a transfer that has left before an ACK.
 
-use crate::contracts::responder::Syndrome;
+use crate::contracts::reliability::{TimerAction, TimerEvent};
+use crate::contracts::responder::{NakCode, Syndrome};
 use crate::contracts::tx::CompletionStatus;
 use crate::wire::bth::PSN_MASK;
 use std::collections::{BTreeMap, VecDeque};
@@ -49,7 +61,14 @@ pub struct QpRequester {
     pub waiting: VecDeque<(u16, u32)>,
     /// A failure for a transfer still leaving: the NAK's PSN and the status.
     pub failure: Option<(u32, CompletionStatus)>,
+    /// The last PSN acknowledged (none since reset or the QP's last clear).
+    pub acked: Option<u32>,
+    /// The retries ran out: every transfer completes with this status until the QP is cleared.
+    pub failed: Option<CompletionStatus>,
 }
+
+/// What the tracker tells the retry timer: the event and, for an RNR NAK, its timer code.
+pub type Notice = (TimerEvent, u8);
 
 /// What the tracker did with an ACK or NAK.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -58,6 +77,21 @@ pub struct AckOutcome {
     pub completions: Vec<Completion>,
     /// Outside the window or a reserved syndrome: nothing changed.
     pub ignored: bool,
+    /// The send history releases the blocks up to this PSN (new PSNs were acknowledged).
+    pub release: Option<u32>,
+    /// What the retry timer is told, in order.
+    pub notices: Vec<Notice>,
+}
+
+/// What the tracker did with a timer action.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ActionOutcome {
+    /// Transfers failed, in order.
+    pub completions: Vec<Completion>,
+    /// The send history releases the blocks up to this PSN (the QP failed).
+    pub release: Option<u32>,
+    /// The send history goes back to this PSN (`Some(None)`: every block whole).
+    pub rewind: Option<Option<u32>>,
 }
 
 /// The requester's completion tracker of every QP.
@@ -89,6 +123,9 @@ impl AckTracker {
             return Some((channel, status));
         }
         let state = self.qps.entry(qp).or_default();
+        if let Some(failed) = state.failed {
+            return Some((channel, failed));
+        }
         if let Some((psn, failed)) = state.failure {
             if psn_at_or_before(psn, last_psn) {
                 state.failure = None;
@@ -103,8 +140,8 @@ impl AckTracker {
     pub fn acknowledge(&mut self, qp: u32, psn: u32, syndrome: u8) -> AckOutcome {
         let psn = psn & PSN_MASK;
         let ignored = AckOutcome {
-            completions: Vec::new(),
             ignored: true,
+            ..AckOutcome::default()
         };
         let Some(state) = self.qps.get_mut(&qp) else {
             return ignored;
@@ -119,7 +156,24 @@ impl AckTracker {
         let is_ack = matches!(aeth, Syndrome::Ack { .. });
         // an ACK acknowledges its PSN, a NAK the ones before it
         let acknowledged = if is_ack { psn } else { psn.wrapping_sub(1) & PSN_MASK };
-        let mut completions = Vec::new();
+        let mut outcome = AckOutcome::default();
+        if state
+            .acked
+            .is_none_or(|acked| acked != acknowledged && psn_at_or_before(acked, acknowledged))
+        {
+            state.acked = Some(acknowledged);
+            outcome.release = Some(acknowledged);
+            let everything = state.sent_psn == Some(acknowledged);
+            outcome
+                .notices
+                .push((if everything { TimerEvent::Idle } else { TimerEvent::Progress }, 0));
+        }
+        match aeth {
+            Syndrome::Nak(NakCode::PsnSequenceError) => outcome.notices.push((TimerEvent::SequenceNak, 0)),
+            Syndrome::RnrNak { timer } => outcome.notices.push((TimerEvent::RnrNak, timer)),
+            _ => {}
+        }
+        let completions = &mut outcome.completions;
         while let Some(&(channel, last)) = state.waiting.front() {
             if !psn_at_or_before(last, acknowledged) {
                 break;
@@ -133,10 +187,42 @@ impl AckTracker {
                 None => state.failure = Some((psn, status)),
             }
         }
-        AckOutcome {
-            completions,
-            ignored: false,
+        outcome
+    }
+
+    /// The retry timer's `action` for `qp`.
+    pub fn timer_action(&mut self, qp: u32, action: TimerAction) -> ActionOutcome {
+        let state = self.qps.entry(qp).or_default();
+        if action.sends_again() {
+            return ActionOutcome {
+                rewind: Some(state.acked.map(|acked| acked.wrapping_add(1) & PSN_MASK)),
+                ..ActionOutcome::default()
+            };
         }
+        let status = match action {
+            TimerAction::RnrRetriesExhausted => CompletionStatus::ReceiverNotReady,
+            _ => CompletionStatus::TransportRetryExceeded,
+        };
+        state.failed = Some(status);
+        ActionOutcome {
+            completions: state.waiting.drain(..).map(|(channel, _)| (channel, status)).collect(),
+            release: state.sent_psn,
+            rewind: None,
+        }
+    }
+
+    /// The host reset `qp`: its waiting transfers complete as flushed, nothing of it is
+    /// acknowledged, failed or kept any more (its last PSN sent stays: the window of late answers).
+    pub fn clear(&mut self, qp: u32) -> Vec<Completion> {
+        let state = self.qps.entry(qp).or_default();
+        state.acked = None;
+        state.failed = None;
+        state.failure = None;
+        state
+            .waiting
+            .drain(..)
+            .map(|(channel, _)| (channel, CompletionStatus::Flushed))
+            .collect()
     }
 }
 
@@ -220,11 +306,56 @@ mod tests {
             outcome.completions,
             [(0, CompletionStatus::Success), (1, CompletionStatus::RemoteAccessError)]
         );
-        // a PSN sequence error NAK fails nothing
-        assert_eq!(t.acknowledge(5, 8, nak(NakCode::PsnSequenceError)).completions, []);
+        // a PSN sequence error NAK and an RNR NAK fail nothing: they tell the timer
+        let outcome = t.acknowledge(5, 8, nak(NakCode::PsnSequenceError));
+        assert_eq!(outcome.completions, []);
+        assert_eq!(outcome.notices, [(TimerEvent::Progress, 0), (TimerEvent::SequenceNak, 0)]);
+        assert_eq!(outcome.release, Some(7));
         assert_eq!(t.qp(5).unwrap().waiting, [(2, 9)]);
         let rnr = Syndrome::RnrNak { timer: 14 }.encode();
-        assert_eq!(t.acknowledge(5, 8, rnr).completions, [(2, CompletionStatus::ReceiverNotReady)]);
+        let outcome = t.acknowledge(5, 8, rnr);
+        assert_eq!((outcome.completions, outcome.release), (vec![], None), "nothing new acknowledged");
+        assert_eq!(outcome.notices, [(TimerEvent::RnrNak, 14)]);
+    }
+
+    #[test]
+    fn progress_idle_rewinds_and_exhaustion() {
+        let mut t = AckTracker::new();
+        t.request_sent(3, 20);
+        t.transfer_sent(1, 3, 20, true, CompletionStatus::Success);
+        // nothing acknowledged yet: a rewind replays every block whole
+        assert_eq!(t.timer_action(3, TimerAction::Timeout).rewind, Some(None));
+        let outcome = t.acknowledge(3, 15, ACK);
+        assert_eq!((outcome.release, outcome.notices), (Some(15), vec![(TimerEvent::Progress, 0)]));
+        // a stale ACK is no progress
+        let outcome = t.acknowledge(3, 12, ACK);
+        assert_eq!((outcome.ignored, outcome.release, outcome.notices), (false, None, vec![]));
+        assert_eq!(t.timer_action(3, TimerAction::Retransmit).rewind, Some(Some(16)));
+        t.request_sent(3, 25);
+        t.transfer_sent(2, 3, 25, true, CompletionStatus::Success);
+        let outcome = t.timer_action(3, TimerAction::RetriesExhausted);
+        assert_eq!(
+            outcome.completions,
+            [
+                (1, CompletionStatus::TransportRetryExceeded),
+                (2, CompletionStatus::TransportRetryExceeded)
+            ]
+        );
+        assert_eq!(outcome.release, Some(25));
+        t.request_sent(3, 26);
+        assert_eq!(
+            t.transfer_sent(4, 3, 26, true, CompletionStatus::Success),
+            Some((4, CompletionStatus::TransportRetryExceeded)),
+            "a failed QP fails what it sends"
+        );
+        assert_eq!(t.clear(3), []);
+        assert_eq!(t.transfer_sent(5, 3, 26, true, CompletionStatus::Success), None);
+        assert_eq!(t.clear(3), [(5, CompletionStatus::Flushed)]);
+        t.request_sent(3, 30);
+        t.transfer_sent(6, 3, 30, true, CompletionStatus::Success);
+        let outcome = t.acknowledge(3, 30, ACK);
+        assert_eq!(outcome.notices, [(TimerEvent::Idle, 0)], "everything sent is acknowledged");
+        assert_eq!(outcome.completions, [(6, CompletionStatus::Success)]);
     }
 
     #[test]

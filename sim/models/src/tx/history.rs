@@ -6,8 +6,10 @@
 //!   full ring refuses it.
 //! - **release**: an acknowledged PSN pops the oldest blocks whose last PSN is at or before it.
 //! - **rewind**: a replay of the QP's ring from its oldest block; the block whose first PSN is at
-//!   or before the rewind PSN goes with the packets before the PSN to skip, the others whole.
-//!   Blocks released while the replay runs are not replayed, blocks recorded meanwhile are.
+//!   or before the rewind PSN goes with the packets before the PSN to skip, the others whole
+//!   (a rewind with no PSN replays every block whole: nothing of the QP was acknowledged yet).
+//!   Blocks released while the replay runs are not replayed, blocks recorded meanwhile are. A
+//!   rewind replaces a replay under way (a timeout during a replay starts it again).
 //! - **clear**: the QP's ring is emptied and its replay stopped.
 
 use super::acknowledge::psn_at_or_before;
@@ -40,7 +42,8 @@ pub struct Replayed {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Cursor {
     qp: u32,
-    psn: u32,
+    /// The rewind PSN (`None`: every block whole).
+    psn: Option<u32>,
     /// Blocks from the ring's head already replayed.
     index: usize,
 }
@@ -63,9 +66,10 @@ impl SendHistory {
         }
     }
 
-    /// The QP's ring has no free slot.
+    /// The QP's ring has at most one free slot: no block is cut for the QP (the one being cut
+    /// may take the last). [`SendHistory::record`] refuses only when none is free.
     pub fn full(&self, qp: u32) -> bool {
-        self.rings[qp as usize].len() == self.slots
+        self.rings[qp as usize].len() + 1 >= self.slots
     }
 
     /// The blocks the QP keeps, oldest first.
@@ -80,7 +84,7 @@ impl SendHistory {
 
     /// Keeps a sent block; `false` (refused) when the QP's ring is full.
     pub fn record(&mut self, qp: u32, block: SentBlock) -> bool {
-        if self.full(qp) {
+        if self.rings[qp as usize].len() == self.slots {
             return false;
         }
         self.rings[qp as usize].push_back(block);
@@ -98,13 +102,9 @@ impl SendHistory {
         }
     }
 
-    /// Go back to `psn` on `qp`; `false` while a replay runs (the rewind waits).
-    pub fn rewind(&mut self, qp: u32, psn: u32) -> bool {
-        if self.cursor.is_some() {
-            return false;
-        }
+    /// Go back to `psn` on `qp` (`None`: replay every block whole), replacing a replay under way.
+    pub fn rewind(&mut self, qp: u32, psn: Option<u32>) {
         self.cursor = Some(Cursor { qp, psn, index: 0 });
-        true
     }
 
     /// The replay's next block, or its end (`None`, the replay stops).
@@ -115,10 +115,9 @@ impl SendHistory {
             return None;
         };
         cursor.index += 1;
-        let skip = if psn_at_or_before(block.first_psn, cursor.psn) {
-            cursor.psn.wrapping_sub(block.first_psn) & PSN_MASK
-        } else {
-            0
+        let skip = match cursor.psn {
+            Some(psn) if psn_at_or_before(block.first_psn, psn) => psn.wrapping_sub(block.first_psn) & PSN_MASK,
+            _ => 0,
         };
         Some(Replayed {
             qp: cursor.qp,
@@ -137,8 +136,8 @@ impl SendHistory {
 
     /// Every replayed block of a rewind run to its end: what [`SendHistory::rewind`] and
     /// [`SendHistory::step`] give when nothing happens in between.
-    pub fn replay(&mut self, qp: u32, psn: u32) -> Vec<Replayed> {
-        assert!(self.rewind(qp, psn), "a replay runs");
+    pub fn replay(&mut self, qp: u32, psn: Option<u32>) -> Vec<Replayed> {
+        self.rewind(qp, psn);
         std::iter::from_fn(|| self.step()).collect()
     }
 }
@@ -162,16 +161,22 @@ mod tests {
         assert!(h.record(1, block(2, 2)));
         assert!(h.record(1, block(4, 1)));
         assert!(h.full(1) && !h.record(1, block(5, 1)));
+        assert!(!h.full(2));
         h.release(1, 0);
         assert_eq!(h.blocks(1).len(), 3);
         h.release(1, 1);
         assert_eq!(h.blocks(1).len(), 2);
-        let replay = h.replay(1, 3);
+        let replay = h.replay(1, Some(3));
         assert_eq!(
             replay.iter().map(|r| (r.block.first_psn, r.skip)).collect::<Vec<_>>(),
             [(2, 1), (4, 0)]
         );
         assert!(!h.replaying());
+        let whole = h.replay(1, None);
+        assert_eq!(
+            whole.iter().map(|r| (r.block.first_psn, r.skip)).collect::<Vec<_>>(),
+            [(2, 0), (4, 0)]
+        );
     }
 
     #[test]
@@ -180,9 +185,13 @@ mod tests {
         for first in [10, 12, 14] {
             h.record(0, block(first, 2));
         }
-        assert!(h.rewind(0, 10));
-        assert_eq!(h.step().map(|r| r.block.first_psn), Some(10));
-        assert!(!h.rewind(1, 0));
+        h.rewind(1, Some(0));
+        h.rewind(0, Some(10));
+        assert_eq!(
+            h.step().map(|r| (r.qp, r.block.first_psn)),
+            Some((0, 10)),
+            "the later rewind replaces the first"
+        );
         h.release(0, 13);
         h.record(0, block(16, 1));
         assert_eq!(h.step().map(|r| r.block.first_psn), Some(14));
