@@ -222,25 +222,8 @@ impl LoopbackBench {
     /// check of the module docs but the transport's ([`LoopbackBench::check_transport`]).
     /// `lands` says which posts' bytes must land in B's memory.
     pub fn round(&mut self, label: &str, posts: &[Post], lands: impl Fn(&Post) -> bool) -> Result<Round, String> {
-        self.lb.a.restart_tx()?;
-        for i in 0..self.requesters.peers.len() {
-            self.requesters.resync(&self.model_b, i);
-            let context = self.requesters.peers[i].requester;
-            self.lb.a.paired(&mut self.model_a).commit(i as u32, &context)?;
-        }
-        let setup = TxSetup {
-            contexts: (0u32..).zip(self.requesters.peers.iter().map(|p| p.requester)).collect(),
-            posts: posts.to_vec(),
-            memory: Arc::new(self.requesters.source),
-            ..self.template.clone()
-        };
-        let plan = TxModel::plan(&setup).map_err(|e| format!("{label}: the TX model: {e:?}"))?;
+        let (setup, plan, buffers) = self.prepare(label, posts)?;
         let model = TxModel.run(&setup)?;
-        let buffers = self
-            .requesters
-            .post_buffers(&mut self.lb.b.paired(&mut self.model_b), posts, &plan.packets, |p| {
-                Some(p.length + 8)
-            });
         let started = Instant::now();
         let run = self
             .lb
@@ -277,12 +260,10 @@ impl LoopbackBench {
         })
     }
 
-    /// A round on lossy wires ([`Loopback::set_faults`]): set up as [`LoopbackBench::round`]
-    /// does, then only what must hold whatever was lost: every post accepted, one successful
-    /// completion per post, every transfer's bytes in B's memory and nothing else. (The frames
-    /// are not the TX model's: lost ones are sent again.) B's responder model is not fed, so a
-    /// bench runs one lossy round.
-    pub fn lossy_round(&mut self, label: &str, posts: &[Post]) -> Result<LoopbackRun, String> {
+    /// What a round does before it runs: A's TX half restarts, A's requesters go on from the
+    /// PSNs B expects (a commit on both of A's halves), B gets the receive buffers the messages
+    /// need. Returns the round's TX setup, the TX model's plan of it and the buffers (by channel).
+    fn prepare(&mut self, label: &str, posts: &[Post]) -> Result<(TxSetup, TxPlan, HashMap<u16, u64>), String> {
         self.lb.a.restart_tx()?;
         for i in 0..self.requesters.peers.len() {
             self.requesters.resync(&self.model_b, i);
@@ -301,6 +282,16 @@ impl LoopbackBench {
             .post_buffers(&mut self.lb.b.paired(&mut self.model_b), posts, &plan.packets, |p| {
                 Some(p.length + 8)
             });
+        Ok((setup, plan, buffers))
+    }
+
+    /// A round on lossy wires ([`Loopback::set_faults`]): set up as [`LoopbackBench::round`]
+    /// does, then only what must hold whatever was lost: every post accepted, one successful
+    /// completion per post, every transfer's bytes in B's memory and nothing else. (The frames
+    /// are not the TX model's: lost ones are sent again.) B's responder model is not fed, so a
+    /// bench runs one lossy round.
+    pub fn lossy_round(&mut self, label: &str, posts: &[Post]) -> Result<LoopbackRun, String> {
+        let (_, _, buffers) = self.prepare(label, posts)?;
         let run = self
             .lb
             .run(posts, Arc::new(self.requesters.source))
