@@ -794,6 +794,9 @@ impl ToolRun {
             pmtu: Pmtu::B1024,
             peer_mac: Some([mac[2], mac[3], mac[4], mac[5], mac[6], mac[7]]),
             pd: 1,
+            ack_timeout: Endpoint::LINUX_TIMEOUT,
+            retry_count: 7,
+            rnr_retry: 7,
         };
         let log = |line: &str| eprintln!("ferroce-ctl connect: {line}");
         let buffer = 0x4000_0000;

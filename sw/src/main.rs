@@ -295,6 +295,15 @@ struct ConnectArgs {
     /// Give up after SECONDS without progress (the peer, a completion).
     #[arg(long, default_value_t = 30.0)]
     timeout: f64,
+    /// RC: the QP's local ACK timeout, 4.096 µs × 2^N (0: none; 14 as the Linux tools set it).
+    #[arg(long, default_value_t = ferroce_ctl::connect::Endpoint::LINUX_TIMEOUT, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=31))]
+    ack_timeout: u8,
+    /// RC: transport retries after a timeout or a PSN sequence error NAK, 0 to 7.
+    #[arg(long, default_value_t = 7, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=7))]
+    retry_count: u8,
+    /// RC: RNR retries, 0 to 7 (7: for ever).
+    #[arg(long, default_value_t = 7, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=7))]
+    rnr_retry: u8,
 }
 
 #[derive(clap::Args)]
@@ -965,6 +974,9 @@ fn connect(dev: &mut Ferroce, a: &ConnectArgs, json_out: bool) -> Result<(), Err
         pmtu,
         peer_mac,
         pd: a.pd,
+        ack_timeout: a.ack_timeout,
+        retry_count: a.retry_count,
+        rnr_retry: a.rnr_retry,
     };
     let patience = std::time::Duration::from_secs_f64(a.timeout.max(0.1));
     let buffer = number_of::<u64>(&a.buffer, "--buffer")?;

@@ -565,6 +565,11 @@ fn connect_refuses_bad_arguments_before_any_connection() {
     let (code, _, err) = ctl(&bar, &["connect", "pingpong", "-a"]);
     assert_eq!(code, 2);
     assert!(err.contains("--all: the pingpong tools have no -a"), "{err}");
+    for (option, value) in [("--ack-timeout", "32"), ("--retry-count", "8"), ("--rnr-retry", "9")] {
+        let (code, _, err) = ctl(&bar, &["connect", "pingpong", option, value]);
+        assert_eq!(code, 2, "{option} {value}");
+        assert!(err.contains(option) && err.contains(value), "{option} {value}: {err}");
+    }
     let (code, _, err) = ctl(&bar, &["connect", "write-bw", "-a", "-s", "4096"]);
     assert_ne!(code, 0);
     assert!(err.contains("cannot be used with"), "-a and -s together: {err}");

@@ -191,6 +191,18 @@ pub struct Endpoint {
     pub peer_mac: Option<[u8; 6]>,
     /// Protection domain of the QP and of its memory region.
     pub pd: u16,
+    /// RC: the local ACK timeout exponent (4.096 µs × 2^n; 0: none).
+    pub ack_timeout: u8,
+    /// RC: transport retries (0–7).
+    pub retry_count: u8,
+    /// RC: RNR retries (0–7; 7: for ever).
+    pub rnr_retry: u8,
+}
+
+impl Endpoint {
+    /// The verbs attributes the Linux tools set: local ACK timeout 14 (67 ms), 7 retries, RNR
+    /// retry for ever.
+    pub const LINUX_TIMEOUT: u8 = 14;
 }
 
 /// The peer as its message gave it.
@@ -233,8 +245,8 @@ fn local_address(dev: &mut Ferroce) -> Result<([u8; 6], Ipv4Addr), ConnectError>
     Ok((mac, ip))
 }
 
-/// Resets the engine's QP and commits it (RTS) towards `peer`, with the verbs attributes the
-/// Linux tools set (local ACK timeout 14, 7 retries, RNR retry for ever, min RNR timer 12).
+/// Resets the engine's QP and commits it (RTS) towards `peer`, with `end`'s timeout and retry
+/// counts (the Linux tools set 14, 7 and 7) and a min RNR timer of 12.
 pub fn commit_qp(dev: &mut Ferroce, end: &Endpoint, pmtu: Pmtu, peer: &Peer) -> Result<(), ConnectError> {
     let (mac, ip) = local_address(dev)?;
     let peer_mac = end.peer_mac.or_else(|| neighbour_mac(peer.ip)).ok_or_else(|| {
@@ -250,9 +262,9 @@ pub fn commit_qp(dev: &mut Ferroce, end: &Endpoint, pmtu: Pmtu, peer: &Peer) -> 
         ("pmtu", pmtu.code().into()),
         ("pkey", 0xffff),
         ("ttl", 64),
-        ("timeout", 14),
-        ("retry_count", 7),
-        ("rnr_retry", 7),
+        ("timeout", end.ack_timeout.into()),
+        ("retry_count", end.retry_count.into()),
+        ("rnr_retry", end.rnr_retry.into()),
         ("min_rnr_timer", 12),
         ("dest_qpn", peer.qpn.into()),
         ("sq_psn", end.psn.into()),
