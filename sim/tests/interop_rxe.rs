@@ -795,8 +795,8 @@ impl ToolRun {
             peer_mac: Some([mac[2], mac[3], mac[4], mac[5], mac[6], mac[7]]),
             pd: 1,
             ack_timeout: Endpoint::LINUX_TIMEOUT,
-            retry_count: 7,
-            rnr_retry: 7,
+            retry_count: Endpoint::LINUX_RETRY_COUNT,
+            rnr_retry: Endpoint::LINUX_RNR_RETRY,
         };
         let log = |line: &str| eprintln!("ferroce-ctl connect: {line}");
         let buffer = 0x4000_0000;

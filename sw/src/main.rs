@@ -299,10 +299,10 @@ struct ConnectArgs {
     #[arg(long, default_value_t = ferroce_ctl::connect::Endpoint::LINUX_TIMEOUT, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=31))]
     ack_timeout: u8,
     /// RC: transport retries after a timeout or a PSN sequence error NAK, 0 to 7.
-    #[arg(long, default_value_t = 7, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=7))]
+    #[arg(long, default_value_t = ferroce_ctl::connect::Endpoint::LINUX_RETRY_COUNT, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=7))]
     retry_count: u8,
     /// RC: RNR retries, 0 to 7 (7: for ever).
-    #[arg(long, default_value_t = 7, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=7))]
+    #[arg(long, default_value_t = ferroce_ctl::connect::Endpoint::LINUX_RNR_RETRY, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=7))]
     rnr_retry: u8,
 }
 

@@ -200,9 +200,12 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
-    /// The verbs attributes the Linux tools set: local ACK timeout 14 (67 ms), 7 retries, RNR
-    /// retry for ever.
+    /// The local ACK timeout the Linux tools set: 14 (67 ms).
     pub const LINUX_TIMEOUT: u8 = 14;
+    /// The transport retries the Linux tools set.
+    pub const LINUX_RETRY_COUNT: u8 = 7;
+    /// The RNR retries the Linux tools set: for ever.
+    pub const LINUX_RNR_RETRY: u8 = 7;
 }
 
 /// The peer as its message gave it.
