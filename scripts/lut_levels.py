@@ -123,8 +123,12 @@ def print_path(cell, depth, weight, cells, inputs, drivers, names):
                 if cells[cell].get("port_directions", {}).get(p) == "output" for b in bits if isinstance(b, int)]
         print(f"  {depth(cell):3} {cells[cell]['type']:8} -> {names.get(outs[0], '?') if outs else '?'}")
         preds = [drivers[b] for b in inputs[cell] if b in drivers]
+        start = cell
         cell = max(preds, key=depth, default=None)
-        if cell is not None and depth(cell) == 0 and weight[cell] == 0:
+        if cell is None or (depth(cell) == 0 and weight[cell] == 0):
+            # where the path starts: the register (or input) outputs feeding its first cell
+            sources = sorted({names.get(b, "?").split("[")[0] for b in inputs[start] if b not in drivers})
+            print(f"      from {', '.join(sources)}")
             break
 
 

@@ -62,6 +62,23 @@ if ! wait "$clippy"; then
     exit 1
 fi
 cat target/tmp/clippy.log
-step "cargo test"
-cargo test --workspace "$@"
+# Most test binaries keep one core busy: cargo runs them one after the other, so the longest
+# ones run beside it in a second `cargo test` (the same workspace and build), and the first one's
+# runner (scripts/test_runner.sh) passes them by. Both get this command's arguments.
+beside=(interop_rxe rx_front_cosim tx_path_cosim loopback_cosim loopback_lossy)
+step "cargo test, with ${beside[*]} beside it"
+runner_variable="CARGO_TARGET_$(rustc -vV | sed -n 's/^host: //p' | tr 'a-z.-' 'A-Z__')_RUNNER"
+beside_log=target/tmp/tests-beside.log
+cargo test --workspace "${beside[@]/#/--test=}" "$@" >"$beside_log" 2>&1 &
+beside_pid=$!
+status=0
+env "$runner_variable=$PWD/scripts/test_runner.sh" FERROCE_TESTS_BESIDE="${beside[*]}" cargo test --workspace "$@" || status=$?
+step "the tests beside it"
+beside_status=0
+wait "$beside_pid" || beside_status=$?
+cat "$beside_log"
+if [ "$status" -ne 0 ] || [ "$beside_status" -ne 0 ]; then
+    echo "tests failed (cargo test: exit $status; the tests beside it: exit $beside_status)" >&2
+    exit 1
+fi
 step "done"

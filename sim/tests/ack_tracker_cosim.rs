@@ -221,6 +221,53 @@ fn an_ack_presented_with_the_sent_transfer_it_covers_completes_it() {
     compare("simultaneous", &events, Traffic::FULL);
 }
 
+/// A QP reset forgets the last PSN sent: a late ACK of a request from before it is outside the
+/// window (a stale PSN after a reconnect), and the QP's next request opens it again.
+#[test]
+fn a_reset_qp_ignores_late_answers_until_it_sends_again() {
+    let packet = |channel, psn| TrackerEvent::Packet {
+        channel,
+        qp: 2,
+        psn,
+        last: true,
+        reliable: true,
+    };
+    let sent = |channel| TrackerEvent::Sent {
+        channel,
+        status: CompletionStatus::Success,
+    };
+    let ack = |psn| TrackerEvent::Ack {
+        qp: 2,
+        psn,
+        syndrome: Syndrome::ack().encode(),
+    };
+    let events = vec![
+        packet(3, 10),
+        sent(3),
+        TrackerEvent::Clear { qp: 2 },
+        ack(10),
+        packet(4, 500),
+        sent(4),
+        ack(500),
+    ];
+    let want = expected(&events);
+    assert_eq!(want.completions, [(3, CompletionStatus::Flushed), (4, CompletionStatus::Success)]);
+    assert_eq!(want.ignored, 1);
+    for (seed, traffic) in [
+        Traffic::FULL,
+        Traffic {
+            idle_pct: 30,
+            bp_pct: 60,
+            seed: 5,
+        },
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        compare(&format!("reset {seed}"), &events, traffic);
+    }
+}
+
 /// Cycles per RC transfer, printed for docs/performance.md: single-packet transfers on one QP,
 /// each sent and then acknowledged alone, or all sent and then acknowledged by one ACK.
 #[test]

@@ -53,22 +53,25 @@ const MAX_LEVELS: usize = 6;
 /// address decode into its response (and the status table's answer) remain at 7 in both
 /// engines, the 2048-QP one too. Going back N (2026-11-28: the send history, the retry timer and
 /// three FIFOs joined to the ACK tracker and the packetizer; each unit alone at 5 or 6) made all
-/// six 8: the commit FIFO's pop waits on the history's and the tracker's `clear_ready` (their
-/// state decode) into the FIFO's LUTRAM read address, and the send history's input choice (clear,
-/// release, record) into its ring-slot adder, both flattened one level deeper than in the units;
-/// registering the commit's clear hand-over and the history's slot sum are the fixes. They leave
-/// this list when those cones have a level to spare.
+/// six 8: the commit FIFO's pop waited on the history's and the tracker's `clear_ready` (their
+/// state decode) into the FIFO's LUTRAM read address, the action FIFO's pop on the tracker's
+/// `action_ready`, and the send history's input choice into its ring-slot adder, each flattened
+/// one level deeper than in its unit. With the commit's hand-over and the action registered and
+/// the slot's offset chosen a cycle early (2026-11-28, later) the 2048-channel paths measure 7
+/// again. The 64-bit path measures 8 in the ACK tracker: its state decode into `ack_ready` and
+/// the operation's QP, the read address of its QP table, which is LUTRAM at 16 QPs (block RAM,
+/// with a registered address, in the larger tops); a registered `idle` flag instead of the state
+/// decode is the next fix (the 64-bit engine measures 8 with it). The two 2048-channel engines
+/// measured 6 with those fixes (2026-11-28) and left this list.
 const NOT_YET_PIPELINED: &[(&str, usize)] = &[
     // The 64-bit RX path: 7 since the decision FIFO (2026-11-27); with that FIFO's permit
     // registered and its count a thermometer, the seventh level is in the RX front end's ICRC
     // core and drop counters as mapped flattened (6 in `rx_front` alone), like the TX paths.
     ("ferroce_rx_path_q256_w64", 7),
-    ("ferroce_tx_path_c2048_q256_w512", 8),
-    ("ferroce_tx_path_c2048_q2048_w512", 8),
+    ("ferroce_tx_path_c2048_q256_w512", 7),
+    ("ferroce_tx_path_c2048_q2048_w512", 7),
     ("ferroce_tx_path_c64_q16_w64", 8),
     ("ferroce_engine_c64_q16_w64", 8),
-    ("ferroce_engine_c2048_q256_w512", 8),
-    ("ferroce_engine_c2048_q2048_w512", 8),
 ];
 
 /// One emitted top: module name, Verilog file, Verilog text, bus width (if width-generic).

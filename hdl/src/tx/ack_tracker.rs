@@ -17,8 +17,10 @@
 //!   come back, so an ACK never finds the transfer it covers still on its way here.
 //! - An ACK or NAK is checked against the window (at or before the QP's last request PSN) and
 //!   its syndrome decoded (a table over the 256 syndromes, from the contract); then the list is
-//!   drained from the head while the head's last PSN is covered, and a NAK's failure completes
-//!   the next transfer (or waits in the QP's entry for it).
+//!   drained from the head while the head's last PSN is covered. A fatal NAK (invalid request,
+//!   remote access or operational error) puts the QP in error: the rest of the list fails with
+//!   its status, so do the QP's later transfers, everything it sent is released and the timer
+//!   is told `idle`.
 //! - Each step of an operation is a state; a compare of two PSNs takes two states of its own
 //!   ([`PsnOrder`]'s two stages) before the state that decides on it.
 //! - **Going back N**: per QP the last PSN acknowledged. An answer that acknowledges new PSNs
@@ -28,7 +30,7 @@
 //!   last acknowledged (every block whole when none was); an exhausted one fails every waiting
 //!   transfer, releases what the QP sent and keeps the QP failed (its transfers complete with
 //!   that status when they have left). `clear_*` (the host reset the QP) completes its waiting
-//!   transfers as flushed and forgets what was acknowledged and failed. Each of the three
+//!   transfers as flushed and forgets what was sent, acknowledged and failed. Each of the three
 //!   outputs is one register, held until taken.
 
 use crate::common::elab::{bits_from, c};
@@ -54,7 +56,7 @@ mod entries {
         pub reliable: Bit,
     }
 
-    /// A QP's waiting list and kept failure.
+    /// A QP's waiting list, acknowledged PSN and failed state.
     #[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
     pub struct QpEntry {
         /// Transfers wait.
@@ -63,17 +65,12 @@ mod entries {
         pub head: Bits<16>,
         /// The newest waiting transfer's channel.
         pub tail: Bits<16>,
-        /// A NAK failed a transfer not yet sent: `failure_status` for the next one.
-        pub failure_valid: Bit,
-        /// The failure's `CompletionStatus` code.
-        pub failure_status: Bits<4>,
-        /// The failing NAK's PSN.
-        pub failure_psn: Bits<24>,
         /// A PSN was acknowledged since reset or the last clear.
         pub acked_valid: Bit,
         /// The last PSN acknowledged.
         pub acked_psn: Bits<24>,
-        /// The retries ran out: transfers complete with `failed_status` until a clear.
+        /// The QP is in error (the retries ran out, or a fatal NAK): transfers complete with
+        /// `failed_status` until a clear.
         pub failed: Bit,
         /// That status.
         pub failed_status: Bits<4>,
@@ -99,14 +96,9 @@ pub enum TrackerState {
     Idle,
     /// Sent: the channel's transfer entry is read.
     SentRead,
-    /// Sent: the QP's entry is read; the kept failure's PSN and the transfer's last PSN go to
-    /// the compare.
+    /// Sent: the QP's entry is read; a UC, failed or failed-QP transfer completes.
     SentQp,
-    /// Sent: the compare's first stage.
-    SentCompare,
-    /// Sent: the compare's second stage.
-    SentWait,
-    /// Sent: completed with the kept failure, or appended to the QP's list.
+    /// Sent: appended to the QP's list.
     SentDecide,
     /// ACK: the QP's entry and sent PSN are read, the syndrome decoded; the window compare.
     AckRead,
@@ -122,7 +114,8 @@ pub enum TrackerState {
     ProgressWait,
     /// ACK: new PSNs acknowledged: the release and the timer's `progress` or `idle`.
     ProgressDecide,
-    /// ACK: a sequence or RNR NAK is told to the timer; the drain starts.
+    /// ACK: a sequence or RNR NAK is told to the timer, or a fatal NAK's release and `idle`;
+    /// the drain starts.
     NakNotice,
     /// A timer action or a clear: the QP's entry and sent PSN are read.
     ActionRead,
@@ -136,7 +129,7 @@ pub enum TrackerState {
     DrainCompare,
     /// Drain: the compare's second stage.
     DrainWait,
-    /// Drain: the head completes (covered, or failed by the NAK), or the drain ends.
+    /// Drain: the head completes (covered, or failed), or the drain ends.
     DrainDecide,
     /// Drain: the QP's entry is written back.
     Finish,
@@ -293,6 +286,9 @@ pub struct AckTracker<const CB: usize, const QB: usize> {
     acked_next: DFF<Bits<24>>,
     /// The operation is a clear; its drain (or an exhausted action's) fails every transfer.
     clearing: DFF<Bit>,
+    /// A packet of the clearing QP left after the clear was taken (its sent PSN is newer than
+    /// the clear, which then does not forget it).
+    sent_since_clear: DFF<Bit>,
     fail_all: DFF<Bit>,
     release_out_valid: DFF<Bit>,
     release_out_qp: DFF<Bits<QB>>,
@@ -306,6 +302,10 @@ pub struct AckTracker<const CB: usize, const QB: usize> {
     rewind_out_psn: DFF<Bits<24>>,
     rewind_out_whole: DFF<Bit>,
     progress: Signal<Local, Bit>,
+    /// The tap writes the operation's QP's sent PSN this cycle.
+    tap_on_qp: Signal<Local, Bit>,
+    /// A clear's end waits: the tap holds the sent-PSN RAM's write port for another QP.
+    forget_waits: Signal<Local, Bit>,
     ack_qp_high: Signal<Local, Bit>,
     tail_channel: Signal<Local, Bits<16>>,
     read_qp: Signal<Local, Bits<16>>,
@@ -428,6 +428,7 @@ impl<const CB: usize, const QB: usize> Default for AckTracker<CB, QB> {
             action: Default::default(),
             acked_next: Default::default(),
             clearing: Default::default(),
+            sent_since_clear: Default::default(),
             fail_all: Default::default(),
             release_out_valid: Default::default(),
             release_out_qp: Default::default(),
@@ -441,6 +442,8 @@ impl<const CB: usize, const QB: usize> Default for AckTracker<CB, QB> {
             rewind_out_psn: Default::default(),
             rewind_out_whole: Default::default(),
             progress: Default::default(),
+            tap_on_qp: Default::default(),
+            forget_waits: Default::default(),
             ack_qp_high: Default::default(),
             tail_channel: Default::default(),
             read_qp: Default::default(),
@@ -510,6 +513,7 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
             action,
             acked_next,
             clearing,
+            sent_since_clear,
             fail_all,
             release_out_valid,
             release_out_qp,
@@ -551,6 +555,11 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
         self.sent_psns.write_enable.next = self.tap_valid.q.val();
         self.sent_psns.write_data.next.valid = true;
         self.sent_psns.write_data.next.psn = self.tap_psn.q.val();
+        self.tap_on_qp.next = self.tap_valid.q.val() && (self.tap_qp.q.val().get_bits::<QB>(0) == self.qp.q.val());
+        if self.clearing.q.val() && self.tap_on_qp.val() {
+            self.sent_since_clear.d.next = true;
+        }
+        self.forget_waits.next = self.clearing.q.val() && self.tap_valid.q.val() && !self.tap_on_qp.val() && !self.sent_since_clear.q.val();
 
         // ---- defaults: reads at the operation's addresses, nothing written, nothing taken ----
         self.transfers.read_address.next = self.channel.q.val().get_bits::<CB>(0);
@@ -595,7 +604,6 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                 self.qps.write_enable.next = true;
                 self.qps.write_address.next = self.init_index.q.val();
                 self.qps.write_data.next.waiting = false;
-                self.qps.write_data.next.failure_valid = false;
                 self.qps.write_data.next.acked_valid = false;
                 self.qps.write_data.next.failed = false;
                 self.sent_psns.write_enable.next = true;
@@ -635,6 +643,7 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                     self.qps.read_address.next = self.clear_qp.val();
                     self.sent_psns.read_address.next = self.clear_qp.val();
                     self.clearing.d.next = true;
+                    self.sent_since_clear.d.next = false;
                     self.state.d.next = TrackerState::ActionRead;
                 } else if self.action_valid.val() {
                     self.qp.d.next = self.action_qp.val().get_bits::<QB>(0);
@@ -652,10 +661,7 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
             }
             TrackerState::SentQp => {
                 self.entry.d.next = self.qps.read_data.val();
-                // the kept failure's PSN at or before the transfer's last PSN
-                self.first.d.next = self.qps.read_data.val().failure_psn;
-                self.second.d.next = self.transfer.q.val().last_psn;
-                self.state.d.next = TrackerState::SentCompare;
+                self.state.d.next = TrackerState::SentDecide;
                 if !self.transfer.q.val().reliable || self.status.q.val() != self.success.val() {
                     self.out_valid.d.next = true;
                     self.out_channel.d.next = self.channel.q.val();
@@ -668,29 +674,15 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                     self.state.d.next = TrackerState::EmitThenIdle;
                 }
             }
-            TrackerState::SentCompare => {
-                self.state.d.next = TrackerState::SentWait;
-            }
-            TrackerState::SentWait => {
-                self.state.d.next = TrackerState::SentDecide;
-            }
             TrackerState::SentDecide => {
                 self.qps.write_enable.next = true;
-                if self.entry.q.val().failure_valid && self.order.at_or_before.val() {
-                    self.qps.write_data.next.failure_valid = false;
-                    self.out_valid.d.next = true;
-                    self.out_channel.d.next = self.channel.q.val();
-                    self.out_status.d.next = self.entry.q.val().failure_status;
-                    self.state.d.next = TrackerState::EmitThenIdle;
-                } else {
-                    self.links.write_enable.next = self.entry.q.val().waiting;
-                    self.qps.write_data.next.waiting = true;
-                    self.qps.write_data.next.tail = self.channel.q.val();
-                    if !self.entry.q.val().waiting {
-                        self.qps.write_data.next.head = self.channel.q.val();
-                    }
-                    self.state.d.next = TrackerState::Idle;
+                self.links.write_enable.next = self.entry.q.val().waiting;
+                self.qps.write_data.next.waiting = true;
+                self.qps.write_data.next.tail = self.channel.q.val();
+                if !self.entry.q.val().waiting {
+                    self.qps.write_data.next.head = self.channel.q.val();
                 }
+                self.state.d.next = TrackerState::Idle;
             }
             TrackerState::AckRead => {
                 self.entry.d.next = self.qps.read_data.val();
@@ -737,6 +729,11 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
             TrackerState::ProgressDecide => {
                 if !self.progress.val() {
                     self.state.d.next = TrackerState::NakNotice;
+                } else if self.failure.q.val() != self.success.val() {
+                    // a fatal NAK: its release and notice come next
+                    self.entry.d.next.acked_valid = true;
+                    self.entry.d.next.acked_psn = self.acknowledged.q.val();
+                    self.state.d.next = TrackerState::NakNotice;
                 } else if !self.release_out_valid.q.val() && !self.notice_out_valid.q.val() {
                     self.entry.d.next.acked_valid = true;
                     self.entry.d.next.acked_psn = self.acknowledged.q.val();
@@ -753,7 +750,19 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                 }
             }
             TrackerState::NakNotice => {
-                if !(self.sequence_nak.q.val() || self.rnr_nak.q.val()) || !self.notice_out_valid.q.val() {
+                if self.failure.q.val() != self.success.val() {
+                    // a fatal NAK: everything sent is released, the timer stops
+                    if !self.release_out_valid.q.val() && !self.notice_out_valid.q.val() {
+                        self.release_out_valid.d.next = true;
+                        self.release_out_qp.d.next = self.qp.q.val();
+                        self.release_out_psn.d.next = self.sent_psn.q.val().psn;
+                        self.notice_out_valid.d.next = true;
+                        self.notice_out_qp.d.next = self.qp.q.val();
+                        self.notice_out_kind.d.next = self.event_code[1].val();
+                        self.channel.d.next = self.entry.q.val().head;
+                        self.state.d.next = TrackerState::DrainRead;
+                    }
+                } else if !(self.sequence_nak.q.val() || self.rnr_nak.q.val()) || !self.notice_out_valid.q.val() {
                     self.channel.d.next = self.entry.q.val().head;
                     self.state.d.next = TrackerState::DrainRead;
                 }
@@ -828,12 +837,10 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                     self.out_valid.d.next = true;
                     self.out_channel.d.next = self.channel.q.val();
                     self.out_status.d.next = self.success.val();
-                    if self.fail_all.q.val() {
+                    if self.fail_all.q.val() || !self.order.at_or_before.val() {
+                        // failed: the rest of the list too
                         self.out_status.d.next = self.failure.q.val();
-                    } else if !self.order.at_or_before.val() {
-                        // the NAK's failure, once
-                        self.out_status.d.next = self.failure.q.val();
-                        self.failure.d.next = self.success.val();
+                        self.fail_all.d.next = true;
                     }
                     // pop the head
                     if self.channel.q.val() == self.entry.q.val().tail {
@@ -845,23 +852,27 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                 }
             }
             TrackerState::Finish => {
-                // a failure with nothing waiting is kept for the next transfer of the QP
+                // a failure keeps the QP failed: its later transfers complete with it
                 self.qps.write_enable.next = true;
                 if self.clearing.q.val() {
                     self.qps.write_data.next.acked_valid = false;
                     self.qps.write_data.next.failed = false;
-                    self.qps.write_data.next.failure_valid = false;
-                } else if self.fail_all.q.val() {
+                    // and the last PSN sent, unless a packet left since (in a cycle the tap
+                    // leaves the RAM's write port free)
+                    if !self.sent_since_clear.q.val() && !self.tap_valid.q.val() {
+                        self.sent_psns.write_enable.next = true;
+                        self.sent_psns.write_address.next = self.qp.q.val();
+                        self.sent_psns.write_data.next.valid = false;
+                    }
+                } else if self.failure.q.val() != self.success.val() {
                     self.qps.write_data.next.failed = true;
                     self.qps.write_data.next.failed_status = self.failure.q.val();
-                } else if self.failure.q.val() != self.success.val() {
-                    self.qps.write_data.next.failure_valid = true;
-                    self.qps.write_data.next.failure_status = self.failure.q.val();
-                    self.qps.write_data.next.failure_psn = self.psn.q.val();
                 }
-                self.clearing.d.next = false;
-                self.fail_all.d.next = false;
-                self.state.d.next = TrackerState::Idle;
+                if !self.forget_waits.val() {
+                    self.clearing.d.next = false;
+                    self.fail_all.d.next = false;
+                    self.state.d.next = TrackerState::Idle;
+                }
             }
             TrackerState::EmitThenIdle => {
                 if self.cpl_ready.val() {

@@ -238,11 +238,15 @@ pub struct TxPath<
     timer: RetryTimer<QB>,
     /// Timer events waiting for the timer.
     timer_events: Fifo<TimerEventEntry>,
-    /// Timer actions waiting for the tracker.
+    /// Timer actions waiting for the tracker, and the one handed to it (a register between the
+    /// FIFO and the tracker: the FIFO's pop depends on flip-flops only).
     actions: Fifo<ActionEntry>,
+    action_held: DFF<Bit>,
+    action: DFF<ActionEntry>,
     /// QP commits waiting for their clears: the QP index.
     commits: Fifo<Bits<16>>,
-    /// The head commit's clear was taken: by the history, the tracker, the timer's FIFO.
+    /// The head commit's clear was taken: by the history, the tracker, the timer's FIFO (the
+    /// commit leaves the cycle after all three are set).
     history_cleared: DFF<Bit>,
     tracker_cleared: DFF<Bit>,
     timer_cleared: DFF<Bit>,
@@ -254,9 +258,6 @@ pub struct TxPath<
     clear_to_timer: Signal<Local, Bit>,
     notice_taken: Signal<Local, Bit>,
     record_taken: Signal<Local, Bit>,
-    history_clear_done: Signal<Local, Bit>,
-    tracker_clear_done: Signal<Local, Bit>,
-    timer_clear_done: Signal<Local, Bit>,
     commit_done: Signal<Local, Bit>,
     action_room: Signal<Local, Bit>,
     /// The fill bit that says a FIFO has no room for two more entries.
@@ -379,6 +380,8 @@ impl<
             timer: Default::default(),
             timer_events: Default::default(),
             actions: Default::default(),
+            action_held: Default::default(),
+            action: Default::default(),
             commits: Default::default(),
             history_cleared: Default::default(),
             tracker_cleared: Default::default(),
@@ -390,9 +393,6 @@ impl<
             clear_to_timer: Default::default(),
             notice_taken: Default::default(),
             record_taken: Default::default(),
-            history_clear_done: Default::default(),
-            tracker_clear_done: Default::default(),
-            timer_clear_done: Default::default(),
             commit_done: Default::default(),
             action_room: Default::default(),
             room_limit: c::<5>((CAPACITY - 3) as u64),
@@ -459,8 +459,6 @@ impl<
     }
 }
 
-// `!(commit offered && not yet cleared)` reads as "no clear is offered to the history"
-#[allow(clippy::nonminimal_bool)]
 impl<
         const W: usize,
         const K: usize,
@@ -487,7 +485,9 @@ impl<
             response_aeth,
             history_cleared,
             tracker_cleared,
-            timer_cleared
+            timer_cleared,
+            action_held,
+            action
         );
         clock!(
             self,
@@ -696,10 +696,17 @@ impl<
         self.actions.push.next = self.timer.action_valid.val() && self.action_room.val();
         self.actions.push_value.next.qp = self.timer.action_qp.val().get_bits::<16>(0);
         self.actions.push_value.next.kind = self.timer.action_kind.val();
-        self.ack_tracker.action_valid.next = self.actions.head_valid.val();
-        self.ack_tracker.action_qp.next = bit_cast::<24, 16>(self.actions.head.val().qp);
-        self.ack_tracker.action_kind.next = self.actions.head.val().kind;
-        self.actions.pop.next = self.actions.head_valid.val() && self.ack_tracker.action_ready.val();
+        self.actions.pop.next = self.actions.head_valid.val() && !self.action_held.q.val();
+        if self.actions.pop.val() {
+            self.action_held.d.next = true;
+            self.action.d.next = self.actions.head.val();
+        }
+        self.ack_tracker.action_valid.next = self.action_held.q.val();
+        self.ack_tracker.action_qp.next = bit_cast::<24, 16>(self.action.q.val().qp);
+        self.ack_tracker.action_kind.next = self.action.q.val().kind;
+        if (self.action_held.q.val() && self.ack_tracker.action_ready.val()) || self.reset.val() {
+            self.action_held.d.next = false;
+        }
         self.timeouts.increment.next = self.actions.push.val() && (self.timer.action_kind.val() == self.action_code[0].val());
         self.exhausted.increment.next = self.actions.push.val()
             && ((self.timer.action_kind.val() == self.action_code[1].val()) || (self.timer.action_kind.val() == self.action_code[2].val()));
@@ -723,7 +730,7 @@ impl<
             && !self.ack_tracker.notice_valid.val();
         self.record_taken.next = self.history.record_valid.val()
             && self.history.idle.val()
-            && !(self.commits.head_valid.val() && !self.history_cleared.q.val())
+            && (!self.commits.head_valid.val() || self.history_cleared.q.val())
             && !self.ack_tracker.release_valid.val();
         self.ack_tracker.notice_ready.next = self.notice_taken.val();
         self.segmenter.record_ready.next = self.record_taken.val();
@@ -754,17 +761,19 @@ impl<
         self.timer.event_rnr_retry.next = self.timer_events.head.val().rnr_retry;
         self.timer.event_rnr_timer.next = self.timer_events.head.val().rnr_timer;
         self.timer_events.pop.next = self.timer_events.head_valid.val() && self.timer.event_ready.val();
-        // the head commit leaves when all three have cleared its QP
-        self.history_clear_done.next = self.history_cleared.q.val() || (self.history.clear_valid.val() && self.history.clear_ready.val());
-        self.tracker_clear_done.next =
-            self.tracker_cleared.q.val() || (self.ack_tracker.clear_valid.val() && self.ack_tracker.clear_ready.val());
-        self.timer_clear_done.next = self.timer_cleared.q.val() || self.clear_to_timer.val();
-        self.commit_done.next = self.history_clear_done.val() && self.tracker_clear_done.val() && self.timer_clear_done.val();
+        // the head commit leaves the cycle after all three have cleared its QP
+        self.commit_done.next = self.history_cleared.q.val() && self.tracker_cleared.q.val() && self.timer_cleared.q.val();
         self.commits.pop.next = self.commits.head_valid.val() && self.commit_done.val();
-        self.history_cleared.d.next = self.history_clear_done.val() && !self.commit_done.val();
-        self.tracker_cleared.d.next = self.tracker_clear_done.val() && !self.commit_done.val();
-        self.timer_cleared.d.next = self.timer_clear_done.val() && !self.commit_done.val();
-        if self.reset.val() {
+        if self.history.clear_valid.val() && self.history.clear_ready.val() {
+            self.history_cleared.d.next = true;
+        }
+        if self.ack_tracker.clear_valid.val() && self.ack_tracker.clear_ready.val() {
+            self.tracker_cleared.d.next = true;
+        }
+        if self.clear_to_timer.val() {
+            self.timer_cleared.d.next = true;
+        }
+        if self.commit_done.val() || self.reset.val() {
             self.history_cleared.d.next = false;
             self.tracker_cleared.d.next = false;
             self.timer_cleared.d.next = false;

@@ -170,8 +170,10 @@ pub struct SendHistory<const QB: usize, const AB: usize> {
     first_psn: DFF<Bits<24>>,
     last_psn: DFF<Bits<24>>,
     ring: DFF<Ring>,
-    /// The slot read or written.
+    /// The slot read or written; from the choice of an operation to its ring read, the offset of
+    /// the slot from the ring's head (`slot_from_count`: the ring's count instead).
     slot: DFF<Bits<9>>,
+    slot_from_count: DFF<Bit>,
     /// The replay cursor: a replay runs, of which QP, from which PSN, blocks from the head done.
     cursor_active: DFF<Bit>,
     cursor_qp: DFF<Bits<QB>>,
@@ -191,6 +193,10 @@ pub struct SendHistory<const QB: usize, const AB: usize> {
     out_skip: DFF<Bits<24>>,
     refused: DFF<Bit>,
     slot_address: Signal<Local, Bits<AB>>,
+    /// The ring read, its head plus the offset: the slot a ring state goes on with (the choice
+    /// of the offset is a register, so the adder's inputs are flip-flops and the RAM).
+    ring_offset: Signal<Local, Bits<9>>,
+    ring_slot: Signal<Local, Bits<9>>,
     read_psns: Signal<Local, Bits<48>>,
     /// A ring with no block (after reset and a clear).
     empty_ring: Constant<Ring>,
@@ -254,6 +260,7 @@ impl<const QB: usize, const AB: usize> Default for SendHistory<QB, AB> {
             last_psn: Default::default(),
             ring: Default::default(),
             slot: Default::default(),
+            slot_from_count: Default::default(),
             cursor_active: Default::default(),
             cursor_qp: Default::default(),
             cursor_psn: Default::default(),
@@ -271,6 +278,8 @@ impl<const QB: usize, const AB: usize> Default for SendHistory<QB, AB> {
             out_skip: Default::default(),
             refused: Default::default(),
             slot_address: Default::default(),
+            ring_offset: Default::default(),
+            ring_slot: Default::default(),
             read_psns: Default::default(),
             empty_ring: Constant::new(Ring::default()),
             capacity: c::<9>(1 << slot_bits),
@@ -298,6 +307,7 @@ impl<const QB: usize, const AB: usize> Logic for SendHistory<QB, AB> {
             last_psn,
             ring,
             slot,
+            slot_from_count,
             cursor_active,
             cursor_qp,
             cursor_psn,
@@ -342,6 +352,11 @@ impl<const QB: usize, const AB: usize> Logic for SendHistory<QB, AB> {
         self.psns.write_enable.next = false;
         self.psns.write_data.next = (bit_cast::<48, 24>(self.last_psn.q.val()) << 24) | bit_cast::<48, 24>(self.first_psn.q.val());
         self.read_psns.next = self.psns.read_data.val();
+        self.ring_offset.next = self.slot.q.val();
+        if self.slot_from_count.q.val() {
+            self.ring_offset.next = self.rings.read_data.val().count;
+        }
+        self.ring_slot.next = bit_cast::<9, 8>(self.rings.read_data.val().head) + self.ring_offset.val();
         self.fulls.read_address.next = self.full_qp.val();
         self.fulls.write_address.next = self.qp.q.val();
         self.fulls.write_enable.next = false;
@@ -387,6 +402,8 @@ impl<const QB: usize, const AB: usize> Logic for SendHistory<QB, AB> {
                 } else if self.release_valid.val() {
                     self.qp.d.next = self.release_qp.val();
                     self.psn.d.next = self.release_psn.val();
+                    self.slot.d.next = 0.into();
+                    self.slot_from_count.d.next = false;
                     self.rings.read_address.next = self.release_qp.val();
                     self.state.d.next = HistoryState::ReleaseRing;
                 } else if self.record_valid.val() {
@@ -394,6 +411,7 @@ impl<const QB: usize, const AB: usize> Logic for SendHistory<QB, AB> {
                     self.block.d.next = self.record_block.val();
                     self.first_psn.d.next = self.record_first_psn.val();
                     self.last_psn.d.next = self.record_last_psn.val();
+                    self.slot_from_count.d.next = true;
                     self.rings.read_address.next = self.record_qp.val();
                     self.state.d.next = HistoryState::RecordRing;
                 } else if self.rewind_valid.val() {
@@ -404,13 +422,15 @@ impl<const QB: usize, const AB: usize> Logic for SendHistory<QB, AB> {
                     self.cursor_index.d.next = 0.into();
                 } else if self.cursor_active.q.val() && !self.out_valid.q.val() {
                     self.qp.d.next = self.cursor_qp.q.val();
+                    self.slot.d.next = self.cursor_index.q.val();
+                    self.slot_from_count.d.next = false;
                     self.rings.read_address.next = self.cursor_qp.q.val();
                     self.state.d.next = HistoryState::StepRing;
                 }
             }
             HistoryState::RecordRing => {
                 self.ring.d.next = self.rings.read_data.val();
-                self.slot.d.next = bit_cast::<9, 8>(self.rings.read_data.val().head) + self.rings.read_data.val().count;
+                self.slot.d.next = self.ring_slot.val();
                 self.state.d.next = HistoryState::RecordWrite;
             }
             HistoryState::RecordWrite => {
@@ -428,7 +448,7 @@ impl<const QB: usize, const AB: usize> Logic for SendHistory<QB, AB> {
             }
             HistoryState::ReleaseRing => {
                 self.ring.d.next = self.rings.read_data.val();
-                self.slot.d.next = bit_cast::<9, 8>(self.rings.read_data.val().head);
+                self.slot.d.next = self.ring_slot.val();
                 self.state.d.next = HistoryState::ReleaseRead;
             }
             HistoryState::ReleaseRead => {
@@ -471,7 +491,7 @@ impl<const QB: usize, const AB: usize> Logic for SendHistory<QB, AB> {
             }
             HistoryState::StepRing => {
                 self.ring.d.next = self.rings.read_data.val();
-                self.slot.d.next = bit_cast::<9, 8>(self.rings.read_data.val().head) + self.cursor_index.q.val();
+                self.slot.d.next = self.ring_slot.val();
                 self.state.d.next = HistoryState::StepRead;
             }
             HistoryState::StepRead => {

@@ -9,12 +9,13 @@
 //!
 //! - An ACK or NAK whose PSN lies after the last request PSN the QP has sent is outside the
 //!   window and ignored, as is one with a reserved syndrome.
-//! - A NAK of PSN `p` acknowledges the PSNs before `p`. A PSN sequence error NAK fails nothing
-//!   (the transfer waits for its retransmission, which comes with RC reliability); any other
-//!   NAK fails the transfer that holds `p` with the status
-//!   [`CompletionStatus::of_syndrome`] gives. That transfer may still be leaving (a NAK for a
-//!   long WRITE's first packet): the failure is then kept and the transfer completes with it
-//!   when its last frame has left.
+//! - A NAK of PSN `p` acknowledges the PSNs before `p`. A PSN sequence error NAK or an RNR NAK
+//!   fails nothing (the transfer waits for its retransmission); any other NAK (invalid request,
+//!   remote access error, remote operational error) puts the QP in error, as an InfiniBand
+//!   requester does: the transfer that holds `p` and every later one complete with the status
+//!   [`CompletionStatus::of_syndrome`] gives (one still leaving, such as a long WRITE NAKed on
+//!   its first packet, when its last frame has left), nothing the QP sent is sent again
+//!   (everything is released from the send history) and the timer is told `idle`.
 //!
 //! - **Going back N** (with the retry timer and the send history): the tracker keeps per QP the
 //!   last PSN acknowledged. An answer that acknowledges new PSNs releases them from the send
@@ -25,7 +26,8 @@
 //!   exhausted action fails every waiting transfer of the QP, releases everything it sent and
 //!   keeps the QP failed: its transfers complete with that status when they have left, until
 //!   the host resets the QP (`clear`: the waiting transfers complete as `flushed`, the QP starts
-//!   again with nothing acknowledged).
+//!   again with nothing sent and nothing acknowledged, so a late answer to a request from before
+//!   the reset is outside the window).
 //!
 //! Events come in the order the hardware sees them: a transfer's last frame leaves before any
 //! answer to it can come back, and the tracker takes a transfer that has left before an ACK.
@@ -59,11 +61,10 @@ pub struct QpRequester {
     pub sent_psn: Option<u32>,
     /// Transfers whose last frame has left, waiting for their ACK: `(channel, last PSN)`.
     pub waiting: VecDeque<(u16, u32)>,
-    /// A failure for a transfer still leaving: the NAK's PSN and the status.
-    pub failure: Option<(u32, CompletionStatus)>,
     /// The last PSN acknowledged (none since reset or the QP's last clear).
     pub acked: Option<u32>,
-    /// The retries ran out: every transfer completes with this status until the QP is cleared.
+    /// The QP is in error (its retries ran out, or a fatal NAK): every transfer completes with
+    /// this status until the QP is cleared.
     pub failed: Option<CompletionStatus>,
 }
 
@@ -126,12 +127,6 @@ impl AckTracker {
         if let Some(failed) = state.failed {
             return Some((channel, failed));
         }
-        if let Some((psn, failed)) = state.failure {
-            if psn_at_or_before(psn, last_psn) {
-                state.failure = None;
-                return Some((channel, failed));
-            }
-        }
         state.waiting.push_back((channel, last_psn & PSN_MASK));
         None
     }
@@ -156,17 +151,20 @@ impl AckTracker {
         let is_ack = matches!(aeth, Syndrome::Ack { .. });
         // an ACK acknowledges its PSN, a NAK the ones before it
         let acknowledged = if is_ack { psn } else { psn.wrapping_sub(1) & PSN_MASK };
+        let fatal = CompletionStatus::of_syndrome(syndrome);
         let mut outcome = AckOutcome::default();
         if state
             .acked
             .is_none_or(|acked| acked != acknowledged && psn_at_or_before(acked, acknowledged))
         {
             state.acked = Some(acknowledged);
-            outcome.release = Some(acknowledged);
-            let everything = state.sent_psn == Some(acknowledged);
-            outcome
-                .notices
-                .push((if everything { TimerEvent::Idle } else { TimerEvent::Progress }, 0));
+            if fatal.is_none() {
+                outcome.release = Some(acknowledged);
+                let everything = state.sent_psn == Some(acknowledged);
+                outcome
+                    .notices
+                    .push((if everything { TimerEvent::Idle } else { TimerEvent::Progress }, 0));
+            }
         }
         match aeth {
             Syndrome::Nak(NakCode::PsnSequenceError) => outcome.notices.push((TimerEvent::SequenceNak, 0)),
@@ -181,11 +179,13 @@ impl AckTracker {
             state.waiting.pop_front();
             completions.push((channel, CompletionStatus::Success));
         }
-        if let Some(status) = CompletionStatus::of_syndrome(syndrome) {
-            match state.waiting.pop_front() {
-                Some((channel, _)) => completions.push((channel, status)),
-                None => state.failure = Some((psn, status)),
-            }
+        if let Some(status) = fatal {
+            // the QP is in error: the transfer holding the PSN and every later one fail (those
+            // still leaving when they have left), nothing is sent again, the timer stops
+            state.failed = Some(status);
+            completions.extend(state.waiting.drain(..).map(|(channel, _)| (channel, status)));
+            outcome.release = state.sent_psn;
+            outcome.notices.push((TimerEvent::Idle, 0));
         }
         outcome
     }
@@ -211,13 +211,14 @@ impl AckTracker {
         }
     }
 
-    /// The host reset `qp`: its waiting transfers complete as flushed, nothing of it is
-    /// acknowledged, failed or kept any more (its last PSN sent stays: the window of late answers).
+    /// The host reset `qp`: its waiting transfers complete as flushed, nothing of it is sent,
+    /// acknowledged, failed or kept any more (an answer to a request from before the reset is
+    /// outside the window until the QP sends again).
     pub fn clear(&mut self, qp: u32) -> Vec<Completion> {
         let state = self.qps.entry(qp).or_default();
+        state.sent_psn = None;
         state.acked = None;
         state.failed = None;
-        state.failure = None;
         state
             .waiting
             .drain(..)
@@ -297,23 +298,31 @@ mod tests {
     #[test]
     fn a_nak_fails_the_transfer_holding_its_psn_and_acknowledges_the_ones_before() {
         let mut t = AckTracker::new();
-        for (channel, last) in [(0u16, 3u32), (1, 7), (2, 9)] {
-            t.request_sent(5, last);
-            t.transfer_sent(channel, 5, last, true, CompletionStatus::Success);
+        for qp in [5, 6] {
+            for (channel, last) in [(0u16, 3u32), (1, 7), (2, 9)] {
+                t.request_sent(qp, last);
+                t.transfer_sent(channel + 4 * qp as u16, qp, last, true, CompletionStatus::Success);
+            }
         }
         let outcome = t.acknowledge(5, 6, nak(NakCode::RemoteAccessError));
         assert_eq!(
             outcome.completions,
-            [(0, CompletionStatus::Success), (1, CompletionStatus::RemoteAccessError)]
+            [
+                (20, CompletionStatus::Success),
+                (21, CompletionStatus::RemoteAccessError),
+                (22, CompletionStatus::RemoteAccessError)
+            ]
         );
         // a PSN sequence error NAK and an RNR NAK fail nothing: they tell the timer
-        let outcome = t.acknowledge(5, 8, nak(NakCode::PsnSequenceError));
-        assert_eq!(outcome.completions, []);
+        let outcome = t.acknowledge(6, 3, ACK);
+        assert_eq!(outcome.completions, [(24, CompletionStatus::Success)]);
+        let outcome = t.acknowledge(6, 8, nak(NakCode::PsnSequenceError));
         assert_eq!(outcome.notices, [(TimerEvent::Progress, 0), (TimerEvent::SequenceNak, 0)]);
         assert_eq!(outcome.release, Some(7));
-        assert_eq!(t.qp(5).unwrap().waiting, [(2, 9)]);
+        assert_eq!(outcome.completions, [(25, CompletionStatus::Success)]);
+        assert_eq!(t.qp(6).unwrap().waiting, [(26, 9)]);
         let rnr = Syndrome::RnrNak { timer: 14 }.encode();
-        let outcome = t.acknowledge(5, 8, rnr);
+        let outcome = t.acknowledge(6, 8, rnr);
         assert_eq!((outcome.completions, outcome.release), (vec![], None), "nothing new acknowledged");
         assert_eq!(outcome.notices, [(TimerEvent::RnrNak, 14)]);
     }
@@ -351,6 +360,10 @@ mod tests {
         assert_eq!(t.clear(3), []);
         assert_eq!(t.transfer_sent(5, 3, 26, true, CompletionStatus::Success), None);
         assert_eq!(t.clear(3), [(5, CompletionStatus::Flushed)]);
+        assert!(
+            t.acknowledge(3, 26, ACK).ignored,
+            "a late answer to a request from before the reset"
+        );
         t.request_sent(3, 30);
         t.transfer_sent(6, 3, 30, true, CompletionStatus::Success);
         let outcome = t.acknowledge(3, 30, ACK);
@@ -359,18 +372,46 @@ mod tests {
     }
 
     #[test]
-    fn a_nak_for_a_transfer_still_leaving_fails_it_when_it_has_left() {
+    fn a_nak_for_a_transfer_still_leaving_fails_it_and_every_later_one() {
         let mut t = AckTracker::new();
         t.request_sent(2, 40);
-        assert_eq!(t.acknowledge(2, 40, nak(NakCode::InvalidRequest)).completions, []);
+        let outcome = t.acknowledge(2, 40, nak(NakCode::InvalidRequest));
+        assert_eq!(outcome.completions, []);
+        assert_eq!(outcome.release, Some(40), "nothing is sent again");
+        assert_eq!(outcome.notices, [(TimerEvent::Idle, 0)], "the timer stops");
         t.request_sent(2, 43);
         assert_eq!(
             t.transfer_sent(9, 2, 43, true, CompletionStatus::Success),
             Some((9, CompletionStatus::RemoteInvalidRequest))
         );
-        assert_eq!(t.qp(2).unwrap().failure, None);
         t.request_sent(2, 44);
-        assert_eq!(t.transfer_sent(10, 2, 44, true, CompletionStatus::Success), None);
+        assert_eq!(
+            t.transfer_sent(10, 2, 44, true, CompletionStatus::Success),
+            Some((10, CompletionStatus::RemoteInvalidRequest)),
+            "the QP is in error until it is reset"
+        );
+        assert_eq!(t.clear(2), []);
+        t.request_sent(2, 45);
+        assert_eq!(t.transfer_sent(11, 2, 45, true, CompletionStatus::Success), None);
+    }
+
+    #[test]
+    fn a_fatal_nak_completes_what_it_acknowledges_and_fails_the_rest() {
+        let mut t = AckTracker::new();
+        for (channel, psn) in [(1, 10), (2, 11), (3, 12)] {
+            t.request_sent(5, psn);
+            assert_eq!(t.transfer_sent(channel, 5, psn, true, CompletionStatus::Success), None);
+        }
+        let outcome = t.acknowledge(5, 11, nak(NakCode::RemoteAccessError));
+        assert_eq!(
+            outcome.completions,
+            [
+                (1, CompletionStatus::Success),
+                (2, CompletionStatus::RemoteAccessError),
+                (3, CompletionStatus::RemoteAccessError)
+            ]
+        );
+        assert_eq!((outcome.release, outcome.notices), (Some(12), vec![(TimerEvent::Idle, 0)]));
     }
 
     #[test]
