@@ -117,7 +117,9 @@ pub enum TrackerState {
     /// ACK: a sequence or RNR NAK is told to the timer, or a fatal NAK's release and `idle`;
     /// the drain starts.
     NakNotice,
-    /// A timer action or a clear: the QP's entry and sent PSN are read.
+    /// A timer action or a clear: the QP's entry and sent PSN are asked for (at `qp`).
+    ActionAddress,
+    /// A timer action or a clear: the QP's entry and sent PSN arrive.
     ActionRead,
     /// A timer action: the rewind, or the failure's release and drain; a clear: its drain.
     ActionDecide,
@@ -247,6 +249,9 @@ pub struct AckTracker<const CB: usize, const QB: usize> {
     state: DFF<TrackerState>,
     /// The QP cleared next while `Init`.
     init_index: DFF<Bits<QB>>,
+    /// The state is `Idle`, as a register: the readies and the RAMs' read addresses do not wait
+    /// on the state's decode.
+    idle: DFF<Bit>,
     /// The operation's channel (sent) or the list's head being drained.
     channel: DFF<Bits<16>>,
     /// The sent transfer's status.
@@ -400,6 +405,7 @@ impl<const CB: usize, const QB: usize> Default for AckTracker<CB, QB> {
             sent_psns: Default::default(),
             state: Default::default(),
             init_index: Default::default(),
+            idle: Default::default(),
             channel: Default::default(),
             status: Default::default(),
             transfer: Default::default(),
@@ -486,6 +492,7 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
             tap_reliable,
             state,
             init_index,
+            idle,
             channel,
             status,
             transfer,
@@ -599,6 +606,22 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                 | (bit_cast::<COMPLETION_STATUS_BITS, 1>(self.failure_table[3].val().get_bit(self.syndrome.q.val().index()).into())
                     << self.bit_shift[3].val());
 
+        if self.idle.q.val() {
+            // the readies depend on `idle` (and an ACK's on the sent port), not on their own
+            // valid: no combinational loop through a producer that waits
+            self.sent_ready.next = true;
+            self.ack_ready.next = !self.sent_valid.val();
+            self.clear_ready.next = !self.sent_valid.val() && !self.ack_valid.val();
+            self.action_ready.next = !self.sent_valid.val() && !self.ack_valid.val() && !self.clear_valid.val();
+            // an ACK's reads (its choice of state is in the match below; a clear or an action
+            // reads in `ActionAddress`, from `qp`)
+            if self.sent_valid.val() {
+                self.transfers.read_address.next = self.sent_channel.val().get_bits::<CB>(0);
+            } else if self.ack_valid.val() {
+                self.qps.read_address.next = self.ack_qp.val().get_bits::<QB>(0);
+                self.sent_psns.read_address.next = self.ack_qp.val().get_bits::<QB>(0);
+            }
+        }
         match self.state.q.val() {
             TrackerState::Init => {
                 self.qps.write_enable.next = true;
@@ -612,45 +635,37 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                 self.init_index.d.next = self.init_index.q.val() + 1;
                 if self.init_index.q.val() == self.last_qp.val() {
                     self.state.d.next = TrackerState::Idle;
+                    self.idle.d.next = true;
                 }
             }
             TrackerState::Idle => {
-                // the readies depend on the state (and an ACK's on the sent port), not on
-                // their own valid: no combinational loop through a producer that waits
-                self.sent_ready.next = true;
-                self.ack_ready.next = !self.sent_valid.val();
-                self.clear_ready.next = !self.sent_valid.val() && !self.ack_valid.val();
-                self.action_ready.next = !self.sent_valid.val() && !self.ack_valid.val() && !self.clear_valid.val();
                 if self.sent_valid.val() {
                     self.channel.d.next = self.sent_channel.val();
                     self.status.d.next = self.sent_status.val();
-                    self.transfers.read_address.next = self.sent_channel.val().get_bits::<CB>(0);
                     self.state.d.next = TrackerState::SentRead;
+                    self.idle.d.next = false;
                 } else if self.ack_valid.val() {
                     self.qp.d.next = self.ack_qp.val().get_bits::<QB>(0);
                     self.psn.d.next = self.ack_psn.val();
                     self.psn_before.d.next = self.ack_psn.val() - 1;
                     self.syndrome.d.next = self.ack_syndrome.val();
-                    self.qps.read_address.next = self.ack_qp.val().get_bits::<QB>(0);
-                    self.sent_psns.read_address.next = self.ack_qp.val().get_bits::<QB>(0);
                     if self.ack_qp_high.val() {
                         self.ignore.d.next = true;
                     } else {
                         self.state.d.next = TrackerState::AckRead;
+                        self.idle.d.next = false;
                     }
                 } else if self.clear_valid.val() {
                     self.qp.d.next = self.clear_qp.val();
-                    self.qps.read_address.next = self.clear_qp.val();
-                    self.sent_psns.read_address.next = self.clear_qp.val();
                     self.clearing.d.next = true;
                     self.sent_since_clear.d.next = false;
-                    self.state.d.next = TrackerState::ActionRead;
+                    self.state.d.next = TrackerState::ActionAddress;
+                    self.idle.d.next = false;
                 } else if self.action_valid.val() {
                     self.qp.d.next = self.action_qp.val().get_bits::<QB>(0);
                     self.action.d.next = self.action_kind.val();
-                    self.qps.read_address.next = self.action_qp.val().get_bits::<QB>(0);
-                    self.sent_psns.read_address.next = self.action_qp.val().get_bits::<QB>(0);
-                    self.state.d.next = TrackerState::ActionRead;
+                    self.state.d.next = TrackerState::ActionAddress;
+                    self.idle.d.next = false;
                 }
             }
             TrackerState::SentRead => {
@@ -683,6 +698,7 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                     self.qps.write_data.next.head = self.channel.q.val();
                 }
                 self.state.d.next = TrackerState::Idle;
+                self.idle.d.next = true;
             }
             TrackerState::AckRead => {
                 self.entry.d.next = self.qps.read_data.val();
@@ -718,6 +734,7 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                 } else {
                     self.ignore.d.next = true;
                     self.state.d.next = TrackerState::Idle;
+                    self.idle.d.next = true;
                 }
             }
             TrackerState::ProgressCompare => {
@@ -776,6 +793,9 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                     self.notice_out_rnr_timer.d.next = self.syndrome.q.val().get_bits::<5>(0);
                 }
             }
+            TrackerState::ActionAddress => {
+                self.state.d.next = TrackerState::ActionRead;
+            }
             TrackerState::ActionRead => {
                 self.entry.d.next = self.qps.read_data.val();
                 self.sent_psn.d.next = self.sent_psns.read_data.val();
@@ -795,6 +815,7 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                         self.rewind_out_psn.d.next = self.acked_next.q.val();
                         self.rewind_out_whole.d.next = !self.entry.q.val().acked_valid;
                         self.state.d.next = TrackerState::Idle;
+                        self.idle.d.next = true;
                     }
                 } else if !self.release_out_valid.q.val() {
                     // retries exhausted: release everything sent, fail every waiting transfer
@@ -872,12 +893,14 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                     self.clearing.d.next = false;
                     self.fail_all.d.next = false;
                     self.state.d.next = TrackerState::Idle;
+                    self.idle.d.next = true;
                 }
             }
             TrackerState::EmitThenIdle => {
                 if self.cpl_ready.val() {
                     self.out_valid.d.next = false;
                     self.state.d.next = TrackerState::Idle;
+                    self.idle.d.next = true;
                 }
             }
             TrackerState::EmitThenDrain => {
@@ -888,6 +911,7 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
             }
         }
         if self.reset.val() {
+            self.idle.d.next = false;
             self.state.d.next = TrackerState::Init;
             self.init_index.d.next = 0.into();
             self.out_valid.d.next = false;
