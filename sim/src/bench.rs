@@ -182,13 +182,25 @@ impl TxRow {
     }
 }
 
-/// Runs the TX path RTL (`variant`) over every PMTU and transfer size: per row, UC WRITE
-/// transfers of `size` bytes on one QP, one channel each, about `bytes` in all (at least 64
-/// transfers), posted before the first decision; the memory answers after `latency` cycles
-/// with up to `outstanding` reads in flight; nothing pushes back. `progress` is called after
-/// each row. Returns the rows and the simulated cycles per wall-clock second.
+/// What the TX path benchmark sends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxLoad {
+    /// UC WRITE transfers posted by the host, one channel each.
+    Writes,
+    /// The responder's READ responses on the responder channel (one after another, as the TX
+    /// path takes them), in the READ response queue.
+    ReadResponses,
+}
+
+/// Runs the TX path RTL (`variant`) over every PMTU and transfer size: per row, transfers of
+/// `size` bytes on one QP (`load`: UC WRITE posts on one channel each, or READ responses),
+/// about `bytes` in all (at least 64 transfers), given before the first decision; the memory
+/// answers after `latency` cycles with up to `outstanding` reads in flight; nothing pushes
+/// back. `progress` is called after each row. Returns the rows and the simulated cycles per
+/// wall-clock second.
 pub fn tx_path(
     variant: &crate::tx_path_rtl::PathVariant,
+    load: TxLoad,
     bytes: u64,
     latency: u64,
     outstanding: usize,
@@ -196,6 +208,7 @@ pub fn tx_path(
 ) -> Result<(Vec<TxRow>, f64), String> {
     use crate::contracts::opcode::Transport;
     use crate::contracts::tx::{Pmtu, PostOp, QpState};
+    use crate::models::responder::{Aeth, ReadResponse, Syndrome};
     use crate::models::tx::{Post, QpContext, TxSetup};
     use crate::tx_path_rtl::{MemoryTiming, Surroundings, TxPathRtl};
     let rtl = TxPathRtl::new(
@@ -213,35 +226,67 @@ pub fn tx_path(
     let t0 = Instant::now();
     for pmtu in TX_PMTUS {
         for size in TX_SIZES {
-            let transfers = (bytes / u64::from(size)).clamp(64, u64::from(variant.channels)) as usize;
+            // one channel per WRITE; the responder channel is the last
+            let transfers = (bytes / u64::from(size)).clamp(64, u64::from(variant.channels) - 1) as usize;
             let mut setup = variant.fit(&TxSetup::default());
+            let transport = match load {
+                TxLoad::Writes => Transport::Uc,
+                TxLoad::ReadResponses => Transport::Rc,
+            };
+            let pmtu = Pmtu::from_bytes(pmtu).expect("a PMTU");
             setup.contexts.insert(
                 1,
                 QpContext {
                     state: QpState::Rts.code(),
-                    transport: Transport::Uc.bits(),
-                    pmtu: Pmtu::from_bytes(pmtu).expect("a PMTU").code(),
+                    transport: transport.bits(),
+                    pmtu: pmtu.code(),
                     src_ip: 0x0a00_0001,
                     dst_ip: 0x0a00_0002,
                     ..QpContext::default()
                 },
             );
-            setup.posts = (0..transfers)
-                .map(|t| Post {
-                    channel: t as u16,
-                    queue: 1,
-                    op: PostOp::Write.code(),
-                    qp: 1,
-                    local_addr: (t as u64) << 32,
-                    remote_addr: (t as u64) << 32,
-                    length: size,
-                    ..Post::default()
-                })
-                .collect();
+            match load {
+                TxLoad::Writes => {
+                    setup.posts = (0..transfers)
+                        .map(|t| Post {
+                            channel: t as u16,
+                            queue: 1,
+                            op: PostOp::Write.code(),
+                            qp: 1,
+                            local_addr: (t as u64) << 32,
+                            remote_addr: (t as u64) << 32,
+                            length: size,
+                            ..Post::default()
+                        })
+                        .collect();
+                }
+                TxLoad::ReadResponses => {
+                    let mut psn = 0;
+                    setup.read_responses = (0..transfers)
+                        .map(|t| {
+                            let response = ReadResponse {
+                                qp: 1,
+                                first_psn: psn,
+                                va: (t as u64) << 32,
+                                length: size,
+                                pmtu,
+                                aeth: Aeth {
+                                    syndrome: Syndrome::ack(),
+                                    msn: t as u32 + 1,
+                                },
+                                region: Some(0),
+                                duplicate: false,
+                            };
+                            psn = (psn + response.packet_count()) & crate::contracts::header::bth::PSN_MASK;
+                            response
+                        })
+                        .collect();
+                }
+            }
             let (run, figures) = rtl.run_measured(&setup)?;
             let first = figures.first_beat.ok_or("no frame")?;
             let row = TxRow {
-                pmtu,
+                pmtu: pmtu.bytes(),
                 size,
                 transfers,
                 frames: run.frames.len(),

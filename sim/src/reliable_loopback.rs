@@ -5,8 +5,9 @@
 //! Time runs in nanoseconds: a frame takes its time on a 100 Gb/s wire (its bytes plus 24 of
 //! preamble, FCS and gap) and arrives [`ONE_WAY_NANOS`] later; the requesters' timers count
 //! ticks of 4.096 µs of it. Each peer is one RC QP sending RDMA WRITE transfers, cut into blocks
-//! and packets as the TX path cuts them, into the peer's region at the responder; the run ends
-//! when every transfer has completed, or fails at [`TIME_LIMIT_NANOS`].
+//! and packets as the TX path cuts them, into the peer's region at the responder, and RDMA READ
+//! transfers from it (the responder's READ responses back through the same injector); the run
+//! ends when every transfer has completed, or fails at [`TIME_LIMIT_NANOS`].
 
 use crate::contracts::reliability::TICK_NANOS;
 use crate::contracts::tx::{CompletionStatus, PostOp};
@@ -14,8 +15,9 @@ use crate::faults::{FaultCounts, FaultInjector, Faults};
 use crate::models::responder::{QpAttributes, Responder, ResponderCounters};
 use crate::models::tx::acknowledge::Completion;
 use crate::models::tx::frame::frame_bytes;
-use crate::models::tx::requester::{RcRequester, RequesterCounters};
-use crate::models::tx::segment::Transfer;
+use crate::models::tx::packetize::read_response_packets;
+use crate::models::tx::requester::{ArrivedResponse, RcRequester, ReadPart, RequesterCounters};
+use crate::models::tx::segment::{Block, Transfer};
 use crate::models::tx::{LocalMemory, PatternMemory, Post, SparseMemory, TxPacket};
 use crate::peers::Peer;
 use crate::wire::RoceFrame;
@@ -28,9 +30,12 @@ pub const TIME_LIMIT_NANOS: u64 = 60_000_000_000;
 /// Block size of the transfers (the segmenter's smallest).
 pub const BLOCK_LOG2: u32 = 12;
 
-/// A WRITE transfer of a peer: `length` bytes from `local` to `remote`.
+/// A transfer of a peer: an RDMA WRITE of `length` bytes from `local` to `remote`, or an RDMA
+/// READ of `length` bytes from `remote` to `local`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WriteTransfer {
+pub struct RcTransfer {
+    /// An RDMA READ (else a WRITE).
+    pub read: bool,
     /// The peer (index into the run's peers).
     pub peer: usize,
     /// Its channel (unique in the run).
@@ -48,8 +53,10 @@ pub struct WriteTransfer {
 pub struct ReliableRun {
     /// The completions, in order.
     pub completions: Vec<Completion>,
-    /// The responder's memory.
+    /// The responder's memory (the READs' ranges filled before the run).
     pub memory: SparseMemory,
+    /// The requesters' memory: what the READs brought.
+    pub local_memory: SparseMemory,
     /// Per peer, the requester's counters.
     pub requesters: Vec<RequesterCounters>,
     /// The responder's counters.
@@ -69,7 +76,8 @@ struct Flight {
 
 /// Runs `transfers` over `peers` with `faults` on both directions (seeded by `seed`), the
 /// payloads read from `source`.
-pub fn run(peers: &[Peer], transfers: &[WriteTransfer], faults: Faults, seed: u64, source: &PatternMemory) -> Result<ReliableRun, String> {
+/// A READ transfer's bytes at the responder are `source`'s at the transfer's local address.
+pub fn run(peers: &[Peer], transfers: &[RcTransfer], faults: Faults, seed: u64, source: &PatternMemory) -> Result<ReliableRun, String> {
     let mut responder = Responder::new(256, 64).map_err(|e| format!("{e:?}"))?;
     let mut requesters = Vec::new();
     for peer in peers {
@@ -81,6 +89,17 @@ pub fn run(peers: &[Peer], transfers: &[WriteTransfer], faults: Faults, seed: u6
     let mut run = ReliableRun::default();
     // every transfer's parts posted up front, in order
     for t in transfers {
+        if t.read {
+            run.memory.write(t.remote, &source.bytes(t.local, t.length as usize));
+            let part = ReadPart {
+                local_addr: t.local,
+                va: t.remote,
+                len: t.length,
+            };
+            run.completions
+                .extend(requesters[t.peer].post_read(&part, (t.channel, 0, t.peer as u32)));
+            continue;
+        }
         let post = Post {
             channel: t.channel,
             op: PostOp::Write.code(),
@@ -130,10 +149,30 @@ pub fn run(peers: &[Peer], transfers: &[WriteTransfer], faults: Faults, seed: u6
                 if let Some(write) = &outcome.write {
                     write.apply(&mut run.memory);
                 }
+                let mut answers = Vec::new();
                 if let Some(response) = outcome.response {
                     let peer = peers.iter().find(|p| p.qp == response.qp).ok_or("a response for no peer")?;
-                    let packet = TxPacket::response(&response, &peer.responder);
-                    for frame in backward.apply(frame_bytes(&packet, &peer.responder, source), now) {
+                    answers.push(frame_bytes(
+                        &TxPacket::response(&response, &peer.responder),
+                        &peer.responder,
+                        source,
+                    ));
+                }
+                if let Some(read) = outcome.read_response {
+                    let peer = peers.iter().find(|p| p.qp == read.qp).ok_or("a READ response for no peer")?;
+                    let whole = Block {
+                        index: 0,
+                        offset: 0,
+                        len: u64::from(read.length),
+                        last: true,
+                    };
+                    for packet in read_response_packets(&read, &whole, &peer.responder, (0, 0)) {
+                        answers.push(frame_bytes(&packet, &peer.responder, &run.memory));
+                    }
+                }
+                // the answers leave one after another: each goes through the injector
+                for answer in answers {
+                    for frame in backward.apply(answer, now) {
                         flights.push(Flight {
                             arrives: now + ONE_WAY_NANOS,
                             to_responder: false,
@@ -141,12 +180,25 @@ pub fn run(peers: &[Peer], transfers: &[WriteTransfer], faults: Faults, seed: u6
                         });
                     }
                 }
-            } else if let Ok(ack) = RoceFrame::parse(&flight.frame) {
-                let (Some(aeth), Some(i)) = (ack.ext.aeth, peers.iter().position(|p| p.responder.dest_qpn == ack.bth.dest_qp)) else {
+            } else if let Ok(answer) = RoceFrame::parse(&flight.frame) {
+                let Some(i) = peers.iter().position(|p| p.responder.dest_qpn == answer.bth.dest_qp) else {
                     continue;
                 };
-                run.completions
-                    .extend(requesters[i].acknowledge(ack.bth.psn, aeth.syndrome, ticks(now)));
+                if answer.bth.opcode.operation().is_read_response() {
+                    let arrived = ArrivedResponse {
+                        opcode: answer.bth.opcode,
+                        psn: answer.bth.psn,
+                        length: answer.payload.len() as u32,
+                    };
+                    let outcome = requesters[i].read_response(&arrived, ticks(now));
+                    if let Some(address) = outcome.write {
+                        run.local_memory.write(address, &answer.payload);
+                    }
+                    run.completions.extend(outcome.completions);
+                } else if let Some(aeth) = answer.ext.aeth {
+                    run.completions
+                        .extend(requesters[i].acknowledge(answer.bth.psn, aeth.syndrome, ticks(now)));
+                }
             }
         }
         for requester in &mut requesters {
@@ -216,9 +268,11 @@ pub fn run(peers: &[Peer], transfers: &[WriteTransfer], faults: Faults, seed: u6
     Ok(run)
 }
 
-/// The checks of a run: one completion per transfer; when all succeeded, every transfer's bytes
-/// at its remote address; never a byte outside the transfers' ranges.
-pub fn check(run: &ReliableRun, transfers: &[WriteTransfer], source: &PatternMemory) -> Result<(), String> {
+/// The checks of a run: one completion per transfer; when it succeeded, a WRITE's bytes at its
+/// remote address, a READ's at its local address; never a byte outside the transfers' ranges,
+/// at the responder (WRITEs, and the READs' ranges filled before the run) or at the requesters
+/// (READs).
+pub fn check(run: &ReliableRun, transfers: &[RcTransfer], source: &PatternMemory) -> Result<(), String> {
     let mut by_channel: BTreeMap<u16, Vec<CompletionStatus>> = BTreeMap::new();
     for &(channel, status) in &run.completions {
         by_channel.entry(channel).or_default().push(status);
@@ -227,21 +281,33 @@ pub fn check(run: &ReliableRun, transfers: &[WriteTransfer], source: &PatternMem
         match by_channel.get(&t.channel).map(Vec::as_slice) {
             Some([CompletionStatus::Success]) => {
                 let want = source.bytes(t.local, t.length as usize);
-                let got = run.memory.bytes(t.remote, t.length as usize);
+                let (got, place) = if t.read {
+                    (run.local_memory.bytes(t.local, t.length as usize), "local")
+                } else {
+                    (run.memory.bytes(t.remote, t.length as usize), "remote")
+                };
                 if got != want {
-                    return Err(format!("transfer on channel {}: its bytes differ at the remote address", t.channel));
+                    return Err(format!(
+                        "transfer on channel {}: its bytes differ at the {place} address",
+                        t.channel
+                    ));
                 }
             }
             Some([_]) => {}
             other => return Err(format!("transfer on channel {}: completions {other:?}", t.channel)),
         }
     }
-    let outside = run
-        .memory
-        .addresses()
-        .find(|&a| !transfers.iter().any(|t| a >= t.remote && a < t.remote + u64::from(t.length)));
+    let inside = |a: u64, base: u64, t: &RcTransfer| a >= base && a < base + u64::from(t.length);
+    let outside = run.memory.addresses().find(|&a| !transfers.iter().any(|t| inside(a, t.remote, t)));
     if let Some(address) = outside {
-        return Err(format!("a byte written at {address:#x}, outside every transfer"));
+        return Err(format!("a byte written at {address:#x} at the responder, outside every transfer"));
+    }
+    let outside = run
+        .local_memory
+        .addresses()
+        .find(|&a| !transfers.iter().any(|t| t.read && inside(a, t.local, t)));
+    if let Some(address) = outside {
+        return Err(format!("a byte written at {address:#x} at a requester, outside every READ"));
     }
     Ok(())
 }

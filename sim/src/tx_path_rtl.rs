@@ -15,6 +15,9 @@
 //! - the responder: [`TxSetup::responses`] on `s_resp_*` in order, each after random idle
 //!   ([`RESPONSE_IDLE_PCT`]), so they fall among the data frames; `m_packet_response` tells
 //!   their frames apart ([`TxRun::responses`]);
+//! - the responder's READ responses: [`TxSetup::read_responses`] on `s_read_*` in order, once
+//!   every post has its result (the model enqueues them after the posts), each after random
+//!   idle; their frames count in [`TxSetup::read_response_queue`] and are not acknowledged;
 //! - the peer: every RC request frame that leaves is acknowledged on `s_ack_*` (its QP, its
 //!   PSN, an ACK; after random idle, [`ACK_IDLE_PCT`]), so RC transfers complete as on a
 //!   lossless wire. An RC
@@ -360,6 +363,31 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
         &["s_resp_qp", "s_resp_psn", "s_resp_aeth"],
         RESPONSE_IDLE_PCT,
     )?;
+    // the READ responses, presented once every post has its result (the model enqueues them
+    // after the posts)
+    let read_responses: Vec<Vec<Vec<u32>>> = setup
+        .read_responses
+        .iter()
+        .map(|r| {
+            vec![
+                vec![r.qp],
+                vec![r.first_psn],
+                vec![r.aeth.encode()],
+                vec![r.va as u32, (r.va >> 32) as u32],
+                vec![r.length],
+            ]
+        })
+        .collect();
+    let read_packets: usize = setup.read_responses.iter().map(|r| r.packet_count() as usize).sum();
+    let mut read_source = RecordSource::new(
+        &m,
+        "s_read_valid",
+        "s_read_ready",
+        &["s_read_qp", "s_read_psn", "s_read_aeth", "s_read_va", "s_read_length"],
+        0, // at once: the model enqueues each before the next decision
+    )?;
+    let read_queue = port("cfg_read_queue")?;
+    m.set_u64(read_queue, u64::from(setup.read_response_queue));
     let mut reads = Channel::new(
         &m,
         "m_read",
@@ -379,6 +407,7 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
     m.set_u64(post_valid, 0);
     m.set_u64(ack_ports[0], 0);
     response_source.drive(&mut m, rng, &[]);
+    read_source.drive(&mut m, rng, &[]);
     mac.always_ready(&mut m);
     completions.always_ready(&mut m);
     reads.always_ready(&mut m);
@@ -412,8 +441,10 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
     let mut packet_queues: VecDeque<Option<(u8, u32)>> = VecDeque::new();
     // the peer's ACKs: every RC request frame that left is acknowledged, `(QP, PSN)`
     let mut acks: VecDeque<(u32, u32)> = VecDeque::new();
-    // per frame that left, whether it is a response's
+    // per frame that left, whether it is a response's (an ACK's or NAK's)
     let mut frame_is_response: Vec<bool> = Vec::new();
+    // frames of READ responses that left
+    let mut read_frames = 0usize;
     let mut queue_bytes = vec![0u64; setup.queues];
     let mut done: Vec<(u16, CompletionStatus)> = Vec::new();
     let mut context_reads: VecDeque<usize> = std::iter::repeat_n(0, QP_READ_LATENCY).collect();
@@ -426,6 +457,7 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
         let accepted = post_results.iter().filter(|r| r.is_ok()).count();
         let drained = post_results.len() == posts.len()
             && frame_is_response.iter().filter(|&&r| r).count() == responses.len()
+            && read_frames == read_packets
             && packet_queues.is_empty()
             && acks.is_empty()
             && mac.pending_bytes() == 0;
@@ -444,6 +476,8 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
         let released = release.get(post_source.next()).is_none_or(|&at| cycle >= at);
         post_source.drive(&mut m, rng, if released { &posts } else { &posts[..post_source.next()] });
         response_source.drive(&mut m, rng, &responses);
+        let posted = post_results.len() == posts.len();
+        read_source.drive(&mut m, rng, if posted { &read_responses } else { &[] });
         m.set(entry_port, &contexts[context_reads.pop_front().expect("read line")]);
         memory.drive(&mut m, rng, cycle);
         mac.drive(&mut m, rng);
@@ -469,6 +503,9 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
             first_post.get_or_insert(cycle);
         }
         if response_source.sample(&mut m, cycle).is_some() {
+            last_progress = cycle;
+        }
+        if read_source.sample(&mut m, cycle).is_some() {
             last_progress = cycle;
         }
         if m.peek_u64(result_valid) != 0 {
@@ -520,12 +557,18 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
             let transfer = packet_queues.pop_front().ok_or("a frame left without a descriptor before it")?;
             let frame = &mac.frames.last().expect("a frame left").bytes;
             if let Some((queue, qp)) = transfer {
-                queue_bytes[usize::from(queue)] += frame.len() as u64;
                 let bth = crate::wire::RoceFrame::parse(frame)
                     .map_err(|e| format!("a request frame does not parse: {e:?}"))?
                     .bth;
-                if bth.opcode.transport() == Transport::Rc {
-                    acks.push_back((qp, bth.psn));
+                if bth.opcode.operation().is_read_response() {
+                    // the responder's: its queue is the READ responses', nothing acknowledges it
+                    read_frames += 1;
+                    queue_bytes[usize::from(setup.read_response_queue)] += frame.len() as u64;
+                } else {
+                    queue_bytes[usize::from(queue)] += frame.len() as u64;
+                    if bth.opcode.transport() == Transport::Rc {
+                        acks.push_back((qp, bth.psn));
+                    }
                 }
             }
             frame_is_response.push(transfer.is_none());

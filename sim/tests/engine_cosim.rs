@@ -19,7 +19,7 @@ use ferroce_sim::models::tx::{LocalMemory, Post, SparseMemory};
 use ferroce_sim::peers::{Peer, Requesters, BUFFER_BASE};
 use ferroce_sim::tx_path_rtl::MemoryTiming;
 use ferroce_sim::wire::{RoceFrame, Transport};
-use rand::Rng;
+use rand::{Rng, SeedableRng};
 use std::sync::Arc;
 
 /// B's QPs: RC at PMTU 256, UC at 1024, RC at 4096.
@@ -325,4 +325,200 @@ fn arp_and_ping_on(engine: &EngineVariant) {
     assert_eq!(pair.read(Side::B, "host_echo_replies", 0).unwrap(), 1);
     assert_eq!(pair.read(Side::B, "host_deferred", 0).unwrap(), 0);
     ferroce_sim::tshark::check_host_replies("engine_host_replies", &replies, address.mac, address.ipv4).unwrap();
+}
+
+#[test]
+fn rdma_read_requests_are_answered_from_memory() {
+    for engine in built_engines() {
+        read_requests_on(&engine);
+    }
+}
+
+/// READ requests crafted as A's QPs would send them, injected into B: B answers each from its
+/// memory, in its READ response queue, checked from first principles (opcodes in order, PSNs
+/// from the request's, the AETH an ACK with the MSN counting the READ, the payload B's bytes)
+/// and decoded by tshark; B's counters count them; a READ of a write-only region is NAKed.
+fn read_requests_on(engine: &EngineVariant) {
+    use ferroce_sim::models::responder::{Access, MemoryRegion};
+    use ferroce_sim::wire::opcode::Operation;
+    use ferroce_sim::wire::{Opcode, RethRepr};
+    let (mut pair, requesters) = setup(engine, 11, 20).unwrap();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+    // B's readable regions, one per RC peer (0: PMTU 256, 2: PMTU 4096), filled with bytes
+    let mut want = Vec::new();
+    let mut msn = [0u32; 3];
+    let mut next_psn = [0u32; 3];
+    for (k, peer) in [0usize, 2].into_iter().enumerate() {
+        let p = &requesters.peers[peer];
+        let region = MemoryRegion {
+            rkey: (40 + k as u32) << 8 | 0x5A,
+            pd: p.region.pd,
+            base: 0x60_0000_0000 * (k as u64 + 1),
+            length: 1 << 20,
+            access: Access {
+                remote_write: false,
+                remote_read: true,
+            },
+        };
+        pair.add_region(Side::B, &region).unwrap();
+        let bytes: Vec<u8> = (0..region.length).map(|_| rng.gen()).collect();
+        pair.engine(Side::B).memory.write(region.base, &bytes);
+        let pmtu = p.requester.path_mtu().unwrap().bytes();
+        let mut psn = p.requester.sq_psn;
+        for length in [0, 1, pmtu, 3 * pmtu + 5, 100_000] {
+            let va = region.base + rng.gen_range(0..1000);
+            let reth = RethRepr {
+                va,
+                r_key: region.rkey,
+                dma_len: length,
+            };
+            let packet = crafted(peer, &p.requester, Opcode::RC_READ_REQUEST, psn, Some(reth), 0);
+            pair.inject(Side::B, &requesters.frame(&packet).emit());
+            msn[peer] += 1;
+            let count = length.div_ceil(pmtu).max(1);
+            want.push((peer as u32, psn, va, length, pmtu, msn[peer])); // B answers to A's QP (`b_context`)
+            psn = (psn + count) & 0xFF_FFFF;
+            pair.idle(100).unwrap();
+        }
+        next_psn[peer] = psn;
+    }
+    // a WRITE with AckReq right behind a long READ on peer 0's QP: its ACK leaves after the
+    // READ response's last packet
+    let p = &requesters.peers[0];
+    let long_read = RethRepr {
+        va: 0x60_0000_0000,
+        r_key: 40 << 8 | 0x5A,
+        dma_len: 40_000,
+    };
+    let read_psn = next_psn[0];
+    let write_psn = (read_psn + 40_000u32.div_ceil(256)) & 0xFF_FFFF;
+    let write = RethRepr {
+        va: p.region.base,
+        r_key: p.region.rkey,
+        dma_len: 100,
+    };
+    pair.inject(
+        Side::B,
+        &requesters
+            .frame(&crafted(0, &p.requester, Opcode::RC_READ_REQUEST, read_psn, Some(long_read), 0))
+            .emit(),
+    );
+    pair.inject(
+        Side::B,
+        &requesters
+            .frame(&crafted(0, &p.requester, Opcode::RC_WRITE_ONLY, write_psn, Some(write), 100))
+            .emit(),
+    );
+    msn[0] += 1;
+    want.push((0, read_psn, long_read.va, long_read.dma_len, 256, msn[0]));
+    // B's READ responses, in order per QP
+    let expected_frames: usize = want.iter().map(|w| w.3.div_ceil(w.4).max(1) as usize).sum();
+    let is_read = |f: &RoceFrame| f.bth.opcode.operation().is_read_response();
+    pair.run_until("B's READ responses and the WRITE's ACK", |pair| {
+        let frames: Vec<RoceFrame> = pair.b.frames_out().filter_map(|f| RoceFrame::parse(f).ok()).collect();
+        frames.iter().filter(|f| is_read(f)).count() >= expected_frames
+            && frames.iter().any(|f| f.bth.opcode == Opcode::RC_ACK && f.bth.psn == write_psn)
+    })
+    .unwrap();
+    let (_, b_frames) = check_frames(&pair);
+    let reads: Vec<&RoceFrame> = b_frames.iter().filter(|f| is_read(f)).collect();
+    assert_eq!(reads.len(), expected_frames);
+    let b_memory = pair.engine(Side::B).memory.clone();
+    for &(dest_qp, first_psn, va, length, pmtu, msn) in &want {
+        let count = length.div_ceil(pmtu).max(1);
+        let mine: Vec<&&RoceFrame> = reads
+            .iter()
+            .filter(|f| f.bth.dest_qp == dest_qp)
+            .skip(packets_before(&want, dest_qp, first_psn))
+            .take(count as usize)
+            .collect();
+        assert_eq!(mine.len(), count as usize, "QP {dest_qp:#x} PSN {first_psn:#x}");
+        for (k, f) in mine.iter().enumerate() {
+            let k = k as u32;
+            let op = match (k == 0, k + 1 == count) {
+                (true, true) => Operation::ReadResponseOnly,
+                (true, false) => Operation::ReadResponseFirst,
+                (false, false) => Operation::ReadResponseMiddle,
+                (false, true) => Operation::ReadResponseLast,
+            };
+            assert_eq!(f.bth.opcode.operation(), op, "QP {dest_qp:#x} PSN {first_psn:#x} packet {k}");
+            assert_eq!(f.bth.psn, (first_psn + k) & 0xFF_FFFF);
+            assert!(!f.bth.ack_req);
+            let aeth = f.ext.aeth.map(|a| a.word());
+            if op == Operation::ReadResponseMiddle {
+                assert_eq!(aeth, None);
+            } else {
+                assert_eq!(aeth, Some(0x1F00_0000 | msn), "an ACK with the MSN counting the READ");
+            }
+            let offset = u64::from(k * pmtu);
+            let bytes = (length - k * pmtu).min(pmtu) as usize;
+            assert_eq!(
+                f.payload,
+                b_memory.bytes(va + offset, bytes),
+                "QP {dest_qp:#x} PSN {first_psn:#x} packet {k}"
+            );
+        }
+    }
+    let last_read = b_frames
+        .iter()
+        .position(|f| is_read(f) && f.bth.psn == (write_psn + 0xFF_FFFF) & 0xFF_FFFF)
+        .expect("the long READ's last packet");
+    let ack = b_frames
+        .iter()
+        .position(|f| f.bth.opcode == Opcode::RC_ACK && f.bth.psn == write_psn)
+        .expect("the WRITE's ACK");
+    assert!(
+        ack > last_read,
+        "the ACK of the WRITE after the READ leaves after the READ response"
+    );
+    let frames: Vec<Vec<u8>> = pair.b.frames_out().map(<[u8]>::to_vec).collect();
+    ferroce_sim::tshark::check_roce_frames("engine_read_responses", &frames).unwrap();
+    assert_eq!(pair.responder_counter(Side::B, ResponderCounter::ReadRequests).unwrap(), 11);
+    assert_eq!(pair.responder_counter(Side::B, ResponderCounter::ReadDuplicates).unwrap(), 0);
+}
+
+/// How many READ response packets of `dest_qp` come before the response at `first_psn` in
+/// `want` (the responses of one QP leave in order).
+fn packets_before(want: &[(u32, u32, u64, u32, u32, u32)], dest_qp: u32, first_psn: u32) -> usize {
+    want.iter()
+        .filter(|w| w.0 == dest_qp)
+        .take_while(|w| w.1 != first_psn)
+        .map(|w| w.3.div_ceil(w.4).max(1) as usize)
+        .sum()
+}
+
+/// A request of A's QP `qp` (context `ctx`) as its TX path would cut it: `payload_len` bytes
+/// from A's memory at 0.
+fn crafted(
+    qp: usize,
+    ctx: &ferroce_sim::models::tx::QpContext,
+    opcode: ferroce_sim::wire::Opcode,
+    psn: u32,
+    reth: Option<ferroce_sim::wire::RethRepr>,
+    payload_len: u32,
+) -> ferroce_sim::models::tx::TxPacket {
+    ferroce_sim::models::tx::TxPacket {
+        channel: 0,
+        queue: 0,
+        qp: qp as u32,
+        bth: ferroce_sim::wire::BthRepr {
+            opcode,
+            solicited: false,
+            migreq: false,
+            pad_cnt: ((4 - payload_len % 4) % 4) as u8,
+            p_key: ctx.pkey,
+            fecn: false,
+            becn: false,
+            resv6: 0,
+            dest_qp: ctx.dest_qpn,
+            ack_req: true,
+            resv7: 0,
+            psn,
+        },
+        reth,
+        immediate: None,
+        aeth: None,
+        local_addr: 0,
+        payload_len,
+    }
 }

@@ -182,6 +182,7 @@ fn run_random(idle_pct: u32, bp_pct: u32, seed: u64) -> Result<(), SimError> {
     }
     let outputs = [
         ("cfg_block_log2", map.reg("block_size").offset),
+        ("cfg_read_queue", map.reg("read_response_queue").offset),
         ("cfg_local_ipv4", map.reg("local_ipv4").offset),
     ];
     for (out, address) in outputs {
@@ -246,7 +247,11 @@ fn every_register_resets_to_the_map_and_answers_by_its_access() {
                     }
                 } else if r.kind == Kind::Flops || r.kind == Kind::QpContext || r.kind == Kind::QueueConfig {
                     // every writable bit, and only those, can be set
-                    let ones = if r.name == "block_size" { 16 } else { u32::MAX };
+                    let ones = match r.name.as_str() {
+                        "block_size" => 16,
+                        "read_response_queue" => map.config.queues - 1,
+                        _ => u32::MAX,
+                    };
                     assert_eq!(rtl.write(address, ones, 0xf).unwrap(), Resp::Okay as u8, "{}[{i}]", r.name);
                     assert_eq!(rtl.read(address).unwrap().1, ones & r.write_mask(), "{}[{i}] writable bits", r.name);
                 }
@@ -269,6 +274,19 @@ fn every_register_resets_to_the_map_and_answers_by_its_access() {
         assert_eq!(rtl.write(block, 11, 0xf).unwrap(), Resp::SlvErr as u8, "block size below 4 KiB");
         assert_eq!(rtl.write(block, 21, 0xf).unwrap(), Resp::SlvErr as u8, "block size above 1 MiB");
         assert_eq!(rtl.read(block).unwrap().1, 16, "unchanged by refused writes");
+        let queue = map.reg("read_response_queue").offset;
+        assert_eq!(
+            rtl.write(queue, 0, 0xf).unwrap(),
+            Resp::SlvErr as u8,
+            "READ responses in the control class"
+        );
+        let queues = map.config.queues;
+        assert_eq!(
+            rtl.write(queue, queues, 0xf).unwrap(),
+            Resp::SlvErr as u8,
+            "READ responses beyond the queues"
+        );
+        assert_eq!(rtl.read(queue).unwrap().1, queues - 1, "unchanged by refused writes");
     }
 }
 

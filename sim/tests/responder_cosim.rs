@@ -1,5 +1,5 @@
 //! The responder RTL (Verilator model `ferroce_responder_q256`) against the golden model
-//! `ferroce_models::responder`: every decision word for word (the `DECISION` schema) and the 28
+//! `ferroce_models::responder`: every decision word for word (the `DECISION` schema) and the 30
 //! counters, through [`Lockstep`]. The records are those the RX front end model makes of the TX
 //! model's frames, as in the model's own tests; bad packets are made by altering the records.
 //!
@@ -11,7 +11,10 @@
 //!   state, PSN window, opcode sequence, lengths, receive buffers, ...) on RC and UC, each
 //!   followed by a good transfer;
 //! - the receive queue's 16 buffers, header records, a commit restarting a QP, and region
-//!   entries cleared and re-registered, up to the last byte of the address space.
+//!   entries cleared and re-registered, up to the last byte of the address space;
+//! - RDMA READ requests at every PMTU: lengths around the PMTU up to 2^31 bytes and past it,
+//!   the PSNs each consumes, duplicates executed again (and failing at their own PSN), the
+//!   checks a READ has (R_Key, read access, bounds, payload, DMA length, opcode sequence).
 //!
 //! The RTL handles one record at a time today: 16 cycles a record back to back, one more for a
 //! header record (`Lockstep::last` has the cycle counts of a batch).
@@ -692,14 +695,14 @@ fn cases() -> Vec<Case> {
             PayloadLength,
         ),
         write(
-            "RDMA READ request",
+            "RDMA READ request of a write-only region",
             |r, _| {
                 r.truncate(1);
                 bth(r, 0, |b| b.opcode = Opcode::RC_READ_REQUEST.value() | (b.opcode & 0xE0));
                 r[0].payload_len = 0;
                 0
             },
-            failed(UnsupportedOpcode),
+            failed(RkeyAccess),
             failed(Malformed), // UC has no READ: a reserved opcode
         ),
         write(
@@ -1015,4 +1018,148 @@ fn region_entries_are_checked_whole_to_the_top_of_the_address_space() {
     bench.cosim.clear_region(63).unwrap();
     bench.good_transfer(0, PostOp::Write, 0);
     bench.check_counters();
+}
+
+/// A READ request record of peer `peer` at its requester's next PSN: the only packet of a
+/// zero-length WRITE made a READ request for `length` bytes at `va` with `rkey`. The requester
+/// is not moved past its PSNs (`Bench::resync` does that from the responder's expected PSN).
+fn read_request(bench: &mut Bench, peer: usize, va: u64, length: u32, rkey: u32) -> RxRecord {
+    let mut records = bench.transfer_records(peer, PostOp::Write, 0, None);
+    assert_eq!(records.len(), 1);
+    bth(&mut records, 0, |b| b.opcode = Opcode::RC_READ_REQUEST.value());
+    reth(&mut records, 0, |h| {
+        h.va = va;
+        h.dma_len = length;
+        h.r_key = rkey;
+    });
+    records[0]
+}
+
+/// A region that allows remote reads (entry 30, PD 1), 2^32 bytes: room for a 2^31-byte READ.
+const READABLE_RKEY: u32 = 30 << 8 | 0x33;
+const READABLE_BASE: u64 = 0x40_0000_0000;
+
+#[test]
+fn rdma_read_requests_decide_as_the_model() {
+    use CheckFailure::{DmaLength, OpcodeSequence, PayloadLength, PsnOutOfSequence, RkeyAccess, RkeyBounds, RkeyInvalid};
+    for (pmtu, traffic) in [Pmtu::B256, Pmtu::B1024, Pmtu::B4096].into_iter().zip(Traffic::four_ways(SEED + 5)) {
+        let peer = Peer::new(9, Transport::Rc, pmtu, 1, 1, PSN_MASK - 40);
+        let mut bench = Bench::new(traffic, vec![peer]);
+        bench
+            .cosim
+            .add_region(MemoryRegion {
+                rkey: READABLE_RKEY,
+                pd: 1,
+                base: READABLE_BASE,
+                length: 1 << 32,
+                access: Access {
+                    remote_write: false,
+                    remote_read: true,
+                },
+            })
+            .unwrap();
+        let bytes = pmtu.bytes();
+        // Lengths around the PMTU and far beyond it, across the PSN wrap: each executed and
+        // the expected PSN moved by its packet count.
+        for length in [
+            0,
+            1,
+            bytes - 1,
+            bytes,
+            bytes + 1,
+            3 * bytes,
+            3 * bytes + 7,
+            1 << 20,
+            (1 << 31) - 1,
+            1 << 31,
+        ] {
+            let before = bench.cosim.model.qp(9).unwrap().expected_psn;
+            let record = read_request(&mut bench, 0, READABLE_BASE + 64, length, READABLE_RKEY);
+            let outcome = &bench.deliver(&[record])[0];
+            let response = outcome.read_response.expect("a READ response");
+            let count = length.div_ceil(bytes).max(1);
+            assert_eq!((response.first_psn, response.length), (before, length), "{pmtu:?} {length}");
+            assert_eq!(
+                bench.cosim.model.qp(9).unwrap().expected_psn,
+                (before + count) & PSN_MASK,
+                "{pmtu:?} {length}"
+            );
+            bench.resync(0);
+        }
+        bench.good_transfer(0, PostOp::Write, 3000);
+
+        // A duplicate READ, after WRITEs and with a SEND open: executed again, nothing moves.
+        let record = read_request(&mut bench, 0, READABLE_BASE, 5 * bytes, READABLE_RKEY);
+        assert!(bench.deliver(&[record])[0].executed());
+        bench.resync(0);
+        bench.good_transfer(0, PostOp::Write, 1000);
+        let open = bench.transfer_records(0, PostOp::Send, 2 * bytes, Some(2 * bytes));
+        assert!(bench.deliver(&open[..1]).iter().all(Outcome::executed));
+        let mut again = record;
+        again.bth.as_mut().unwrap().psn = (record.bth.unwrap().psn + 2) & PSN_MASK; // from its third packet
+        again.reth.as_mut().unwrap().va += 2 * u64::from(bytes);
+        again.reth.as_mut().unwrap().dma_len -= 2 * bytes;
+        for r in [record, again] {
+            let outcome = &bench.deliver(&[r])[0];
+            assert!(outcome.read_response.unwrap().duplicate);
+        }
+        // A new READ while the SEND is open is out of sequence (an invalid request: the QP is
+        // restarted).
+        bench.resync(0);
+        let record = read_request(&mut bench, 0, READABLE_BASE, 100, READABLE_RKEY);
+        assert_eq!(bench.deliver(&[record])[0].verdict, failed(OpcodeSequence));
+        bench.recommit(0);
+        bench.resync(0);
+
+        // The checks a READ has, each followed by a READ that works.
+        let checks: [(&str, u64, u32, u32, usize, CheckFailure); 7] = [
+            ("rkey of an empty entry", READABLE_BASE, 100, 31 << 8 | 0x33, 0, RkeyInvalid),
+            ("write-only region", peer.region.base, 100, peer.region.rkey, 0, RkeyAccess),
+            ("VA before the region", READABLE_BASE - 1, 100, READABLE_RKEY, 0, RkeyBounds),
+            (
+                "end past the region",
+                READABLE_BASE + (1 << 32) - 99,
+                100,
+                READABLE_RKEY,
+                0,
+                RkeyBounds,
+            ),
+            ("a payload", READABLE_BASE, 100, READABLE_RKEY, 4, PayloadLength),
+            ("2^31 + 1 bytes", READABLE_BASE, (1 << 31) + 1, READABLE_RKEY, 0, DmaLength),
+            ("2^32 - 1 bytes", READABLE_BASE, u32::MAX, READABLE_RKEY, 0, DmaLength),
+        ];
+        for (name, va, length, rkey, payload, failure) in checks {
+            let mut record = read_request(&mut bench, 0, va, length, rkey);
+            record.payload_len = payload;
+            assert_eq!(bench.deliver(&[record])[0].verdict, failed(failure), "{name}");
+            bench.recommit(0);
+            bench.resync(0);
+            let record = read_request(&mut bench, 0, READABLE_BASE, 10, READABLE_RKEY);
+            assert!(bench.deliver(&[record])[0].executed(), "{name}: the READ after");
+            bench.resync(0);
+        }
+        // A zero-length READ needs no region; a duplicate that fails is answered at its PSN.
+        let record = read_request(&mut bench, 0, 0, 0, 0xdead_beef);
+        assert!(bench.deliver(&[record])[0].executed());
+        bench.resync(0);
+        let mut stale = read_request(&mut bench, 0, READABLE_BASE, 10, READABLE_RKEY);
+        bench.resync(0);
+        bench.good_transfer(0, PostOp::Write, 10);
+        stale.bth.as_mut().unwrap().psn = (stale.bth.unwrap().psn + PSN_MASK - 3) & PSN_MASK;
+        stale.reth.as_mut().unwrap().r_key = 31 << 8;
+        let outcome = &bench.deliver(&[stale])[0];
+        assert_eq!(outcome.verdict, failed(RkeyInvalid));
+        assert_eq!(outcome.response.unwrap().psn, stale.bth.unwrap().psn);
+        bench.recommit(0);
+        bench.resync(0);
+        // A READ ahead gets the PSN sequence NAK.
+        let mut ahead = read_request(&mut bench, 0, READABLE_BASE, 10, READABLE_RKEY);
+        ahead.bth.as_mut().unwrap().psn = (ahead.bth.unwrap().psn + 5) & PSN_MASK;
+        assert_eq!(bench.deliver(&[ahead])[0].verdict, failed(PsnOutOfSequence));
+        bench.resync(0);
+        bench.good_transfer(0, PostOp::SendImm, 200);
+        bench.check_counters();
+        let counters = bench.cosim.model.counters();
+        assert_eq!((counters.read_requests, counters.read_duplicates), (19, 2), "{counters:?}");
+    }
 }

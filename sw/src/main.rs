@@ -470,6 +470,7 @@ fn info(dev: &mut Ferroce, json_out: bool) -> Result<(), Error> {
         "build_tables",
         "map_hash",
         "block_size",
+        "read_response_queue",
         "local_mac_low",
         "local_mac_high",
         "local_ipv4",

@@ -67,14 +67,14 @@ const MAX_LEVELS: usize = 6;
 /// `sched` alone). The two 2048-channel engines measured 6 with those fixes (2026-11-28) and
 /// left this list.
 const NOT_YET_PIPELINED: &[(&str, usize)] = &[
-    // The 64-bit RX path: 7 since the decision FIFO (2026-11-27); with that FIFO's permit
-    // registered and its count a thermometer, the seventh level is in the RX front end's ICRC
-    // core and drop counters as mapped flattened (6 in `rx_front` alone), like the TX paths.
-    ("ferroce_rx_path_q256_w64", 7),
     ("ferroce_tx_path_c2048_q256_w512", 7),
     ("ferroce_tx_path_c2048_q2048_w512", 7),
-    ("ferroce_tx_path_c64_q16_w64", 7),
-    ("ferroce_engine_c64_q16_w64", 8),
+    // 8 again since RDMA READ responses (2026-11-28, stop 46): the ACK tracker, unchanged,
+    // mapped one level deeper inside the joined path (its state into the write address of its
+    // LUTRAM of last PSNs sent, a chain of LUT2s); to be brought back to 7.
+    ("ferroce_tx_path_c64_q16_w64", 8),
+    // 7 since RDMA READ responses (2026-11-28, stop 46)
+    ("ferroce_engine_c64_q16_w64", 7),
 ];
 
 /// One emitted top: module name, Verilog file, Verilog text, bus width (if width-generic).

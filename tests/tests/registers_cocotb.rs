@@ -39,7 +39,9 @@ fn cocotbext_axi_master_reads_and_writes_the_register_file() {
         .collect();
     let rw: Vec<_> = map
         .registers()
-        .filter(|r| matches!(r.kind, Kind::Flops | Kind::QpContext | Kind::QueueConfig) && r.name != "block_size")
+        // the registers whose values are checked (SLVERR outside a range) take no random value
+        .filter(|r| matches!(r.kind, Kind::Flops | Kind::QpContext | Kind::QueueConfig))
+        .filter(|r| !["block_size", "read_response_queue"].contains(&r.name.as_str()))
         .map(|r| element(r, r.count - 1))
         .collect();
     let inputs: Vec<String> = emit::ports(&verilog, &module)

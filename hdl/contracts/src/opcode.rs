@@ -117,6 +117,12 @@ pub enum Operation {
 }
 
 impl Operation {
+    /// An RDMA READ response packet (first, middle, last or only).
+    pub const fn is_read_response(self) -> bool {
+        use Operation::*;
+        matches!(self, ReadResponseFirst | ReadResponseMiddle | ReadResponseLast | ReadResponseOnly)
+    }
+
     /// Bits 4:0 of the opcode (0x01 for CNP).
     pub const fn bits(self) -> u8 {
         use Operation::*;

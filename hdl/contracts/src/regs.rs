@@ -563,6 +563,22 @@ impl Map {
             )
             .port("cfg_tick_cycles"),
         );
+        config_regs.push(
+            Register::single(
+                "read_response_queue",
+                0x128,
+                Kind::Flops,
+                "the scheduler queue of the READ responses this engine sends as a responder",
+                vec![rw(
+                    "queue",
+                    0,
+                    5,
+                    crate::tx::DEFAULT_READ_RESPONSE_QUEUE,
+                    "a data queue, 1 to the queue count − 1 (a write outside answers SLVERR and changes nothing); its weight and rate are its `queue_config`'s",
+                )],
+            )
+            .port("cfg_read_queue"),
+        );
         blocks.push(Block {
             name: "config".into(),
             offset: 0x100,

@@ -30,7 +30,7 @@ pub enum CheckFailure {
     /// The PSN is not the expected one (RC: ahead of it; UC: any other PSN on a packet that
     /// does not start a message).
     PsnOutOfSequence = 7,
-    /// A request the responder does not execute: RDMA READ, atomics, SEND with invalidate.
+    /// A request the responder does not execute: atomics, SEND with invalidate.
     UnsupportedOpcode = 8,
     /// A middle or last packet without an open message of its kind, or (RC) a first or only
     /// packet while a message is open.
@@ -655,7 +655,7 @@ pub mod decision {
     pub const RESPONSE: RecordField = f(
         "response",
         1,
-        "an ACK or NAK goes to the peer: the `response_*` fields are meaningful",
+        "an ACK or NAK goes to the peer: the `response_*` fields are meaningful (they are also with `read`)",
     );
     /// AETH syndrome.
     pub const RESPONSE_SYNDROME: RecordField = f(
@@ -673,7 +673,7 @@ pub mod decision {
     pub const RESPONSE_PSN: RecordField = f(
         "response_psn",
         24,
-        "BTH PSN of the response: acknowledged (ACK) or expected (NAK); on a forwarded packet, its own",
+        "BTH PSN of the response: acknowledged (ACK) or expected (NAK), a READ response's first; on a forwarded packet, its own",
     );
     /// AETH MSN.
     pub const RESPONSE_MSN: RecordField = f(
@@ -695,9 +695,23 @@ pub mod decision {
     pub const WRITE_ADDRESS: RecordField = f("write_address", 64, "address of the payload's first byte");
     /// Buffer address.
     pub const COMPLETION_BUFFER_ADDRESS: RecordField = f("completion_buffer_address", 64, "address of the consumed receive buffer");
+    /// An RDMA READ response to send.
+    pub const READ: RecordField = f(
+        "read",
+        1,
+        "an executed RDMA READ request (or a duplicate, executed again): its response goes to the TX path, from `response_psn` with `response_syndrome` and `response_msn` in its AETH, `read_length` bytes read from `read_va`",
+    );
+    /// READ DMA length.
+    pub const READ_LENGTH: RecordField = f("read_length", 32, "the READ request's DMA length (0 without a READ)");
+    /// READ VA.
+    pub const READ_VA: RecordField = f(
+        "read_va",
+        64,
+        "the READ request's VA: address of the response's first byte (0 without a READ)",
+    );
 
     /// Every field, in packing order.
-    pub const FIELDS: [RecordField; 21] = [
+    pub const FIELDS: [RecordField; 24] = [
         FAILURE,
         FORWARDED,
         ACKNOWLEDGEMENT,
@@ -713,12 +727,15 @@ pub mod decision {
         RESPONSE_SYNDROME,
         QP,
         RESPONSE_PSN,
+        READ,
         RESPONSE_MSN,
         COMPLETION_LENGTH,
         COMPLETION_BUFFER_LENGTH,
         COMPLETION_IMMEDIATE,
         WRITE_ADDRESS,
         COMPLETION_BUFFER_ADDRESS,
+        READ_LENGTH,
+        READ_VA,
     ];
 }
 
@@ -731,7 +748,7 @@ pub const DECISION: Schema = Schema {
 };
 
 /// 32-bit words of a packed decision.
-pub const DECISION_WORDS: usize = 11;
+pub const DECISION_WORDS: usize = 14;
 /// Bits of a packed decision.
 pub const DECISION_BITS: usize = 32 * DECISION_WORDS;
 
@@ -755,6 +772,10 @@ pub enum ResponderCounter {
     UcMessagesDropped,
     /// Packets that failed this check.
     Failures(CheckFailure),
+    /// RDMA READ requests executed at the expected PSN.
+    ReadRequests,
+    /// Duplicate RDMA READ requests executed again.
+    ReadDuplicates,
 }
 
 /// Bits of the RTL's `counter_index`.
@@ -762,8 +783,8 @@ pub const COUNTER_INDEX_BITS: usize = 5;
 
 impl ResponderCounter {
     /// Every counter, in index order.
-    pub const ALL: [ResponderCounter; 28] = {
-        let mut all = [ResponderCounter::PacketsExecuted; 28];
+    pub const ALL: [ResponderCounter; 30] = {
+        let mut all = [ResponderCounter::PacketsExecuted; 30];
         all[1] = ResponderCounter::Forwarded;
         all[2] = ResponderCounter::Completions;
         all[3] = ResponderCounter::Acks;
@@ -779,6 +800,8 @@ impl ResponderCounter {
             all[11 + i] = ResponderCounter::Failures(CheckFailure::ALL[i]);
             i += 1;
         }
+        all[28] = ResponderCounter::ReadRequests;
+        all[29] = ResponderCounter::ReadDuplicates;
         all
     };
 
@@ -801,6 +824,8 @@ impl ResponderCounter {
             ResponderCounter::Naks(code) => format!("naks_{}", code.name()),
             ResponderCounter::UcMessagesDropped => "uc_messages_dropped".into(),
             ResponderCounter::Failures(failure) => format!("failures_{}", failure.name()),
+            ResponderCounter::ReadRequests => "read_requests".into(),
+            ResponderCounter::ReadDuplicates => "read_duplicates".into(),
         }
     }
 }

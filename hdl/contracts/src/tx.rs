@@ -225,6 +225,9 @@ impl PostError {
     }
 }
 
+/// The scheduler queue of READ responses after reset (register `read_response_queue`).
+pub const DEFAULT_READ_RESPONSE_QUEUE: u32 = 1;
+
 /// Bits of a post refusal code.
 pub const POST_ERROR_BITS: usize = 3;
 
@@ -595,6 +598,12 @@ pub mod packet {
     pub const IMMEDIATE: RecordField = f("immediate", 32, "ImmDt");
     /// RETH VA.
     pub const VA: RecordField = f("va", 64, "RETH virtual address");
+    /// A READ response packet.
+    pub const READ_RESPONSE: RecordField = f(
+        "read_response",
+        1,
+        "a packet of the responder's RDMA READ response: its PSN is the responder's, it belongs to no transfer of the engine's (the ACK tracker does not see it)",
+    );
     /// Sent again.
     pub const RETRANSMITTED: RecordField = f(
         "retransmitted",
@@ -603,7 +612,7 @@ pub mod packet {
     );
 
     /// Every field, in packing order.
-    pub const FIELDS: [RecordField; 16] = [
+    pub const FIELDS: [RecordField; 17] = [
         QP,
         OPCODE,
         PSN,
@@ -616,6 +625,7 @@ pub mod packet {
         RETRANSMITTED,
         PAYLOAD_LEN,
         CHANNEL,
+        READ_RESPONSE,
         RKEY,
         DMA_LEN,
         IMMEDIATE,

@@ -44,7 +44,7 @@ use crate::common::dual_port_ram::BlockRam;
 use crate::common::elab::{bits_from, c};
 use crate::common::fifo::Fifo;
 use crate::common::wide::{PieceAdder, WideCompare};
-use ferroce_contracts::opcode::{Opcode, Transport};
+use ferroce_contracts::opcode::{Opcode, Operation, Transport};
 use ferroce_contracts::responder::{
     is_request, message_operation, Access, CheckFailure, MessageKind, NakCode, RcAnswer, ReceiveStatus, ResponderCounter, Syndrome,
     COUNTER_INDEX_BITS, DECISION, DECISION_BITS, FIRST_QP, MEMORY_REGION, MEMORY_REGION_BITS, RECEIVING_STATES, REGION_KEY_BITS,
@@ -74,7 +74,7 @@ pub use ferroce_contracts::regs::QP_READ_LATENCY;
 /// Loss recovery and READ (the next issue) add their fields in the free bits.
 pub const STATE_BITS: usize = 256;
 /// Counters of the responder (`ResponderCounter::ALL`).
-pub const COUNTERS: usize = 28;
+pub const COUNTERS: usize = 30;
 /// Bits of a receive buffer in the ring RAM: address (63:0) and length (95:64).
 const BUFFER_BITS: usize = 96;
 
@@ -269,6 +269,8 @@ pub struct Responder<const QB: usize, const RB: usize, const RA: usize, const QL
     is_request: DFF<Bit>,
     executable: DFF<Bit>,
     is_write: DFF<Bit>,
+    /// An RDMA READ request.
+    is_read: DFF<Bit>,
     starts: DFF<Bit>,
     ends: DFF<Bit>,
     has_immediate: DFF<Bit>,
@@ -281,6 +283,8 @@ pub struct Responder<const QB: usize, const RB: usize, const RA: usize, const QL
     transport_ok: DFF<Bit>,
     reliable: DFF<Bit>,
     pmtu_bytes: DFF<Bits<16>>,
+    /// log2 of the PMTU.
+    pmtu_shift: DFF<Bits<5>>,
     qp_pd: DFF<Bits<16>>,
     rnr_timer: DFF<Bits<5>>,
     ack_every: DFF<Bits<8>>,
@@ -297,6 +301,7 @@ pub struct Responder<const QB: usize, const RB: usize, const RA: usize, const QL
     region_rkey: DFF<Bits<32>>,
     region_pd: DFF<Bits<16>>,
     region_writable: DFF<Bit>,
+    region_readable: DFF<Bit>,
     region_base: DFF<Bits<64>>,
     region_length: DFF<Bits<64>>,
     buffer_address: DFF<Bits<64>>,
@@ -323,6 +328,22 @@ pub struct Responder<const QB: usize, const RB: usize, const RA: usize, const QL
     unacknowledged_next: DFF<Bits<8>>,
     /// The message's DMA length: the RETH's on a first or only packet, else the open WRITE's.
     target_dma_length: DFF<Bits<32>>,
+
+    /// A READ's DMA length is above 2^31.
+    read_too_long: DFF<Bit>,
+
+    // the PSN after a READ's `max(1, ⌈DMA length / PMTU⌉)`: a pipeline that runs every cycle,
+    // its inputs held from Psn on, settled four cycles later, before Execute
+    /// DMA length / PMTU, rounded down.
+    read_whole: DFF<Bits<24>>,
+    /// PMTU − 1.
+    read_mask: DFF<Bits<16>>,
+    /// The DMA length is not a multiple of the PMTU.
+    read_partial: DFF<Bit>,
+    /// Bits 11:0 of the PSN after the READ, and the carry into bit 12.
+    read_end_low: DFF<Bits<13>>,
+    /// The PSN after the READ: the expected PSN once it is executed.
+    read_end: DFF<Bits<24>>,
 
     // Sum (first cycle)
     psn_next: DFF<Bits<24>>,
@@ -373,6 +394,9 @@ pub struct Responder<const QB: usize, const RB: usize, const RA: usize, const QL
     out_completion_length: DFF<Bits<32>>,
     out_completion_buffer_length: DFF<Bits<32>>,
     out_completion_buffer_address: DFF<Bits<64>>,
+    out_read: DFF<Bit>,
+    out_read_length: DFF<Bits<32>>,
+    out_read_va: DFF<Bits<64>>,
     out_completion_immediate: DFF<Bits<32>>,
     out_response: DFF<Bit>,
     out_response_syndrome: DFF<Bits<8>>,
@@ -406,11 +430,14 @@ pub struct Responder<const QB: usize, const RB: usize, const RA: usize, const QL
     new_bytes: Signal<Local, Bits<32>>,
     new_open_va: Signal<Local, Bits<64>>,
     new_open_dma_length: Signal<Local, Bits<32>>,
+    /// An executed READ request (at the expected PSN, or a duplicate).
+    read_executed: Signal<Local, Bit>,
 
     // constants (from the contracts)
     request_table: Constant<Bits<256>>,
     executable_table: Constant<Bits<256>>,
     write_table: Constant<Bits<256>>,
+    read_table: Constant<Bits<256>>,
     starts_table: Constant<Bits<256>>,
     ends_table: Constant<Bits<256>>,
     immediate_table: Constant<Bits<256>>,
@@ -457,6 +484,9 @@ pub struct Responder<const QB: usize, const RB: usize, const RA: usize, const QL
     above_regions: Constant<Bits<32>>,
     region_key_bits: Constant<Bits<8>>,
     write_access_at: Constant<Bits<8>>,
+    read_access_at: Constant<Bits<8>>,
+    /// log2 of the PMTU of code 0.
+    pmtu_shift_base: Constant<Bits<5>>,
     qp_last: Constant<Bits<QB>>,
     ring_shift: Constant<Bits<8>>,
     ring_mask: Constant<Bits<8>>,
@@ -464,7 +494,7 @@ pub struct Responder<const QB: usize, const RB: usize, const RA: usize, const QL
     wait_cycles: Constant<Bits<3>>,
     context_at: [Constant<Bits<10>>; 8],
     region_at: [Constant<Bits<8>>; 6],
-    decision_at: [Constant<Bits<9>>; 21],
+    decision_at: [Constant<Bits<9>>; 24],
     counter_number: [Constant<Bits<COUNTER_INDEX_BITS>>; COUNTERS],
 }
 
@@ -474,7 +504,7 @@ const CONTEXT_FIELDS: [&str; 8] = ["state", "transport", "pmtu", "pkey", "pd", "
 const REGION_FIELDS: [&str; 6] = ["valid", "access", "pd", "rkey", "base", "length"];
 
 /// The `DECISION` fields, in `decision_at` order.
-const DECISION_FIELDS: [&str; 21] = [
+const DECISION_FIELDS: [&str; 24] = [
     "failure",
     "forwarded",
     "acknowledgement",
@@ -496,6 +526,9 @@ const DECISION_FIELDS: [&str; 21] = [
     "completion_immediate",
     "write_address",
     "completion_buffer_address",
+    "read",
+    "read_length",
+    "read_va",
 ];
 
 /// A 256-bit table over opcodes: bit `v` is `f(opcode v)` for the opcodes the front end accepts.
@@ -606,6 +639,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Default
             is_request: Default::default(),
             executable: Default::default(),
             is_write: Default::default(),
+            is_read: Default::default(),
             starts: Default::default(),
             ends: Default::default(),
             has_immediate: Default::default(),
@@ -616,6 +650,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Default
             transport_ok: Default::default(),
             reliable: Default::default(),
             pmtu_bytes: Default::default(),
+            pmtu_shift: Default::default(),
             qp_pd: Default::default(),
             rnr_timer: Default::default(),
             ack_every: Default::default(),
@@ -632,6 +667,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Default
             region_rkey: Default::default(),
             region_pd: Default::default(),
             region_writable: Default::default(),
+            region_readable: Default::default(),
             region_base: Default::default(),
             region_length: Default::default(),
             buffer_address: Default::default(),
@@ -652,6 +688,12 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Default
             head_next: Default::default(),
             unacknowledged_next: Default::default(),
             target_dma_length: Default::default(),
+            read_too_long: Default::default(),
+            read_whole: Default::default(),
+            read_mask: Default::default(),
+            read_partial: Default::default(),
+            read_end_low: Default::default(),
+            read_end: Default::default(),
             psn_next: Default::default(),
             msn_next: Default::default(),
             expected_previous: Default::default(),
@@ -692,6 +734,9 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Default
             out_completion_length: Default::default(),
             out_completion_buffer_length: Default::default(),
             out_completion_buffer_address: Default::default(),
+            out_read: Default::default(),
+            out_read_length: Default::default(),
+            out_read_va: Default::default(),
             out_completion_immediate: Default::default(),
             out_response: Default::default(),
             out_response_syndrome: Default::default(),
@@ -722,9 +767,11 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Default
             new_bytes: Default::default(),
             new_open_va: Default::default(),
             new_open_dma_length: Default::default(),
+            read_executed: Default::default(),
             request_table: opcode_table(|o| is_request(o.operation())),
-            executable_table: opcode_table(|o| operation(o).is_some()),
+            executable_table: opcode_table(|o| operation(o).is_some() || o.operation() == Operation::ReadRequest),
             write_table: opcode_table(|o| operation(o).is_some_and(|(kind, _)| kind == MessageKind::Write)),
+            read_table: opcode_table(|o| o.operation() == Operation::ReadRequest),
             starts_table: opcode_table(|o| operation(o).is_some_and(|(_, position)| position.starts())),
             ends_table: opcode_table(|o| operation(o).is_some_and(|(_, position)| position.ends())),
             immediate_table: opcode_table(|o| o.ext_headers().immdt),
@@ -777,6 +824,16 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Default
                     .code()
                     .trailing_zeros()) as u64,
             ),
+            read_access_at: c::<8>(
+                (MEMORY_REGION.offset("access") as u32
+                    + Access {
+                        remote_write: false,
+                        remote_read: true,
+                    }
+                    .code()
+                    .trailing_zeros()) as u64,
+            ),
+            pmtu_shift_base: c::<5>(u64::from(Pmtu::B256.log2() - u32::from(Pmtu::B256.code()))),
             qp_last: c::<QB>((1 << QB) - 1),
             ring_shift: c::<8>((RA - QB) as u64),
             ring_mask: c::<8>((1 << (RA - QB)) - 1),
@@ -821,6 +878,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
             is_request,
             executable,
             is_write,
+            is_read,
             starts,
             ends,
             has_immediate,
@@ -831,6 +889,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
             transport_ok,
             reliable,
             pmtu_bytes,
+            pmtu_shift,
             qp_pd,
             rnr_timer,
             ack_every,
@@ -847,6 +906,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
             region_rkey,
             region_pd,
             region_writable,
+            region_readable,
             region_base,
             region_length,
             buffer_address,
@@ -866,6 +926,12 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
             head_next,
             unacknowledged_next,
             target_dma_length,
+            read_too_long,
+            read_whole,
+            read_mask,
+            read_partial,
+            read_end_low,
+            read_end,
             psn_next,
             msn_next,
             expected_previous,
@@ -907,6 +973,9 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
             out_completion_buffer_length,
             out_completion_buffer_address,
             out_completion_immediate,
+            out_read,
+            out_read_length,
+            out_read_va,
             out_response,
             out_response_syndrome,
             out_response_psn,
@@ -1006,19 +1075,38 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
         // Flags: the PSN's place (RC) and the conditions of the request checks
         self.duplicate.next = !self.psn_equal.q.val() && (!self.behind.q.val().get_bit(23) || (self.behind.q.val().get_bits::<23>(0) == 0));
         self.ahead.next = !self.psn_equal.q.val() && !self.duplicate.val();
-        self.rkey_applies.next = self.is_write.q.val() && self.starts.q.val() && !self.dma_empty.q.val();
+        self.rkey_applies.next = ((self.is_write.q.val() && self.starts.q.val()) || self.is_read.q.val()) && !self.dma_empty.q.val();
         self.end_beyond_region.next = (self.request_end_adder.carry.val() && !self.region_end_adder.carry.val())
             || ((self.request_end_adder.carry.val() == self.region_end_adder.carry.val()) && self.end_compare.greater.val());
-        self.needs_buffer.next = !self.is_write.q.val() || (self.ends.q.val() && self.has_immediate.q.val());
+        self.needs_buffer.next = (!self.is_write.q.val() && !self.is_read.q.val()) || (self.ends.q.val() && self.has_immediate.q.val());
+
+        // a READ's PSNs and the PSN after them (see the fields)
+        self.read_whole.d.next = bit_cast::<24, 32>(self.dma_length.q.val() >> self.pmtu_shift.q.val());
+        self.read_mask.d.next = self.pmtu_bytes.q.val() - 1;
+        self.read_partial.d.next = (self.dma_length.q.val().get_bits::<16>(0) & self.read_mask.q.val()) != 0;
+        // PSN + whole + 1 for a partial packet (or the one packet of a zero-length READ)
+        self.read_end_low.d.next = bit_cast::<13, 12>(self.psn.q.val().get_bits::<12>(0))
+            + bit_cast::<13, 12>(self.read_whole.q.val().get_bits::<12>(0))
+            + bit_cast::<13, 1>((self.read_partial.q.val() || self.dma_empty.q.val()).into());
+        self.read_end.d.next = (bit_cast::<24, 12>(
+            self.psn.q.val().get_bits::<12>(12)
+                + self.read_whole.q.val().get_bits::<12>(12)
+                + bit_cast::<12, 1>(self.read_end_low.q.val().get_bits::<1>(12)),
+        ) << 12)
+            | bit_cast::<24, 12>(self.read_end_low.q.val().get_bits::<12>(0));
 
         // Execute: the answer, the completion and the QP's next state
         self.answer_fatal.next = self.answer_invalid_request.q.val() || self.answer_remote_access.q.val();
-        self.respond.next =
-            (self.executed.q.val() && self.reliable.q.val() && (self.ack_request.q.val() || self.ack_count_reached.q.val()))
-                || self.answer_reack.q.val()
-                || (self.answer_psn_nak.q.val() && !self.nak_sent.q.val())
-                || self.answer_rnr_nak.q.val()
-                || self.answer_fatal.val();
+        self.read_executed.next = self.executed.q.val() && self.is_read.q.val();
+        // a READ's response acknowledges it (no ACK)
+        self.respond.next = (self.executed.q.val()
+            && !self.is_read.q.val()
+            && self.reliable.q.val()
+            && (self.ack_request.q.val() || self.ack_count_reached.q.val()))
+            || self.answer_reack.q.val()
+            || (self.answer_psn_nak.q.val() && !self.nak_sent.q.val())
+            || self.answer_rnr_nak.q.val()
+            || self.answer_fatal.val();
         self.success_completion.next = self.executed.q.val() && self.ends.q.val() && (!self.is_write.q.val() || self.has_immediate.q.val());
         self.error_completion.next = self.answer_fatal.val()
             && ((self.open.q.val() && !self.open_write.q.val()) || self.too_small.q.val())
@@ -1056,6 +1144,23 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
         }
         if self.respond.val() {
             self.new_unacknowledged.next = 0.into();
+        }
+        // a READ opens no message; at the expected PSN the MSN counts it, the expected PSN moves
+        // past its response and the coalesced count restarts; a duplicate changes nothing
+        if self.read_executed.val() {
+            self.new_open.next = self.open.q.val();
+            self.new_open_write.next = self.open_write.q.val();
+            self.new_bytes.next = self.bytes.q.val();
+            if self.duplicate.val() {
+                self.new_nak_sent.next = self.nak_sent.q.val();
+                self.new_expected.next = self.expected.q.val();
+                self.new_msn.next = self.msn.q.val();
+                self.new_unacknowledged.next = self.unacknowledged.q.val();
+            } else {
+                self.new_expected.next = self.read_end.q.val();
+                self.new_msn.next = self.msn_next.q.val();
+                self.new_unacknowledged.next = 0.into();
+            }
         }
         // the state word (see `STATE_BITS`)
         self.state_ram.write_data.next = bit_cast::<STATE_BITS, 1>(true.into())
@@ -1148,6 +1253,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                 self.is_request.d.next = self.request_table.val().get_bit(self.opcode.q.val().index());
                 self.executable.d.next = self.executable_table.val().get_bit(self.opcode.q.val().index());
                 self.is_write.d.next = self.write_table.val().get_bit(self.opcode.q.val().index());
+                self.is_read.d.next = self.read_table.val().get_bit(self.opcode.q.val().index());
                 self.starts.d.next = self.starts_table.val().get_bit(self.opcode.q.val().index());
                 self.ends.d.next = self.ends_table.val().get_bit(self.opcode.q.val().index());
                 self.has_immediate.d.next = self.immediate_table.val().get_bit(self.opcode.q.val().index());
@@ -1178,6 +1284,8 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                     self.opcode.q.val().get_bits::<3>(5) == self.qp_read_entry.val().get_bits::<3>(self.context_at[1].val().index());
                 self.reliable.d.next = self.qp_read_entry.val().get_bits::<3>(self.context_at[1].val().index()) == self.transport_rc.val();
                 self.pmtu_bytes.d.next = self.pmtu_unit.val() << self.qp_read_entry.val().get_bits::<3>(self.context_at[2].val().index());
+                self.pmtu_shift.d.next =
+                    self.pmtu_shift_base.val() + bit_cast::<5, 3>(self.qp_read_entry.val().get_bits::<3>(self.context_at[2].val().index()));
                 self.qp_pd.d.next = self.qp_read_entry.val().get_bits::<16>(self.context_at[4].val().index());
                 self.rnr_timer.d.next = self.qp_read_entry.val().get_bits::<5>(self.context_at[6].val().index());
                 self.ack_every.d.next = self.qp_read_entry.val().get_bits::<8>(self.context_at[7].val().index());
@@ -1205,6 +1313,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                 // the region, the head receive buffer and the ring pointers
                 self.region_valid.d.next = self.region_ram.read_data.val().get_bit(self.region_at[0].val().index());
                 self.region_writable.d.next = self.region_ram.read_data.val().get_bit(self.write_access_at.val().index());
+                self.region_readable.d.next = self.region_ram.read_data.val().get_bit(self.read_access_at.val().index());
                 self.region_pd.d.next = self.region_ram.read_data.val().get_bits::<16>(self.region_at[2].val().index());
                 self.region_rkey.d.next = self.region_ram.read_data.val().get_bits::<32>(self.region_at[3].val().index());
                 self.region_base.d.next = self.region_ram.read_data.val().get_bits::<64>(self.region_at[4].val().index());
@@ -1228,6 +1337,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                 self.within_pmtu.d.next = self.payload_length.q.val() <= self.pmtu_bytes.q.val();
                 self.payload_empty.d.next = self.payload_length.q.val() == 0;
                 self.dma_empty.d.next = self.dma_length.q.val() == 0;
+                self.read_too_long.d.next = self.dma_length.q.val().get_bit(31) && (self.dma_length.q.val().get_bits::<31>(0) != 0);
                 self.head_next.d.next = self.head.q.val() + 1;
                 self.unacknowledged_next.d.next = self.unacknowledged.q.val() + 1;
                 self.target_dma_length.d.next = self.open_dma_length.q.val();
@@ -1268,7 +1378,8 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                 }
             }
             ResponderState::Flags => {
-                self.fail_psn_duplicate.d.next = self.reliable.q.val() && self.duplicate.val();
+                // a duplicate READ request is executed again
+                self.fail_psn_duplicate.d.next = self.reliable.q.val() && self.duplicate.val() && !self.is_read.q.val();
                 self.fail_psn_out_of_sequence.d.next = !self.psn_equal.q.val() && !self.starts.q.val();
                 if self.reliable.q.val() {
                     self.fail_psn_out_of_sequence.d.next = self.ahead.val();
@@ -1277,19 +1388,32 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                 self.fail_opcode_sequence.d.next = (!self.open.q.val() && !self.starts.q.val())
                     || (self.open.q.val() && !self.starts.q.val() && (self.open_write.q.val() != self.is_write.q.val()))
                     || (self.open.q.val() && self.starts.q.val() && self.reliable.q.val());
+                if self.is_read.q.val() {
+                    // a duplicate belongs before the open message
+                    self.fail_opcode_sequence.d.next = self.open.q.val() && !self.duplicate.val();
+                }
                 self.fail_rkey_invalid.d.next = self.rkey_applies.val() && !self.rkey_match.q.val();
                 self.fail_rkey_domain.d.next = self.rkey_applies.val() && !self.pd_match.q.val();
                 self.fail_rkey_access.d.next = self.rkey_applies.val() && !self.region_writable.q.val();
+                if self.is_read.q.val() {
+                    self.fail_rkey_access.d.next = self.rkey_applies.val() && !self.region_readable.q.val();
+                }
                 self.fail_rkey_bounds.d.next = self.rkey_applies.val() && (self.base_compare.greater.val() || self.end_beyond_region.val());
                 // first or middle: exactly the PMTU; last: 1 to PMTU; only: up to the PMTU
                 self.fail_payload_length.d.next = !self.pmtu_equal.q.val();
                 if self.ends.q.val() {
                     self.fail_payload_length.d.next = !self.within_pmtu.q.val() || (self.payload_empty.q.val() && !self.starts.q.val());
                 }
-                self.fail_dma_length.d.next =
-                    self.is_write.q.val() && (self.dma_compare.greater.val() || (self.ends.q.val() && !self.dma_compare.equal.val()));
+                // a READ request carries none
+                if self.is_read.q.val() {
+                    self.fail_payload_length.d.next = !self.payload_empty.q.val();
+                }
+                self.fail_dma_length.d.next = (self.is_write.q.val()
+                    && (self.dma_compare.greater.val() || (self.ends.q.val() && !self.dma_compare.equal.val())))
+                    || (self.is_read.q.val() && self.read_too_long.q.val());
                 self.fail_no_receive_buffer.d.next = self.needs_buffer.val() && self.queue_empty.q.val();
-                self.fail_receive_buffer_too_small.d.next = !self.is_write.q.val() && self.buffer_compare.greater.val();
+                self.fail_receive_buffer_too_small.d.next =
+                    !self.is_write.q.val() && !self.is_read.q.val() && self.buffer_compare.greater.val();
                 self.ack_count_reached.d.next =
                     (self.ack_every.q.val() != 0) && (self.unacknowledged_next.q.val() == self.ack_every.q.val());
                 self.state.d.next = ResponderState::Decide;
@@ -1445,6 +1569,21 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                         self.out_response_psn.d.next = self.psn.q.val();
                         self.out_response_msn.d.next = self.new_msn.val();
                     }
+                    // a duplicate READ's NAK is at its own PSN
+                    if self.is_read.q.val() && self.duplicate.val() {
+                        self.out_response_psn.d.next = self.psn.q.val();
+                    }
+                }
+                // a READ response: from the request's PSN, its AETH an ACK with the MSN
+                self.out_read.d.next = self.read_executed.val();
+                self.out_read_length.d.next = 0.into();
+                self.out_read_va.d.next = 0.into();
+                if self.read_executed.val() {
+                    self.out_read_length.d.next = self.dma_length.q.val();
+                    self.out_read_va.d.next = self.va.q.val();
+                    self.out_response_syndrome.d.next = self.syndrome_ack.val();
+                    self.out_response_psn.d.next = self.psn.q.val();
+                    self.out_response_msn.d.next = self.new_msn.val();
                 }
                 // counters (`ResponderCounter::ALL` order): failures from index 11 = 10 + code
                 self.counter_events.d.next = bit_cast::<COUNTERS, 32>(self.failure_bit.val() & 0xFFFF_FFFE_u64) << 10;
@@ -1469,6 +1608,16 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                 self.counter_events.d.next = self.counter_events.d.val().replace_bit(6, self.answer_invalid_request.q.val());
                 self.counter_events.d.next = self.counter_events.d.val().replace_bit(7, self.answer_remote_access.q.val());
                 self.counter_events.d.next = self.counter_events.d.val().replace_bit(10, self.dropped_message.val());
+                self.counter_events.d.next = self
+                    .counter_events
+                    .d
+                    .val()
+                    .replace_bit(28, self.read_executed.val() && !self.duplicate.val());
+                self.counter_events.d.next = self
+                    .counter_events
+                    .d
+                    .val()
+                    .replace_bit(29, self.read_executed.val() && self.duplicate.val());
                 self.state.d.next = ResponderState::Emit;
             }
             ResponderState::Emit => {
@@ -1541,6 +1690,9 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
             | (bit_cast::<DECISION_BITS, 32>(self.out_completion_buffer_length.q.val()) << self.decision_at[17].val())
             | (bit_cast::<DECISION_BITS, 32>(self.out_completion_immediate.q.val()) << self.decision_at[18].val())
             | (bit_cast::<DECISION_BITS, 64>(self.out_write_address.q.val()) << self.decision_at[19].val())
-            | (bit_cast::<DECISION_BITS, 64>(self.out_completion_buffer_address.q.val()) << self.decision_at[20].val());
+            | (bit_cast::<DECISION_BITS, 64>(self.out_completion_buffer_address.q.val()) << self.decision_at[20].val())
+            | (bit_cast::<DECISION_BITS, 1>(self.out_read.q.val().into()) << self.decision_at[21].val())
+            | (bit_cast::<DECISION_BITS, 32>(self.out_read_length.q.val()) << self.decision_at[22].val())
+            | (bit_cast::<DECISION_BITS, 64>(self.out_read_va.q.val()) << self.decision_at[23].val());
     }
 }

@@ -34,6 +34,7 @@
 use super::host::{CompletionQueue, ReceivePosting};
 use super::{HostResponder, RxPath};
 use crate::common::elab::c;
+use crate::common::fifo::{Fifo, CAPACITY};
 use crate::common::frame_merge::FrameMerge;
 use crate::registers::Registers;
 use crate::tx::TxPath;
@@ -41,6 +42,28 @@ use ferroce_contracts::regs::{self, Config, QP_READ_LATENCY};
 use ferroce_contracts::responder::{decision, DECISION, DEFAULT_REGIONS};
 use ferroce_contracts::schema::RecordField;
 use rust_hdl::prelude::*;
+
+mod entries {
+    // the methods `LogicStruct` derives have no docs
+    #![allow(missing_docs)]
+    use rust_hdl::prelude::*;
+
+    /// A READ response waiting for the TX path.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+    pub struct ReadEntry {
+        pub qp: Bits<24>,
+        pub psn: Bits<24>,
+        pub aeth: Bits<32>,
+        pub va: Bits<64>,
+        pub length: Bits<32>,
+    }
+}
+use entries::ReadEntry;
+
+/// Slots of the ring of the QPs of READ responses not yet gone: those waiting for the TX path
+/// ([`CAPACITY`]) and a few being sent. A READ decision waits unless two slots were free in the
+/// cycle before (room known from flip-flops), so 39 are listed at most.
+pub const READS_IN_FLIGHT: usize = 40;
 
 /// log2 of the memory regions (`DEFAULT_REGIONS`).
 pub const REGION_BITS: usize = 6;
@@ -180,6 +203,31 @@ pub struct Engine<
     response: Signal<Local, Bit>,
     /// The decision is an acknowledgement for the requester.
     acknowledgement: Signal<Local, Bit>,
+    /// The decision carries a READ response to send.
+    read: Signal<Local, Bit>,
+    /// READ responses waiting for the TX path.
+    reads: Fifo<ReadEntry>,
+    /// The QPs of the READ responses not yet gone, in order (a ring of `READS_IN_FLIGHT`).
+    read_qps: [DFF<Bits<QB>>; READS_IN_FLIGHT],
+    read_qp_valid: DFF<Bits<READS_IN_FLIGHT>>,
+    read_tail: DFF<Bits<6>>,
+    /// The slot after `read_tail`.
+    read_tail_next: DFF<Bits<6>>,
+    read_head: DFF<Bits<6>>,
+    /// The decision on offer's QP has a READ response not yet gone (registered: meaningful when
+    /// `head_checked`).
+    waits_for_read: DFF<Bit>,
+    /// The decision on offer was on offer in the cycle before (`waits_for_read` is its own).
+    head_checked: DFF<Bit>,
+    /// The slots at `read_tail` and after it were free in the cycle before, so the one at
+    /// `read_tail` is now (one READ is listed a cycle): room for a READ, from flip-flops.
+    read_room: DFF<Bit>,
+    read_last: Constant<Bits<6>>,
+    read_slot: [Constant<Bits<6>>; READS_IN_FLIGHT],
+    /// The fill bit of a full READ FIFO.
+    reads_full_at: Constant<Bits<6>>,
+    /// The decision's AETH (a response's, or a READ response's).
+    aeth: Signal<Local, Bits<32>>,
     /// Every part of the decision that waits is taken.
     fork_ready: Signal<Local, Bit>,
     /// The RX decision on offer is taken this cycle.
@@ -197,6 +245,9 @@ pub struct Engine<
     at_msn: Constant<Bits<9>>,
     at_length: Constant<Bits<9>>,
     at_immediate: Constant<Bits<9>>,
+    at_read: Constant<Bits<9>>,
+    at_read_va: Constant<Bits<9>>,
+    at_read_length: Constant<Bits<9>>,
 }
 
 impl<
@@ -280,6 +331,20 @@ impl<
             transmit: Default::default(),
             response: Default::default(),
             acknowledgement: Default::default(),
+            read: Default::default(),
+            reads: Default::default(),
+            read_qps: std::array::from_fn(|_| Default::default()),
+            read_qp_valid: Default::default(),
+            read_tail: Default::default(),
+            read_tail_next: Default::default(),
+            read_head: Default::default(),
+            waits_for_read: Default::default(),
+            head_checked: Default::default(),
+            read_room: Default::default(),
+            read_last: c::<6>((READS_IN_FLIGHT - 1) as u64),
+            read_slot: std::array::from_fn(|i| c::<6>(i as u64)),
+            reads_full_at: c::<6>((CAPACITY - 1) as u64),
+            aeth: Default::default(),
             fork_ready: Default::default(),
             decision_taken: Default::default(),
             at_response: at(decision::RESPONSE),
@@ -295,6 +360,9 @@ impl<
             at_msn: at(decision::RESPONSE_MSN),
             at_length: at(decision::COMPLETION_LENGTH),
             at_immediate: at(decision::COMPLETION_IMMEDIATE),
+            at_read: at(decision::READ),
+            at_read_va: at(decision::READ_VA),
+            at_read_length: at(decision::READ_LENGTH),
         }
     }
 }
@@ -323,8 +391,25 @@ impl<
             receive_posting,
             completion_queue,
             host_responder,
-            transmit
+            transmit,
+            reads
         );
+        dff_setup!(
+            self,
+            clock,
+            read_qp_valid,
+            read_tail,
+            read_tail_next,
+            read_head,
+            read_room,
+            waits_for_read,
+            head_checked
+        );
+        for i in 0..READS_IN_FLIGHT {
+            self.read_qps[i].clock.next = self.clock.val();
+            self.read_qps[i].d.next = self.read_qps[i].q.val();
+        }
+        self.reads.reset.next = self.reset.val();
         self.host_responder.reset.next = self.reset.val();
         self.transmit.reset.next = self.reset.val();
         self.registers.reset.next = self.reset.val();
@@ -369,6 +454,7 @@ impl<
         self.registers.cpl_status.next = self.tx.cpl_status.val();
         self.tx.cfg_block_log2.next = self.registers.cfg_block_log2.val();
         self.tx.cfg_tick_cycles.next = self.registers.cfg_tick_cycles.val();
+        self.tx.cfg_read_queue.next = self.registers.cfg_read_queue.val();
         self.tx.sched_cfg_we.next = self.registers.sched_cfg_we.val();
         self.tx.sched_cfg_addr.next = self.registers.sched_cfg_addr.val();
         self.tx.sched_cfg_wdata.next = self.registers.sched_cfg_wdata.val();
@@ -478,19 +564,79 @@ impl<
         // (for the requester); a completion is queued ----
         self.response.next = self.rx.m_dec_entry.val().get_bit(self.at_response.val().index());
         self.acknowledgement.next = self.rx.m_dec_entry.val().get_bit(self.at_acknowledgement.val().index());
-        self.fork_ready.next =
-            (!self.response.val() | self.tx.s_resp_ready.val()) & (!self.acknowledgement.val() | self.tx.s_ack_ready.val());
+        self.aeth.next = bit_cast::<32, 8>(self.rx.m_dec_entry.val().get_bits::<8>(self.at_syndrome.val().index())) << 24
+            | bit_cast::<32, 24>(self.rx.m_dec_entry.val().get_bits::<24>(self.at_msn.val().index()));
+        self.read.next = self.rx.m_dec_entry.val().get_bit(self.at_read.val().index());
+        // an ACK or NAK waits while a READ response of its QP has not gone (the requester takes
+        // a later acknowledgement for the READ response's loss); a READ waits for room
+        self.read_room.d.next = !self.read_qp_valid.q.val().get_bit(self.read_tail.q.val().index())
+            & !self.read_qp_valid.q.val().get_bit(self.read_tail_next.q.val().index());
+        self.fork_ready.next = (!self.response.val()
+            | (self.tx.s_resp_ready.val() & self.head_checked.q.val() & !self.waits_for_read.q.val()))
+            & (!self.acknowledgement.val() | self.tx.s_ack_ready.val())
+            & (!self.read.val() | (!self.reads.fill.val().get_bit(self.reads_full_at.val().index()) & self.read_room.q.val()));
         self.rx.m_dec_ready.next = self.fork_ready.val();
         self.decision_taken.next = self.rx.m_dec_valid.val() & self.fork_ready.val();
-        self.tx.s_resp_valid.next = self.rx.m_dec_valid.val() & self.response.val();
+        // (the TX path takes a response when it is free: offered only once it may go)
+        self.tx.s_resp_valid.next =
+            self.rx.m_dec_valid.val() & self.response.val() & self.head_checked.q.val() & !self.waits_for_read.q.val();
         self.tx.s_ack_valid.next = self.rx.m_dec_valid.val() & self.acknowledgement.val();
+        // READ responses: through a FIFO to the TX path, their QPs listed until gone
+        self.reads.push.next = self.decision_taken.val() & self.read.val();
+        self.reads.push_value.next.qp = self.rx.m_dec_entry.val().get_bits::<24>(self.at_qp.val().index());
+        self.reads.push_value.next.psn = self.rx.m_dec_entry.val().get_bits::<24>(self.at_psn.val().index());
+        self.reads.push_value.next.aeth = self.aeth.val();
+        self.reads.push_value.next.va = self.rx.m_dec_entry.val().get_bits::<64>(self.at_read_va.val().index());
+        self.reads.push_value.next.length = self.rx.m_dec_entry.val().get_bits::<32>(self.at_read_length.val().index());
+        self.tx.s_read_valid.next = self.reads.head_valid.val();
+        self.reads.pop.next = self.reads.head_valid.val() & self.tx.s_read_ready.val();
+        self.tx.s_read_qp.next = self.reads.head.val().qp;
+        self.tx.s_read_psn.next = self.reads.head.val().psn;
+        self.tx.s_read_aeth.next = self.reads.head.val().aeth;
+        self.tx.s_read_va.next = self.reads.head.val().va;
+        self.tx.s_read_length.next = self.reads.head.val().length;
+        if self.decision_taken.val() & self.read.val() {
+            for i in 0..READS_IN_FLIGHT {
+                if self.read_tail.q.val() == self.read_slot[i].val() {
+                    self.read_qps[i].d.next = self.rx.m_dec_entry.val().get_bits::<QB>(self.at_qp.val().index());
+                }
+            }
+            self.read_qp_valid.d.next = self.read_qp_valid.q.val().replace_bit(self.read_tail.q.val().index(), true);
+            self.read_tail.d.next = self.read_tail_next.q.val();
+            self.read_tail_next.d.next = self.read_tail_next.q.val() + 1;
+            if self.read_tail_next.q.val() == self.read_last.val() {
+                self.read_tail_next.d.next = 0.into();
+            }
+        }
+        if self.tx.m_read_done.val() {
+            self.read_qp_valid.d.next = self.read_qp_valid.d.val().replace_bit(self.read_head.q.val().index(), false);
+            self.read_head.d.next = self.read_head.q.val() + 1;
+            if self.read_head.q.val() == self.read_last.val() {
+                self.read_head.d.next = 0.into();
+            }
+        }
+        self.waits_for_read.d.next = false;
+        for i in 0..READS_IN_FLIGHT {
+            if self.read_qp_valid.q.val().get_bit(i)
+                & (self.read_qps[i].q.val() == self.rx.m_dec_entry.val().get_bits::<QB>(self.at_qp.val().index()))
+            {
+                self.waits_for_read.d.next = true;
+            }
+        }
+        self.head_checked.d.next = self.rx.m_dec_valid.val() & !self.decision_taken.val();
+        if self.reset.val() {
+            self.read_qp_valid.d.next = 0.into();
+            self.read_tail.d.next = 0.into();
+            self.read_tail_next.d.next = 1.into();
+            self.read_head.d.next = 0.into();
+            self.read_room.d.next = false;
+        }
         self.tx.s_ack_qp.next = self.rx.m_dec_entry.val().get_bits::<24>(self.at_qp.val().index());
         self.tx.s_ack_psn.next = self.rx.m_dec_entry.val().get_bits::<24>(self.at_psn.val().index());
         self.tx.s_ack_syndrome.next = self.rx.m_dec_entry.val().get_bits::<8>(self.at_syndrome.val().index());
         self.tx.s_resp_qp.next = self.rx.m_dec_entry.val().get_bits::<24>(self.at_qp.val().index());
         self.tx.s_resp_psn.next = self.rx.m_dec_entry.val().get_bits::<24>(self.at_psn.val().index());
-        self.tx.s_resp_aeth.next = bit_cast::<32, 8>(self.rx.m_dec_entry.val().get_bits::<8>(self.at_syndrome.val().index())) << 24
-            | bit_cast::<32, 24>(self.rx.m_dec_entry.val().get_bits::<24>(self.at_msn.val().index()));
+        self.tx.s_resp_aeth.next = self.aeth.val();
         self.completion_queue.push.next = self.decision_taken.val() & self.rx.m_dec_entry.val().get_bit(self.at_completion.val().index());
         self.completion_queue.push_value.next.kind = self.rx.m_dec_entry.val().get_bit(self.at_kind.val().index());
         self.completion_queue.push_value.next.status = self.rx.m_dec_entry.val().get_bits::<2>(self.at_status.val().index());

@@ -55,14 +55,14 @@ use status::StatusTable;
 /// Word-address bits (`ADDRESS_BITS − 2`).
 pub(crate) const WORD_BITS: usize = regs::ADDRESS_BITS - 2;
 /// [`Kind::Flops`] registers outside the post block, in map order (block size, local MAC low
-/// and high, IPv4, IPv6 ×4, scratch, limit of high priority, the staged memory region words,
-/// the staged receive post words).
-pub(crate) const FLOPS: usize = 11 + MEMORY_REGION_WORDS + RECEIVE_POST_WORDS;
+/// and high, IPv4, IPv6 ×4, scratch, retry tick, READ response queue, limit of high priority,
+/// the staged memory region words, the staged receive post words).
+pub(crate) const FLOPS: usize = 12 + MEMORY_REGION_WORDS + RECEIVE_POST_WORDS;
 /// The first staged memory region word in `flops` (`update` spells it as a literal).
-const REGION_FLOP: usize = 11;
+const REGION_FLOP: usize = 12;
 /// The first staged receive post word in `flops` (`update` spells it as a literal).
 const RECEIVE_FLOP: usize = REGION_FLOP + MEMORY_REGION_WORDS;
-const _: () = assert!(REGION_FLOP == 11 && RECEIVE_FLOP == 17);
+const _: () = assert!(REGION_FLOP == 12 && RECEIVE_FLOP == 18);
 /// [`Kind::Input`] registers (the counters of the RX path and the scheduler, the receive
 /// posting state, the head of the receive completion queue and its lost count).
 pub(crate) const INPUTS: usize = 31;
@@ -204,6 +204,8 @@ pub struct Registers<const CB: usize, const GB: usize, const QB: usize> {
     pub cfg_block_log2: Signal<Out, Bits<5>>,
     /// Clock cycles per retry timer tick (`retry_tick`).
     pub cfg_tick_cycles: Signal<Out, Bits<16>>,
+    /// The scheduler queue of READ responses (`read_response_queue`).
+    pub cfg_read_queue: Signal<Out, Bits<5>>,
     /// Local MAC address (bits 47:40 first on the wire).
     pub cfg_local_mac: Signal<Out, Bits<48>>,
     /// Local IPv4 address.
@@ -286,6 +288,8 @@ pub struct Registers<const CB: usize, const GB: usize, const QB: usize> {
     receive_word_shift: [Constant<Bits<8>>; RECEIVE_POST_WORDS],
     block_log2_min: Constant<Bits<5>>,
     block_log2_max: Constant<Bits<5>>,
+    /// Bit q set for each data queue q (1 to queues − 1): where READ responses may go.
+    read_queues: Constant<Bits<32>>,
     limit_sched_address: Constant<Bits<7>>,
     // storage
     flops: [DFF<Bits<32>>; FLOPS],
@@ -315,7 +319,8 @@ pub struct Registers<const CB: usize, const GB: usize, const QB: usize> {
     write_now: Signal<Local, Bit>,
     merged: Signal<Local, Bits<32>>,
     write_bits: Signal<Local, Bits<32>>,
-    block_size_refused: Signal<Local, Bit>,
+    value_refused: Signal<Local, Bit>,
+    read_queue_merged: Signal<Local, Bits<32>>,
     queue_value: Signal<Local, Bits<32>>,
     queue_merged: Signal<Local, Bits<32>>,
     /// A word of a loop that packs an entry.
@@ -356,6 +361,7 @@ impl<const CB: usize, const GB: usize, const QB: usize> Registers<CB, GB, QB> {
                 "local_ipv6_3",
                 "scratch",
                 "retry_tick",
+                "read_response_queue",
                 "high_limit",
                 "region_word0",
                 "region_word1",
@@ -493,6 +499,7 @@ impl<const CB: usize, const GB: usize, const QB: usize> Registers<CB, GB, QB> {
             cnt_timeouts: Default::default(),
             cnt_retries_exhausted: Default::default(),
             cfg_tick_cycles: Default::default(),
+            cfg_read_queue: Default::default(),
             region_entry: Default::default(),
             region_write_valid: Default::default(),
             region_write_data: Default::default(),
@@ -526,6 +533,7 @@ impl<const CB: usize, const GB: usize, const QB: usize> Registers<CB, GB, QB> {
             receive_word_shift: std::array::from_fn(|w| c::<8>(32 * w as u64)),
             block_log2_min: c::<5>(u64::from(ferroce_contracts::tx::BLOCK_LOG2_MIN)),
             block_log2_max: c::<5>(u64::from(ferroce_contracts::tx::BLOCK_LOG2_MAX)),
+            read_queues: c::<32>(((1u64 << config.queues) - 1) & !1),
             limit_sched_address: c::<7>(u64::from(ferroce_contracts::sched::HIGH_LIMIT_ADDR)),
             flops: std::array::from_fn(|_| Default::default()),
             post_words: std::array::from_fn(|_| Default::default()),
@@ -549,7 +557,8 @@ impl<const CB: usize, const GB: usize, const QB: usize> Registers<CB, GB, QB> {
             write_now: Default::default(),
             merged: Default::default(),
             write_bits: Default::default(),
-            block_size_refused: Default::default(),
+            value_refused: Default::default(),
+            read_queue_merged: Default::default(),
             queue_value: Default::default(),
             queue_merged: Default::default(),
             word_value: Default::default(),
@@ -624,20 +633,28 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
         // execute: flip-flop registers (strobes, writable bits), doorbell, W1C bits
         self.write_now.next = self.executing.q.val() & self.axil.op_write.val() & !self.decode.decoded_read_only.val();
         self.merged.next = (self.flops[0].q.val() & !self.axil.op_mask.val()) | (self.axil.op_data.val() & self.axil.op_mask.val());
-        self.block_size_refused.next = self.decode.hit_flop.val().get_bit(0)
+        self.read_queue_merged.next =
+            (self.flops[10].q.val() & !self.axil.op_mask.val()) | (self.axil.op_data.val() & self.axil.op_mask.val());
+        // a block size out of range, a READ response queue that is not a data queue
+        self.value_refused.next = (self.decode.hit_flop.val().get_bit(0)
             & ((self.merged.val().get_bits::<5>(0) < self.block_log2_min.val())
-                | (self.merged.val().get_bits::<5>(0) > self.block_log2_max.val()));
+                | (self.merged.val().get_bits::<5>(0) > self.block_log2_max.val())))
+            | (self.decode.hit_flop.val().get_bit(10)
+                & !self
+                    .read_queues
+                    .val()
+                    .get_bit(self.read_queue_merged.val().get_bits::<5>(0).index()));
         for i in 0..FLOPS {
             self.write_bits.next = self.axil.op_mask.val() & self.flop_writable[i].val();
-            if self.write_now.val() & self.decode.hit_flop.val().get_bit(i) & !self.block_size_refused.val() {
+            if self.write_now.val() & self.decode.hit_flop.val().get_bit(i) & !self.value_refused.val() {
                 self.flops[i].d.next = (self.flops[i].q.val() & !self.write_bits.val()) | (self.axil.op_data.val() & self.write_bits.val());
             }
         }
         self.sched_we.d.next = false;
         self.sched_address.d.next = self.limit_sched_address.val();
-        self.write_bits.next = self.axil.op_mask.val() & self.flop_writable[10].val();
-        self.sched_data.d.next = (self.flops[10].q.val() & !self.write_bits.val()) | (self.axil.op_data.val() & self.write_bits.val());
-        if self.write_now.val() & self.decode.hit_flop.val().get_bit(10) {
+        self.write_bits.next = self.axil.op_mask.val() & self.flop_writable[11].val();
+        self.sched_data.d.next = (self.flops[11].q.val() & !self.write_bits.val()) | (self.axil.op_data.val() & self.write_bits.val());
+        if self.write_now.val() & self.decode.hit_flop.val().get_bit(11) {
             self.sched_we.d.next = true;
         }
         self.posting.words_written_now.next = 0.into();
@@ -756,7 +773,7 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
         self.response.next = 0.into(); // OKAY
         if self.decode.decoded_nothing.val() {
             self.response.next = 3.into(); // DECERR
-        } else if self.axil.op_write.val() & (self.decode.decoded_read_only.val() | self.block_size_refused.val()) {
+        } else if self.axil.op_write.val() & (self.decode.decoded_read_only.val() | self.value_refused.val()) {
             self.response.next = 2.into(); // SLVERR
         }
         self.waiting_ram.d.next = self.executing.q.val()
@@ -873,13 +890,13 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
         self.receive_completion_pop_data.next = self.strobe_data.q.val();
         self.region_entry.next = 0.into();
         for w in 0..MEMORY_REGION_WORDS {
-            self.word_value.next = self.flops[11 + w].q.val(); // REGION_FLOP
+            self.word_value.next = self.flops[12 + w].q.val(); // REGION_FLOP
             self.region_entry.next =
                 self.region_entry.val() | (bit_cast::<MEMORY_REGION_BITS, 32>(self.word_value.val()) << self.region_word_shift[w].val());
         }
         self.receive_entry.next = 0.into();
         for w in 0..RECEIVE_POST_WORDS {
-            self.word_value.next = self.flops[17 + w].q.val(); // RECEIVE_FLOP
+            self.word_value.next = self.flops[18 + w].q.val(); // RECEIVE_FLOP
             self.receive_entry.next =
                 self.receive_entry.val() | (bit_cast::<RECEIVE_POST_BITS, 32>(self.word_value.val()) << self.receive_word_shift[w].val());
         }
@@ -888,6 +905,7 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
         self.sched_cfg_wdata.next = self.sched_data.q.val();
         self.cfg_block_log2.next = self.flops[0].q.val().get_bits::<5>(0);
         self.cfg_tick_cycles.next = self.flops[9].q.val().get_bits::<16>(0);
+        self.cfg_read_queue.next = self.flops[10].q.val().get_bits::<5>(0);
         self.cfg_local_mac.next = bit_cast::<48, 32>(self.flops[1].q.val()) | (bit_cast::<48, 32>(self.flops[2].q.val()) << 32);
         self.cfg_local_ipv4.next = self.flops[3].q.val();
         self.cfg_local_ipv6.next = bit_cast::<128, 32>(self.flops[4].q.val())

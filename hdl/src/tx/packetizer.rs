@@ -30,6 +30,12 @@
 //! byte; its first `replay_skip` packets are cut but not sent (two cycles each); its packets
 //! carry `retransmitted` and never `last_of_transfer` (the transfer's completion is on its way
 //! already); the QP's next PSN is left alone.
+//!
+//! **READ responses.** A group of the responder's READ response (`block_read_response`) is cut
+//! from `block_psn` (the responder's PSNs: the QP's next PSN, AckReq count and fresh bit are left
+//! alone), as READ response first, middle, last or only packets with the AETH
+//! (`block_immediate`) in the word after the BTH on the first, last and only ones; no AckReq, no
+//! record, never `last_of_transfer`, `read_response` set.
 
 use crate::common::elab::c;
 use crate::common::fifo::{Fifo, CAPACITY};
@@ -123,6 +129,11 @@ pub struct TxPacketizer<const QB: usize> {
     pub block_retry: Signal<In, Bits<3>>,
     /// Block: the QP's RNR retry limit (RC).
     pub block_rnr_retry: Signal<In, Bits<3>>,
+    /// Block command: a group of the responder's READ response, from PSN `block_psn`, the AETH
+    /// in `block_immediate`.
+    pub block_read_response: Signal<In, Bit>,
+    /// Block command: a READ response group's first PSN.
+    pub block_psn: Signal<In, Bits<24>>,
     /// A replay runs in the send history: no new block is taken.
     pub replaying: Signal<In, Bit>,
     /// A block to cut again: valid.
@@ -200,6 +211,8 @@ pub struct TxPacketizer<const QB: usize> {
     rnr_retry: DFF<Bits<3>>,
     /// The block is a replay: its first PSN and AckReq count are recorded ones.
     replay: DFF<Bit>,
+    /// The block is a group of a READ response: its PSNs are the responder's (`first_psn`).
+    read_response: DFF<Bit>,
     /// A new RC block's record is offered (in `Finish`).
     record_pending: DFF<Bit>,
     /// Packets of the replay still to cut without sending.
@@ -257,6 +270,8 @@ pub struct TxPacketizer<const QB: usize> {
     reth_rkey: Signal<Local, Bits<32>>,
     reth_len: Signal<Local, Bits<32>>,
     immediate_value: Signal<Local, Bits<32>>,
+    /// The packet carries the 4-byte word after the BTH (and RETH): ImmDt or AETH.
+    carries_word: Signal<Local, Bit>,
     room: Signal<Local, Bit>,
     /// PadCnt: `(−payload_len) & 3`.
     pad: Signal<Local, Bits<2>>,
@@ -265,7 +280,9 @@ pub struct TxPacketizer<const QB: usize> {
     /// Operation codes: `[send, write]` × first, middle, last, last with immediate, only, only
     /// with immediate.
     op_code: [Constant<Bits<5>>; 12],
-    at: [Constant<Bits<9>>; 16],
+    /// READ response first, middle, last, only.
+    read_op_code: [Constant<Bits<5>>; 4],
+    at: [Constant<Bits<9>>; 17],
     descriptors: Fifo<Bits<DESCRIPTOR_BITS>>,
     reads: Fifo<Bits<READ_COMMAND_BITS>>,
 }
@@ -290,8 +307,8 @@ const BLOCK_FIELDS: [&str; 16] = [
     "pmtu",
 ];
 
-/// Indices into [`TxPacketizer`]'s `at`: the `PACKET` fields in schema order.
-const PACKET_FIELDS: [&str; 16] = [
+/// Indices into [`TxPacketizer`]'s `at`: the `PACKET` fields.
+const PACKET_FIELDS: [&str; 17] = [
     "qp",
     "opcode",
     "psn",
@@ -308,6 +325,7 @@ const PACKET_FIELDS: [&str; 16] = [
     "immediate",
     "va",
     "retransmitted",
+    "read_response",
 ];
 
 impl<const QB: usize> Default for TxPacketizer<QB> {
@@ -355,6 +373,8 @@ impl<const QB: usize> Default for TxPacketizer<QB> {
             block_timeout: Default::default(),
             block_retry: Default::default(),
             block_rnr_retry: Default::default(),
+            block_read_response: Default::default(),
+            block_psn: Default::default(),
             replaying: Default::default(),
             replay_valid: Default::default(),
             replay_ready: Default::default(),
@@ -404,6 +424,7 @@ impl<const QB: usize> Default for TxPacketizer<QB> {
             retry: Default::default(),
             rnr_retry: Default::default(),
             replay: Default::default(),
+            read_response: Default::default(),
             record_pending: Default::default(),
             skip_left: Default::default(),
             first_psn: Default::default(),
@@ -442,10 +463,12 @@ impl<const QB: usize> Default for TxPacketizer<QB> {
             reth_rkey: Default::default(),
             reth_len: Default::default(),
             immediate_value: Default::default(),
+            carries_word: Default::default(),
             room: Default::default(),
             pad: Default::default(),
             room_limit: c::<5>((CAPACITY - 3) as u64),
             op_code: std::array::from_fn(|i| c::<5>(u64::from(ops[i].bits()))),
+            read_op_code: [ReadResponseFirst, ReadResponseMiddle, ReadResponseLast, ReadResponseOnly].map(|o| c::<5>(u64::from(o.bits()))),
             at: std::array::from_fn(|i| c::<9>(PACKET.offset(PACKET_FIELDS[i]) as u64)),
             descriptors: Default::default(),
             reads: Default::default(),
@@ -483,6 +506,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             retry,
             rnr_retry,
             replay,
+            read_response,
             record_pending,
             skip_left,
             first_psn,
@@ -541,7 +565,8 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
         // the descriptor of the current packet (from registers)
         self.message_head.next = self.first.q.val() && self.message_first.q.val();
         self.message_last.next = self.last.q.val() && self.message_ends.q.val();
-        self.ack_request.next = (self.transport.q.val() == self.rc.val()) && (self.message_last.val() || self.ack_due.q.val());
+        self.ack_request.next =
+            (self.transport.q.val() == self.rc.val()) && !self.read_response.q.val() && (self.message_last.val() || self.ack_due.q.val());
         self.operation.next = self.op_code[1].val();
         if self.message_head.val() && self.message_last.val() {
             self.operation.next = self.op_code[4].val();
@@ -559,6 +584,16 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
         if self.write.q.val() {
             self.operation.next = self.operation.val() + 6;
         }
+        if self.read_response.q.val() {
+            self.operation.next = self.read_op_code[1].val();
+            if self.message_head.val() && self.message_last.val() {
+                self.operation.next = self.read_op_code[3].val();
+            } else if self.message_head.val() {
+                self.operation.next = self.read_op_code[0].val();
+            } else if self.message_last.val() {
+                self.operation.next = self.read_op_code[2].val();
+            }
+        }
         self.reth_va.next = 0.into();
         self.reth_rkey.next = 0.into();
         self.reth_len.next = 0.into();
@@ -567,8 +602,12 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             self.reth_rkey.next = self.rkey.q.val();
             self.reth_len.next = bit_cast::<32, BLOCK_LEN_BITS>(self.length.q.val());
         }
+        // the word after the BTH (and RETH): the ImmDt, or a READ response's AETH (first, last
+        // and only packets)
+        self.carries_word.next = (self.message_last.val() && self.has_immediate.q.val())
+            || (self.read_response.q.val() && (self.message_head.val() || self.message_last.val()));
         self.immediate_value.next = 0.into();
-        if self.message_last.val() && self.has_immediate.q.val() {
+        if self.carries_word.val() {
             self.immediate_value.next = self.immediate.q.val();
         }
         // in a Local: Verilog would widen `~len + 1` to the descriptor's width
@@ -593,15 +632,16 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             .descriptor
             .val()
             .replace_bit(self.at[6].val().index(), self.write.q.val() && self.message_head.val());
+        self.descriptor.next = self.descriptor.val().replace_bit(self.at[7].val().index(), self.carries_word.val());
+        self.descriptor.next = self.descriptor.val().replace_bit(
+            self.at[8].val().index(),
+            self.last.q.val() && self.transfer_ends.q.val() && !self.replay.q.val() && !self.read_response.q.val(),
+        );
+        self.descriptor.next = self.descriptor.val().replace_bit(self.at[15].val().index(), self.replay.q.val());
         self.descriptor.next = self
             .descriptor
             .val()
-            .replace_bit(self.at[7].val().index(), self.message_last.val() && self.has_immediate.q.val());
-        self.descriptor.next = self.descriptor.val().replace_bit(
-            self.at[8].val().index(),
-            self.last.q.val() && self.transfer_ends.q.val() && !self.replay.q.val(),
-        );
-        self.descriptor.next = self.descriptor.val().replace_bit(self.at[15].val().index(), self.replay.q.val());
+            .replace_bit(self.at[16].val().index(), self.read_response.q.val());
         self.skipping.next = self.skip_left.q.val().any();
 
         // the block's record, for the send history
@@ -699,6 +739,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                     self.first_since_ack.d.next = self.replay_block.val().get_bits::<8>(self.block_at[10].val().index());
                     self.skip_left.d.next = self.replay_skip.val().get_bits::<13>(0);
                     self.replay.d.next = true;
+                    self.read_response.d.next = false;
                     self.commit_seen.d.next = false;
                     self.state.d.next = PacketizerState::Load;
                 } else if self.block_valid.val() && !self.replaying.val() {
@@ -707,6 +748,8 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                     self.rnr_retry.d.next = self.block_rnr_retry.val();
                     self.local_start.d.next = self.block_local.val();
                     self.replay.d.next = false;
+                    self.read_response.d.next = self.block_read_response.val();
+                    self.first_psn.d.next = self.block_psn.val();
                     self.skip_left.d.next = 0.into();
                     self.qp.d.next = self.block_qp.val();
                     self.channel.d.next = self.block_channel.val();
@@ -747,7 +790,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                 self.first_psn.d.next = self.sender.read_data.val().get_bits::<24>(0);
                 self.first_since_ack.d.next = self.sender.read_data.val().get_bits::<8>(24);
                 self.state.d.next = PacketizerState::Prepare;
-                if self.replay.q.val() {
+                if self.replay.q.val() || self.read_response.q.val() {
                     self.psn.d.next = self.first_psn.q.val();
                     self.since_ack.d.next = self.first_since_ack.q.val();
                     self.first_psn.d.next = self.first_psn.q.val();
@@ -792,7 +835,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                     self.local_upper_full[1].d.next = self.local_upper[1].q.val() == 0x7FFF;
                     self.over_next.d.next =
                         (bit_cast::<22, 14>(self.over_next_high.val()) << 8) | bit_cast::<22, 8>(self.over.q.val().get_bits::<8>(0));
-                    if self.transport.q.val() == self.rc.val() {
+                    if (self.transport.q.val() == self.rc.val()) && !self.read_response.q.val() {
                         self.since_ack.d.next = self.since_ack.q.val() + 1;
                         if self.ack_request.val() {
                             self.since_ack.d.next = 0.into();
@@ -801,7 +844,8 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                     self.state.d.next = PacketizerState::Advance;
                     if self.last.q.val() {
                         self.state.d.next = PacketizerState::Finish;
-                        self.record_pending.d.next = !self.replay.q.val() && (self.transport.q.val() == self.rc.val());
+                        self.record_pending.d.next =
+                            !self.replay.q.val() && !self.read_response.q.val() && (self.transport.q.val() == self.rc.val());
                     }
                 }
             }
@@ -830,7 +874,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             }
             PacketizerState::Finish => {
                 // a new block's PSN and counter; an RC one waits until its record is taken
-                self.sender.write_enable.next = !self.replay.q.val();
+                self.sender.write_enable.next = !self.replay.q.val() && !self.read_response.q.val();
                 if !self.record_pending.q.val() || self.record_ready.val() {
                     self.record_pending.d.next = false;
                     self.state.d.next = PacketizerState::Idle;

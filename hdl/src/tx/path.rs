@@ -112,6 +112,8 @@ pub struct TxPath<
     pub cfg_block_log2: Signal<In, Bits<5>>,
     /// Clock cycles per retry timer tick of 4.096 µs (`contracts::reliability::tick_cycles`).
     pub cfg_tick_cycles: Signal<In, Bits<16>>,
+    /// The scheduler queue of READ responses (a data queue, 1 or more).
+    pub cfg_read_queue: Signal<In, Bits<5>>,
     /// Posts (`contracts::tx::POST`, packed): valid.
     pub post_valid: Signal<In, Bit>,
     /// Posts: ready.
@@ -171,6 +173,9 @@ pub struct TxPath<
     pub m_packet_channel: Signal<Out, Bits<16>>,
     /// That packet is a response (its channel is 0 and means nothing).
     pub m_packet_response: Signal<Out, Bit>,
+    /// A READ response's last (or only) packet was taken by the packet generator the cycle
+    /// before (READ responses leave in the order `s_read_*` took them).
+    pub m_read_done: Signal<Out, Bit>,
     /// Responses (ACKs and NAKs to send): valid.
     pub s_resp_valid: Signal<In, Bit>,
     /// Responses: ready (one waits at a time; the next is taken when it has gone).
@@ -181,6 +186,21 @@ pub struct TxPath<
     pub s_resp_psn: Signal<In, Bits<24>>,
     /// Responses: the AETH (syndrome in bits 31:24, MSN in bits 23:0).
     pub s_resp_aeth: Signal<In, Bits<32>>,
+    /// READ responses (the responder's answers to READ requests): valid.
+    pub s_read_valid: Signal<In, Bit>,
+    /// READ responses: ready (one at a time: the next is taken when the last group of the one
+    /// before has been cut).
+    pub s_read_ready: Signal<Out, Bit>,
+    /// READ responses: the local QP.
+    pub s_read_qp: Signal<In, Bits<24>>,
+    /// READ responses: the first PSN (the request's).
+    pub s_read_psn: Signal<In, Bits<24>>,
+    /// READ responses: the AETH of the first, last and only packets.
+    pub s_read_aeth: Signal<In, Bits<32>>,
+    /// READ responses: the address of the first byte.
+    pub s_read_va: Signal<In, Bits<64>>,
+    /// READ responses: the bytes.
+    pub s_read_length: Signal<In, Bits<32>>,
     /// ACKs and NAKs for this engine's requests (the responder's forwarded decisions that
     /// carry an AETH): valid.
     pub s_ack_valid: Signal<In, Bit>,
@@ -263,6 +283,12 @@ pub struct TxPath<
     /// The fill bit that says a FIFO has no room for two more entries.
     room_limit: Constant<Bits<5>>,
     at_retransmitted: Constant<Bits<9>>,
+    at_read_response: Constant<Bits<9>>,
+    at_opcode: Constant<Bits<9>>,
+    /// A READ response's last packet was taken (the cycle before).
+    read_done: DFF<Bit>,
+    /// The operation bits of READ response last and only.
+    read_last_op: [Constant<Bits<5>>; 2],
     event_code: [Constant<Bits<TIMER_EVENT_BITS>>; 2],
     action_code: [Constant<Bits<TIMER_ACTION_BITS>>; 3],
     /// The segmenter's enqueue, registered on its way to the scheduler: valid.
@@ -348,6 +374,7 @@ impl<
             m_packet_valid: Default::default(),
             m_packet_channel: Default::default(),
             m_packet_response: Default::default(),
+            m_read_done: Default::default(),
             s_resp_valid: Default::default(),
             s_resp_ready: Default::default(),
             s_resp_qp: Default::default(),
@@ -373,6 +400,14 @@ impl<
             cnt_sched_bad_queue: Default::default(),
             cnt_ack_ignored: Default::default(),
             cfg_tick_cycles: Default::default(),
+            cfg_read_queue: Default::default(),
+            s_read_valid: Default::default(),
+            s_read_ready: Default::default(),
+            s_read_qp: Default::default(),
+            s_read_psn: Default::default(),
+            s_read_aeth: Default::default(),
+            s_read_va: Default::default(),
+            s_read_length: Default::default(),
             cnt_retransmitted: Default::default(),
             cnt_timeouts: Default::default(),
             cnt_retries_exhausted: Default::default(),
@@ -397,6 +432,10 @@ impl<
             action_room: Default::default(),
             room_limit: c::<5>((CAPACITY - 3) as u64),
             at_retransmitted: c::<9>(PACKET.offset("retransmitted") as u64),
+            at_read_response: c::<9>(PACKET.offset("read_response") as u64),
+            at_opcode: c::<9>(PACKET.offset("opcode") as u64),
+            read_done: Default::default(),
+            read_last_op: [Operation::ReadResponseLast, Operation::ReadResponseOnly].map(|o| c::<5>(u64::from(o.bits()))),
             event_code: [TimerEvent::Clear, TimerEvent::Sent].map(|e| c::<TIMER_EVENT_BITS>(u64::from(e.code()))),
             action_code: [
                 TimerAction::Timeout,
@@ -475,6 +514,7 @@ impl<
         dff_setup!(
             self,
             clock,
+            read_done,
             enqueue_pending,
             enqueue_queue,
             enqueue_elem,
@@ -527,6 +567,14 @@ impl<
 
         // ---- posts, configuration ----
         self.segmenter.cfg_block_log2.next = self.cfg_block_log2.val();
+        self.segmenter.cfg_read_queue.next = self.cfg_read_queue.val();
+        self.segmenter.read_valid.next = self.s_read_valid.val();
+        self.s_read_ready.next = self.segmenter.read_ready.val();
+        self.segmenter.read_qp.next = self.s_read_qp.val().get_bits::<QB>(0);
+        self.segmenter.read_psn.next = self.s_read_psn.val();
+        self.segmenter.read_aeth.next = self.s_read_aeth.val();
+        self.segmenter.read_va.next = self.s_read_va.val();
+        self.segmenter.read_length.next = self.s_read_length.val();
         self.segmenter.post_valid.next = self.post_valid.val();
         self.post_ready.next = self.segmenter.post_ready.val();
         self.segmenter.post_entry.next = self.post_entry.val();
@@ -610,6 +658,14 @@ impl<
         self.m_packet_valid.next = self.descriptor_taken.val();
         self.m_packet_channel.next = self.descriptor.val().get_bits::<16>(self.at_channel.val().index());
         self.m_packet_response.next = self.response_pending.q.val();
+        // (a READ response's last packet: READ response last 0x0F or only 0x10, bits 4:0)
+        // (a register: the engine reads it in the block that drives `s_resp_valid`)
+        self.read_done.d.next = self.descriptor_taken.val()
+            && !self.response_pending.q.val()
+            && self.descriptor.val().get_bit(self.at_read_response.val().index())
+            && ((self.descriptor.val().get_bits::<5>(self.at_opcode.val().index()) == self.read_last_op[0].val())
+                || (self.descriptor.val().get_bits::<5>(self.at_opcode.val().index()) == self.read_last_op[1].val()));
+        self.m_read_done.next = self.read_done.q.val();
         // a waiting response is the descriptor taken; a new one is taken when none waits
         self.response_pending.d.next =
             (self.response_pending.q.val() && !self.descriptor_taken.val()) || (self.s_resp_valid.val() && !self.response_pending.q.val());
@@ -636,10 +692,12 @@ impl<
         self.m_axis_tlast.next = self.generator.m_axis_tlast.val();
 
         // ---- completions: UC when the last frame has left, RC when acknowledged ----
-        // (a packet sent again is not new: it would move the QP's window back)
+        // (a packet sent again is not new: it would move the QP's window back; a READ
+        // response's PSN is the responder's)
         self.ack_tracker.packet_valid.next = self.descriptor_taken.val()
             && !self.response_pending.q.val()
-            && !self.descriptor.val().get_bit(self.at_retransmitted.val().index());
+            && !self.descriptor.val().get_bit(self.at_retransmitted.val().index())
+            && !self.descriptor.val().get_bit(self.at_read_response.val().index());
         self.retransmitted.increment.next = self.descriptor_taken.val()
             && !self.response_pending.q.val()
             && self.descriptor.val().get_bit(self.at_retransmitted.val().index());

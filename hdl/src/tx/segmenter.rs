@@ -129,6 +129,22 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     pub init_done: Signal<Out, Bit>,
     /// log2 of the block size, 12..=20.
     pub cfg_block_log2: Signal<In, Bits<5>>,
+    /// The scheduler queue of READ responses (a data queue, 1 or more).
+    pub cfg_read_queue: Signal<In, Bits<5>>,
+    /// READ response (the responder's answer to a READ request): valid.
+    pub read_valid: Signal<In, Bit>,
+    /// READ response: ready (registered state: idle, the responder channel free).
+    pub read_ready: Signal<Out, Bit>,
+    /// READ response: the QP.
+    pub read_qp: Signal<In, Bits<QB>>,
+    /// READ response: its first PSN (the request's).
+    pub read_psn: Signal<In, Bits<24>>,
+    /// READ response: the AETH of its first, last or only packets.
+    pub read_aeth: Signal<In, Bits<32>>,
+    /// READ response: the address of its first byte.
+    pub read_va: Signal<In, Bits<64>>,
+    /// READ response: its bytes.
+    pub read_length: Signal<In, Bits<32>>,
     /// Post: valid.
     pub post_valid: Signal<In, Bit>,
     /// Post: ready (registered state: idle).
@@ -254,8 +270,14 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     table_remaining: RAM<Bits<32>, CB>,
     table_immediate: RAM<Bits<32>, CB>,
     table_qp: RAM<Bits<QB>, CB>,
-    /// `{started (4), imm_every_block (3), solicited (2), op (1:0)}`.
-    table_flags: RAM<Bits<5>, CB>,
+    /// `{READ response (5), started (4), imm_every_block (3), solicited (2), op (1:0)}`.
+    table_flags: RAM<Bits<6>, CB>,
+    /// The post is a READ response (no refusal, no result).
+    internal: DFF<Bit>,
+    /// A READ response is in the table, on the responder channel (until its last group is cut).
+    responder_busy: DFF<Bit>,
+    /// log2 of the decision's PMTU (a READ response's table `remote` is its PSN × PMTU).
+    pmtu_shift: DFF<Bits<6>>,
     busy: RAM<Bit, CB>,
     /// Per QP: `{SEND in progress (16), its channel (15:0)}`.
     hold: RAM<Bits<17>, QB>,
@@ -323,6 +345,10 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     immediate_op: Signal<Local, Bit>,
     has_immediate: Signal<Local, Bit>,
     refusing: Signal<Local, Bit>,
+    /// The decision's transfer is a READ response.
+    read_response: Signal<Local, Bit>,
+    /// A READ response is taken this cycle.
+    taking_read: Signal<Local, Bit>,
     // constants
     post_at: [Constant<Bits<8>>; 10],
     context_at: [Constant<Bits<10>>; 9],
@@ -330,6 +356,10 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     queues: Constant<Bits<6>>,
     qps: Constant<Bits<25>>,
     channel_last: Constant<Bits<CB>>,
+    /// The responder channel: the last one (`channels − 1`).
+    responder_channel: Constant<Bits<16>>,
+    /// log2 of the PMTU of code 0.
+    pmtu_shift_base: Constant<Bits<6>>,
     qp_last: Constant<Bits<QB>>,
     latency: Constant<Bits<4>>,
     one: Constant<Bits<BLOCK_LEN_BITS>>,
@@ -368,6 +398,14 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             reset: Default::default(),
             init_done: Default::default(),
             cfg_block_log2: Default::default(),
+            cfg_read_queue: Default::default(),
+            read_valid: Default::default(),
+            read_ready: Default::default(),
+            read_qp: Default::default(),
+            read_psn: Default::default(),
+            read_aeth: Default::default(),
+            read_va: Default::default(),
+            read_length: Default::default(),
             post_valid: Default::default(),
             post_ready: Default::default(),
             post_entry: Default::default(),
@@ -490,12 +528,19 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             immediate_op: Default::default(),
             has_immediate: Default::default(),
             refusing: Default::default(),
+            read_response: Default::default(),
+            taking_read: Default::default(),
+            internal: Default::default(),
+            responder_busy: Default::default(),
+            pmtu_shift: Default::default(),
             post_at: std::array::from_fn(|i| c::<8>(POST.offset(POST_FIELDS[i]) as u64)),
             context_at: std::array::from_fn(|i| c::<10>(QP_CONTEXT.offset(CONTEXT_FIELDS[i]) as u64)),
             channels: c::<17>(u64::from(channels)),
             queues: c::<6>(queues as u64),
             qps: c::<25>(u64::from(qps)),
             channel_last: c::<CB>((1u64 << CB) - 1),
+            responder_channel: c::<16>(u64::from(channels) - 1),
+            pmtu_shift_base: c::<6>(u64::from(Pmtu::B256.log2() - u32::from(Pmtu::B256.code()))),
             qp_last: c::<QB>((1u64 << QB) - 1),
             latency: c::<4>(QL as u64),
             one: c::<BLOCK_LEN_BITS>(1),
@@ -570,6 +615,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             ack_every,
             sq_psn,
             held,
+            internal,
+            responder_busy,
+            pmtu_shift,
             timeout,
             retry,
             rnr_retry,
@@ -660,7 +708,10 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.table_remaining.write_data.next = self.post_length.q.val();
         self.table_immediate.write_data.next = self.post_immediate.q.val();
         self.table_qp.write_data.next = bit_cast::<QB, 24>(self.post_qp.q.val());
-        self.table_flags.write_data.next = bit_cast::<5, 2>(self.post_op.q.val().get_bits::<2>(0));
+        self.table_flags.write_data.next = bit_cast::<6, 2>(self.post_op.q.val().get_bits::<2>(0));
+        if self.internal.q.val() {
+            self.table_flags.write_data.next = self.table_flags.write_data.val() | 0x20;
+        }
         if self.post_solicited.q.val() {
             self.table_flags.write_data.next = self.table_flags.write_data.val() | 4;
         }
@@ -683,6 +734,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         // the decision's transfer, as the table holds it
         self.write.next = self.table_flags.read_data.val().get_bit(1);
         self.immediate_op.next = self.table_flags.read_data.val().get_bit(0);
+        self.read_response.next = self.table_flags.read_data.val().get_bit(5);
         self.has_immediate.next =
             self.immediate_op.val() && (!self.write.val() || self.table_flags.read_data.val().get_bit(3) || self.last.q.val());
 
@@ -709,6 +761,8 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.packetizer.block_timeout.next = self.timeout.q.val();
         self.packetizer.block_retry.next = self.retry.q.val();
         self.packetizer.block_rnr_retry.next = self.rnr_retry.q.val();
+        self.packetizer.block_read_response.next = self.read_response.val();
+        self.packetizer.block_psn.next = bit_cast::<24, 64>(self.table_remote.read_data.val() >> self.pmtu_shift.q.val());
         self.history_full_qp.next = self.table_qp.read_data.val();
         self.packetizer.replaying.next = self.replaying.val();
         self.packetizer.replay_valid.next = self.replay_valid.val();
@@ -729,6 +783,8 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
 
         // ports driven by the states below
         self.post_ready.next = false;
+        self.read_ready.next = false;
+        self.taking_read.next = false;
         self.post_result_valid.next = false;
         self.post_result_code.next = self.code.q.val();
         self.qp_read_valid.next = self.reading_context.q.val();
@@ -767,8 +823,27 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 }
             }
             SegmenterState::Idle => {
-                self.post_ready.next = self.packetizer.init_done.val();
-                if self.post_valid.val() && self.packetizer.init_done.val() {
+                // a READ response first (the responder channel free), then a post
+                self.read_ready.next = self.packetizer.init_done.val() && !self.responder_busy.q.val();
+                self.taking_read.next = self.read_valid.val() && self.packetizer.init_done.val() && !self.responder_busy.q.val();
+                self.post_ready.next = self.packetizer.init_done.val() && !self.taking_read.val();
+                self.internal.d.next = false;
+                if self.taking_read.val() {
+                    self.post_channel.d.next = self.responder_channel.val();
+                    self.post_queue.d.next = self.cfg_read_queue.val();
+                    self.post_op.d.next = 0.into();
+                    self.post_solicited.d.next = false;
+                    self.post_every_block.d.next = false;
+                    self.post_qp.d.next = bit_cast::<24, QB>(self.read_qp.val());
+                    self.post_local.d.next = self.read_va.val();
+                    self.post_remote.d.next = bit_cast::<64, 24>(self.read_psn.val());
+                    self.post_length.d.next = self.read_length.val();
+                    self.post_immediate.d.next = self.read_aeth.val();
+                    self.internal.d.next = true;
+                    self.done_seen.d.next = false;
+                    self.state.d.next = SegmenterState::PostRead;
+                    self.reading_context.d.next = true;
+                } else if self.post_valid.val() && self.packetizer.init_done.val() {
                     self.post_channel.d.next = self.post_entry.val().get_bits::<16>(self.post_at[0].val().index());
                     self.post_queue.d.next = self.post_entry.val().get_bits::<5>(self.post_at[1].val().index());
                     self.post_op.d.next = self.post_entry.val().get_bits::<3>(self.post_at[2].val().index());
@@ -790,7 +865,8 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             SegmenterState::PostRead => {
                 self.qp_read_index.next = bit_cast::<QB, 24>(self.post_qp.q.val());
                 self.context_wait.d.next = self.latency.val();
-                self.bad_channel.d.next = bit_cast::<17, 16>(self.post_channel.q.val()) >= self.channels.val();
+                // the last channel is the responder's
+                self.bad_channel.d.next = bit_cast::<17, 16>(self.post_channel.q.val()) >= self.channels.val() - 1;
                 self.bad_queue.d.next = bit_cast::<6, 5>(self.post_queue.q.val()) >= self.queues.val();
                 self.bad_qp.d.next = bit_cast::<25, 24>(self.post_qp.q.val()) >= self.qps.val();
                 self.too_long.d.next = !self.post_op.q.val().get_bit(1) && (self.post_length.q.val() > self.send_max.val());
@@ -805,6 +881,13 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                         || ((self.qp_read_entry.val().get_bits::<3>(self.context_at[1].val().index()) != self.rc.val())
                             && (self.qp_read_entry.val().get_bits::<3>(self.context_at[1].val().index()) != self.uc.val()));
                     self.channel_busy.d.next = self.busy.read_data.val();
+                    // a READ response's PSN in PMTU units of bytes: the cutter's remote adder
+                    // then moves it by the packets of each group
+                    if self.internal.q.val() {
+                        self.post_remote.d.next = self.post_remote.q.val()
+                            << (self.pmtu_shift_base.val()
+                                + bit_cast::<6, 3>(self.qp_read_entry.val().get_bits::<3>(self.context_at[2].val().index())));
+                    }
                     self.state.d.next = SegmenterState::PostCheck;
                 }
             }
@@ -825,6 +908,10 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 } else if self.channel_busy.q.val() && !self.done_seen.q.val() {
                     self.code.d.next = self.code_busy.val();
                 }
+                // a READ response was checked by the responder
+                if self.internal.q.val() {
+                    self.code.d.next = 0.into();
+                }
                 self.state.d.next = SegmenterState::PostCommit;
             }
             SegmenterState::PostCommit => {
@@ -833,7 +920,11 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.refusing.next = true;
                     self.state.d.next = SegmenterState::Idle;
                 } else if !self.done_valid.val() {
-                    self.busy.write_enable.next = true;
+                    // a READ response completes nothing: its channel is not marked busy
+                    self.busy.write_enable.next = !self.internal.q.val();
+                    if self.internal.q.val() {
+                        self.responder_busy.d.next = true;
+                    }
                     self.busy.write_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
                     self.busy.write_data.next = true;
                     self.table_local.write_enable.next = true;
@@ -850,7 +941,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 self.enq_queue.next = self.post_queue.q.val();
                 self.enq_elem.next = bit_cast::<CB, 16>(self.post_channel.q.val());
                 if self.enq_ready.val() {
-                    self.post_result_valid.next = true;
+                    self.post_result_valid.next = !self.internal.q.val();
                     self.enqueued_last_cycle.d.next = true;
                     self.state.d.next = SegmenterState::Idle;
                 }
@@ -883,10 +974,14 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.timeout.d.next = self.qp_read_entry.val().get_bits::<5>(self.context_at[6].val().index());
                     self.retry.d.next = self.qp_read_entry.val().get_bits::<3>(self.context_at[7].val().index());
                     self.rnr_retry.d.next = self.qp_read_entry.val().get_bits::<3>(self.context_at[8].val().index());
-                    self.held.d.next = (self.hold.read_data.val().get_bit(16)
-                        && (self.hold.read_data.val().get_bits::<16>(0) != bit_cast::<16, CB>(self.cut_channel.q.val())))
-                        || (self.history_full.val()
-                            && (self.qp_read_entry.val().get_bits::<3>(self.context_at[1].val().index()) == self.rc.val()));
+                    self.pmtu_shift.d.next = self.pmtu_shift_base.val()
+                        + bit_cast::<6, 3>(self.qp_read_entry.val().get_bits::<3>(self.context_at[2].val().index()));
+                    // a READ response is in the responder's PSN space: not held, never recorded
+                    self.held.d.next = !self.read_response.val()
+                        && ((self.hold.read_data.val().get_bit(16)
+                            && (self.hold.read_data.val().get_bits::<16>(0) != bit_cast::<16, CB>(self.cut_channel.q.val())))
+                            || (self.history_full.val()
+                                && (self.qp_read_entry.val().get_bits::<3>(self.context_at[1].val().index()) == self.rc.val())));
                     self.offset.d.next = 0.into();
                     if self.write.val() {
                         self.offset.d.next = self.table_remote.read_data.val().get_bits::<20>(0) & self.block_mask.q.val();
@@ -996,10 +1091,13 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.table_remaining.write_enable.next = !self.last.q.val();
                     self.table_immediate.write_enable.next = !self.last.q.val();
                     self.table_flags.write_enable.next = !self.last.q.val();
-                    self.hold.write_enable.next = !self.write.val();
+                    self.hold.write_enable.next = !self.write.val() && !self.read_response.val();
                     self.state.d.next = SegmenterState::Requeue;
                     if self.last.q.val() {
                         self.state.d.next = SegmenterState::Idle;
+                        if self.read_response.val() {
+                            self.responder_busy.d.next = false;
+                        }
                     }
                 }
             }
@@ -1013,6 +1111,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         }
         if self.reset.val() {
             self.state.d.next = SegmenterState::Init;
+            self.responder_busy.d.next = false;
             self.reading_context.d.next = false;
             self.init_channel.d.next = 0.into();
             self.init_qp.d.next = 0.into();

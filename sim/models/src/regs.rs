@@ -285,6 +285,12 @@ impl RegsModel {
                         return Resp::SlvErr;
                     }
                 }
+                if r.name == "read_response_queue" {
+                    let queue = r.field("queue").expect("read_response_queue.queue").get(new);
+                    if !(1..self.map.config.queues).contains(&queue) {
+                        return Resp::SlvErr;
+                    }
+                }
                 self.stored.insert(at, new);
                 if let Some(w) = r.name.strip_prefix("post_word") {
                     self.words_written |= 1 << w.parse::<u32>().expect("post word number");

@@ -4,19 +4,21 @@
 //!
 //! [`Responder::receive`] takes an [`RxRecord`] and its payload (as [`rx_model`] gives them for
 //! an accepted frame) and returns an [`Outcome`]: executed or the [`CheckFailure`], the memory
-//! write, the receive completion and the ACK or NAK to send. In order:
+//! write, the receive completion, and the ACK, NAK or RDMA READ response to send. In order:
 //!
 //! 1. **Record**: a record that is not one of an accepted frame fails as `malformed`.
 //! 2. **Dispatch**: ACKs, atomic ACKs, READ responses and CNPs are not requests: they are
 //!    [`Verdict::Forwarded`] untouched (to the requester and congestion control).
 //! 3. **Connection** (never answered): the QP number, the QP's state, the P_Key, the
 //!    transport.
-//! 4. **PSN**: RC: a duplicate is re-ACKed, a PSN ahead gets one PSN sequence error NAK per
-//!    gap. UC: another PSN drops the open message; a first or only packet resynchronises.
-//! 5. **Request**: unsupported opcode, opcode sequence, R_Key (WRITE first or only), payload
-//!    length, DMA length, receive buffer.
+//! 4. **PSN**: RC: a duplicate is re-ACKed (a duplicate READ request is executed again), a PSN
+//!    ahead gets one PSN sequence error NAK per gap. UC: another PSN drops the open message; a
+//!    first or only packet resynchronises.
+//! 5. **Request**: unsupported opcode, opcode sequence, R_Key (WRITE first or only, READ),
+//!    payload length, DMA length, receive buffer.
 //! 6. **Execution**: the memory write, the open message, the receive completion and MSN on
-//!    the last packet, the expected PSN, and (RC) the coalesced ACK.
+//!    the last packet, the expected PSN, and (RC) the coalesced ACK; for an RDMA READ request,
+//!    the [`ReadResponse`] ([`read`] models READ).
 //!
 //! A failure after stage 3 is answered as [`CheckFailure::rc_answer`] says on RC; on UC it
 //! drops the open message. A failing packet writes nothing and does not advance the PSN.
@@ -48,9 +50,13 @@ use crate::rx::{rx_model, supported_opcode, RxRecord, RxResult, RxVerdict};
 use crate::tx::memory::SparseMemory;
 use crate::tx::QpContext;
 use crate::wire::bth::PSN_MASK;
-use crate::wire::{aeth, Opcode, RethRepr, Transport};
+use crate::wire::{aeth, Opcode, Operation, RethRepr, Transport};
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
+
+pub mod read;
+
+pub use read::{read_packet_count, ReadResponse, ReadResponsePacket, MAX_READ_LENGTH};
 
 pub use crate::contracts::responder::{
     is_request, message_operation, Access, Aeth, CheckFailure, MessageKind, NakCode, Position, RcAnswer, ReceiveStatus, Syndrome,
@@ -77,7 +83,7 @@ pub struct QpAttributes {
     pub pmtu: Pmtu,
     /// Partition key.
     pub pkey: u16,
-    /// Protection domain: WRITEs may use the memory regions of this PD only.
+    /// Protection domain: WRITEs and READs may use the memory regions of this PD only.
     pub pd: u16,
     /// The first PSN expected (the context's `rq_psn`, 24 bits).
     pub expected_psn: u32,
@@ -233,9 +239,9 @@ pub struct ResponderQp {
     pub message: Option<OpenMessage>,
     /// Posted receive buffers; the head one is the open SEND's.
     pub receive_queue: VecDeque<ReceiveBuffer>,
-    // Loss recovery and READ (next issue) add here: the READ responses in progress and the
-    // replay record of recent READ requests (PSN range, RETH) for duplicate READs, and the
-    // responder's READ/atomic resources.
+    // READ keeps no state here: a duplicate READ request is checked and read again from memory
+    // (no replay record), and the READ responses in progress are the TX path's. Atomics would
+    // add the responder's READ/atomic resources.
 }
 
 impl ResponderQp {
@@ -307,7 +313,8 @@ pub struct Response {
 /// Executed or not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Verdict {
-    /// Executed: its bytes are written, the PSN advanced.
+    /// Executed: its bytes are written (a READ: its response is to send), the PSN advanced
+    /// (not by a duplicate READ request, executed again).
     Executed,
     /// Not executed: the first check that failed.
     Failed(CheckFailure),
@@ -327,6 +334,9 @@ pub struct Outcome {
     pub completion: Option<Completion>,
     /// The ACK or NAK to send.
     pub response: Option<Response>,
+    /// An executed RDMA READ request: the READ response to send (it acknowledges like an ACK,
+    /// so `response` is `None`).
+    pub read_response: Option<ReadResponse>,
     /// UC: the message open on the QP was dropped by this packet (a gap, a failure or a new
     /// first packet).
     pub dropped_message: bool,
@@ -351,6 +361,7 @@ impl Outcome {
             write: None,
             completion: None,
             response: None,
+            read_response: None,
             dropped_message: false,
             forwarded: None,
         }
@@ -396,6 +407,11 @@ pub struct ResponderCounters {
     pub naks: [u64; NakCode::ALL.len()],
     /// UC messages dropped after their first packet was executed.
     pub uc_messages_dropped: u64,
+    /// RDMA READ requests executed at the expected PSN (each one READ response).
+    pub read_requests: u64,
+    /// Duplicate RDMA READ requests executed again (each one READ response; not counted in
+    /// `read_requests` nor as `psn_duplicate` failures).
+    pub read_duplicates: u64,
 }
 
 impl ResponderCounters {
@@ -418,6 +434,11 @@ impl ResponderCounters {
             }
         }
         self.uc_messages_dropped += u64::from(outcome.dropped_message);
+        match outcome.read_response {
+            Some(read) if read.duplicate => self.read_duplicates += 1,
+            Some(_) => self.read_requests += 1,
+            None => {}
+        }
     }
 
     /// Packets that failed this check.
@@ -425,7 +446,7 @@ impl ResponderCounters {
         self.failures[failure.index()]
     }
 
-    /// RC duplicates (re-ACKed, not executed).
+    /// RC duplicates (re-ACKed, not executed; duplicate READ requests are `read_duplicates`).
     pub fn duplicates(&self) -> u64 {
         self.failed(CheckFailure::PsnDuplicate)
     }
@@ -557,9 +578,32 @@ struct Placement {
 /// The memory region table.
 type Regions = BTreeMap<u32, MemoryRegion>;
 
+/// What a RETH asks of its region.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RemoteAccess {
+    /// RDMA WRITE.
+    Write,
+    /// RDMA READ.
+    Read,
+}
+
+impl RemoteAccess {
+    /// The region's access flags allow it.
+    fn allowed_by(self, access: Access) -> bool {
+        match self {
+            RemoteAccess::Write => access.remote_write,
+            RemoteAccess::Read => access.remote_read,
+        }
+    }
+}
+
 impl ResponderQp {
     /// Stages 4 to 6 for a request that passed the connection checks.
     fn handle(&mut self, qpn: u32, request: &Request, regions: &Regions) -> Outcome {
+        if request.opcode.operation() == Operation::ReadRequest {
+            // An RC opcode: the connection checks keep it to RC QPs.
+            return self.handle_read(qpn, request, regions);
+        }
         let operation = message_operation(request.opcode.operation());
         let starts = operation.is_some_and(|(_, position)| position.starts());
         let mut dropped_message = false;
@@ -610,7 +654,14 @@ impl ResponderQp {
 
         // R_Key, on a WRITE's first or only packet (the RETH is there: Request::of checked it).
         let write = match (kind, open) {
-            (MessageKind::Write, None) => Some(self.check_region(request.reth.ok_or(CheckFailure::Malformed)?, regions)?),
+            (MessageKind::Write, None) => {
+                let reth = request.reth.ok_or(CheckFailure::Malformed)?;
+                Some(WriteTarget {
+                    va: reth.va,
+                    dma_len: reth.dma_len,
+                    region: self.check_region(reth, RemoteAccess::Write, regions)?,
+                })
+            }
             (MessageKind::Write, Some(m)) => m.write,
             (MessageKind::Send, _) => None,
         };
@@ -653,15 +704,11 @@ impl ResponderQp {
         })
     }
 
-    /// The R_Key checks of a WRITE's RETH (none for a zero-length WRITE).
-    fn check_region(&self, reth: RethRepr, regions: &Regions) -> Result<WriteTarget, CheckFailure> {
-        let mut target = WriteTarget {
-            va: reth.va,
-            dma_len: reth.dma_len,
-            region: None,
-        };
+    /// The R_Key checks of a WRITE's or READ's RETH: the region table entry checked, `None` for
+    /// a zero-length transfer (its R_Key and VA are not checked).
+    fn check_region(&self, reth: RethRepr, needs: RemoteAccess, regions: &Regions) -> Result<Option<u32>, CheckFailure> {
         if reth.dma_len == 0 {
-            return Ok(target);
+            return Ok(None);
         }
         let index = region_index(reth.r_key);
         let region = regions
@@ -671,14 +718,13 @@ impl ResponderQp {
         if region.pd != self.pd {
             return Err(CheckFailure::RkeyDomain);
         }
-        if !region.access.remote_write {
+        if !needs.allowed_by(region.access) {
             return Err(CheckFailure::RkeyAccess);
         }
         if !region.contains(reth.va, u64::from(reth.dma_len)) {
             return Err(CheckFailure::RkeyBounds);
         }
-        target.region = Some(index);
-        Ok(target)
+        Ok(Some(index))
     }
 
     /// Stage 6: executes a request that passed every check.
@@ -734,6 +780,12 @@ impl ResponderQp {
 
     /// A failure after the connection checks: RC answers it, UC drops the open message.
     fn fail(&mut self, qpn: u32, failure: CheckFailure) -> Outcome {
+        self.fail_at(qpn, failure, self.expected_psn)
+    }
+
+    /// [`ResponderQp::fail`] with the NAK at `psn`: the expected PSN, or a duplicate READ
+    /// request's own (its checks fail only with NAKs that move the QP to Error).
+    fn fail_at(&mut self, qpn: u32, failure: CheckFailure, psn: u32) -> Outcome {
         let mut outcome = Outcome::failed(failure);
         if self.transport != Transport::Rc {
             outcome.dropped_message = self.drop_message();
@@ -765,7 +817,7 @@ impl ResponderQp {
         self.unacknowledged = 0;
         outcome.response = Some(Response {
             qp: qpn,
-            psn: self.expected_psn,
+            psn,
             aeth: Aeth { syndrome, msn: self.msn },
         });
         outcome
@@ -1017,6 +1069,8 @@ impl ResponderCounters {
             C::Naks(code) => self.naks_sent(code),
             C::UcMessagesDropped => self.uc_messages_dropped,
             C::Failures(failure) => self.failed(failure),
+            C::ReadRequests => self.read_requests,
+            C::ReadDuplicates => self.read_duplicates,
         }
     }
 }
@@ -1024,7 +1078,7 @@ impl ResponderCounters {
 crate::tx::record::record_view! {
     /// One entry of the RTL's decision stream (the [`DECISION`] schema), field for field: what the
     /// engine does with one final record. A field that is not meaningful is 0 (no write: no
-    /// address; no completion: every `completion_*` field; no response: every `response_*` field);
+    /// address; no completion: every `completion_*` field; no response nor READ: every `response_*` field; no READ: `read_*`);
     /// `qp` (the record's DestQP) and `write_length` (its payload bytes) are in every decision, the
     /// payload path needing the length to discard a payload it does not write.
     ///
@@ -1063,6 +1117,8 @@ crate::tx::record::record_view! {
         qp: u32,
         /// BTH PSN of the response.
         response_psn: u32,
+        /// An RDMA READ response to send (its PSN and AETH in the `response_*` fields).
+        read: bool,
         /// AETH MSN of the response.
         response_msn: u32,
         /// Message bytes.
@@ -1075,6 +1131,10 @@ crate::tx::record::record_view! {
         write_address: u64,
         /// Address of the consumed buffer.
         completion_buffer_address: u64,
+        /// The READ's DMA length.
+        read_length: u32,
+        /// The READ's VA.
+        read_va: u64,
     }
 }
 
@@ -1115,6 +1175,14 @@ impl Decision {
             d.response = true;
             d.response_syndrome = r.aeth.syndrome.encode();
             d.response_psn = r.psn;
+            d.response_msn = r.aeth.msn;
+        }
+        if let Some(r) = outcome.read_response {
+            d.read = true;
+            d.read_length = r.length;
+            d.read_va = r.va;
+            d.response_syndrome = r.aeth.syndrome.encode();
+            d.response_psn = r.first_psn;
             d.response_msn = r.aeth.msn;
         }
         if let Some(f) = outcome.forwarded {
@@ -1194,6 +1262,13 @@ impl fmt::Display for Decision {
                 f,
                 "; {syndrome} [{:#04x}] PSN {:#x} MSN {}",
                 self.response_syndrome, self.response_psn, self.response_msn
+            )?;
+        }
+        if self.read {
+            write!(
+                f,
+                "; READ response of {} bytes from {:#x}, PSN {:#x} MSN {}",
+                self.read_length, self.read_va, self.response_psn, self.response_msn
             )?;
         }
         Ok(())

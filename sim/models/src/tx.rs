@@ -65,7 +65,7 @@ pub use record::{Post, QpContext};
 use crate::contracts::tx::{
     CompletionStatus, PostError, PostOp, QpState, BLOCK_LOG2_DEFAULT, BLOCK_LOG2_MAX, BLOCK_LOG2_MIN, MAX_MESSAGE_BYTES,
 };
-use crate::responder::Response;
+use crate::responder::{ReadResponse, Response};
 use crate::sched::{QueueCfg, LIMIT_RESET, MAX_QUEUES};
 use arbiter::Arbiter;
 use segment::Transfer;
@@ -107,6 +107,12 @@ pub struct TxSetup {
     pub posts: Vec<Post>,
     /// The responder's ACKs and NAKs to send, in order (each on its QP's context).
     pub responses: Vec<Response>,
+    /// The responder's READ responses to send, in order, on the responder channel (the last
+    /// channel) in `read_response_queue`; the first is enqueued after the posts, each next one
+    /// when the one before has had its last group cut.
+    pub read_responses: Vec<ReadResponse>,
+    /// The scheduler queue of the READ responses (data, not the control class).
+    pub read_response_queue: u8,
     /// Local memory: the payload source.
     pub memory: Arc<dyn LocalMemory>,
 }
@@ -125,6 +131,8 @@ impl Default for TxSetup {
             limit: LIMIT_RESET,
             posts: Vec::new(),
             responses: Vec::new(),
+            read_responses: Vec::new(),
+            read_response_queue: crate::contracts::tx::DEFAULT_READ_RESPONSE_QUEUE as u8,
             memory: Arc::new(PatternMemory::new(0)),
         }
     }
@@ -147,6 +155,8 @@ pub enum TxError {
     ConfigBeyondQueues(u32),
     /// A response on a QP at or beyond the QP count.
     ResponseBeyondQps(u32),
+    /// The READ response queue is beyond the queue count or the control class (0).
+    ReadResponseQueue(u8),
     /// The scheduler model failed (it stopped answering).
     Scheduler(String),
 }
@@ -164,6 +174,7 @@ impl fmt::Display for TxError {
             TxError::ContextBeyondQps(q) => write!(f, "a context for QP {q}, beyond the QP count"),
             TxError::ConfigBeyondQueues(q) => write!(f, "a configuration for queue {q}, beyond the queue count"),
             TxError::ResponseBeyondQps(q) => write!(f, "a response on QP {q}, beyond the QP count"),
+            TxError::ReadResponseQueue(q) => write!(f, "READ responses in queue {q}: not a data queue (1 to the queue count - 1)"),
             TxError::Scheduler(e) => write!(f, "scheduler: {e}"),
         }
     }
@@ -195,7 +206,18 @@ impl TxSetup {
         if let Some(r) = self.responses.iter().find(|r| r.qp >= self.qps) {
             return Err(TxError::ResponseBeyondQps(r.qp));
         }
+        if let Some(r) = self.read_responses.iter().find(|r| r.qp >= self.qps) {
+            return Err(TxError::ResponseBeyondQps(r.qp));
+        }
+        if self.read_response_queue == 0 || usize::from(self.read_response_queue) >= self.queues {
+            return Err(TxError::ReadResponseQueue(self.read_response_queue));
+        }
         Ok(())
+    }
+
+    /// The channel of the READ responses: the last one (refused to the host's posts).
+    pub fn responder_channel(&self) -> u16 {
+        (self.channels - 1) as u16
     }
 
     /// The context of `qp` (all zero, a QP in reset, when none was given).
@@ -204,12 +226,13 @@ impl TxSetup {
     }
 
     /// Checks a post; `busy`: its channel holds an accepted transfer not yet completed. The
-    /// first failing check is the refusal, in this order: channel < channels (`BadChannel`),
+    /// first failing check is the refusal, in this order: channel < channels − 1 (`BadChannel`:
+    /// the last channel is the responder's),
     /// queue < queues (`BadQueue`), QP < QPs (`BadQp`), the QP in RTS with a valid path MTU
     /// (`QpNotReady`), a [`PostOp`] code on an RC or UC QP (`BadOperation`), a SEND of at most
     /// [`MAX_MESSAGE_BYTES`] (`TooLong`), the channel idle (`ChannelBusy`).
     pub fn admit(&self, post: &Post, busy: bool) -> Result<PostOp, PostError> {
-        if u32::from(post.channel) >= self.channels {
+        if u32::from(post.channel) >= self.channels - 1 {
             return Err(PostError::BadChannel);
         }
         if usize::from(post.queue) >= self.queues {
@@ -283,7 +306,7 @@ impl TxPlan {
     /// The packet descriptors ([`PACKET`](crate::contracts::tx::PACKET)) the packetizer hands
     /// the packet generator, in wire order: a packet is its transfer's last when no later
     /// packet has its channel (a plan holds one transfer per channel: a second post to a busy
-    /// channel is refused).
+    /// channel is refused); a READ response's packets never are (they complete nothing).
     pub fn descriptors(&self) -> Vec<Vec<u32>> {
         let mut last_of_channel: HashMap<u16, usize> = HashMap::new();
         for (i, p) in self.packets.iter().enumerate() {
@@ -292,7 +315,7 @@ impl TxPlan {
         self.packets
             .iter()
             .enumerate()
-            .map(|(i, p)| p.descriptor(last_of_channel[&p.channel] == i))
+            .map(|(i, p)| p.descriptor(last_of_channel[&p.channel] == i && !p.is_read_response()))
             .collect()
     }
 
@@ -326,6 +349,16 @@ impl TxModel {
             }
             post_results.push(admitted.map(|_| ()));
         }
+        // the READ responses: one at a time on the responder channel
+        let responder_channel = setup.responder_channel();
+        let mut read_responses = setup.read_responses.iter().copied();
+        if let Some(r) = read_responses.next() {
+            table.insert(
+                responder_channel,
+                Transfer::of_read_response(r, responder_channel, setup.read_response_queue),
+            );
+            arbiter.enqueue(u32::from(setup.read_response_queue), u32::from(responder_channel));
+        }
 
         let mut senders: HashMap<u32, QpSender> = HashMap::new();
         // QP → the channel whose SEND message is in progress on it.
@@ -336,6 +369,22 @@ impl TxModel {
             let channel = element as u16;
             let transfer = table.get_mut(&channel).expect("only accepted transfers are queued");
             let qp = transfer.post.qp;
+            if let Some(response) = transfer.read_response {
+                // in the responder's PSN space: it neither holds nor waits for a SEND message
+                let block = transfer.next_block(setup.block_log2);
+                let ctx = setup.context(qp);
+                packets.extend(packetize::read_response_packets(&response, &block, &ctx, (channel, queue as u8)));
+                transfer.advance(&block);
+                if !block.last {
+                    arbiter.enqueue(queue, element);
+                } else if let Some(next) = read_responses.next() {
+                    *transfer = Transfer::of_read_response(next, channel, queue as u8);
+                    arbiter.enqueue(queue, element);
+                } else {
+                    table.remove(&channel);
+                }
+                continue;
+            }
             if send_in_progress.get(&qp).is_some_and(|&c| c != channel) {
                 arbiter.enqueue(queue, element);
                 continue;

@@ -106,7 +106,7 @@ fn random_setup(seed: u64, max_bytes: u64) -> TxSetup {
         let channel = if !channels.is_empty() && rng.gen_bool(0.15) {
             channels[rng.gen_range(0..channels.len())]
         } else {
-            rng.gen_range(0..2048)
+            rng.gen_range(0..2047) // the last channel is the responder's
         };
         channels.push(channel);
         setup.posts.push(Post {

@@ -280,6 +280,10 @@ enum BenchWhat {
         /// Payload bytes per row (at least 64 transfers).
         #[arg(long, default_value = "4M", value_parser = parse_byte_count)]
         bytes: u64,
+        /// Send the responder's RDMA READ responses (one QP, one after another, in queue 1)
+        /// instead of host-posted UC WRITEs.
+        #[arg(long)]
+        read_responses: bool,
     },
 }
 
@@ -537,20 +541,27 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Cmd::Bench {
-            what: BenchWhat::Tx {
-                latency,
-                outstanding,
-                bytes,
-            },
+            what:
+                BenchWhat::Tx {
+                    latency,
+                    outstanding,
+                    bytes,
+                    read_responses,
+                },
         } => {
             use ferroce_sim::tx_path_rtl::DEFAULT;
-            let rows = bench::tx_path(&DEFAULT, bytes, latency, outstanding, |r| {
+            let (load, what) = if read_responses {
+                (bench::TxLoad::ReadResponses, "READ responses on one QP given")
+            } else {
+                (bench::TxLoad::Writes, "UC WRITEs on one QP posted")
+            };
+            let rows = bench::tx_path(&DEFAULT, load, bytes, latency, outstanding, |r| {
                 eprintln!("PMTU {} × {} bytes: {:.3} beats/cycle", r.pmtu, r.size, r.occupancy());
             });
             match rows {
                 Ok((rows, speed)) => {
                     println!(
-                        "TX path {}, UC WRITEs on one QP posted before the first decision, memory latency {latency} cycles, {outstanding} reads in flight at most\n",
+                        "TX path {}, {what} before the first decision, memory latency {latency} cycles, {outstanding} reads in flight at most\n",
                         DEFAULT.name
                     );
                     print!("{}", bench::tx_table(&rows));

@@ -698,18 +698,6 @@ fn first_while_an_rc_message_is_open_is_invalid_request() {
 }
 
 #[test]
-fn read_request_gets_invalid_request_nak() {
-    let mut link = Link::new(Transport::Rc, Pmtu::B256);
-    let mut read = link.packets(vec![post(0, PostOp::Write, 0)])[0];
-    read.bth.opcode = Opcode::RC_READ_REQUEST;
-    read.reth = read.reth.map(|r| RethRepr { dma_len: 64, ..r });
-    let outcome = link.deliver(&read);
-    assert_eq!(outcome.verdict, failed(CheckFailure::UnsupportedOpcode));
-    assert_eq!(responses(&[outcome]), [Some((0, nak(NakCode::InvalidRequest), 0))]);
-    assert_eq!(link.qp().state, QpState::Error);
-}
-
-#[test]
 fn connection_failures_are_silent_and_change_nothing() {
     let mut link = Link::new(Transport::Rc, Pmtu::B256);
     let mut init = requester(Transport::Rc, Pmtu::B256);
@@ -1090,3 +1078,5 @@ fn well_formed_records_are_those_request_of_accepts() {
         ..record
     }));
 }
+
+mod read;

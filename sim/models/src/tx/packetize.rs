@@ -14,11 +14,13 @@
 //!   when the run starts. UC packets never have AckReq (and leave `c` alone).
 //! - SE on the message's last packet when the part says so; MigReq, TVer, FECN, BECN and the
 //!   reserved bits 0; P_Key and DestQP from the context.
+//! - READ responses ([`read_response_packets`]): the responder's PSNs and AETH, not the QP's
+//!   send state (see `ReadResponse::packet`).
 
 use super::record::QpContext;
-use super::segment::MessagePart;
+use super::segment::{Block, MessagePart};
 use crate::contracts::tx::{Pmtu, PACKET};
-use crate::responder::Response;
+use crate::responder::{ReadResponse, Response};
 use crate::wire::bth::PSN_MASK;
 use crate::wire::ethernet::{self, MIN_FRAME_LEN};
 use crate::wire::icrc::ICRC_LEN;
@@ -67,6 +69,11 @@ impl TxPacket {
 }
 
 impl TxPacket {
+    /// A packet of a READ response (its opcode is one).
+    pub fn is_read_response(&self) -> bool {
+        self.bth.opcode.operation().is_read_response()
+    }
+
     /// The packet of a responder's ACK or NAK, `ctx` being its QP's context: opcode
     /// Acknowledge (RC), the response's PSN and AETH, no payload. P_Key and DestQP come from
     /// the context as for requests; SE, AckReq and PadCnt are 0. Its channel and queue are 0
@@ -76,20 +83,11 @@ impl TxPacket {
             channel: 0,
             queue: 0,
             qp: response.qp,
-            bth: BthRepr {
-                opcode: Opcode::from_parts(Transport::Rc, Operation::Ack).expect("RC has Acknowledge"),
-                solicited: false,
-                migreq: false,
-                pad_cnt: 0,
-                p_key: ctx.pkey,
-                fecn: false,
-                becn: false,
-                resv6: 0,
-                dest_qp: ctx.dest_qpn,
-                ack_req: false,
-                resv7: 0,
-                psn: response.psn & PSN_MASK,
-            },
+            bth: qp_bth(
+                ctx,
+                Opcode::from_parts(Transport::Rc, Operation::Ack).expect("RC has Acknowledge"),
+                response.psn & PSN_MASK,
+            ),
             reth: None,
             immediate: None,
             aeth: Some(aeth::Repr::from_word(response.aeth.encode())),
@@ -170,6 +168,25 @@ impl QpSender {
     }
 }
 
+/// A BTH on a QP of context `ctx` (its P_Key and DestQP): `opcode`, `psn`; SE, MigReq, PadCnt,
+/// FECN, BECN, AckReq and the reserved bits 0.
+fn qp_bth(ctx: &QpContext, opcode: Opcode, psn: u32) -> BthRepr {
+    BthRepr {
+        opcode,
+        solicited: false,
+        migreq: false,
+        pad_cnt: 0,
+        p_key: ctx.pkey,
+        fecn: false,
+        becn: false,
+        resv6: 0,
+        dest_qp: ctx.dest_qpn,
+        ack_req: false,
+        resv7: 0,
+        psn,
+    }
+}
+
 /// Where a packet sits in its message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Position {
@@ -240,24 +257,77 @@ pub fn packetize(
                 queue,
                 qp,
                 bth: BthRepr {
-                    opcode,
                     solicited: last && part.solicited,
-                    migreq: false,
                     pad_cnt: natural_pad(len as usize) as u8,
-                    p_key: ctx.pkey,
-                    fecn: false,
-                    becn: false,
-                    resv6: 0,
-                    dest_qp: ctx.dest_qpn,
                     ack_req,
-                    resv7: 0,
-                    psn,
+                    ..qp_bth(ctx, opcode, psn)
                 },
                 reth: part.reth.filter(|_| first),
                 immediate,
                 aeth: None,
                 local_addr: part.local_addr.wrapping_add(offset - part.start),
                 payload_len: len as u32,
+            }
+        })
+        .collect()
+}
+
+/// The packet of an RDMA READ request for `reth` (the peer's VA, R_Key and DMA length) into
+/// local memory at `local_addr`, on an RC QP of context `ctx` whose path MTU is `pmtu`: opcode
+/// RC READ request, the RETH, no payload, AckReq (it ends its message). It takes the next PSN
+/// and the PSNs of the rest of its response: `max(1, ⌈DMA length / PMTU⌉)` in all.
+pub fn read_request(
+    reth: RethRepr,
+    local_addr: u64,
+    ctx: &QpContext,
+    pmtu: Pmtu,
+    sender: &mut QpSender,
+    (channel, queue, qp): (u16, u8, u32),
+) -> TxPacket {
+    let (psn, ack_req) = sender.next(ctx, Transport::Rc, true);
+    let count = crate::responder::read_packet_count(reth.dma_len, pmtu);
+    sender.next_psn = (psn + count) & PSN_MASK;
+    TxPacket {
+        channel,
+        queue,
+        qp,
+        bth: BthRepr {
+            ack_req,
+            ..qp_bth(ctx, Opcode::RC_READ_REQUEST, psn)
+        },
+        reth: Some(reth),
+        immediate: None,
+        aeth: None,
+        local_addr,
+        payload_len: 0,
+    }
+}
+
+/// The packets of one group of a READ response (`block`: its bytes from the response's start,
+/// a multiple of the block size, so of the PMTU), on a QP of context `ctx`: each packet as
+/// [`ReadResponse::packet`] cuts it (opcode, PSN from the request's, payload, AETH on the
+/// first, last and only packets), P_Key and DestQP from the context, no AckReq or SE. The QP's
+/// send state ([`QpSender`]) is not used: the PSNs are the responder's.
+pub fn read_response_packets(response: &ReadResponse, block: &Block, ctx: &QpContext, (channel, queue): (u16, u8)) -> Vec<TxPacket> {
+    let pmtu = u64::from(response.pmtu.bytes());
+    let first = (block.offset / pmtu) as u32;
+    let count = if response.length == 0 { 1 } else { block.len.div_ceil(pmtu) as u32 };
+    (first..first + count)
+        .map(|index| {
+            let packet = response.packet(index, None).expect("the group is inside the response");
+            TxPacket {
+                channel,
+                queue,
+                qp: response.qp,
+                bth: BthRepr {
+                    pad_cnt: natural_pad(packet.length as usize) as u8,
+                    ..qp_bth(ctx, packet.opcode, packet.psn)
+                },
+                reth: None,
+                immediate: None,
+                aeth: packet.aeth.map(|a| aeth::Repr::from_word(a.encode())),
+                local_addr: packet.address,
+                payload_len: packet.length,
             }
         })
         .collect()

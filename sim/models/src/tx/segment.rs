@@ -9,12 +9,15 @@
 //! - **SEND**: one message, cut into groups of BS bytes counted from the message start; the
 //!   groups are scheduled like blocks. BS ≥ 4096 ≥ PMTU, so a group boundary is a packet
 //!   boundary.
+//! - **READ response** (the responder's answer to a peer's RDMA READ request, on the
+//!   responder channel): one message, cut into groups like a SEND.
 //! - **Zero length**: one block of 0 bytes.
 //!
 //! Addresses wrap modulo 2^64.
 
 use super::record::Post;
 use crate::contracts::tx::PostOp;
+use crate::responder::ReadResponse;
 use crate::wire::RethRepr;
 
 /// A transfer in the transfer table: the post and how far it has been cut.
@@ -28,6 +31,9 @@ pub struct Transfer {
     pub done: u64,
     /// Blocks already cut (the index of the next block).
     pub blocks: u32,
+    /// The READ response it sends (on the responder channel; `op` is then SEND: it is cut
+    /// into groups like a SEND message).
+    pub read_response: Option<ReadResponse>,
 }
 
 /// One block of a transfer (a WRITE message, or a group of a SEND message).
@@ -72,6 +78,24 @@ impl Transfer {
             op,
             done: 0,
             blocks: 0,
+            read_response: None,
+        }
+    }
+
+    /// The transfer of a READ response on `channel` in `queue`: its bytes from its VA.
+    pub fn of_read_response(response: ReadResponse, channel: u16, queue: u8) -> Transfer {
+        let post = Post {
+            channel,
+            queue,
+            op: PostOp::Send.code(),
+            qp: response.qp,
+            local_addr: response.va,
+            length: response.length,
+            ..Post::default()
+        };
+        Transfer {
+            read_response: Some(response),
+            ..Transfer::new(post, PostOp::Send)
         }
     }
 

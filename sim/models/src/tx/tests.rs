@@ -4,7 +4,7 @@ use super::frame::frame_repr;
 use super::qos::{backlogged_bytes, deviation_from_weights};
 use super::spec::{parse_block_size, parse_posts, setup_of, TransferSpec, KEYS};
 use super::*;
-use crate::contracts::tx::{Pmtu, POST, QP_CONTEXT};
+use crate::contracts::tx::{Pmtu, PACKET, POST, QP_CONTEXT};
 use crate::wire::opcode::{Operation, Transport};
 use crate::wire::{IpRepr, RoceFrame};
 
@@ -307,6 +307,7 @@ fn posts_are_refused_in_the_order_of_the_checks() {
             },
             Err(PostError::BadChannel),
         ),
+        (Post { channel: 7, ..ok }, Err(PostError::BadChannel)), // the responder's
         (Post { queue: 4, qp: 16, ..ok }, Err(PostError::BadQueue)),
         (Post { qp: 16, ..ok }, Err(PostError::BadQp)),
         (Post { qp: 9, ..ok }, Err(PostError::QpNotReady)), // no context: reset
@@ -690,4 +691,70 @@ fn responses_are_ack_frames_on_their_qp_s_context_apart_from_the_transfers() {
     // a response on a QP beyond the count is refused
     s.responses[0].qp = s.qps;
     assert_eq!(TxModel.run(&s), Err(TxError::ResponseBeyondQps(s.qps).to_string()));
+}
+
+#[test]
+fn read_responses_leave_in_their_queue_from_the_responder_s_psns() {
+    use crate::responder::{Aeth, ReadResponse, Syndrome};
+    // Queue 1: three READ responses on QP 1 (4 KiB groups, PMTU 1024); queue 2: a WRITE of two
+    // blocks on QP 1. Weights 1:1: groups and blocks alternate.
+    let mut s = setup(12, rts(Transport::Rc, Pmtu::B1024), vec![post(0, 2, 1, PostOp::Write, 2 * 4096)]);
+    let response = |first_psn, va, length, msn| ReadResponse {
+        qp: 1,
+        first_psn,
+        va,
+        length,
+        pmtu: Pmtu::B1024,
+        aeth: Aeth {
+            syndrome: Syndrome::ack(),
+            msn,
+        },
+        region: None,
+        duplicate: false,
+    };
+    s.read_responses = vec![
+        response(0xFF_FFFE, 0x7000_0100, 2 * 4096 + 1, 5),
+        response(7, 0x8000, 0, 6),
+        response(8, 0x9000, 1024, 7),
+    ];
+    let pl = plan(&s);
+    let responder = s.responder_channel();
+    assert_eq!(responder, 2047);
+    let channels: Vec<u16> = pl.packets.iter().map(|p| p.channel).collect();
+    let (r, w) = (responder, 0);
+    assert_eq!(channels, [r, r, r, r, w, w, w, w, r, r, r, r, w, w, w, w, r, r, r]);
+    let reads: Vec<&TxPacket> = pl.packets.iter().filter(|p| p.channel == responder).collect();
+    let psns: Vec<u32> = reads.iter().map(|p| p.bth.psn).collect();
+    assert_eq!(psns, [0xFF_FFFE, 0xFF_FFFF, 0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    let ops: Vec<Operation> = reads.iter().map(|p| p.bth.opcode.operation()).collect();
+    use Operation::{ReadResponseFirst as F, ReadResponseLast as L, ReadResponseMiddle as M, ReadResponseOnly as O};
+    assert_eq!(ops, [F, M, M, M, M, M, M, M, L, O, O]);
+    assert_eq!(lens(&pl.packets[16..]), [1, 0, 1024]);
+    let aeths: Vec<Option<u32>> = reads.iter().map(|p| p.aeth.map(|a| a.word())).collect();
+    assert_eq!(aeths[0], Some(0x1F00_0005));
+    assert!(aeths[1..8].iter().all(Option::is_none));
+    assert_eq!(aeths[8..], [Some(0x1F00_0005), Some(0x1F00_0006), Some(0x1F00_0007)]);
+    assert_eq!(reads[3].local_addr, 0x7000_0100 + 3 * 1024);
+    assert!(reads.iter().all(|p| !p.bth.ack_req && !p.bth.solicited && p.queue == 1));
+    assert_eq!(reads[8].bth.pad_cnt, 3);
+    // The QP's own PSNs are untouched; only the WRITE completes; no READ packet ends a transfer.
+    let writes: Vec<u32> = pl.packets.iter().filter(|p| p.channel == 0).map(|p| p.bth.psn).collect();
+    assert_eq!(writes, (0..8).collect::<Vec<_>>());
+    assert_eq!(pl.completions, [(0, CompletionStatus::Success)]);
+    let last_of_transfer: Vec<usize> = pl
+        .descriptors()
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| PACKET.decode(d, "last_of_transfer") == 1)
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(last_of_transfer, [15]);
+    // The frames carry the AETH after the BTH and the bytes of memory.
+    let run = TxModel.run(&s).unwrap();
+    let frame = RoceFrame::parse(&run.frames[0]).unwrap();
+    assert_eq!(frame.ext.aeth.map(|a| a.word()), Some(0x1F00_0005));
+    assert_eq!(frame.payload, s.memory.bytes(0x7000_0100, 1024));
+    // The queue must be a data queue.
+    s.read_response_queue = 0;
+    assert_eq!(TxModel::plan(&s), Err(TxError::ReadResponseQueue(0)));
 }
