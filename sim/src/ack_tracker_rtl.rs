@@ -99,6 +99,8 @@ pub struct TrackerRun {
     pub notices: Vec<(u32, TimerEvent, u8)>,
     /// Send history rewinds `(QP, PSN or every block whole)`, in order.
     pub rewinds: Vec<(u32, Option<u32>)>,
+    /// Each QP's error state at the end (`None`: not in error), read from the host's port.
+    pub failures: Vec<Option<CompletionStatus>>,
 }
 
 /// What the model makes of `events` (a QP at or beyond [`QPS`] is ignored, as the tracker
@@ -159,6 +161,7 @@ fn expected_with_waits(events: &[TrackerEvent]) -> (TrackerRun, Vec<usize>) {
             TrackerEvent::Clear { qp } => run.completions.extend(tracker.clear(qp)),
         }
     }
+    run.failures = (0..QPS).map(|qp| tracker.qp(qp).and_then(|q| q.failed)).collect();
     (run, waits)
 }
 
@@ -325,6 +328,17 @@ pub fn run(events: &[TrackerEvent], traffic: Traffic) -> Result<TrackerRun, Stri
                     if ours != theirs {
                         return Err(format!("{what}: the RTL's {ours}, the model's {theirs}"));
                     }
+                }
+                // every QP's error state, one read a cycle
+                let (status_qp, status_failure) = (port(&m, "status_qp")?, port(&m, "status_failure")?);
+                for qp in 0..QPS {
+                    m.set_u64(status_qp, u64::from(qp));
+                    m.eval();
+                    m.tick();
+                    m.eval();
+                    let code = m.peek_u64(status_failure) as u8;
+                    let status = CompletionStatus::from_code(code).ok_or_else(|| format!("QP {qp}: status code {code}"))?;
+                    got.failures.push(Some(status).filter(|s| *s != CompletionStatus::Success));
                 }
                 return Ok(got);
             }

@@ -450,8 +450,11 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
     let mut context_reads: VecDeque<usize> = std::iter::repeat_n(0, QP_READ_LATENCY).collect();
     let mut figures = PathFigures::default();
     let (mut first_post, mut last_beat, mut gaps, mut last_progress) = (None::<u64>, 0u64, 0u64, 0u64);
-    let total_bytes: u64 = setup.posts.iter().map(|p| u64::from(p.length)).sum();
-    let budget = 100_000 + 40 * (total_bytes / bytes_per_beat as u64 + 64 * setup.posts.len() as u64) + 20 * s.memory.latency;
+    // the posts' and the READ responses' bytes and transfers
+    let total_bytes: u64 = setup.posts.iter().map(|p| u64::from(p.length)).sum::<u64>()
+        + setup.read_responses.iter().map(|r| u64::from(r.length)).sum::<u64>();
+    let transfers = (setup.posts.len() + setup.read_responses.len()) as u64;
+    let budget = 100_000 + 40 * (total_bytes / bytes_per_beat as u64 + 64 * transfers) + 20 * s.memory.latency;
     let mut cycle = 0u64;
     loop {
         let accepted = post_results.iter().filter(|r| r.is_ok()).count();

@@ -162,6 +162,7 @@ fn compare(what: &str, events: &[TrackerEvent], traffic: Traffic) {
         );
     }
     assert_eq!(got.ignored, want.ignored, "{what}: ACKs ignored");
+    assert_eq!(got.failures, want.failures, "{what}: the QPs' error state");
 }
 
 #[test]
@@ -170,6 +171,7 @@ fn random_requests_and_acknowledgements_match_the_model() {
     let mut ignored = 0;
     let mut notices = std::collections::BTreeSet::new();
     let (mut releases, mut rewinds, mut whole) = (0, 0, 0);
+    let mut failed_at_end = std::collections::BTreeSet::new();
     for seed in 0..6u64 {
         let events = random_events(seed, 400);
         let want = expected(&events);
@@ -179,6 +181,7 @@ fn random_requests_and_acknowledgements_match_the_model() {
         releases += want.releases.len();
         rewinds += want.rewinds.len();
         whole += want.rewinds.iter().filter(|r| r.1.is_none()).count();
+        failed_at_end.extend(want.failures.iter().flatten().map(|s| s.code()));
         let traffic = Traffic {
             idle_pct: [0, 30][seed as usize % 2],
             bp_pct: [0, 40, 80][seed as usize % 3],
@@ -192,7 +195,8 @@ fn random_requests_and_acknowledgements_match_the_model() {
     assert!(ignored > 0);
     let timer_told = [TimerEvent::Progress, TimerEvent::Idle, TimerEvent::SequenceNak, TimerEvent::RnrNak];
     assert!(timer_told.iter().all(|e| notices.contains(&e.code())), "{notices:?}");
-    println!("{releases} releases, {rewinds} rewinds ({whole} whole)");
+    println!("{releases} releases, {rewinds} rewinds ({whole} whole); QPs left in error with {failed_at_end:?}");
+    assert!(!failed_at_end.is_empty(), "some QP ends a run in error");
     assert!(
         releases > 100 && rewinds > 20 && whole > 0,
         "{releases} releases, {rewinds} rewinds ({whole} whole)"

@@ -9,10 +9,12 @@
 //! B with its length and immediate, and every frame on both wires parses in the wire model with
 //! a good ICRC and decodes in tshark. Then a WRITE with a bad R_Key: nothing written, a remote
 //! access NAK on the wire and in B's counters, the transfer in ERROR on A with the NAK's cause,
-//! and the next good transfer lands.
+//! A's QP in error (`qp_status`) refusing posts until the host rewrites its context, and the
+//! next good transfer lands.
 
+use ferroce_sim::contracts::regs::QP_STATUS;
 use ferroce_sim::contracts::responder::{completion_kind, CheckFailure, NakCode, ResponderCounter};
-use ferroce_sim::contracts::tx::{ChannelStatus, CompletionStatus, Pmtu, PostOp, BLOCK_LOG2_DEFAULT};
+use ferroce_sim::contracts::tx::{ChannelStatus, CompletionStatus, Pmtu, PostError, PostOp, BLOCK_LOG2_DEFAULT};
 use ferroce_sim::engine_rtl::{built_engines, EnginePair, EngineVariant, HostCompletion, Side, Surroundings};
 use ferroce_sim::loopback_bench::b_context;
 use ferroce_sim::models::tx::{LocalMemory, Post, SparseMemory};
@@ -239,11 +241,26 @@ fn a_bad_rkey_on(engine: &EngineVariant) {
     let failed_psn = from_a.first().expect("A's WRITE on the wire").bth.psn;
     let nak = from_b.iter().find_map(|f| f.ext.aeth).expect("B's NAK on the wire");
     assert_eq!(nak.syndrome, 0x60 | NakCode::RemoteAccessError as u8, "remote access error NAK");
+    // A's QP is in error, with the NAK's cause, and refuses posts until the host resets it
+    let failure = u32::from(CompletionStatus::RemoteAccessError.code());
+    assert_eq!(pair.read(Side::A, QP_STATUS, peer as u32).unwrap(), failure, "A's QP status");
+    for other in (0..requesters.peers.len() as u32).filter(|&q| q != peer as u32) {
+        assert_eq!(pair.read(Side::A, QP_STATUS, other).unwrap(), 0, "QP {other} not in error");
+    }
+    let refused = requesters.post(peer, 2, PostOp::Write, 700);
+    assert_eq!(
+        pair.post(Side::A, &refused).unwrap(),
+        Err(PostError::QpNotReady),
+        "a post on a QP in error"
+    );
     // the NAK put B's QP in the error state: the host resets both ends to the PSN B expects,
     // with the right key
     let mut fixed = good;
     fixed.sq_psn = failed_psn;
     pair.commit(Side::A, peer as u32, &fixed).unwrap();
+    // (the TX path takes the reset within a few cycles of the commit)
+    pair.idle(32).unwrap();
+    assert_eq!(pair.read(Side::A, QP_STATUS, peer as u32).unwrap(), 0, "A's QP out of error");
     let mut responder = b_context(&requesters.peers[peer], peer as u32);
     responder.rq_psn = failed_psn;
     pair.commit(Side::B, requesters.peers[peer].qp, &responder).unwrap();

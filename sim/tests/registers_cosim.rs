@@ -84,13 +84,20 @@ fn run_random(idle_pct: u32, bp_pct: u32, seed: u64) -> Result<(), SimError> {
         })
         .collect();
     let mut strobes = Vec::new();
-    // the responder's counter table behind `responder_counter_*`: any values, read by index
-    let counter = map.reg("responder_counter");
-    let table: Vec<u32> = (0..counter.max_count).map(|_| rng.gen()).collect();
-    for (i, v) in table.iter().enumerate().take(counter.count as usize) {
-        model.set_indexed(counter.port.as_deref().unwrap(), i as u32, *v);
-    }
-    let (counter_index, counter_value) = (port(&m, "responder_counter_index"), port(&m, "responder_counter_value"));
+    // the tables behind the indexed registers (`responder_counter_*`, `qp_status_*`): any
+    // values, read by index
+    let tables: Vec<(usize, usize, Vec<u32>)> = map
+        .of_kind(Kind::Indexed)
+        .iter()
+        .map(|r| {
+            let name = r.port.clone().unwrap();
+            let table: Vec<u32> = (0..r.max_count).map(|_| rng.gen()).collect();
+            for (i, v) in table.iter().enumerate().take(r.count as usize) {
+                model.set_indexed(&name, i as u32, *v);
+            }
+            (port(&m, &format!("{name}_index")), port(&m, &format!("{name}_value")), table)
+        })
+        .collect();
     let requests = 1500;
     for _ in 0..requests {
         master.push(random_request(&map, &mut rng));
@@ -116,7 +123,7 @@ fn run_random(idle_pct: u32, bp_pct: u32, seed: u64) -> Result<(), SimError> {
         let rx_qp = rng.gen_range(0..CONFIG.qps);
         m.set_u64(qp_rx_index, u64::from(rx_qp));
         m.eval();
-        let index = m.peek_u64(counter_index) as usize;
+        let indices: Vec<usize> = tables.iter().map(|(index, _, _)| m.peek_u64(*index) as usize).collect();
         let answered = master.answers.len();
         master.sample(&mut m, cycle)?;
         post.sample(&mut m, cycle)?;
@@ -166,8 +173,10 @@ fn run_random(idle_pct: u32, bp_pct: u32, seed: u64) -> Result<(), SimError> {
         }
         rx_entry_checks.push_back((cycle + QP_READ_LATENCY as u64, rx_qp, model.qp_entry(rx_qp)));
         m.tick();
-        // the table answers the index of the cycle that ended
-        m.set_u64(counter_value, u64::from(table[index]));
+        // the tables answer the index of the cycle that ended
+        for ((_, value, table), index) in tables.iter().zip(&indices) {
+            m.set_u64(*value, u64::from(table[*index]));
+        }
         cycle += 1;
     }
     assert_eq!(master.answers.len(), requests);
@@ -265,7 +274,7 @@ fn every_register_resets_to_the_map_and_answers_by_its_access() {
                 );
             }
         }
-        for hole in [0x14, 0xfc, 0x2fc, 0x3fc, 0x4_0050, 0x7_fffc] {
+        for hole in [0x14, 0xfc, 0x2fc, 0x3fc, 0x4_0054, 0x7_fffc] {
             assert!(map.decode(hole).is_none());
             assert_eq!(rtl.read(hole).unwrap(), (Resp::DecErr as u8, 0), "{hole:#x}");
             assert_eq!(rtl.write(hole, 1, 0xf).unwrap(), Resp::DecErr as u8, "{hole:#x}");

@@ -13,7 +13,7 @@ pub mod bus;
 pub mod connect;
 
 pub use bus::{Bus, Cause, Error};
-use ferroce_contracts::regs::{Config, Kind, Map, PostState, Register, DEVICE_ID, POLL_CHANNELS};
+use ferroce_contracts::regs::{Config, Kind, Map, PostState, Register, DEVICE_ID, POLL_CHANNELS, QP_STATUS};
 use ferroce_contracts::responder::{
     completion_kind, receive_state, region_index, Access, ReceiveStatus, ResponderCounter, MEMORY_REGION, RECEIVE_COMPLETION, RECEIVE_POST,
     REGION_KEY_BITS,
@@ -315,6 +315,15 @@ impl Ferroce {
                 self.read(a)
             })
             .collect()
+    }
+
+    /// QP `qp`'s error state (`qp_status`): the status its transfers failed with, or `None`
+    /// when it is not in error. A QP in error refuses posts until its context is written again.
+    pub fn qp_failure(&mut self, qp: u32) -> Result<Option<CompletionStatus>, Error> {
+        let a = self.at(QP_STATUS, qp);
+        let value = self.read(a)?;
+        let code = self.map.reg(QP_STATUS).field("failure").expect("qp_status.failure").get(value);
+        Ok(CompletionStatus::from_code(code as u8).filter(|s| *s != CompletionStatus::Success))
     }
 
     /// Writes the QP context entry of `qp`: words 1 and up first, word 0 last (it commits the

@@ -405,6 +405,7 @@ fn meaning(register: &str, field: &str, value: u32) -> Option<String> {
         ("channel_status", "cause") if value != 0 => Some(status_name(value as u8).to_string()),
         ("post_status", "state") => ferroce_contracts::regs::PostState::from_code(value).map(|s| s.name().to_string()),
         ("post_status", "code") if value != 0 => Some(refusal_name(value as u8).to_string()),
+        ("qp_status", "failure") if value != 0 => Some(status_name(value as u8).to_string()),
         ("qp_word0", "state") => QpState::from_code(value as u8).map(|s| s.name().to_string()),
         ("qp_word0", "pmtu") => Pmtu::from_code(value as u8).map(|p| format!("{} bytes", p.bytes())),
         ("block_size", "log2") => Some(format!("{} KiB", (1u64 << value) / 1024)),
@@ -520,7 +521,20 @@ fn qp_show(dev: &mut Ferroce, qp: u32, json_out: bool) -> Result<(), Error> {
         text.push_str(&format!("  {:<14} {shown}\n", f.name));
         obj.insert(f.name.into(), json!(shown));
     }
-    print(json_out, json!({"qp": qp, "context": obj}), text);
+    let failure = dev.qp_failure(qp)?;
+    match failure {
+        Some(s) => text.push_str(&format!(
+            "  {:<14} {} (posts refused until the context is written again)\n",
+            "error",
+            s.name()
+        )),
+        None => text.push_str(&format!("  {:<14} none\n", "error")),
+    }
+    print(
+        json_out,
+        json!({"qp": qp, "context": obj, "error": failure.map(|s| s.name())}),
+        text,
+    );
     Ok(())
 }
 

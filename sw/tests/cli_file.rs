@@ -1,11 +1,11 @@
 //! The mmap backend and the command line against a temporary file standing in for a BAR: a
 //! memory image with a Ferroce ID block, read and written through `--device file:PATH`.
 
-use ferroce_contracts::regs::{Config, Map};
+use ferroce_contracts::regs::{Config, Map, QP_STATUS};
 use ferroce_contracts::responder::{
     completion_kind, receive_state, NakCode, ResponderCounter, MEMORY_REGION, RECEIVE_COMPLETION, RECEIVE_POST,
 };
-use ferroce_contracts::tx::QP_CONTEXT;
+use ferroce_contracts::tx::{CompletionStatus, QP_CONTEXT};
 use std::path::Path;
 use std::process::Command;
 
@@ -117,6 +117,15 @@ fn registers_by_name_and_address_through_the_mapped_file() {
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(v["context"]["state"], "rts");
     assert_eq!(v["context"]["dst_ip"], "10.0.0.2");
+    assert_eq!(v["error"], serde_json::Value::Null, "not in error");
+    // the TX path failed the QP: `qp show` names the cause
+    let status = map.reg(QP_STATUS).address(1);
+    set_word(&bar, status, u32::from(CompletionStatus::TransportRetryExceeded.code()));
+    let (code, out, err) = ctl(&bar, &["qp", "show", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("error          transport_retry_exceeded (posts refused"), "{out}");
+    let (_, out, _) = ctl(&bar, &["read", "qp_status[1]"]);
+    assert!(out.contains("transport_retry_exceeded"), "{out}");
 
     let (code, out, _) = ctl(&bar, &["--json", "counters"]);
     assert_eq!(code, 0);

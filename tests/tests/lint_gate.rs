@@ -69,12 +69,16 @@ const MAX_LEVELS: usize = 6;
 const NOT_YET_PIPELINED: &[(&str, usize)] = &[
     ("ferroce_tx_path_c2048_q256_w512", 7),
     ("ferroce_tx_path_c2048_q2048_w512", 7),
-    // 8 again since RDMA READ responses (2026-11-28, stop 46): the ACK tracker, unchanged,
-    // mapped one level deeper inside the joined path (its state into the write address of its
-    // LUTRAM of last PSNs sent, a chain of LUT2s); to be brought back to 7.
-    ("ferroce_tx_path_c64_q16_w64", 8),
+    // 8 for a while after RDMA READ responses (2026-11-28, stop 46): the ACK tracker's state
+    // decode into the write address of its LUTRAM of last PSNs sent; 7 again since that write
+    // comes from registers only (`initialized`, `finishing`; stop 47).
+    ("ferroce_tx_path_c64_q16_w64", 7),
     // 7 since RDMA READ responses (2026-11-28, stop 46)
     ("ferroce_engine_c64_q16_w64", 7),
+    // 7 since the QP error state (2026-11-28, stop 47): the scheduler's token buckets (a
+    // refill compare into a bucket's reset-combined tokens), unchanged and at 6 in `sched`
+    // alone; the mapper moved in the flattened whole. The 256-QP engine stays at 6.
+    ("ferroce_engine_c2048_q2048_w512", 7),
 ];
 
 /// One emitted top: module name, Verilog file, Verilog text, bus width (if width-generic).

@@ -16,7 +16,9 @@ use crate::responder::{receive_state, ResponderCounter, DEFAULT_REGIONS, MEMORY_
 use crate::rx::DropReason;
 use crate::sched;
 use crate::schema::{Schema, WORD_BITS};
-use crate::tx::{CompletionStatus, PostError, BLOCK_LOG2_DEFAULT, BLOCK_LOG2_MAX, BLOCK_LOG2_MIN, POST, QP_CONTEXT};
+use crate::tx::{
+    CompletionStatus, PostError, BLOCK_LOG2_DEFAULT, BLOCK_LOG2_MAX, BLOCK_LOG2_MIN, COMPLETION_STATUS_BITS, POST, QP_CONTEXT,
+};
 
 /// Address bits the register file decodes (a 512 KiB window: the BAR or AXI segment size).
 pub const ADDRESS_BITS: usize = 19;
@@ -36,6 +38,10 @@ pub const POLL_CHANNELS: u32 = 32;
 
 /// Largest configuration of each table (the map reserves room for it).
 pub const MAX_CHANNELS: u32 = 8192;
+/// The QP status register (and its port): a QP's error state, in the QP's entry after its
+/// context words.
+pub const QP_STATUS: &str = "qp_status";
+
 /// Largest number of QPs.
 pub const MAX_QPS: u32 = 2048;
 
@@ -222,6 +228,12 @@ impl Register {
     fn port(mut self, port: impl Into<String>) -> Register {
         self.port = Some(port.into());
         self
+    }
+
+    /// One of the words of a QP's entry (its context words and its status), arrayed together
+    /// by QP ([`QP_STRIDE`] apart).
+    pub fn in_qp_entry(&self) -> bool {
+        self.kind == Kind::QpContext || self.name == QP_STATUS
     }
 
     /// An array register.
@@ -882,7 +894,7 @@ impl Map {
             .array(config.channels, MAX_CHANNELS, 4)],
         });
 
-        let qp_words = (0..QP_CONTEXT.words())
+        let mut qp_words: Vec<Register> = (0..QP_CONTEXT.words())
             .map(|w| {
                 Register::single(
                     format!("qp_word{w}"),
@@ -898,11 +910,39 @@ impl Map {
                 .array(config.qps, MAX_QPS, QP_STRIDE)
             })
             .collect();
+        let failures: Vec<String> = CompletionStatus::ALL
+            .iter()
+            .filter(|s| s.fails_qp())
+            .map(|s| format!("{} {}", s.code(), s.name()))
+            .collect();
+        qp_words.push(
+            Register::single(
+                QP_STATUS,
+                0x40000 + 4 * QP_CONTEXT.words() as u32,
+                Kind::Indexed,
+                "QP q's error state, kept by the TX path: set when the QP fails, cleared when the TX path takes \
+                 the rewrite of its context (word 0); while set, a post on the QP is refused qp_not_ready",
+                vec![ro(
+                    "failure",
+                    0,
+                    COMPLETION_STATUS_BITS as u32,
+                    0,
+                    &format!(
+                        "0: not in error; else the status its transfers failed with: {}",
+                        failures.join(", ")
+                    ),
+                )],
+            )
+            .port(QP_STATUS)
+            .array(config.qps, MAX_QPS, QP_STRIDE),
+        );
         blocks.push(Block {
             name: "qp".into(),
             offset: 0x40000,
             size: 0x40000,
-            doc: "The QP context table (contracts::tx::QP_CONTEXT), 128 bytes per QP, in block RAM (not reset).".into(),
+            doc: "The QP context table (contracts::tx::QP_CONTEXT) and each QP's error state, 128 bytes per QP; the \
+                  context in block RAM (not reset)."
+                .into(),
             registers: qp_words,
         });
 
@@ -1204,7 +1244,13 @@ mod tests {
             }
         }
         assert!(map.decode(0x18).is_none());
-        assert!(map.decode(0x4_0000 + 4 * QP_CONTEXT.words() as u32).is_none(), "QP word 20");
+        let status = map.decode(0x4_0000 + QP_STRIDE + 4 * QP_CONTEXT.words() as u32).unwrap();
+        assert_eq!(
+            (status.register.name.as_str(), status.index),
+            (QP_STATUS, 1),
+            "QP 1's status after its context"
+        );
+        assert!(map.decode(0x4_0000 + 4 * (QP_CONTEXT.words() as u32 + 1)).is_none(), "QP word 21");
     }
 
     #[test]

@@ -293,6 +293,19 @@ impl CompletionStatus {
         }
     }
 
+    /// A status that puts an RC QP in error (`qp_status`): a fatal NAK or retries run out.
+    /// (A local memory error fails its transfer only; a flush is the QP's reset.)
+    pub const fn fails_qp(self) -> bool {
+        matches!(
+            self,
+            CompletionStatus::RemoteInvalidRequest
+                | CompletionStatus::RemoteAccessError
+                | CompletionStatus::RemoteOperationalError
+                | CompletionStatus::ReceiverNotReady
+                | CompletionStatus::TransportRetryExceeded
+        )
+    }
+
     /// What an RC requester makes of an AETH syndrome byte for the transfer holding the PSN
     /// it names: `None` for an ACK (the PSN and those before it are done), a PSN sequence error
     /// NAK and an RNR NAK (everything before the PSN is done, the transfer waits for its

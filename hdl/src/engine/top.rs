@@ -41,6 +41,7 @@ use crate::tx::TxPath;
 use ferroce_contracts::regs::{self, Config, QP_READ_LATENCY};
 use ferroce_contracts::responder::{decision, DECISION, DEFAULT_REGIONS};
 use ferroce_contracts::schema::RecordField;
+use ferroce_contracts::tx::COMPLETION_STATUS_BITS;
 use rust_hdl::prelude::*;
 
 mod entries {
@@ -443,6 +444,8 @@ impl<
         self.tx.qp_read_entry.next = self.registers.qp_read_entry.val();
         self.tx.qp_commit_valid.next = self.registers.qp_commit_valid.val();
         self.tx.qp_commit_index.next = self.registers.qp_commit_index.val();
+        self.tx.qp_status_index.next = self.registers.qp_status_index.val();
+        self.registers.qp_status_value.next = bit_cast::<32, COMPLETION_STATUS_BITS>(self.tx.qp_status_value.val());
         self.tx.post_valid.next = self.registers.post_valid.val();
         self.registers.post_ready.next = self.tx.post_ready.val();
         self.tx.post_entry.next = self.registers.post_entry.val();

@@ -6,7 +6,7 @@
 
 use super::{window, word_address, CONSTANTS, FLOPS, INPUTS, STROBES, WORD_BITS};
 use crate::common::elab::c;
-use ferroce_contracts::regs::{Kind, Map, Register};
+use ferroce_contracts::regs::{Kind, Map, Register, QP_STATUS};
 use ferroce_contracts::tx::{POST_WORDS, QP_CONTEXT_WORDS};
 use rust_hdl::prelude::*;
 
@@ -41,6 +41,8 @@ pub struct Decoder<const CB: usize, const QB: usize> {
     pub hit_queue: Signal<Out, Bit>,
     /// Hit: a `responder_counter` element below the counter count.
     pub hit_indexed: Signal<Out, Bit>,
+    /// Hit: a QP's `qp_status` word (of QP `qp_index`).
+    pub hit_qp_status: Signal<Out, Bit>,
     /// Hit: a `poll` element.
     pub hit_poll: Signal<Out, Bit>,
     /// Hit: a `channel_status` element.
@@ -70,6 +72,7 @@ pub struct Decoder<const CB: usize, const QB: usize> {
     hit_strobe_register: DFF<Bits<STROBES>>,
     hit_queue_register: DFF<Bit>,
     hit_indexed_register: DFF<Bit>,
+    hit_qp_status_register: DFF<Bit>,
     hit_poll_register: DFF<Bit>,
     hit_channel_register: DFF<Bit>,
     hit_qp_word_register: DFF<Bits<QP_CONTEXT_WORDS>>,
@@ -87,6 +90,7 @@ pub struct Decoder<const CB: usize, const QB: usize> {
     hit_strobe_now: Signal<Local, Bits<STROBES>>,
     hit_queue_now: Signal<Local, Bit>,
     hit_indexed_now: Signal<Local, Bit>,
+    hit_qp_status_now: Signal<Local, Bit>,
     hit_poll_now: Signal<Local, Bit>,
     hit_channel_now: Signal<Local, Bit>,
     hit_qp_now: Signal<Local, Bit>,
@@ -108,6 +112,7 @@ pub struct Decoder<const CB: usize, const QB: usize> {
     qp_window: [Constant<Bits<WORD_BITS>>; 2],
     queue_count: Constant<Bits<6>>,
     qp_word_number: [Constant<Bits<5>>; QP_CONTEXT_WORDS],
+    qp_status_number: Constant<Bits<5>>,
 }
 
 impl<const CB: usize, const QB: usize> Decoder<CB, QB> {
@@ -121,9 +126,14 @@ impl<const CB: usize, const QB: usize> Decoder<CB, QB> {
         let post_words: Vec<&Register> = (0..POST_WORDS).map(|w| map.reg(&format!("post_word{w}"))).collect();
         let inputs = map.of_kind(Kind::Input);
         let strobes = map.of_kind(Kind::Strobe);
-        let indexed = map.of_kind(Kind::Indexed);
-        assert_eq!(indexed.len(), 1, "Decoder: one indexed register");
-        assert!(indexed[0].max_count <= 32, "Decoder: an indexed register's index in 5 bits");
+        let counter = map.reg("responder_counter");
+        let qp_status = map.reg(QP_STATUS);
+        assert_eq!(
+            map.of_kind(Kind::Indexed).len(),
+            2,
+            "Decoder: the indexed registers are the responder's counters and the QPs' status"
+        );
+        assert!(counter.max_count <= 32, "Decoder: the responder counter's index in 5 bits");
         let constants = map.of_kind(Kind::Constant);
         let qp_words = map.of_kind(Kind::QpContext);
         let (queue, poll, channel) = (map.reg("queue_config"), map.reg("poll"), map.reg("channel_status"));
@@ -154,6 +164,8 @@ impl<const CB: usize, const QB: usize> Decoder<CB, QB> {
             hit_queue_register: Default::default(),
             hit_indexed: Default::default(),
             hit_indexed_register: Default::default(),
+            hit_qp_status: Default::default(),
+            hit_qp_status_register: Default::default(),
             hit_poll: Default::default(),
             hit_poll_register: Default::default(),
             hit_channel: Default::default(),
@@ -180,6 +192,7 @@ impl<const CB: usize, const QB: usize> Decoder<CB, QB> {
             hit_strobe_now: Default::default(),
             hit_queue_now: Default::default(),
             hit_indexed_now: Default::default(),
+            hit_qp_status_now: Default::default(),
             hit_poll_now: Default::default(),
             hit_channel_now: Default::default(),
             hit_qp_now: Default::default(),
@@ -194,13 +207,14 @@ impl<const CB: usize, const QB: usize> Decoder<CB, QB> {
             doorbell_address: word_address(map.reg("doorbell")),
             strobe_address: std::array::from_fn(|i| word_address(strobes[i])),
             queue_window: window(queue, queue.max_count),
-            indexed_window: window(indexed[0], indexed[0].max_count),
-            indexed_count: c::<6>(u64::from(indexed[0].count)),
+            indexed_window: window(counter, counter.max_count),
+            indexed_count: c::<6>(u64::from(counter.count)),
             poll_window: window(poll, poll.count),
             channel_window: window(channel, channel.count),
             qp_window: window(qp_words[0], qp_words[0].count),
             queue_count: c::<6>(u64::from(config.queues)),
             qp_word_number: std::array::from_fn(|w| c::<5>(w as u64)),
+            qp_status_number: c::<5>(u64::from((qp_status.offset - qp_words[0].offset) / 4)),
         }
     }
 }
@@ -222,6 +236,7 @@ impl<const CB: usize, const QB: usize> Logic for Decoder<CB, QB> {
             hit_strobe_register,
             hit_queue_register,
             hit_indexed_register,
+            hit_qp_status_register,
             hit_poll_register,
             hit_channel_register,
             hit_qp_word_register,
@@ -303,6 +318,8 @@ impl<const CB: usize, const QB: usize> Logic for Decoder<CB, QB> {
         self.hit_poll_register.d.next = self.hit_poll_now.val();
         self.hit_channel_register.d.next = self.hit_channel_now.val();
         self.hit_qp_word_register.d.next = self.hit_qp_word_now.val();
+        self.hit_qp_status_now.next = self.hit_qp_now.val() & (self.address.val().get_bits::<5>(0) == self.qp_status_number.val());
+        self.hit_qp_status_register.d.next = self.hit_qp_status_now.val();
         self.decoded_nothing_register.d.next = !(self.hit_flop_now.val().any()
             | self.hit_post_word_now.val().any()
             | self.hit_input_now.val().any()
@@ -313,14 +330,16 @@ impl<const CB: usize, const QB: usize> Logic for Decoder<CB, QB> {
             | self.hit_indexed_now.val()
             | self.hit_poll_now.val()
             | self.hit_channel_now.val()
-            | self.hit_qp_word_now.val().any());
+            | self.hit_qp_word_now.val().any()
+            | self.hit_qp_status_now.val());
         self.decoded_read_only_register.d.next = self.hit_input_now.val().any()
             | self.hit_constant_now.val().any()
             | self.hit_single_now.val().get_bit(0)
             | self.hit_single_now.val().get_bit(2)
             | self.hit_poll_now.val()
             | self.hit_channel_now.val()
-            | self.hit_indexed_now.val();
+            | self.hit_indexed_now.val()
+            | self.hit_qp_status_now.val();
         self.queue_index_register.d.next = self.address.val().get_bits::<5>(0);
         self.queue_was_written_register.d.next = self.queue_written.val().get_bit(self.address.val().get_bits::<5>(0).index());
         self.qp_index_register.d.next = self.address.val().get_bits::<QB>(5);
@@ -336,6 +355,7 @@ impl<const CB: usize, const QB: usize> Logic for Decoder<CB, QB> {
         self.hit_strobe.next = self.hit_strobe_register.q.val();
         self.hit_queue.next = self.hit_queue_register.q.val();
         self.hit_indexed.next = self.hit_indexed_register.q.val();
+        self.hit_qp_status.next = self.hit_qp_status_register.q.val();
         self.hit_poll.next = self.hit_poll_register.q.val();
         self.hit_channel.next = self.hit_channel_register.q.val();
         self.hit_qp_word.next = self.hit_qp_word_register.q.val();

@@ -264,6 +264,10 @@ pub struct Registers<const CB: usize, const GB: usize, const QB: usize> {
     pub responder_counter_index: Signal<Out, Bits<COUNTER_INDEX_BITS>>,
     /// Responder counter read: the counter of the previous cycle's index.
     pub responder_counter_value: Signal<In, Bits<32>>,
+    /// QP status read (TX path): the QP (`qp_status` element).
+    pub qp_status_index: Signal<Out, Bits<QB>>,
+    /// QP status read: the status of the previous cycle's QP.
+    pub qp_status_value: Signal<In, Bits<32>>,
 
     axil: AxiLiteFront,
     // the operation
@@ -283,6 +287,8 @@ pub struct Registers<const CB: usize, const GB: usize, const QB: usize> {
     queue_reset: Constant<Bits<32>>,
     queue_writable: Constant<Bits<32>>,
     qp_writable: [Constant<Bits<32>>; QP_CONTEXT_WORDS],
+    /// The bits of `qp_status` a read returns.
+    qp_status_readable: Constant<Bits<32>>,
     qp_word_shift: [Constant<Bits<10>>; QP_CONTEXT_WORDS],
     region_word_shift: [Constant<Bits<8>>; MEMORY_REGION_WORDS],
     receive_word_shift: [Constant<Bits<8>>; RECEIVE_POST_WORDS],
@@ -515,6 +521,8 @@ impl<const CB: usize, const GB: usize, const QB: usize> Registers<CB, GB, QB> {
             cnt_completions_lost: Default::default(),
             responder_counter_index: Default::default(),
             responder_counter_value: Default::default(),
+            qp_status_index: Default::default(),
+            qp_status_value: Default::default(),
             executing: Default::default(),
             waiting_ram: Default::default(),
             waiting_status: Default::default(),
@@ -528,6 +536,7 @@ impl<const CB: usize, const GB: usize, const QB: usize> Registers<CB, GB, QB> {
             queue_reset: reset(queue),
             queue_writable: writable(queue),
             qp_writable: std::array::from_fn(|w| writable(qp_words[w])),
+            qp_status_readable: mask32(map.reg(regs::QP_STATUS).read_mask()),
             qp_word_shift: std::array::from_fn(|w| c::<10>(32 * w as u64)),
             region_word_shift: std::array::from_fn(|w| c::<8>(32 * w as u64)),
             receive_word_shift: std::array::from_fn(|w| c::<8>(32 * w as u64)),
@@ -769,6 +778,7 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
             & self.axil.op_write.val()
             & !self.decode.hit_queue.val()
             & !self.decode.hit_indexed.val()
+            & !self.decode.hit_qp_status.val()
             & !self.decode.hit_qp_word.val().any();
         self.response.next = 0.into(); // OKAY
         if self.decode.decoded_nothing.val() {
@@ -780,6 +790,7 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
             & (!self.axil.op_write.val()
                 | self.decode.hit_queue.val()
                 | self.decode.hit_indexed.val()
+                | self.decode.hit_qp_status.val()
                 | self.decode.hit_qp_word.val().any());
         self.status.host_valid.next = false;
         self.status.host_poll.next = self.decode.hit_poll.val();
@@ -822,6 +833,9 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
             }
             if self.decode.hit_indexed.val() {
                 self.answer_value.next = self.responder_counter_value.val();
+            }
+            if self.decode.hit_qp_status.val() {
+                self.answer_value.next = self.qp_status_value.val() & self.qp_status_readable.val();
             }
         }
         self.qp_entry_next.next = 0.into();
@@ -882,6 +896,7 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
 
         // outputs and reset
         self.responder_counter_index.next = self.decode.queue_index.val();
+        self.qp_status_index.next = self.decode.qp_index.val();
         self.region_write_valid.next = self.strobe_valid.q.val().get_bit(0);
         self.receive_post_valid.next = self.strobe_valid.q.val().get_bit(1);
         self.receive_completion_pop_valid.next = self.strobe_valid.q.val().get_bit(2);

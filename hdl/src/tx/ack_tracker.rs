@@ -32,6 +32,9 @@
 //!   that status when they have left). `clear_*` (the host reset the QP) completes its waiting
 //!   transfers as flushed and forgets what was sent, acknowledged and failed. Each of the three
 //!   outputs is one register, held until taken.
+//! - **A QP's error state**: each QP's failure (0: none) is kept twice more, as `qps` keeps it,
+//!   for two read ports of one cycle: `status_*` for the host (the `qp_status` register) and
+//!   `post_*` for the segmenter, which refuses a post on a failed QP (`qp_not_ready`).
 
 use crate::common::elab::{bits_from, c};
 use crate::common::psn::PsnOrder;
@@ -234,6 +237,14 @@ pub struct AckTracker<const CB: usize, const QB: usize> {
     pub rewind_psn: Signal<Out, Bits<24>>,
     /// Every block whole (nothing acknowledged yet).
     pub rewind_whole: Signal<Out, Bit>,
+    /// A QP's error state, for the host: the QP.
+    pub status_qp: Signal<In, Bits<QB>>,
+    /// The `CompletionStatus` that failed the previous cycle's `status_qp` (0: not failed).
+    pub status_failure: Signal<Out, Bits<COMPLETION_STATUS_BITS>>,
+    /// A QP's error state, for a post: the QP.
+    pub post_qp: Signal<In, Bits<QB>>,
+    /// The previous cycle's `post_qp` is failed.
+    pub post_qp_failed: Signal<Out, Bit>,
 
     /// The packet tap, registered on its way to the RAMs.
     tap_valid: DFF<Bit>,
@@ -246,9 +257,19 @@ pub struct AckTracker<const CB: usize, const QB: usize> {
     links: RAM<Bits<16>, CB>,
     qps: RAM<QpEntry, QB>,
     sent_psns: RAM<SentPsn, QB>,
+    /// Each QP's failure (0: none), as in `qps`, twice: a read port for the host, one for posts.
+    failures_for_host: RAM<Bits<COMPLETION_STATUS_BITS>, QB>,
+    failures_for_posts: RAM<Bits<COMPLETION_STATUS_BITS>, QB>,
+    /// `qps`' failure of `qp` changes this cycle (`Init`, a clear's or a failure's `Finish`).
+    failure_written: Signal<Local, Bit>,
     state: DFF<TrackerState>,
-    /// The QP cleared next while `Init`.
-    init_index: DFF<Bits<QB>>,
+    /// The entry of `qp` in the table of last PSNs sent is forgotten this cycle (`Init`, or
+    /// a clear that no packet of the QP followed): one write, from registers only.
+    clear_sent_psn: Signal<Local, Bit>,
+    /// The state is past `Init`, as a register (low at power-up, as the state is `Init`).
+    initialized: DFF<Bit>,
+    /// The state is `Finish`, as a register.
+    finishing: DFF<Bit>,
     /// The state is `Idle`, as a register: the readies and the RAMs' read addresses do not wait
     /// on the state's decode.
     idle: DFF<Bit>,
@@ -393,6 +414,10 @@ impl<const CB: usize, const QB: usize> Default for AckTracker<CB, QB> {
             rewind_qp: Default::default(),
             rewind_psn: Default::default(),
             rewind_whole: Default::default(),
+            status_qp: Default::default(),
+            status_failure: Default::default(),
+            post_qp: Default::default(),
+            post_qp_failed: Default::default(),
             tap_valid: Default::default(),
             tap_channel: Default::default(),
             tap_qp: Default::default(),
@@ -403,8 +428,13 @@ impl<const CB: usize, const QB: usize> Default for AckTracker<CB, QB> {
             links: Default::default(),
             qps: Default::default(),
             sent_psns: Default::default(),
+            failures_for_host: Default::default(),
+            failures_for_posts: Default::default(),
+            failure_written: Default::default(),
             state: Default::default(),
-            init_index: Default::default(),
+            clear_sent_psn: Default::default(),
+            initialized: Default::default(),
+            finishing: Default::default(),
             idle: Default::default(),
             channel: Default::default(),
             status: Default::default(),
@@ -491,8 +521,9 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
             tap_last,
             tap_reliable,
             state,
-            init_index,
             idle,
+            initialized,
+            finishing,
             channel,
             status,
             transfer,
@@ -542,6 +573,10 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
         self.qps.write_clock.next = self.clock.val();
         self.sent_psns.read_clock.next = self.clock.val();
         self.sent_psns.write_clock.next = self.clock.val();
+        self.failures_for_host.read_clock.next = self.clock.val();
+        self.failures_for_host.write_clock.next = self.clock.val();
+        self.failures_for_posts.read_clock.next = self.clock.val();
+        self.failures_for_posts.write_clock.next = self.clock.val();
         self.order.clock.next = self.clock.val();
         self.order.first.next = self.first.q.val();
         self.order.second.next = self.second.q.val();
@@ -624,18 +659,16 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
         }
         match self.state.q.val() {
             TrackerState::Init => {
+                // `qp` counts the QPs: both tables written at it
                 self.qps.write_enable.next = true;
-                self.qps.write_address.next = self.init_index.q.val();
                 self.qps.write_data.next.waiting = false;
                 self.qps.write_data.next.acked_valid = false;
                 self.qps.write_data.next.failed = false;
-                self.sent_psns.write_enable.next = true;
-                self.sent_psns.write_address.next = self.init_index.q.val();
-                self.sent_psns.write_data.next.valid = false;
-                self.init_index.d.next = self.init_index.q.val() + 1;
-                if self.init_index.q.val() == self.last_qp.val() {
+                self.qp.d.next = self.qp.q.val() + 1;
+                if self.qp.q.val() == self.last_qp.val() {
                     self.state.d.next = TrackerState::Idle;
                     self.idle.d.next = true;
+                    self.initialized.d.next = true;
                 }
             }
             TrackerState::Idle => {
@@ -837,6 +870,7 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                     self.state.d.next = TrackerState::DrainLoad;
                 } else {
                     self.state.d.next = TrackerState::Finish;
+                    self.finishing.d.next = true;
                 }
             }
             TrackerState::DrainLoad => {
@@ -854,6 +888,7 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
             }
             TrackerState::DrainDecide => {
                 self.state.d.next = TrackerState::Finish;
+                self.finishing.d.next = true;
                 if self.order.at_or_before.val() || (self.failure.q.val() != self.success.val()) {
                     self.out_valid.d.next = true;
                     self.out_channel.d.next = self.channel.q.val();
@@ -870,6 +905,7 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                     self.entry.d.next.head = self.next.q.val();
                     self.channel.d.next = self.next.q.val();
                     self.state.d.next = TrackerState::EmitThenDrain;
+                    self.finishing.d.next = false;
                 }
             }
             TrackerState::Finish => {
@@ -878,13 +914,7 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                 if self.clearing.q.val() {
                     self.qps.write_data.next.acked_valid = false;
                     self.qps.write_data.next.failed = false;
-                    // and the last PSN sent, unless a packet left since (in a cycle the tap
-                    // leaves the RAM's write port free)
-                    if !self.sent_since_clear.q.val() && !self.tap_valid.q.val() {
-                        self.sent_psns.write_enable.next = true;
-                        self.sent_psns.write_address.next = self.qp.q.val();
-                        self.sent_psns.write_data.next.valid = false;
-                    }
+                    // and the last PSN sent (`clear_sent_psn`, below)
                 } else if self.failure.q.val() != self.success.val() {
                     self.qps.write_data.next.failed = true;
                     self.qps.write_data.next.failed_status = self.failure.q.val();
@@ -894,6 +924,7 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                     self.fail_all.d.next = false;
                     self.state.d.next = TrackerState::Idle;
                     self.idle.d.next = true;
+                    self.finishing.d.next = false;
                 }
             }
             TrackerState::EmitThenIdle => {
@@ -910,10 +941,38 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                 }
             }
         }
+        // `Init` forgets every QP's last PSN sent; a clear's `Finish` its QP's, unless a packet
+        // of the QP left since (in a cycle the tap leaves the RAM's write port free)
+        self.clear_sent_psn.next = !self.initialized.q.val()
+            || (self.finishing.q.val() && self.clearing.q.val() && !self.sent_since_clear.q.val() && !self.tap_valid.q.val());
+        // the copies of the QPs' failures: written as `qps` is, from registers only
+        self.failure_written.next = !self.initialized.q.val()
+            || (self.finishing.q.val() && (self.clearing.q.val() || (self.failure.q.val() != self.success.val())));
+        self.failures_for_host.write_enable.next = self.failure_written.val();
+        self.failures_for_posts.write_enable.next = self.failure_written.val();
+        self.failures_for_host.write_address.next = self.qp.q.val();
+        self.failures_for_posts.write_address.next = self.qp.q.val();
+        self.failures_for_host.write_data.next = self.success.val();
+        self.failures_for_posts.write_data.next = self.success.val();
+        if self.initialized.q.val() && !self.clearing.q.val() {
+            self.failures_for_host.write_data.next = self.failure.q.val();
+            self.failures_for_posts.write_data.next = self.failure.q.val();
+        }
+        self.failures_for_host.read_address.next = self.status_qp.val();
+        self.failures_for_posts.read_address.next = self.post_qp.val();
+        self.status_failure.next = self.failures_for_host.read_data.val();
+        self.post_qp_failed.next = self.failures_for_posts.read_data.val() != self.success.val();
+        if self.clear_sent_psn.val() {
+            self.sent_psns.write_enable.next = true;
+            self.sent_psns.write_address.next = self.qp.q.val();
+            self.sent_psns.write_data.next.valid = false;
+        }
         if self.reset.val() {
             self.idle.d.next = false;
             self.state.d.next = TrackerState::Init;
-            self.init_index.d.next = 0.into();
+            self.initialized.d.next = false;
+            self.finishing.d.next = false;
+            self.qp.d.next = 0.into();
             self.out_valid.d.next = false;
             self.ignore.d.next = false;
             self.clearing.d.next = false;
@@ -922,7 +981,7 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
             self.notice_out_valid.d.next = false;
             self.rewind_out_valid.d.next = false;
         }
-        self.init_done.next = self.state.q.val() != TrackerState::Init;
+        self.init_done.next = self.initialized.q.val();
         self.cpl_valid.next = self.out_valid.q.val();
         self.cpl_channel.next = self.out_channel.q.val();
         self.cpl_status.next = self.out_status.q.val();

@@ -60,7 +60,7 @@ use crate::common::fifo::{Fifo, CAPACITY};
 use crate::sched::Sched;
 use ferroce_contracts::opcode::{Opcode, Operation, Transport, TRANSPORT_SHIFT};
 use ferroce_contracts::reliability::{TimerAction, TimerEvent, TIMER_ACTION_BITS, TIMER_EVENT_BITS};
-use ferroce_contracts::tx::{CompletionStatus, PACKET, PACKET_BITS, POST_BITS, QP_CONTEXT_BITS};
+use ferroce_contracts::tx::{CompletionStatus, COMPLETION_STATUS_BITS, PACKET, PACKET_BITS, POST_BITS, QP_CONTEXT_BITS};
 use rust_hdl::prelude::*;
 
 mod entries {
@@ -128,6 +128,10 @@ pub struct TxPath<
     pub qp_read_index: Signal<Out, Bits<QB>>,
     /// QP context table read: the entry (`contracts::tx::QP_CONTEXT`), `QL` cycles after its index.
     pub qp_read_entry: Signal<In, Bits<QP_CONTEXT_BITS>>,
+    /// A QP's error state (the `qp_status` register): the QP.
+    pub qp_status_index: Signal<In, Bits<QB>>,
+    /// The `CompletionStatus` that failed the previous cycle's QP (0: not in error).
+    pub qp_status_value: Signal<Out, Bits<COMPLETION_STATUS_BITS>>,
     /// The host rewrote a QP context: pulse.
     pub qp_commit_valid: Signal<In, Bit>,
     /// The host rewrote a QP context: its index.
@@ -352,6 +356,8 @@ impl<
             post_result_code: Default::default(),
             qp_read_index: Default::default(),
             qp_read_entry: Default::default(),
+            qp_status_index: Default::default(),
+            qp_status_value: Default::default(),
             qp_commit_valid: Default::default(),
             qp_commit_index: Default::default(),
             sched_cfg_we: Default::default(),
@@ -648,6 +654,11 @@ impl<
             self.qp_read_index.next = self.segmenter.qp_read_index.val();
         }
         self.segmenter.qp_read_entry.next = self.qp_read_entry.val();
+        // a QP's error state: the segmenter's posts and the host's reads
+        self.ack_tracker.post_qp.next = self.segmenter.qp_read_index.val();
+        self.segmenter.qp_failed.next = self.ack_tracker.post_qp_failed.val();
+        self.ack_tracker.status_qp.next = self.qp_status_index.val();
+        self.qp_status_value.next = self.ack_tracker.status_failure.val();
         self.generator.qp_read_entry.next = self.qp_read_entry.val();
         // (`qp_read_valid` is a register of the segmenter.) From the segmenter's outputs, not
         // the generator's input: Verilator orders the two blocks' logic without a loop only if

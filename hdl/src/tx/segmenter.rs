@@ -23,6 +23,10 @@
 //! reports its last packet gone (`done_valid`); `done` has priority on the busy RAM's write
 //! port, and a post that sees its channel's `done` between its read and its check takes it as idle.
 //!
+//! **A QP in error.** While the post's context is read, the ACK tracker answers whether the QP
+//! is failed (`qp_failed`, one cycle after the index): a host's post on it is refused
+//! `qp_not_ready` (a READ response, the responder's, is not).
+//!
 //! **Per-QP order.** A SEND message spread over several blocks holds its QP (the hold RAM,
 //! `{valid, channel}` per QP): a decision that picks another transfer of that QP cuts nothing
 //! and re-enqueues it, as the model does. A WRITE block is a whole message.
@@ -161,6 +165,9 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     pub qp_read_index: Signal<Out, Bits<QB>>,
     /// QP context read: the packed `QP_CONTEXT` entry, `QL` cycles after the request.
     pub qp_read_entry: Signal<In, Bits<QP_CONTEXT_BITS>>,
+    /// The QP of `qp_read_index` one cycle earlier is in error (the ACK tracker failed it): a
+    /// host's post on it is refused `qp_not_ready`.
+    pub qp_failed: Signal<In, Bit>,
     /// The host rewrote a QP context.
     pub qp_commit_valid: Signal<In, Bit>,
     /// The QP whose context was rewritten.
@@ -297,6 +304,8 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     bad_qp: DFF<Bit>,
     too_long: DFF<Bit>,
     not_ready: DFF<Bit>,
+    /// The post's QP is in error (`qp_failed`, taken in the first cycle of `PostWait`).
+    qp_in_error: DFF<Bit>,
     bad_operation: DFF<Bit>,
     channel_busy: DFF<Bit>,
     done_seen: DFF<Bit>,
@@ -414,6 +423,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             qp_read_valid: Default::default(),
             qp_read_index: Default::default(),
             qp_read_entry: Default::default(),
+            qp_failed: Default::default(),
             qp_commit_valid: Default::default(),
             qp_commit_index: Default::default(),
             enq_valid: Default::default(),
@@ -492,6 +502,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             bad_qp: Default::default(),
             too_long: Default::default(),
             not_ready: Default::default(),
+            qp_in_error: Default::default(),
             bad_operation: Default::default(),
             channel_busy: Default::default(),
             done_seen: Default::default(),
@@ -603,6 +614,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             bad_qp,
             too_long,
             not_ready,
+            qp_in_error,
             bad_operation,
             channel_busy,
             done_seen,
@@ -873,6 +885,10 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 self.state.d.next = SegmenterState::PostWait;
             }
             SegmenterState::PostWait => {
+                if self.context_wait.q.val() == self.latency.val() {
+                    // (a READ response is the responder's: its QP's requester may have failed)
+                    self.qp_in_error.d.next = self.qp_failed.val() && !self.internal.q.val();
+                }
                 if self.context_wait.q.val() == 1 {
                     self.not_ready.d.next = (self.qp_read_entry.val().get_bits::<3>(self.context_at[0].val().index()) != self.rts.val())
                         || (self.qp_read_entry.val().get_bits::<3>(self.context_at[2].val().index()) < self.pmtu_min.val())
@@ -899,7 +915,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.code.d.next = self.code_bad_queue.val();
                 } else if self.bad_qp.q.val() {
                     self.code.d.next = self.code_bad_qp.val();
-                } else if self.not_ready.q.val() {
+                } else if self.not_ready.q.val() || self.qp_in_error.q.val() {
                     self.code.d.next = self.code_not_ready.val();
                 } else if self.bad_operation.q.val() {
                     self.code.d.next = self.code_bad_operation.val();

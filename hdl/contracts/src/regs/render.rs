@@ -107,8 +107,8 @@ fn rdl_reg(s: &mut String, r: &Register, offset: u32, array: bool, indent: &str)
     }
 }
 
-/// The SystemRDL 2.0 description: an `addrmap` with one `regfile` per block; the QP context
-/// words are one `regfile` per QP, arrayed.
+/// The SystemRDL 2.0 description: an `addrmap` with one `regfile` per block; the words of a
+/// QP's entry (context and status) are one `regfile` per QP, arrayed.
 pub fn systemrdl(map: &Map) -> String {
     let mut s = String::new();
     writeln!(
@@ -134,7 +134,7 @@ pub fn systemrdl(map: &Map) -> String {
             rdl_string(&b.doc)
         )
         .unwrap();
-        let qp: Vec<&Register> = b.registers.iter().filter(|r| r.kind == Kind::QpContext).collect();
+        let qp: Vec<&Register> = b.registers.iter().filter(|r| r.in_qp_entry()).collect();
         if let Some(first) = qp.first() {
             writeln!(s, "        regfile {{").unwrap();
             for r in &qp {
@@ -142,7 +142,7 @@ pub fn systemrdl(map: &Map) -> String {
             }
             writeln!(s, "        }} qp_context[{}] @ 0x0 += 0x{:x};", first.count, first.stride).unwrap();
         }
-        for r in b.registers.iter().filter(|r| r.kind != Kind::QpContext) {
+        for r in b.registers.iter().filter(|r| !r.in_qp_entry()) {
             rdl_reg(&mut s, r, r.offset - b.offset, r.is_array(), "        ");
         }
         writeln!(s, "    }} {} @ 0x{:x};", b.name, b.offset).unwrap();
