@@ -5,7 +5,7 @@
 
 use crate::common::attributes;
 use crate::emit;
-use crate::engine::{Engine, HostResponder, PayloadWriter, Responder, RxPath};
+use crate::engine::{Engine, HostResponder, PayloadWriter, ReadTracker, Responder, RxPath};
 use crate::memory::Axi4Master;
 use crate::registers::serial::SerialBridge;
 use crate::registers::Registers;
@@ -210,6 +210,15 @@ fn send_history(variant: &str, module: &str) -> String {
     }
 }
 
+fn read_tracker(variant: &str, module: &str) -> String {
+    match variant {
+        "q2048" => attributes::deep_memories_in_block_ram(emit::verilog(&mut ReadTracker::<11>::default(), module), 256),
+        "q256" => attributes::deep_memories_in_block_ram(emit::verilog(&mut ReadTracker::<8>::default(), module), 256),
+        "q16" => emit::verilog(&mut ReadTracker::<4>::default(), module),
+        v => panic!("unsupported variant {v}"),
+    }
+}
+
 fn ack_tracker(variant: &str, module: &str) -> String {
     match variant {
         "c2048_q256" => attributes::deep_memories_in_block_ram(emit::verilog(&mut AckTracker::<11, 8>::default(), module), 256),
@@ -375,7 +384,7 @@ fn serial_bridge(variant: &str, module: &str) -> String {
 }
 
 /// Every top, in emission order.
-pub static TOPS: [Top; 20] = [
+pub static TOPS: [Top; 21] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
@@ -460,6 +469,13 @@ pub static TOPS: [Top; 20] = [
         variants: &["q256_s8", "q16_s4"],
         simulated: &["q16_s4"],
         build: send_history,
+    },
+    Top {
+        name: "read_tracker",
+        description: "READ tracker: the requester's outstanding RDMA READ per QP on the receive side; READ response packets placed in local memory in PSN order, ACKs and NAKs covering a lost response turned into one PSN sequence error NAK per gap (q2048, q256, q16: QPs)",
+        variants: &["q2048", "q256", "q16"],
+        simulated: &["q16"],
+        build: read_tracker,
     },
     Top {
         name: "tx_path",

@@ -10,13 +10,18 @@
  *   --mode receive-sends   the peer sends COUNT SEND WITH IMMEDIATE of SIZE bytes: message i
  *                          lands in receive buffer i (va + i*SIZE), same immediates and bytes.
  *   --mode send-sends      we send the same SENDs, after reading "GO".
+ *   --mode receive-reads   the peer RDMA READs COUNT messages of SIZE bytes from our buffer
+ *                          (RC): message i at va + i*SIZE, the same bytes; we wait for "GO"
+ *                          (the peer has read them all).
+ *   --mode send-reads      we RDMA READ the same messages from --peer-va/--peer-rkey into our
+ *                          buffer, after reading "GO", and check their bytes.
  *   --mode ping            no RDMA: COUNT UDP datagrams of SIZE bytes to the peer's echo port,
  *                          each must come back unchanged.
  *
  * The QP line (both RDMA modes) gives the host what it needs to program its side:
  *   FERROCE-VM QP qpn=<n> psn=<n> rkey=0x<hex> va=0x<hex> gid_index=<n>
  * then one of
- *   FERROCE-VM PASS writes|sends=<count> bytes=<total>
+ *   FERROCE-VM PASS writes|sends|reads=<count> bytes=<total>
  *   FERROCE-VM FAIL <reason>
  */
 #define _GNU_SOURCE
@@ -41,11 +46,12 @@
 #define IMM_BASE 0x1000u
 
 enum mode { MODE_NONE, MODE_RECEIVE_WRITES, MODE_SEND_WRITES, MODE_RECEIVE_SENDS, MODE_SEND_SENDS,
-	    MODE_PING };
+	    MODE_RECEIVE_READS, MODE_SEND_READS, MODE_PING };
 
 struct options {
 	enum mode mode;
 	int sends;             /* the messages are SENDs (else RDMA WRITEs), both with immediate */
+	int reads;             /* the messages are RDMA READs (no immediate) */
 	const char *dev;       /* RDMA device, rxe0 */
 	int ib_port;           /* its port, 1 */
 	const char *ifname;    /* netdev whose IPv4 address selects the GID, eth0 */
@@ -125,11 +131,12 @@ static int64_t now_ms(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: verbs_check --mode receive-writes|send-writes|receive-sends|send-sends|ping\n"
+		"usage: verbs_check --mode receive-writes|send-writes|receive-sends|send-sends|\n"
+		"                          receive-reads|send-reads|ping\n"
 		"  --peer-ip A.B.C.D\n"
 		"  [--peer-qpn N] [--peer-psn N] [--psn N] [--transport rc|uc] [--mtu 1024]\n"
 		"  [--size BYTES] [--count N] [--timeout-ms 20000]\n"
-		"  send-writes: --peer-rkey 0xHEX --peer-va 0xHEX\n"
+		"  send-writes, send-reads: --peer-rkey 0xHEX --peer-va 0xHEX\n"
 		"  [--dev rxe0] [--ib-port 1] [--ifname eth0] [--udp-port 7 (ping)]\n");
 	exit(2);
 }
@@ -186,6 +193,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 				o->mode = MODE_RECEIVE_SENDS;
 			else if (!strcmp(optarg, "send-sends"))
 				o->mode = MODE_SEND_SENDS;
+			else if (!strcmp(optarg, "receive-reads"))
+				o->mode = MODE_RECEIVE_READS;
+			else if (!strcmp(optarg, "send-reads"))
+				o->mode = MODE_SEND_READS;
 			else if (!strcmp(optarg, "ping"))
 				o->mode = MODE_PING;
 			else
@@ -233,9 +244,14 @@ static void parse_options(int argc, char **argv, struct options *o)
 		usage();
 	if (o->mode != MODE_PING && !have_qpn)
 		usage();
-	if (o->mode == MODE_SEND_WRITES && !(have_rkey && have_va))
+	if ((o->mode == MODE_SEND_WRITES || o->mode == MODE_SEND_READS) && !(have_rkey && have_va))
 		usage();
 	o->sends = o->mode == MODE_RECEIVE_SENDS || o->mode == MODE_SEND_SENDS;
+	o->reads = o->mode == MODE_RECEIVE_READS || o->mode == MODE_SEND_READS;
+	if (o->reads && o->qp_type != IBV_QPT_RC) {
+		fprintf(stderr, "verbs_check: RDMA READ needs --transport rc\n");
+		usage();
+	}
 }
 
 /* IPv4 address of a network interface. */
@@ -355,7 +371,8 @@ static void setup(const struct options *o, struct rdma *r)
 	r->buf = check_ptr(errno ? NULL : buffer, "posix_memalign");
 	memset(r->buf, 0, total ? total : 1);
 	r->mr = check_ptr(ibv_reg_mr(r->pd, r->buf, total ? total : 1,
-				     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE),
+				     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+					     IBV_ACCESS_REMOTE_READ),
 			  "ibv_reg_mr");
 	r->channel = check_ptr(ibv_create_comp_channel(r->ctx), "ibv_create_comp_channel");
 	r->cq = check_ptr(ibv_create_cq(r->ctx, o->count + 1, NULL, r->channel, 0), "ibv_create_cq");
@@ -373,7 +390,7 @@ static void setup(const struct options *o, struct rdma *r)
 		.qp_state = IBV_QPS_INIT,
 		.pkey_index = 0,
 		.port_num = o->ib_port,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
 	};
 	check(ibv_modify_qp(r->qp, &attr,
 			    IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS),
@@ -459,6 +476,81 @@ static int next_completion(struct rdma *r, int64_t deadline, struct ibv_wc *wc)
 	}
 }
 
+/* The host programs its side (or has finished), then sends GO. */
+static void wait_for_go(void)
+{
+	char line[64];
+
+	for (;;) {
+		if (!fgets(line, sizeof(line), stdin))
+			fail("stdin closed before GO");
+		line[strcspn(line, "\r\n")] = 0;
+		if (!strcmp(line, "GO"))
+			return;
+	}
+}
+
+/* Message i's bytes in slice i of the buffer. */
+static void fill_pattern(const struct options *o, struct rdma *r)
+{
+	for (unsigned i = 0; i < o->count; i++)
+		for (size_t j = 0; j < o->size; j++)
+			r->buf[(size_t)i * o->size + j] = pattern(i, j);
+}
+
+/* receive-reads: the peer reads the messages from our buffer; it says GO when it has. */
+static void expose_reads(const struct options *o, struct rdma *r)
+{
+	fill_pattern(o, r);
+	print_qp_line(o, r);
+	wait_for_go();
+}
+
+/* send-reads: after GO, the messages read from the peer into our buffer, one READ each. */
+static void post_reads(const struct options *o, struct rdma *r)
+{
+	struct ibv_wc wc;
+	int64_t deadline;
+
+	print_qp_line(o, r);
+	wait_for_go();
+	for (unsigned i = 0; i < o->count; i++) {
+		struct ibv_sge sge = {
+			.addr = (uintptr_t)(r->buf + (size_t)i * o->size),
+			.length = o->size,
+			.lkey = r->mr->lkey,
+		};
+		struct ibv_send_wr wr = {
+			.wr_id = i,
+			.sg_list = &sge,
+			.num_sge = 1,
+			.opcode = IBV_WR_RDMA_READ,
+			.send_flags = IBV_SEND_SIGNALED,
+		}, *bad;
+		wr.wr.rdma = (typeof(wr.wr.rdma)){
+			.remote_addr = o->peer_va + (uint64_t)i * o->size, .rkey = o->peer_rkey };
+		check(ibv_post_send(r->qp, &wr, &bad), "ibv_post_send");
+	}
+	deadline = now_ms() + o->timeout_ms;
+	for (unsigned i = 0; i < o->count; i++) {
+		if (!next_completion(r, deadline, &wc))
+			fail("timeout after %d ms: %u of %u reads completed", o->timeout_ms, i, o->count);
+		if (wc.status != IBV_WC_SUCCESS)
+			fail("read %llu: completion status %s (vendor_err 0x%x)",
+			     (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status), wc.vendor_err);
+		if (wc.opcode != IBV_WC_RDMA_READ || wc.wr_id != i)
+			fail("completion %u: opcode %d wr_id %llu, expected RDMA_READ %u", i, wc.opcode,
+			     (unsigned long long)wc.wr_id, i);
+	}
+	for (unsigned i = 0; i < o->count; i++) {
+		uint8_t *slice = r->buf + (size_t)i * o->size;
+		for (size_t j = 0; j < o->size; j++)
+			if (slice[j] != pattern(i, j))
+				fail("read %u: byte %zu is 0x%02x, expected 0x%02x", i, j, slice[j],
+				     pattern(i, j));
+	}
+}
+
 static void receive_messages(const struct options *o, struct rdma *r)
 {
 	const char *what = o->sends ? "send" : "write";
@@ -509,23 +601,13 @@ static void receive_messages(const struct options *o, struct rdma *r)
 static void send_messages(const struct options *o, struct rdma *r)
 {
 	const char *what = o->sends ? "send" : "write";
-	char line[64];
 	struct ibv_wc wc;
 	int64_t deadline;
 
-	for (unsigned i = 0; i < o->count; i++)
-		for (size_t j = 0; j < o->size; j++)
-			r->buf[(size_t)i * o->size + j] = pattern(i, j);
+	fill_pattern(o, r);
 	print_qp_line(o, r);
-
 	/* The host programs its side, then sends GO. */
-	for (;;) {
-		if (!fgets(line, sizeof(line), stdin))
-			fail("stdin closed before GO");
-		line[strcspn(line, "\r\n")] = 0;
-		if (!strcmp(line, "GO"))
-			break;
-	}
+	wait_for_go();
 
 	for (unsigned i = 0; i < o->count; i++) {
 		struct ibv_sge sge = {
@@ -605,11 +687,15 @@ int main(int argc, char **argv)
 	setup(&o, &r);
 	if (o.mode == MODE_RECEIVE_WRITES || o.mode == MODE_RECEIVE_SENDS)
 		receive_messages(&o, &r);
+	else if (o.mode == MODE_RECEIVE_READS)
+		expose_reads(&o, &r);
+	else if (o.mode == MODE_SEND_READS)
+		post_reads(&o, &r);
 	else
 		send_messages(&o, &r);
 
-	printf("FERROCE-VM PASS %s=%u bytes=%zu\n", o.sends ? "sends" : "writes", o.count,
-	       o.size * o.count);
+	printf("FERROCE-VM PASS %s=%u bytes=%zu\n", o.reads ? "reads" : o.sends ? "sends" : "writes",
+	       o.count, o.size * o.count);
 	fflush(stdout);
 	/* Resources are released by the kernel when the process exits. */
 	return 0;

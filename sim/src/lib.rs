@@ -34,6 +34,7 @@ pub mod loopback_bench;
 pub mod loopback_rtl;
 pub mod payload_writer_rtl;
 pub mod peers;
+pub mod read_tracker_rtl;
 pub mod regs_rtl;
 pub mod reliable_loopback;
 pub mod responder_rtl;

@@ -132,6 +132,9 @@ pub struct LoopbackBench {
     expected: SparseMemory,
     /// Where transfers landed: (address, bytes).
     landed: Vec<(u64, usize)>,
+    /// A's memory as the READs so far leave it, and where they landed.
+    read_expected: SparseMemory,
+    read_landed: Vec<(u64, usize)>,
     /// Decisions so far on A and on B (the index of the next).
     decided: [usize; 2],
     /// Each round's frames go to a pcap file in this directory when set.
@@ -199,6 +202,8 @@ impl LoopbackBench {
             slots: 0,
             expected: SparseMemory::new(),
             landed: Vec::new(),
+            read_expected: SparseMemory::new(),
+            read_landed: Vec::new(),
             decided: [0; 2],
             pcap_dir: None,
         })
@@ -539,6 +544,13 @@ impl LoopbackBench {
 
     /// The whole of `post` landed: a WRITE at its remote address, a SEND in `buffer`.
     fn landed_whole(&mut self, post: &Post, buffer: Option<u64>) {
+        if PostOp::from_code(post.op) == Some(PostOp::Read) {
+            // a READ lands in A: the source's bytes at its remote address
+            let bytes = self.requesters.source.bytes(post.remote_addr, post.length as usize);
+            self.read_expected.write(post.local_addr, &bytes);
+            self.read_landed.push((post.local_addr, bytes.len()));
+            return;
+        }
         let address = match PostOp::from_code(post.op) {
             Some(PostOp::Send | PostOp::SendImm) => buffer.expect("a SEND's buffer"),
             _ => post.remote_addr,
@@ -563,6 +575,20 @@ impl LoopbackBench {
         ensure!(
             *memory == self.expected,
             "B's memory holds bytes outside every transfer's destination"
+        );
+        let memory = &self.lb.a.memory;
+        for &(address, len) in &self.read_landed {
+            let (got, want) = (memory.bytes(address, len), self.read_expected.bytes(address, len));
+            if let Some(at) = got.iter().zip(&want).position(|(a, b)| a != b) {
+                return Err(format!(
+                    "a READ of {len} bytes into {address:#x}: byte {at} is {:#04x} in A's memory, {:#04x} read",
+                    got[at], want[at]
+                ));
+            }
+        }
+        ensure!(
+            *memory == self.read_expected,
+            "A's memory holds bytes outside every READ's destination"
         );
         Ok(())
     }

@@ -23,8 +23,15 @@
 //!   the decision's `qp`, PSN = `response_psn`, AETH = [`Decision::response_aeth`]); a decision
 //!   with `acknowledgement` = 1 (an ACK or NAK for this engine's requests) is presented on
 //!   `s_ack_*` and taken when the TX half's ACK tracker takes it; any other
-//!   decision goes to the host, which may hold it back at random ([`Surroundings::host_bp_pct`]). Setup (commits, regions, receive buffers) goes to both
-//!   halves between runs ([`Engine::commit`], [`Engine::setup`], [`Engine::paired`]).
+//!   decision goes to the host, which may hold it back at random ([`Surroundings::host_bp_pct`]).
+//!   The TX half's READ requests (`read_sent_*`) go to the RX half's READ tracker and its
+//!   `read_done_*` back, as the engine top wires them. A READ decision (`read` = 1, the
+//!   responder's) is taken while fewer than [`READ_RESPONSES`] wait, as the engine top's FIFO
+//!   takes it, and presented in order on `s_read_*` (QP, `response_psn`, AETH, `read_va`,
+//!   `read_length`); its QP stays listed until the TX half's `m_read_done` says its response
+//!   has gone, and a `response` decision of a listed QP waits (an ACK or NAK never overtakes a
+//!   READ response of its QP). Setup (commits, regions, receive buffers) goes to both halves
+//!   between runs ([`Engine::commit`], [`Engine::setup`], [`Engine::paired`]).
 //! - **The wires**: each a FIFO of [`WireTiming::beats`] beats that a beat crosses in
 //!   [`WireTiming::latency`] cycles at least, like a MAC and PHY; the TX half's `m_axis_tready` is
 //!   "the FIFO has room", the receiving RX half is offered the head beat when it is due (but for
@@ -68,6 +75,9 @@ use std::sync::Arc;
 pub const PROGRESS_LIMIT: u64 = 5_000;
 /// Cycles every interface must stay quiet after a run's end.
 pub const DRAIN_CYCLES: u64 = 64;
+/// READ responses decided and waiting for the TX half's `s_read_*`, at most (the engine top's
+/// FIFO).
+pub const READ_RESPONSES: usize = 16;
 
 /// A wire between the engines (MAC, PHY and cable): a beat FIFO.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -220,7 +230,30 @@ struct TxPorts {
     read_valid: usize,
     tick_cycles: usize,
     output: AxisPorts,
+    /// `read_sent_{valid, qp, first_psn, last_psn, local_address, length, pmtu}`, and its ready.
+    read_sent: [usize; 7],
+    read_sent_ready: usize,
+    /// `read_done_{valid, ready, qp}`.
+    read_done: [usize; 3],
+    /// `s_read_{valid, qp, psn, aeth, va, length}` (READ responses to send), its ready, and
+    /// `m_read_done` (one has gone).
+    read_response: [usize; 6],
+    read_response_ready: usize,
+    read_response_done: usize,
 }
+
+/// The READ request ports, named alike on both halves.
+const READ_SENT: [&str; 7] = [
+    "read_sent_valid",
+    "read_sent_qp",
+    "read_sent_first_psn",
+    "read_sent_last_psn",
+    "read_sent_local_address",
+    "read_sent_length",
+    "read_sent_pmtu",
+];
+/// The READ tracker's `done` ports, named alike on both halves.
+const READ_DONE: [&str; 3] = ["read_done_valid", "read_done_ready", "read_done_qp"];
 
 /// The RX half's ports the engine and its surroundings use (its register-file side is its
 /// [`SetupHarness`]'s).
@@ -231,6 +264,9 @@ struct RxPorts {
     dec_entry: usize,
     cmd_valid: usize,
     wr_valid: usize,
+    read_sent: [usize; 7],
+    read_sent_ready: usize,
+    read_done: [usize; 3],
 }
 
 /// One engine: its TX half, its RX half and the wiring between them; see the module docs.
@@ -252,6 +288,12 @@ pub struct Engine {
     configuration: (u32, Vec<(u32, u32)>),
     /// Cycles a response decision waited for `s_resp_ready`, over every run.
     response_waits: u64,
+    /// READ responses decided and not yet taken on `s_read_*`: QP, PSN, AETH, VA, length.
+    read_responses: VecDeque<[u64; 5]>,
+    /// QPs of the READ responses decided and not yet gone (`m_read_done`), oldest first.
+    reads_in_flight: VecDeque<u32>,
+    /// Handshakes on `s_read_*` and `m_read_done` pulses, over every run: progress.
+    read_events: u64,
     /// The memory the RX half's writes went to, over every run.
     pub memory: SparseMemory,
     /// Clock cycles per retry timer tick (`cfg_tick_cycles`), from the next run on; by default
@@ -275,6 +317,9 @@ impl Engine {
             dec_entry: rx_port("m_dec_entry")?,
             cmd_valid: rx_port("m_cmd_valid")?,
             wr_valid: rx_port("m_wr_tvalid")?,
+            read_sent: ports(m, READ_SENT).map_err(e)?,
+            read_sent_ready: rx_port("read_sent_ready")?,
+            read_done: ports(m, READ_DONE).map_err(e)?,
         };
         let port = |n: &str| tx.port(n).map_err(e);
         let t = TxPorts {
@@ -306,6 +351,23 @@ impl Engine {
             read_valid: port("m_read_valid")?,
             tick_cycles: port("cfg_tick_cycles")?,
             output: AxisPorts::find(&tx, "m_axis").map_err(e)?,
+            read_sent: ports(&tx, READ_SENT).map_err(e)?,
+            read_sent_ready: port("read_sent_ready")?,
+            read_done: ports(&tx, READ_DONE).map_err(e)?,
+            read_response: ports(
+                &tx,
+                [
+                    "s_read_valid",
+                    "s_read_qp",
+                    "s_read_psn",
+                    "s_read_aeth",
+                    "s_read_va",
+                    "s_read_length",
+                ],
+            )
+            .map_err(e)?,
+            read_response_ready: port("s_read_ready")?,
+            read_response_done: port("m_read_done")?,
         };
         let mut engine = Engine {
             name,
@@ -318,6 +380,9 @@ impl Engine {
             held_decision: None,
             configuration: (16, Vec::new()),
             response_waits: 0,
+            read_responses: VecDeque::new(),
+            reads_in_flight: VecDeque::new(),
+            read_events: 0,
             memory: SparseMemory::new(),
             tick_cycles: tick_cycles(322_265_625),
         };
@@ -341,6 +406,18 @@ impl Engine {
     pub fn tx_counter(&mut self, port: &str) -> Result<u64, String> {
         let p = self.tx.port(port).map_err(|e| format!("engine {}: {e}", self.name))?;
         Ok(self.tx.peek_u64(p))
+    }
+
+    /// A counter of the RX half (`cnt_read_gaps`, `cnt_written`, ...).
+    pub fn rx_counter(&mut self, port: &str) -> Result<u64, String> {
+        let m = self.rx.model();
+        let p = m.port(port).map_err(|e| format!("engine {}: {e}", self.name))?;
+        Ok(m.peek_u64(p))
+    }
+
+    /// No READ response waits to be sent or is being sent.
+    fn reads_idle(&self) -> bool {
+        self.read_responses.is_empty() && self.reads_in_flight.is_empty()
     }
 
     /// Resets the TX half with its inputs idle and waits for `init_done`.
@@ -485,6 +562,11 @@ impl Engine {
     pub fn settle(&mut self, host_ready: bool) -> Result<Option<Vec<u32>>, String> {
         // the table behind both read ports: the TX half's entry, then the RX half's (harness)
         self.serve_tx_read();
+        // READ requests from the TX half to the READ tracker (registered outputs)
+        for (&from, &to) in self.t.read_sent.iter().zip(&self.r.read_sent) {
+            let words = self.tx.peek(from);
+            self.rx.model().set(to, &words);
+        }
         self.rx.model().set_u64(self.r.dec_ready, u64::from(host_ready));
         self.rx.setup().settle();
         let m = self.rx.model();
@@ -492,14 +574,29 @@ impl Engine {
         let decision = shown.as_deref().map(Decision::from_words);
         let response = decision.as_ref().is_some_and(|d| d.response);
         let acknowledgement = decision.as_ref().is_some_and(|d| d.acknowledgement);
+        let read = decision.as_ref().is_some_and(|d| d.read);
+        // the oldest READ response waiting, on s_read_*
+        let head = self.read_responses.front().copied();
+        self.tx.set_u64(self.t.read_response[0], u64::from(head.is_some()));
+        for (&port, value) in self.t.read_response[1..].iter().zip(head.unwrap_or_default()) {
+            self.tx.set_u64(port, value);
+        }
+        // the READ tracker's answers to the TX half: the request taken, a QP's READ over
+        let m = self.rx.model();
+        let sent_ready = m.peek_u64(self.r.read_sent_ready);
+        let (done_valid, done_qp) = (m.peek_u64(self.r.read_done[0]), m.peek_u64(self.r.read_done[2]));
+        self.tx.set_u64(self.t.read_sent_ready, sent_ready);
+        self.tx.set_u64(self.t.read_done[0], done_valid);
+        self.tx.set_u64(self.t.read_done[2], done_qp);
         // the decision fork: a response goes to s_resp when the TX half has room for it
         // (s_resp_ready is a register: this evaluation shows this cycle's), an acknowledgement
         // to s_ack when the ACK tracker takes it
         self.tx.eval();
         let take = match &decision {
             None => false,
-            Some(_) if response => self.tx.peek_u64(self.t.resp_ready) != 0,
+            Some(d) if response => self.tx.peek_u64(self.t.resp_ready) != 0 && !self.reads_in_flight.contains(&d.qp),
             Some(_) if acknowledgement => self.tx.peek_u64(self.t.ack_ready) != 0,
+            Some(_) if read => self.read_responses.len() < READ_RESPONSES,
             Some(_) => host_ready,
         };
         self.tx.set_u64(self.t.resp_valid, u64::from(response && take));
@@ -521,13 +618,33 @@ impl Engine {
             self.tx.set_u64(self.t.resp_psn, u64::from(d.response_psn));
             self.tx.set_u64(self.t.resp_aeth, u64::from(d.response_aeth()));
         }
-        if (response || acknowledgement) && take != host_ready {
+        if let Some(d) = decision.as_ref().filter(|_| read && take) {
+            let entry = [d.qp, d.response_psn, d.response_aeth()].map(u64::from);
+            self.read_responses
+                .push_back([entry[0], entry[1], entry[2], d.read_va, u64::from(d.read_length)]);
+            self.reads_in_flight.push_back(d.qp);
+        }
+        if (response || acknowledgement || read) && take != host_ready {
             let m = self.rx.model();
             m.set_u64(self.r.dec_ready, u64::from(take));
             m.eval();
         }
         self.tx.eval();
         self.queue_tx_read();
+        if head.is_some() && self.tx.peek_u64(self.t.read_response_ready) != 0 {
+            self.read_responses.pop_front();
+            self.read_events += 1;
+        }
+        if self.tx.peek_u64(self.t.read_response_done) != 0 {
+            if self.reads_in_flight.pop_front().is_none() {
+                return Err(format!("engine {}: m_read_done with no READ response given", self.name));
+            }
+            self.read_events += 1;
+        }
+        let done_ready = self.tx.peek_u64(self.t.read_done[1]);
+        let m = self.rx.model();
+        m.set_u64(self.r.read_done[1], done_ready);
+        m.eval();
         // m_dec's AXI rule: a decision not taken stays, unchanged
         if let Some(held) = self.held_decision.take() {
             if shown.as_ref() != Some(&held) {
@@ -986,7 +1103,7 @@ impl Side {
              flight (m_read_valid {read_valid}); {} frames out ({} responses of {} handed, s_resp_ready {resp_ready}), {} \
              descriptors waiting, {} bytes of a frame (m_axis_tvalid {tvalid}); RX: {} frames in (s_axis_tready {tready}), {} \
              decisions (m_dec_valid {dec_valid}{}), {} passed, {} writes done of {} ({} commands and {} data waiting, \
-             m_cmd_valid {cmd_valid}, m_wr_tvalid {wr_valid})",
+             m_cmd_valid {cmd_valid}, m_wr_tvalid {wr_valid}); READ responses: {} waiting for s_read, {} not gone",
             engine.name,
             self.posts.next(),
             self.post_words.len(),
@@ -1010,6 +1127,8 @@ impl Side {
             self.owed,
             self.pending_commands.len(),
             self.pending_data.len(),
+            engine.read_responses.len(),
+            engine.reads_in_flight.len(),
         )
     }
 }
@@ -1117,13 +1236,14 @@ impl Loopback {
         })
     }
 
-    /// Runs `posts` on engine A (its payloads read from `memory`) until everything they cause
+    /// Runs `posts` on engine A (its payloads, and B's READ responses, read from `memory`) until everything they cause
     /// has come out of both engines (see the module docs); B answers from its RX half's
     /// decisions. Setup must be done before (nothing is in flight between runs).
     pub fn run(&mut self, posts: &[Post], memory: Arc<dyn LocalMemory>) -> Result<LoopbackRun, String> {
         let s = self.surroundings;
-        let mut a = Side::new(&mut self.a, &s, posts, Some(memory))?;
-        let mut b = Side::new(&mut self.b, &s, &[], None)?;
+        // B's READ responses carry bytes of the same source
+        let mut a = Side::new(&mut self.a, &s, posts, Some(memory.clone()))?;
+        let mut b = Side::new(&mut self.b, &s, &[], Some(memory))?;
         let bytes_per_beat = self.a.t.output.bytes_per_beat;
         let injector = |faults: Option<Faults>, seed: u64| faults.map(|f| FaultInjector::new(f, seed));
         let (mut ab, mut ba) = (
@@ -1141,8 +1261,8 @@ impl Loopback {
         let (mut last_progress, mut last_event, mut end) = (0u64, None::<u64>, None::<(u64, u64)>);
         let mut cycle = 0u64;
         loop {
-            let events = a.events + b.events + ab.carried + ba.carried;
-            let finished = a.finished() && b.finished() && ab.empty() && ba.empty();
+            let events = a.events + b.events + ab.carried + ba.carried + self.a.read_events + self.b.read_events;
+            let finished = a.finished() && b.finished() && ab.empty() && ba.empty() && self.a.reads_idle() && self.b.reads_idle();
             match end {
                 None if finished => end = Some((cycle, events)),
                 Some((at, events_then)) if events != events_then || !finished => {
@@ -1188,7 +1308,7 @@ impl Loopback {
             if ba.sample(self.a.rx.model(), &a_in) == Some(true) {
                 a.frame_in(cycle);
             }
-            if a.events + b.events + ab.carried + ba.carried != events {
+            if a.events + b.events + ab.carried + ba.carried + self.a.read_events + self.b.read_events != events {
                 last_progress = cycle;
                 last_event = Some(cycle);
             }
@@ -1230,4 +1350,13 @@ impl Loopback {
             faults: [ab.faults.map(|f| f.counts), ba.faults.map(|f| f.counts)],
         })
     }
+}
+
+/// The indices of the ports `names` of `m`.
+fn ports<const N: usize>(m: &Model, names: [&str; N]) -> Result<[usize; N], SimError> {
+    let mut out = [0; N];
+    for (slot, name) in out.iter_mut().zip(names) {
+        *slot = m.port(name)?;
+    }
+    Ok(out)
 }

@@ -101,6 +101,12 @@ impl Peer {
         }
     }
 
+    /// The same connection with its region readable too (RDMA READ).
+    pub fn readable(mut self) -> Peer {
+        self.region.access.remote_read = true;
+        self
+    }
+
     /// The same connection with P_Key `requester` on the requester's side and `responder` on
     /// the responder's.
     pub fn pkeys(mut self, requester: u16, responder: u16) -> Peer {

@@ -180,7 +180,7 @@ impl RxPathRtl {
     /// `traffic`.
     pub fn of(variant: RxVariant, traffic: Traffic) -> Result<RxPathRtl, String> {
         let (name, width) = (variant.model_name(), variant.width);
-        let m = Model::new(&name).map_err(|_| {
+        let mut m = Model::new(&name).map_err(|_| {
             format!(
                 "the RX path RTL model {name} is not built into this binary (built: {}); rebuild ferroce-sim with rx_path in \
                  FERROCE_SIM_TOPS (or unset it), and FERROCE_SIM_ALL=1 for a variant that is not co-simulated by default",
@@ -188,6 +188,9 @@ impl RxPathRtl {
             )
         })?;
         let e = |e: SimError| e.to_string();
+        // no READ requests are sent here: the READ tracker's `done` (a clear's) is taken at once
+        let done_ready = m.port("read_done_ready").map_err(e)?;
+        m.set_u64(done_ready, 1);
         let input = AxisPorts::find(&m, "s_axis").map_err(e)?;
         for prefix in ["s_axis", "m_pass", "m_wr"] {
             let bytes = AxisPorts::find(&m, prefix).map_err(e)?.bytes_per_beat;

@@ -20,7 +20,9 @@
 //!   idle; their frames count in [`TxSetup::read_response_queue`] and are not acknowledged;
 //! - the peer: every RC request frame that leaves is acknowledged on `s_ack_*` (its QP, its
 //!   PSN, an ACK; after random idle, [`ACK_IDLE_PCT`]), so RC transfers complete as on a
-//!   lossless wire. An RC
+//!   lossless wire; a READ request is answered as if its whole response had come: an ACK of
+//!   its last PSN (what the READ tracker passes on for the last response packet) and the
+//!   tracker's `read_done` for its QP. An RC
 //!   completion comes later than its last frame: completions are compared with the model's
 //!   as a set when the setup has RC QPs.
 //!
@@ -406,6 +408,9 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
     m.set_u64(memory.ports[0], 0);
     m.set_u64(post_valid, 0);
     m.set_u64(ack_ports[0], 0);
+    // no READ tracker here: each READ request is taken at once
+    let read_sent_ready = m.port("read_sent_ready")?;
+    m.set_u64(read_sent_ready, 1);
     response_source.drive(&mut m, rng, &[]);
     read_source.drive(&mut m, rng, &[]);
     mac.always_ready(&mut m);
@@ -441,6 +446,12 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
     let mut packet_queues: VecDeque<Option<(u8, u32)>> = VecDeque::new();
     // the peer's ACKs: every RC request frame that left is acknowledged, `(QP, PSN)`
     let mut acks: VecDeque<(u32, u32)> = VecDeque::new();
+    // the READ tracker's `done`: the QPs whose READ's response "came"
+    let mut read_dones: VecDeque<u32> = VecDeque::new();
+    let read_done_ports: Vec<usize> = ["read_done_valid", "read_done_ready", "read_done_qp"]
+        .into_iter()
+        .map(|p| m.port(p))
+        .collect::<Result<_, _>>()?;
     // per frame that left, whether it is a response's (an ACK's or NAK's)
     let mut frame_is_response: Vec<bool> = Vec::new();
     // frames of READ responses that left
@@ -496,10 +507,16 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
             m.set_u64(ack_ports[2], u64::from(psn));
             m.set_u64(ack_ports[3], u64::from(Syndrome::ack().encode()));
         }
+        let read_done = read_dones.front().copied();
+        m.set_u64(read_done_ports[0], u64::from(read_done.is_some()));
+        m.set_u64(read_done_ports[2], u64::from(read_done.unwrap_or(0)));
         m.eval();
         if ack.is_some() && m.peek_u64(ack_ready) != 0 {
             acks.pop_front();
             last_progress = cycle;
+        }
+        if read_done.is_some() && m.peek_u64(read_done_ports[1]) != 0 {
+            read_dones.pop_front();
         }
 
         if post_source.sample(&mut m, cycle).is_some() {
@@ -560,16 +577,21 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
             let transfer = packet_queues.pop_front().ok_or("a frame left without a descriptor before it")?;
             let frame = &mac.frames.last().expect("a frame left").bytes;
             if let Some((queue, qp)) = transfer {
-                let bth = crate::wire::RoceFrame::parse(frame)
-                    .map_err(|e| format!("a request frame does not parse: {e:?}"))?
-                    .bth;
+                let parsed = crate::wire::RoceFrame::parse(frame).map_err(|e| format!("a request frame does not parse: {e:?}"))?;
+                let bth = parsed.bth;
                 if bth.opcode.operation().is_read_response() {
                     // the responder's: its queue is the READ responses', nothing acknowledges it
                     read_frames += 1;
                     queue_bytes[usize::from(setup.read_response_queue)] += frame.len() as u64;
                 } else {
                     queue_bytes[usize::from(queue)] += frame.len() as u64;
-                    if bth.opcode.transport() == Transport::Rc {
+                    if bth.opcode == crate::wire::Opcode::RC_READ_REQUEST {
+                        let pmtu = setup.context(qp).path_mtu().ok_or("a READ on a QP without a PMTU")?;
+                        let length = parsed.ext.reth.map_or(0, |r| r.dma_len);
+                        let last = (bth.psn + crate::models::responder::read_packet_count(length, pmtu) - 1) & 0xFF_FFFF;
+                        acks.push_back((qp, last));
+                        read_dones.push_back(qp);
+                    } else if bth.opcode.transport() == Transport::Rc {
                         acks.push_back((qp, bth.psn));
                     }
                 }

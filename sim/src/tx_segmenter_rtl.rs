@@ -356,6 +356,9 @@ impl SegmenterRtl {
         // no send history here: every RC block's record is taken at once, no ring is full
         let record_ready = m.port("record_ready").map_err(|e| e.to_string())?;
         m.set_u64(record_ready, 1);
+        // no READ tracker here: each READ request is taken at once
+        let read_sent_ready = m.port("read_sent_ready").map_err(|e| e.to_string())?;
+        m.set_u64(read_sent_ready, 1);
         m.set_u64(p.replay[0], 0);
 
         let mut rng = ChaCha8Rng::seed_from_u64(env.seed);

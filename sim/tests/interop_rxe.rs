@@ -270,11 +270,13 @@ fn engine() -> (WireBridge, u16) {
     (bridge, vm_port)
 }
 
-/// What a connection carries: RDMA WRITEs or SENDs, each with an immediate.
+/// What a connection carries: RDMA WRITEs or SENDs, each with an immediate, or RDMA READs
+/// (RC).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Messages {
     Writes,
     Sends,
+    Reads,
 }
 
 impl Messages {
@@ -283,6 +285,7 @@ impl Messages {
         match self {
             Messages::Writes => "writes",
             Messages::Sends => "sends",
+            Messages::Reads => "reads",
         }
     }
 }
@@ -391,13 +394,17 @@ fn engine_sends_to_vm(bridge: &mut WireBridge, vm: &mut Vm, connection: Connecti
     let (vm_qpn, vm_rkey, vm_va) = qp_line(&vm.expect(bridge, "QP"));
     connect(bridge, connection.qp, &connection.context(vm_qpn, vm_rkey));
     let local = 0x1000_0000u64 * u64::from(connection.qp);
+    if connection.messages == Messages::Reads {
+        engine_reads_from_vm(bridge, vm, connection, local, vm_va);
+        return;
+    }
     for i in 0..connection.count {
         let bytes: Vec<u8> = (0..connection.size).map(|j| pattern(i, j)).collect();
         bridge.engine().memory.write(local + u64::from(i * connection.size), &bytes);
     }
     let op = match connection.messages {
         Messages::Writes => PostOp::WriteImm,
-        Messages::Sends => PostOp::SendImm,
+        _ => PostOp::SendImm,
     };
     for i in 0..connection.count {
         let post = Post {
@@ -425,10 +432,70 @@ fn engine_sends_to_vm(bridge: &mut WireBridge, vm: &mut Vm, connection: Connecti
     assert_eq!(vm.expect(bridge, "PASS"), connection.pass_line());
 }
 
+/// The engine RDMA READs `connection.count` messages of the VM's buffer at `vm_va` (its bytes
+/// set by `verbs_check`) into its memory at `local`, one at a time, each completing without an
+/// error; they hold the VM's bytes there, byte for byte; then `GO` lets the VM end.
+fn engine_reads_from_vm(bridge: &mut WireBridge, vm: &mut Vm, connection: Connection, local: u64, vm_va: u64) {
+    for i in 0..connection.count {
+        let post = Post {
+            channel: i as u16,
+            queue: 1,
+            op: PostOp::Read.code(),
+            qp: connection.qp,
+            local_addr: local + u64::from(i * connection.size),
+            remote_addr: vm_va + u64::from(i * connection.size),
+            length: connection.size,
+            ..Post::default()
+        };
+        bridge.post(&post).unwrap().unwrap_or_else(|e| panic!("READ {i} refused: {e:?}"));
+        let mut finished = Vec::new();
+        bridge
+            .run_until("the READ's completion", VM_TIMEOUT, |b| {
+                finished.extend(b.poll().unwrap());
+                !finished.is_empty()
+            })
+            .unwrap();
+        assert_eq!(finished, [(i, false)], "READ {i} completes without an error");
+    }
+    let read = bridge.engine().memory.bytes(local, (connection.count * connection.size) as usize);
+    for i in 0..connection.count {
+        for j in 0..connection.size {
+            assert_eq!(
+                read[(i * connection.size + j) as usize],
+                pattern(i, j),
+                "byte {j} of READ {i} in the engine's memory"
+            );
+        }
+    }
+    assert!(
+        bridge.read("rx_read_taken", 0).unwrap() >= connection.count,
+        "the READ tracker took the responses"
+    );
+    vm.say("GO");
+    assert_eq!(vm.expect(bridge, "PASS"), connection.pass_line());
+}
+
+/// The VM RDMA READs `connection.count` messages of `region` (their bytes written to the
+/// engine's memory first) after our `GO`, and checks their bytes itself.
+fn vm_reads_from_engine(bridge: &mut WireBridge, vm: &mut Vm, connection: Connection, region: &MemoryRegion) {
+    let (vm_qpn, _, _) = qp_line(&vm.expect(bridge, "QP"));
+    connect(bridge, connection.qp, &connection.context(vm_qpn, 0));
+    for i in 0..connection.count {
+        let bytes: Vec<u8> = (0..connection.size).map(|j| pattern(i, j)).collect();
+        bridge.engine().memory.write(region.base + u64::from(i * connection.size), &bytes);
+    }
+    vm.say("GO");
+    assert_eq!(vm.expect(bridge, "PASS"), connection.pass_line());
+}
+
 /// The VM sends `connection.count` messages with immediate over `connection` after our `GO` (WRITEs
 /// into `region`, or SENDs into our receive buffers); each lands byte for byte and consumes a
 /// receive buffer with its immediate, and rxe completes them (RC: on our ACKs).
 fn vm_sends_to_engine(bridge: &mut WireBridge, vm: &mut Vm, connection: Connection, region: &MemoryRegion) {
+    if connection.messages == Messages::Reads {
+        vm_reads_from_engine(bridge, vm, connection, region);
+        return;
+    }
     let (vm_qpn, _, _) = qp_line(&vm.expect(bridge, "QP"));
     connect(bridge, connection.qp, &connection.context(vm_qpn, 0));
     let buffers = 0x3000_0000 + 0x100_0000 * u64::from(connection.qp);
@@ -447,7 +514,7 @@ fn vm_sends_to_engine(bridge: &mut WireBridge, vm: &mut Vm, connection: Connecti
         .unwrap();
     let at = match connection.messages {
         Messages::Writes => region.base,
-        Messages::Sends => buffers,
+        _ => buffers,
     };
     let landed = bridge.engine().memory.bytes(at, (connection.count * connection.size) as usize);
     for i in 0..connection.count {
@@ -462,7 +529,7 @@ fn vm_sends_to_engine(bridge: &mut WireBridge, vm: &mut Vm, connection: Connecti
     assert_eq!(immediates, wanted, "one receive completion per message, with its immediate");
     let (kind, length) = match connection.messages {
         Messages::Writes => (completion_kind::WRITE, None),
-        Messages::Sends => (completion_kind::SEND, Some(connection.size)),
+        _ => (completion_kind::SEND, Some(connection.size)),
     };
     assert!(
         completions
@@ -537,6 +604,7 @@ fn writes_and_sends_from_the_engine_land_in_linux_rxe_over_rc_and_uc() {
             Connection::new(Transport::Uc, Messages::Writes, 0xFF_FFFD, 0x00_0300),
             Connection::new(Transport::Rc, Messages::Sends, 0x12_3400, 0x00_0010),
             Connection::new(Transport::Uc, Messages::Sends, 0x00_0020, 0x00_0030),
+            Connection::new(Transport::Rc, Messages::Reads, 0xFF_FFF0, 0x00_0040),
         ];
         let commands: Vec<String> = connections.iter().map(|c| c.command("receive", "")).collect();
         let run = format!("{}+stats", commands.join("+"));
@@ -561,6 +629,7 @@ fn writes_and_sends_from_linux_rxe_land_in_the_engine_over_rc_and_uc() {
             Connection::new(Transport::Uc, Messages::Writes, 0x00_0400, 0x00_0500),
             Connection::new(Transport::Rc, Messages::Sends, 0x00_0600, 0x55_0000),
             Connection::new(Transport::Uc, Messages::Sends, 0x00_0700, 0xFF_FFFF),
+            Connection::new(Transport::Rc, Messages::Reads, 0x00_0800, 0xFF_FFF8),
         ];
         let mut vm = boot_senders(cache, bridge, vm_port, &region, &connections);
         for connection in connections {
@@ -576,14 +645,14 @@ fn boot_senders(cache: &Path, bridge: &mut WireBridge, vm_port: u16, region: &Me
     let target = format!(",--peer-rkey,{:#x},--peer-va,{:#x}", region.rkey, region.base);
     let commands: Vec<String> = connections
         .iter()
-        .map(|c| c.command("send", if c.messages == Messages::Writes { &target } else { "" }))
+        .map(|c| c.command("send", if c.messages == Messages::Sends { "" } else { &target }))
         .collect();
     let run = format!("{}+stats", commands.join("+"));
     Vm::boot(cache, vm_port, bridge.local_addr().unwrap().port(), &run)
 }
 
-/// A 1 MiB region at 0x2000_0000 for remote writes (protection domain 1, R_Key `1 << 8 | key`),
-/// written to the engine's table.
+/// A 1 MiB region at 0x2000_0000 for remote writes and reads (protection domain 1, R_Key
+/// `1 << 8 | key`), written to the engine's table.
 fn writable_region(bridge: &mut WireBridge, key: u32) -> MemoryRegion {
     let region = MemoryRegion {
         rkey: 1 << 8 | key,
@@ -592,7 +661,7 @@ fn writable_region(bridge: &mut WireBridge, key: u32) -> MemoryRegion {
         length: 1 << 20,
         access: Access {
             remote_write: true,
-            remote_read: false,
+            remote_read: true,
         },
     };
     bridge.add_region(&region).unwrap();
@@ -820,6 +889,8 @@ struct ToolRun {
 enum LinuxTool {
     Pingpong,
     WriteBw,
+    /// RC only.
+    ReadBw,
     SendBw,
     /// With the engine as the client only.
     WriteLat,
@@ -841,6 +912,7 @@ impl ToolRun {
             (LinuxTool::Pingpong, false) => "ibv_rc_pingpong,-d,rxe0,-g,1,-m,1024".to_string(),
             (LinuxTool::Pingpong, true) => "ibv_uc_pingpong,-d,rxe0,-g,1,-m,1024".to_string(),
             (LinuxTool::WriteBw, _) => format!("ib_write_bw,-d,rxe0,-x,1,-m,1024,-F,{perftest}"),
+            (LinuxTool::ReadBw, _) => format!("ib_read_bw,-d,rxe0,-x,1,-m,1024,-F,{perftest}"),
             (LinuxTool::SendBw, _) => format!("ib_send_bw,-d,rxe0,-x,1,-m,1024,-F,{perftest}"),
             (LinuxTool::WriteLat, _) => format!("ib_write_lat,-d,rxe0,-x,1,-m,1024,-F,{perftest}"),
         };
@@ -887,10 +959,11 @@ impl ToolRun {
                 );
                 report.pingpong_lines()
             }
-            LinuxTool::WriteBw | LinuxTool::SendBw | LinuxTool::WriteLat => {
+            LinuxTool::WriteBw | LinuxTool::ReadBw | LinuxTool::SendBw | LinuxTool::WriteLat => {
                 let test = PerftestTest {
                     kind: match self.tool {
                         LinuxTool::WriteBw => PerftestKind::WriteBw,
+                        LinuxTool::ReadBw => PerftestKind::ReadBw,
                         LinuxTool::SendBw => PerftestKind::SendBw,
                         _ => PerftestKind::WriteLat,
                     },
@@ -928,8 +1001,8 @@ impl ToolRun {
                         "{}; the peer's report: {size} B x {iterations} at {mib:.2} MiB/s",
                         outcome.reports[0].1.perftest_line(self.size)
                     )
-                } else if self.tool == LinuxTool::WriteBw && role == Role::Server {
-                    // the ib_write_bw server sees no messages: the client's report (of its last size)
+                } else if matches!(self.tool, LinuxTool::WriteBw | LinuxTool::ReadBw) && role == Role::Server {
+                    // the ib_write_bw (ib_read_bw) server sees no messages: the client's report (of its last size)
                     assert!(outcome.reports.is_empty(), "{self:?}");
                     let (size, iterations, mib, _) = outcome.peer_report.expect("the client's report");
                     let last = u64::from(*sizes.last().unwrap());
@@ -1090,6 +1163,48 @@ const TOOL_RUNS: [ToolRun; 14] = [
     },
 ];
 
+/// `ib_read_bw` over RC (in a VM of its own: the kernel's command line holds only so many
+/// runs): 4 KiB × 8 (the engine's PSNs wrapping), 100 KiB × 5 (two READ requests a message,
+/// the engine's 64 KiB blocks), 1 MiB × 5 (sixteen) and 2 B × 16.
+const READ_RUNS: [ToolRun; 4] = [
+    ToolRun {
+        tool: LinuxTool::ReadBw,
+        uc: false,
+        size: 4096,
+        all_sizes: false,
+        duplex: false,
+        iterations: 8,
+        engine_psn: 0xff_fffc,
+    },
+    ToolRun {
+        tool: LinuxTool::ReadBw,
+        uc: false,
+        size: 100 << 10,
+        all_sizes: false,
+        duplex: false,
+        iterations: 5,
+        engine_psn: 0x31_4159,
+    },
+    ToolRun {
+        tool: LinuxTool::ReadBw,
+        uc: false,
+        size: 1 << 20,
+        all_sizes: false,
+        duplex: false,
+        iterations: 5,
+        engine_psn: 0xff_ff00,
+    },
+    ToolRun {
+        tool: LinuxTool::ReadBw,
+        uc: false,
+        size: 2,
+        all_sizes: false,
+        duplex: false,
+        iterations: 16,
+        engine_psn: 0x00_0100,
+    },
+];
+
 /// perftest's `-a` over RC: `ib_write_bw` and `ib_send_bw` with every power of two from 2 B to
 /// 8 MiB, five messages of each (perftest's fewest).
 const ALL_SIZES_RUNS: [ToolRun; 2] = [
@@ -1143,20 +1258,30 @@ fn with_ferroce_ctl<T: Send + 'static>(
 }
 
 /// The stock Linux tools in the VM against the engine driven by `ferroce-ctl connect`'s
-/// library: `ibv_rc_pingpong` (rdma-core) and perftest's `ib_write_bw` and `ib_send_bw`,
+/// library: `ibv_rc_pingpong` (rdma-core) and perftest's `ib_write_bw`, `ib_read_bw`,
+/// `ib_send_bw` and `ib_write_lat`,
 /// unchanged, with their own out-of-band exchanges over TCP. [`TOOL_RUNS`] in order twice,
 /// in one VM: first the VM's tools as clients (their TCP through QEMU's forward of
 /// 10.0.2.100:18515 to our listener) and the engine as their server, then the VM's tools as
 /// servers and the engine connecting to them (through QEMU's forward of a host port to the
 /// VM's 18515). The engine's QP 2 is reset and committed afresh for each run (a new PSN), its
-/// region registered for `ib_write_bw`. Each side checks what it can: the engine its
-/// completions and `ib_write_bw`'s report, the VM its tools' exit status and iteration lines;
+/// region registered for `ib_write_bw` and `ib_read_bw`. Each side checks what it can: the
+/// engine its completions and the perftest reports, the VM its tools' exit status and iteration lines;
 /// rxe's counters afterwards show no NAK, no RNR and no retry exhausted, and the engine no
 /// ICRC error and no ignored ACK. About 90 s; the VM may take 300 s (a guard against a hang,
 /// with room for a loaded machine).
 #[test]
 fn the_linux_tools_run_against_ferroce_ctl_connect_as_server_and_as_client() {
     run_tools("interop_tools", &TOOL_RUNS, Duration::from_secs(300));
+}
+
+/// perftest's `ib_read_bw` the same way ([`READ_RUNS`]): rxe READs the engine's buffer (the
+/// engine's responder answers from memory), then the engine READs rxe's (its READ requests,
+/// rxe's responses placed by its READ tracker); the engine checks its completions and the
+/// reports.
+#[test]
+fn ib_read_bw_runs_against_ferroce_ctl_connect_as_server_and_as_client() {
+    run_tools("interop_read_bw", &READ_RUNS, Duration::from_secs(300));
 }
 
 /// The same with perftest's `-a` ([`ALL_SIZES_RUNS`]): 80 MiB a run in each direction, about

@@ -16,13 +16,13 @@ use ferroce_sim::loopback_rtl::{LoopbackRun, Surroundings};
 use ferroce_sim::models::tx::Post;
 use ferroce_sim::peers::{distinct_qps, random_psn, Peer, REGION_LENGTH};
 use ferroce_sim::rx::rx_model;
-use ferroce_sim::wire::Transport;
+use ferroce_sim::wire::{Opcode, Transport};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashMap;
 
 /// A bench of four RC connections (random QPs, PMTUs and PSNs, B acknowledging every 1 to 3
-/// packets) whose requesters retry seven times.
+/// packets, B's regions readable) whose requesters retry seven times.
 fn bench(seed: u64) -> (LoopbackBench, ChaCha8Rng) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let qps = distinct_qps(&mut rng, 4, 16);
@@ -34,6 +34,7 @@ fn bench(seed: u64) -> (LoopbackBench, ChaCha8Rng) {
             Peer::new(qp, Transport::Rc, pmtu, 1 + i as u16, 1 + i as u32, random_psn(&mut rng))
                 .ack_every(rng.gen_range(1..4))
                 .retries(LOSSY_TIMEOUT, 7, 7)
+                .readable()
         })
         .collect();
     let sizes = Sizes {
@@ -135,6 +136,63 @@ fn rc_writes_survive_loss_duplication_reordering_and_corruption_both_ways() {
     );
 }
 
+/// RDMA READs among WRITEs on the lossy wires: every READ completes with the peer's bytes in
+/// A's memory and nothing else there, lost responses asked for again from the PSN missing
+/// (the READ tracker's gaps) or after a timeout.
+///
+/// Ignored: it finds a bug of the TX path's retry timer (docs/reliability.md, "Known
+/// limits"): a block's record tells the timer `sent` when the packetizer has cut it, before
+/// the generator has taken its descriptors (the ACK tracker's last PSN sent follows the
+/// tap); an ACK of the packets before it, taken meanwhile, looks like everything sent
+/// acknowledged and stops the timer. If every packet of that block (here a READ's only
+/// response) is then lost, nothing asks again. `cargo test -p ferroce-sim --test
+/// loopback_lossy -- --ignored rc_reads` (seed 0x4EAD1 hangs on its zero-length READ).
+#[test]
+#[ignore = "finds the retry timer's stale idle (docs/reliability.md, Known limits): fails until that is fixed"]
+fn rc_reads_survive_loss_duplication_reordering_and_corruption_both_ways() {
+    let faults = Faults {
+        loss: 0.03,
+        burst: 3,
+        duplicate: 0.02,
+        reorder: 0.02,
+        window: 3,
+        corrupt: 0.01,
+    };
+    let (mut gaps, mut sent_again, mut reads) = (0, 0, 0);
+    for seed in [0x4EAD1, 0x4EAD2, 0x4EAD3] {
+        let (mut bench, mut rng) = bench(seed);
+        make_lossy(&mut bench, Some(faults), seed);
+        let posts: Vec<Post> = (0..12u16)
+            .map(|channel| {
+                let op = if channel % 3 == 2 { PostOp::Write } else { PostOp::Read };
+                let length = if channel == 0 { 0 } else { rng.gen_range(1..16_000) };
+                bench.post(usize::from(channel % 4), channel, op, length)
+            })
+            .collect();
+        reads += posts.iter().filter(|p| p.op == PostOp::Read.code()).count();
+        let run = bench
+            .lossy_round(&format!("seed {seed:#x}"), &posts)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let counts = counters(&mut bench);
+        assert_eq!(counts[2], 0, "seed {seed:#x}: no QP ran out of retries");
+        same_packets_again(seed, &run);
+        sent_again += counts[0];
+        gaps += bench.lb.a.rx_counter("cnt_read_gaps").unwrap();
+        println!(
+            "seed {seed:#x}: {} frames A→B, {} B→A, faults {:?}; sent again {}, READ gaps asked {}",
+            run.a_to_b.len(),
+            run.b_to_a.len(),
+            run.faults,
+            counts[0],
+            bench.lb.a.rx_counter("cnt_read_gaps").unwrap()
+        );
+    }
+    assert!(
+        reads >= 24 && sent_again > 0 && gaps > 0,
+        "{reads} READs, sent again {sent_again}, gaps {gaps}"
+    );
+}
+
 #[test]
 fn a_perfect_wire_sends_nothing_twice() {
     let (mut bench, mut rng) = bench(0x90_0d);
@@ -203,4 +261,36 @@ fn everything_lost_ends_in_errors_not_a_hang() {
         .sum();
     assert_eq!(counts, [7 * packets, 4 * 7, 4], "sent again, timeouts, retries exhausted");
     assert_eq!(run.a_to_b.len() as u64, 8 * packets, "each packet sent eight times");
+}
+
+/// READs on a perfect wire: each block asked for once, every response taken in order (no
+/// duplicate, gap or bad response), nothing sent again, the bytes in A's memory.
+#[test]
+fn reads_on_a_perfect_wire_are_asked_once() {
+    let (mut bench, mut rng) = bench(0x4EAD0);
+    let posts: Vec<Post> = (0..8u16)
+        .map(|channel| {
+            let length = rng.gen_range(1..16_000);
+            bench.post(usize::from(channel % 4), channel, PostOp::Read, length)
+        })
+        .collect();
+    let run = bench.lossy_round("perfect wire", &posts).unwrap_or_else(|e| panic!("{e}"));
+    let responses = run
+        .b_to_a
+        .iter()
+        .filter(|f| {
+            rx_model(&f.bytes)
+                .record
+                .and_then(|r| r.bth)
+                .is_some_and(|b| (Opcode::RC_READ_RESPONSE_FIRST.value()..=Opcode::RC_READ_RESPONSE_ONLY.value()).contains(&b.opcode))
+        })
+        .count() as u64;
+    let a = &mut bench.lb.a;
+    let taken = a.rx_counter("cnt_read_taken").unwrap();
+    assert!(responses > 8, "{responses} READ responses");
+    assert_eq!(taken, responses, "every READ response taken");
+    for c in ["cnt_read_duplicates", "cnt_read_gaps", "cnt_read_bad"] {
+        assert_eq!(a.rx_counter(c).unwrap(), 0, "{c}");
+    }
+    assert_eq!(counters(&mut bench), [0, 0, 0], "sent again, timeouts, retries exhausted");
 }

@@ -27,7 +27,7 @@ use ferroce_sim::responder_rtl::{PairedSetup, QPS};
 use ferroce_sim::rx::{rx_model, DropReason, RxVerdict};
 use ferroce_sim::rx_path_rtl::{RxLockstep, RxPathRtl, RECEIVE_QUEUE_DEPTH, WIDTHS};
 use ferroce_sim::verilated::Traffic;
-use ferroce_sim::wire::Transport;
+use ferroce_sim::wire::{Opcode, Transport};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashMap;
@@ -506,6 +506,7 @@ fn bad_input(width: usize, traffic: Traffic) {
             assert_eq!(
                 outcome.forwarded,
                 Some(Forwarded {
+                    opcode: Opcode::RC_ACK.value(),
                     psn: answer.psn,
                     aeth: Some(answer.aeth.encode())
                 }),

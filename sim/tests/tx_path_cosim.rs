@@ -413,3 +413,59 @@ fn read_responses_leave_in_their_queue_as_the_model_cuts_them() {
     }
     assert!(rounds_with_reads >= 10, "{rounds_with_reads} rounds had an RC QP");
 }
+
+/// RDMA READs beside WRITEs and SENDs on RC QPs, at 64 and 512 bits: each READ of one block
+/// (one per QP) is one READ request frame, byte for byte the model's, with the frames after it
+/// on its QP going on from its response's last PSN; the READ completes when the peer
+/// acknowledges that last PSN (the runner's stand-in for the READ tracker, which also says the
+/// QP's READ is over); the frames pass the RX front end and decode in tshark.
+#[test]
+fn read_requests_are_the_models_frames_and_complete_on_their_last_psn() {
+    let mut rng = ChaCha8Rng::seed_from_u64(48);
+    for (round, variant) in [SMALL, DEFAULT].into_iter().enumerate() {
+        let mut setup = random_setup(&mut rng, &variant, 0);
+        setup.posts.clear();
+        setup.responses.clear();
+        // four ready RC QPs, one per PMTU from 512 up
+        let reliable: Vec<u32> = (1..5).collect();
+        for &qp in &reliable {
+            let ctx = setup.contexts.entry(qp).or_insert_with(|| context(&mut rng, qp));
+            ctx.state = QpState::Rts.code();
+            ctx.transport = Transport::Rc.bits();
+            ctx.pmtu = [Pmtu::B512, Pmtu::B1024, Pmtu::B2048, Pmtu::B4096][qp as usize - 1].code();
+        }
+        let block = 1u64 << setup.block_log2;
+        for (k, &qp) in reliable.iter().enumerate() {
+            let length = [0, 1, 3000, 20_000][k % 4].min(block as u32);
+            let channel = 3 * k as u16;
+            let post = |channel: u16, op: PostOp, length: u32, remote_addr: u64, rng: &mut ChaCha8Rng| Post {
+                channel,
+                queue: rng.gen_range(1..4),
+                op: op.code(),
+                qp,
+                length,
+                local_addr: rng.gen(),
+                remote_addr,
+                immediate: rng.gen(),
+                ..Post::default()
+            };
+            let remote = (rng.gen::<u64>() & !(block - 1)) + rng.gen_range(0..=block - u64::from(length));
+            setup.posts.push(post(channel, PostOp::Read, length, remote, &mut rng));
+            setup
+                .posts
+                .push(post(channel + 1, PostOp::Write, rng.gen_range(0..5000), rng.gen(), &mut rng));
+            setup
+                .posts
+                .push(post(channel + 2, PostOp::SendImm, rng.gen_range(0..5000), 0, &mut rng));
+        }
+        let surroundings = if round == 0 { Surroundings::FULL } else { rough(7) };
+        let run = same_as_model(&mut TxPathRtl::new(variant, surroundings), &setup, &format!("READ round {round}"));
+        let requests = run
+            .frames
+            .iter()
+            .filter(|f| ferroce_sim::wire::RoceFrame::parse(f).unwrap().bth.opcode == ferroce_sim::wire::Opcode::RC_READ_REQUEST)
+            .count();
+        assert_eq!(requests, reliable.len(), "round {round}: one READ request per READ");
+        ferroce_sim::tshark::check_roce_frames("tx_path READ", &run.frames).unwrap();
+    }
+}

@@ -46,8 +46,9 @@ fn context(rng: &mut ChaCha8Rng) -> QpContext {
 
 /// A random post on `qps` QPs: mostly valid, sometimes out of range or of a bad operation.
 fn post(rng: &mut ChaCha8Rng, setup: &TxSetup, bytes_left: &mut u64) -> Post {
+    // (READs, whose blocks wait for their QP's last READ, have a test of their own)
     let op = if rng.gen_ratio(1, 20) {
-        rng.gen_range(4..8)
+        rng.gen_range(5..8)
     } else {
         PostOp::ALL[rng.gen_range(0..4)].code()
     };
@@ -463,4 +464,108 @@ fn a_replay_cuts_the_same_packets_again_from_its_psn() {
     }
     println!("{replayed} packets cut again, {skipped} replays skipping into their block");
     assert!(replayed > 50 && skipped > 3, "{replayed} packets cut again, {skipped} skipping");
+}
+
+/// RDMA READs, each of one block on its own QP with WRITEs and SENDs after it on the same QP:
+/// each block one READ request (RETH of the block, AckReq, no payload, no read command) whose
+/// response takes a PSN per PMTU of its length (`last_psn`), and the QP's next packet goes on
+/// after it, descriptor for descriptor as the model. Then each READ's record sent again from a
+/// PSN inside it asks for the rest: one request at that PSN, VA and length moved by the
+/// packets before it, the same last PSN. A READ on a UC QP is refused `bad_operation`.
+#[test]
+fn read_requests_match_the_model_and_are_asked_again_for_the_rest() {
+    let mut rng = ChaCha8Rng::seed_from_u64(48);
+    let mut setup = SMALL.fit(&TxSetup::default());
+    setup.block_log2 = 16;
+    let pmtus = [Pmtu::B256, Pmtu::B512, Pmtu::B1024, Pmtu::B2048, Pmtu::B4096, Pmtu::B256];
+    for (qp, pmtu) in pmtus.into_iter().enumerate() {
+        let sq_psn = if qp % 2 == 0 { (1 << 24) - 2 } else { rng.gen_range(0..1 << 24) };
+        setup.contexts.insert(
+            qp as u32,
+            QpContext {
+                rkey: 0x77 + qp as u32,
+                ..rc_context(pmtu, sq_psn)
+            },
+        );
+    }
+    setup.contexts.insert(
+        7,
+        QpContext {
+            transport: Transport::Uc.bits(),
+            ..rc_context(Pmtu::B1024, 0)
+        },
+    );
+    let mut channel = 0u16;
+    let mut post = |op: PostOp, qp: u32, length: u32, remote_addr: u64, rng: &mut ChaCha8Rng| {
+        channel += 1;
+        Post {
+            channel: channel - 1,
+            queue: rng.gen_range(1..3),
+            op: op.code(),
+            qp,
+            length,
+            local_addr: rng.gen::<u64>() >> 4,
+            remote_addr,
+            ..Post::default()
+        }
+    };
+    let mut posts = Vec::new();
+    for qp in 0..pmtus.len() as u32 {
+        let length = [0, 1, 4096, 40_000, 65_536, 9_999][qp as usize];
+        // the block: from a 64 KiB boundary, or ending on one
+        let remote = (rng.gen::<u64>() >> 20 << 16) + if qp % 2 == 0 { 0 } else { 65_536 - u64::from(length) };
+        posts.push(post(PostOp::Read, qp, length, remote, &mut rng));
+        posts.push(post(PostOp::Write, qp, rng.gen_range(0..3000), rng.gen(), &mut rng));
+        posts.push(post(PostOp::Send, qp, rng.gen_range(0..3000), 0, &mut rng));
+    }
+    posts.push(post(PostOp::Read, 7, 100, 0x1000, &mut rng));
+    setup.posts = posts;
+    let plan = TxModel::plan(&setup).unwrap();
+    assert_eq!(plan.post_results.last(), Some(&Err(PostError::BadOperation)), "a READ on a UC QP");
+    let mut rtl = SegmenterRtl::new(&SMALL).expect("Verilator model");
+    let first = rtl.run(&setup, &Environment::eager(48), &[], 2_000_000).unwrap();
+    first.check(&plan).unwrap();
+    let requests: Vec<&Vec<u32>> = first
+        .descriptors
+        .iter()
+        .filter(|d| PACKET.decode(d, "opcode") as u8 == ferroce_sim::wire::Opcode::RC_READ_REQUEST.value())
+        .collect();
+    assert_eq!(requests.len(), pmtus.len());
+    let mut asked_again = 0;
+    for record in first
+        .records
+        .iter()
+        .filter(|r| ferroce_sim::contracts::reliability::SENT_BLOCK.decode(&r.block, "read") == 1)
+    {
+        let original = requests
+            .iter()
+            .find(|d| PACKET.decode(d, "qp") as u32 == record.qp)
+            .expect("the READ's request");
+        let packets = (record.last_psn.wrapping_sub(record.first_psn) & 0xFF_FFFF) + 1;
+        assert_eq!(PACKET.decode(original, "last_psn") as u32, record.last_psn);
+        let pmtu = u128::from(pmtus[record.qp as usize].bytes());
+        let skip = rng.gen_range(0..packets);
+        let (descriptors, reads) = rtl.replay(record, skip).unwrap();
+        assert!(reads.is_empty(), "a READ request reads no memory");
+        assert_eq!(descriptors.len(), 1, "{record:?} from packet {skip}: one request");
+        let moved = u128::from(skip) * pmtu;
+        for field in PACKET.fields {
+            let want = match field.name {
+                "retransmitted" => 1,
+                "last_of_transfer" => 0,
+                "psn" => (PACKET.decode(original, "psn") + u128::from(skip)) & 0xFF_FFFF,
+                "va" => (PACKET.decode(original, "va") + moved) & u128::from(u64::MAX),
+                "dma_len" => PACKET.decode(original, "dma_len") - moved,
+                name => PACKET.decode(original, name),
+            };
+            assert_eq!(
+                PACKET.decode(&descriptors[0], field.name),
+                want,
+                "{record:?} from packet {skip}: {}",
+                field.name
+            );
+        }
+        asked_again += 1;
+    }
+    assert_eq!(asked_again, pmtus.len(), "each READ block was recorded");
 }

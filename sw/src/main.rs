@@ -81,15 +81,15 @@ enum Cmd {
     /// Connect the engine with a stock Linux RDMA tool over the tool's out-of-band TCP exchange,
     /// program the QP (and memory region) from it, and run the engine's side of the test:
     /// `pingpong` (ibv_rc_pingpong, ibv_uc_pingpong with --uc), `write-bw` (ib_write_bw),
-    /// `send-bw` (ib_send_bw), `write-lat` (ib_write_lat, the engine as the client). Without --server the engine's side listens: run the Linux tool
+    /// `read-bw` (ib_read_bw, RC), `send-bw` (ib_send_bw), `write-lat` (ib_write_lat, the engine as the client). Without --server the engine's side listens: run the Linux tool
     /// with this host's address as its server. With --server the engine's side connects: start
     /// the Linux tool without a host name first. Give the Linux tool a GID index of its IPv4
     /// address (ibv_rc_pingpong -g N, perftest -x N), and both sides the same -s (or -a), -b
     /// and -n (perftest does not exchange them).
     Connect(ConnectArgs),
     /// The counters of the RX front end, the scheduler, the status table, the host path (ARP
-    /// and echo replies), the ACK tracker, the receive completion queue and the responder
-    /// (`responder_<name>`).
+    /// and echo replies), the ACK tracker, the READ tracker (`rx_read_*`), the receive
+    /// completion queue and the responder (`responder_<name>`).
     Counters {
         /// Repeat every SECONDS, with the change since the last time.
         #[arg(long, value_name = "SECONDS")]
@@ -224,6 +224,8 @@ enum Tool {
     Pingpong,
     /// perftest's ib_write_bw: the client RDMA WRITEs into the server's buffer.
     WriteBw,
+    /// perftest's ib_read_bw: the client RDMA READs the server's buffer (RC only).
+    ReadBw,
     /// perftest's ib_send_bw: the client SENDs into the server's receive buffers.
     SendBw,
     /// perftest's ib_write_lat: WRITEs back and forth, each when the other's has arrived (the
@@ -262,22 +264,22 @@ struct ConnectArgs {
     /// pingpong, 65536 for the bandwidth tests, 2 for write-lat).
     #[arg(long, short = 's')]
     size: Option<u32>,
-    /// Iterations, as the Linux tool's -n (default: its default, 1000 for pingpong and
-    /// write-lat, 5000 for the bandwidth tests); with --all, of each size.
+    /// Iterations, as the Linux tool's -n (default: its default, 1000 for pingpong, read-bw and
+    /// write-lat, 5000 for write-bw and send-bw); with --all, of each size.
     #[arg(long, short = 'n')]
     iters: Option<u32>,
-    /// Every message size from 2 bytes to 8 MiB, as perftest's -a (write-bw and send-bw; give
+    /// Every message size from 2 bytes to 8 MiB, as perftest's -a (write-bw, read-bw and send-bw; give
     /// the Linux tool -a too). The engine's buffer must have room for 8 MiB.
     #[arg(long, short = 'a', conflicts_with = "size")]
     all: bool,
-    /// Both sides send at once, as perftest's -b (write-bw and send-bw; give the Linux tool -b
+    /// Both sides send at once, as perftest's -b (write-bw, read-bw and send-bw; give the Linux tool -b
     /// too; not with --all).
     #[arg(long, short = 'b', conflicts_with = "all")]
     bidirectional: bool,
-    /// The engine's buffer in its memory: messages are sent from it and land in it.
+    /// The engine's buffer in its memory: messages are sent from it and land in it (READs too).
     #[arg(long, default_value = "0x10000000")]
     buffer: String,
-    /// Memory region entry that exposes the buffer (write-bw server; R_Key = ENTRY << 8).
+    /// Memory region entry that exposes the buffer (write-bw and read-bw server; R_Key = ENTRY << 8).
     #[arg(long, default_value_t = 1)]
     region: u32,
     /// Protection domain of the QP and the region.
@@ -314,13 +316,14 @@ struct PostArgs {
     /// Local QP.
     #[arg(long)]
     qp: u32,
-    /// Operation: send, send-imm, write, write-imm.
+    /// Operation: send, send-imm, write, write-imm, read (RC: the peer's bytes at --dst into
+    /// local memory at --src).
     #[arg(long)]
     op: String,
-    /// Local address of the payload.
+    /// Local address of the payload (read: where the peer's bytes land).
     #[arg(long)]
     src: String,
-    /// Remote address (write).
+    /// Remote address (write, read).
     #[arg(long, default_value = "0")]
     dst: String,
     /// Bytes.
@@ -613,7 +616,7 @@ fn qp_set(dev: &mut Ferroce, a: &QpSetArgs, json_out: bool) -> Result<(), Error>
 }
 
 fn post(dev: &mut Ferroce, a: &PostArgs, json_out: bool) -> Result<bool, Error> {
-    let op = PostOp::from_name(&a.op).ok_or_else(|| usage(format!("operation '{}': send, send-imm, write or write-imm", a.op)))?;
+    let op = PostOp::from_name(&a.op).ok_or_else(|| usage(format!("operation '{}': send, send-imm, write, write-imm or read", a.op)))?;
     let values = [
         ("channel", u128::from(a.channel)),
         ("queue", u128::from(a.queue)),
@@ -1035,9 +1038,10 @@ fn connect(dev: &mut Ferroce, a: &ConnectArgs, json_out: bool) -> Result<(), Err
                 report.pingpong_lines(),
             );
         }
-        Tool::WriteBw | Tool::SendBw | Tool::WriteLat => {
+        Tool::WriteBw | Tool::ReadBw | Tool::SendBw | Tool::WriteLat => {
             let (kind, size, iterations) = match a.tool {
                 Tool::WriteBw => (PerftestKind::WriteBw, 65536, 5000),
+                Tool::ReadBw => (PerftestKind::ReadBw, 65536, 1000),
                 Tool::SendBw => (PerftestKind::SendBw, 65536, 5000),
                 _ => (PerftestKind::WriteLat, 2, 1000),
             };
@@ -1085,6 +1089,7 @@ fn tool_name(tool: Tool, uc: bool) -> &'static str {
         (Tool::Pingpong, false) => "ibv_rc_pingpong",
         (Tool::Pingpong, true) => "ibv_uc_pingpong",
         (Tool::WriteBw, _) => "ib_write_bw",
+        (Tool::ReadBw, _) => "ib_read_bw",
         (Tool::SendBw, _) => "ib_send_bw",
         (Tool::WriteLat, _) => "ib_write_lat",
     }

@@ -748,6 +748,26 @@ impl Map {
                 "cnt_retries_exhausted",
                 "TX counter: RC QPs whose transport or RNR retries ran out (their transfers failed, the QP waits for a reset)",
             ),
+            (
+                "rx_read_taken",
+                "cnt_read_taken",
+                "RX counter: READ responses taken by the READ tracker (written at their local address, passed on as ACKs)",
+            ),
+            (
+                "rx_read_duplicates",
+                "cnt_read_duplicates",
+                "RX counter: READ responses dropped as duplicates (PSN before the one expected)",
+            ),
+            (
+                "rx_read_gaps",
+                "cnt_read_gaps",
+                "RX counter: READ responses dropped after a lost one (PSN past the one expected; the READ is asked again)",
+            ),
+            (
+                "rx_read_bad",
+                "cnt_read_bad",
+                "RX counter: READ responses dropped as bad (no READ outstanding, or opcode or length wrong for their place)",
+            ),
         ];
         for (k, (name, port, doc)) in host_and_tx.into_iter().enumerate() {
             counters.push(
@@ -765,7 +785,7 @@ impl Map {
             name: "counters".into(),
             offset: 0x300,
             size: 0x100,
-            doc: "Counters of the RX path, the scheduler, the status table, the host path and the ACK tracker.".into(),
+            doc: "Counters of the RX path, the scheduler, the status table, the host path, the ACK tracker and the READ tracker.".into(),
             registers: counters,
         });
 

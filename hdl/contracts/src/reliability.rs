@@ -218,9 +218,15 @@ pub mod sent_block {
     pub const ACK_EVERY: RecordField = f("ack_every", 8, "AckReq every N packets (0: on message ends only)");
     /// Path MTU.
     pub const PMTU: RecordField = f("pmtu", 13, "the path MTU in bytes it was cut with");
+    /// RDMA READ.
+    pub const READ: RecordField = f(
+        "read",
+        1,
+        "an RDMA READ block: one request whose response takes a PSN per PMTU of its length (sent again from a PSN inside it: the rest asked for)",
+    );
 
     /// Every field, in packing order.
-    pub const FIELDS: [RecordField; 16] = [
+    pub const FIELDS: [RecordField; 17] = [
         VA,
         LOCAL,
         IMMEDIATE,
@@ -237,6 +243,7 @@ pub mod sent_block {
         TRANSPORT,
         ACK_EVERY,
         PMTU,
+        READ,
     ];
 }
 

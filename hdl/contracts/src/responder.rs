@@ -681,6 +681,12 @@ pub mod decision {
         24,
         "AETH MSN of the response; on a forwarded packet, its own AETH's (0 without one)",
     );
+    /// A forwarded packet's opcode.
+    pub const FORWARDED_OPCODE: RecordField = f(
+        "forwarded_opcode",
+        8,
+        "a forwarded packet's BTH opcode (a READ response's place in its response; 0 when not forwarded)",
+    );
     /// Message bytes.
     pub const COMPLETION_LENGTH: RecordField = f(
         "completion_length",
@@ -711,7 +717,7 @@ pub mod decision {
     );
 
     /// Every field, in packing order.
-    pub const FIELDS: [RecordField; 24] = [
+    pub const FIELDS: [RecordField; 25] = [
         FAILURE,
         FORWARDED,
         ACKNOWLEDGEMENT,
@@ -729,6 +735,7 @@ pub mod decision {
         RESPONSE_PSN,
         READ,
         RESPONSE_MSN,
+        FORWARDED_OPCODE,
         COMPLETION_LENGTH,
         COMPLETION_BUFFER_LENGTH,
         COMPLETION_IMMEDIATE,

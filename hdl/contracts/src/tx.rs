@@ -126,11 +126,14 @@ pub enum PostOp {
     /// RDMA WRITE with immediate: the immediate on the last block, or on every block with
     /// `imm_every_block` (3).
     WriteImm = 3,
+    /// RDMA READ (RC only): the peer's bytes at the remote address into local memory, cut into
+    /// blocks as a WRITE, one READ request per block (4).
+    Read = 4,
 }
 
 impl PostOp {
     /// Every operation.
-    pub const ALL: [PostOp; 4] = [PostOp::Send, PostOp::SendImm, PostOp::Write, PostOp::WriteImm];
+    pub const ALL: [PostOp; 5] = [PostOp::Send, PostOp::SendImm, PostOp::Write, PostOp::WriteImm, PostOp::Read];
 
     /// The code.
     pub const fn code(self) -> u8 {
@@ -149,6 +152,7 @@ impl PostOp {
             PostOp::SendImm => "send-imm",
             PostOp::Write => "write",
             PostOp::WriteImm => "write-imm",
+            PostOp::Read => "read",
         }
     }
 
@@ -160,6 +164,11 @@ impl PostOp {
     /// An RDMA WRITE (cut into blocks, each with a RETH).
     pub const fn is_write(self) -> bool {
         matches!(self, PostOp::Write | PostOp::WriteImm)
+    }
+
+    /// Cut into blocks aligned to the remote address, one message each (WRITE, READ).
+    pub const fn by_remote_blocks(self) -> bool {
+        matches!(self, PostOp::Write | PostOp::WriteImm | PostOp::Read)
     }
 
     /// Carries an immediate.
@@ -513,7 +522,7 @@ pub mod post {
     /// Scheduler queue.
     pub const QUEUE: RecordField = f("queue", 5, "scheduler queue (0: the control class)");
     /// Operation ([`super::PostOp`]).
-    pub const OP: RecordField = f("op", 3, "operation: 0 send, 1 send-imm, 2 write, 3 write-imm");
+    pub const OP: RecordField = f("op", 3, "operation: 0 send, 1 send-imm, 2 write, 3 write-imm, 4 read (RC)");
     /// Solicited event.
     pub const SOLICITED: RecordField = f(
         "solicited",
@@ -617,6 +626,12 @@ pub mod packet {
         1,
         "a packet of the responder's RDMA READ response: its PSN is the responder's, it belongs to no transfer of the engine's (the ACK tracker does not see it)",
     );
+    /// The last PSN the packet takes.
+    pub const LAST_PSN: RecordField = f(
+        "last_psn",
+        24,
+        "the last PSN the packet takes: its own, or an RDMA READ request's response's last (the ACK tracker's window and completion)",
+    );
     /// Sent again.
     pub const RETRANSMITTED: RecordField = f(
         "retransmitted",
@@ -625,7 +640,7 @@ pub mod packet {
     );
 
     /// Every field, in packing order.
-    pub const FIELDS: [RecordField; 17] = [
+    pub const FIELDS: [RecordField; 18] = [
         QP,
         OPCODE,
         PSN,
@@ -643,6 +658,7 @@ pub mod packet {
         DMA_LEN,
         IMMEDIATE,
         VA,
+        LAST_PSN,
     ];
 }
 
@@ -653,7 +669,7 @@ pub const PACKET: Schema = Schema {
 };
 
 /// 32-bit words of a packet descriptor ([`PACKET`] packs into exactly these; a const for RTL port widths).
-pub const PACKET_WORDS: usize = 8;
+pub const PACKET_WORDS: usize = 9;
 /// Bits of a packet descriptor.
 pub const PACKET_BITS: usize = 32 * PACKET_WORDS;
 
@@ -700,12 +716,12 @@ mod tests {
         assert_eq!(POST.words(), 8);
         assert_eq!(POST.offset("qp"), 32);
         assert_eq!(POST.offset("immediate"), 7 * 32);
-        assert_eq!(PACKET.words(), 8);
+        assert_eq!(PACKET.words(), 9);
         assert_eq!((PACKET.offset("retransmitted"), PACKET.offset("payload_len")), (63, 64));
         assert!(PACKET.field("payload_len").unwrap().max() >= u128::from(MAX_PACKET_PAYLOAD));
         // a field fits the width its users assume
         assert!(QP_CONTEXT.field("state").unwrap().max() >= u128::from(QpState::Error.code()));
-        assert!(POST.field("op").unwrap().max() >= u128::from(PostOp::WriteImm.code()));
+        assert!(POST.field("op").unwrap().max() >= u128::from(PostOp::Read.code()));
     }
 
     #[test]

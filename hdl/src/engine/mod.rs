@@ -7,12 +7,14 @@
 pub mod host;
 pub mod host_responder;
 pub mod payload_writer;
+pub mod read_tracker;
 pub mod responder;
 pub mod rx_path;
 pub mod top;
 
 pub use host_responder::HostResponder;
 pub use payload_writer::PayloadWriter;
+pub use read_tracker::ReadTracker;
 pub use responder::Responder;
 pub use rx_path::RxPath;
 pub use top::Engine;

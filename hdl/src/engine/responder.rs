@@ -402,6 +402,8 @@ pub struct Responder<const QB: usize, const RB: usize, const RA: usize, const QL
     out_response_syndrome: DFF<Bits<8>>,
     out_response_psn: DFF<Bits<24>>,
     out_response_msn: DFF<Bits<24>>,
+    /// A forwarded packet's opcode.
+    out_forwarded_opcode: DFF<Bits<8>>,
     counter_events: DFF<Bits<COUNTERS>>,
     counter_read: DFF<Bits<32>>,
     result_valid: DFF<Bit>,
@@ -494,7 +496,7 @@ pub struct Responder<const QB: usize, const RB: usize, const RA: usize, const QL
     wait_cycles: Constant<Bits<3>>,
     context_at: [Constant<Bits<10>>; 8],
     region_at: [Constant<Bits<8>>; 6],
-    decision_at: [Constant<Bits<9>>; 24],
+    decision_at: [Constant<Bits<9>>; 25],
     counter_number: [Constant<Bits<COUNTER_INDEX_BITS>>; COUNTERS],
 }
 
@@ -504,7 +506,7 @@ const CONTEXT_FIELDS: [&str; 8] = ["state", "transport", "pmtu", "pkey", "pd", "
 const REGION_FIELDS: [&str; 6] = ["valid", "access", "pd", "rkey", "base", "length"];
 
 /// The `DECISION` fields, in `decision_at` order.
-const DECISION_FIELDS: [&str; 24] = [
+const DECISION_FIELDS: [&str; 25] = [
     "failure",
     "forwarded",
     "acknowledgement",
@@ -529,6 +531,7 @@ const DECISION_FIELDS: [&str; 24] = [
     "read",
     "read_length",
     "read_va",
+    "forwarded_opcode",
 ];
 
 /// A 256-bit table over opcodes: bit `v` is `f(opcode v)` for the opcodes the front end accepts.
@@ -742,6 +745,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Default
             out_response_syndrome: Default::default(),
             out_response_psn: Default::default(),
             out_response_msn: Default::default(),
+            out_forwarded_opcode: Default::default(),
             counter_events: Default::default(),
             counter_read: Default::default(),
             result_valid: Default::default(),
@@ -980,6 +984,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
             out_response_syndrome,
             out_response_psn,
             out_response_msn,
+            out_forwarded_opcode,
             counter_events,
             counter_read,
             result_valid,
@@ -1539,8 +1544,10 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                 self.out_response_syndrome.d.next = 0.into();
                 self.out_response_psn.d.next = 0.into();
                 self.out_response_msn.d.next = 0.into();
-                // a forwarded packet's PSN and AETH, for the requester (it has no response)
+                self.out_forwarded_opcode.d.next = 0.into();
+                // a forwarded packet's opcode, PSN and AETH, for the requester (it has no response)
                 if self.forwarded.q.val() {
+                    self.out_forwarded_opcode.d.next = self.opcode.q.val();
                     self.out_response_syndrome.d.next = self.aeth_syndrome.q.val();
                     self.out_response_psn.d.next = self.psn.q.val();
                     self.out_response_msn.d.next = self.aeth_msn.q.val();
@@ -1693,6 +1700,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
             | (bit_cast::<DECISION_BITS, 64>(self.out_completion_buffer_address.q.val()) << self.decision_at[20].val())
             | (bit_cast::<DECISION_BITS, 1>(self.out_read.q.val().into()) << self.decision_at[21].val())
             | (bit_cast::<DECISION_BITS, 32>(self.out_read_length.q.val()) << self.decision_at[22].val())
-            | (bit_cast::<DECISION_BITS, 64>(self.out_read_va.q.val()) << self.decision_at[23].val());
+            | (bit_cast::<DECISION_BITS, 64>(self.out_read_va.q.val()) << self.decision_at[23].val())
+            | (bit_cast::<DECISION_BITS, 8>(self.out_forwarded_opcode.q.val()) << self.decision_at[24].val());
     }
 }

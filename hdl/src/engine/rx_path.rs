@@ -33,7 +33,7 @@
 //!   shorter than 16 beats back-pressure `RxFront`, once the record FIFO is full, and through it
 //!   `s_axis`.
 
-use super::{PayloadWriter, Responder};
+use super::{PayloadWriter, ReadTracker, Responder};
 use crate::common::elab::c;
 use crate::common::fifo::{Fifo, ReleasedFifo, CAPACITY};
 use crate::rx::RxFront;
@@ -196,6 +196,36 @@ pub struct RxPath<const W: usize, const K: usize, const D: usize, const QB: usiz
     pub cnt_written: Signal<Out, Bits<32>>,
     /// Payloads discarded.
     pub cnt_discarded: Signal<Out, Bits<32>>,
+    /// A READ request of this engine's left (the TX path's `read_sent_*`): valid.
+    pub read_sent_valid: Signal<In, Bit>,
+    /// Taken.
+    pub read_sent_ready: Signal<Out, Bit>,
+    /// Its QP.
+    pub read_sent_qp: Signal<In, Bits<QB>>,
+    /// Its PSN: the response's first.
+    pub read_sent_first_psn: Signal<In, Bits<24>>,
+    /// The response's last PSN.
+    pub read_sent_last_psn: Signal<In, Bits<24>>,
+    /// Where the response's first byte goes.
+    pub read_sent_local_address: Signal<In, Bits<64>>,
+    /// Its DMA length.
+    pub read_sent_length: Signal<In, Bits<32>>,
+    /// The QP's PMTU (`Pmtu` code).
+    pub read_sent_pmtu: Signal<In, Bits<3>>,
+    /// A QP's READ is over (for the segmenter): valid.
+    pub read_done_valid: Signal<Out, Bit>,
+    /// Taken.
+    pub read_done_ready: Signal<In, Bit>,
+    /// Its QP.
+    pub read_done_qp: Signal<Out, Bits<QB>>,
+    /// READ response packets placed in memory.
+    pub cnt_read_taken: Signal<Out, Bits<32>>,
+    /// READ response packets behind the one expected, dropped.
+    pub cnt_read_duplicates: Signal<Out, Bits<32>>,
+    /// Gaps in READ responses told to the requester.
+    pub cnt_read_gaps: Signal<Out, Bits<32>>,
+    /// READ response packets for no READ, beyond it, or of the wrong opcode or length.
+    pub cnt_read_bad: Signal<Out, Bits<32>>,
 
     front: RxFront<W, K, D>,
     records: Fifo<ResponderRecord>,
@@ -210,6 +240,10 @@ pub struct RxPath<const W: usize, const K: usize, const D: usize, const QB: usiz
     advance: Signal<Local, Bit>,
     responder: Responder<QB, RB, RA, QL>,
     writer: PayloadWriter<W, K>,
+    /// The requester's READs: between the responder's decisions and the fork.
+    reads: ReadTracker<QB>,
+    /// QP commits on their way to the READ tracker's `clear`.
+    clears: Fifo<Bits<QB>>,
     /// The decision on the responder's output was taken by the writer, or by `m_dec`.
     writer_has_decision: DFF<Bit>,
     output_has_decision: DFF<Bit>,
@@ -288,6 +322,21 @@ impl<const W: usize, const K: usize, const D: usize, const QB: usize, const RB: 
             cnt_drop_icrc: Default::default(),
             cnt_written: Default::default(),
             cnt_discarded: Default::default(),
+            read_sent_valid: Default::default(),
+            read_sent_ready: Default::default(),
+            read_sent_qp: Default::default(),
+            read_sent_first_psn: Default::default(),
+            read_sent_last_psn: Default::default(),
+            read_sent_local_address: Default::default(),
+            read_sent_length: Default::default(),
+            read_sent_pmtu: Default::default(),
+            read_done_valid: Default::default(),
+            read_done_ready: Default::default(),
+            read_done_qp: Default::default(),
+            cnt_read_taken: Default::default(),
+            cnt_read_duplicates: Default::default(),
+            cnt_read_gaps: Default::default(),
+            cnt_read_bad: Default::default(),
             front: Default::default(),
             records: Default::default(),
             record: Default::default(),
@@ -297,6 +346,8 @@ impl<const W: usize, const K: usize, const D: usize, const QB: usize, const RB: 
             advance: Default::default(),
             responder: Default::default(),
             writer: Default::default(),
+            reads: Default::default(),
+            clears: Default::default(),
             writer_has_decision: Default::default(),
             output_has_decision: Default::default(),
             decision_done: Default::default(),
@@ -322,12 +373,14 @@ impl<const W: usize, const K: usize, const D: usize, const QB: usize, const RB: 
             writer_has_decision,
             output_has_decision
         );
-        clock!(self, clock, front, records, responder, writer);
+        clock!(self, clock, front, records, responder, writer, reads, clears);
         self.front.reset.next = self.reset.val();
         self.records.reset.next = self.reset.val();
         self.responder.reset.next = self.reset.val();
         self.writer.reset.next = self.reset.val();
-        self.init_done.next = self.responder.init_done.val();
+        self.reads.reset.next = self.reset.val();
+        self.clears.reset.next = self.reset.val();
+        self.init_done.next = self.responder.init_done.val() && self.reads.init_done.val();
 
         // ---- MAC side: frames in, pass-through out ----
         self.front.s_axis_tvalid.next = self.s_axis_tvalid.val();
@@ -414,19 +467,45 @@ impl<const W: usize, const K: usize, const D: usize, const QB: usize, const RB: 
         self.responder.counter_index.next = self.counter_index.val();
         self.counter_value.next = self.responder.counter_value.val();
 
+        // ---- the requester's READs: responses placed, ACKs over a lost one turned into a NAK ----
+        self.reads.s_dec_valid.next = self.responder.d_valid.val();
+        self.responder.d_ready.next = self.reads.s_dec_ready.val();
+        self.reads.s_dec_entry.next = self.responder.d_entry.val();
+        self.reads.sent_valid.next = self.read_sent_valid.val();
+        self.read_sent_ready.next = self.reads.sent_ready.val();
+        self.reads.sent_qp.next = self.read_sent_qp.val();
+        self.reads.sent_first_psn.next = self.read_sent_first_psn.val();
+        self.reads.sent_last_psn.next = self.read_sent_last_psn.val();
+        self.reads.sent_local_address.next = self.read_sent_local_address.val();
+        self.reads.sent_length.next = self.read_sent_length.val();
+        self.reads.sent_pmtu.next = self.read_sent_pmtu.val();
+        self.read_done_valid.next = self.reads.done_valid.val();
+        self.reads.done_ready.next = self.read_done_ready.val();
+        self.read_done_qp.next = self.reads.done_qp.val();
+        // a commit clears the QP's READ (commits come far apart: the FIFO never fills)
+        self.clears.push.next = self.qp_commit_valid.val();
+        self.clears.push_value.next = self.qp_commit_index.val();
+        self.reads.clear_valid.next = self.clears.head_valid.val();
+        self.reads.clear_qp.next = self.clears.head.val();
+        self.clears.pop.next = self.clears.head_valid.val() && self.reads.clear_ready.val();
+        self.cnt_read_taken.next = self.reads.cnt_taken.val();
+        self.cnt_read_duplicates.next = self.reads.cnt_duplicates.val();
+        self.cnt_read_gaps.next = self.reads.cnt_gaps.val();
+        self.cnt_read_bad.next = self.reads.cnt_bad.val();
+
         // ---- the decision fork: the writer and m_dec each take it once ----
-        self.writer.s_dec_valid.next = self.responder.d_valid.val() && !self.writer_has_decision.q.val();
-        self.writer.s_dec_write.next = self.responder.d_entry.val().get_bit(self.write_at.val().index());
-        self.writer.s_dec_address.next = self.responder.d_entry.val().get_bits::<64>(self.write_address_at.val().index());
-        self.writer.s_dec_length.next = self.responder.d_entry.val().get_bits::<16>(self.write_length_at.val().index());
+        self.writer.s_dec_valid.next = self.reads.m_dec_valid.val() && !self.writer_has_decision.q.val();
+        self.writer.s_dec_write.next = self.reads.m_dec_entry.val().get_bit(self.write_at.val().index());
+        self.writer.s_dec_address.next = self.reads.m_dec_entry.val().get_bits::<64>(self.write_address_at.val().index());
+        self.writer.s_dec_length.next = self.reads.m_dec_entry.val().get_bits::<16>(self.write_length_at.val().index());
         self.decision_done.next = (self.writer_has_decision.q.val() || self.writer.s_dec_ready.val())
             && (self.output_has_decision.q.val() || self.decisions.room.val());
-        self.responder.d_ready.next = self.decision_done.val();
-        self.writer_has_decision.d.next = self.responder.d_valid.val()
+        self.reads.m_dec_ready.next = self.decision_done.val();
+        self.writer_has_decision.d.next = self.reads.m_dec_valid.val()
             && !self.decision_done.val()
             && (self.writer_has_decision.q.val() || self.writer.s_dec_ready.val());
         self.output_has_decision.d.next =
-            self.responder.d_valid.val() && !self.decision_done.val() && (self.output_has_decision.q.val() || self.decisions.room.val());
+            self.reads.m_dec_valid.val() && !self.decision_done.val() && (self.output_has_decision.q.val() || self.decisions.room.val());
         if self.reset.val() {
             self.writer_has_decision.d.next = false;
             self.output_has_decision.d.next = false;
@@ -438,8 +517,8 @@ impl<const W: usize, const K: usize, const D: usize, const QB: usize, const RB: 
         // the payload it speaks for.
         self.decisions.clock.next = self.clock.val();
         self.decisions.reset.next = self.reset.val();
-        self.decisions.push.next = self.responder.d_valid.val() && !self.output_has_decision.q.val() && self.decisions.room.val();
-        self.decisions.push_value.next = self.responder.d_entry.val();
+        self.decisions.push.next = self.reads.m_dec_valid.val() && !self.output_has_decision.q.val() && self.decisions.room.val();
+        self.decisions.push_value.next = self.reads.m_dec_entry.val();
         self.decisions.permit.next = self.writer.retired.val();
         self.m_dec_valid.next = self.decisions.head_valid.val();
         self.m_dec_entry.next = self.decisions.head.val();

@@ -445,6 +445,18 @@ impl<
         self.tx.qp_commit_valid.next = self.registers.qp_commit_valid.val();
         self.tx.qp_commit_index.next = self.registers.qp_commit_index.val();
         self.tx.qp_status_index.next = self.registers.qp_status_index.val();
+        // RDMA READ as the requester: each request to the READ tracker, its end back
+        self.rx.read_sent_valid.next = self.tx.read_sent_valid.val();
+        self.tx.read_sent_ready.next = self.rx.read_sent_ready.val();
+        self.rx.read_sent_qp.next = self.tx.read_sent_qp.val();
+        self.rx.read_sent_first_psn.next = self.tx.read_sent_first_psn.val();
+        self.rx.read_sent_last_psn.next = self.tx.read_sent_last_psn.val();
+        self.rx.read_sent_local_address.next = self.tx.read_sent_local_address.val();
+        self.rx.read_sent_length.next = self.tx.read_sent_length.val();
+        self.rx.read_sent_pmtu.next = self.tx.read_sent_pmtu.val();
+        self.tx.read_done_valid.next = self.rx.read_done_valid.val();
+        self.rx.read_done_ready.next = self.tx.read_done_ready.val();
+        self.tx.read_done_qp.next = self.rx.read_done_qp.val();
         self.registers.qp_status_value.next = bit_cast::<32, COMPLETION_STATUS_BITS>(self.tx.qp_status_value.val());
         self.tx.post_valid.next = self.registers.post_valid.val();
         self.registers.post_ready.next = self.tx.post_ready.val();
@@ -562,6 +574,10 @@ impl<
         self.registers.cnt_drop_icrc.next = self.rx.cnt_drop_icrc.val();
         self.registers.cnt_written.next = self.rx.cnt_written.val();
         self.registers.cnt_discarded.next = self.rx.cnt_discarded.val();
+        self.registers.cnt_read_taken.next = self.rx.cnt_read_taken.val();
+        self.registers.cnt_read_duplicates.next = self.rx.cnt_read_duplicates.val();
+        self.registers.cnt_read_gaps.next = self.rx.cnt_read_gaps.val();
+        self.registers.cnt_read_bad.next = self.rx.cnt_read_bad.val();
 
         // ---- the decision fork: a response waits for the TX path, so does an acknowledgement
         // (for the requester); a completion is queued ----

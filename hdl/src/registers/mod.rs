@@ -65,7 +65,7 @@ const RECEIVE_FLOP: usize = REGION_FLOP + MEMORY_REGION_WORDS;
 const _: () = assert!(REGION_FLOP == 12 && RECEIVE_FLOP == 18);
 /// [`Kind::Input`] registers (the counters of the RX path and the scheduler, the receive
 /// posting state, the head of the receive completion queue and its lost count).
-pub(crate) const INPUTS: usize = 31;
+pub(crate) const INPUTS: usize = 35;
 /// [`Kind::Strobe`] registers (memory region write, receive post, receive completion pop).
 pub(crate) const STROBES: usize = 3;
 /// [`Kind::Constant`] registers (the ID block).
@@ -234,6 +234,14 @@ pub struct Registers<const CB: usize, const GB: usize, const QB: usize> {
     pub cnt_timeouts: Signal<In, Bits<32>>,
     /// Counter: RC QPs whose retries ran out.
     pub cnt_retries_exhausted: Signal<In, Bits<32>>,
+    /// Counter: READ responses taken by the READ tracker.
+    pub cnt_read_taken: Signal<In, Bits<32>>,
+    /// Counter: READ responses dropped as duplicates.
+    pub cnt_read_duplicates: Signal<In, Bits<32>>,
+    /// Counter: READ responses dropped after a lost one.
+    pub cnt_read_gaps: Signal<In, Bits<32>>,
+    /// Counter: READ responses dropped as bad.
+    pub cnt_read_bad: Signal<In, Bits<32>>,
     /// The staged memory region entry (`MEMORY_REGION`, the `region_word*` registers).
     pub region_entry: Signal<Out, Bits<MEMORY_REGION_BITS>>,
     /// `region_write` was written (one cycle): store `region_entry` at the index in `region_write_data`.
@@ -405,6 +413,10 @@ impl<const CB: usize, const GB: usize, const QB: usize> Registers<CB, GB, QB> {
                     "cnt_retransmitted",
                     "cnt_timeouts",
                     "cnt_retries_exhausted",
+                    "cnt_read_taken",
+                    "cnt_read_duplicates",
+                    "cnt_read_gaps",
+                    "cnt_read_bad",
                     "receive_status",
                 ]
                 .map(String::from),
@@ -504,6 +516,10 @@ impl<const CB: usize, const GB: usize, const QB: usize> Registers<CB, GB, QB> {
             cnt_retransmitted: Default::default(),
             cnt_timeouts: Default::default(),
             cnt_retries_exhausted: Default::default(),
+            cnt_read_taken: Default::default(),
+            cnt_read_duplicates: Default::default(),
+            cnt_read_gaps: Default::default(),
+            cnt_read_bad: Default::default(),
             cfg_tick_cycles: Default::default(),
             cfg_read_queue: Default::default(),
             region_entry: Default::default(),
@@ -734,11 +750,15 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
         self.inputs[23].next = self.cnt_retransmitted.val();
         self.inputs[24].next = self.cnt_timeouts.val();
         self.inputs[25].next = self.cnt_retries_exhausted.val();
-        self.inputs[26].next = self.receive_status.val();
-        self.inputs[27].next = self.receive_completion0.val();
-        self.inputs[28].next = self.receive_completion1.val();
-        self.inputs[29].next = self.receive_completion2.val();
-        self.inputs[30].next = self.cnt_completions_lost.val();
+        self.inputs[26].next = self.cnt_read_taken.val();
+        self.inputs[27].next = self.cnt_read_duplicates.val();
+        self.inputs[28].next = self.cnt_read_gaps.val();
+        self.inputs[29].next = self.cnt_read_bad.val();
+        self.inputs[30].next = self.receive_status.val();
+        self.inputs[31].next = self.receive_completion0.val();
+        self.inputs[32].next = self.receive_completion1.val();
+        self.inputs[33].next = self.receive_completion2.val();
+        self.inputs[34].next = self.cnt_completions_lost.val();
         self.read_value.next = 0.into();
         for i in 0..FLOPS {
             if self.decode.hit_flop.val().get_bit(i) {

@@ -36,12 +36,21 @@
 //! alone), as READ response first, middle, last or only packets with the AETH
 //! (`block_immediate`) in the word after the BTH on the first, last and only ones; no AckReq, no
 //! record, never `last_of_transfer`, `read_response` set.
+//!
+//! **READ requests.** A block of a READ transfer (`block_read_request`, or a replayed record
+//! with `read`) is one READ request: the packets are walked as for a WRITE but none is sent
+//! until the first one not skipped, which becomes the request for the rest of the block (new
+//! block: all of it) in six more cycles (`ReadSpan` … `ReadEmit`): its PSN, AckReq, a RETH of
+//! the VA moved by the bytes before it, the QP's R_Key and the bytes from it on, no payload;
+//! `last_psn` is the response's last (one PSN per PMTU of the length, at least one), and the
+//! QP's next PSN follows it. The request is also offered on `read_sent_*` (for the READ
+//! tracker on the receive side), new or sent again; `Finish` waits until it is taken.
 
 use crate::common::elab::c;
 use crate::common::fifo::{Fifo, CAPACITY};
 use ferroce_contracts::opcode::{Operation, Transport};
 use ferroce_contracts::reliability::{SENT_BLOCK, SENT_BLOCK_BITS};
-use ferroce_contracts::tx::PACKET;
+use ferroce_contracts::tx::{Pmtu, PACKET};
 use rust_hdl::prelude::*;
 
 /// Bits of a packed packet descriptor.
@@ -68,6 +77,20 @@ pub enum PacketizerState {
     Emit,
     /// The next packet's address, length and flags.
     Advance,
+    /// READ: the move's bits 20:12; the response's packets and the PMTU code.
+    ReadMove,
+    /// READ: the VA's bits 15:0; the last PSN's bits 11:0.
+    ReadSpan,
+    /// READ: the response's last PSN.
+    ReadLast,
+    /// READ: the VA's bits 31:16; the QP's next PSN.
+    ReadAdd1,
+    /// READ: the VA's bits 47:32.
+    ReadAdd2,
+    /// READ: the VA's bits 63:48.
+    ReadAdd3,
+    /// READ: the request is pushed once the FIFO has room.
+    ReadEmit,
     /// The QP's PSN and counter are stored.
     Finish,
 }
@@ -134,6 +157,24 @@ pub struct TxPacketizer<const QB: usize> {
     pub block_read_response: Signal<In, Bit>,
     /// Block command: a READ response group's first PSN.
     pub block_psn: Signal<In, Bits<24>>,
+    /// Block command: a block of an RDMA READ (one request).
+    pub block_read_request: Signal<In, Bit>,
+    /// A READ request was cut: valid (held until taken).
+    pub read_sent_valid: Signal<Out, Bit>,
+    /// Taken.
+    pub read_sent_ready: Signal<In, Bit>,
+    /// Its QP.
+    pub read_sent_qp: Signal<Out, Bits<QB>>,
+    /// Its PSN: the response's first.
+    pub read_sent_first_psn: Signal<Out, Bits<24>>,
+    /// The response's last PSN.
+    pub read_sent_last_psn: Signal<Out, Bits<24>>,
+    /// Where the response's first byte goes.
+    pub read_sent_local_address: Signal<Out, Bits<64>>,
+    /// Its DMA length.
+    pub read_sent_length: Signal<Out, Bits<32>>,
+    /// The QP's PMTU (`Pmtu` code).
+    pub read_sent_pmtu: Signal<Out, Bits<3>>,
     /// A replay runs in the send history: no new block is taken.
     pub replaying: Signal<In, Bit>,
     /// A block to cut again: valid.
@@ -215,6 +256,38 @@ pub struct TxPacketizer<const QB: usize> {
     read_response: DFF<Bit>,
     /// A new RC block's record is offered (in `Finish`).
     record_pending: DFF<Bit>,
+    /// The block is an RDMA READ's: one request.
+    read_request: DFF<Bit>,
+    /// READ: the request is offered on `read_sent_*` (in `Finish`).
+    read_sent_pending: DFF<Bit>,
+    /// READ: the bytes left minus one; the bytes before the request (the VA's move).
+    read_left_minus_one: DFF<Bits<BLOCK_LEN_BITS>>,
+    read_moved: DFF<Bits<BLOCK_LEN_BITS>>,
+    /// READ: the move's bits 11:0 and the borrow out of them (bit 12).
+    read_moved_low: DFF<Bits<13>>,
+    /// READ: the block's PMTU, one-hot in `Pmtu::ALL` order; no bytes are left.
+    read_pmtu_is: [DFF<Bit>; 5],
+    read_left_zero: DFF<Bit>,
+    /// READ: the response's packets minus one; its last PSN (bits 11:0 first, with the carry
+    /// in bit 12); the PSN after it.
+    read_span: DFF<Bits<13>>,
+    read_last_low: DFF<Bits<13>>,
+    read_last_psn: DFF<Bits<24>>,
+    read_next_psn: DFF<Bits<24>>,
+    /// READ: the request's VA, 16 bits a stage (bit 16: the carry).
+    read_va_sum: [DFF<Bits<17>>; 4],
+    /// READ: what `read_sent_*` shows.
+    read_sent_first: DFF<Bits<24>>,
+    read_sent_local: DFF<Bits<64>>,
+    read_sent_bytes: DFF<Bits<BLOCK_LEN_BITS>>,
+    read_sent_code: DFF<Bits<3>>,
+    /// READ: the move's bits 20:16 plus the carry out of bits 15:0.
+    read_moved_high: DFF<Bits<16>>,
+    read_va: Signal<Local, Bits<64>>,
+    /// READ: `2 × length[20:12] − (2 × left[20:12] + borrow)`: bits 9:1 are the move's 20:12.
+    read_moved_high_diff: Signal<Local, Bits<10>>,
+    /// READ: the last PSN's bits 23:12.
+    read_last_high: Signal<Local, Bits<12>>,
     /// Packets of the replay still to cut without sending.
     skip_left: DFF<Bits<13>>,
     /// The block's first PSN and the AckReq count before it (its record).
@@ -265,7 +338,7 @@ pub struct TxPacketizer<const QB: usize> {
     replay_local: Signal<Local, Bits<64>>,
     record_entry: Signal<Local, Bits<SENT_BLOCK_BITS>>,
     /// `SENT_BLOCK` field offsets, in `BLOCK_FIELDS` order.
-    block_at: [Constant<Bits<9>>; 16],
+    block_at: [Constant<Bits<9>>; 17],
     reth_va: Signal<Local, Bits<64>>,
     reth_rkey: Signal<Local, Bits<32>>,
     reth_len: Signal<Local, Bits<32>>,
@@ -282,13 +355,22 @@ pub struct TxPacketizer<const QB: usize> {
     op_code: [Constant<Bits<5>>; 12],
     /// READ response first, middle, last, only.
     read_op_code: [Constant<Bits<5>>; 4],
-    at: [Constant<Bits<9>>; 17],
+    read_request_code: Constant<Bits<5>>,
+    /// Every descriptor bit but `last_psn`'s.
+    last_psn_kept: Constant<Bits<DESCRIPTOR_BITS>>,
+    /// `Pmtu` codes and their bytes.
+    pmtu_code: [Constant<Bits<3>>; 5],
+    pmtu_size: [Constant<Bits<13>>; 5],
+    pmtu_log2: [Constant<Bits<5>>; 5],
+    /// READ: the response's packets minus one at each PMTU.
+    read_span_at: [Signal<Local, Bits<13>>; 5],
+    at: [Constant<Bits<9>>; 18],
     descriptors: Fifo<Bits<DESCRIPTOR_BITS>>,
     reads: Fifo<Bits<READ_COMMAND_BITS>>,
 }
 
 /// Indices into [`TxPacketizer`]'s `block_at`: the `SENT_BLOCK` fields.
-const BLOCK_FIELDS: [&str; 16] = [
+const BLOCK_FIELDS: [&str; 17] = [
     "va",
     "local",
     "immediate",
@@ -305,10 +387,11 @@ const BLOCK_FIELDS: [&str; 16] = [
     "transport",
     "ack_every",
     "pmtu",
+    "read",
 ];
 
 /// Indices into [`TxPacketizer`]'s `at`: the `PACKET` fields.
-const PACKET_FIELDS: [&str; 17] = [
+const PACKET_FIELDS: [&str; 18] = [
     "qp",
     "opcode",
     "psn",
@@ -326,6 +409,7 @@ const PACKET_FIELDS: [&str; 17] = [
     "va",
     "retransmitted",
     "read_response",
+    "last_psn",
 ];
 
 impl<const QB: usize> Default for TxPacketizer<QB> {
@@ -375,6 +459,15 @@ impl<const QB: usize> Default for TxPacketizer<QB> {
             block_rnr_retry: Default::default(),
             block_read_response: Default::default(),
             block_psn: Default::default(),
+            block_read_request: Default::default(),
+            read_sent_valid: Default::default(),
+            read_sent_ready: Default::default(),
+            read_sent_qp: Default::default(),
+            read_sent_first_psn: Default::default(),
+            read_sent_last_psn: Default::default(),
+            read_sent_local_address: Default::default(),
+            read_sent_length: Default::default(),
+            read_sent_pmtu: Default::default(),
             replaying: Default::default(),
             replay_valid: Default::default(),
             replay_ready: Default::default(),
@@ -426,6 +519,26 @@ impl<const QB: usize> Default for TxPacketizer<QB> {
             replay: Default::default(),
             read_response: Default::default(),
             record_pending: Default::default(),
+            read_request: Default::default(),
+            read_sent_pending: Default::default(),
+            read_left_minus_one: Default::default(),
+            read_moved: Default::default(),
+            read_moved_low: Default::default(),
+            read_pmtu_is: Default::default(),
+            read_left_zero: Default::default(),
+            read_span: Default::default(),
+            read_last_low: Default::default(),
+            read_last_psn: Default::default(),
+            read_next_psn: Default::default(),
+            read_va_sum: Default::default(),
+            read_sent_first: Default::default(),
+            read_sent_local: Default::default(),
+            read_sent_bytes: Default::default(),
+            read_sent_code: Default::default(),
+            read_va: Default::default(),
+            read_moved_high_diff: Default::default(),
+            read_last_high: Default::default(),
+            read_moved_high: Default::default(),
             skip_left: Default::default(),
             first_psn: Default::default(),
             first_since_ack: Default::default(),
@@ -469,6 +582,17 @@ impl<const QB: usize> Default for TxPacketizer<QB> {
             room_limit: c::<5>((CAPACITY - 3) as u64),
             op_code: std::array::from_fn(|i| c::<5>(u64::from(ops[i].bits()))),
             read_op_code: [ReadResponseFirst, ReadResponseMiddle, ReadResponseLast, ReadResponseOnly].map(|o| c::<5>(u64::from(o.bits()))),
+            read_request_code: c::<5>(u64::from(ReadRequest.bits())),
+            last_psn_kept: {
+                let place = PACKET.placement("last_psn");
+                Constant::new(crate::common::elab::bits_from::<DESCRIPTOR_BITS>(|bit| {
+                    !(place.offset..place.offset + place.field.width).contains(&bit)
+                }))
+            },
+            pmtu_code: Pmtu::ALL.map(|p| c::<3>(u64::from(p.code()))),
+            pmtu_size: Pmtu::ALL.map(|p| c::<13>(u64::from(p.bytes()))),
+            pmtu_log2: Pmtu::ALL.map(|p| c::<5>(u64::from(p.log2()))),
+            read_span_at: Default::default(),
             at: std::array::from_fn(|i| c::<9>(PACKET.offset(PACKET_FIELDS[i]) as u64)),
             descriptors: Default::default(),
             reads: Default::default(),
@@ -508,6 +632,21 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             replay,
             read_response,
             record_pending,
+            read_request,
+            read_sent_pending,
+            read_left_minus_one,
+            read_moved,
+            read_moved_low,
+            read_left_zero,
+            read_span,
+            read_last_low,
+            read_last_psn,
+            read_next_psn,
+            read_sent_first,
+            read_sent_local,
+            read_sent_bytes,
+            read_sent_code,
+            read_moved_high,
             skip_left,
             first_psn,
             first_since_ack,
@@ -527,6 +666,14 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             local_top,
             local_mid_sum
         );
+        for i in 0..5 {
+            self.read_pmtu_is[i].clock.next = self.clock.val();
+            self.read_pmtu_is[i].d.next = self.read_pmtu_is[i].q.val();
+        }
+        for k in 0..4 {
+            self.read_va_sum[k].clock.next = self.clock.val();
+            self.read_va_sum[k].d.next = self.read_va_sum[k].q.val();
+        }
         for k in 0..2 {
             self.local_upper[k].clock.next = self.clock.val();
             self.local_upper[k].d.next = self.local_upper[k].q.val();
@@ -555,6 +702,11 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
         self.sender.write_enable.next = false;
         self.sender.write_address.next = self.qp.q.val();
         self.sender.write_data.next = (bit_cast::<32, 8>(self.since_ack.q.val()) << 24) | bit_cast::<32, 24>(self.psn_next.q.val());
+        if self.read_request.q.val() {
+            // a READ: the PSN after its response's
+            self.sender.write_data.next =
+                (bit_cast::<32, 8>(self.since_ack.q.val()) << 24) | bit_cast::<32, 24>(self.read_next_psn.q.val());
+        }
         self.fresh.write_enable.next = self.commit_valid.val();
         self.fresh.write_address.next = self.commit_index.val();
         self.fresh.write_data.next = true;
@@ -566,7 +718,8 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
         self.message_head.next = self.first.q.val() && self.message_first.q.val();
         self.message_last.next = self.last.q.val() && self.message_ends.q.val();
         self.ack_request.next =
-            (self.transport.q.val() == self.rc.val()) && !self.read_response.q.val() && (self.message_last.val() || self.ack_due.q.val());
+            ((self.transport.q.val() == self.rc.val()) && !self.read_response.q.val() && (self.message_last.val() || self.ack_due.q.val()))
+                || self.read_request.q.val();
         self.operation.next = self.op_code[1].val();
         if self.message_head.val() && self.message_last.val() {
             self.operation.next = self.op_code[4].val();
@@ -594,6 +747,24 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                 self.operation.next = self.read_op_code[2].val();
             }
         }
+        if self.read_request.q.val() {
+            self.operation.next = self.read_request_code.val();
+        }
+        self.read_span_at[0].next = bit_cast::<13, BLOCK_LEN_BITS>(self.read_left_minus_one.q.val() >> self.pmtu_log2[0].val());
+        self.read_span_at[1].next = bit_cast::<13, BLOCK_LEN_BITS>(self.read_left_minus_one.q.val() >> self.pmtu_log2[1].val());
+        self.read_span_at[2].next = bit_cast::<13, BLOCK_LEN_BITS>(self.read_left_minus_one.q.val() >> self.pmtu_log2[2].val());
+        self.read_span_at[3].next = bit_cast::<13, BLOCK_LEN_BITS>(self.read_left_minus_one.q.val() >> self.pmtu_log2[3].val());
+        self.read_span_at[4].next = bit_cast::<13, BLOCK_LEN_BITS>(self.read_left_minus_one.q.val() >> self.pmtu_log2[4].val());
+        // READ: bits 20:12 of `length − left` less the borrow out of 11:0, in one 10-bit
+        // subtraction; the last PSN's bits 23:12
+        self.read_moved_high_diff.next = (bit_cast::<10, 9>(self.length.q.val().get_bits::<9>(12)) << 1)
+            - ((bit_cast::<10, 9>(self.left.q.val().get_bits::<9>(12)) << 1)
+                | bit_cast::<10, 1>(self.read_moved_low.q.val().get_bit(12).into()));
+        self.read_last_high.next = self.psn.q.val().get_bits::<12>(12) + bit_cast::<12, 1>(self.read_last_low.q.val().get_bit(12).into());
+        self.read_va.next = (bit_cast::<64, 16>(self.read_va_sum[3].q.val().get_bits::<16>(0)) << 48)
+            | (bit_cast::<64, 16>(self.read_va_sum[2].q.val().get_bits::<16>(0)) << 32)
+            | (bit_cast::<64, 16>(self.read_va_sum[1].q.val().get_bits::<16>(0)) << 16)
+            | bit_cast::<64, 16>(self.read_va_sum[0].q.val().get_bits::<16>(0));
         self.reth_va.next = 0.into();
         self.reth_rkey.next = 0.into();
         self.reth_len.next = 0.into();
@@ -601,6 +772,12 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             self.reth_va.next = self.va.q.val();
             self.reth_rkey.next = self.rkey.q.val();
             self.reth_len.next = bit_cast::<32, BLOCK_LEN_BITS>(self.length.q.val());
+        }
+        // a READ request asks for the rest of its block
+        if self.read_request.q.val() {
+            self.reth_va.next = self.read_va.val();
+            self.reth_rkey.next = self.rkey.q.val();
+            self.reth_len.next = bit_cast::<32, BLOCK_LEN_BITS>(self.left.q.val());
         }
         // the word after the BTH (and RETH): the ImmDt, or a READ response's AETH (first, last
         // and only packets)
@@ -622,20 +799,28 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             | (bit_cast::<DESCRIPTOR_BITS, 32>(self.reth_rkey.val()) << self.at[11].val())
             | (bit_cast::<DESCRIPTOR_BITS, 32>(self.reth_len.val()) << self.at[12].val())
             | (bit_cast::<DESCRIPTOR_BITS, 32>(self.immediate_value.val()) << self.at[13].val())
-            | (bit_cast::<DESCRIPTOR_BITS, 64>(self.reth_va.val()) << self.at[14].val());
+            | (bit_cast::<DESCRIPTOR_BITS, 64>(self.reth_va.val()) << self.at[14].val())
+            | (bit_cast::<DESCRIPTOR_BITS, 24>(self.psn.q.val()) << self.at[17].val());
+        if self.read_request.q.val() {
+            self.descriptor.next = (self.descriptor.val() & self.last_psn_kept.val())
+                | (bit_cast::<DESCRIPTOR_BITS, 24>(self.read_last_psn.q.val()) << self.at[17].val());
+        }
         self.descriptor.next = self
             .descriptor
             .val()
             .replace_bit(self.at[3].val().index(), self.message_last.val() && self.solicited.q.val());
         self.descriptor.next = self.descriptor.val().replace_bit(self.at[4].val().index(), self.ack_request.val());
-        self.descriptor.next = self
-            .descriptor
-            .val()
-            .replace_bit(self.at[6].val().index(), self.write.q.val() && self.message_head.val());
+        self.descriptor.next = self.descriptor.val().replace_bit(
+            self.at[6].val().index(),
+            (self.write.q.val() && self.message_head.val()) || self.read_request.q.val(),
+        );
         self.descriptor.next = self.descriptor.val().replace_bit(self.at[7].val().index(), self.carries_word.val());
         self.descriptor.next = self.descriptor.val().replace_bit(
             self.at[8].val().index(),
-            self.last.q.val() && self.transfer_ends.q.val() && !self.replay.q.val() && !self.read_response.q.val(),
+            (self.last.q.val() || self.read_request.q.val())
+                && self.transfer_ends.q.val()
+                && !self.replay.q.val()
+                && !self.read_response.q.val(),
         );
         self.descriptor.next = self.descriptor.val().replace_bit(self.at[15].val().index(), self.replay.q.val());
         self.descriptor.next = self
@@ -679,6 +864,10 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             .record_entry
             .val()
             .replace_bit(self.block_at[9].val().index(), self.solicited.q.val());
+        self.record_entry.next = self
+            .record_entry
+            .val()
+            .replace_bit(self.block_at[16].val().index(), self.read_request.q.val());
         self.record_block.next = self.record_entry.val();
         self.record_qp.next = self.qp.q.val();
         self.record_first_psn.next = self.first_psn.q.val();
@@ -686,6 +875,13 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
         self.record_timeout.next = self.timeout.q.val();
         self.record_retry.next = self.retry.q.val();
         self.record_rnr_retry.next = self.rnr_retry.q.val();
+        self.read_sent_valid.next = self.read_sent_pending.q.val();
+        self.read_sent_qp.next = self.qp.q.val();
+        self.read_sent_first_psn.next = self.read_sent_first.q.val();
+        self.read_sent_last_psn.next = self.read_last_psn.q.val();
+        self.read_sent_local_address.next = self.read_sent_local.q.val();
+        self.read_sent_length.next = bit_cast::<32, BLOCK_LEN_BITS>(self.read_sent_bytes.q.val());
+        self.read_sent_pmtu.next = self.read_sent_code.q.val();
         // a register: the TX path's ready for it depends on it
         self.record_valid.next = self.record_pending.q.val();
         self.replay_local.next = self.replay_block.val().get_bits::<64>(self.block_at[1].val().index());
@@ -740,6 +936,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                     self.skip_left.d.next = self.replay_skip.val().get_bits::<13>(0);
                     self.replay.d.next = true;
                     self.read_response.d.next = false;
+                    self.read_request.d.next = self.replay_block.val().get_bit(self.block_at[16].val().index());
                     self.commit_seen.d.next = false;
                     self.state.d.next = PacketizerState::Load;
                 } else if self.block_valid.val() && !self.replaying.val() {
@@ -749,6 +946,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                     self.local_start.d.next = self.block_local.val();
                     self.replay.d.next = false;
                     self.read_response.d.next = self.block_read_response.val();
+                    self.read_request.d.next = self.block_read_request.val();
                     self.first_psn.d.next = self.block_psn.val();
                     self.skip_left.d.next = 0.into();
                     self.qp.d.next = self.block_qp.val();
@@ -758,7 +956,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                     self.ack_every.d.next = self.block_ack_every.val();
                     self.sq_psn.d.next = self.block_sq_psn.val();
                     self.rkey.d.next = self.block_rkey.val();
-                    self.write.d.next = self.block_write.val();
+                    self.write.d.next = self.block_write.val() && !self.block_read_request.val();
                     self.message_first.d.next = self.block_message_first.val();
                     self.message_ends.d.next = self.block_message_ends.val();
                     self.transfer_ends.d.next = self.block_transfer_ends.val();
@@ -822,7 +1020,19 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                 self.state.d.next = PacketizerState::Emit;
             }
             PacketizerState::Emit => {
-                if self.room.val() || self.skipping.val() {
+                if self.read_request.q.val() && !self.skipping.val() {
+                    // the READ request for the rest of the block: its span and VA first
+                    self.read_left_minus_one.d.next = self.left.q.val() - 1;
+                    self.read_moved_low.d.next =
+                        bit_cast::<13, 12>(self.length.q.val().get_bits::<12>(0)) - bit_cast::<13, 12>(self.left.q.val().get_bits::<12>(0));
+                    for i in 0..5 {
+                        self.read_pmtu_is[i].d.next = self.pmtu.q.val() == self.pmtu_size[i].val();
+                    }
+                    self.read_left_zero.d.next = !self.left.q.val().any();
+                    // a request carries no payload
+                    self.payload_len.d.next = 0.into();
+                    self.state.d.next = PacketizerState::ReadMove;
+                } else if self.room.val() || self.skipping.val() {
                     self.descriptors.push.next = !self.skipping.val();
                     self.reads.push.next = self.payload_len.q.val().any() && !self.skipping.val();
                     if self.skipping.val() {
@@ -872,11 +1082,79 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                 self.ack_due.d.next = self.ack_every.q.val().any() && self.since_ack.q.val() == self.ack_every_minus_one.q.val();
                 self.state.d.next = PacketizerState::Emit;
             }
+            PacketizerState::ReadMove => {
+                self.read_moved.d.next = (bit_cast::<BLOCK_LEN_BITS, 9>(self.read_moved_high_diff.val().get_bits::<9>(1)) << 12)
+                    | bit_cast::<BLOCK_LEN_BITS, 12>(self.read_moved_low.q.val().get_bits::<12>(0));
+                self.read_span.d.next = 0.into();
+                self.read_sent_code.d.next = 0.into();
+                for i in 0..5 {
+                    if self.read_pmtu_is[i].q.val() {
+                        self.read_span.d.next = self.read_span_at[i].val();
+                        self.read_sent_code.d.next = self.pmtu_code[i].val();
+                    }
+                }
+                if self.read_left_zero.q.val() {
+                    self.read_span.d.next = 0.into();
+                }
+                self.state.d.next = PacketizerState::ReadSpan;
+            }
+            PacketizerState::ReadSpan => {
+                self.read_va_sum[0].d.next =
+                    bit_cast::<17, 16>(self.va.q.val().get_bits::<16>(0)) + bit_cast::<17, 16>(self.read_moved.q.val().get_bits::<16>(0));
+                self.read_last_low.d.next =
+                    bit_cast::<13, 12>(self.psn.q.val().get_bits::<12>(0)) + bit_cast::<13, 12>(self.read_span.q.val().get_bits::<12>(0));
+                self.state.d.next = PacketizerState::ReadLast;
+            }
+            PacketizerState::ReadLast => {
+                self.read_last_psn.d.next = (bit_cast::<24, 12>(self.read_last_high.val()) << 12)
+                    | bit_cast::<24, 12>(self.read_last_low.q.val().get_bits::<12>(0));
+                self.read_moved_high.d.next = bit_cast::<16, 5>(self.read_moved.q.val().get_bits::<5>(16))
+                    + bit_cast::<16, 1>(self.read_va_sum[0].q.val().get_bit(16).into());
+                self.state.d.next = PacketizerState::ReadAdd1;
+            }
+            PacketizerState::ReadAdd1 => {
+                self.read_va_sum[1].d.next =
+                    bit_cast::<17, 16>(self.va.q.val().get_bits::<16>(16)) + bit_cast::<17, 16>(self.read_moved_high.q.val());
+                self.read_next_psn.d.next = self.read_last_psn.q.val() + 1;
+                self.state.d.next = PacketizerState::ReadAdd2;
+            }
+            PacketizerState::ReadAdd2 => {
+                self.read_va_sum[2].d.next = bit_cast::<17, 16>(self.va.q.val().get_bits::<16>(32))
+                    + bit_cast::<17, 1>(self.read_va_sum[1].q.val().get_bit(16).into());
+                self.state.d.next = PacketizerState::ReadAdd3;
+            }
+            PacketizerState::ReadAdd3 => {
+                self.read_va_sum[3].d.next = bit_cast::<17, 16>(self.va.q.val().get_bits::<16>(48))
+                    + bit_cast::<17, 1>(self.read_va_sum[2].q.val().get_bit(16).into());
+                self.state.d.next = PacketizerState::ReadEmit;
+            }
+            PacketizerState::ReadEmit => {
+                if self.room.val() {
+                    self.descriptors.push.next = true;
+                    self.read_sent_first.d.next = self.psn.q.val();
+                    self.read_sent_local.d.next = self.local_address.val();
+                    self.read_sent_bytes.d.next = self.left.q.val();
+                    self.read_sent_pending.d.next = true;
+                    // the record's last PSN; the AckReq count starts again after the request
+                    self.psn.d.next = self.read_last_psn.q.val();
+                    self.since_ack.d.next = 0.into();
+                    self.record_pending.d.next = !self.replay.q.val();
+                    self.state.d.next = PacketizerState::Finish;
+                }
+            }
             PacketizerState::Finish => {
-                // a new block's PSN and counter; an RC one waits until its record is taken
+                // a new block's PSN and counter; an RC one waits until its record is taken, a
+                // READ request until the READ tracker has it
                 self.sender.write_enable.next = !self.replay.q.val() && !self.read_response.q.val();
-                if !self.record_pending.q.val() || self.record_ready.val() {
+                if self.record_ready.val() {
                     self.record_pending.d.next = false;
+                }
+                if self.read_sent_ready.val() {
+                    self.read_sent_pending.d.next = false;
+                }
+                if (!self.record_pending.q.val() || self.record_ready.val())
+                    && (!self.read_sent_pending.q.val() || self.read_sent_ready.val())
+                {
                     self.state.d.next = PacketizerState::Idle;
                 }
             }
@@ -885,6 +1163,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             self.state.d.next = PacketizerState::Init;
             self.init_count.d.next = 0.into();
             self.record_pending.d.next = false;
+            self.read_sent_pending.d.next = false;
         }
 
         // outputs: the FIFO heads

@@ -136,6 +136,29 @@ pub struct TxPath<
     pub qp_commit_valid: Signal<In, Bit>,
     /// The host rewrote a QP context: its index.
     pub qp_commit_index: Signal<In, Bits<QB>>,
+    /// The READ tracker: a QP's READ is over (the segmenter's `read_done_*`): valid.
+    pub read_done_valid: Signal<In, Bit>,
+    /// Taken.
+    pub read_done_ready: Signal<Out, Bit>,
+    /// Its QP.
+    pub read_done_qp: Signal<In, Bits<QB>>,
+    /// A READ request was cut, new or sent again (for the READ tracker): valid (held until
+    /// taken).
+    pub read_sent_valid: Signal<Out, Bit>,
+    /// Taken.
+    pub read_sent_ready: Signal<In, Bit>,
+    /// Its QP.
+    pub read_sent_qp: Signal<Out, Bits<QB>>,
+    /// Its PSN: the response's first.
+    pub read_sent_first_psn: Signal<Out, Bits<24>>,
+    /// The response's last PSN.
+    pub read_sent_last_psn: Signal<Out, Bits<24>>,
+    /// Where the response's first byte goes.
+    pub read_sent_local_address: Signal<Out, Bits<64>>,
+    /// Its DMA length.
+    pub read_sent_length: Signal<Out, Bits<32>>,
+    /// The QP's PMTU (`Pmtu` code).
+    pub read_sent_pmtu: Signal<Out, Bits<3>>,
     /// Scheduler register write: enable.
     pub sched_cfg_we: Signal<In, Bit>,
     /// Scheduler register write: address (queue q's word at q, the limit of high priority at 64).
@@ -319,6 +342,7 @@ pub struct TxPath<
     response_base: Constant<Bits<PACKET_BITS>>,
     at_qp: Constant<Bits<9>>,
     at_psn: Constant<Bits<9>>,
+    at_last_psn: Constant<Bits<9>>,
     at_aeth: Constant<Bits<9>>,
     at_channel: Constant<Bits<9>>,
     /// The transport bits of the opcode (7:5).
@@ -360,6 +384,17 @@ impl<
             qp_status_value: Default::default(),
             qp_commit_valid: Default::default(),
             qp_commit_index: Default::default(),
+            read_done_valid: Default::default(),
+            read_done_ready: Default::default(),
+            read_done_qp: Default::default(),
+            read_sent_valid: Default::default(),
+            read_sent_ready: Default::default(),
+            read_sent_qp: Default::default(),
+            read_sent_first_psn: Default::default(),
+            read_sent_last_psn: Default::default(),
+            read_sent_local_address: Default::default(),
+            read_sent_length: Default::default(),
+            read_sent_pmtu: Default::default(),
             sched_cfg_we: Default::default(),
             sched_cfg_addr: Default::default(),
             sched_cfg_wdata: Default::default(),
@@ -467,6 +502,7 @@ impl<
             response_base: Constant::new(response_base()),
             at_qp: c::<9>(PACKET.offset("qp") as u64),
             at_psn: c::<9>(PACKET.offset("psn") as u64),
+            at_last_psn: c::<9>(PACKET.offset("last_psn") as u64),
             at_aeth: c::<9>(PACKET.offset("immediate") as u64),
             at_channel: c::<9>(PACKET.offset("channel") as u64),
             at_transport: c::<9>((PACKET.offset("opcode") + TRANSPORT_SHIFT) as u64),
@@ -657,6 +693,18 @@ impl<
         // a QP's error state: the segmenter's posts and the host's reads
         self.ack_tracker.post_qp.next = self.segmenter.qp_read_index.val();
         self.segmenter.qp_failed.next = self.ack_tracker.post_qp_failed.val();
+        // RDMA READ: the requests to the READ tracker, its `done` back
+        self.segmenter.read_done_valid.next = self.read_done_valid.val();
+        self.read_done_ready.next = self.segmenter.read_done_ready.val();
+        self.segmenter.read_done_qp.next = self.read_done_qp.val();
+        self.read_sent_valid.next = self.segmenter.read_sent_valid.val();
+        self.segmenter.read_sent_ready.next = self.read_sent_ready.val();
+        self.read_sent_qp.next = self.segmenter.read_sent_qp.val();
+        self.read_sent_first_psn.next = self.segmenter.read_sent_first_psn.val();
+        self.read_sent_last_psn.next = self.segmenter.read_sent_last_psn.val();
+        self.read_sent_local_address.next = self.segmenter.read_sent_local_address.val();
+        self.read_sent_length.next = self.segmenter.read_sent_length.val();
+        self.read_sent_pmtu.next = self.segmenter.read_sent_pmtu.val();
         self.ack_tracker.status_qp.next = self.qp_status_index.val();
         self.qp_status_value.next = self.ack_tracker.status_failure.val();
         self.generator.qp_read_entry.next = self.qp_read_entry.val();
@@ -714,7 +762,8 @@ impl<
             && self.descriptor.val().get_bit(self.at_retransmitted.val().index());
         self.ack_tracker.packet_channel.next = self.descriptor.val().get_bits::<16>(self.at_channel.val().index());
         self.ack_tracker.packet_qp.next = self.descriptor.val().get_bits::<24>(self.at_qp.val().index());
-        self.ack_tracker.packet_psn.next = self.descriptor.val().get_bits::<24>(self.at_psn.val().index());
+        // (a READ request's: the last PSN its response takes)
+        self.ack_tracker.packet_psn.next = self.descriptor.val().get_bits::<24>(self.at_last_psn.val().index());
         self.ack_tracker.packet_last.next = self.descriptor.val().get_bit(self.at_last_of_transfer.val().index());
         self.ack_tracker.packet_reliable.next =
             self.descriptor.val().get_bits::<3>(self.at_transport.val().index()) == self.reliable_transport.val();

@@ -31,6 +31,12 @@
 //! `{valid, channel}` per QP): a decision that picks another transfer of that QP cuts nothing
 //! and re-enqueues it, as the model does. A WRITE block is a whole message.
 //!
+//! **RDMA READ.** A READ post (RC only) is cut as a WRITE (blocks aligned to the remote
+//! address), each block one READ request. One READ is outstanding per QP: a decision for a READ
+//! whose QP has one (`reads_outstanding`, read with the hold) cuts nothing and re-enqueues, as a
+//! held QP does; the bit is set when a READ block is cut and cleared by the READ tracker's
+//! `read_done` (its last response came, or the QP was reset), taken in `Idle`.
+//!
 //! **Send history.** A decision for an RC QP whose send history has at most one free slot
 //! (`history_full`, asked with `history_full_qp` while the context is read: the packetizer may
 //! be cutting one more block of the QP) cuts nothing and re-enqueues the transfer, as a held
@@ -258,6 +264,29 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     pub record_retry: Signal<Out, Bits<3>>,
     /// The packetizer's `record_rnr_retry`.
     pub record_rnr_retry: Signal<Out, Bits<3>>,
+    /// The READ tracker: a QP's READ is over (its last response came, or the QP was reset):
+    /// valid.
+    pub read_done_valid: Signal<In, Bit>,
+    /// Taken (in `Idle`).
+    pub read_done_ready: Signal<Out, Bit>,
+    /// Its QP.
+    pub read_done_qp: Signal<In, Bits<QB>>,
+    /// The packetizer's `read_sent_valid`.
+    pub read_sent_valid: Signal<Out, Bit>,
+    /// The packetizer's `read_sent_ready`.
+    pub read_sent_ready: Signal<In, Bit>,
+    /// The packetizer's `read_sent_qp`.
+    pub read_sent_qp: Signal<Out, Bits<QB>>,
+    /// The packetizer's `read_sent_first_psn`.
+    pub read_sent_first_psn: Signal<Out, Bits<24>>,
+    /// The packetizer's `read_sent_last_psn`.
+    pub read_sent_last_psn: Signal<Out, Bits<24>>,
+    /// The packetizer's `read_sent_local_address`.
+    pub read_sent_local_address: Signal<Out, Bits<64>>,
+    /// The packetizer's `read_sent_length`.
+    pub read_sent_length: Signal<Out, Bits<32>>,
+    /// The packetizer's `read_sent_pmtu`.
+    pub read_sent_pmtu: Signal<Out, Bits<3>>,
 
     state: DFF<SegmenterState>,
     init_channel: DFF<Bits<CB>>,
@@ -277,8 +306,11 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     table_remaining: RAM<Bits<32>, CB>,
     table_immediate: RAM<Bits<32>, CB>,
     table_qp: RAM<Bits<QB>, CB>,
-    /// `{READ response (5), started (4), imm_every_block (3), solicited (2), op (1:0)}`.
-    table_flags: RAM<Bits<6>, CB>,
+    /// `{READ request (6), READ response (5), started (4), imm_every_block (3), solicited (2),
+    /// op (1:0)}`; a READ's op bits are a WRITE's (it is cut as one).
+    table_flags: RAM<Bits<7>, CB>,
+    /// Per QP: a READ is outstanding (its response has not all come).
+    reads_outstanding: RAM<Bit, QB>,
     /// The post is a READ response (no refusal, no result).
     internal: DFF<Bit>,
     /// A READ response is in the table, on the responder channel (until its last group is cut).
@@ -356,6 +388,8 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     refusing: Signal<Local, Bit>,
     /// The decision's transfer is a READ response.
     read_response: Signal<Local, Bit>,
+    /// The decision's transfer is an RDMA READ.
+    read_request: Signal<Local, Bit>,
     /// A READ response is taken this cycle.
     taking_read: Signal<Local, Bit>,
     // constants
@@ -469,6 +503,17 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             record_timeout: Default::default(),
             record_retry: Default::default(),
             record_rnr_retry: Default::default(),
+            read_done_valid: Default::default(),
+            read_done_ready: Default::default(),
+            read_done_qp: Default::default(),
+            read_sent_valid: Default::default(),
+            read_sent_ready: Default::default(),
+            read_sent_qp: Default::default(),
+            read_sent_first_psn: Default::default(),
+            read_sent_last_psn: Default::default(),
+            read_sent_local_address: Default::default(),
+            read_sent_length: Default::default(),
+            read_sent_pmtu: Default::default(),
             state: Default::default(),
             init_channel: Default::default(),
             init_qp: Default::default(),
@@ -485,6 +530,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             table_immediate: Default::default(),
             table_qp: Default::default(),
             table_flags: Default::default(),
+            reads_outstanding: Default::default(),
             busy: Default::default(),
             hold: Default::default(),
             post_channel: Default::default(),
@@ -540,6 +586,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             has_immediate: Default::default(),
             refusing: Default::default(),
             read_response: Default::default(),
+            read_request: Default::default(),
             taking_read: Default::default(),
             internal: Default::default(),
             responder_busy: Default::default(),
@@ -683,6 +730,8 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.busy.write_clock.next = self.clock.val();
         self.hold.read_clock.next = self.clock.val();
         self.hold.write_clock.next = self.clock.val();
+        self.reads_outstanding.read_clock.next = self.clock.val();
+        self.reads_outstanding.write_clock.next = self.clock.val();
         self.packetizer.reset.next = self.reset.val();
         self.packetizer.commit_valid.next = self.qp_commit_valid.val();
         self.packetizer.commit_index.next = self.qp_commit_index.val();
@@ -700,6 +749,11 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.table_qp.read_address.next = self.cut_channel.q.val();
         self.table_flags.read_address.next = self.cut_channel.q.val();
         self.hold.read_address.next = self.table_qp.read_data.val();
+        self.reads_outstanding.read_address.next = self.table_qp.read_data.val();
+        // a QP's READ: set when one is cut (`CutIssue`), cleared by the tracker (`Idle`)
+        self.reads_outstanding.write_enable.next = false;
+        self.reads_outstanding.write_address.next = self.read_done_qp.val();
+        self.reads_outstanding.write_data.next = false;
         self.busy.read_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
 
         // RAM writes: the table by a post or a decision (below); busy: `done` first
@@ -720,7 +774,11 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.table_remaining.write_data.next = self.post_length.q.val();
         self.table_immediate.write_data.next = self.post_immediate.q.val();
         self.table_qp.write_data.next = bit_cast::<QB, 24>(self.post_qp.q.val());
-        self.table_flags.write_data.next = bit_cast::<6, 2>(self.post_op.q.val().get_bits::<2>(0));
+        self.table_flags.write_data.next = bit_cast::<7, 2>(self.post_op.q.val().get_bits::<2>(0));
+        if self.post_op.q.val().get_bit(2) {
+            // a READ: cut as a WRITE
+            self.table_flags.write_data.next = 0x42.into();
+        }
         if self.internal.q.val() {
             self.table_flags.write_data.next = self.table_flags.write_data.val() | 0x20;
         }
@@ -747,6 +805,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.write.next = self.table_flags.read_data.val().get_bit(1);
         self.immediate_op.next = self.table_flags.read_data.val().get_bit(0);
         self.read_response.next = self.table_flags.read_data.val().get_bit(5);
+        self.read_request.next = self.table_flags.read_data.val().get_bit(6);
         self.has_immediate.next =
             self.immediate_op.val() && (!self.write.val() || self.table_flags.read_data.val().get_bit(3) || self.last.q.val());
 
@@ -774,6 +833,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.packetizer.block_retry.next = self.retry.q.val();
         self.packetizer.block_rnr_retry.next = self.rnr_retry.q.val();
         self.packetizer.block_read_response.next = self.read_response.val();
+        self.packetizer.block_read_request.next = self.read_request.val();
         self.packetizer.block_psn.next = bit_cast::<24, 64>(self.table_remote.read_data.val() >> self.pmtu_shift.q.val());
         self.history_full_qp.next = self.table_qp.read_data.val();
         self.packetizer.replaying.next = self.replaying.val();
@@ -792,9 +852,18 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.record_timeout.next = self.packetizer.record_timeout.val();
         self.record_retry.next = self.packetizer.record_retry.val();
         self.record_rnr_retry.next = self.packetizer.record_rnr_retry.val();
+        self.read_sent_valid.next = self.packetizer.read_sent_valid.val();
+        self.packetizer.read_sent_ready.next = self.read_sent_ready.val();
+        self.read_sent_qp.next = self.packetizer.read_sent_qp.val();
+        self.read_sent_first_psn.next = self.packetizer.read_sent_first_psn.val();
+        self.read_sent_last_psn.next = self.packetizer.read_sent_last_psn.val();
+        self.read_sent_local_address.next = self.packetizer.read_sent_local_address.val();
+        self.read_sent_length.next = self.packetizer.read_sent_length.val();
+        self.read_sent_pmtu.next = self.packetizer.read_sent_pmtu.val();
 
         // ports driven by the states below
         self.post_ready.next = false;
+        self.read_done_ready.next = false;
         self.read_ready.next = false;
         self.taking_read.next = false;
         self.post_result_valid.next = false;
@@ -818,6 +887,8 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 self.hold.write_enable.next = true;
                 self.hold.write_address.next = self.init_qp.q.val();
                 self.hold.write_data.next = 0.into();
+                self.reads_outstanding.write_enable.next = true;
+                self.reads_outstanding.write_address.next = self.init_qp.q.val();
                 if !self.init_channels_done.q.val() {
                     self.init_channel.d.next = self.init_channel.q.val() + 1;
                 }
@@ -835,6 +906,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 }
             }
             SegmenterState::Idle => {
+                // the READ tracker's `done` beside whatever else starts here
+                self.read_done_ready.next = true;
+                self.reads_outstanding.write_enable.next = self.read_done_valid.val();
                 // a READ response first (the responder channel free), then a post
                 self.read_ready.next = self.packetizer.init_done.val() && !self.responder_busy.q.val();
                 self.taking_read.next = self.read_valid.val() && self.packetizer.init_done.val() && !self.responder_busy.q.val();
@@ -893,7 +967,10 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.not_ready.d.next = (self.qp_read_entry.val().get_bits::<3>(self.context_at[0].val().index()) != self.rts.val())
                         || (self.qp_read_entry.val().get_bits::<3>(self.context_at[2].val().index()) < self.pmtu_min.val())
                         || (self.qp_read_entry.val().get_bits::<3>(self.context_at[2].val().index()) > self.pmtu_max.val());
-                    self.bad_operation.d.next = self.post_op.q.val().get_bit(2)
+                    // a READ (4) on RC only; no code above 4
+                    self.bad_operation.d.next = (self.post_op.q.val().get_bit(2)
+                        && (self.post_op.q.val().get_bits::<2>(0).any()
+                            || (self.qp_read_entry.val().get_bits::<3>(self.context_at[1].val().index()) != self.rc.val())))
                         || ((self.qp_read_entry.val().get_bits::<3>(self.context_at[1].val().index()) != self.rc.val())
                             && (self.qp_read_entry.val().get_bits::<3>(self.context_at[1].val().index()) != self.uc.val()));
                     self.channel_busy.d.next = self.busy.read_data.val();
@@ -994,8 +1071,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                         + bit_cast::<6, 3>(self.qp_read_entry.val().get_bits::<3>(self.context_at[2].val().index()));
                     // a READ response is in the responder's PSN space: not held, never recorded
                     self.held.d.next = !self.read_response.val()
-                        && ((self.hold.read_data.val().get_bit(16)
-                            && (self.hold.read_data.val().get_bits::<16>(0) != bit_cast::<16, CB>(self.cut_channel.q.val())))
+                        && ((self.read_request.val() && self.reads_outstanding.read_data.val())
+                            || (self.hold.read_data.val().get_bit(16)
+                                && (self.hold.read_data.val().get_bits::<16>(0) != bit_cast::<16, CB>(self.cut_channel.q.val())))
                             || (self.history_full.val()
                                 && (self.qp_read_entry.val().get_bits::<3>(self.context_at[1].val().index()) == self.rc.val())));
                     self.offset.d.next = 0.into();
@@ -1108,6 +1186,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.table_immediate.write_enable.next = !self.last.q.val();
                     self.table_flags.write_enable.next = !self.last.q.val();
                     self.hold.write_enable.next = !self.write.val() && !self.read_response.val();
+                    self.reads_outstanding.write_enable.next = self.read_request.val();
+                    self.reads_outstanding.write_address.next = self.table_qp.read_data.val();
+                    self.reads_outstanding.write_data.next = true;
                     self.state.d.next = SegmenterState::Requeue;
                     if self.last.q.val() {
                         self.state.d.next = SegmenterState::Idle;

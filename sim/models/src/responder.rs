@@ -348,6 +348,8 @@ pub struct Outcome {
 /// its DestQP: its BTH PSN and its AETH. The decision carries them in its `response_*` fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Forwarded {
+    /// BTH opcode.
+    pub opcode: u8,
     /// BTH PSN.
     pub psn: u32,
     /// The AETH word (syndrome in bits 31:24, MSN in 23:0), when the packet has one.
@@ -1012,6 +1014,7 @@ impl Responder {
         if !is_request(request.opcode.operation()) {
             return Outcome {
                 forwarded: Some(Forwarded {
+                    opcode: request.opcode.value(),
                     psn: request.psn,
                     aeth: record.aeth.map(|a| a.word()),
                 }),
@@ -1121,6 +1124,8 @@ crate::tx::record::record_view! {
         read: bool,
         /// AETH MSN of the response.
         response_msn: u32,
+        /// A forwarded packet's BTH opcode.
+        forwarded_opcode: u8,
         /// Message bytes.
         completion_length: u32,
         /// Length of the consumed buffer.
@@ -1189,6 +1194,7 @@ impl Decision {
             d.acknowledgement = f.aeth.is_some();
             (d.response_syndrome, d.response_msn) = aeth::split(f.aeth.unwrap_or(0));
             d.response_psn = f.psn;
+            d.forwarded_opcode = f.opcode;
         }
         d
     }

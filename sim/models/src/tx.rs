@@ -52,6 +52,7 @@ pub mod history;
 pub mod memory;
 pub mod packetize;
 pub mod qos;
+pub mod read_tracker;
 pub mod record;
 pub mod requester;
 pub mod retry;
@@ -67,6 +68,7 @@ use crate::contracts::tx::{
 };
 use crate::responder::{ReadResponse, Response};
 use crate::sched::{QueueCfg, LIMIT_RESET, MAX_QUEUES};
+use crate::wire::opcode::Transport;
 use arbiter::Arbiter;
 use segment::Transfer;
 use std::collections::{BTreeMap, HashMap};
@@ -247,7 +249,11 @@ impl TxSetup {
         }
         let op = post
             .operation()
-            .filter(|_| ctx.transport_service().is_some())
+            .filter(|&op| match ctx.transport_service() {
+                Some(Transport::Rc) => true,
+                Some(Transport::Uc) => op != PostOp::Read,
+                _ => false,
+            })
             .ok_or(PostError::BadOperation)?;
         if !op.is_write() && u64::from(post.length) > MAX_MESSAGE_BYTES {
             return Err(PostError::TooLong);
@@ -404,7 +410,7 @@ impl TxModel {
                 (channel, queue as u8, qp),
             ));
             transfer.advance(&block);
-            if !part.write {
+            if !part.write && !part.read {
                 if block.last {
                     send_in_progress.remove(&qp);
                 } else {

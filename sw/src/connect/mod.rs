@@ -1,5 +1,5 @@
 //! Connections with the Linux RDMA tools: the out-of-band exchanges of `ibv_rc_pingpong`
-//! (and `ibv_uc_pingpong`) and of perftest (`ib_write_bw`, `ib_send_bw`, `ib_write_lat`) over TCP, the
+//! (and `ibv_uc_pingpong`) and of perftest (`ib_write_bw`, `ib_read_bw`, `ib_send_bw`, `ib_write_lat`) over TCP, the
 //! engine's QP and memory region programmed from them, and the engine's side of each test,
 //! all through the register file. So a stock tool on a Linux host measures a Ferroce engine as
 //! it would another host's NIC.
@@ -611,6 +611,8 @@ fn pingpong_ready(dev: &mut Ferroce, end: &Endpoint, test: &PingpongTest, theirs
 pub enum PerftestKind {
     /// `ib_write_bw`: the client RDMA WRITEs into the server's buffer.
     WriteBw,
+    /// `ib_read_bw`: the client RDMA READs the server's buffer (RC only).
+    ReadBw,
     /// `ib_send_bw`: the client SENDs into the server's receive buffers.
     SendBw,
     /// `ib_write_lat`: each side RDMA WRITEs into the other's buffer when the other's write
@@ -623,6 +625,7 @@ impl PerftestKind {
     pub const fn tool(self) -> &'static str {
         match self {
             PerftestKind::WriteBw => "ib_write_bw",
+            PerftestKind::ReadBw => "ib_read_bw",
             PerftestKind::SendBw => "ib_send_bw",
             PerftestKind::WriteLat => "ib_write_lat",
         }
@@ -656,7 +659,8 @@ pub struct PerftestTest {
     pub iterations: u32,
     /// The engine's buffer: the source of its messages, or where the peer's land.
     pub buffer: u64,
-    /// The memory region entry that exposes the buffer (server of `ib_write_bw`).
+    /// The memory region entry that exposes the buffer (server of `ib_write_bw` and
+    /// `ib_read_bw`).
     pub region: u32,
     /// Channels of the posts (client).
     pub channels: Channels,
@@ -751,7 +755,7 @@ fn perftest_close(stream: &mut TcpStream, role: Role, key: &PerftestKey) -> Resu
     Ok(())
 }
 
-/// perftest's bandwidth report, exchanged after an `ib_write_bw`: message size and iterations
+/// perftest's bandwidth report, exchanged after an `ib_write_bw` or `ib_read_bw`: message size and iterations
 /// (8 bytes each, big-endian), peak and average bandwidth in MiB/s and message rate in Mpps
 /// (big-endian doubles).
 fn report_bytes(size: u32, r: &Report) -> Vec<u8> {
@@ -768,10 +772,10 @@ fn report_bytes(size: u32, r: &Report) -> Vec<u8> {
 #[derive(Debug, Clone)]
 pub struct PerftestOutcome {
     /// The engine's figures for each message size, in the order run (client, or `ib_send_bw`
-    /// server: from the first message of a size to its last), none for an `ib_write_bw`
+    /// server: from the first message of a size to its last), none for an `ib_write_bw` or `ib_read_bw`
     /// server (it sees no messages).
     pub reports: Vec<(u32, Report)>,
-    /// The client's report as it sent it (`ib_write_bw` server): size, iterations, MiB/s, Mpps
+    /// The client's report as it sent it (`ib_write_bw` and `ib_read_bw` server): size, iterations, MiB/s, Mpps
     /// (with `-a`, of the last size).
     pub peer_report: Option<(u64, u64, f64, f64)>,
     /// The peer's key message.
@@ -781,14 +785,18 @@ pub struct PerftestOutcome {
 }
 
 /// Runs the engine's side of a perftest test on `stream`: the exchanges of
-/// perftest's `ib_write_bw`, `ib_send_bw` (with or without `-a` or `-b`, not both; without `-D`)
+/// perftest's `ib_write_bw`, `ib_read_bw` (RC), `ib_send_bw` (with or without `-a` or `-b`, not both; without `-D`)
 /// or `ib_write_lat` (with or without `-a`),
-/// the engine's QP committed (and, for the `ib_write_bw` server, its memory region registered)
+/// the engine's QP committed (and, for the `ib_write_bw` and `ib_read_bw` server, its memory region registered)
 /// before its key goes out, then the test, for each message size in turn:
 /// - `ib_write_bw` client: `iterations` RDMA WRITEs into the server's buffer (at its address,
 ///   or cycling through a page for messages up to half a page, as perftest does), up to
 ///   `channels.count` in flight; then the report (of the last size) sent to the server.
-/// - `ib_write_bw` server: the engine's buffer exposed with remote write, as large as the
+/// - `ib_read_bw` client: `iterations` RDMA READs of the server's buffer (its addresses as
+///   `ib_write_bw`'s) into the engine's, up to `channels.count` posted (the engine has one READ
+///   on the wire per QP at a time; perftest's `out_reads` it is told is 1); then the report.
+/// - `ib_write_bw` server: the engine's buffer exposed with remote write (`ib_read_bw`: remote
+///   read), as large as the
 ///   largest message; the client's report received.
 /// - `ib_send_bw` client: `iterations` SENDs after the server's key that says its receive
 ///   buffers are posted (with `-a`, one more key exchange after each size).
@@ -810,6 +818,11 @@ pub fn perftest(
 ) -> Result<PerftestOutcome, ConnectError> {
     if test.duplex && test.all_sizes {
         return Err(ConnectError::Unsupported("perftest's -b with -a: run one size at a time".into()));
+    }
+    if test.kind == PerftestKind::ReadBw && end.unreliable {
+        return Err(ConnectError::Unsupported(
+            "ib_read_bw over UC: RDMA READ needs an RC connection".into(),
+        ));
     }
     if test.kind == PerftestKind::WriteLat && (role == Role::Server || test.duplex) {
         return Err(ConnectError::Unsupported(
@@ -864,14 +877,16 @@ pub fn perftest(
     }
     let peer = Peer::new(theirs.qpn, theirs.psn, &theirs.gid, theirs.rkey)?;
     commit_qp(dev, end, pmtu, &peer)?;
-    if test.kind == PerftestKind::WriteLat || (test.kind == PerftestKind::WriteBw && (role == Role::Server || test.duplex)) {
+    let one_sided = matches!(test.kind, PerftestKind::WriteBw | PerftestKind::ReadBw);
+    if test.kind == PerftestKind::WriteLat || (one_sided && (role == Role::Server || test.duplex)) {
+        let read = test.kind == PerftestKind::ReadBw;
         dev.region_write(
             test.region,
             &Region {
                 valid: true,
                 access: Access {
-                    remote_write: true,
-                    remote_read: false,
+                    remote_write: !read,
+                    remote_read: read,
                 },
                 pd: end.pd,
                 rkey,
@@ -914,7 +929,11 @@ pub fn perftest(
         PerftestKind::WriteLat => PERFTEST_LATENCY_HEADER,
         _ => PERFTEST_HEADER,
     });
-    let write_to = Some((theirs.vaddr, page_size));
+    let op = match test.kind {
+        PerftestKind::ReadBw => PostOp::Read,
+        _ => PostOp::Write,
+    };
+    let remote = Some((op, theirs.vaddr, page_size));
     match (test.kind, role, test.duplex) {
         (PerftestKind::WriteLat, _, _) => {
             for &size in test.sizes() {
@@ -925,18 +944,18 @@ pub fn perftest(
             // ib_write_lat closes without another exchange
             return Ok(outcome);
         }
-        (PerftestKind::WriteBw, _, true) => {
-            // perftest's -b: both sides shake hands, write, and exchange their reports
+        (PerftestKind::WriteBw | PerftestKind::ReadBw, _, true) => {
+            // perftest's -b: both sides shake hands, write (read), and exchange their reports
             let size = test.size;
             key(stream, "key (before the test)")?;
-            let report = send_messages(dev, end, test, size, write_to, None)?;
+            let report = send_messages(dev, end, test, size, remote, None)?;
             progress(&report.perftest_line(size));
             outcome.reports.push((size, report));
             outcome.peer_report = Some(exchange_report(stream, role, &report_bytes(size, &report))?);
         }
-        (PerftestKind::WriteBw, Role::Client, false) => {
+        (PerftestKind::WriteBw | PerftestKind::ReadBw, Role::Client, false) => {
             for &size in test.sizes() {
-                let report = send_messages(dev, end, test, size, write_to, None)?;
+                let report = send_messages(dev, end, test, size, remote, None)?;
                 progress(&report.perftest_line(size));
                 outcome.reports.push((size, report));
             }
@@ -944,7 +963,7 @@ pub fn perftest(
             let (size, last) = outcome.reports.last().copied().expect("a size");
             exchange_report(stream, role, &report_bytes(size, &last))?;
         }
-        (PerftestKind::WriteBw, Role::Server, false) => {
+        (PerftestKind::WriteBw | PerftestKind::ReadBw, Role::Server, false) => {
             key(stream, "key (after the test)")?;
             let client = exchange_report(stream, role, &[0u8; 40])?;
             progress(&perftest_result_line(client.0, client.1, client.2, client.3));
@@ -1070,8 +1089,8 @@ struct Receiving {
     received: u32,
 }
 
-/// Posts the test's messages of `size` bytes (RDMA WRITEs to `write_to`'s address, cycling
-/// through a page for small ones, else SENDs) on the test's channels, as many in flight as
+/// Posts the test's messages of `size` bytes (with `remote`, RDMA WRITEs or READs of its
+/// address, cycling through a page for small ones; else SENDs) on the test's channels, as many in flight as
 /// there are channels, and waits until all have completed; with `receiving` (duplex), also
 /// takes the peer's SENDs meanwhile, as [`receive_messages`] does.
 fn send_messages(
@@ -1079,7 +1098,7 @@ fn send_messages(
     end: &Endpoint,
     test: &PerftestTest,
     size: u32,
-    write_to: Option<(u64, u32)>,
+    remote: Option<(PostOp, u64, u32)>,
     mut receiving: Option<&mut Receiving>,
 ) -> Result<Report, ConnectError> {
     let channels = test.channels;
@@ -1092,12 +1111,12 @@ fn send_messages(
     while completed < test.iterations || receiving_more(&receiving) {
         while posted < test.iterations {
             let Some(channel) = free.pop() else { break };
-            let (op, remote) = match write_to {
-                Some((va, page)) if size <= page / 2 => (PostOp::Write, va + u64::from(posted) % (u64::from(page) / stride) * stride),
-                Some((va, _)) => (PostOp::Write, va),
+            let (op, address) = match remote {
+                Some((op, va, page)) if size <= page / 2 => (op, va + u64::from(posted) % (u64::from(page) / stride) * stride),
+                Some((op, va, _)) => (op, va),
                 None => (PostOp::Send, 0),
             };
-            post_message(dev, end, test, channel, op, remote, size)?;
+            post_message(dev, end, test, channel, op, address, size)?;
             posted += 1;
         }
         let (sending, taking) = (completed < test.iterations, receiving_more(&receiving));

@@ -49,6 +49,8 @@ pub struct TxPacket {
     pub local_addr: u64,
     /// Payload bytes (pad excluded).
     pub payload_len: u32,
+    /// The last PSN the packet takes: its own, or a READ request's response's last.
+    pub last_psn: u32,
 }
 
 impl TxPacket {
@@ -93,6 +95,7 @@ impl TxPacket {
             aeth: Some(aeth::Repr::from_word(response.aeth.encode())),
             local_addr: 0,
             payload_len: 0,
+            last_psn: response.psn & PSN_MASK,
         }
     }
 
@@ -122,6 +125,7 @@ impl TxPacket {
             ("dma_len", u128::from(reth.dma_len)),
             ("immediate", u128::from(self.immediate.or(self.aeth.map(|a| a.word())).unwrap_or(0))),
             ("va", u128::from(reth.va)),
+            ("last_psn", u128::from(self.last_psn)),
         ]
     }
 
@@ -236,6 +240,9 @@ pub fn packetize(
     sender: &mut QpSender,
     (channel, queue, qp): (u16, u8, u32),
 ) -> Vec<TxPacket> {
+    if let (true, Some(reth)) = (part.read, part.reth) {
+        return vec![read_request(reth, part.local_addr, ctx, pmtu, sender, (channel, queue, qp))];
+    }
     let pmtu = u64::from(pmtu.bytes());
     let end = part.start + part.len;
     let offsets: Vec<u64> = if part.message_len == 0 {
@@ -267,6 +274,7 @@ pub fn packetize(
                 aeth: None,
                 local_addr: part.local_addr.wrapping_add(offset - part.start),
                 payload_len: len as u32,
+                last_psn: psn,
             }
         })
         .collect()
@@ -300,6 +308,7 @@ pub fn read_request(
         aeth: None,
         local_addr,
         payload_len: 0,
+        last_psn: (psn + count - 1) & PSN_MASK,
     }
 }
 
@@ -328,6 +337,7 @@ pub fn read_response_packets(response: &ReadResponse, block: &Block, ctx: &QpCon
                 aeth: packet.aeth.map(|a| aeth::Repr::from_word(a.encode())),
                 local_addr: packet.address,
                 payload_len: packet.length,
+                last_psn: packet.psn,
             }
         })
         .collect()

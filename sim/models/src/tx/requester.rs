@@ -534,6 +534,7 @@ mod tests {
     /// A WRITE message of `len` bytes.
     fn part(len: u64) -> MessagePart {
         MessagePart {
+            read: false,
             write: true,
             message_len: len,
             start: 0,

@@ -54,6 +54,8 @@ pub struct Block {
 pub struct MessagePart {
     /// RDMA WRITE (else SEND).
     pub write: bool,
+    /// RDMA READ: one request for the part (its RETH), its response to `local_addr`.
+    pub read: bool,
     /// Length of the whole message.
     pub message_len: u64,
     /// Offset of the part in the message (a multiple of the block size, so of the PMTU).
@@ -108,7 +110,7 @@ impl Transfer {
     pub fn next_block(&self, block_log2: u32) -> Block {
         let block_size = 1u64 << block_log2;
         let remaining = self.remaining();
-        let len = if self.op.is_write() {
+        let len = if self.op.by_remote_blocks() {
             let remote = self.post.remote_addr.wrapping_add(self.done);
             remaining.min(block_size - (remote & (block_size - 1)))
         } else {
@@ -139,14 +141,15 @@ impl Transfer {
     pub fn message_part(&self, block: &Block, rkey: u32) -> MessagePart {
         let post = &self.post;
         let local_addr = post.local_addr.wrapping_add(block.offset);
-        if self.op.is_write() {
+        if self.op.by_remote_blocks() {
             let immediate = match self.op {
                 PostOp::WriteImm if post.imm_every_block => Some(post.immediate.wrapping_add(block.index)),
                 PostOp::WriteImm if block.last => Some(post.immediate),
                 _ => None,
             };
             MessagePart {
-                write: true,
+                write: self.op.is_write(),
+                read: self.op == PostOp::Read,
                 message_len: block.len,
                 start: 0,
                 len: block.len,
@@ -162,6 +165,7 @@ impl Transfer {
         } else {
             MessagePart {
                 write: false,
+                read: false,
                 message_len: u64::from(post.length),
                 start: block.offset,
                 len: block.len,

@@ -242,7 +242,7 @@ impl TransferSpec {
             }
             "qp" => p.qp = post_field("qp", text)? as u32,
             "op" => {
-                let op = PostOp::from_name(text).ok_or_else(|| format!("'{text}' is not send, send-imm, write or write-imm"))?;
+                let op = PostOp::from_name(text).ok_or_else(|| format!("'{text}' is not send, send-imm, write, write-imm or read"))?;
                 p.op = op.code();
             }
             "len" => {

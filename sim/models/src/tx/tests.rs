@@ -6,7 +6,7 @@ use super::spec::{parse_block_size, parse_posts, setup_of, TransferSpec, KEYS};
 use super::*;
 use crate::contracts::tx::{Pmtu, PACKET, POST, QP_CONTEXT};
 use crate::wire::opcode::{Operation, Transport};
-use crate::wire::{IpRepr, RoceFrame};
+use crate::wire::{IpRepr, Opcode, RoceFrame};
 
 const V4_SRC: u128 = 0x0a00_0001;
 const V4_DST: u128 = 0x0a00_0002;
@@ -82,6 +82,44 @@ fn write_blocks_align_to_the_remote_address() {
         p.iter().map(|p| p.local_addr - w.local_addr).collect::<Vec<_>>(),
         [0, 256, 4352, 8448]
     );
+}
+
+#[test]
+fn a_read_is_one_request_per_block_taking_its_response_s_psns() {
+    // 10,000 bytes from 0x1f00 in 4 KiB blocks at PMTU 1024: four READ requests, each with
+    // its block's RETH and AckReq, each taking ⌈len / PMTU⌉ PSNs; a WRITE after it goes on from
+    // there, and an empty READ takes one PSN
+    let mut r = post(0, 1, 1, PostOp::Read, 10_000);
+    r.remote_addr = 0x1f00;
+    let mut ctx = rts(Transport::Rc, Pmtu::B1024);
+    ctx.sq_psn = 0xFF_FFFE;
+    let w = post(1, 1, 1, PostOp::Write, 100);
+    let empty = post(2, 1, 1, PostOp::Read, 0);
+    let p = plan(&setup(12, ctx, vec![r, w, empty])).packets;
+    let reads: Vec<_> = p.iter().filter(|p| p.channel == 0).collect();
+    assert!(reads
+        .iter()
+        .all(|p| p.bth.opcode == Opcode::RC_READ_REQUEST && p.bth.ack_req && p.payload_len == 0));
+    let reths: Vec<(u64, u32)> = reads.iter().filter_map(|p| p.reth).map(|r| (r.va, r.dma_len)).collect();
+    assert_eq!(reths, [(0x1f00, 256), (0x2000, 4096), (0x3000, 4096), (0x4000, 1552)]);
+    let spans: Vec<u32> = reads.iter().map(|p| p.last_psn.wrapping_sub(p.bth.psn) & 0xFF_FFFF).collect();
+    assert_eq!(spans, [0, 3, 3, 1]);
+    assert_eq!(
+        reads.iter().map(|p| p.local_addr - r.local_addr).collect::<Vec<_>>(),
+        [0, 256, 4352, 8448],
+        "each block's response lands where its bytes go"
+    );
+    let empty = p.iter().find(|p| p.channel == 2).unwrap();
+    assert_eq!((empty.bth.opcode, empty.last_psn), (Opcode::RC_READ_REQUEST, empty.bth.psn));
+    // on the QP, each packet's PSN follows the last one the packet before it took
+    assert_eq!(p[0].bth.psn, 0xFF_FFFE);
+    for pair in p.windows(2) {
+        assert_eq!(pair[1].bth.psn, (pair[0].last_psn + 1) & 0xFF_FFFF, "{pair:?}");
+    }
+    assert!(p
+        .iter()
+        .filter(|p| p.bth.opcode == Opcode::RC_READ_REQUEST)
+        .all(|p| p.descriptor(false).len() == 9));
 }
 
 #[test]
@@ -295,6 +333,7 @@ fn posts_are_refused_in_the_order_of_the_checks() {
             ..rts(Transport::Rc, Pmtu::B1024)
         },
     );
+    s.contexts.insert(6, rts(Transport::Uc, Pmtu::B1024));
     let ok = post(0, 1, 1, PostOp::Write, 10);
     let long = 1 << 31;
     let cases: Vec<(Post, Result<PostOp, PostError>)> = vec![
@@ -313,8 +352,11 @@ fn posts_are_refused_in_the_order_of_the_checks() {
         (Post { qp: 9, ..ok }, Err(PostError::QpNotReady)), // no context: reset
         (Post { qp: 3, op: 7, ..ok }, Err(PostError::QpNotReady)),
         (Post { qp: 4, ..ok }, Err(PostError::QpNotReady)), // invalid PMTU code
-        (Post { op: 4, ..ok }, Err(PostError::BadOperation)),
+        (Post { op: 5, ..ok }, Err(PostError::BadOperation)),
         (Post { qp: 5, ..ok }, Err(PostError::BadOperation)), // UD QP
+        (Post { op: 4, ..ok }, Ok(PostOp::Read)),
+        (Post { op: 4, qp: 6, ..ok }, Err(PostError::BadOperation)), // a READ on a UC QP
+        (post(0, 1, 1, PostOp::Read, long as u32 + 1), Err(PostError::TooLong)),
         (post(0, 1, 1, PostOp::Send, long as u32), Ok(PostOp::Send)),
         (post(0, 1, 1, PostOp::SendImm, long as u32 + 1), Err(PostError::TooLong)),
         (post(0, 1, 1, PostOp::Write, u32::MAX), Ok(PostOp::Write)),
@@ -323,7 +365,7 @@ fn posts_are_refused_in_the_order_of_the_checks() {
         assert_eq!(s.admit(&p, false), want, "{p:?}");
     }
     assert_eq!(
-        s.admit(&Post { op: 4, ..ok }, true),
+        s.admit(&Post { op: 5, ..ok }, true),
         Err(PostError::BadOperation),
         "busy is checked last"
     );
@@ -575,7 +617,7 @@ fn transfer_values_are_checked() {
         ("dst-ip", "10.0.0.300", "is not an IPv4 or IPv6 address"),
         ("dqpn", "0x1000000", "24-bit field `dest_qpn`"),
         ("queue", "32", "5-bit field `queue`"),
-        ("op", "read", "is not send, send-imm, write or write-imm"),
+        ("op", "fetch-add", "is not send, send-imm, write, write-imm or read"),
         ("transport", "ud", "is not rc or uc"),
         ("weight", "256", "is not 0-255"),
         ("se", "2", "is not 0 or 1"),
