@@ -835,6 +835,9 @@ impl GoodputConfig {
         if self.transfers == 0 || self.sizes.is_empty() {
             return Err("no transfer to run".into());
         }
+        if self.op == PostOp::Read && self.transport != Transport::Rc {
+            return Err("RDMA READ needs RC".into());
+        }
         let sends = matches!(self.op, PostOp::Send | PostOp::SendImm);
         if let Some(size) = self.sizes.iter().find(|&&s| sends && s > MAX_SEND) {
             return Err(format!("a SEND of {size} bytes: a receive buffer holds {MAX_SEND} bytes at most"));
@@ -856,7 +859,7 @@ impl GoodputConfig {
     fn per_round(&self) -> usize {
         let channels = self.variant.tx.channels as usize;
         match self.op {
-            PostOp::Write => channels,
+            PostOp::Write | PostOp::Read => channels,
             _ => channels.min(self.qps * self.variant.rx.receive_depth),
         }
     }
@@ -898,9 +901,14 @@ fn goodput_of(
         .into_iter()
         .enumerate()
         .map(|(i, qp)| {
-            Peer::new(qp, config.transport, config.pmtu, 1 + i as u16, 1 + i as u32, random_psn(&mut rng))
+            let peer = Peer::new(qp, config.transport, config.pmtu, 1 + i as u16, 1 + i as u32, random_psn(&mut rng))
                 .region_length(sizes.region)
-                .retries(LOSSY_TIMEOUT, 7, 7)
+                .retries(LOSSY_TIMEOUT, 7, 7);
+            if config.op == PostOp::Read {
+                peer.readable()
+            } else {
+                peer
+            }
         })
         .collect();
     // a bench for round `r`: lossy wires and a fast timer when there are faults
@@ -923,13 +931,16 @@ fn goodput_of(
             .map(|i| bench.post((row.transfers + i) % config.qps, i as u16, config.op, size))
             .collect();
         let label = format!("{size} B, round {}", row.rounds);
-        let run = match config.faults {
-            None => {
+        // READs are checked as a lossy round is (each completes, A's memory holds B's bytes,
+        // nothing else): a round's checks compare B's answers with its ACKs only
+        let as_lossy = config.faults.is_some() || config.op == PostOp::Read;
+        let run = match as_lossy {
+            false => {
                 let round = bench.round(&label, &posts, |_| true)?;
                 bench.check_transport(&round).map_err(|e| format!("{label}: {e}"))?;
                 round.run
             }
-            Some(_) => {
+            true => {
                 let run = bench.lossy_round(&label, &posts)?;
                 row.sent_again += bench.lb.a.tx_counter("cnt_retransmitted")?;
                 // the next round on a bench of its own: the responder model did not see this one
@@ -943,7 +954,9 @@ fn goodput_of(
         row.responses += run.b_to_a.len();
         row.cycles += run.cycles;
         row.bytes += posts.iter().map(|p| u64::from(p.length)).sum::<u64>();
-        row.wire_bytes += run.a_to_b.iter().map(|f| f.bytes.len() as u64 + WIRE_OVERHEAD).sum::<u64>();
+        // the payload's wire: B→A for READs (their responses)
+        let payload_wire = if config.op == PostOp::Read { &run.b_to_a } else { &run.a_to_b };
+        row.wire_bytes += payload_wire.iter().map(|f| f.bytes.len() as u64 + WIRE_OVERHEAD).sum::<u64>();
 
         row.first_byte_latency = row.first_byte_latency.into_iter().chain(run.first_byte_latency).min();
         for &latency in &run.write_latencies {

@@ -466,6 +466,37 @@ fn the_loopback_command_prints_goodput_per_size() {
         .unwrap_or_else(|| panic!("{stdout}"));
     assert!(row[3].parse::<u64>().is_ok_and(|n| n > 0), "packets sent again: {row:?}");
 
+    // RDMA READs: one request a READ, B's responses (10 packets of 512 B for 5 KiB) the goodput
+    let (code, stdout, stderr) = sim(&[
+        "--width",
+        "64",
+        "--transfers",
+        "3",
+        "--sizes",
+        "0,5K",
+        "--pmtu",
+        "512",
+        "--op",
+        "read",
+        "--seed",
+        "7",
+    ]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let rows: Vec<Vec<&str>> = stdout
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.as_bytes()[2].is_ascii_digit())
+        .map(|l| l.split('|').map(str::trim).filter(|c| !c.is_empty()).collect())
+        .collect();
+    assert_eq!(rows.len(), 2, "{stdout}");
+    assert_eq!(
+        (rows[0][2], rows[0][4]),
+        ("3", "3"),
+        "a 0-byte READ: one request, one response: {stdout}"
+    );
+    assert_eq!((rows[1][2], rows[1][4]), ("3", "30"), "{stdout}");
+    let (on_wire, limit): (f64, f64) = (rows[1][8].parse().unwrap(), rows[1][9].parse().unwrap());
+    assert!(on_wire > 0.0 && on_wire <= limit, "{stdout}");
+
     for (args, message) in [
         (&["--qps", "0"][..], "connections"),
         (&["--op", "send", "--sizes", "2M"][..], "receive buffer"),
@@ -474,6 +505,7 @@ fn the_loopback_command_prints_goodput_per_size() {
         (&["--qp-count", "100"][..], "no loopback at 512 bits with 100 QPs"),
         (&["--loss", "0.1", "--transport", "uc"][..], "need RC"),
         (&["--loss", "1"][..], "loss below 1"),
+        (&["--op", "read", "--transport", "uc"][..], "RDMA READ needs RC"),
     ] {
         let (code, stdout, stderr) = sim(args);
         assert_eq!(code, Some(2), "{args:?}: {stdout}{stderr}");

@@ -305,6 +305,8 @@ enum OpArg {
     Send,
     /// SEND with immediate.
     SendImm,
+    /// RDMA READ (RC): A reads B's memory; the goodput is of B's READ responses.
+    Read,
 }
 
 fn parse_pmtu(s: &str) -> Result<ferroce_sim::contracts::tx::Pmtu, String> {
@@ -507,6 +509,7 @@ fn main() -> ExitCode {
                     OpArg::WriteImm => PostOp::WriteImm,
                     OpArg::Send => PostOp::Send,
                     OpArg::SendImm => PostOp::SendImm,
+                    OpArg::Read => PostOp::Read,
                 },
                 sizes,
                 transfers,
