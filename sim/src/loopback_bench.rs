@@ -562,36 +562,28 @@ impl LoopbackBench {
 
     /// B's memory holds every landed transfer's bytes, byte-exact, and nothing else.
     fn check_memory(&self) -> Result<(), String> {
-        let memory = &self.lb.b.memory;
-        for &(address, len) in &self.landed {
-            let (got, want) = (memory.bytes(address, len), self.expected.bytes(address, len));
-            if let Some(at) = got.iter().zip(&want).position(|(a, b)| a != b) {
-                return Err(format!(
-                    "{len} bytes sent to {address:#x}: byte {at} is {:#04x} in B's memory, {:#04x} sent",
-                    got[at], want[at]
-                ));
-            }
-        }
-        ensure!(
-            *memory == self.expected,
-            "B's memory holds bytes outside every transfer's destination"
-        );
-        let memory = &self.lb.a.memory;
-        for &(address, len) in &self.read_landed {
-            let (got, want) = (memory.bytes(address, len), self.read_expected.bytes(address, len));
-            if let Some(at) = got.iter().zip(&want).position(|(a, b)| a != b) {
-                return Err(format!(
-                    "a READ of {len} bytes into {address:#x}: byte {at} is {:#04x} in A's memory, {:#04x} read",
-                    got[at], want[at]
-                ));
-            }
-        }
-        ensure!(
-            *memory == self.read_expected,
-            "A's memory holds bytes outside every READ's destination"
-        );
-        Ok(())
+        landed_exactly(&self.lb.b.memory, &self.expected, &self.landed, "B", "transfer")?;
+        landed_exactly(&self.lb.a.memory, &self.read_expected, &self.read_landed, "A", "READ")
     }
+}
+
+/// `memory` (engine `engine`'s) holds `expected`'s bytes at every place of `landed` (address,
+/// bytes), and nothing else: what each `what` (a transfer, a READ) put there.
+fn landed_exactly(memory: &SparseMemory, expected: &SparseMemory, landed: &[(u64, usize)], engine: &str, what: &str) -> Result<(), String> {
+    for &(address, len) in landed {
+        let (got, want) = (memory.bytes(address, len), expected.bytes(address, len));
+        if let Some(at) = got.iter().zip(&want).position(|(a, b)| a != b) {
+            return Err(format!(
+                "a {what} of {len} bytes to {address:#x}: byte {at} is {:#04x} in {engine}'s memory, {:#04x} expected",
+                got[at], want[at]
+            ));
+        }
+    }
+    ensure!(
+        memory == expected,
+        "{engine}'s memory holds bytes outside every {what}'s destination"
+    );
+    Ok(())
 }
 
 /// Per message of local QP `qp` that completes at the responder (a SEND, a WRITE with
@@ -933,20 +925,16 @@ fn goodput_of(
         let label = format!("{size} B, round {}", row.rounds);
         // READs are checked as a lossy round is (each completes, A's memory holds B's bytes,
         // nothing else): a round's checks compare B's answers with its ACKs only
-        let as_lossy = config.faults.is_some() || config.op == PostOp::Read;
-        let run = match as_lossy {
-            false => {
-                let round = bench.round(&label, &posts, |_| true)?;
-                bench.check_transport(&round).map_err(|e| format!("{label}: {e}"))?;
-                round.run
-            }
-            true => {
-                let run = bench.lossy_round(&label, &posts)?;
-                row.sent_again += bench.lb.a.tx_counter("cnt_retransmitted")?;
-                // the next round on a bench of its own: the responder model did not see this one
-                bench = new_bench(row.rounds + 1)?;
-                run
-            }
+        let run = if config.faults.is_none() && config.op != PostOp::Read {
+            let round = bench.round(&label, &posts, |_| true)?;
+            bench.check_transport(&round).map_err(|e| format!("{label}: {e}"))?;
+            round.run
+        } else {
+            let run = bench.lossy_round(&label, &posts)?;
+            row.sent_again += bench.lb.a.tx_counter("cnt_retransmitted")?;
+            // the next round on a bench of its own: the responder model did not see this one
+            bench = new_bench(row.rounds + 1)?;
+            run
         };
         row.transfers += count;
         row.rounds += 1;
