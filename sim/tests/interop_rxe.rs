@@ -389,22 +389,23 @@ fn connect(bridge: &mut WireBridge, qp: u32, context: &QpContext) {
 /// buffer the VM announces, or SENDs into its receive buffers), one at a time: the QP reset
 /// and committed afresh, so a connection that follows another on the same QP number starts
 /// from its own PSNs. Each completes on the engine without an error (RC: on rxe's ACK) and the VM
-/// checks bytes and immediates.
+/// checks bytes and immediates; or the engine RDMA READs the messages from the VM's buffer and
+/// its memory must hold them, byte for byte (then `GO` lets the VM end).
 fn engine_sends_to_vm(bridge: &mut WireBridge, vm: &mut Vm, connection: Connection) {
     let (vm_qpn, vm_rkey, vm_va) = qp_line(&vm.expect(bridge, "QP"));
     connect(bridge, connection.qp, &connection.context(vm_qpn, vm_rkey));
     let local = 0x1000_0000u64 * u64::from(connection.qp);
-    if connection.messages == Messages::Reads {
-        engine_reads_from_vm(bridge, vm, connection, local, vm_va);
-        return;
-    }
-    for i in 0..connection.count {
-        let bytes: Vec<u8> = (0..connection.size).map(|j| pattern(i, j)).collect();
-        bridge.engine().memory.write(local + u64::from(i * connection.size), &bytes);
+    let reads = connection.messages == Messages::Reads;
+    if !reads {
+        for i in 0..connection.count {
+            let bytes: Vec<u8> = (0..connection.size).map(|j| pattern(i, j)).collect();
+            bridge.engine().memory.write(local + u64::from(i * connection.size), &bytes);
+        }
     }
     let op = match connection.messages {
         Messages::Writes => PostOp::WriteImm,
-        _ => PostOp::SendImm,
+        Messages::Sends => PostOp::SendImm,
+        Messages::Reads => PostOp::Read,
     };
     for i in 0..connection.count {
         let post = Post {
@@ -429,50 +430,27 @@ fn engine_sends_to_vm(bridge: &mut WireBridge, vm: &mut Vm, connection: Connecti
             .unwrap();
         assert_eq!(finished, [(i, false)], "transfer {i} completes without an error");
     }
+    if reads {
+        // the READs hold the VM's bytes; then GO lets the VM end
+        assert_messages_at(bridge, local, connection);
+        assert!(
+            bridge.read("rx_read_taken", 0).unwrap() >= connection.count,
+            "the READ tracker took the responses"
+        );
+        vm.say("GO");
+    }
     assert_eq!(vm.expect(bridge, "PASS"), connection.pass_line());
 }
 
-/// The engine RDMA READs `connection.count` messages of the VM's buffer at `vm_va` (its bytes
-/// set by `verbs_check`) into its memory at `local`, one at a time, each completing without an
-/// error; they hold the VM's bytes there, byte for byte; then `GO` lets the VM end.
-fn engine_reads_from_vm(bridge: &mut WireBridge, vm: &mut Vm, connection: Connection, local: u64, vm_va: u64) {
-    for i in 0..connection.count {
-        let post = Post {
-            channel: i as u16,
-            queue: 1,
-            op: PostOp::Read.code(),
-            qp: connection.qp,
-            local_addr: local + u64::from(i * connection.size),
-            remote_addr: vm_va + u64::from(i * connection.size),
-            length: connection.size,
-            ..Post::default()
-        };
-        bridge.post(&post).unwrap().unwrap_or_else(|e| panic!("READ {i} refused: {e:?}"));
-        let mut finished = Vec::new();
-        bridge
-            .run_until("the READ's completion", VM_TIMEOUT, |b| {
-                finished.extend(b.poll().unwrap());
-                !finished.is_empty()
-            })
-            .unwrap();
-        assert_eq!(finished, [(i, false)], "READ {i} completes without an error");
-    }
-    let read = bridge.engine().memory.bytes(local, (connection.count * connection.size) as usize);
+/// The engine's memory at `at` holds `connection`'s messages, byte for byte ([`pattern`]).
+fn assert_messages_at(bridge: &mut WireBridge, at: u64, connection: Connection) {
+    let landed = bridge.engine().memory.bytes(at, (connection.count * connection.size) as usize);
     for i in 0..connection.count {
         for j in 0..connection.size {
-            assert_eq!(
-                read[(i * connection.size + j) as usize],
-                pattern(i, j),
-                "byte {j} of READ {i} in the engine's memory"
-            );
+            let at = (i * connection.size + j) as usize;
+            assert_eq!(landed[at], pattern(i, j), "byte {j} of message {i} in the engine's memory");
         }
     }
-    assert!(
-        bridge.read("rx_read_taken", 0).unwrap() >= connection.count,
-        "the READ tracker took the responses"
-    );
-    vm.say("GO");
-    assert_eq!(vm.expect(bridge, "PASS"), connection.pass_line());
 }
 
 /// The VM RDMA READs `connection.count` messages of `region` (their bytes written to the
@@ -516,13 +494,7 @@ fn vm_sends_to_engine(bridge: &mut WireBridge, vm: &mut Vm, connection: Connecti
         Messages::Writes => region.base,
         _ => buffers,
     };
-    let landed = bridge.engine().memory.bytes(at, (connection.count * connection.size) as usize);
-    for i in 0..connection.count {
-        for j in 0..connection.size {
-            let at = (i * connection.size + j) as usize;
-            assert_eq!(landed[at], pattern(i, j), "byte {j} of message {i} in the engine's memory");
-        }
-    }
+    assert_messages_at(bridge, at, connection);
     let completions = bridge.receive_completions().unwrap();
     let immediates: Vec<Option<u32>> = completions.iter().map(|c| c.immediate).collect();
     let wanted: Vec<Option<u32>> = (0..connection.count).map(|i| Some(IMM_BASE + i)).collect();
