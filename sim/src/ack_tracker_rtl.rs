@@ -2,7 +2,8 @@
 //! `ack_tracker`), used by its co-simulation (`sim/tests/ack_tracker_cosim.rs`).
 //!
 //! [`run`] plays a list of [`TrackerEvent`]s into the tracker as the TX path and the RX side
-//! would: the packet tap for one cycle, a sent transfer and an ACK each held until taken,
+//! would: the packet tap for one cycle, a block's record (its QP's last request PSN, before
+//! its packets), a sent transfer and an ACK each held until taken,
 //! random idle before an event, random backpressure on the completions; a sent transfer at
 //! least [`TAP_TO_SENT`] cycles after the last packet; a channel's packets
 //! only once its previous transfer's completion has left (as the TX path frees a channel on
@@ -41,6 +42,13 @@ pub const DRAIN_CYCLES: u64 = 64;
 /// What reaches the tracker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TrackerEvent {
+    /// A new RC block was recorded (before its first packet): the QP's last request PSN.
+    Record {
+        /// Its QP.
+        qp: u32,
+        /// Its last PSN.
+        last_psn: u32,
+    },
     /// A request packet was taken by the generator (the tap).
     Packet {
         /// Its transfer's channel.
@@ -124,6 +132,7 @@ fn expected_with_waits(events: &[TrackerEvent]) -> (TrackerRun, Vec<usize>) {
         };
         waits.push(wait);
         match *event {
+            TrackerEvent::Record { qp, last_psn } => tracker.request_sent(qp, last_psn),
             TrackerEvent::Packet {
                 channel,
                 qp,
@@ -131,7 +140,6 @@ fn expected_with_waits(events: &[TrackerEvent]) -> (TrackerRun, Vec<usize>) {
                 last,
                 reliable,
             } => {
-                tracker.request_sent(qp, psn);
                 if last {
                     last_packet.insert(channel, (qp, psn, reliable));
                 }
@@ -174,6 +182,8 @@ pub fn run(events: &[TrackerEvent], traffic: Traffic) -> Result<TrackerRun, Stri
     let packet_valid = port(&m, "packet_valid")?;
     let packet = ["packet_channel", "packet_qp", "packet_psn", "packet_last", "packet_reliable"].map(|p| m.port(p));
     let packet: Vec<usize> = packet.into_iter().collect::<Result<_, _>>().map_err(e)?;
+    let (record_valid, record_ready) = (port(&m, "record_valid")?, port(&m, "record_ready")?);
+    let (record_qp, record_last_psn) = (port(&m, "record_qp")?, port(&m, "record_last_psn")?);
     let (sent_valid, sent_ready) = (port(&m, "sent_valid")?, port(&m, "sent_ready")?);
     let (sent_channel, sent_status) = (port(&m, "sent_channel")?, port(&m, "sent_status")?);
     let (ack_valid, ack_ready) = (port(&m, "ack_valid")?, port(&m, "ack_ready")?);
@@ -207,7 +217,7 @@ pub fn run(events: &[TrackerEvent], traffic: Traffic) -> Result<TrackerRun, Stri
     let mut progress_outputs = false;
     loop {
         // present the next event (and an ACK right after a sent transfer with it)
-        for p in [packet_valid, sent_valid, ack_valid, action_valid, clear_valid] {
+        for p in [packet_valid, record_valid, sent_valid, ack_valid, action_valid, clear_valid] {
             m.set_u64(p, 0);
         }
         let mut presented = (None, None); // (sent or packet index, ack index)
@@ -233,6 +243,12 @@ pub fn run(events: &[TrackerEvent], traffic: Traffic) -> Result<TrackerRun, Stri
                     }
                     presented.0 = Some(next);
                     last_tap = cycle;
+                }
+                TrackerEvent::Record { qp, last_psn } => {
+                    m.set_u64(record_valid, 1);
+                    m.set_u64(record_qp, u64::from(qp));
+                    m.set_u64(record_last_psn, u64::from(last_psn));
+                    presented.0 = Some(next);
                 }
                 TrackerEvent::Sent { channel, status } => {
                     m.set_u64(sent_valid, 1);
@@ -277,6 +293,7 @@ pub fn run(events: &[TrackerEvent], traffic: Traffic) -> Result<TrackerRun, Stri
         if let Some(i) = presented.0 {
             let taken = match events[i] {
                 TrackerEvent::Packet { .. } => true,
+                TrackerEvent::Record { .. } => m.peek_u64(record_ready) != 0,
                 TrackerEvent::Action { .. } => m.peek_u64(action_ready) != 0,
                 TrackerEvent::Clear { .. } => m.peek_u64(clear_ready) != 0,
                 _ => m.peek_u64(sent_ready) != 0,

@@ -1,7 +1,8 @@
 //! The ACK tracker's RTL (`ferroce_ack_tracker_c64_q16`) against its model
 //! (`ferroce_models::tx::acknowledge`), completion for completion, under random idle and
 //! backpressure: transfers on RC and UC QPs as a requester sends them (PSNs contiguous per QP,
-//! from near the 2^24 wrap), coalesced ACKs, every NAK kind, reserved syndromes, ACKs outside
+//! from near the 2^24 wrap; an RC transfer recorded before its packets, sometimes with ACKs of
+//! older ones in between), coalesced ACKs, every NAK kind, reserved syndromes, ACKs outside
 //! the window, for QPs that sent nothing and for QPs beyond the table; the retry timer's
 //! actions of every kind (rewinds with and without a PSN acknowledged, exhausted retries
 //! failing a QP) and the host's clears, with the releases, timer notices and rewinds that
@@ -47,6 +48,16 @@ fn random_events(seed: u64, transfers: usize) -> Vec<TrackerEvent> {
             let qp = rng.gen_range(0..QPS);
             let reliable = qp % 2 == 0;
             let packets = rng.gen_range(1..=4);
+            if reliable {
+                let last_psn = (next_psn[qp as usize] + packets - 1) & PSN_MASK;
+                push(&mut events, &mut busy, &mut model, TrackerEvent::Record { qp, last_psn });
+                if rng.gen_bool(0.2) {
+                    // an answer to what the QP sent before, while this transfer waits to leave
+                    let psn = (next_psn[qp as usize] + PSN_MASK - rng.gen_range(0..3)) & PSN_MASK;
+                    let syndrome = Syndrome::ack().encode();
+                    push(&mut events, &mut busy, &mut model, TrackerEvent::Ack { qp, psn, syndrome });
+                }
+            }
             for p in 0..packets {
                 let psn = next_psn[qp as usize];
                 next_psn[qp as usize] = (psn + 1) & PSN_MASK;
@@ -126,7 +137,8 @@ fn random_events(seed: u64, transfers: usize) -> Vec<TrackerEvent> {
 /// Appends `event`, with its effect on the model and on the busy channels.
 fn push(events: &mut Vec<TrackerEvent>, busy: &mut [bool], model: &mut AckTracker, event: TrackerEvent) {
     match event {
-        TrackerEvent::Packet { qp, psn, .. } => model.request_sent(qp, psn),
+        TrackerEvent::Record { qp, last_psn } => model.request_sent(qp, last_psn),
+        TrackerEvent::Packet { .. } => {}
         TrackerEvent::Sent { .. } => {}
         TrackerEvent::Ack { qp, psn, syndrome } if qp < QPS => {
             for (channel, _) in model.acknowledge(qp, psn, syndrome).completions {
@@ -205,13 +217,14 @@ fn random_requests_and_acknowledgements_match_the_model() {
 
 #[test]
 fn an_ack_presented_with_the_sent_transfer_it_covers_completes_it() {
-    let mut events = vec![TrackerEvent::Packet {
+    let mut events = vec![TrackerEvent::Record { qp: 2, last_psn: 0xFF_FFFF }];
+    events.push(TrackerEvent::Packet {
         channel: 3,
         qp: 2,
         psn: 0xFF_FFFF,
         last: true,
         reliable: true,
-    }];
+    });
     events.push(TrackerEvent::Sent {
         channel: 3,
         status: CompletionStatus::Success,
@@ -245,11 +258,14 @@ fn a_reset_qp_ignores_late_answers_until_it_sends_again() {
         psn,
         syndrome: Syndrome::ack().encode(),
     };
+    let record = |last_psn| TrackerEvent::Record { qp: 2, last_psn };
     let events = vec![
+        record(10),
         packet(3, 10),
         sent(3),
         TrackerEvent::Clear { qp: 2 },
         ack(10),
+        record(500),
         packet(4, 500),
         sent(4),
         ack(500),
@@ -269,6 +285,53 @@ fn a_reset_qp_ignores_late_answers_until_it_sends_again() {
     .enumerate()
     {
         compare(&format!("reset {seed}"), &events, traffic);
+    }
+}
+
+/// A block is recorded before its packets leave; an ACK of the blocks before it, taken in
+/// between, tells the retry timer `progress`, not `idle` (the block still waits for its own),
+/// and the block's own ACK then tells it `idle`.
+#[test]
+fn an_ack_between_a_record_and_its_packets_is_progress_not_idle() {
+    let packet = |channel, psn| TrackerEvent::Packet {
+        channel,
+        qp: 4,
+        psn,
+        last: true,
+        reliable: true,
+    };
+    let sent = |channel| TrackerEvent::Sent {
+        channel,
+        status: CompletionStatus::Success,
+    };
+    let ack = |psn| TrackerEvent::Ack {
+        qp: 4,
+        psn,
+        syndrome: Syndrome::ack().encode(),
+    };
+    let record = |last_psn| TrackerEvent::Record { qp: 4, last_psn };
+    let events = vec![
+        record(20),
+        packet(1, 20),
+        sent(1),
+        record(21),
+        ack(20),
+        packet(2, 21),
+        sent(2),
+        ack(21),
+    ];
+    let want = expected(&events);
+    assert_eq!(want.completions, [(1, CompletionStatus::Success), (2, CompletionStatus::Success)]);
+    assert_eq!(want.notices, [(4, TimerEvent::Progress, 0), (4, TimerEvent::Idle, 0)]);
+    for traffic in [
+        Traffic::FULL,
+        Traffic {
+            idle_pct: 30,
+            bp_pct: 60,
+            seed: 9,
+        },
+    ] {
+        compare("record before its packets", &events, traffic);
     }
 }
 
@@ -293,9 +356,13 @@ fn cycles_per_transfer() {
         psn: u32::from(psn),
         syndrome: Syndrome::ack().encode(),
     };
-    let alone: Vec<TrackerEvent> = (0..transfers).flat_map(|c| [packets(c), sent(c), ack(c)]).collect();
+    let record = |psn: u16| TrackerEvent::Record {
+        qp: 0,
+        last_psn: u32::from(psn),
+    };
+    let alone: Vec<TrackerEvent> = (0..transfers).flat_map(|c| [record(c), packets(c), sent(c), ack(c)]).collect();
     let coalesced: Vec<TrackerEvent> = (0..CHANNELS)
-        .map(packets)
+        .flat_map(|c| [record(c), packets(c)])
         .chain((0..CHANNELS).map(sent))
         .chain([ack(CHANNELS - 1)])
         .collect();

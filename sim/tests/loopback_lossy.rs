@@ -138,17 +138,10 @@ fn rc_writes_survive_loss_duplication_reordering_and_corruption_both_ways() {
 
 /// RDMA READs among WRITEs on the lossy wires: every READ completes with the peer's bytes in
 /// A's memory and nothing else there, lost responses asked for again from the PSN missing
-/// (the READ tracker's gaps) or after a timeout.
-///
-/// Ignored: it finds a bug of the TX path's retry timer (docs/reliability.md, "Known
-/// limits"): a block's record tells the timer `sent` when the packetizer has cut it, before
-/// the generator has taken its descriptors (the ACK tracker's last PSN sent follows the
-/// tap); an ACK of the packets before it, taken meanwhile, looks like everything sent
-/// acknowledged and stops the timer. If every packet of that block (here a READ's only
-/// response) is then lost, nothing asks again. `cargo test -p ferroce-sim --test
-/// loopback_lossy -- --ignored rc_reads` (seed 0x4EAD1 hangs on its zero-length READ).
+/// (the READ tracker's gaps) or after a timeout. Seed 0x4EAD1 once hung on its zero-length
+/// READ (a stale `idle` stopped the retry timer with the READ's only response lost:
+/// docs/reliability.md).
 #[test]
-#[ignore = "finds the retry timer's stale idle (docs/reliability.md, Known limits): fails until that is fixed"]
 fn rc_reads_survive_loss_duplication_reordering_and_corruption_both_ways() {
     let faults = Faults {
         loss: 0.03,

@@ -4,8 +4,8 @@
 //!
 //! ```text
 //!  packet tap (every request descriptor the generator takes) ─► transfer RAM (per channel:
-//!                                                               QP, last PSN, RC) and sent PSN
-//!                                                               RAM (per QP: window)
+//!                                                               QP, last PSN, RC)
+//!  record (a new RC block, before its first packet) ───────────► sent PSN RAM (per QP: window)
 //!  sent (the generator's completion) ─┐
 //!  ack (ACK/NAK: QP, PSN, syndrome) ──┴─► one operation at a time ─► cpl (channel, status)
 //!                                         waiting lists (per QP: head, tail, failure) + links
@@ -15,6 +15,12 @@
 //!   transfer at a time): per QP the head and tail channel, per channel the next one.
 //! - A sent transfer is taken before an ACK: its last frame left before any answer to it could
 //!   come back, so an ACK never finds the transfer it covers still on its way here.
+//! - A QP's last request PSN is its newest recorded block's last (`record_*`, taken between
+//!   operations when nothing else is offered but a sent transfer, and written the next cycle,
+//!   when no ACK is taken): the packetizer records a
+//!   block before its first packet and the TX path takes no record while a notice waits, so an
+//!   `idle` always means every recorded packet is acknowledged, and reaches the retry timer
+//!   before the `sent` of any block it does not cover.
 //! - An ACK or NAK is checked against the window (at or before the QP's last request PSN) and
 //!   its syndrome decoded (a table over the 256 syndromes, from the contract); then the list is
 //!   drained from the head while the head's last PSN is covered. A fatal NAK (invalid request,
@@ -153,8 +159,8 @@ pub struct AckTracker<const CB: usize, const QB: usize> {
     pub reset: Signal<In, Bit>,
     /// The QP RAMs are cleared.
     pub init_done: Signal<Out, Bit>,
-    /// A request descriptor was taken by the generator (responses are not taps). Its entries
-    /// are written two cycles later: its transfer's `sent` must come after that.
+    /// A request descriptor was taken by the generator (responses are not taps). Its transfer
+    /// entry is written two cycles later: its transfer's `sent` must come after that.
     pub packet_valid: Signal<In, Bit>,
     /// Its channel.
     pub packet_channel: Signal<In, Bits<16>>,
@@ -166,6 +172,14 @@ pub struct AckTracker<const CB: usize, const QB: usize> {
     pub packet_last: Signal<In, Bit>,
     /// Its transport is RC.
     pub packet_reliable: Signal<In, Bit>,
+    /// A new RC block is recorded (before its first packet): valid.
+    pub record_valid: Signal<In, Bit>,
+    /// Taken: the tracker is between operations and no ACK, clear or timer action is offered.
+    pub record_ready: Signal<Out, Bit>,
+    /// Its QP.
+    pub record_qp: Signal<In, Bits<QB>>,
+    /// Its last PSN (a READ's: its response's last).
+    pub record_last_psn: Signal<In, Bits<24>>,
     /// A transfer's last frame has left: valid.
     pub sent_valid: Signal<In, Bit>,
     /// Taken.
@@ -248,6 +262,10 @@ pub struct AckTracker<const CB: usize, const QB: usize> {
 
     /// The packet tap, registered on its way to the RAMs.
     tap_valid: DFF<Bit>,
+    /// The record taken, on its way to the sent PSN RAM (no ACK is taken meanwhile).
+    record_taken: DFF<Bit>,
+    record_taken_qp: DFF<Bits<QB>>,
+    record_taken_psn: DFF<Bits<24>>,
     tap_channel: DFF<Bits<16>>,
     tap_qp: DFF<Bits<24>>,
     tap_psn: DFF<Bits<24>>,
@@ -312,9 +330,6 @@ pub struct AckTracker<const CB: usize, const QB: usize> {
     acked_next: DFF<Bits<24>>,
     /// The operation is a clear; its drain (or an exhausted action's) fails every transfer.
     clearing: DFF<Bit>,
-    /// A packet of the clearing QP left after the clear was taken (its sent PSN is newer than
-    /// the clear, which then does not forget it).
-    sent_since_clear: DFF<Bit>,
     fail_all: DFF<Bit>,
     release_out_valid: DFF<Bit>,
     release_out_qp: DFF<Bits<QB>>,
@@ -328,10 +343,6 @@ pub struct AckTracker<const CB: usize, const QB: usize> {
     rewind_out_psn: DFF<Bits<24>>,
     rewind_out_whole: DFF<Bit>,
     progress: Signal<Local, Bit>,
-    /// The tap writes the operation's QP's sent PSN this cycle.
-    tap_on_qp: Signal<Local, Bit>,
-    /// A clear's end waits: the tap holds the sent-PSN RAM's write port for another QP.
-    forget_waits: Signal<Local, Bit>,
     ack_qp_high: Signal<Local, Bit>,
     tail_channel: Signal<Local, Bits<16>>,
     read_qp: Signal<Local, Bits<16>>,
@@ -418,7 +429,14 @@ impl<const CB: usize, const QB: usize> Default for AckTracker<CB, QB> {
             status_failure: Default::default(),
             post_qp: Default::default(),
             post_qp_failed: Default::default(),
+            record_valid: Default::default(),
+            record_ready: Default::default(),
+            record_qp: Default::default(),
+            record_last_psn: Default::default(),
             tap_valid: Default::default(),
+            record_taken: Default::default(),
+            record_taken_qp: Default::default(),
+            record_taken_psn: Default::default(),
             tap_channel: Default::default(),
             tap_qp: Default::default(),
             tap_psn: Default::default(),
@@ -464,7 +482,6 @@ impl<const CB: usize, const QB: usize> Default for AckTracker<CB, QB> {
             action: Default::default(),
             acked_next: Default::default(),
             clearing: Default::default(),
-            sent_since_clear: Default::default(),
             fail_all: Default::default(),
             release_out_valid: Default::default(),
             release_out_qp: Default::default(),
@@ -478,8 +495,6 @@ impl<const CB: usize, const QB: usize> Default for AckTracker<CB, QB> {
             rewind_out_psn: Default::default(),
             rewind_out_whole: Default::default(),
             progress: Default::default(),
-            tap_on_qp: Default::default(),
-            forget_waits: Default::default(),
             ack_qp_high: Default::default(),
             tail_channel: Default::default(),
             read_qp: Default::default(),
@@ -515,6 +530,9 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
             self,
             clock,
             tap_valid,
+            record_taken,
+            record_taken_qp,
+            record_taken_psn,
             tap_channel,
             tap_qp,
             tap_psn,
@@ -551,7 +569,6 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
             action,
             acked_next,
             clearing,
-            sent_since_clear,
             fail_all,
             release_out_valid,
             release_out_qp,
@@ -581,7 +598,7 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
         self.order.first.next = self.first.q.val();
         self.order.second.next = self.second.q.val();
 
-        // ---- the packet tap (registered): a transfer's last packet, a QP's last request PSN ----
+        // ---- the packet tap (registered): a transfer's last packet ----
         self.tap_valid.d.next = self.packet_valid.val() && !self.reset.val();
         self.tap_channel.d.next = self.packet_channel.val();
         self.tap_qp.d.next = self.packet_qp.val();
@@ -593,15 +610,16 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
         self.transfers.write_data.next.qp = self.tap_qp.q.val().get_bits::<16>(0);
         self.transfers.write_data.next.last_psn = self.tap_psn.q.val();
         self.transfers.write_data.next.reliable = self.tap_reliable.q.val();
-        self.sent_psns.write_address.next = self.tap_qp.q.val().get_bits::<QB>(0);
-        self.sent_psns.write_enable.next = self.tap_valid.q.val();
+        // ---- a record (registered): a QP's last request PSN ----
+        // (taken between operations with no ACK offered; the next cycle takes no ACK)
+        self.record_ready.next = self.idle.q.val() && !self.ack_valid.val() && !self.clear_valid.val() && !self.action_valid.val();
+        self.record_taken.d.next = self.record_valid.val() && self.record_ready.val() && !self.reset.val();
+        self.record_taken_qp.d.next = self.record_qp.val();
+        self.record_taken_psn.d.next = self.record_last_psn.val();
+        self.sent_psns.write_address.next = self.record_taken_qp.q.val();
+        self.sent_psns.write_enable.next = self.record_taken.q.val();
         self.sent_psns.write_data.next.valid = true;
-        self.sent_psns.write_data.next.psn = self.tap_psn.q.val();
-        self.tap_on_qp.next = self.tap_valid.q.val() && (self.tap_qp.q.val().get_bits::<QB>(0) == self.qp.q.val());
-        if self.clearing.q.val() && self.tap_on_qp.val() {
-            self.sent_since_clear.d.next = true;
-        }
-        self.forget_waits.next = self.clearing.q.val() && self.tap_valid.q.val() && !self.tap_on_qp.val() && !self.sent_since_clear.q.val();
+        self.sent_psns.write_data.next.psn = self.record_taken_psn.q.val();
 
         // ---- defaults: reads at the operation's addresses, nothing written, nothing taken ----
         self.transfers.read_address.next = self.channel.q.val().get_bits::<CB>(0);
@@ -645,7 +663,7 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
             // the readies depend on `idle` (and an ACK's on the sent port), not on their own
             // valid: no combinational loop through a producer that waits
             self.sent_ready.next = true;
-            self.ack_ready.next = !self.sent_valid.val();
+            self.ack_ready.next = !self.sent_valid.val() && !self.record_taken.q.val();
             self.clear_ready.next = !self.sent_valid.val() && !self.ack_valid.val();
             self.action_ready.next = !self.sent_valid.val() && !self.ack_valid.val() && !self.clear_valid.val();
             // an ACK's reads (its choice of state is in the match below; a clear or an action
@@ -678,20 +696,22 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                     self.state.d.next = TrackerState::SentRead;
                     self.idle.d.next = false;
                 } else if self.ack_valid.val() {
-                    self.qp.d.next = self.ack_qp.val().get_bits::<QB>(0);
-                    self.psn.d.next = self.ack_psn.val();
-                    self.psn_before.d.next = self.ack_psn.val() - 1;
-                    self.syndrome.d.next = self.ack_syndrome.val();
-                    if self.ack_qp_high.val() {
-                        self.ignore.d.next = true;
-                    } else {
-                        self.state.d.next = TrackerState::AckRead;
-                        self.idle.d.next = false;
+                    // (not while a record is written: its read would miss it)
+                    if !self.record_taken.q.val() {
+                        self.qp.d.next = self.ack_qp.val().get_bits::<QB>(0);
+                        self.psn.d.next = self.ack_psn.val();
+                        self.psn_before.d.next = self.ack_psn.val() - 1;
+                        self.syndrome.d.next = self.ack_syndrome.val();
+                        if self.ack_qp_high.val() {
+                            self.ignore.d.next = true;
+                        } else {
+                            self.state.d.next = TrackerState::AckRead;
+                            self.idle.d.next = false;
+                        }
                     }
                 } else if self.clear_valid.val() {
                     self.qp.d.next = self.clear_qp.val();
                     self.clearing.d.next = true;
-                    self.sent_since_clear.d.next = false;
                     self.state.d.next = TrackerState::ActionAddress;
                     self.idle.d.next = false;
                 } else if self.action_valid.val() {
@@ -919,13 +939,11 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                     self.qps.write_data.next.failed = true;
                     self.qps.write_data.next.failed_status = self.failure.q.val();
                 }
-                if !self.forget_waits.val() {
-                    self.clearing.d.next = false;
-                    self.fail_all.d.next = false;
-                    self.state.d.next = TrackerState::Idle;
-                    self.idle.d.next = true;
-                    self.finishing.d.next = false;
-                }
+                self.clearing.d.next = false;
+                self.fail_all.d.next = false;
+                self.state.d.next = TrackerState::Idle;
+                self.idle.d.next = true;
+                self.finishing.d.next = false;
             }
             TrackerState::EmitThenIdle => {
                 if self.cpl_ready.val() {
@@ -941,10 +959,9 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                 }
             }
         }
-        // `Init` forgets every QP's last PSN sent; a clear's `Finish` its QP's, unless a packet
-        // of the QP left since (in a cycle the tap leaves the RAM's write port free)
-        self.clear_sent_psn.next = !self.initialized.q.val()
-            || (self.finishing.q.val() && self.clearing.q.val() && !self.sent_since_clear.q.val() && !self.tap_valid.q.val());
+        // `Init` forgets every QP's last PSN sent; a clear's `Finish` its QP's (no record is
+        // taken during an operation: the write port is free)
+        self.clear_sent_psn.next = !self.initialized.q.val() || (self.finishing.q.val() && self.clearing.q.val());
         // the copies of the QPs' failures: written as `qps` is, from registers only
         self.failure_written.next = !self.initialized.q.val()
             || (self.finishing.q.val() && (self.clearing.q.val() || (self.failure.q.val() != self.success.val())));

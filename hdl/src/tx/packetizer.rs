@@ -6,7 +6,8 @@
 //!  block command ──► Load ─► Start ─► Prepare ─► Emit ◄──► Advance
 //!  (from the cutter)  read    pick PSN  first      push       next packet's
 //!                     QP RAMs  (fresh?)  packet     descriptor length, PSN,
-//!                                                   + read cmd address
+//!                                │        ▲         + read cmd address
+//!                   new RC block └► ReadMove ─► ReadSpan ─► ReadLast: its last PSN, its record
 //!                                          Emit of the last packet ─► Finish: store PSN, counter
 //! ```
 //!
@@ -21,9 +22,12 @@
 //! command) with the counter at 0, and clears the fresh bit. A commit that arrives while a block
 //! of that QP is being loaded leaves the bit set, so the next block restarts again.
 //!
-//! **Going back N.** A new block of an RC QP is recorded when its last packet is out
+//! **Going back N.** A new block of an RC QP is recorded before its first packet is pushed
 //! (`record_*`: its `SENT_BLOCK` record, first and last PSN, and the QP's timeout and retry
-//! limits for the retry timer's `sent`); the packetizer waits in `Finish` until it is taken. A
+//! limits for the retry timer's `sent` and the ACK tracker's last PSN sent): its last PSN is
+//! computed first (`ReadMove` … `ReadLast`: one PSN per PMTU of the length, at least one) and
+//! no packet of the block is pushed until the record is taken, so every answer to the block
+//! comes after its record. A
 //! replayed block (`replay_*`, from the send history) is taken before the cutter's next block,
 //! and no new block is taken while a replay runs (`replaying`). A replay is cut as the block was,
 //! from its recorded PSN and AckReq count, so every packet is the one sent before, byte for
@@ -43,8 +47,9 @@
 //! block: all of it) in six more cycles (`ReadSpan` … `ReadEmit`): its PSN, AckReq, a RETH of
 //! the VA moved by the bytes before it, the QP's R_Key and the bytes from it on, no payload;
 //! `last_psn` is the response's last (one PSN per PMTU of the length, at least one), and the
-//! QP's next PSN follows it. The request is also offered on `read_sent_*` (for the READ
-//! tracker on the receive side), new or sent again; `Finish` waits until it is taken.
+//! QP's next PSN follows it. A new READ's record is offered from `ReadLast` on and the request
+//! waits in `ReadEmit` until it is taken. The request is also offered on `read_sent_*` (for the
+//! READ tracker on the receive side), new or sent again; `Finish` waits until it is taken.
 
 use crate::common::elab::c;
 use crate::common::fifo::{Fifo, CAPACITY};
@@ -77,11 +82,13 @@ pub enum PacketizerState {
     Emit,
     /// The next packet's address, length and flags.
     Advance,
-    /// READ: the move's bits 20:12; the response's packets and the PMTU code.
+    /// READ: the move's bits 20:12; the response's packets and the PMTU code (a new RC block:
+    /// its packets).
     ReadMove,
     /// READ: the VA's bits 15:0; the last PSN's bits 11:0.
     ReadSpan,
-    /// READ: the response's last PSN.
+    /// READ: the response's last PSN (a new RC block: its last PSN); a new block's record is
+    /// offered.
     ReadLast,
     /// READ: the VA's bits 31:16; the QP's next PSN.
     ReadAdd1,
@@ -89,7 +96,7 @@ pub enum PacketizerState {
     ReadAdd2,
     /// READ: the VA's bits 63:48.
     ReadAdd3,
-    /// READ: the request is pushed once the FIFO has room.
+    /// READ: the request is pushed once the FIFO has room and its record is taken.
     ReadEmit,
     /// The QP's PSN and counter are stored.
     Finish,
@@ -254,7 +261,9 @@ pub struct TxPacketizer<const QB: usize> {
     replay: DFF<Bit>,
     /// The block is a group of a READ response: its PSNs are the responder's (`first_psn`).
     read_response: DFF<Bit>,
-    /// A new RC block's record is offered (in `Finish`).
+    /// The block is a new RC one (a READ too): it is recorded before its first packet.
+    recorded: DFF<Bit>,
+    /// Its record is offered (from `ReadLast` until taken).
     record_pending: DFF<Bit>,
     /// The block is an RDMA READ's: one request.
     read_request: DFF<Bit>,
@@ -518,6 +527,7 @@ impl<const QB: usize> Default for TxPacketizer<QB> {
             rnr_retry: Default::default(),
             replay: Default::default(),
             read_response: Default::default(),
+            recorded: Default::default(),
             record_pending: Default::default(),
             read_request: Default::default(),
             read_sent_pending: Default::default(),
@@ -631,6 +641,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             rnr_retry,
             replay,
             read_response,
+            recorded,
             record_pending,
             read_request,
             read_sent_pending,
@@ -871,7 +882,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
         self.record_block.next = self.record_entry.val();
         self.record_qp.next = self.qp.q.val();
         self.record_first_psn.next = self.first_psn.q.val();
-        self.record_last_psn.next = self.psn.q.val();
+        self.record_last_psn.next = self.read_last_psn.q.val();
         self.record_timeout.next = self.timeout.q.val();
         self.record_retry.next = self.retry.q.val();
         self.record_rnr_retry.next = self.rnr_retry.q.val();
@@ -896,6 +907,9 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
 
         self.block_ready.next = false;
         self.replay_ready.next = false;
+        if self.record_ready.val() {
+            self.record_pending.d.next = false;
+        }
         self.init_done.next = self.state.q.val() != PacketizerState::Init;
         match self.state.q.val() {
             PacketizerState::Init => {
@@ -935,6 +949,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                     self.first_since_ack.d.next = self.replay_block.val().get_bits::<8>(self.block_at[10].val().index());
                     self.skip_left.d.next = self.replay_skip.val().get_bits::<13>(0);
                     self.replay.d.next = true;
+                    self.recorded.d.next = false;
                     self.read_response.d.next = false;
                     self.read_request.d.next = self.replay_block.val().get_bit(self.block_at[16].val().index());
                     self.commit_seen.d.next = false;
@@ -945,6 +960,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                     self.rnr_retry.d.next = self.block_rnr_retry.val();
                     self.local_start.d.next = self.block_local.val();
                     self.replay.d.next = false;
+                    self.recorded.d.next = (self.block_transport.val() == self.rc.val()) && !self.block_read_response.val();
                     self.read_response.d.next = self.block_read_response.val();
                     self.read_request.d.next = self.block_read_request.val();
                     self.first_psn.d.next = self.block_psn.val();
@@ -976,9 +992,16 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             }
             PacketizerState::Load => {
                 self.ack_every_minus_one.d.next = self.ack_every.q.val() - 1;
+                self.left.d.next = self.length.q.val();
                 self.state.d.next = PacketizerState::Start;
             }
             PacketizerState::Start => {
+                // a new RC block's packets (as a READ request's response's): its record first
+                self.read_left_minus_one.d.next = self.left.q.val() - 1;
+                for i in 0..5 {
+                    self.read_pmtu_is[i].d.next = self.pmtu.q.val() == self.pmtu_size[i].val();
+                }
+                self.read_left_zero.d.next = !self.left.q.val().any();
                 self.left.d.next = self.length.q.val();
                 self.over.d.next =
                     (bit_cast::<22, 14>(self.over_start_high.val()) << 8) | bit_cast::<22, 8>(self.length.q.val().get_bits::<8>(0));
@@ -988,6 +1011,9 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                 self.first_psn.d.next = self.sender.read_data.val().get_bits::<24>(0);
                 self.first_since_ack.d.next = self.sender.read_data.val().get_bits::<8>(24);
                 self.state.d.next = PacketizerState::Prepare;
+                if self.recorded.q.val() && !self.read_request.q.val() {
+                    self.state.d.next = PacketizerState::ReadMove;
+                }
                 if self.replay.q.val() || self.read_response.q.val() {
                     self.psn.d.next = self.first_psn.q.val();
                     self.since_ack.d.next = self.first_since_ack.q.val();
@@ -1032,7 +1058,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                     // a request carries no payload
                     self.payload_len.d.next = 0.into();
                     self.state.d.next = PacketizerState::ReadMove;
-                } else if self.room.val() || self.skipping.val() {
+                } else if (self.room.val() && !self.record_pending.q.val()) || self.skipping.val() {
                     self.descriptors.push.next = !self.skipping.val();
                     self.reads.push.next = self.payload_len.q.val().any() && !self.skipping.val();
                     if self.skipping.val() {
@@ -1054,8 +1080,6 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                     self.state.d.next = PacketizerState::Advance;
                     if self.last.q.val() {
                         self.state.d.next = PacketizerState::Finish;
-                        self.record_pending.d.next =
-                            !self.replay.q.val() && !self.read_response.q.val() && (self.transport.q.val() == self.rc.val());
                     }
                 }
             }
@@ -1110,7 +1134,11 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                     | bit_cast::<24, 12>(self.read_last_low.q.val().get_bits::<12>(0));
                 self.read_moved_high.d.next = bit_cast::<16, 5>(self.read_moved.q.val().get_bits::<5>(16))
                     + bit_cast::<16, 1>(self.read_va_sum[0].q.val().get_bit(16).into());
-                self.state.d.next = PacketizerState::ReadAdd1;
+                self.record_pending.d.next = self.recorded.q.val();
+                self.state.d.next = PacketizerState::Prepare;
+                if self.read_request.q.val() {
+                    self.state.d.next = PacketizerState::ReadAdd1;
+                }
             }
             PacketizerState::ReadAdd1 => {
                 self.read_va_sum[1].d.next =
@@ -1129,32 +1157,24 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                 self.state.d.next = PacketizerState::ReadEmit;
             }
             PacketizerState::ReadEmit => {
-                if self.room.val() {
+                if self.room.val() && !self.record_pending.q.val() {
                     self.descriptors.push.next = true;
                     self.read_sent_first.d.next = self.psn.q.val();
                     self.read_sent_local.d.next = self.local_address.val();
                     self.read_sent_bytes.d.next = self.left.q.val();
                     self.read_sent_pending.d.next = true;
-                    // the record's last PSN; the AckReq count starts again after the request
-                    self.psn.d.next = self.read_last_psn.q.val();
+                    // the AckReq count starts again after the request
                     self.since_ack.d.next = 0.into();
-                    self.record_pending.d.next = !self.replay.q.val();
                     self.state.d.next = PacketizerState::Finish;
                 }
             }
             PacketizerState::Finish => {
-                // a new block's PSN and counter; an RC one waits until its record is taken, a
-                // READ request until the READ tracker has it
+                // a new block's PSN and counter; a READ request waits until the READ tracker has it
                 self.sender.write_enable.next = !self.replay.q.val() && !self.read_response.q.val();
-                if self.record_ready.val() {
-                    self.record_pending.d.next = false;
-                }
                 if self.read_sent_ready.val() {
                     self.read_sent_pending.d.next = false;
                 }
-                if (!self.record_pending.q.val() || self.record_ready.val())
-                    && (!self.read_sent_pending.q.val() || self.read_sent_ready.val())
-                {
+                if !self.read_sent_pending.q.val() || self.read_sent_ready.val() {
                     self.state.d.next = PacketizerState::Idle;
                 }
             }

@@ -841,15 +841,18 @@ impl<
         self.clear_to_timer.next = self.commits.head_valid.val() && !self.timer_cleared.q.val() && self.event_room.val();
         self.notice_taken.next = self.ack_tracker.notice_valid.val() && self.event_room.val() && !self.clear_to_timer.val();
         // (from the history's state, not its `record_ready`: that depends on the clear and the
-        // release this block drives, and Verilator would see a loop through the history's block)
+        // release this block drives, and Verilator would see a loop through the history's block;
+        // the tracker's last PSN sent takes it too: never while a notice waits, whose `idle`
+        // must reach the timer before this `sent`, nor while a QP commit is under way)
         self.history.record_valid.next = self.segmenter.record_valid.val()
             && self.event_room.val()
-            && !self.clear_to_timer.val()
-            && !self.ack_tracker.notice_valid.val();
-        self.record_taken.next = self.history.record_valid.val()
-            && self.history.idle.val()
-            && (!self.commits.head_valid.val() || self.history_cleared.q.val())
-            && !self.ack_tracker.release_valid.val();
+            && !self.commits.head_valid.val()
+            && !self.ack_tracker.notice_valid.val()
+            && self.ack_tracker.record_ready.val();
+        self.record_taken.next = self.history.record_valid.val() && self.history.idle.val() && !self.ack_tracker.release_valid.val();
+        self.ack_tracker.record_valid.next = self.record_taken.val();
+        self.ack_tracker.record_qp.next = self.segmenter.record_qp.val();
+        self.ack_tracker.record_last_psn.next = self.segmenter.record_last_psn.val();
         self.ack_tracker.notice_ready.next = self.notice_taken.val();
         self.segmenter.record_ready.next = self.record_taken.val();
         self.timer_events.push.next = self.clear_to_timer.val() || self.notice_taken.val() || self.record_taken.val();
