@@ -733,9 +733,9 @@ pub struct GoodputConfig {
 pub const LOSSY_TICK_CYCLES: u64 = 16;
 /// The requesters' local ACK timeout exponent on a lossy wire: 2^10 + 1 ticks, 16,400 cycles
 /// (51 µs at 322 MHz; a real QP's timeout is milliseconds, which a lost last packet then
-/// costs). The timer starts when a block has been cut, and its packets may wait in the TX
-/// path's descriptor FIFO for up to about 4,000 cycles at 64 bits before they leave: a timeout
-/// much shorter would expire on a perfect wire.
+/// costs). The timer starts when a block's record is taken, before its first packet, and its
+/// packets may then wait in the TX path's descriptor FIFO for up to about 4,000 cycles at 64
+/// bits before they leave: a timeout much shorter would expire on a perfect wire.
 pub const LOSSY_TIMEOUT: u8 = 10;
 /// The loopback's progress limit on a lossy wire: above a timeout and the timer's scan.
 pub const LOSSY_PROGRESS_LIMIT: u64 = 20_000;

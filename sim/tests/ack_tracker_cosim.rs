@@ -217,7 +217,10 @@ fn random_requests_and_acknowledgements_match_the_model() {
 
 #[test]
 fn an_ack_presented_with_the_sent_transfer_it_covers_completes_it() {
-    let mut events = vec![TrackerEvent::Record { qp: 2, last_psn: 0xFF_FFFF }];
+    let mut events = vec![TrackerEvent::Record {
+        qp: 2,
+        last_psn: 0xFF_FFFF,
+    }];
     events.push(TrackerEvent::Packet {
         channel: 3,
         qp: 2,

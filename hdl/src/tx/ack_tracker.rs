@@ -16,8 +16,8 @@
 //! - A sent transfer is taken before an ACK: its last frame left before any answer to it could
 //!   come back, so an ACK never finds the transfer it covers still on its way here.
 //! - A QP's last request PSN is its newest recorded block's last (`record_*`, taken between
-//!   operations when nothing else is offered but a sent transfer, and written the next cycle,
-//!   when no ACK is taken): the packetizer records a
+//!   operations every other cycle, the records' turn, and written the next cycle; an ACK, clear
+//!   or action is taken in neither): the packetizer records a
 //!   block before its first packet and the TX path takes no record while a notice waits, so an
 //!   `idle` always means every recorded packet is acknowledged, and reaches the retry timer
 //!   before the `sent` of any block it does not cover.
@@ -174,7 +174,7 @@ pub struct AckTracker<const CB: usize, const QB: usize> {
     pub packet_reliable: Signal<In, Bit>,
     /// A new RC block is recorded (before its first packet): valid.
     pub record_valid: Signal<In, Bit>,
-    /// Taken: the tracker is between operations and no ACK, clear or timer action is offered.
+    /// Taken: the tracker is between operations, in the record's turn (every other cycle).
     pub record_ready: Signal<Out, Bit>,
     /// Its QP.
     pub record_qp: Signal<In, Bits<QB>>,
@@ -262,6 +262,9 @@ pub struct AckTracker<const CB: usize, const QB: usize> {
 
     /// The packet tap, registered on its way to the RAMs.
     tap_valid: DFF<Bit>,
+    /// Between operations, records and the other ports (ACK, clear, action) take turns a
+    /// cycle each (the readies depend on registers only).
+    record_turn: DFF<Bit>,
     /// The record taken, on its way to the sent PSN RAM (no ACK is taken meanwhile).
     record_taken: DFF<Bit>,
     record_taken_qp: DFF<Bits<QB>>,
@@ -434,6 +437,7 @@ impl<const CB: usize, const QB: usize> Default for AckTracker<CB, QB> {
             record_qp: Default::default(),
             record_last_psn: Default::default(),
             tap_valid: Default::default(),
+            record_turn: Default::default(),
             record_taken: Default::default(),
             record_taken_qp: Default::default(),
             record_taken_psn: Default::default(),
@@ -530,6 +534,7 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
             self,
             clock,
             tap_valid,
+            record_turn,
             record_taken,
             record_taken_qp,
             record_taken_psn,
@@ -611,9 +616,11 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
         self.transfers.write_data.next.last_psn = self.tap_psn.q.val();
         self.transfers.write_data.next.reliable = self.tap_reliable.q.val();
         // ---- a record (registered): a QP's last request PSN ----
-        // (taken between operations with no ACK offered; the next cycle takes no ACK)
-        self.record_ready.next = self.idle.q.val() && !self.ack_valid.val() && !self.clear_valid.val() && !self.action_valid.val();
-        self.record_taken.d.next = self.record_valid.val() && self.record_ready.val() && !self.reset.val();
+        // (taken between operations in its turn; the next cycle takes no ACK, clear or action)
+        self.record_turn.d.next = !self.record_turn.q.val();
+        self.record_ready.next = self.idle.q.val() && self.record_turn.q.val();
+        // (not from `record_ready`: Verilator would see a loop through the TX path's block)
+        self.record_taken.d.next = self.record_valid.val() && self.idle.q.val() && self.record_turn.q.val() && !self.reset.val();
         self.record_taken_qp.d.next = self.record_qp.val();
         self.record_taken_psn.d.next = self.record_last_psn.val();
         self.sent_psns.write_address.next = self.record_taken_qp.q.val();
@@ -663,9 +670,16 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
             // the readies depend on `idle` (and an ACK's on the sent port), not on their own
             // valid: no combinational loop through a producer that waits
             self.sent_ready.next = true;
-            self.ack_ready.next = !self.sent_valid.val() && !self.record_taken.q.val();
-            self.clear_ready.next = !self.sent_valid.val() && !self.ack_valid.val();
-            self.action_ready.next = !self.sent_valid.val() && !self.ack_valid.val() && !self.clear_valid.val();
+            // (no ACK, clear or action in a record's turn or while it is written; from the
+            // registers, not a Local: Verilator would see a loop through the TX path's block)
+            self.ack_ready.next = !self.sent_valid.val() && !self.record_turn.q.val() && !self.record_taken.q.val();
+            self.clear_ready.next =
+                !self.sent_valid.val() && !self.ack_valid.val() && !self.record_turn.q.val() && !self.record_taken.q.val();
+            self.action_ready.next = !self.sent_valid.val()
+                && !self.ack_valid.val()
+                && !self.clear_valid.val()
+                && !self.record_turn.q.val()
+                && !self.record_taken.q.val();
             // an ACK's reads (its choice of state is in the match below; a clear or an action
             // reads in `ActionAddress`, from `qp`)
             if self.sent_valid.val() {
@@ -695,19 +709,18 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                     self.status.d.next = self.sent_status.val();
                     self.state.d.next = TrackerState::SentRead;
                     self.idle.d.next = false;
+                } else if self.record_turn.q.val() || self.record_taken.q.val() {
+                    // a record's turn, or its write: an ACK's read would miss it
                 } else if self.ack_valid.val() {
-                    // (not while a record is written: its read would miss it)
-                    if !self.record_taken.q.val() {
-                        self.qp.d.next = self.ack_qp.val().get_bits::<QB>(0);
-                        self.psn.d.next = self.ack_psn.val();
-                        self.psn_before.d.next = self.ack_psn.val() - 1;
-                        self.syndrome.d.next = self.ack_syndrome.val();
-                        if self.ack_qp_high.val() {
-                            self.ignore.d.next = true;
-                        } else {
-                            self.state.d.next = TrackerState::AckRead;
-                            self.idle.d.next = false;
-                        }
+                    self.qp.d.next = self.ack_qp.val().get_bits::<QB>(0);
+                    self.psn.d.next = self.ack_psn.val();
+                    self.psn_before.d.next = self.ack_psn.val() - 1;
+                    self.syndrome.d.next = self.ack_syndrome.val();
+                    if self.ack_qp_high.val() {
+                        self.ignore.d.next = true;
+                    } else {
+                        self.state.d.next = TrackerState::AckRead;
+                        self.idle.d.next = false;
                     }
                 } else if self.clear_valid.val() {
                     self.qp.d.next = self.clear_qp.val();
