@@ -241,54 +241,77 @@ fn an_ack_presented_with_the_sent_transfer_it_covers_completes_it() {
     compare("simultaneous", &events, Traffic::FULL);
 }
 
-/// A QP reset forgets the last PSN sent: a late ACK of a request from before it is outside the
-/// window (a stale PSN after a reconnect), and the QP's next request opens it again.
-#[test]
-fn a_reset_qp_ignores_late_answers_until_it_sends_again() {
-    let packet = |channel, psn| TrackerEvent::Packet {
-        channel,
-        qp: 2,
-        psn,
-        last: true,
-        reliable: true,
-    };
-    let sent = |channel| TrackerEvent::Sent {
-        channel,
-        status: CompletionStatus::Success,
-    };
-    let ack = |psn| TrackerEvent::Ack {
-        qp: 2,
-        psn,
-        syndrome: Syndrome::ack().encode(),
-    };
-    let record = |last_psn| TrackerEvent::Record { qp: 2, last_psn };
-    let events = vec![
-        record(10),
-        packet(3, 10),
-        sent(3),
-        TrackerEvent::Clear { qp: 2 },
-        ack(10),
-        record(500),
-        packet(4, 500),
-        sent(4),
-        ack(500),
-    ];
-    let want = expected(&events);
-    assert_eq!(want.completions, [(3, CompletionStatus::Flushed), (4, CompletionStatus::Success)]);
-    assert_eq!(want.ignored, 1);
-    for (seed, traffic) in [
+/// Events of one RC QP, each transfer a single packet, for the hand-written cases.
+struct OneQp(u32);
+
+impl OneQp {
+    fn record(&self, last_psn: u32) -> TrackerEvent {
+        TrackerEvent::Record { qp: self.0, last_psn }
+    }
+
+    fn packet(&self, channel: u16, psn: u32) -> TrackerEvent {
+        TrackerEvent::Packet {
+            channel,
+            qp: self.0,
+            psn,
+            last: true,
+            reliable: true,
+        }
+    }
+
+    fn sent(&self, channel: u16) -> TrackerEvent {
+        TrackerEvent::Sent {
+            channel,
+            status: CompletionStatus::Success,
+        }
+    }
+
+    fn ack(&self, psn: u32) -> TrackerEvent {
+        TrackerEvent::Ack {
+            qp: self.0,
+            psn,
+            syndrome: Syndrome::ack().encode(),
+        }
+    }
+}
+
+/// [`compare`] with nothing stalled and under idle and backpressure.
+fn compare_stalled_and_not(what: &str, events: &[TrackerEvent], seed: u64) {
+    for (i, traffic) in [
         Traffic::FULL,
         Traffic {
             idle_pct: 30,
             bp_pct: 60,
-            seed: 5,
+            seed,
         },
     ]
     .into_iter()
     .enumerate()
     {
-        compare(&format!("reset {seed}"), &events, traffic);
+        compare(&format!("{what} {i}"), events, traffic);
     }
+}
+
+/// A QP reset forgets the last PSN sent: a late ACK of a request from before it is outside the
+/// window (a stale PSN after a reconnect), and the QP's next request opens it again.
+#[test]
+fn a_reset_qp_ignores_late_answers_until_it_sends_again() {
+    let q = OneQp(2);
+    let events = vec![
+        q.record(10),
+        q.packet(3, 10),
+        q.sent(3),
+        TrackerEvent::Clear { qp: 2 },
+        q.ack(10),
+        q.record(500),
+        q.packet(4, 500),
+        q.sent(4),
+        q.ack(500),
+    ];
+    let want = expected(&events);
+    assert_eq!(want.completions, [(3, CompletionStatus::Flushed), (4, CompletionStatus::Success)]);
+    assert_eq!(want.ignored, 1);
+    compare_stalled_and_not("reset", &events, 5);
 }
 
 /// A block is recorded before its packets leave; an ACK of the blocks before it, taken in
@@ -296,46 +319,21 @@ fn a_reset_qp_ignores_late_answers_until_it_sends_again() {
 /// and the block's own ACK then tells it `idle`.
 #[test]
 fn an_ack_between_a_record_and_its_packets_is_progress_not_idle() {
-    let packet = |channel, psn| TrackerEvent::Packet {
-        channel,
-        qp: 4,
-        psn,
-        last: true,
-        reliable: true,
-    };
-    let sent = |channel| TrackerEvent::Sent {
-        channel,
-        status: CompletionStatus::Success,
-    };
-    let ack = |psn| TrackerEvent::Ack {
-        qp: 4,
-        psn,
-        syndrome: Syndrome::ack().encode(),
-    };
-    let record = |last_psn| TrackerEvent::Record { qp: 4, last_psn };
+    let q = OneQp(4);
     let events = vec![
-        record(20),
-        packet(1, 20),
-        sent(1),
-        record(21),
-        ack(20),
-        packet(2, 21),
-        sent(2),
-        ack(21),
+        q.record(20),
+        q.packet(1, 20),
+        q.sent(1),
+        q.record(21),
+        q.ack(20),
+        q.packet(2, 21),
+        q.sent(2),
+        q.ack(21),
     ];
     let want = expected(&events);
     assert_eq!(want.completions, [(1, CompletionStatus::Success), (2, CompletionStatus::Success)]);
     assert_eq!(want.notices, [(4, TimerEvent::Progress, 0), (4, TimerEvent::Idle, 0)]);
-    for traffic in [
-        Traffic::FULL,
-        Traffic {
-            idle_pct: 30,
-            bp_pct: 60,
-            seed: 9,
-        },
-    ] {
-        compare("record before its packets", &events, traffic);
-    }
+    compare_stalled_and_not("record before its packets", &events, 9);
 }
 
 /// Cycles per RC transfer, printed for docs/performance.md: single-packet transfers on one QP,
