@@ -75,12 +75,9 @@ const NOT_YET_PIPELINED: &[(&str, usize)] = &[
     ("ferroce_tx_path_c64_q16_w64", 7),
     // 7 since RDMA READ responses (2026-11-28, stop 46)
     ("ferroce_engine_c64_q16_w64", 7),
-    // 7 since RDMA READ as the requester (2026-11-29, stop 49): the RX front end's ICRC core
-    // from the MAC's `s_axis_tvalid` (its header-beat decode into `at_least_one_tag`),
-    // unchanged and at 6 in `rx_path` alone; the mapper moved in the flattened whole. The
-    // 2048-QP engine, at 7 from the QP error state (the scheduler's token buckets) until then,
-    // went to 6 in the same change: the mapping of the same cones moves between the two.
-    ("ferroce_engine_c2048_q256_w512", 7),
+    // (`ferroce_engine_c2048_q256_w512` was 7 in stop 49, from the RX front end's ICRC core
+    // in the flattened whole, and 6 again since the record before a block's first packet,
+    // 2026-11-29, stop 50: the mapping of the same cones moves between the two engines.)
 ];
 
 /// One emitted top: module name, Verilog file, Verilog text, bus width (if width-generic).
