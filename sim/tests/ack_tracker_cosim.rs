@@ -267,10 +267,14 @@ impl OneQp {
     }
 
     fn ack(&self, psn: u32) -> TrackerEvent {
+        self.answer(psn, Syndrome::ack())
+    }
+
+    fn answer(&self, psn: u32, syndrome: Syndrome) -> TrackerEvent {
         TrackerEvent::Ack {
             qp: self.0,
             psn,
-            syndrome: Syndrome::ack().encode(),
+            syndrome: syndrome.encode(),
         }
     }
 }
@@ -334,6 +338,38 @@ fn an_ack_between_a_record_and_its_packets_is_progress_not_idle() {
     assert_eq!(want.completions, [(1, CompletionStatus::Success), (2, CompletionStatus::Success)]);
     assert_eq!(want.notices, [(4, TimerEvent::Progress, 0), (4, TimerEvent::Idle, 0)]);
     compare_stalled_and_not("record before its packets", &events, 9);
+}
+
+/// A PSN sequence error or RNR NAK that acknowledges less than the QP already has (a duplicate,
+/// or one overtaken on the wire) tells the retry timer nothing; one of the next PSN expected
+/// still does.
+#[test]
+fn a_stale_sequence_or_rnr_nak_tells_the_timer_nothing() {
+    let q = OneQp(6);
+    let sequence = Syndrome::Nak(NakCode::PsnSequenceError);
+    let rnr = Syndrome::RnrNak { timer: 9 };
+    let events = vec![
+        q.record(30),
+        q.packet(1, 30),
+        q.sent(1),
+        q.ack(20),
+        q.answer(18, sequence),
+        q.answer(19, rnr),
+        q.answer(21, sequence),
+        q.answer(21, rnr),
+        q.ack(30),
+    ];
+    let want = expected(&events);
+    assert_eq!(
+        want.notices,
+        [
+            (6, TimerEvent::Progress, 0),
+            (6, TimerEvent::SequenceNak, 0),
+            (6, TimerEvent::RnrNak, 9),
+            (6, TimerEvent::Idle, 0)
+        ]
+    );
+    compare_stalled_and_not("stale NAKs", &events, 11);
 }
 
 /// Cycles per RC transfer, printed for docs/performance.md: single-packet transfers on one QP,

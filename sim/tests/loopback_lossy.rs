@@ -139,8 +139,9 @@ fn rc_writes_survive_loss_duplication_reordering_and_corruption_both_ways() {
 /// RDMA READs among WRITEs on the lossy wires: every READ completes with the peer's bytes in
 /// A's memory and nothing else there, lost responses asked for again from the PSN missing
 /// (the READ tracker's gaps) or after a timeout. Seed 0x4EAD1 once hung on its zero-length
-/// READ (a stale `idle` stopped the retry timer with the READ's only response lost:
-/// docs/reliability.md).
+/// READ (a stale `idle` stopped the retry timer with the READ's only response lost), seed
+/// 0x4EAEF once failed a QP whose last READ was NAKed late (a stale sequence NAK armed its
+/// timer): docs/reliability.md.
 #[test]
 fn rc_reads_survive_loss_duplication_reordering_and_corruption_both_ways() {
     let faults = Faults {
@@ -152,7 +153,7 @@ fn rc_reads_survive_loss_duplication_reordering_and_corruption_both_ways() {
         corrupt: 0.01,
     };
     let (mut gaps, mut sent_again, mut reads) = (0, 0, 0);
-    for seed in [0x4EAD1, 0x4EAD2, 0x4EAD3] {
+    for seed in [0x4EAD1, 0x4EAD2, 0x4EAD3, 0x4EAEF] {
         let (mut bench, mut rng) = bench(seed);
         make_lossy(&mut bench, Some(faults), seed);
         let posts: Vec<Post> = (0..12u16)

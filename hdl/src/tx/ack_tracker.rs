@@ -31,7 +31,8 @@
 //!   ([`PsnOrder`]'s two stages) before the state that decides on it.
 //! - **Going back N**: per QP the last PSN acknowledged. An answer that acknowledges new PSNs
 //!   releases them from the send history (`release_*`) and tells the retry timer `progress` or
-//!   `idle` (`notice_*`), then a PSN sequence error or RNR NAK tells it so. A timer action
+//!   `idle` (`notice_*`), then a PSN sequence error or RNR NAK tells it so, unless it is stale
+//!   (it acknowledges less than the QP already has: a duplicate, or one overtaken). A timer action
 //!   (`action_*`) that sends again rewinds the send history (`rewind_*`) to the PSN after the
 //!   last acknowledged (every block whole when none was); an exhausted one fails every waiting
 //!   transfer, releases what the QP sent and keeps the QP failed (its transfers complete with
@@ -322,7 +323,8 @@ pub struct AckTracker<const CB: usize, const QB: usize> {
     out_channel: DFF<Bits<16>>,
     out_status: DFF<Bits<COMPLETION_STATUS_BITS>>,
     ignore: DFF<Bit>,
-    /// The syndrome is a PSN sequence error NAK, an RNR NAK.
+    /// The syndrome is a PSN sequence error NAK, an RNR NAK (cleared when it is stale: it
+    /// acknowledges less than the QP already has).
     sequence_nak: DFF<Bit>,
     rnr_nak: DFF<Bit>,
     /// Progress: the last PSN acknowledged is this one; this one is the last sent.
@@ -810,6 +812,11 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                 self.state.d.next = TrackerState::ProgressDecide;
             }
             TrackerState::ProgressDecide => {
+                if self.entry.q.val().acked_valid && !self.order.at_or_before.val() {
+                    // stale: a NAK of a PSN before one already acknowledged tells the timer nothing
+                    self.sequence_nak.d.next = false;
+                    self.rnr_nak.d.next = false;
+                }
                 if !self.progress.val() {
                     self.state.d.next = TrackerState::NakNotice;
                 } else if self.failure.q.val() != self.success.val() {

@@ -293,6 +293,8 @@ pub struct TxPacketizer<const QB: usize> {
     /// READ: the move's bits 20:16 plus the carry out of bits 15:0.
     read_moved_high: DFF<Bits<16>>,
     read_va: Signal<Local, Bits<64>>,
+    /// The bytes left go to the span's inputs this cycle (a new block's record, a READ request).
+    span_load: Signal<Local, Bit>,
     /// READ: `2 × length[20:12] − (2 × left[20:12] + borrow)`: bits 9:1 are the move's 20:12.
     read_moved_high_diff: Signal<Local, Bits<10>>,
     /// READ: the last PSN's bits 23:12.
@@ -536,6 +538,7 @@ impl<const QB: usize> Default for TxPacketizer<QB> {
             read_moved_low: Default::default(),
             read_pmtu_is: Default::default(),
             read_left_zero: Default::default(),
+            span_load: Default::default(),
             read_span: Default::default(),
             read_last_low: Default::default(),
             read_last_psn: Default::default(),
@@ -911,6 +914,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             self.record_pending.d.next = false;
         }
         self.init_done.next = self.state.q.val() != PacketizerState::Init;
+        self.span_load.next = false;
         match self.state.q.val() {
             PacketizerState::Init => {
                 self.fresh.write_enable.next = true;
@@ -997,11 +1001,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             }
             PacketizerState::Start => {
                 // a new RC block's packets (as a READ request's response's): its record first
-                self.read_left_minus_one.d.next = self.left.q.val() - 1;
-                for i in 0..5 {
-                    self.read_pmtu_is[i].d.next = self.pmtu.q.val() == self.pmtu_size[i].val();
-                }
-                self.read_left_zero.d.next = !self.left.q.val().any();
+                self.span_load.next = true;
                 self.left.d.next = self.length.q.val();
                 self.over.d.next =
                     (bit_cast::<22, 14>(self.over_start_high.val()) << 8) | bit_cast::<22, 8>(self.length.q.val().get_bits::<8>(0));
@@ -1048,13 +1048,9 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             PacketizerState::Emit => {
                 if self.read_request.q.val() && !self.skipping.val() {
                     // the READ request for the rest of the block: its span and VA first
-                    self.read_left_minus_one.d.next = self.left.q.val() - 1;
+                    self.span_load.next = true;
                     self.read_moved_low.d.next =
                         bit_cast::<13, 12>(self.length.q.val().get_bits::<12>(0)) - bit_cast::<13, 12>(self.left.q.val().get_bits::<12>(0));
-                    for i in 0..5 {
-                        self.read_pmtu_is[i].d.next = self.pmtu.q.val() == self.pmtu_size[i].val();
-                    }
-                    self.read_left_zero.d.next = !self.left.q.val().any();
                     // a request carries no payload
                     self.payload_len.d.next = 0.into();
                     self.state.d.next = PacketizerState::ReadMove;
@@ -1178,6 +1174,14 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                     self.state.d.next = PacketizerState::Idle;
                 }
             }
+        }
+        if self.span_load.val() {
+            // the span's inputs: the bytes left minus one, the PMTU one-hot, no bytes left
+            self.read_left_minus_one.d.next = self.left.q.val() - 1;
+            for i in 0..5 {
+                self.read_pmtu_is[i].d.next = self.pmtu.q.val() == self.pmtu_size[i].val();
+            }
+            self.read_left_zero.d.next = !self.left.q.val().any();
         }
         if self.reset.val() {
             self.state.d.next = PacketizerState::Init;

@@ -21,7 +21,8 @@
 //!   last PSN acknowledged. An answer that acknowledges new PSNs releases them from the send
 //!   history and tells the timer `progress`, or `idle` when everything sent is acknowledged; a
 //!   PSN sequence error NAK then tells it `sequence_nak`, an RNR NAK `rnr_nak` with its timer
-//!   code (neither fails a transfer). A timer action that sends again rewinds the history to the
+//!   code (neither fails a transfer), unless it is stale (it acknowledges less than the QP
+//!   already has: a duplicate, or one overtaken on the wire), which tells the timer nothing. A timer action that sends again rewinds the history to the
 //!   PSN after the last acknowledged (every block whole when nothing was acknowledged yet). An
 //!   exhausted action fails every waiting transfer of the QP, releases everything it sent and
 //!   keeps the QP failed: its transfers complete with that status when they have left, until
@@ -152,6 +153,9 @@ impl AckTracker {
         // an ACK acknowledges its PSN, a NAK the ones before it
         let acknowledged = if is_ack { psn } else { psn.wrapping_sub(1) & PSN_MASK };
         let fatal = CompletionStatus::of_syndrome(syndrome);
+        // a NAK of a PSN before one already acknowledged (duplicated or overtaken on the wire)
+        // is stale: the timer has heard of newer answers
+        let stale = state.acked.is_some_and(|acked| !psn_at_or_before(acked, acknowledged));
         let mut outcome = AckOutcome::default();
         if state
             .acked
@@ -167,8 +171,8 @@ impl AckTracker {
             }
         }
         match aeth {
-            Syndrome::Nak(NakCode::PsnSequenceError) => outcome.notices.push((TimerEvent::SequenceNak, 0)),
-            Syndrome::RnrNak { timer } => outcome.notices.push((TimerEvent::RnrNak, timer)),
+            Syndrome::Nak(NakCode::PsnSequenceError) if !stale => outcome.notices.push((TimerEvent::SequenceNak, 0)),
+            Syndrome::RnrNak { timer } if !stale => outcome.notices.push((TimerEvent::RnrNak, timer)),
             _ => {}
         }
         let completions = &mut outcome.completions;
@@ -325,6 +329,24 @@ mod tests {
         let outcome = t.acknowledge(6, 8, rnr);
         assert_eq!((outcome.completions, outcome.release), (vec![], None), "nothing new acknowledged");
         assert_eq!(outcome.notices, [(TimerEvent::RnrNak, 14)]);
+    }
+
+    #[test]
+    fn a_stale_sequence_or_rnr_nak_tells_the_timer_nothing() {
+        let mut t = AckTracker::new();
+        t.request_sent(4, 30);
+        t.transfer_sent(1, 4, 30, true, CompletionStatus::Success);
+        let outcome = t.acknowledge(4, 20, ACK);
+        assert_eq!(outcome.notices, [(TimerEvent::Progress, 0)]);
+        for syndrome in [nak(NakCode::PsnSequenceError), Syndrome::RnrNak { timer: 3 }.encode()] {
+            let outcome = t.acknowledge(4, 18, syndrome);
+            assert_eq!((outcome.ignored, outcome.release, outcome.notices), (false, None, vec![]), "stale");
+        }
+        // a NAK of the next PSN expected is not stale: it repeats what the QP knows
+        let outcome = t.acknowledge(4, 21, nak(NakCode::PsnSequenceError));
+        assert_eq!(outcome.notices, [(TimerEvent::SequenceNak, 0)]);
+        let outcome = t.acknowledge(4, 21, Syndrome::RnrNak { timer: 5 }.encode());
+        assert_eq!(outcome.notices, [(TimerEvent::RnrNak, 5)]);
     }
 
     #[test]
