@@ -704,6 +704,10 @@ struct Wire {
     presenting: bool,
     /// Beats taken by the RX half.
     carried: u64,
+    /// Frames a lossy wire held back and let go: movement, though no port moved (a frame held
+    /// after the last one comes [`crate::faults::HOLD_CYCLES`] later, as long as the progress
+    /// limit).
+    released: u64,
     /// The faults of a lossy wire, and the frame arriving from the TX half.
     faults: Option<FaultInjector>,
     arriving: Vec<u8>,
@@ -717,6 +721,7 @@ impl Wire {
             beats: VecDeque::new(),
             presenting: false,
             carried: 0,
+            released: 0,
             faults,
             arriving: Vec::new(),
             bytes_per_beat,
@@ -732,6 +737,11 @@ impl Wire {
             0
         };
         self.beats.len() < self.timing.beats + frame_beats
+    }
+
+    /// Beats carried and frames let go: it grows while the wire moves.
+    fn moved(&self) -> u64 {
+        self.carried + self.released
     }
 
     /// Nothing on the wire and nothing held back.
@@ -759,6 +769,7 @@ impl Wire {
     fn release(&mut self, cycle: u64) {
         if let Some(faults) = self.faults.as_mut() {
             let frames = faults.due(cycle);
+            self.released += frames.len() as u64;
             self.beat_out(cycle, frames);
         }
     }
@@ -1261,7 +1272,7 @@ impl Loopback {
         let (mut last_progress, mut last_event, mut end) = (0u64, None::<u64>, None::<(u64, u64)>);
         let mut cycle = 0u64;
         loop {
-            let events = a.events + b.events + ab.carried + ba.carried + self.a.read_events + self.b.read_events;
+            let events = a.events + b.events + ab.moved() + ba.moved() + self.a.read_events + self.b.read_events;
             let finished = a.finished() && b.finished() && ab.empty() && ba.empty() && self.a.reads_idle() && self.b.reads_idle();
             match end {
                 None if finished => end = Some((cycle, events)),
@@ -1308,7 +1319,7 @@ impl Loopback {
             if ba.sample(self.a.rx.model(), &a_in) == Some(true) {
                 a.frame_in(cycle);
             }
-            if a.events + b.events + ab.carried + ba.carried + self.a.read_events + self.b.read_events != events {
+            if a.events + b.events + ab.moved() + ba.moved() + self.a.read_events + self.b.read_events != events {
                 last_progress = cycle;
                 last_event = Some(cycle);
             }
