@@ -22,11 +22,11 @@
 //!   history and tells the timer `progress`, or `idle` when everything sent is acknowledged; a
 //!   PSN sequence error NAK then tells it `sequence_nak`, an RNR NAK `rnr_nak` with its timer
 //!   code (neither fails a transfer), unless it is stale (it acknowledges less than the QP
-//!   already has: a duplicate, or one overtaken on the wire), which tells the timer nothing. A timer action that sends again rewinds the history to the
-//!   PSN after the last acknowledged (every block whole when nothing was acknowledged yet). An
-//!   exhausted action fails every waiting transfer of the QP, releases everything it sent and
-//!   keeps the QP failed: its transfers complete with that status when they have left, until
-//!   the host resets the QP (`clear`: the waiting transfers complete as `flushed`, the QP starts
+//!   already has: a duplicate, or one overtaken on the wire): that tells the timer nothing. A
+//!   timer action that sends again rewinds the history to the PSN after the last acknowledged
+//!   (every block whole when nothing was acknowledged yet). An exhausted action fails every
+//!   waiting transfer of the QP, releases everything it sent and keeps the QP failed: its
+//!   transfers complete with that status when they have left, until the host resets the QP (`clear`: the waiting transfers complete as `flushed`, the QP starts
 //!   again with nothing sent and nothing acknowledged, so a late answer to a request from before
 //!   the reset is outside the window).
 //!
