@@ -26,9 +26,10 @@
 //!   timer action that sends again rewinds the history to the PSN after the last acknowledged
 //!   (every block whole when nothing was acknowledged yet). An exhausted action fails every
 //!   waiting transfer of the QP, releases everything it sent and keeps the QP failed: its
-//!   transfers complete with that status when they have left, until the host resets the QP (`clear`: the waiting transfers complete as `flushed`, the QP starts
-//!   again with nothing sent and nothing acknowledged, so a late answer to a request from before
-//!   the reset is outside the window).
+//!   transfers complete with that status when they have left, until the host resets the QP
+//!   (`clear`: the waiting transfers complete as `flushed`, the QP starts again with nothing
+//!   sent and nothing acknowledged, so a late answer to a request from before the reset is
+//!   outside the window).
 //!
 //! Events come in the order the hardware sees them: a transfer's last frame leaves before any
 //! answer to it can come back, and the tracker takes a transfer that has left before an ACK.
