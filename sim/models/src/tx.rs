@@ -10,7 +10,7 @@
 //!    each; a SEND is one message scheduled in block-sized groups.
 //! 4. **Packets** ([`packetize`]): PMTU packets from the message start, opcodes, PSN, AckReq,
 //!    RETH, ImmDt, SE.
-//! 5. **Frames** ([`frame`]): Ethernet / IPv4 or IPv6 / UDP / BTH / [RETH] / [ImmDt] / payload
+//! 5. **Frames** ([`frame`]): Ethernet / IPv4 or IPv6 / UDP / BTH / \[RETH\] / \[ImmDt\] / payload
 //!    from local memory ([`memory`]) / pad / ICRC.
 //!
 //! **Responses**: the ACKs and NAKs of the responder ([`TxSetup::responses`]) are packets of
