@@ -1,5 +1,5 @@
 //! The scheduler as the TX model uses it: the cycle-accurate [`SchedModel`], driven through its
-//! public interface by one function ([`Arbiter::decide`]) that lets each decision see every
+//! public interface by one function (`Arbiter::decide`) that lets each decision see every
 //! enqueue made before it. The model's cycle timing is known only there.
 
 use super::TxError;
