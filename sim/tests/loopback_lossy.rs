@@ -228,15 +228,24 @@ fn rc_writes_survive_each_loss_rate() {
 
 /// A wire that loses every frame from A: each QP's transport retries run out (seven, then an
 /// error), every transfer completes with `transport_retry_exceeded`, nothing is written, and the
-/// run ends (no hang). (Blocks a failed QP cuts after its retries ran out are still sent and
-/// retried: the segmenter does not know the QP failed yet; so one block per QP here.)
+/// run ends (no hang). Per QP a short WRITE and a READ go out before the first timeout; a second
+/// READ waits for the first (one READ outstanding per QP) and, once the QP has failed, is flushed
+/// unsent (it would otherwise wait for a response that never comes). The four QPs time out
+/// together: each replay waits its turn, and every packet is sent again at every timeout.
 #[test]
 fn everything_lost_ends_in_errors_not_a_hang() {
     let (mut bench, mut rng) = bench(0xdead);
     bench.lb.set_faults(Some(Faults { loss: 1.0, ..Faults::NONE }), None, 0xdead);
-    // one short WRITE per QP: every block is out before the first timeout
-    let posts: Vec<Post> = (0..4u16)
-        .map(|channel| bench.post(usize::from(channel), channel, PostOp::Write, rng.gen_range(1..2000)))
+    let ops = [PostOp::Write, PostOp::Read, PostOp::Read];
+    let posts: Vec<Post> = (0..12u16)
+        .map(|channel| {
+            bench.post(
+                usize::from(channel % 4),
+                channel,
+                ops[usize::from(channel / 4)],
+                rng.gen_range(1..2000),
+            )
+        })
         .collect();
     let run = bench
         .lb
@@ -256,18 +265,30 @@ fn everything_lost_ends_in_errors_not_a_hang() {
         run.completions
     );
     assert!(run.b_writes.is_empty(), "B wrote nothing");
-    // every QP timed out seven times, sending its packet again each time, and then ran out
-    let packets: u64 = posts
+    // every QP timed out seven times, sending its WRITE's packets and its first READ again
+    // each time, and then ran out; its second READ never left
+    let packets: u64 = posts[..4]
         .iter()
         .map(|p| {
             let pmtu = Pmtu::from_code(bench.requesters.peers[p.qp as usize].requester.pmtu)
                 .expect("a PMTU")
                 .bytes();
-            u64::from(p.length.div_ceil(pmtu).max(1))
+            u64::from(p.length.div_ceil(pmtu).max(1)) + 1
         })
         .sum();
     assert_eq!(counts, [7 * packets, 4 * 7, 4], "sent again, timeouts, retries exhausted");
     assert_eq!(run.a_to_b.len() as u64, 8 * packets, "each packet sent eight times");
+    let reads = run
+        .a_to_b
+        .iter()
+        .filter(|f| {
+            rx_model(&f.bytes)
+                .record
+                .and_then(|r| r.bth)
+                .is_some_and(|b| b.opcode == Opcode::RC_READ_REQUEST.value())
+        })
+        .count();
+    assert_eq!(reads, 4 * 8, "one READ request per QP, sent eight times");
 }
 
 /// READs on a perfect wire: each block asked for once, every response taken in order (no

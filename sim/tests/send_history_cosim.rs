@@ -3,7 +3,8 @@
 //! requester sends them (PSNs contiguous per QP, across the 2^24 wrap), full rings refusing,
 //! releases by cumulative ACKs (stale, partial and whole), rewinds into the middle of a block,
 //! before the oldest and after the newest, and of every block whole, releases, records and
-//! rewinds (which replace the replay) while a replayed block waits, clears.
+//! rewinds while a replayed block waits (the replayed QP's starts over, another's waits its
+//! turn), clears (of a QP being replayed or waiting).
 
 use ferroce_sim::contracts::reliability::SENT_BLOCK_WORDS;
 use ferroce_sim::models::tx::history::{SendHistory, SentBlock};
@@ -77,7 +78,7 @@ impl Script {
                 let during = (0..self.rng.gen_range(0..4)).map(|_| self.command(1)).collect();
                 HistoryCommand::Rewind(qp, psn, during)
             }
-            // a rewind while a replayed block waits: it replaces the replay
+            // a rewind while a replayed block waits: its QP's turn comes after the replay
             75..=82 => HistoryCommand::Rewind(qp, self.rewind_psn(qp), Vec::new()),
             83..=96 => self.release(qp),
             _ => {

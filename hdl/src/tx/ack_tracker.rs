@@ -258,8 +258,8 @@ pub struct AckTracker<const CB: usize, const QB: usize> {
     pub status_failure: Signal<Out, Bits<COMPLETION_STATUS_BITS>>,
     /// A QP's error state, for a post: the QP.
     pub post_qp: Signal<In, Bits<QB>>,
-    /// The previous cycle's `post_qp` is failed.
-    pub post_qp_failed: Signal<Out, Bit>,
+    /// The `CompletionStatus` that failed the previous cycle's `post_qp` (0: not failed).
+    pub post_qp_failure: Signal<Out, Bits<COMPLETION_STATUS_BITS>>,
 
     /// The packet tap, registered on its way to the RAMs.
     tap_valid: DFF<Bit>,
@@ -433,7 +433,7 @@ impl<const CB: usize, const QB: usize> Default for AckTracker<CB, QB> {
             status_qp: Default::default(),
             status_failure: Default::default(),
             post_qp: Default::default(),
-            post_qp_failed: Default::default(),
+            post_qp_failure: Default::default(),
             record_valid: Default::default(),
             record_ready: Default::default(),
             record_qp: Default::default(),
@@ -998,7 +998,7 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
         self.failures_for_host.read_address.next = self.status_qp.val();
         self.failures_for_posts.read_address.next = self.post_qp.val();
         self.status_failure.next = self.failures_for_host.read_data.val();
-        self.post_qp_failed.next = self.failures_for_posts.read_data.val() != self.success.val();
+        self.post_qp_failure.next = self.failures_for_posts.read_data.val();
         if self.clear_sent_psn.val() {
             self.sent_psns.write_enable.next = true;
             self.sent_psns.write_address.next = self.qp.q.val();

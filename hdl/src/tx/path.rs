@@ -34,7 +34,8 @@
 //!   (the generator's completion); an RC one when the responder acknowledges its last PSN
 //!   (`s_ack_*`), or with the error a NAK gives it. The completion goes out on `cpl_*` and, in
 //!   the cycle the register file takes it, frees the channel in the segmenter (`done`): a
-//!   channel stays busy until its transfer is acknowledged.
+//!   channel stays busy until its transfer is acknowledged. A transfer the segmenter flushes
+//!   (its QP failed before it was all cut) completes on `cpl_*` too, when the tracker has none.
 //! - **Frames' channels**: `m_packet_*` gives, per descriptor the generator takes, its channel;
 //!   frames leave `m_axis` in that order (per-channel accounting, the co-simulation's per-queue
 //!   bytes).
@@ -692,7 +693,7 @@ impl<
         self.segmenter.qp_read_entry.next = self.qp_read_entry.val();
         // a QP's error state: the segmenter's posts and the host's reads
         self.ack_tracker.post_qp.next = self.segmenter.qp_read_index.val();
-        self.segmenter.qp_failed.next = self.ack_tracker.post_qp_failed.val();
+        self.segmenter.qp_failure.next = self.ack_tracker.post_qp_failure.val();
         // RDMA READ: the requests to the READ tracker, its `done` back
         self.segmenter.read_done_valid.next = self.read_done_valid.val();
         self.read_done_ready.next = self.segmenter.read_done_ready.val();
@@ -776,10 +777,16 @@ impl<
         self.ack_tracker.ack_qp.next = self.s_ack_qp.val();
         self.ack_tracker.ack_psn.next = self.s_ack_psn.val();
         self.ack_tracker.ack_syndrome.next = self.s_ack_syndrome.val();
-        self.cpl_valid.next = self.ack_tracker.cpl_valid.val();
+        // completions: the tracker's first, then a failed QP's transfer the segmenter flushed
+        self.cpl_valid.next = self.ack_tracker.cpl_valid.val() || self.segmenter.flush_valid.val();
         self.ack_tracker.cpl_ready.next = self.cpl_ready.val();
-        self.cpl_channel.next = self.ack_tracker.cpl_channel.val();
-        self.cpl_status.next = self.ack_tracker.cpl_status.val();
+        self.segmenter.flush_ready.next = self.cpl_ready.val() && !self.ack_tracker.cpl_valid.val();
+        self.cpl_channel.next = self.segmenter.flush_channel.val();
+        self.cpl_status.next = self.segmenter.flush_status.val();
+        if self.ack_tracker.cpl_valid.val() {
+            self.cpl_channel.next = self.ack_tracker.cpl_channel.val();
+            self.cpl_status.next = self.ack_tracker.cpl_status.val();
+        }
         self.segmenter.done_valid.next = self.ack_tracker.cpl_valid.val() && self.cpl_ready.val();
         self.segmenter.done_channel.next = self.ack_tracker.cpl_channel.val();
         self.ack_ignored.increment.next = self.ack_tracker.ignored.val();

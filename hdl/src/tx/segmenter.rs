@@ -23,9 +23,12 @@
 //! reports its last packet gone (`done_valid`); `done` has priority on the busy RAM's write
 //! port, and a post that sees its channel's `done` between its read and its check takes it as idle.
 //!
-//! **A QP in error.** While the post's context is read, the ACK tracker answers whether the QP
-//! is failed (`qp_failed`, one cycle after the index): a host's post on it is refused
-//! `qp_not_ready` (a READ response, the responder's, is not).
+//! **A QP in error.** While a context is read, the ACK tracker answers with the status that
+//! failed the QP (`qp_failure`, one cycle after the index; 0: not failed): a host's post on it
+//! is refused `qp_not_ready`, and a decision for a transfer of a failed QP cuts nothing and
+//! completes the transfer with that status (`flush_*`, whatever blocks it has left; before
+//! the hold checks: a READ waiting for the QP's outstanding one is flushed too). A READ
+//! response, the responder's, is neither refused nor flushed.
 //!
 //! **Per-QP order.** A SEND message spread over several blocks holds its QP (the hold RAM,
 //! `{valid, channel}` per QP): a decision that picks another transfer of that QP cuts nothing
@@ -35,7 +38,10 @@
 //! address), each block one READ request. One READ is outstanding per QP: a decision for a READ
 //! whose QP has one (`reads_outstanding`, read with the hold) cuts nothing and re-enqueues, as a
 //! held QP does; the bit is set when a READ block is cut and cleared by the READ tracker's
-//! `read_done` (its last response came, or the QP was reset), taken in `Idle`.
+//! `read_done` (its last response came, or the QP was reset), taken in any cycle but the one a
+//! block is issued in: the tracker takes no response while its `done` waits, so waiting for the
+//! state machine (a cut stalled behind a replay that needs the wire to move) could stop the
+//! receive side and, through the peer, the wire itself.
 //!
 //! **Send history.** A decision for an RC QP whose send history has at most one free slot
 //! (`history_full`, asked with `history_full_qp` while the context is read: the packetizer may
@@ -47,7 +53,9 @@ use crate::common::counter::EventCounter;
 use crate::common::elab::c;
 use ferroce_contracts::opcode::Transport;
 use ferroce_contracts::reliability::SENT_BLOCK_BITS;
-use ferroce_contracts::tx::{Pmtu, PostError, QpState, MAX_MESSAGE_BYTES, POST, POST_BITS, QP_CONTEXT, QP_CONTEXT_BITS};
+use ferroce_contracts::tx::{
+    Pmtu, PostError, QpState, COMPLETION_STATUS_BITS, MAX_MESSAGE_BYTES, POST, POST_BITS, QP_CONTEXT, QP_CONTEXT_BITS,
+};
 use rust_hdl::prelude::*;
 
 /// Cycles from a QP context read request to its entry, by default: the register file's.
@@ -98,6 +106,8 @@ pub enum SegmenterState {
     CutIssue,
     /// Decision: the transfer goes back to its queue's tail.
     Requeue,
+    /// Decision: the transfer's QP is failed; it completes with the QP's status, unsent.
+    Flush,
 }
 
 /// Indices into `post_at`: the `POST` fields used, in schema order.
@@ -171,9 +181,18 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     pub qp_read_index: Signal<Out, Bits<QB>>,
     /// QP context read: the packed `QP_CONTEXT` entry, `QL` cycles after the request.
     pub qp_read_entry: Signal<In, Bits<QP_CONTEXT_BITS>>,
-    /// The QP of `qp_read_index` one cycle earlier is in error (the ACK tracker failed it): a
-    /// host's post on it is refused `qp_not_ready`.
-    pub qp_failed: Signal<In, Bit>,
+    /// The `CompletionStatus` that failed the QP of `qp_read_index` one cycle earlier (the ACK
+    /// tracker's; 0: not failed): a host's post on it is refused `qp_not_ready`, a transfer of
+    /// it is flushed.
+    pub qp_failure: Signal<In, Bits<COMPLETION_STATUS_BITS>>,
+    /// A transfer of a failed QP completes unsent: valid.
+    pub flush_valid: Signal<Out, Bit>,
+    /// Taken.
+    pub flush_ready: Signal<In, Bit>,
+    /// Its channel (idle again once taken).
+    pub flush_channel: Signal<Out, Bits<16>>,
+    /// The status it completes with: the QP's failure.
+    pub flush_status: Signal<Out, Bits<COMPLETION_STATUS_BITS>>,
     /// The host rewrote a QP context.
     pub qp_commit_valid: Signal<In, Bit>,
     /// The QP whose context was rewritten.
@@ -267,7 +286,8 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     /// The READ tracker: a QP's READ is over (its last response came, or the QP was reset):
     /// valid.
     pub read_done_valid: Signal<In, Bit>,
-    /// Taken (in `Idle`).
+    /// Taken (in every state but `Init` and the cycle a block is issued, so the receive side
+    /// never waits for a decision to end).
     pub read_done_ready: Signal<Out, Bit>,
     /// Its QP.
     pub read_done_qp: Signal<In, Bits<QB>>,
@@ -336,8 +356,11 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     bad_qp: DFF<Bit>,
     too_long: DFF<Bit>,
     not_ready: DFF<Bit>,
-    /// The post's QP is in error (`qp_failed`, taken in the first cycle of `PostWait`).
+    /// The post's QP is in error (`qp_failure`, taken in the first cycle of `PostWait`).
     qp_in_error: DFF<Bit>,
+    /// The decision's QP failed with this status (`qp_failure`, taken in the first cycle of
+    /// `CutWait`; 0: not failed, or the transfer is a READ response).
+    failure: DFF<Bits<COMPLETION_STATUS_BITS>>,
     bad_operation: DFF<Bit>,
     channel_busy: DFF<Bit>,
     done_seen: DFF<Bit>,
@@ -392,6 +415,8 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     read_request: Signal<Local, Bit>,
     /// A READ response is taken this cycle.
     taking_read: Signal<Local, Bit>,
+    /// The READ tracker's `done` is taken this cycle.
+    taking_read_done: Signal<Local, Bit>,
     // constants
     post_at: [Constant<Bits<8>>; 10],
     context_at: [Constant<Bits<10>>; 9],
@@ -457,7 +482,11 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             qp_read_valid: Default::default(),
             qp_read_index: Default::default(),
             qp_read_entry: Default::default(),
-            qp_failed: Default::default(),
+            qp_failure: Default::default(),
+            flush_valid: Default::default(),
+            flush_ready: Default::default(),
+            flush_channel: Default::default(),
+            flush_status: Default::default(),
             qp_commit_valid: Default::default(),
             qp_commit_index: Default::default(),
             enq_valid: Default::default(),
@@ -549,6 +578,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             too_long: Default::default(),
             not_ready: Default::default(),
             qp_in_error: Default::default(),
+            failure: Default::default(),
             bad_operation: Default::default(),
             channel_busy: Default::default(),
             done_seen: Default::default(),
@@ -588,6 +618,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             read_response: Default::default(),
             read_request: Default::default(),
             taking_read: Default::default(),
+            taking_read_done: Default::default(),
             internal: Default::default(),
             responder_busy: Default::default(),
             pmtu_shift: Default::default(),
@@ -662,6 +693,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             too_long,
             not_ready,
             qp_in_error,
+            failure,
             bad_operation,
             channel_busy,
             done_seen,
@@ -750,8 +782,12 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.table_flags.read_address.next = self.cut_channel.q.val();
         self.hold.read_address.next = self.table_qp.read_data.val();
         self.reads_outstanding.read_address.next = self.table_qp.read_data.val();
-        // a QP's READ: set when one is cut (`CutIssue`), cleared by the tracker (`Idle`)
-        self.reads_outstanding.write_enable.next = false;
+        // a QP's READ: set when one is cut (`CutIssue`), cleared by the tracker's `done` in any
+        // other cycle after `Init`
+        self.taking_read_done.next = self.read_done_valid.val()
+            && (self.state.q.val() != SegmenterState::Init)
+            && !((self.state.q.val() == SegmenterState::CutIssue) && self.packetizer.block_ready.val());
+        self.reads_outstanding.write_enable.next = self.taking_read_done.val();
         self.reads_outstanding.write_address.next = self.read_done_qp.val();
         self.reads_outstanding.write_data.next = false;
         self.busy.read_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
@@ -863,11 +899,15 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
 
         // ports driven by the states below
         self.post_ready.next = false;
-        self.read_done_ready.next = false;
+        self.read_done_ready.next = (self.state.q.val() != SegmenterState::Init)
+            && !((self.state.q.val() == SegmenterState::CutIssue) && self.packetizer.block_ready.val());
         self.read_ready.next = false;
         self.taking_read.next = false;
         self.post_result_valid.next = false;
         self.post_result_code.next = self.code.q.val();
+        self.flush_valid.next = false;
+        self.flush_channel.next = bit_cast::<16, CB>(self.cut_channel.q.val());
+        self.flush_status.next = self.failure.q.val();
         self.qp_read_valid.next = self.reading_context.q.val();
         self.reading_context.d.next = false;
         self.qp_read_index.next = self.table_qp.read_data.val();
@@ -906,9 +946,6 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 }
             }
             SegmenterState::Idle => {
-                // the READ tracker's `done` beside whatever else starts here
-                self.read_done_ready.next = true;
-                self.reads_outstanding.write_enable.next = self.read_done_valid.val();
                 // a READ response first (the responder channel free), then a post
                 self.read_ready.next = self.packetizer.init_done.val() && !self.responder_busy.q.val();
                 self.taking_read.next = self.read_valid.val() && self.packetizer.init_done.val() && !self.responder_busy.q.val();
@@ -961,7 +998,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             SegmenterState::PostWait => {
                 if self.context_wait.q.val() == self.latency.val() {
                     // (a READ response is the responder's: its QP's requester may have failed)
-                    self.qp_in_error.d.next = self.qp_failed.val() && !self.internal.q.val();
+                    self.qp_in_error.d.next = self.qp_failure.val().any() && !self.internal.q.val();
                 }
                 if self.context_wait.q.val() == 1 {
                     self.not_ready.d.next = (self.qp_read_entry.val().get_bits::<3>(self.context_at[0].val().index()) != self.rts.val())
@@ -1058,6 +1095,12 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 self.state.d.next = SegmenterState::CutWait;
             }
             SegmenterState::CutWait => {
+                if self.context_wait.q.val() == self.latency.val() {
+                    self.failure.d.next = self.qp_failure.val();
+                    if self.read_response.val() {
+                        self.failure.d.next = 0.into();
+                    }
+                }
                 if self.context_wait.q.val() == 1 {
                     self.transport.d.next = self.qp_read_entry.val().get_bits::<3>(self.context_at[1].val().index());
                     self.pmtu.d.next = self.pmtu_unit.val() << self.qp_read_entry.val().get_bits::<3>(self.context_at[2].val().index());
@@ -1088,7 +1131,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     + bit_cast::<17, 16>(self.offset_inverted.val().get_bits::<16>(0))
                     + 1;
                 self.state.d.next = SegmenterState::CutRoomHigh;
-                if self.held.q.val() {
+                if self.failure.q.val().any() {
+                    self.state.d.next = SegmenterState::Flush;
+                } else if self.held.q.val() {
                     self.state.d.next = SegmenterState::Requeue;
                 }
             }
@@ -1202,6 +1247,19 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 self.enq_valid.next = true;
                 if self.enq_ready.val() {
                     self.enqueued_last_cycle.d.next = true;
+                    self.state.d.next = SegmenterState::Idle;
+                }
+            }
+            SegmenterState::Flush => {
+                self.flush_valid.next = true;
+                if self.flush_ready.val() {
+                    // its channel idle (no `done` comes this cycle: the TX path gives the
+                    // completion port to the ACK tracker first), its SEND's hold let go
+                    self.busy.write_enable.next = true;
+                    self.busy.write_address.next = self.cut_channel.q.val();
+                    self.hold.write_enable.next = self.hold.read_data.val().get_bit(16)
+                        && (self.hold.read_data.val().get_bits::<16>(0) == bit_cast::<16, CB>(self.cut_channel.q.val()));
+                    self.hold.write_data.next = 0.into();
                     self.state.d.next = SegmenterState::Idle;
                 }
             }

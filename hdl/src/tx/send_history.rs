@@ -20,9 +20,14 @@
 //! - A rewind starts the replay of the QP's ring from its oldest block; the block holding the
 //!   PSN goes out with the packets before it to skip. A replay step runs when the replay register
 //!   is empty, so releases and records go on meanwhile; blocks released during a replay are not
-//!   replayed, blocks recorded during it are. A rewind replaces a replay under way (a timeout
-//!   during a replay starts it again); `rewind_whole` replays every block whole (nothing of the
-//!   QP was acknowledged yet, so there is no PSN to go back to).
+//!   replayed, blocks recorded during it are. A rewind of the QP being replayed starts its
+//!   replay again (a timeout during a replay); `rewind_whole` replays every block whole (nothing
+//!   of the QP was acknowledged yet, so there is no PSN to go back to).
+//! - **Rewinds wait their turn.** One replay runs at a time: a rewind of another QP, or any
+//!   rewind while others wait, is kept (per QP its PSN, the latest rewind's) and its QP joins a
+//!   queue (a ring of `2^QB` QPs in RAM, each QP at most once); when a replay ends the next QP in
+//!   the queue starts. A clear forgets the QP's waiting rewind. So a timeout on one QP never
+//!   cancels the replay of another (many QPs timing out together each get theirs).
 
 use crate::common::elab::c;
 use crate::common::psn::PsnOrder;
@@ -40,8 +45,16 @@ mod entries {
         pub head: Bits<8>,
         pub count: Bits<9>,
     }
+
+    /// A QP's rewind waiting for its turn.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+    pub struct WaitingRewind {
+        pub valid: Bit,
+        pub whole: Bit,
+        pub psn: Bits<24>,
+    }
 }
-pub use entries::Ring;
+pub use entries::{Ring, WaitingRewind};
 
 /// The history's steps.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
@@ -81,6 +94,12 @@ pub enum HistoryState {
     StepWait,
     /// Replay: the block goes to the replay register.
     StepDecide,
+    /// Rewind (a replay runs or others wait): the QP's rewind is kept, the QP queued.
+    RewindKeep,
+    /// The queue's head QP is read.
+    RewindPop,
+    /// Its rewind is read and forgotten; its replay starts.
+    RewindStart,
 }
 
 /// Bits of a sent block.
@@ -161,6 +180,20 @@ pub struct SendHistory<const QB: usize, const AB: usize> {
     /// Per slot `{last PSN (47:24), first PSN (23:0)}`.
     psns: RAM<Bits<48>, AB>,
     fulls: RAM<Bit, QB>,
+    /// Per QP: its rewind waiting for its turn.
+    waiting: RAM<WaitingRewind, QB>,
+    /// Per QP: it is in the queue (its waiting rewind may have been forgotten by a clear).
+    queued: RAM<Bit, QB>,
+    /// The queue of QPs whose rewinds wait, a ring; its pointers carry a wrap bit.
+    queue: RAM<Bits<QB>, QB>,
+    queue_head: DFF<Bits<17>>,
+    queue_tail: DFF<Bits<17>>,
+    /// The rewind to keep: every block whole.
+    whole: DFF<Bit>,
+    /// The release pops a block before the cursor: the replay of this QP keeps its place.
+    cursor_moves: DFF<Bit>,
+    /// The cursor one block back, computed the cycle before.
+    cursor_index_less: DFF<Bits<9>>,
     state: DFF<HistoryState>,
     init_index: DFF<Bits<QB>>,
     /// The operation's QP, PSN and block.
@@ -193,6 +226,12 @@ pub struct SendHistory<const QB: usize, const AB: usize> {
     out_skip: DFF<Bits<24>>,
     refused: DFF<Bit>,
     slot_address: Signal<Local, Bits<AB>>,
+    /// QPs wait in the queue.
+    queue_waits: Signal<Local, Bit>,
+    /// The rewind offered starts (or restarts) the replay at once.
+    rewind_now: Signal<Local, Bit>,
+    /// The queue's pointer mask: `QB` bits and the wrap bit.
+    queue_mask: Constant<Bits<17>>,
     /// The ring read, its head plus the offset: the slot a ring state goes on with (the choice
     /// of the offset is a register, so the adder's inputs are flip-flops and the RAM).
     ring_offset: Signal<Local, Bits<9>>,
@@ -251,6 +290,14 @@ impl<const QB: usize, const AB: usize> Default for SendHistory<QB, AB> {
             blocks: Default::default(),
             psns: Default::default(),
             fulls: Default::default(),
+            waiting: Default::default(),
+            queued: Default::default(),
+            queue: Default::default(),
+            queue_head: Default::default(),
+            queue_tail: Default::default(),
+            whole: Default::default(),
+            cursor_moves: Default::default(),
+            cursor_index_less: Default::default(),
             state: Default::default(),
             init_index: Default::default(),
             qp: Default::default(),
@@ -278,6 +325,9 @@ impl<const QB: usize, const AB: usize> Default for SendHistory<QB, AB> {
             out_skip: Default::default(),
             refused: Default::default(),
             slot_address: Default::default(),
+            queue_waits: Default::default(),
+            rewind_now: Default::default(),
+            queue_mask: c::<17>((2 << QB) - 1),
             ring_offset: Default::default(),
             ring_slot: Default::default(),
             read_psns: Default::default(),
@@ -322,7 +372,12 @@ impl<const QB: usize, const AB: usize> Logic for SendHistory<QB, AB> {
             out_block,
             out_first_psn,
             out_skip,
-            refused
+            refused,
+            queue_head,
+            queue_tail,
+            whole,
+            cursor_moves,
+            cursor_index_less
         );
         self.rings.read_clock.next = self.clock.val();
         self.rings.write_clock.next = self.clock.val();
@@ -332,6 +387,12 @@ impl<const QB: usize, const AB: usize> Logic for SendHistory<QB, AB> {
         self.psns.write_clock.next = self.clock.val();
         self.fulls.read_clock.next = self.clock.val();
         self.fulls.write_clock.next = self.clock.val();
+        self.waiting.read_clock.next = self.clock.val();
+        self.waiting.write_clock.next = self.clock.val();
+        self.queued.read_clock.next = self.clock.val();
+        self.queued.write_clock.next = self.clock.val();
+        self.queue.read_clock.next = self.clock.val();
+        self.queue.write_clock.next = self.clock.val();
         self.order.clock.next = self.clock.val();
         self.order.first.next = self.first.q.val();
         self.order.second.next = self.second.q.val();
@@ -361,6 +422,24 @@ impl<const QB: usize, const AB: usize> Logic for SendHistory<QB, AB> {
         self.fulls.write_address.next = self.qp.q.val();
         self.fulls.write_enable.next = false;
         self.fulls.write_data.next = self.ring.q.val().count >= self.almost_full.val();
+        // the waiting rewinds: at the operation's QP; the queue: its head, its tail
+        self.waiting.read_address.next = self.qp.q.val();
+        self.waiting.write_address.next = self.qp.q.val();
+        self.waiting.write_enable.next = false;
+        self.waiting.write_data.next.valid = true;
+        self.waiting.write_data.next.whole = self.whole.q.val();
+        self.waiting.write_data.next.psn = self.psn.q.val();
+        self.queued.read_address.next = self.qp.q.val();
+        self.queued.write_address.next = self.qp.q.val();
+        self.queued.write_enable.next = false;
+        self.queued.write_data.next = true;
+        self.queue.read_address.next = self.queue_head.q.val().get_bits::<QB>(0);
+        self.queue.write_address.next = self.queue_tail.q.val().get_bits::<QB>(0);
+        self.queue.write_enable.next = false;
+        self.queue.write_data.next = self.qp.q.val();
+        self.queue_waits.next = self.queue_head.q.val() != self.queue_tail.q.val();
+        self.rewind_now.next = (self.cursor_active.q.val() && (self.cursor_qp.q.val() == self.rewind_qp.val()))
+            || (!self.cursor_active.q.val() && !self.queue_waits.val());
         self.clear_ready.next = false;
         self.record_ready.next = false;
         self.release_ready.next = false;
@@ -378,6 +457,12 @@ impl<const QB: usize, const AB: usize> Logic for SendHistory<QB, AB> {
                 self.fulls.write_enable.next = true;
                 self.fulls.write_address.next = self.init_index.q.val();
                 self.fulls.write_data.next = false;
+                self.waiting.write_enable.next = true;
+                self.waiting.write_address.next = self.init_index.q.val();
+                self.waiting.write_data.next.valid = false;
+                self.queued.write_enable.next = true;
+                self.queued.write_address.next = self.init_index.q.val();
+                self.queued.write_data.next = false;
                 self.init_index.d.next = self.init_index.q.val() + 1;
                 if self.init_index.q.val() == self.last_qp.val() {
                     self.state.d.next = HistoryState::Idle;
@@ -399,6 +484,9 @@ impl<const QB: usize, const AB: usize> Logic for SendHistory<QB, AB> {
                     if self.cursor_qp.q.val() == self.clear_qp.val() {
                         self.cursor_active.d.next = false;
                     }
+                    self.waiting.write_enable.next = true;
+                    self.waiting.write_address.next = self.clear_qp.val();
+                    self.waiting.write_data.next.valid = false;
                 } else if self.release_valid.val() {
                     self.qp.d.next = self.release_qp.val();
                     self.psn.d.next = self.release_psn.val();
@@ -414,18 +502,27 @@ impl<const QB: usize, const AB: usize> Logic for SendHistory<QB, AB> {
                     self.slot_from_count.d.next = true;
                     self.rings.read_address.next = self.record_qp.val();
                     self.state.d.next = HistoryState::RecordRing;
-                } else if self.rewind_valid.val() {
+                } else if self.rewind_valid.val() && self.rewind_now.val() {
                     self.cursor_active.d.next = true;
                     self.cursor_qp.d.next = self.rewind_qp.val();
                     self.cursor_psn.d.next = self.rewind_psn.val();
                     self.cursor_whole.d.next = self.rewind_whole.val();
                     self.cursor_index.d.next = 0.into();
+                } else if self.rewind_valid.val() {
+                    self.qp.d.next = self.rewind_qp.val();
+                    self.psn.d.next = self.rewind_psn.val();
+                    self.whole.d.next = self.rewind_whole.val();
+                    self.queued.read_address.next = self.rewind_qp.val();
+                    self.state.d.next = HistoryState::RewindKeep;
                 } else if self.cursor_active.q.val() && !self.out_valid.q.val() {
                     self.qp.d.next = self.cursor_qp.q.val();
                     self.slot.d.next = self.cursor_index.q.val();
                     self.slot_from_count.d.next = false;
                     self.rings.read_address.next = self.cursor_qp.q.val();
                     self.state.d.next = HistoryState::StepRing;
+                } else if !self.cursor_active.q.val() && self.queue_waits.val() {
+                    self.queue_head.d.next = (self.queue_head.q.val() + 1) & self.queue_mask.val();
+                    self.state.d.next = HistoryState::RewindPop;
                 }
             }
             HistoryState::RecordRing => {
@@ -469,6 +566,10 @@ impl<const QB: usize, const AB: usize> Logic for SendHistory<QB, AB> {
                 self.state.d.next = HistoryState::ReleaseWait;
             }
             HistoryState::ReleaseWait => {
+                // (the cursor does not move while a release runs)
+                self.cursor_moves.d.next =
+                    self.cursor_active.q.val() && (self.cursor_qp.q.val() == self.qp.q.val()) && (self.cursor_index.q.val() != 0);
+                self.cursor_index_less.d.next = self.cursor_index.q.val() - 1;
                 self.state.d.next = HistoryState::ReleaseDecide;
             }
             HistoryState::ReleaseDecide => {
@@ -478,8 +579,8 @@ impl<const QB: usize, const AB: usize> Logic for SendHistory<QB, AB> {
                     self.ring.d.next.count = self.ring.q.val().count - 1;
                     self.slot.d.next = bit_cast::<9, 8>(self.ring.q.val().head) + 1;
                     // a replay of this QP keeps its place among the blocks left
-                    if self.cursor_active.q.val() && (self.cursor_qp.q.val() == self.qp.q.val()) && (self.cursor_index.q.val() != 0) {
-                        self.cursor_index.d.next = self.cursor_index.q.val() - 1;
+                    if self.cursor_moves.q.val() {
+                        self.cursor_index.d.next = self.cursor_index_less.q.val();
                     }
                     self.state.d.next = HistoryState::ReleaseRead;
                 }
@@ -537,6 +638,36 @@ impl<const QB: usize, const AB: usize> Logic for SendHistory<QB, AB> {
                 self.cursor_index.d.next = self.cursor_index.q.val() + 1;
                 self.state.d.next = HistoryState::Idle;
             }
+            HistoryState::RewindKeep => {
+                // the latest rewind's PSN; the QP queued unless it is already
+                self.waiting.write_enable.next = true;
+                self.queued.write_enable.next = true;
+                if !self.queued.read_data.val() {
+                    self.queue.write_enable.next = true;
+                    self.queue_tail.d.next = (self.queue_tail.q.val() + 1) & self.queue_mask.val();
+                }
+                self.state.d.next = HistoryState::Idle;
+            }
+            HistoryState::RewindPop => {
+                // the head QP was read at the head pointer of the cycle before
+                self.qp.d.next = self.queue.read_data.val();
+                self.waiting.read_address.next = self.queue.read_data.val();
+                self.state.d.next = HistoryState::RewindStart;
+            }
+            HistoryState::RewindStart => {
+                self.waiting.write_enable.next = true;
+                self.waiting.write_data.next.valid = false;
+                self.queued.write_enable.next = true;
+                self.queued.write_data.next = false;
+                if self.waiting.read_data.val().valid {
+                    self.cursor_active.d.next = true;
+                    self.cursor_qp.d.next = self.qp.q.val();
+                    self.cursor_psn.d.next = self.waiting.read_data.val().psn;
+                    self.cursor_whole.d.next = self.waiting.read_data.val().whole;
+                    self.cursor_index.d.next = 0.into();
+                }
+                self.state.d.next = HistoryState::Idle;
+            }
         }
         if self.reset.val() {
             self.state.d.next = HistoryState::Init;
@@ -544,11 +675,13 @@ impl<const QB: usize, const AB: usize> Logic for SendHistory<QB, AB> {
             self.cursor_active.d.next = false;
             self.out_valid.d.next = false;
             self.refused.d.next = false;
+            self.queue_head.d.next = 0.into();
+            self.queue_tail.d.next = 0.into();
         }
         self.init_done.next = self.state.q.val() != HistoryState::Init;
         self.idle.next = self.state.q.val() == HistoryState::Idle;
         self.overflow.next = self.refused.q.val();
-        self.replaying.next = self.cursor_active.q.val();
+        self.replaying.next = self.cursor_active.q.val() || self.queue_waits.val();
         self.replay_valid.next = self.out_valid.q.val();
         self.replay_qp.next = self.out_qp.q.val();
         self.replay_block.next = self.out_block.q.val();

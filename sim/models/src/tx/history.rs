@@ -9,8 +9,11 @@
 //!   or before the rewind PSN goes with the packets before the PSN to skip, the others whole
 //!   (a rewind with no PSN replays every block whole: nothing of the QP was acknowledged yet).
 //!   Blocks released while the replay runs are not replayed, blocks recorded meanwhile are. A
-//!   rewind replaces a replay under way (a timeout during a replay starts it again).
-//! - **clear**: the QP's ring is emptied and its replay stopped.
+//!   rewind of the QP being replayed starts its replay again (a timeout during a replay).
+//! - **one replay at a time**: a rewind of another QP, or any rewind while others wait, waits
+//!   for its turn (its QP queued once, with the latest rewind's PSN); when a replay ends the
+//!   next waiting QP's starts.
+//! - **clear**: the QP's ring is emptied, its replay stopped, its waiting rewind forgotten.
 
 use super::acknowledge::psn_at_or_before;
 use crate::wire::bth::PSN_MASK;
@@ -54,6 +57,11 @@ pub struct SendHistory {
     rings: Vec<VecDeque<SentBlock>>,
     slots: usize,
     cursor: Option<Cursor>,
+    /// QPs whose rewinds wait, in turn (each once; a cleared one keeps its place, with no
+    /// rewind).
+    queue: VecDeque<u32>,
+    /// Per QP its waiting rewind's PSN (`Some(None)`: every block whole).
+    waiting: Vec<Option<Option<u32>>>,
 }
 
 impl SendHistory {
@@ -63,6 +71,8 @@ impl SendHistory {
             rings: vec![VecDeque::new(); qps as usize],
             slots,
             cursor: None,
+            queue: VecDeque::new(),
+            waiting: vec![None; qps as usize],
         }
     }
 
@@ -77,9 +87,9 @@ impl SendHistory {
         &self.rings[qp as usize]
     }
 
-    /// A replay runs.
+    /// A replay runs or waits.
     pub fn replaying(&self) -> bool {
-        self.cursor.is_some()
+        self.cursor.is_some() || !self.queue.is_empty()
     }
 
     /// Keeps a sent block; `false` (refused) when the QP's ring is full.
@@ -102,18 +112,41 @@ impl SendHistory {
         }
     }
 
-    /// Go back to `psn` on `qp` (`None`: replay every block whole), replacing a replay under way.
+    /// Go back to `psn` on `qp` (`None`: replay every block whole): at once when no replay
+    /// runs or waits, or the QP's runs (it starts again); else in its turn.
     pub fn rewind(&mut self, qp: u32, psn: Option<u32>) {
-        self.cursor = Some(Cursor { qp, psn, index: 0 });
+        let now = match self.cursor {
+            Some(cursor) => cursor.qp == qp,
+            None => self.queue.is_empty(),
+        };
+        if now {
+            self.cursor = Some(Cursor { qp, psn, index: 0 });
+            return;
+        }
+        if !self.queue.contains(&qp) {
+            self.queue.push_back(qp);
+        }
+        self.waiting[qp as usize] = Some(psn);
     }
 
-    /// The replay's next block, or its end (`None`, the replay stops).
+    /// The replay's next block, or its end and no replay waits (`None`).
     pub fn step(&mut self) -> Option<Replayed> {
-        let cursor = self.cursor.as_mut()?;
-        let Some(block) = self.rings[cursor.qp as usize].get(cursor.index).cloned() else {
+        loop {
+            if self.cursor.is_none() {
+                let qp = self.queue.pop_front()?;
+                if let Some(psn) = self.waiting[qp as usize].take() {
+                    self.cursor = Some(Cursor { qp, psn, index: 0 });
+                }
+                continue;
+            }
+            let cursor = self.cursor.as_ref().expect("a replay");
+            if cursor.index < self.rings[cursor.qp as usize].len() {
+                break;
+            }
             self.cursor = None;
-            return None;
-        };
+        }
+        let cursor = self.cursor.as_mut().expect("a replay");
+        let block = self.rings[cursor.qp as usize][cursor.index].clone();
         cursor.index += 1;
         let skip = match cursor.psn {
             Some(psn) if psn_at_or_before(block.first_psn, psn) => psn.wrapping_sub(block.first_psn) & PSN_MASK,
@@ -126,12 +159,13 @@ impl SendHistory {
         })
     }
 
-    /// Empties the QP's ring and stops its replay.
+    /// Empties the QP's ring, stops its replay and forgets its waiting rewind.
     pub fn clear(&mut self, qp: u32) {
         self.rings[qp as usize].clear();
         if self.cursor.is_some_and(|c| c.qp == qp) {
             self.cursor = None;
         }
+        self.waiting[qp as usize] = None;
     }
 
     /// Every replayed block of a rewind run to its end: what [`SendHistory::rewind`] and
@@ -185,13 +219,8 @@ mod tests {
         for first in [10, 12, 14] {
             h.record(0, block(first, 2));
         }
-        h.rewind(1, Some(0));
         h.rewind(0, Some(10));
-        assert_eq!(
-            h.step().map(|r| (r.qp, r.block.first_psn)),
-            Some((0, 10)),
-            "the later rewind replaces the first"
-        );
+        assert_eq!(h.step().map(|r| (r.qp, r.block.first_psn)), Some((0, 10)));
         h.release(0, 13);
         h.record(0, block(16, 1));
         assert_eq!(h.step().map(|r| r.block.first_psn), Some(14));
@@ -199,5 +228,27 @@ mod tests {
         assert_eq!(h.step(), None);
         h.clear(0);
         assert!(h.blocks(0).is_empty());
+    }
+
+    #[test]
+    fn rewinds_of_other_qps_wait_their_turn_and_a_clear_forgets_one() {
+        let mut h = SendHistory::new(4, 4);
+        for qp in 0..4 {
+            h.record(qp, block(100 * qp, 2));
+            h.record(qp, block(100 * qp + 2, 2));
+        }
+        h.rewind(0, None);
+        assert_eq!(h.step().map(|r| (r.qp, r.block.first_psn)), Some((0, 0)));
+        // during QP 0's replay: QP 1 twice (the later PSN counts), QP 2, QP 3 then cleared,
+        // QP 0 again (it starts over)
+        h.rewind(1, None);
+        h.rewind(2, None);
+        h.rewind(1, Some(101));
+        h.rewind(3, None);
+        h.clear(3);
+        h.rewind(0, Some(1));
+        let rest: Vec<(u32, u32, u32)> = std::iter::from_fn(|| h.step()).map(|r| (r.qp, r.block.first_psn, r.skip)).collect();
+        assert_eq!(rest, [(0, 0, 1), (0, 2, 0), (1, 100, 1), (1, 102, 0), (2, 200, 0), (2, 202, 0)]);
+        assert!(!h.replaying());
     }
 }
