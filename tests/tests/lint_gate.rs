@@ -73,13 +73,22 @@ const NOT_YET_PIPELINED: &[(&str, usize)] = &[
     // decode into the write address of its LUTRAM of last PSNs sent; 7 again since that write
     // comes from registers only (`initialized`, `finishing`; stop 47).
     ("ferroce_tx_path_c64_q16_w64", 7),
-    // 7 since RDMA READ responses (2026-11-28, stop 46)
-    ("ferroce_engine_c64_q16_w64", 7),
+    // 7 since RDMA READ responses (2026-11-28, stop 46); 8 since the flush of a failed QP's
+    // transfers (stop 52): the segmenter's state decode into the flush's `valid`, through the
+    // completion port's `ready` back into the flush's busy-bit write address. Registering the
+    // flush's `valid` (a flip-flop set on entering `Flush`) takes the decode out of that loop.
+    ("ferroce_engine_c64_q16_w64", 8),
     // 7 in stop 49 (the RX front end's ICRC core in the flattened whole), 6 in stop 50, 7
     // again in stop 51 (2026-11-29) with changes only in the ACK tracker and the packetizer:
     // the TX ICRC core's state update, the RX front end's and 160-odd other registers at 7,
     // each at 6 in its unit. The mapping of the same cones moves from one netlist to the next.
-    ("ferroce_engine_c2048_q256_w512", 7),
+    // 8 in stop 52 (the send history's queue of rewinds, the segmenter's flush): two registers
+    // of the scheduler's token buckets (a refill compare into a bucket), logic unchanged and
+    // at 6 in `sched` alone.
+    ("ferroce_engine_c2048_q256_w512", 8),
+    // 6 from stop 49 to 51; 7 in stop 52: the ACK tracker's record turn into the engine's
+    // decision FIFO read address (`decision_taken`), logic unchanged there.
+    ("ferroce_engine_c2048_q2048_w512", 7),
 ];
 
 /// One emitted top: module name, Verilog file, Verilog text, bus width (if width-generic).
