@@ -132,18 +132,16 @@ impl SendHistory {
     /// The replay's next block, or its end and no replay waits (`None`).
     pub fn step(&mut self) -> Option<Replayed> {
         loop {
-            if self.cursor.is_none() {
-                let qp = self.queue.pop_front()?;
-                if let Some(psn) = self.waiting[qp as usize].take() {
-                    self.cursor = Some(Cursor { qp, psn, index: 0 });
+            match self.cursor {
+                None => {
+                    let qp = self.queue.pop_front()?;
+                    if let Some(psn) = self.waiting[qp as usize].take() {
+                        self.cursor = Some(Cursor { qp, psn, index: 0 });
+                    }
                 }
-                continue;
+                Some(cursor) if cursor.index < self.rings[cursor.qp as usize].len() => break,
+                Some(_) => self.cursor = None,
             }
-            let cursor = self.cursor.as_ref().expect("a replay");
-            if cursor.index < self.rings[cursor.qp as usize].len() {
-                break;
-            }
-            self.cursor = None;
         }
         let cursor = self.cursor.as_mut().expect("a replay");
         let block = self.rings[cursor.qp as usize][cursor.index].clone();
