@@ -45,7 +45,11 @@
 //! - **A run** ([`Loopback::run`]) ends when every post has its result, every accepted post its
 //!   completion, both wires are empty, every frame an RX half took has its decision (or came out
 //!   on `m_pass`), every write decision its command and data, and every response handed to a TX
-//!   half has left as a frame; then every interface must stay quiet for [`DRAIN_CYCLES`].
+//!   half has left as a frame; then every interface must stay quiet for [`DRAIN_CYCLES`]. On a
+//!   lossy wire ([`Loopback::set_faults`]) frames may still cross after the end: a timeout that
+//!   fires just before its acknowledgement arrives sends again, and the peer answers (counted in
+//!   [`LoopbackRun::late_frames`]); a post, result, completion, memory write or pass-through
+//!   frame after the end is an error there too.
 //!   Nothing moving for [`PROGRESS_LIMIT`] cycles is an error that says where each stream
 //!   stands, not a hang.
 //!
@@ -188,6 +192,9 @@ pub struct LoopbackRun {
     pub write_latencies: Vec<u64>,
     /// What the fault injectors of a lossy wire did, A→B and B→A.
     pub faults: [Option<FaultCounts>; 2],
+    /// Frames A and B sent after the run's end (lossy wires only: retransmissions a timeout
+    /// started before the acknowledgement arrived, and the answers to them).
+    pub late_frames: [usize; 2],
 }
 
 impl LoopbackRun {
@@ -230,8 +237,9 @@ struct TxPorts {
     read_valid: usize,
     tick_cycles: usize,
     output: AxisPorts,
-    /// `read_sent_{valid, qp, first_psn, last_psn, local_address, length, pmtu}`, and its ready.
-    read_sent: [usize; 7],
+    /// `read_sent_{valid, qp, first_psn, last_psn, local_address, length, pmtu, again}`, and its
+    /// ready.
+    read_sent: [usize; 8],
     read_sent_ready: usize,
     /// `read_done_{valid, ready, qp}`.
     read_done: [usize; 3],
@@ -243,7 +251,7 @@ struct TxPorts {
 }
 
 /// The READ request ports, named alike on both halves.
-const READ_SENT: [&str; 7] = [
+const READ_SENT: [&str; 8] = [
     "read_sent_valid",
     "read_sent_qp",
     "read_sent_first_psn",
@@ -251,6 +259,7 @@ const READ_SENT: [&str; 7] = [
     "read_sent_local_address",
     "read_sent_length",
     "read_sent_pmtu",
+    "read_sent_again",
 ];
 /// The READ tracker's `done` ports, named alike on both halves.
 const READ_DONE: [&str; 3] = ["read_done_valid", "read_done_ready", "read_done_qp"];
@@ -264,7 +273,7 @@ struct RxPorts {
     dec_entry: usize,
     cmd_valid: usize,
     wr_valid: usize,
-    read_sent: [usize; 7],
+    read_sent: [usize; 8],
     read_sent_ready: usize,
     read_done: [usize; 3],
 }
@@ -864,6 +873,9 @@ struct Side {
     owed: usize,
     /// Handshakes so far, on every interface: progress.
     events: u64,
+    /// Of them, those a retransmission must never cause: posts, results, completions, memory
+    /// writes, pass-through frames.
+    outcomes: u64,
 }
 
 impl Side {
@@ -920,6 +932,7 @@ impl Side {
             decisions: Vec::new(),
             owed: 0,
             events: 0,
+            outcomes: 0,
         })
     }
 
@@ -973,6 +986,7 @@ impl Side {
         if self.posts.sample(tx, cycle).is_some() {
             self.first_post.get_or_insert(cycle);
             self.events += 1;
+            self.outcomes += 1;
         }
         if tx.peek_u64(t.result_valid) != 0 {
             let code = tx.peek_u64(t.result_code) as u8;
@@ -985,6 +999,7 @@ impl Side {
                 c => Err(PostError::from_code(c).ok_or_else(|| format!("engine {name}: post {index}: unknown refusal code {c}"))?),
             });
             self.events += 1;
+            self.outcomes += 1;
         }
         if tx.peek_u64(t.packet_valid) != 0 {
             self.descriptors.push_back(tx.peek_u64(t.packet_response) != 0);
@@ -1036,6 +1051,7 @@ impl Side {
                 ));
             }
             self.events += 1;
+            self.outcomes += 1;
         }
         // the RX half: decisions, writes, pass-through frames
         if let Some(entry) = decision {
@@ -1053,14 +1069,17 @@ impl Side {
             self.pending_commands
                 .push_back((crate::axis::value(&ports[0]) as u64, ports[1][0] as usize));
             self.events += 1;
+            self.outcomes += 1;
         }
         if self.data.sample(rx, cycle).map_err(e)? {
             self.events += 1;
+            self.outcomes += 1;
         }
         self.pending_data
             .extend(self.data.frames.drain(..).map(|f| (f.bytes, f.last_cycle)));
         if self.pass.sample(rx, cycle).map_err(e)? {
             self.events += 1;
+            self.outcomes += 1;
         }
         while !self.pending_commands.is_empty() && !self.pending_data.is_empty() {
             let (address, length) = self.pending_commands.pop_front().expect("a command");
@@ -1269,22 +1288,45 @@ impl Loopback {
         let waits = [self.a.response_waits, self.b.response_waits];
         let rng = &mut self.rng;
         let limit = self.progress_limit + s.memory.latency;
-        let (mut last_progress, mut last_event, mut end) = (0u64, None::<u64>, None::<(u64, u64)>);
+        // on a lossy wire, a retransmission a timeout started just before its acknowledgement
+        // arrived may leave after the end, and be answered: traffic, never an outcome
+        let lossy = self.faults.0.is_some() || self.faults.1.is_some();
+        let (mut last_progress, mut last_event, mut end) = (0u64, None::<u64>, None::<RunEnd>);
         let mut cycle = 0u64;
         loop {
             let events = a.events + b.events + ab.moved() + ba.moved() + self.a.read_events + self.b.read_events;
+            let outcomes = a.outcomes + b.outcomes;
             let finished = a.finished() && b.finished() && ab.empty() && ba.empty() && self.a.reads_idle() && self.b.reads_idle();
-            match end {
-                None if finished => end = Some((cycle, events)),
-                Some((at, events_then)) if events != events_then || !finished => {
+            match end.as_mut() {
+                None if finished => {
+                    end = Some(RunEnd {
+                        at: cycle,
+                        events,
+                        outcomes,
+                        quiet_since: cycle,
+                        frames: [a.mac.frames.len(), b.mac.frames.len()],
+                    })
+                }
+                Some(e) if outcomes != e.outcomes || (!lossy && (events != e.events || !finished)) => {
                     return Err(format!(
-                        "{} after the run's end at cycle {at}, cycle {cycle}: {}; {}",
-                        if finished { "a handshake" } else { "more output" },
+                        "{} after the run's end at cycle {}, cycle {cycle}: {}; {}",
+                        if outcomes != e.outcomes {
+                            "a post, result, completion, memory write or pass-through frame"
+                        } else if finished {
+                            "a handshake"
+                        } else {
+                            "more output"
+                        },
+                        e.at,
                         a.describe(&mut self.a),
                         b.describe(&mut self.b)
                     ))
                 }
-                Some((at, _)) if cycle - at >= DRAIN_CYCLES => break,
+                Some(e) if events != e.events || !finished => {
+                    e.events = events;
+                    e.quiet_since = cycle;
+                }
+                Some(e) if cycle - e.quiet_since >= DRAIN_CYCLES => break,
                 _ => {}
             }
             if cycle - last_progress > limit {
@@ -1359,8 +1401,21 @@ impl Loopback {
             first_byte_latency: a.first_beat.zip(a.first_post).map(|(beat, post)| beat - post),
             write_latencies,
             faults: [ab.faults.map(|f| f.counts), ba.faults.map(|f| f.counts)],
+            late_frames: end.map_or([0, 0], |e| [a.mac.frames.len() - e.frames[0], b.mac.frames.len() - e.frames[1]]),
         })
     }
+}
+
+/// Where a run stood when everything it caused had come out.
+struct RunEnd {
+    at: u64,
+    /// Handshakes then, and outcomes (which must not change after it).
+    events: u64,
+    outcomes: u64,
+    /// The last cycle late traffic moved (the end's cycle if none did).
+    quiet_since: u64,
+    /// Frames A and B had sent.
+    frames: [usize; 2],
 }
 
 /// The indices of the ports `names` of `m`.

@@ -74,7 +74,7 @@ pub fn expected(inputs: &[TrackerInput]) -> ReadRun {
 struct Inputs {
     sent_valid: usize,
     sent_ready: usize,
-    sent: [usize; 6],
+    sent: [usize; 7],
     clear_valid: usize,
     clear_ready: usize,
     clear_qp: usize,
@@ -92,6 +92,7 @@ impl Inputs {
             "sent_local_address",
             "sent_length",
             "sent_pmtu",
+            "sent_again",
         ];
         Ok(Inputs {
             sent_valid: m.port("sent_valid")?,
@@ -101,7 +102,7 @@ impl Inputs {
                 .into_iter()
                 .collect::<Result<Vec<_>, _>>()?
                 .try_into()
-                .expect("six ports"),
+                .expect("seven ports"),
             clear_valid: m.port("clear_valid")?,
             clear_ready: m.port("clear_ready")?,
             clear_qp: m.port("clear_qp")?,
@@ -127,6 +128,7 @@ impl Inputs {
                     read.local_address,
                     u64::from(read.length),
                     u64::from(read.pmtu.code()),
+                    u64::from(read.again),
                 ];
                 for (&p, v) in self.sent.iter().zip(values) {
                     m.set_u64(p, v);

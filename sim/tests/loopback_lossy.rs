@@ -167,7 +167,9 @@ fn reads_and_writes(seed: u64, faults: Faults) -> Result<(LoopbackBench, Vec<Pos
 /// (the READ tracker's gaps) or after a timeout. Seed 0x4EAD1 once hung on its zero-length
 /// READ (a stale `idle` stopped the retry timer with the READ's only response lost), seed
 /// 0x4EAEF once failed a QP whose last READ was NAKed late (a stale sequence NAK armed its
-/// timer): docs/reliability.md.
+/// timer): docs/reliability.md. Seeds 0x7040 and 0x8022 end with a READ request sent again
+/// after every completion (its timeout fired just before the responses came): the late
+/// responses are dropped as duplicates, nothing is written or completed after the end.
 #[test]
 fn rc_reads_survive_loss_duplication_reordering_and_corruption_both_ways() {
     let faults = Faults {
@@ -178,22 +180,25 @@ fn rc_reads_survive_loss_duplication_reordering_and_corruption_both_ways() {
         window: 3,
         corrupt: 0.01,
     };
-    let (mut gaps, mut sent_again, mut reads) = (0, 0, 0);
-    for seed in [0x4EAD1, 0x4EAD2, 0x4EAD3, 0x4EAEF] {
+    let (mut gaps, mut sent_again, mut reads, mut late) = (0, 0, 0, 0);
+    for seed in [0x4EAD1, 0x4EAD2, 0x4EAD3, 0x4EAEF, 0x7040, 0x8022] {
         let (mut bench, posts, run) = reads_and_writes(seed, faults).unwrap_or_else(|e| panic!("{e}"));
         reads += posts.iter().filter(|p| p.op == PostOp::Read.code()).count();
         let counts = counters(&mut bench);
         sent_again += counts[0];
         gaps += bench.lb.a.rx_counter("cnt_read_gaps").unwrap();
+        late += run.late_frames[0] + run.late_frames[1];
         println!(
-            "seed {seed:#x}: {} frames A→B, {} B→A, faults {:?}; sent again {}, READ gaps asked {}",
+            "seed {seed:#x}: {} frames A→B, {} B→A, faults {:?}; sent again {}, READ gaps asked {}, frames after the end {:?}",
             run.a_to_b.len(),
             run.b_to_a.len(),
             run.faults,
             counts[0],
-            bench.lb.a.rx_counter("cnt_read_gaps").unwrap()
+            bench.lb.a.rx_counter("cnt_read_gaps").unwrap(),
+            run.late_frames
         );
     }
+    println!("{late} frames crossed after the runs' ends");
     assert!(
         reads >= 24 && sent_again > 0 && gaps > 0,
         "{reads} READs, sent again {sent_again}, gaps {gaps}"

@@ -150,6 +150,8 @@ fn scenario(seed: u64, steps: usize) -> Vec<TrackerInput> {
                     local_address,
                     length,
                     pmtu,
+                    // now and then a late replay of a READ that has ended: ignored
+                    again: rng.gen_bool(0.1),
                 })
             }
             None => {
@@ -200,14 +202,21 @@ fn scenario(seed: u64, steps: usize) -> Vec<TrackerInput> {
                         TrackerInput::Decision(forwarded(qp, Opcode::RC_ACK, psn, syndrome, 0, &mut rng))
                     }
                     _ => {
-                        // the request sent again from the PSN expected (going back N)
+                        // the request sent again from the PSN expected (going back N), or now
+                        // and then a late replay of the READ before (ignored)
+                        let older = rng.gen_bool(0.3);
                         TrackerInput::Sent(SentRead {
                             qp,
                             first_psn: read.expected,
-                            last_psn: read.last,
+                            last_psn: if older {
+                                read.last.wrapping_sub(rng.gen_range(1..5)) & PSN_MASK
+                            } else {
+                                read.last
+                            },
                             local_address: read.local_address,
                             length: read.remaining,
                             pmtu: read.pmtu,
+                            again: true,
                         })
                     }
                 }
@@ -252,6 +261,7 @@ fn a_response_lands_at_its_place_and_the_last_one_ends_the_read() {
         local_address: 0xFFFF_FFFF_FFFF_FC00,
         length: 2100,
         pmtu: ferroce_sim::contracts::tx::Pmtu::B1024,
+        again: false,
     };
     let ack = Syndrome::ack().encode();
     let inputs = [

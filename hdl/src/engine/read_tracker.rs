@@ -75,7 +75,8 @@ pub enum ReadTrackerState {
     SentRead,
     /// Sent: the entry arrives.
     SentEntry,
-    /// Sent: the new entry (the gap mark kept when it waits for the same PSN).
+    /// Sent: the new entry (the gap mark kept when it waits for the same PSN; none for a request
+    /// sent again whose READ has ended).
     SentDecide,
     /// Decision: the entry is read; opcode and syndrome classified.
     Classify,
@@ -126,6 +127,9 @@ pub struct ReadTracker<const QB: usize> {
     pub sent_length: Signal<In, Bits<32>>,
     /// The QP's PMTU (`Pmtu` code).
     pub sent_pmtu: Signal<In, Bits<3>>,
+    /// Sent again (a replay's): it moves the QP's READ only if that READ is outstanding and
+    /// ends with the same PSN; otherwise (the READ ended since the replay began) it is ignored.
+    pub sent_again: Signal<In, Bit>,
     /// The host reset a QP: valid.
     pub clear_valid: Signal<In, Bit>,
     /// Taken.
@@ -179,6 +183,9 @@ pub struct ReadTracker<const QB: usize> {
     sent_local_address_held: DFF<Bits<64>>,
     sent_length_held: DFF<Bits<32>>,
     sent_pmtu_held: DFF<Bits<3>>,
+    sent_again_held: DFF<Bit>,
+    /// The request sent again is not the outstanding READ's: it is ignored.
+    sent_stale: DFF<Bit>,
     /// Decision: as taken, and its fields.
     decision: DFF<Bits<DECISION_BITS>>,
     forwarded: DFF<Bit>,
@@ -310,6 +317,7 @@ impl<const QB: usize> Default for ReadTracker<QB> {
             sent_local_address: Default::default(),
             sent_length: Default::default(),
             sent_pmtu: Default::default(),
+            sent_again: Default::default(),
             clear_valid: Default::default(),
             clear_ready: Default::default(),
             clear_qp: Default::default(),
@@ -339,6 +347,8 @@ impl<const QB: usize> Default for ReadTracker<QB> {
             sent_local_address_held: Default::default(),
             sent_length_held: Default::default(),
             sent_pmtu_held: Default::default(),
+            sent_again_held: Default::default(),
+            sent_stale: Default::default(),
             decision: Default::default(),
             forwarded: Default::default(),
             acknowledgement: Default::default(),
@@ -443,6 +453,8 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
             sent_local_address_held,
             sent_length_held,
             sent_pmtu_held,
+            sent_again_held,
+            sent_stale,
             decision,
             forwarded,
             acknowledgement,
@@ -584,6 +596,7 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
                         self.sent_local_address_held.d.next = self.sent_local_address.val();
                         self.sent_length_held.d.next = self.sent_length.val();
                         self.sent_pmtu_held.d.next = self.sent_pmtu.val();
+                        self.sent_again_held.d.next = self.sent_again.val();
                         self.idle.d.next = false;
                         self.state.d.next = ReadTrackerState::SentRead;
                     } else if self.s_dec_valid.val() && !self.done_out_valid.q.val() && !self.out_valid.q.val() {
@@ -607,9 +620,12 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
             }
             ReadTrackerState::SentEntry => {
                 self.entry.d.next = self.entries.read_data.val();
+                self.sent_stale.d.next = self.sent_again_held.q.val()
+                    && !(self.entries.read_data.val().valid && (self.entries.read_data.val().last == self.sent_last_psn_held.q.val()));
                 self.state.d.next = ReadTrackerState::SentDecide;
             }
             ReadTrackerState::SentDecide => {
+                // (a request sent again of a READ that has ended: nothing written)
                 self.new_entry.d.next.valid = true;
                 self.new_entry.d.next.gap_asked = self.entry.q.val().valid
                     && self.entry.q.val().gap_asked
@@ -620,7 +636,7 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
                 self.new_entry.d.next.local_address = self.sent_local_address_held.q.val();
                 self.new_entry.d.next.remaining = self.sent_length_held.q.val();
                 self.new_entry.d.next.pmtu = self.sent_pmtu_held.q.val();
-                self.writing.d.next = true;
+                self.writing.d.next = !self.sent_stale.q.val();
                 self.state.d.next = ReadTrackerState::Write;
             }
             ReadTrackerState::Classify => {

@@ -454,6 +454,7 @@ impl<
         self.rx.read_sent_local_address.next = self.tx.read_sent_local_address.val();
         self.rx.read_sent_length.next = self.tx.read_sent_length.val();
         self.rx.read_sent_pmtu.next = self.tx.read_sent_pmtu.val();
+        self.rx.read_sent_again.next = self.tx.read_sent_again.val();
         self.tx.read_done_valid.next = self.rx.read_done_valid.val();
         self.rx.read_done_ready.next = self.tx.read_done_ready.val();
         self.tx.read_done_qp.next = self.rx.read_done_qp.val();

@@ -182,6 +182,9 @@ pub struct TxPacketizer<const QB: usize> {
     pub read_sent_length: Signal<Out, Bits<32>>,
     /// The QP's PMTU (`Pmtu` code).
     pub read_sent_pmtu: Signal<Out, Bits<3>>,
+    /// The request is a replay's (sent again): it moves the QP's outstanding READ only if it is
+    /// that READ's (the READ may have ended since the replay began).
+    pub read_sent_again: Signal<Out, Bit>,
     /// A replay runs in the send history: no new block is taken.
     pub replaying: Signal<In, Bit>,
     /// A block to cut again: valid.
@@ -479,6 +482,7 @@ impl<const QB: usize> Default for TxPacketizer<QB> {
             read_sent_local_address: Default::default(),
             read_sent_length: Default::default(),
             read_sent_pmtu: Default::default(),
+            read_sent_again: Default::default(),
             replaying: Default::default(),
             replay_valid: Default::default(),
             replay_ready: Default::default(),
@@ -890,6 +894,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
         self.record_retry.next = self.retry.q.val();
         self.record_rnr_retry.next = self.rnr_retry.q.val();
         self.read_sent_valid.next = self.read_sent_pending.q.val();
+        self.read_sent_again.next = self.replay.q.val();
         self.read_sent_qp.next = self.qp.q.val();
         self.read_sent_first_psn.next = self.read_sent_first.q.val();
         self.read_sent_last_psn.next = self.read_last_psn.q.val();

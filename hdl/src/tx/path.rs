@@ -160,6 +160,9 @@ pub struct TxPath<
     pub read_sent_length: Signal<Out, Bits<32>>,
     /// The QP's PMTU (`Pmtu` code).
     pub read_sent_pmtu: Signal<Out, Bits<3>>,
+    /// The request is a replay's (sent again): it moves the QP's outstanding READ only if it is
+    /// that READ's (the READ may have ended since the replay began).
+    pub read_sent_again: Signal<Out, Bit>,
     /// Scheduler register write: enable.
     pub sched_cfg_we: Signal<In, Bit>,
     /// Scheduler register write: address (queue q's word at q, the limit of high priority at 64).
@@ -396,6 +399,7 @@ impl<
             read_sent_local_address: Default::default(),
             read_sent_length: Default::default(),
             read_sent_pmtu: Default::default(),
+            read_sent_again: Default::default(),
             sched_cfg_we: Default::default(),
             sched_cfg_addr: Default::default(),
             sched_cfg_wdata: Default::default(),
@@ -706,6 +710,7 @@ impl<
         self.read_sent_local_address.next = self.segmenter.read_sent_local_address.val();
         self.read_sent_length.next = self.segmenter.read_sent_length.val();
         self.read_sent_pmtu.next = self.segmenter.read_sent_pmtu.val();
+        self.read_sent_again.next = self.segmenter.read_sent_again.val();
         self.ack_tracker.status_qp.next = self.qp_status_index.val();
         self.qp_status_value.next = self.ack_tracker.status_failure.val();
         self.generator.qp_read_entry.next = self.qp_read_entry.val();

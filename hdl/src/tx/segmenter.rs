@@ -307,6 +307,8 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     pub read_sent_length: Signal<Out, Bits<32>>,
     /// The packetizer's `read_sent_pmtu`.
     pub read_sent_pmtu: Signal<Out, Bits<3>>,
+    /// The packetizer's `read_sent_again`.
+    pub read_sent_again: Signal<Out, Bit>,
 
     state: DFF<SegmenterState>,
     init_channel: DFF<Bits<CB>>,
@@ -361,6 +363,9 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     /// The decision's QP failed with this status (`qp_failure`, taken in the first cycle of
     /// `CutWait`; 0: not failed, or the transfer is a READ response).
     failure: DFF<Bits<COMPLETION_STATUS_BITS>>,
+    /// A flush waits to be taken (`Flush`; a register, so the TX path's completion port's
+    /// `valid`, and what its taker decides from it, do not wait for the state's decode).
+    flush_pending: DFF<Bit>,
     bad_operation: DFF<Bit>,
     channel_busy: DFF<Bit>,
     done_seen: DFF<Bit>,
@@ -415,8 +420,9 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     read_request: Signal<Local, Bit>,
     /// A READ response is taken this cycle.
     taking_read: Signal<Local, Bit>,
-    /// The READ tracker's `done` is taken this cycle.
-    taking_read_done: Signal<Local, Bit>,
+    /// The READ tracker's `done` may be taken this cycle: any state after `Init` but a
+    /// `CutIssue` whose block is taken (that one may set the QP's bit).
+    read_done_open: Signal<Local, Bit>,
     // constants
     post_at: [Constant<Bits<8>>; 10],
     context_at: [Constant<Bits<10>>; 9],
@@ -543,6 +549,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             read_sent_local_address: Default::default(),
             read_sent_length: Default::default(),
             read_sent_pmtu: Default::default(),
+            read_sent_again: Default::default(),
             state: Default::default(),
             init_channel: Default::default(),
             init_qp: Default::default(),
@@ -579,6 +586,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             not_ready: Default::default(),
             qp_in_error: Default::default(),
             failure: Default::default(),
+            flush_pending: Default::default(),
             bad_operation: Default::default(),
             channel_busy: Default::default(),
             done_seen: Default::default(),
@@ -618,7 +626,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             read_response: Default::default(),
             read_request: Default::default(),
             taking_read: Default::default(),
-            taking_read_done: Default::default(),
+            read_done_open: Default::default(),
             internal: Default::default(),
             responder_busy: Default::default(),
             pmtu_shift: Default::default(),
@@ -694,6 +702,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             not_ready,
             qp_in_error,
             failure,
+            flush_pending,
             bad_operation,
             channel_busy,
             done_seen,
@@ -784,10 +793,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.reads_outstanding.read_address.next = self.table_qp.read_data.val();
         // a QP's READ: set when one is cut (`CutIssue`), cleared by the tracker's `done` in any
         // other cycle after `Init`
-        self.taking_read_done.next = self.read_done_valid.val()
-            && (self.state.q.val() != SegmenterState::Init)
+        self.read_done_open.next = (self.state.q.val() != SegmenterState::Init)
             && !((self.state.q.val() == SegmenterState::CutIssue) && self.packetizer.block_ready.val());
-        self.reads_outstanding.write_enable.next = self.taking_read_done.val();
+        self.reads_outstanding.write_enable.next = self.read_done_valid.val() && self.read_done_open.val();
         self.reads_outstanding.write_address.next = self.read_done_qp.val();
         self.reads_outstanding.write_data.next = false;
         self.busy.read_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
@@ -896,16 +904,16 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.read_sent_local_address.next = self.packetizer.read_sent_local_address.val();
         self.read_sent_length.next = self.packetizer.read_sent_length.val();
         self.read_sent_pmtu.next = self.packetizer.read_sent_pmtu.val();
+        self.read_sent_again.next = self.packetizer.read_sent_again.val();
 
         // ports driven by the states below
         self.post_ready.next = false;
-        self.read_done_ready.next = (self.state.q.val() != SegmenterState::Init)
-            && !((self.state.q.val() == SegmenterState::CutIssue) && self.packetizer.block_ready.val());
+        self.read_done_ready.next = self.read_done_open.val();
         self.read_ready.next = false;
         self.taking_read.next = false;
         self.post_result_valid.next = false;
         self.post_result_code.next = self.code.q.val();
-        self.flush_valid.next = false;
+        self.flush_valid.next = self.flush_pending.q.val();
         self.flush_channel.next = bit_cast::<16, CB>(self.cut_channel.q.val());
         self.flush_status.next = self.failure.q.val();
         self.qp_read_valid.next = self.reading_context.q.val();
@@ -1132,6 +1140,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     + 1;
                 self.state.d.next = SegmenterState::CutRoomHigh;
                 if self.failure.q.val().any() {
+                    self.flush_pending.d.next = true;
                     self.state.d.next = SegmenterState::Flush;
                 } else if self.held.q.val() {
                     self.state.d.next = SegmenterState::Requeue;
@@ -1251,8 +1260,8 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 }
             }
             SegmenterState::Flush => {
-                self.flush_valid.next = true;
                 if self.flush_ready.val() {
+                    self.flush_pending.d.next = false;
                     // its channel idle (no `done` comes this cycle: the TX path gives the
                     // completion port to the ACK tracker first), its SEND's hold let go
                     self.busy.write_enable.next = true;
@@ -1268,6 +1277,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             self.state.d.next = SegmenterState::Init;
             self.responder_busy.d.next = false;
             self.reading_context.d.next = false;
+            self.flush_pending.d.next = false;
             self.init_channel.d.next = 0.into();
             self.init_qp.d.next = 0.into();
             self.init_channels_done.d.next = false;

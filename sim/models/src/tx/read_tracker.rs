@@ -45,6 +45,10 @@ pub struct SentRead {
     pub length: u32,
     /// The QP's PMTU.
     pub pmtu: Pmtu,
+    /// Sent again (a go-back-N replay): it moves the QP's READ only if that READ is still
+    /// outstanding and ends with the same PSN; a replay that began before the READ's last
+    /// response arrived is ignored (its responses are duplicates, never written).
+    pub again: bool,
 }
 
 /// A QP's READ whose response is still coming.
@@ -111,6 +115,9 @@ impl ReadTracker {
         let Some(entry) = self.entries.get_mut(read.qp as usize) else {
             return;
         };
+        if read.again && !entry.is_some_and(|e| e.last == read.last_psn) {
+            return;
+        }
         let gap_asked = entry.is_some_and(|e| e.gap_asked && e.expected == read.first_psn);
         *entry = Some(OutstandingRead {
             expected: read.first_psn,
@@ -239,6 +246,7 @@ mod tests {
             local_address: 0x1000,
             length,
             pmtu: Pmtu::B1024,
+            again: false,
         });
         t
     }
@@ -283,6 +291,36 @@ mod tests {
         assert_eq!((c.write, c.write_address, done), (true, 0x1800, Some(QP)));
         assert_eq!(t.outstanding(QP), None);
         assert_eq!(t.counters.taken, 3);
+    }
+
+    #[test]
+    fn a_request_sent_again_after_its_read_ended_is_ignored() {
+        let mut t = tracker_with_read(100, 1024);
+        let (d, done) = t.decide(&response(Opcode::RC_READ_RESPONSE_ONLY, 100, 1024));
+        assert_eq!((d.write, done), (true, Some(QP)));
+        // the replay a timeout began just before the response came
+        let again = SentRead {
+            qp: QP,
+            first_psn: 100,
+            last_psn: 100,
+            local_address: 0x1000,
+            length: 1024,
+            pmtu: Pmtu::B1024,
+            again: true,
+        };
+        t.sent(&again);
+        assert_eq!(t.outstanding(QP), None);
+        let (d, done) = t.decide(&response(Opcode::RC_READ_RESPONSE_ONLY, 100, 1024));
+        assert_eq!((d.write, done), (false, None), "its response is not written");
+        // the next READ is taken, and a late request of the one before does not move it
+        t.sent(&SentRead {
+            first_psn: 101,
+            last_psn: 101,
+            again: false,
+            ..again
+        });
+        t.sent(&again);
+        assert_eq!(t.outstanding(QP).map(|r| (r.expected, r.last)), Some((101, 101)));
     }
 
     #[test]
@@ -337,6 +375,7 @@ mod tests {
             local_address: 0x1400,
             length: 3072,
             pmtu: Pmtu::B1024,
+            again: true,
         });
         let (d, _) = t.decide(&ack(200, Syndrome::ack()));
         assert_eq!(d.response_psn, 100, "still asked");
