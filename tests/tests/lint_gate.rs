@@ -71,12 +71,17 @@ const NOT_YET_PIPELINED: &[(&str, usize)] = &[
     ("ferroce_tx_path_c2048_q2048_w512", 7),
     // 8 for a while after RDMA READ responses (2026-11-28, stop 46): the ACK tracker's state
     // decode into the write address of its LUTRAM of last PSNs sent; 7 again since that write
-    // comes from registers only (`initialized`, `finishing`; stop 47).
-    ("ferroce_tx_path_c64_q16_w64", 7),
+    // comes from registers only (`initialized`, `finishing`; stop 47). 8 again in stop 53 (the
+    // flush's `valid` from a register, a replay's READ request marked), two LUTRAM addresses
+    // from a state decode mapped as a chain of six LUT2s: the segmenter's busy bits (write
+    // address) and the send history's `queued` bits (read address; 5 levels in the history
+    // alone). The history's could be `rewind_qp` alone (only `RewindKeep` reads it).
+    ("ferroce_tx_path_c64_q16_w64", 8),
     // 7 since RDMA READ responses (2026-11-28, stop 46); 8 since the flush of a failed QP's
     // transfers (stop 52): the segmenter's state decode into the flush's `valid`, through the
-    // completion port's `ready` back into the flush's busy-bit write address. Registering the
-    // flush's `valid` (a flip-flop set on entering `Flush`) takes the decode out of that loop.
+    // completion port's `ready` back into the flush's busy-bit write address; that loop is
+    // gone since the flush's `valid` is a register (stop 53), but the send history's `queued`
+    // read address (as in the 64-bit TX path) keeps it at 8.
     ("ferroce_engine_c64_q16_w64", 8),
     // 7 in stop 49 (the RX front end's ICRC core in the flattened whole), 6 in stop 50, 7
     // again in stop 51 (2026-11-29) with changes only in the ACK tracker and the packetizer:
@@ -84,8 +89,8 @@ const NOT_YET_PIPELINED: &[(&str, usize)] = &[
     // each at 6 in its unit. The mapping of the same cones moves from one netlist to the next.
     // 8 in stop 52 (the send history's queue of rewinds, the segmenter's flush): two registers
     // of the scheduler's token buckets (a refill compare into a bucket), logic unchanged and
-    // at 6 in `sched` alone.
-    ("ferroce_engine_c2048_q256_w512", 8),
+    // at 6 in `sched` alone; 7 again in stop 53.
+    ("ferroce_engine_c2048_q256_w512", 7),
     // 6 from stop 49 to 51; 7 in stop 52: the ACK tracker's record turn into the engine's
     // decision FIFO read address (`decision_taken`), logic unchanged there.
     ("ferroce_engine_c2048_q2048_w512", 7),
