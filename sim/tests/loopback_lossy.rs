@@ -169,7 +169,7 @@ fn reads_and_writes(seed: u64, faults: Faults) -> Result<(LoopbackBench, Vec<Pos
 /// 0x4EAEF once failed a QP whose last READ was NAKed late (a stale sequence NAK armed its
 /// timer): docs/reliability.md. Seeds 0x7040 and 0x8022 end with a READ request sent again
 /// after every completion (its timeout fired just before the responses came): the late
-/// responses are dropped as duplicates, nothing is written or completed after the end.
+/// responses find no READ and are dropped, nothing is written or completed after the end.
 #[test]
 fn rc_reads_survive_loss_duplication_reordering_and_corruption_both_ways() {
     let faults = Faults {

@@ -47,7 +47,8 @@ pub struct SentRead {
     pub pmtu: Pmtu,
     /// Sent again (a go-back-N replay): it moves the QP's READ only if that READ is still
     /// outstanding and ends with the same PSN; a replay that began before the READ's last
-    /// response arrived is ignored (its responses are duplicates, never written).
+    /// response arrived is ignored (its responses then count as responses for no READ, never
+    /// written).
     pub again: bool,
 }
 
