@@ -20,7 +20,8 @@
 //!   TX path's `s_resp` and waits for it; a receive completion goes to the completion queue in
 //!   the same cycle (lost and counted if the queue is full, never stalling the receive side).
 //!   A forwarded packet with an AETH (an ACK or NAK for this engine's requests) goes to the
-//!   TX path's `s_ack` and waits for it: its ACK tracker completes RC transfers when their
+//!   TX path's `s_ack` through a one-entry register slot (the fork waits while it is full,
+//!   not for the TX path's `ready`, which comes from deep in its ACK tracker): its ACK tracker completes RC transfers when their
 //!   last PSN is acknowledged (or fails them on a NAK); UC transfers complete when their last
 //!   frame has left.
 //! - **The QP table** is read by both paths every cycle: the TX path on the table's port B, the
@@ -206,6 +207,12 @@ pub struct Engine<
     acknowledgement: Signal<Local, Bit>,
     /// The decision carries a READ response to send.
     read: Signal<Local, Bit>,
+    /// An acknowledgement for the TX path's ACK tracker, held in registers until taken (the
+    /// fork waits for the slot to be free, not for the tracker: one every two cycles at most).
+    ack_held: DFF<Bit>,
+    ack_qp: DFF<Bits<24>>,
+    ack_psn: DFF<Bits<24>>,
+    ack_syndrome: DFF<Bits<8>>,
     /// READ responses waiting for the TX path.
     reads: Fifo<ReadEntry>,
     /// The QPs of the READ responses not yet gone, in order (a ring of `READS_IN_FLIGHT`).
@@ -342,6 +349,10 @@ impl<
             waits_for_read: Default::default(),
             head_checked: Default::default(),
             read_room: Default::default(),
+            ack_held: Default::default(),
+            ack_qp: Default::default(),
+            ack_psn: Default::default(),
+            ack_syndrome: Default::default(),
             read_last: c::<6>((READS_IN_FLIGHT - 1) as u64),
             read_slot: std::array::from_fn(|i| c::<6>(i as u64)),
             reads_full_at: c::<6>((CAPACITY - 1) as u64),
@@ -403,6 +414,10 @@ impl<
             read_tail_next,
             read_head,
             read_room,
+            ack_held,
+            ack_qp,
+            ack_psn,
+            ack_syndrome,
             waits_for_read,
             head_checked
         );
@@ -593,14 +608,24 @@ impl<
             & !self.read_qp_valid.q.val().get_bit(self.read_tail_next.q.val().index());
         self.fork_ready.next = (!self.response.val()
             | (self.tx.s_resp_ready.val() & self.head_checked.q.val() & !self.waits_for_read.q.val()))
-            & (!self.acknowledgement.val() | self.tx.s_ack_ready.val())
+            & (!self.acknowledgement.val() | !self.ack_held.q.val())
             & (!self.read.val() | (!self.reads.fill.val().get_bit(self.reads_full_at.val().index()) & self.read_room.q.val()));
         self.rx.m_dec_ready.next = self.fork_ready.val();
         self.decision_taken.next = self.rx.m_dec_valid.val() & self.fork_ready.val();
         // (the TX path takes a response when it is free: offered only once it may go)
         self.tx.s_resp_valid.next =
             self.rx.m_dec_valid.val() & self.response.val() & self.head_checked.q.val() & !self.waits_for_read.q.val();
-        self.tx.s_ack_valid.next = self.rx.m_dec_valid.val() & self.acknowledgement.val();
+        // an acknowledgement waits in the ACK slot
+        self.tx.s_ack_valid.next = self.ack_held.q.val();
+        if self.tx.s_ack_ready.val() {
+            self.ack_held.d.next = false;
+        }
+        if self.decision_taken.val() & self.acknowledgement.val() {
+            self.ack_held.d.next = true;
+            self.ack_qp.d.next = self.rx.m_dec_entry.val().get_bits::<24>(self.at_qp.val().index());
+            self.ack_psn.d.next = self.rx.m_dec_entry.val().get_bits::<24>(self.at_psn.val().index());
+            self.ack_syndrome.d.next = self.rx.m_dec_entry.val().get_bits::<8>(self.at_syndrome.val().index());
+        }
         // READ responses: through a FIFO to the TX path, their QPs listed until gone
         self.reads.push.next = self.decision_taken.val() & self.read.val();
         self.reads.push_value.next.qp = self.rx.m_dec_entry.val().get_bits::<24>(self.at_qp.val().index());
@@ -650,10 +675,11 @@ impl<
             self.read_tail_next.d.next = 1.into();
             self.read_head.d.next = 0.into();
             self.read_room.d.next = false;
+            self.ack_held.d.next = false;
         }
-        self.tx.s_ack_qp.next = self.rx.m_dec_entry.val().get_bits::<24>(self.at_qp.val().index());
-        self.tx.s_ack_psn.next = self.rx.m_dec_entry.val().get_bits::<24>(self.at_psn.val().index());
-        self.tx.s_ack_syndrome.next = self.rx.m_dec_entry.val().get_bits::<8>(self.at_syndrome.val().index());
+        self.tx.s_ack_qp.next = self.ack_qp.q.val();
+        self.tx.s_ack_psn.next = self.ack_psn.q.val();
+        self.tx.s_ack_syndrome.next = self.ack_syndrome.q.val();
         self.tx.s_resp_qp.next = self.rx.m_dec_entry.val().get_bits::<24>(self.at_qp.val().index());
         self.tx.s_resp_psn.next = self.rx.m_dec_entry.val().get_bits::<24>(self.at_psn.val().index());
         self.tx.s_resp_aeth.next = self.aeth.val();

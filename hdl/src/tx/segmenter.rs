@@ -22,6 +22,8 @@
 //! **Busy channels.** A channel is busy from its accepted post until the packet generator
 //! reports its last packet gone (`done_valid`); `done` has priority on the busy RAM's write
 //! port, and a post that sees its channel's `done` between its read and its check takes it as idle.
+//! The busy RAM is written a cycle late (its write port from registers); a write that frees
+//! the post's channel in that cycle counts as its `done` too.
 //!
 //! **A QP in error.** While a context is read, the ACK tracker answers with the status that
 //! failed the QP (`qp_failure`, one cycle after the index; 0: not failed): a host's post on it
@@ -340,6 +342,10 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     /// log2 of the decision's PMTU (a READ response's table `remote` is its PSN × PMTU).
     pmtu_shift: DFF<Bits<6>>,
     busy: RAM<Bit, CB>,
+    /// The busy RAM's write, a cycle late: its address does not wait for the state's decode.
+    busy_write_enable: DFF<Bit>,
+    busy_write_address: DFF<Bits<CB>>,
+    busy_write_data: DFF<Bit>,
     /// Per QP: `{SEND in progress (16), its channel (15:0)}`.
     hold: RAM<Bits<17>, QB>,
     // the post
@@ -568,6 +574,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             table_flags: Default::default(),
             reads_outstanding: Default::default(),
             busy: Default::default(),
+            busy_write_enable: Default::default(),
+            busy_write_address: Default::default(),
+            busy_write_data: Default::default(),
             hold: Default::default(),
             post_channel: Default::default(),
             post_queue: Default::default(),
@@ -705,6 +714,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             flush_pending,
             bad_operation,
             channel_busy,
+            busy_write_enable,
+            busy_write_address,
+            busy_write_data,
             done_seen,
             code,
             cut_channel,
@@ -769,6 +781,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.table_flags.write_clock.next = self.clock.val();
         self.busy.read_clock.next = self.clock.val();
         self.busy.write_clock.next = self.clock.val();
+        self.busy.write_enable.next = self.busy_write_enable.q.val();
+        self.busy.write_address.next = self.busy_write_address.q.val();
+        self.busy.write_data.next = self.busy_write_data.q.val();
         self.hold.read_clock.next = self.clock.val();
         self.hold.write_clock.next = self.clock.val();
         self.reads_outstanding.read_clock.next = self.clock.val();
@@ -832,16 +847,21 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         if self.post_every_block.q.val() {
             self.table_flags.write_data.next = self.table_flags.write_data.val() | 8;
         }
-        self.busy.write_enable.next = self.done_valid.val();
-        self.busy.write_address.next = bit_cast::<CB, 16>(self.done_channel.val());
-        self.busy.write_data.next = false;
+        self.busy_write_enable.d.next = self.done_valid.val();
+        self.busy_write_address.d.next = bit_cast::<CB, 16>(self.done_channel.val());
+        self.busy_write_data.d.next = false;
         self.hold.write_enable.next = false;
         self.hold.write_address.next = self.table_qp.read_data.val();
         self.hold.write_data.next = bit_cast::<17, CB>(self.cut_channel.q.val());
         if !self.last.q.val() {
             self.hold.write_data.next = bit_cast::<17, CB>(self.cut_channel.q.val()) | 0x10000;
         }
-        if self.done_valid.val() && self.done_channel.val() == self.post_channel.q.val() {
+        // (and a write that frees it, written a cycle late, before the post's read saw it)
+        if (self.done_valid.val() && self.done_channel.val() == self.post_channel.q.val())
+            || (self.busy_write_enable.q.val()
+                && !self.busy_write_data.q.val()
+                && (self.busy_write_address.q.val() == bit_cast::<CB, 16>(self.post_channel.q.val())))
+        {
             self.done_seen.d.next = true;
         }
 
@@ -930,8 +950,8 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
 
         match self.state.q.val() {
             SegmenterState::Init => {
-                self.busy.write_enable.next = true;
-                self.busy.write_address.next = self.init_channel.q.val();
+                self.busy_write_enable.d.next = true;
+                self.busy_write_address.d.next = self.init_channel.q.val();
                 self.hold.write_enable.next = true;
                 self.hold.write_address.next = self.init_qp.q.val();
                 self.hold.write_data.next = 0.into();
@@ -1059,12 +1079,12 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.state.d.next = SegmenterState::Idle;
                 } else if !self.done_valid.val() {
                     // a READ response completes nothing: its channel is not marked busy
-                    self.busy.write_enable.next = !self.internal.q.val();
+                    self.busy_write_enable.d.next = !self.internal.q.val();
                     if self.internal.q.val() {
                         self.responder_busy.d.next = true;
                     }
-                    self.busy.write_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
-                    self.busy.write_data.next = true;
+                    self.busy_write_address.d.next = bit_cast::<CB, 16>(self.post_channel.q.val());
+                    self.busy_write_data.d.next = true;
                     self.table_local.write_enable.next = true;
                     self.table_remote.write_enable.next = true;
                     self.table_remaining.write_enable.next = true;
@@ -1264,8 +1284,8 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.flush_pending.d.next = false;
                     // its channel idle (no `done` comes this cycle: the TX path gives the
                     // completion port to the ACK tracker first), its SEND's hold let go
-                    self.busy.write_enable.next = true;
-                    self.busy.write_address.next = self.cut_channel.q.val();
+                    self.busy_write_enable.d.next = true;
+                    self.busy_write_address.d.next = self.cut_channel.q.val();
                     self.hold.write_enable.next = self.hold.read_data.val().get_bit(16)
                         && (self.hold.read_data.val().get_bits::<16>(0) == bit_cast::<16, CB>(self.cut_channel.q.val()));
                     self.hold.write_data.next = 0.into();

@@ -429,7 +429,8 @@ impl<const QB: usize, const AB: usize> Logic for SendHistory<QB, AB> {
         self.waiting.write_data.next.valid = true;
         self.waiting.write_data.next.whole = self.whole.q.val();
         self.waiting.write_data.next.psn = self.psn.q.val();
-        self.queued.read_address.next = self.qp.q.val();
+        // (only `RewindKeep` reads `queued`: at the rewind's QP of the cycle before)
+        self.queued.read_address.next = self.rewind_qp.val();
         self.queued.write_address.next = self.qp.q.val();
         self.queued.write_enable.next = false;
         self.queued.write_data.next = true;
@@ -512,7 +513,6 @@ impl<const QB: usize, const AB: usize> Logic for SendHistory<QB, AB> {
                     self.qp.d.next = self.rewind_qp.val();
                     self.psn.d.next = self.rewind_psn.val();
                     self.whole.d.next = self.rewind_whole.val();
-                    self.queued.read_address.next = self.rewind_qp.val();
                     self.state.d.next = HistoryState::RewindKeep;
                 } else if self.cursor_active.q.val() && !self.out_valid.q.val() {
                     self.qp.d.next = self.cursor_qp.q.val();
