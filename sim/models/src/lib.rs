@@ -16,6 +16,8 @@
 //!   reach the RX path, and its drop counters.
 //! * [`serial`]: the serial bridge (`SerialBridge`): register accesses over a UART, and the
 //!   bytes it discards.
+//! * [`stream`]: stream ports (streaming into a ring of remote slots with no CPU): how a stream
+//!   is cut into messages, their slots and immediates, and the pacer of a stream's packets.
 //!
 //! Wire formats come from [`ferroce_wire`] (re-exported as [`wire`]); codes, field ranges and
 //! record schemas from [`ferroce_contracts`] (re-exported as [`contracts`]).
@@ -33,6 +35,7 @@ pub mod responder;
 pub mod rx;
 pub mod sched;
 pub mod serial;
+pub mod stream;
 pub mod tx;
 
 /// A unit that takes whole frames and gives one result per frame. The golden model and the
