@@ -75,14 +75,17 @@ const NOT_YET_PIPELINED: &[(&str, usize)] = &[
     // flush's `valid` from a register, a replay's READ request marked), two LUTRAM addresses
     // from a state decode mapped as a chain of six LUT2s: the segmenter's busy bits (write
     // address) and the send history's `queued` bits (read address; 5 levels in the history
-    // alone). The history's could be `rewind_qp` alone (only `RewindKeep` reads it).
-    ("ferroce_tx_path_c64_q16_w64", 8),
+    // alone). 7 in stop 54: the history reads `queued` at `rewind_qp` in every cycle and the
+    // segmenter's busy-bit write port is registered; the seventh level is spread over the
+    // scheduler, the ICRC core, the ACK tracker and the history, each at 6 or less alone.
+    ("ferroce_tx_path_c64_q16_w64", 7),
     // 7 since RDMA READ responses (2026-11-28, stop 46); 8 since the flush of a failed QP's
     // transfers (stop 52): the segmenter's state decode into the flush's `valid`, through the
     // completion port's `ready` back into the flush's busy-bit write address; that loop is
     // gone since the flush's `valid` is a register (stop 53), but the send history's `queued`
-    // read address (as in the 64-bit TX path) keeps it at 8.
-    ("ferroce_engine_c64_q16_w64", 8),
+    // read address (as in the 64-bit TX path) keeps it at 8. 7 in stop 54 with the TX path's
+    // fixes (above): the scheduler, the segmenter and the RX front end as mapped flattened.
+    ("ferroce_engine_c64_q16_w64", 7),
     // 7 in stop 49 (the RX front end's ICRC core in the flattened whole), 6 in stop 50, 7
     // again in stop 51 (2026-11-29) with changes only in the ACK tracker and the packetizer:
     // the TX ICRC core's state update, the RX front end's and 160-odd other registers at 7,
@@ -92,8 +95,12 @@ const NOT_YET_PIPELINED: &[(&str, usize)] = &[
     // at 6 in `sched` alone; 7 again in stop 53.
     ("ferroce_engine_c2048_q256_w512", 7),
     // 6 from stop 49 to 51; 7 in stop 52: the ACK tracker's record turn into the engine's
-    // decision FIFO read address (`decision_taken`), logic unchanged there.
-    ("ferroce_engine_c2048_q2048_w512", 7),
+    // decision FIFO read address (`decision_taken`), logic unchanged there. That path is gone
+    // in stop 54 (the ACK port behind a one-entry slot), but the top measured 8: two registers
+    // of the scheduler's token buckets (`tokens`, `fraction` of queue 2: the refill compare,
+    // then the LUT yosys's `xilinx_dffopt` puts in front of the flip-flop), logic unchanged and
+    // at 6 in `sched` alone, as the 256-QP engine measured in stop 52.
+    ("ferroce_engine_c2048_q2048_w512", 8),
 ];
 
 /// One emitted top: module name, Verilog file, Verilog text, bus width (if width-generic).
