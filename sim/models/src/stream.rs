@@ -125,7 +125,7 @@ impl StreamConfig {
     /// Refuses settings that cannot work. `region` is the remote region `(base VA, length)`
     /// the R_Key names, when the caller knows it.
     pub fn check(&self, region: Option<(u64, u64)>) -> Result<(), StreamConfigError> {
-        if self.slot_bytes == 0 || self.slot_bytes % 4 != 0 {
+        if self.slot_bytes == 0 || !self.slot_bytes.is_multiple_of(4) {
             return Err(StreamConfigError::SlotNotMultipleOf4);
         }
         if self.slot_bytes > MAX_SLOT_BYTES {
@@ -243,7 +243,7 @@ impl StreamCutter {
             }
             _ => counted,
         };
-        let solicited = config.solicited_every != 0 && (sequence + 1) % u64::from(config.solicited_every) == 0;
+        let solicited = config.solicited_every != 0 && (sequence + 1).is_multiple_of(u64::from(config.solicited_every));
         StreamMessage {
             sequence,
             slot,
@@ -356,7 +356,10 @@ mod tests {
         assert_eq!(messages[0].immediate, 110);
         let messages = cutter.push(&[9; 1030], true);
         assert_eq!(messages.iter().map(|m| m.data.len()).collect::<Vec<_>>(), [1024, 6]);
-        assert_eq!(messages.iter().map(|m| m.immediate).collect::<Vec<_>>(), [(1 << 12) | 1024, (2 << 12) | 6]);
+        assert_eq!(
+            messages.iter().map(|m| m.immediate).collect::<Vec<_>>(),
+            [(1 << 12) | 1024, (2 << 12) | 6]
+        );
         assert!(cutter.push(&[], true).is_empty(), "a tlast with nothing pending sends nothing");
     }
 
@@ -391,7 +394,10 @@ mod tests {
             ..good
         };
         assert_eq!(no_rate.check(None), Err(StreamConfigError::RateZero));
-        assert_eq!(good.check(Some((0x1_0000, 8 * 4096 - 1))), Err(StreamConfigError::RingOutsideRegion));
+        assert_eq!(
+            good.check(Some((0x1_0000, 8 * 4096 - 1))),
+            Err(StreamConfigError::RingOutsideRegion)
+        );
         assert_eq!(good.check(Some((0x1_0001, 8 * 4096))), Err(StreamConfigError::RingOutsideRegion));
         let wrapping = StreamConfig {
             base_va: u64::MAX - 100,
