@@ -18,5 +18,6 @@ pub mod memory;
 pub mod registers;
 pub mod rx;
 pub mod sched;
+pub mod stream;
 pub mod tops;
 pub mod tx;

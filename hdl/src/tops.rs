@@ -12,6 +12,7 @@ use crate::registers::Registers;
 use crate::rx::front::data_depth;
 use crate::rx::{IcrcCheck, MacIngress, RxFront, RxHeader};
 use crate::sched::{self, Sched};
+use crate::stream::StreamPort;
 use crate::tx::{AckTracker, IcrcInsert, RetryTimer, SendHistory, TxGenerator, TxPath, TxSegmenter};
 use ferroce_contracts::regs::{Config, QP_READ_LATENCY};
 use ferroce_contracts::rx::ingress::address_bits;
@@ -383,8 +384,25 @@ fn serial_bridge(variant: &str, module: &str) -> String {
     }
 }
 
+/// Buffer bits of the `stream_port` variants: 32 KiB at every width (two 16 KiB slots).
+pub const fn stream_buffer_bits(lanes: usize) -> usize {
+    15 - lanes.trailing_zeros() as usize
+}
+
+fn stream_port(variant: &str, module: &str) -> String {
+    let verilog = match variant {
+        "w64" => emit::verilog(&mut StreamPort::<64, 8, { stream_buffer_bits(8) }>::default(), module),
+        "w128" => emit::verilog(&mut StreamPort::<128, 16, { stream_buffer_bits(16) }>::default(), module),
+        "w256" => emit::verilog(&mut StreamPort::<256, 32, { stream_buffer_bits(32) }>::default(), module),
+        "w512" => emit::verilog(&mut StreamPort::<512, 64, { stream_buffer_bits(64) }>::default(), module),
+        "w1024" => emit::verilog(&mut StreamPort::<1024, 128, { stream_buffer_bits(128) }>::default(), module),
+        v => panic!("unsupported variant {v}"),
+    };
+    verilog
+}
+
 /// Every top, in emission order.
-pub static TOPS: [Top; 21] = [
+pub static TOPS: [Top; 22] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
@@ -541,6 +559,13 @@ pub static TOPS: [Top; 21] = [
         variants: &["8n1"],
         simulated: &["8n1"],
         build: serial_bridge,
+    },
+    Top {
+        name: "stream_port",
+        description: "Stream port: an AXI-Stream cut into messages of one remote slot each (or ended by tlast), kept in a 32 KiB block-RAM buffer until released; per message its sequence number, slot, immediate and solicited bit; no room: tready low or the message dropped whole; commands configure, start, stop with refusals; counters",
+        variants: &WIDTH_VARIANTS,
+        simulated: &["w64", "w512"],
+        build: stream_port,
     },
 ];
 

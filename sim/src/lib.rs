@@ -45,6 +45,7 @@ pub mod sched_rtl;
 pub mod send_history_rtl;
 pub mod serial_rtl;
 pub mod serve;
+pub mod stream_port_rtl;
 pub mod tshark;
 pub mod tx_path_rtl;
 pub mod tx_rtl;

@@ -43,6 +43,7 @@ pub mod rx;
 pub mod sched;
 pub mod schema;
 pub mod serial;
+pub mod stream;
 pub mod tx;
 
 pub use header::{aeth, arp, atomic_ack_eth, atomic_eth, bth, deth, ethernet, icmp, ieth, immdt, ipv4, ipv6, rdeth, reth, udp};

@@ -17,6 +17,7 @@
 //!   it: a stream that was idle gains no credit, one that is backlogged leaves exactly at the
 //!   rate (a virtual clock in fixed point, [`PACER_FRACTION_BITS`] bits of a cycle).
 
+use ferroce_contracts::stream::StreamDrop;
 use std::fmt;
 
 /// The largest slot: 1 MiB.
@@ -221,6 +222,14 @@ impl StreamCutter {
         messages
     }
 
+    /// Drops the message in progress (its bytes so far, and it keeps its sequence number, so
+    /// the receiver sees the gap); returns its sequence number.
+    pub fn drop_message(&mut self) -> u64 {
+        self.pending.clear();
+        self.sequence += 1;
+        self.sequence - 1
+    }
+
     /// The message of the bytes pending.
     fn finish(&mut self) -> StreamMessage {
         let config = &self.config;
@@ -252,6 +261,67 @@ impl StreamCutter {
             solicited,
             data,
         }
+    }
+}
+
+/// What a stream port does with a message (`ferroce_contracts::stream`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PortEvent {
+    /// The message is whole in the port's buffer.
+    Message(StreamMessage),
+    /// The message was dropped; its sequence number is not reused.
+    Dropped {
+        /// Its sequence number.
+        sequence: u64,
+        /// Why.
+        reason: StreamDrop,
+    },
+}
+
+/// A stream port (`StreamPort` in the RTL) beat by beat, with room in its buffer for every
+/// message (a port short of room drops some of these whole, or holds `tready` low): every beat
+/// must be whole (all `beat_bytes` bytes) except one that ends a message at `tlast`; a beat
+/// with bytes missing anywhere else drops the message it is part of, up to that beat.
+#[derive(Debug, Clone)]
+pub struct StreamPortModel {
+    cutter: StreamCutter,
+    beat_bytes: usize,
+}
+
+impl StreamPortModel {
+    /// A port of `beat_bytes`-byte beats whose settings are `config` (slots a multiple of the
+    /// beat: [`ferroce_contracts::stream::check_settings`]).
+    pub fn new(config: StreamConfig, beat_bytes: usize) -> Result<StreamPortModel, StreamConfigError> {
+        assert!(
+            (config.slot_bytes as usize).is_multiple_of(beat_bytes),
+            "a port's slot is whole beats"
+        );
+        Ok(StreamPortModel {
+            cutter: StreamCutter::new(config)?,
+            beat_bytes,
+        })
+    }
+
+    /// Takes one beat (its bytes, from lane 0) and says what became of a message it ended.
+    pub fn beat(&mut self, bytes: &[u8], last: bool) -> Option<PortEvent> {
+        let ends_at_tlast = last && matches!(self.cutter.config().end, MessageEnd::Tlast { .. });
+        if bytes.is_empty() && ends_at_tlast && self.cutter.pending() == 0 {
+            return None;
+        }
+        if bytes.len() != self.beat_bytes && !ends_at_tlast {
+            return Some(PortEvent::Dropped {
+                sequence: self.cutter.drop_message(),
+                reason: StreamDrop::PartialBeat,
+            });
+        }
+        let mut messages = self.cutter.push(bytes, last);
+        debug_assert!(messages.len() <= 1, "a beat ends one message at most");
+        messages.pop().map(PortEvent::Message)
+    }
+
+    /// The cutter's settings.
+    pub fn config(&self) -> &StreamConfig {
+        self.cutter.config()
     }
 }
 
@@ -410,6 +480,36 @@ mod tests {
         };
         assert_eq!(few_bits.check(None), Err(StreamConfigError::LengthBitsTooFew), "4096 needs 13 bits");
         assert!(StreamCutter::new(config(6, 1)).is_err());
+    }
+
+    #[test]
+    fn a_port_drops_a_message_with_a_partial_beat_and_keeps_its_number() {
+        let mut port = StreamPortModel::new(
+            StreamConfig {
+                end: MessageEnd::Tlast { length_bits: 0 },
+                ..config(16, 4)
+            },
+            8,
+        )
+        .unwrap();
+        assert_eq!(port.beat(&[1; 8], false), None);
+        let dropped = port.beat(&[2; 5], false);
+        assert_eq!(
+            dropped,
+            Some(PortEvent::Dropped {
+                sequence: 0,
+                reason: StreamDrop::PartialBeat
+            })
+        );
+        assert_eq!(port.beat(&[], true), None, "an empty tlast between messages ends nothing");
+        match port.beat(&[3; 5], true) {
+            Some(PortEvent::Message(m)) => assert_eq!((m.sequence, m.slot, m.data.len()), (1, 1, 5)),
+            other => panic!("{other:?}"),
+        }
+        match port.beat(&[4; 8], false).or_else(|| port.beat(&[5; 8], false)) {
+            Some(PortEvent::Message(m)) => assert_eq!((m.sequence, m.data.len()), (2, 16)),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -1,0 +1,261 @@
+//! Stream port contracts: the settings a stream port takes ([`STREAM_SETTINGS`]), the record of
+//! each message it has whole in its buffer ([`STREAM_MESSAGE`]), its commands and their
+//! refusals ([`StreamCommand`], [`StreamRefusal`]) and why it drops a message ([`StreamDrop`]).
+//!
+//! A stream port cuts an AXI-Stream into messages of one remote slot each (or shorter, ended by
+//! `tlast`), keeps each message in its buffer until whoever sends it releases the buffer space,
+//! and gives each its sequence number, slot, wrap count and immediate. Its behaviour and the
+//! immediate's format are those of the golden model (`ferroce_models::stream`).
+
+use crate::schema::Schema;
+
+/// The most slots a ring has: the slot index is 16 bits.
+pub const MAX_SLOTS: u32 = 1 << 16;
+/// The largest slot in bytes (1 MiB).
+pub const MAX_SLOT_BYTES: u32 = 1 << 20;
+
+/// The fields of a stream's settings, in packing order (see [`crate::schema`]).
+pub mod settings {
+    use crate::schema::RecordField;
+
+    const fn f(name: &'static str, width: usize, doc: &'static str) -> RecordField {
+        RecordField::new(name, width, doc)
+    }
+
+    /// Slot size.
+    pub const SLOT_BYTES: RecordField = f(
+        "slot_bytes",
+        21,
+        "bytes of a slot: a non-zero multiple of the port's beat, at most half its buffer and 1 MiB",
+    );
+    /// Slot count minus one.
+    pub const LAST_SLOT: RecordField = f("last_slot", 16, "slots in the ring minus one (1 to 65,536 slots)");
+    /// Immediate format.
+    pub const SLOT_AND_WRAP: RecordField = f(
+        "slot_and_wrap",
+        1,
+        "the immediate counts {wraps, slot} (the slot in the low bits that hold last_slot), else the sequence number",
+    );
+    /// Message end.
+    pub const END_AT_TLAST: RecordField = f(
+        "end_at_tlast",
+        1,
+        "a message ends at tlast or a full slot, whichever comes first (else at a full slot; tlast is ignored)",
+    );
+    /// Length bits of the immediate.
+    pub const LENGTH_BITS: RecordField = f(
+        "length_bits",
+        6,
+        "with end_at_tlast: the immediate's low bits that carry the message's length (0: none; else enough for a full slot, at most 32)",
+    );
+    /// Drop on overflow.
+    pub const DROP_ON_OVERFLOW: RecordField = f(
+        "drop_on_overflow",
+        1,
+        "a message that starts when the buffer has no slot's room is dropped whole and counted (else the port holds tready low)",
+    );
+    /// Solicited every M messages.
+    pub const SOLICITED_EVERY: RecordField = f(
+        "solicited_every",
+        16,
+        "the solicited-event bit on messages M - 1, 2M - 1, ... (0: never)",
+    );
+
+    /// Every field, in packing order.
+    pub const FIELDS: [RecordField; 7] = [
+        SLOT_BYTES,
+        LENGTH_BITS,
+        SLOT_AND_WRAP,
+        END_AT_TLAST,
+        DROP_ON_OVERFLOW,
+        LAST_SLOT,
+        SOLICITED_EVERY,
+    ];
+}
+
+/// A stream's settings: one packed entry (the `configure` command's operand).
+pub const STREAM_SETTINGS: Schema = Schema {
+    name: "stream_settings",
+    fields: &settings::FIELDS,
+};
+
+/// Bits of a settings entry.
+pub const STREAM_SETTINGS_BITS: usize = 64;
+
+/// The fields of a message record, in packing order.
+pub mod message {
+    use crate::schema::RecordField;
+
+    const fn f(name: &'static str, width: usize, doc: &'static str) -> RecordField {
+        RecordField::new(name, width, doc)
+    }
+
+    /// First beat in the buffer.
+    pub const BUFFER_BEAT: RecordField = f("buffer_beat", 16, "the buffer entry (beat) that holds the message's first byte");
+    /// Beats.
+    pub const BEATS: RecordField = f("beats", 16, "buffer beats the message holds (release them when it is sent)");
+    /// Length.
+    pub const LENGTH: RecordField = f("length", 21, "bytes (1 to the slot size)");
+    /// Solicited event.
+    pub const SOLICITED: RecordField = f("solicited", 1, "set the solicited-event bit");
+    /// Sequence number.
+    pub const SEQUENCE: RecordField = f("sequence", 32, "the message's number in the stream from 0, modulo 2^32");
+    /// Slot.
+    pub const SLOT: RecordField = f("slot", 16, "the remote slot: sequence modulo the slot count");
+    /// Immediate.
+    pub const IMMEDIATE: RecordField = f("immediate", 32, "the immediate data of its RDMA WRITE with immediate");
+
+    /// Every field, in packing order.
+    pub const FIELDS: [RecordField; 7] = [BUFFER_BEAT, BEATS, LENGTH, SOLICITED, SEQUENCE, SLOT, IMMEDIATE];
+}
+
+/// A message whole in the buffer: one packed entry.
+pub const STREAM_MESSAGE: Schema = Schema {
+    name: "stream_message",
+    fields: &message::FIELDS,
+};
+
+/// Bits of a message record.
+pub const STREAM_MESSAGE_BITS: usize = 160;
+
+/// Bits of a command code and of a refusal code.
+pub const STREAM_CODE_BITS: usize = 3;
+
+/// A command to a stream port. The discriminant is the code on its `command_code` port.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum StreamCommand {
+    /// Take the settings on `command_settings`; the stream restarts at message 0, slot 0 (0).
+    Configure = 0,
+    /// Start taking data (1).
+    Start = 1,
+    /// Stop taking data once the message in progress has ended (2).
+    Stop = 2,
+}
+
+/// Why a stream port refused a command. The discriminant is its result code (0: done).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum StreamRefusal {
+    /// Configure while the stream runs (or has not yet ended its message after a stop) (1).
+    Running = 1,
+    /// The slot size is 0 or not a multiple of the port's beat (2).
+    SlotNotMultipleOfBeat = 2,
+    /// The slot is over half the port's buffer (two slots must fit) or over 1 MiB (3).
+    SlotTooLarge = 3,
+    /// `end_at_tlast` with length bits that cannot hold a full slot's length, or over 32 (4).
+    LengthBitsTooFew = 4,
+    /// Start before any settings were taken (5).
+    NotConfigured = 5,
+    /// An unknown command code (6).
+    UnknownCommand = 6,
+}
+
+impl StreamRefusal {
+    /// Every refusal.
+    pub const ALL: [StreamRefusal; 6] = [
+        StreamRefusal::Running,
+        StreamRefusal::SlotNotMultipleOfBeat,
+        StreamRefusal::SlotTooLarge,
+        StreamRefusal::LengthBitsTooFew,
+        StreamRefusal::NotConfigured,
+        StreamRefusal::UnknownCommand,
+    ];
+
+    /// The code.
+    pub const fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The refusal of a code, if it is one.
+    pub fn from_code(code: u8) -> Option<StreamRefusal> {
+        Self::ALL.into_iter().find(|r| r.code() == code)
+    }
+
+    /// snake_case name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            StreamRefusal::Running => "running",
+            StreamRefusal::SlotNotMultipleOfBeat => "slot_not_multiple_of_beat",
+            StreamRefusal::SlotTooLarge => "slot_too_large",
+            StreamRefusal::LengthBitsTooFew => "length_bits_too_few",
+            StreamRefusal::NotConfigured => "not_configured",
+            StreamRefusal::UnknownCommand => "unknown_command",
+        }
+    }
+}
+
+/// Why a stream port dropped a message (each has a counter). A dropped message keeps its
+/// sequence number and slot, so the receiver sees a gap where it would have been.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StreamDrop {
+    /// `drop_on_overflow`: the message started when the buffer had no slot's room.
+    Overflow,
+    /// A beat with bytes missing (`tkeep` not all ones) that did not end the message at
+    /// `tlast`: the message it was part of, up to that beat.
+    PartialBeat,
+}
+
+impl StreamDrop {
+    /// Every reason.
+    pub const ALL: [StreamDrop; 2] = [StreamDrop::Overflow, StreamDrop::PartialBeat];
+
+    /// snake_case name (the counter port is `dropped_<name>`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            StreamDrop::Overflow => "overflow",
+            StreamDrop::PartialBeat => "partial_beat",
+        }
+    }
+}
+
+/// What a port with `beat_bytes`-byte beats and a buffer of `buffer_beats` beats refuses in
+/// `settings` (the fields of [`STREAM_SETTINGS`] as values), if anything: the check the RTL
+/// makes on `Configure`, for hosts and models.
+pub fn check_settings(slot_bytes: u32, end_at_tlast: bool, length_bits: u32, beat_bytes: u32, buffer_beats: u32) -> Option<StreamRefusal> {
+    if slot_bytes == 0 || !slot_bytes.is_multiple_of(beat_bytes) {
+        return Some(StreamRefusal::SlotNotMultipleOfBeat);
+    }
+    if slot_bytes > MAX_SLOT_BYTES || slot_bytes / beat_bytes > buffer_beats / 2 {
+        return Some(StreamRefusal::SlotTooLarge);
+    }
+    if end_at_tlast && (length_bits > 32 || (length_bits != 0 && u64::from(slot_bytes) >> length_bits != 0)) {
+        return Some(StreamRefusal::LengthBitsTooFew);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_pack_into_their_widths() {
+        assert_eq!(STREAM_SETTINGS.bits(), STREAM_SETTINGS_BITS);
+        assert_eq!(STREAM_MESSAGE.bits(), STREAM_MESSAGE_BITS);
+    }
+
+    #[test]
+    fn refusal_codes_round_trip() {
+        for r in StreamRefusal::ALL {
+            assert_eq!(StreamRefusal::from_code(r.code()), Some(r));
+        }
+        assert_eq!(StreamRefusal::from_code(0), None);
+    }
+
+    #[test]
+    fn settings_checks() {
+        assert_eq!(check_settings(4096, false, 0, 64, 512), None);
+        assert_eq!(
+            check_settings(4096 + 4, false, 0, 64, 512),
+            Some(StreamRefusal::SlotNotMultipleOfBeat)
+        );
+        assert_eq!(check_settings(0, false, 0, 64, 512), Some(StreamRefusal::SlotNotMultipleOfBeat));
+        assert_eq!(check_settings(64 * 257, false, 0, 64, 512), Some(StreamRefusal::SlotTooLarge));
+        assert_eq!(check_settings(4096, true, 12, 64, 512), Some(StreamRefusal::LengthBitsTooFew));
+        assert_eq!(check_settings(4096, true, 13, 64, 512), None);
+        assert_eq!(check_settings(4096, true, 0, 64, 512), None);
+        assert_eq!(check_settings(4096, true, 33, 64, 512), Some(StreamRefusal::LengthBitsTooFew));
+        assert_eq!(check_settings(4096, false, 5, 64, 512), None, "length bits only count with tlast");
+    }
+}
