@@ -116,6 +116,8 @@ pub struct PortRun {
     pub beats_not_taken: usize,
     /// Cycles.
     pub cycles: u64,
+    /// Cycles from the first beat taken to the last one, both counted.
+    pub beat_cycles: u64,
 }
 
 /// A message record read from `m_message_entry`, before its bytes are read back.
@@ -137,6 +139,8 @@ struct Bench {
     reading: VecDeque<Record>,
     /// Messages read back: their beats and the cycle they may be released.
     releases: VecDeque<(u64, u32)>,
+    /// The cycle the first beat was taken.
+    first_beat: Option<u64>,
     got: PortRun,
 }
 
@@ -291,6 +295,10 @@ impl Bench {
         let start = self.cycle;
         loop {
             let taken = self.get("s_axis_tready") != 0;
+            if taken {
+                let first = *self.first_beat.get_or_insert(self.cycle);
+                self.got.beat_cycles = self.cycle - first + 1;
+            }
             self.tick();
             if taken {
                 break;
@@ -348,6 +356,7 @@ pub fn run(variant: &str, settings: &PortSettings, beats: &[Beat], options: Opti
         cycle: 0,
         reading: VecDeque::new(),
         releases: VecDeque::new(),
+        first_beat: None,
         got: PortRun::default(),
     };
     bench.m.reset(2);
@@ -482,6 +491,7 @@ pub fn script(variant: &str, steps: &[Step]) -> Result<Vec<u64>, String> {
         cycle: 0,
         reading: VecDeque::new(),
         releases: VecDeque::new(),
+        first_beat: None,
         got: PortRun::default(),
     };
     bench.m.reset(2);

@@ -65,3 +65,18 @@ fn every_drop_reason_has_a_counter_port() {
         );
     }
 }
+
+#[test]
+fn every_stream_drop_reason_has_a_counter_port() {
+    let t = tops::find("stream_port").unwrap();
+    for variant in ["w64", "w512"] {
+        let ports = outputs(&t.verilog(variant), &t.module_name(variant));
+        for r in ferroce_contracts::stream::StreamDrop::ALL {
+            let name = format!("dropped_{}", r.name());
+            assert!(
+                ports.iter().any(|(n, w)| *n == name && *w == 32),
+                "stream_port {variant}: no 32-bit port {name}"
+            );
+        }
+    }
+}
