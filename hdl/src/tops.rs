@@ -12,7 +12,7 @@ use crate::registers::Registers;
 use crate::rx::front::data_depth;
 use crate::rx::{IcrcCheck, MacIngress, RxFront, RxHeader};
 use crate::sched::{self, Sched};
-use crate::stream::StreamPort;
+use crate::stream::{StreamPort, StreamReader, StreamSender};
 use crate::tx::{AckTracker, IcrcInsert, RetryTimer, SendHistory, TxGenerator, TxPath, TxSegmenter};
 use ferroce_contracts::regs::{Config, QP_READ_LATENCY};
 use ferroce_contracts::rx::ingress::address_bits;
@@ -390,19 +390,40 @@ pub const fn stream_buffer_bits(lanes: usize) -> usize {
 }
 
 fn stream_port(variant: &str, module: &str) -> String {
-    let verilog = match variant {
+    match variant {
         "w64" => emit::verilog(&mut StreamPort::<64, 8, { stream_buffer_bits(8) }>::default(), module),
         "w128" => emit::verilog(&mut StreamPort::<128, 16, { stream_buffer_bits(16) }>::default(), module),
         "w256" => emit::verilog(&mut StreamPort::<256, 32, { stream_buffer_bits(32) }>::default(), module),
         "w512" => emit::verilog(&mut StreamPort::<512, 64, { stream_buffer_bits(64) }>::default(), module),
         "w1024" => emit::verilog(&mut StreamPort::<1024, 128, { stream_buffer_bits(128) }>::default(), module),
         v => panic!("unsupported variant {v}"),
-    };
-    verilog
+    }
+}
+
+fn stream_sender(variant: &str, module: &str) -> String {
+    match variant {
+        "w64" => emit::verilog(&mut StreamSender::<8>::default(), module),
+        "w128" => emit::verilog(&mut StreamSender::<16>::default(), module),
+        "w256" => emit::verilog(&mut StreamSender::<32>::default(), module),
+        "w512" => emit::verilog(&mut StreamSender::<64>::default(), module),
+        "w1024" => emit::verilog(&mut StreamSender::<128>::default(), module),
+        v => panic!("unsupported variant {v}"),
+    }
+}
+
+fn stream_reader(variant: &str, module: &str) -> String {
+    match variant {
+        "w64" => emit::verilog(&mut StreamReader::<64, 8, { stream_buffer_bits(8) }>::default(), module),
+        "w128" => emit::verilog(&mut StreamReader::<128, 16, { stream_buffer_bits(16) }>::default(), module),
+        "w256" => emit::verilog(&mut StreamReader::<256, 32, { stream_buffer_bits(32) }>::default(), module),
+        "w512" => emit::verilog(&mut StreamReader::<512, 64, { stream_buffer_bits(64) }>::default(), module),
+        "w1024" => emit::verilog(&mut StreamReader::<1024, 128, { stream_buffer_bits(128) }>::default(), module),
+        v => panic!("unsupported variant {v}"),
+    }
 }
 
 /// Every top, in emission order.
-pub static TOPS: [Top; 22] = [
+pub static TOPS: [Top; 24] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
@@ -566,6 +587,20 @@ pub static TOPS: [Top; 22] = [
         variants: &WIDTH_VARIANTS,
         simulated: &["w64", "w512"],
         build: stream_port,
+    },
+    Top {
+        name: "stream_sender",
+        description: "Stream sender: each message a stream port has whole posted as one RDMA WRITE with immediate into its remote slot (base VA + slot × slot size) on 1, 2 or 4 channels in turn, a busy channel tried again, completions turned into the port's releases in order; counters",
+        variants: &WIDTH_VARIANTS,
+        simulated: &["w64", "w512"],
+        build: stream_sender,
+    },
+    Top {
+        name: "stream_reader",
+        description: "Stream reader: the TX path's memory reads of the stream window (address, 1 to 4096 bytes) served from the stream ports' 32 KiB buffers (rings), a beat a cycle, data from lane 0 with tlast on each read's last beat; reads off a beat counted",
+        variants: &WIDTH_VARIANTS,
+        simulated: &["w64", "w512"],
+        build: stream_reader,
     },
 ];
 

@@ -46,6 +46,8 @@ pub mod send_history_rtl;
 pub mod serial_rtl;
 pub mod serve;
 pub mod stream_port_rtl;
+pub mod stream_reader_rtl;
+pub mod stream_sender_rtl;
 pub mod tshark;
 pub mod tx_path_rtl;
 pub mod tx_rtl;

@@ -1,7 +1,13 @@
 //! Streaming into remote memory: [`port`] cuts an AXI-Stream into messages of one remote slot
-//! each and keeps them in its buffer until they are sent (the contracts:
+//! each and keeps them in its buffer until they are sent; [`sender`] posts each as an RDMA
+//! WRITE with immediate into its slot and releases it once completed; [`reader`] serves the TX
+//! path's reads of the messages from the ports' buffers (the contracts:
 //! `ferroce_contracts::stream`; the golden model: `ferroce_models::stream`).
 
 pub mod port;
+pub mod reader;
+pub mod sender;
 
 pub use port::StreamPort;
+pub use reader::StreamReader;
+pub use sender::StreamSender;

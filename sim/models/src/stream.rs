@@ -325,6 +325,65 @@ impl StreamPortModel {
     }
 }
 
+/// Where a stream's messages go: its sender's settings (`StreamSender` in the RTL).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamTarget {
+    /// The QP.
+    pub qp: u32,
+    /// The scheduler queue.
+    pub queue: u32,
+    /// The first of its channels.
+    pub first_channel: u32,
+    /// Its channels: 1, 2 or 4; message i goes on `first_channel + i mod channels`.
+    pub channels: u32,
+    /// The remote address of slot 0.
+    pub base_va: u64,
+    /// Bytes of a slot.
+    pub slot_bytes: u32,
+    /// The local address of the port's buffer.
+    pub window_base: u64,
+    /// Bytes of the port's beat.
+    pub beat_bytes: u32,
+}
+
+/// The post of one message: an RDMA WRITE with immediate into its slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamPost {
+    /// Channel.
+    pub channel: u32,
+    /// Scheduler queue.
+    pub queue: u32,
+    /// QP.
+    pub qp: u32,
+    /// Local address: the message in the port's buffer.
+    pub local_addr: u64,
+    /// Remote address: its slot.
+    pub remote_addr: u64,
+    /// Length in bytes.
+    pub length: u32,
+    /// Immediate.
+    pub immediate: u32,
+    /// Solicited event.
+    pub solicited: bool,
+}
+
+impl StreamTarget {
+    /// The post of the stream's `index`-th message taken (from 0) whose record says it is at
+    /// `buffer_beat` in the port's buffer, in `slot`, `length` bytes long.
+    pub fn post(&self, index: u64, buffer_beat: u32, slot: u32, length: u32, immediate: u32, solicited: bool) -> StreamPost {
+        StreamPost {
+            channel: self.first_channel + (index % u64::from(self.channels)) as u32,
+            queue: self.queue,
+            qp: self.qp,
+            local_addr: self.window_base | (u64::from(buffer_beat) * u64::from(self.beat_bytes)),
+            remote_addr: self.base_va.wrapping_add(u64::from(slot) * u64::from(self.slot_bytes)),
+            length,
+            immediate,
+            solicited,
+        }
+    }
+}
+
 /// Paces a stream's packets at a rate: a packet of L payload bytes that wants to start at cycle
 /// t starts at `max(t, next)` and moves `next` on by L × (cycles per byte) from its start, in
 /// fixed point. Idle time earns nothing, so the stream never sends above its rate by more than
