@@ -12,7 +12,7 @@ use crate::registers::Registers;
 use crate::rx::front::data_depth;
 use crate::rx::{IcrcCheck, MacIngress, RxFront, RxHeader};
 use crate::sched::{self, Sched};
-use crate::stream::{StreamPort, StreamReader, StreamSender};
+use crate::stream::{StreamPort, StreamReadRouter, StreamReader, StreamSender};
 use crate::tx::{AckTracker, IcrcInsert, RetryTimer, SendHistory, TxGenerator, TxPath, TxSegmenter};
 use ferroce_contracts::regs::{Config, QP_READ_LATENCY};
 use ferroce_contracts::rx::ingress::address_bits;
@@ -422,8 +422,12 @@ fn stream_reader(variant: &str, module: &str) -> String {
     }
 }
 
+fn stream_read_router(variant: &str, module: &str) -> String {
+    at_width!(variant, module, StreamReadRouter)
+}
+
 /// Every top, in emission order.
-pub static TOPS: [Top; 24] = [
+pub static TOPS: [Top; 25] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
@@ -601,6 +605,13 @@ pub static TOPS: [Top; 24] = [
         variants: &WIDTH_VARIANTS,
         simulated: &["w64", "w512"],
         build: stream_reader,
+    },
+    Top {
+        name: "stream_read_router",
+        description: "Stream read router: the TX path's memory reads split by address bit 63 between memory and the stream window (the stream reader), their data merged back in command order without a lost cycle between reads",
+        variants: &WIDTH_VARIANTS,
+        simulated: &["w64", "w512"],
+        build: stream_read_router,
     },
 ];
 

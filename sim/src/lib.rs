@@ -47,6 +47,7 @@ pub mod serial_rtl;
 pub mod serve;
 pub mod stream_port_rtl;
 pub mod stream_reader_rtl;
+pub mod stream_router_rtl;
 pub mod stream_sender_rtl;
 pub mod tshark;
 pub mod tx_path_rtl;

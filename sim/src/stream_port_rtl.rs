@@ -176,6 +176,33 @@ fn bytes_of(words: &[u32], n: usize) -> Vec<u8> {
 }
 
 impl Bench {
+    /// The bench of the port's variant `variant` (and its bytes per beat), not yet reset.
+    fn open(variant: &str, options: Options) -> Result<(Bench, usize), String> {
+        let &(_, lanes, buffer_beats) = VARIANTS
+            .iter()
+            .find(|v| v.0 == variant)
+            .ok_or_else(|| format!("no variant {variant}"))?;
+        let e = |e: crate::verilated::SimError| e.to_string();
+        let m = Model::new(&format!("ferroce_stream_port_{variant}")).map_err(e)?;
+        let mut ports = HashMap::new();
+        for name in PORTS {
+            ports.insert(name, m.port(name).map_err(e)?);
+        }
+        let bench = Bench {
+            m,
+            ports,
+            rng: ChaCha8Rng::seed_from_u64(options.traffic.seed),
+            options,
+            buffer_beats,
+            cycle: 0,
+            reading: VecDeque::new(),
+            releases: VecDeque::new(),
+            first_beat: None,
+            got: PortRun::default(),
+        };
+        Ok((bench, lanes))
+    }
+
     fn set(&mut self, name: &str, v: u64) {
         let p = self.ports[name];
         self.m.set_u64(p, v);
@@ -337,28 +364,7 @@ impl Bench {
 
 /// Runs `beats` through the port's variant `variant` with `settings`.
 pub fn run(variant: &str, settings: &PortSettings, beats: &[Beat], options: Options) -> Result<PortRun, String> {
-    let &(_, lanes, buffer_beats) = VARIANTS
-        .iter()
-        .find(|v| v.0 == variant)
-        .ok_or_else(|| format!("no variant {variant}"))?;
-    let e = |e: crate::verilated::SimError| e.to_string();
-    let m = Model::new(&format!("ferroce_stream_port_{variant}")).map_err(e)?;
-    let mut ports = HashMap::new();
-    for name in PORTS {
-        ports.insert(name, m.port(name).map_err(e)?);
-    }
-    let mut bench = Bench {
-        m,
-        ports,
-        rng: ChaCha8Rng::seed_from_u64(options.traffic.seed),
-        options,
-        buffer_beats,
-        cycle: 0,
-        reading: VecDeque::new(),
-        releases: VecDeque::new(),
-        first_beat: None,
-        got: PortRun::default(),
-    };
+    let (mut bench, lanes) = Bench::open(variant, options)?;
     bench.m.reset(2);
     let code = bench.command(StreamCommand::Configure, &settings.encode())?;
     if code != 0 {
@@ -468,32 +474,12 @@ pub enum Step {
 /// Plays `steps` on the port's variant `variant` after reset, records taken at once and
 /// released after reading; returns what each step recorded.
 pub fn script(variant: &str, steps: &[Step]) -> Result<Vec<u64>, String> {
-    let &(_, lanes, buffer_beats) = VARIANTS
-        .iter()
-        .find(|v| v.0 == variant)
-        .ok_or_else(|| format!("no variant {variant}"))?;
-    let e = |e: crate::verilated::SimError| e.to_string();
-    let m = Model::new(&format!("ferroce_stream_port_{variant}")).map_err(e)?;
-    let mut ports = HashMap::new();
-    for name in PORTS {
-        ports.insert(name, m.port(name).map_err(e)?);
-    }
-    let mut bench = Bench {
-        m,
-        ports,
-        rng: ChaCha8Rng::seed_from_u64(1),
-        options: Options {
-            traffic: Traffic::FULL,
-            release_delay: 0,
-            hold_releases: false,
-        },
-        buffer_beats,
-        cycle: 0,
-        reading: VecDeque::new(),
-        releases: VecDeque::new(),
-        first_beat: None,
-        got: PortRun::default(),
+    let options = Options {
+        traffic: Traffic::FULL,
+        release_delay: 0,
+        hold_releases: false,
     };
+    let (mut bench, lanes) = Bench::open(variant, options)?;
     bench.m.reset(2);
     let mut out = Vec::new();
     for step in steps {

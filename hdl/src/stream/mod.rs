@@ -1,13 +1,16 @@
 //! Streaming into remote memory: [`port`] cuts an AXI-Stream into messages of one remote slot
 //! each and keeps them in its buffer until they are sent; [`sender`] posts each as an RDMA
 //! WRITE with immediate into its slot and releases it once completed; [`reader`] serves the TX
-//! path's reads of the messages from the ports' buffers (the contracts:
+//! path's reads of the messages from the ports' buffers; [`router`] splits the TX path's reads
+//! between memory and the stream window and merges their data in order (the contracts:
 //! `ferroce_contracts::stream`; the golden model: `ferroce_models::stream`).
 
 pub mod port;
 pub mod reader;
+pub mod router;
 pub mod sender;
 
 pub use port::StreamPort;
 pub use reader::StreamReader;
+pub use router::StreamReadRouter;
 pub use sender::StreamSender;
