@@ -5,6 +5,8 @@
 //! between memory and the stream window and merges their data in order (the contracts:
 //! `ferroce_contracts::stream`; the golden model: `ferroce_models::stream`).
 
+pub mod commands;
+pub mod numbers;
 pub mod port;
 pub mod reader;
 pub mod router;

@@ -37,13 +37,14 @@
 //! Stage suffixes: `_command` (the command registered), `ending_` (the beat that ended a
 //! message, for `Closing`).
 
+use super::commands::{PortCommands, SLOT_BYTE_BITS};
+use super::numbers::{count_mask, MessageNumbers};
 use crate::common::counter::EventCounter;
 use crate::common::dual_port_ram::BlockRam;
 use crate::common::elab::{bits_from, c};
 use crate::common::fifo::{Fifo, CAPACITY};
 use ferroce_contracts::stream::{
-    StreamCommand, StreamRefusal, MAX_SLOT_BYTES, STREAM_CODE_BITS, STREAM_MESSAGE, STREAM_MESSAGE_BITS, STREAM_SETTINGS,
-    STREAM_SETTINGS_BITS,
+    MAX_SLOT_BYTES, STREAM_CODE_BITS, STREAM_MESSAGE, STREAM_MESSAGE_BITS, STREAM_SETTINGS, STREAM_SETTINGS_BITS,
 };
 use rust_hdl::prelude::*;
 
@@ -51,8 +52,6 @@ use rust_hdl::prelude::*;
 pub const BEAT_BITS: usize = 16;
 /// Bits of a position in the buffer's ring (beats written or released, modulo 2^17).
 pub const POSITION_BITS: usize = 17;
-/// Bits of a slot's byte count.
-const SLOT_BYTE_BITS: usize = 21;
 /// Bits of a lane count (a beat's bytes up to 128).
 const LANE_COUNT_BITS: usize = 8;
 
@@ -141,20 +140,13 @@ pub struct StreamPort<const W: usize, const K: usize, const BB: usize> {
     pub dropped_partial_beat: Signal<Out, Bits<32>>,
 
     // ---- commands ----
-    command_pending: DFF<Bit>,
-    code_command: DFF<Bits<STREAM_CODE_BITS>>,
-    settings_command: DFF<Bits<STREAM_SETTINGS_BITS>>,
-    result_valid: DFF<Bit>,
-    result_code: DFF<Bits<STREAM_CODE_BITS>>,
     // ---- settings ----
-    configured: DFF<Bit>,
     slot_last_beat: DFF<Bits<BEAT_BITS>>,
     room_limit: DFF<Bits<POSITION_BITS>>,
     last_slot: DFF<Bits<16>>,
     slot_and_wrap: DFF<Bit>,
     end_at_tlast: DFF<Bit>,
     length_bits: DFF<Bits<6>>,
-    wrap_shift: DFF<Bits<6>>,
     drop_on_overflow: DFF<Bit>,
     solicited_last: DFF<Bits<16>>,
     solicited_never: DFF<Bit>,
@@ -175,29 +167,7 @@ pub struct StreamPort<const W: usize, const K: usize, const BB: usize> {
     ending_whole_beats: DFF<Bits<BEAT_BITS>>,
     ending_partial_bytes: DFF<Bits<LANE_COUNT_BITS>>,
     // ---- the message counters ----
-    sequence_low: DFF<Bits<16>>,
-    sequence_high: DFF<Bits<16>>,
-    sequence_low_all_ones: DFF<Bit>,
-    slot: DFF<Bits<16>>,
-    wraps_low: DFF<Bits<16>>,
-    wraps_high: DFF<Bits<16>>,
-    wraps_low_all_ones: DFF<Bit>,
-    solicited_count: DFF<Bits<16>>,
-    sequence_shifted: DFF<Bits<32>>,
-    wraps_shifted: DFF<Bits<32>>,
-    slot_shifted: DFF<Bits<32>>,
-    solicited_now: DFF<Bit>,
-    slot_smear: DFF<Bits<16>>,
-    slot_bits: DFF<Bits<6>>,
     // ---- commands, checked ----
-    checked_pending: DFF<Bit>,
-    code_checked: DFF<Bits<STREAM_CODE_BITS>>,
-    settings_checked: DFF<Bits<STREAM_SETTINGS_BITS>>,
-    slot_not_multiple_checked: DFF<Bit>,
-    slot_too_large_checked: DFF<Bit>,
-    length_bits_too_few_checked: DFF<Bit>,
-    slot_last_beat_checked: DFF<Bits<BEAT_BITS>>,
-    room_limit_checked: DFF<Bits<POSITION_BITS>>,
     // ---- combinational ----
     accept: Signal<Local, Bit>,
     beat_full: Signal<Local, Bit>,
@@ -206,16 +176,12 @@ pub struct StreamPort<const W: usize, const K: usize, const BB: usize> {
     beat_bad: Signal<Local, Bit>,
     beat_ends: Signal<Local, Bit>,
     starts_dropped: Signal<Local, Bit>,
-    sequence_number: Signal<Local, Bits<32>>,
-    wraps: Signal<Local, Bits<32>>,
     partial_bytes: Signal<Local, Bits<LANE_COUNT_BITS>>,
     length: Signal<Local, Bits<SLOT_BYTE_BITS>>,
     length_in_immediate: Signal<Local, Bits<32>>,
-    immediate_base: Signal<Local, Bits<32>>,
-    slot_count_bits: Signal<Local, Bits<6>>,
-    smear: Signal<Local, Bits<16>>,
-    slot_bytes_command: Signal<Local, Bits<SLOT_BYTE_BITS>>,
     // ---- sub-blocks ----
+    commands: PortCommands,
+    numbers: MessageNumbers,
     buffer: BlockRam<Bits<W>, BB>,
     records: Fifo<Bits<STREAM_MESSAGE_BITS>>,
     messages_counter: EventCounter,
@@ -225,27 +191,11 @@ pub struct StreamPort<const W: usize, const K: usize, const BB: usize> {
     settings_at: [Constant<Bits<8>>; 7],
     message_at: [Constant<Bits<8>>; 7],
     beat_log2: Constant<Bits<8>>,
-    beat_mask: Constant<Bits<SLOT_BYTE_BITS>>,
     keep_all: Constant<Bits<K>>,
     keep_count_mask: [Constant<Bits<K>>; 7],
     keep_count_shift: [Constant<Bits<8>>; 7],
     keep_count_bit: [Constant<Bits<LANE_COUNT_BITS>>; 7],
-    slot_bits_at: [Constant<Bits<8>>; 16],
-    smear_count_mask: [Constant<Bits<16>>; 4],
-    smear_count_shift: [Constant<Bits<8>>; 4],
-    smear_count_bit: [Constant<Bits<6>>; 5],
-    max_slot_beats: Constant<Bits<SLOT_BYTE_BITS>>,
-    buffer_room: Constant<Bits<POSITION_BITS>>,
     records_nearly_full: Constant<Bits<8>>,
-    configure: Constant<Bits<STREAM_CODE_BITS>>,
-    start: Constant<Bits<STREAM_CODE_BITS>>,
-    stop: Constant<Bits<STREAM_CODE_BITS>>,
-    refused_running: Constant<Bits<STREAM_CODE_BITS>>,
-    refused_slot_not_multiple: Constant<Bits<STREAM_CODE_BITS>>,
-    refused_slot_too_large: Constant<Bits<STREAM_CODE_BITS>>,
-    refused_length_bits: Constant<Bits<STREAM_CODE_BITS>>,
-    refused_not_configured: Constant<Bits<STREAM_CODE_BITS>>,
-    refused_unknown: Constant<Bits<STREAM_CODE_BITS>>,
 }
 
 impl<const W: usize, const K: usize, const BB: usize> Default for StreamPort<W, K, BB> {
@@ -256,8 +206,6 @@ impl<const W: usize, const K: usize, const BB: usize> Default for StreamPort<W, 
         let beat_log2 = K.trailing_zeros() as usize;
         // the largest slot in beats: half the buffer, and 1 MiB
         let max_slot_beats = (1u64 << (BB - 1)).min(u64::from(MAX_SLOT_BYTES) >> beat_log2);
-        let code = |r: StreamRefusal| c::<STREAM_CODE_BITS>(u64::from(r.code()));
-        let command = |command: StreamCommand| c::<STREAM_CODE_BITS>(command as u64);
         // bit b of the byte count of a keep of n < K ones from lane 0: one of the lanes
         // m·2^b − 1 (m odd) is the last one set
         let keep_count_mask = std::array::from_fn(|b| c_bits(count_mask::<K>(b)));
@@ -288,19 +236,12 @@ impl<const W: usize, const K: usize, const BB: usize> Default for StreamPort<W, 
             messages: Default::default(),
             dropped_overflow: Default::default(),
             dropped_partial_beat: Default::default(),
-            command_pending: Default::default(),
-            code_command: Default::default(),
-            settings_command: Default::default(),
-            result_valid: Default::default(),
-            result_code: Default::default(),
-            configured: Default::default(),
             slot_last_beat: Default::default(),
             room_limit: Default::default(),
             last_slot: Default::default(),
             slot_and_wrap: Default::default(),
             end_at_tlast: Default::default(),
             length_bits: Default::default(),
-            wrap_shift: Default::default(),
             drop_on_overflow: Default::default(),
             solicited_last: Default::default(),
             solicited_never: Default::default(),
@@ -319,28 +260,6 @@ impl<const W: usize, const K: usize, const BB: usize> Default for StreamPort<W, 
             ending_beats: Default::default(),
             ending_whole_beats: Default::default(),
             ending_partial_bytes: Default::default(),
-            sequence_low: Default::default(),
-            sequence_high: Default::default(),
-            sequence_low_all_ones: Default::default(),
-            slot: Default::default(),
-            wraps_low: Default::default(),
-            wraps_high: Default::default(),
-            wraps_low_all_ones: Default::default(),
-            solicited_count: Default::default(),
-            sequence_shifted: Default::default(),
-            wraps_shifted: Default::default(),
-            slot_shifted: Default::default(),
-            solicited_now: Default::default(),
-            slot_smear: Default::default(),
-            slot_bits: Default::default(),
-            checked_pending: Default::default(),
-            code_checked: Default::default(),
-            settings_checked: Default::default(),
-            slot_not_multiple_checked: Default::default(),
-            slot_too_large_checked: Default::default(),
-            length_bits_too_few_checked: Default::default(),
-            slot_last_beat_checked: Default::default(),
-            room_limit_checked: Default::default(),
             accept: Default::default(),
             beat_full: Default::default(),
             beat_empty: Default::default(),
@@ -348,15 +267,11 @@ impl<const W: usize, const K: usize, const BB: usize> Default for StreamPort<W, 
             beat_bad: Default::default(),
             beat_ends: Default::default(),
             starts_dropped: Default::default(),
-            sequence_number: Default::default(),
-            wraps: Default::default(),
             partial_bytes: Default::default(),
             length: Default::default(),
             length_in_immediate: Default::default(),
-            immediate_base: Default::default(),
-            slot_count_bits: Default::default(),
-            smear: Default::default(),
-            slot_bytes_command: Default::default(),
+            commands: PortCommands::new(beat_log2, max_slot_beats, 1u64 << BB),
+            numbers: Default::default(),
             buffer: Default::default(),
             records: Default::default(),
             messages_counter: Default::default(),
@@ -365,40 +280,14 @@ impl<const W: usize, const K: usize, const BB: usize> Default for StreamPort<W, 
             settings_at: std::array::from_fn(|i| c::<8>(STREAM_SETTINGS.offset(SETTINGS_FIELDS[i]) as u64)),
             message_at: std::array::from_fn(|i| c::<8>(STREAM_MESSAGE.offset(MESSAGE_FIELDS[i]) as u64)),
             beat_log2: c::<8>(beat_log2 as u64),
-            beat_mask: c::<SLOT_BYTE_BITS>(K as u64 - 1),
             keep_all: c_bits(bits_from::<K>(|_| true)),
             keep_count_mask,
             keep_count_shift: std::array::from_fn(|b| c::<8>(1u64 << b)),
             keep_count_bit: std::array::from_fn(|b| c::<LANE_COUNT_BITS>(1u64 << b)),
-            slot_bits_at: std::array::from_fn(|b| c::<8>(b as u64)),
-            smear_count_mask: std::array::from_fn(|b| c_bits(count_mask::<16>(b))),
-            smear_count_bit: std::array::from_fn(|b| c::<6>(1u64 << b)),
-            smear_count_shift: std::array::from_fn(|b| c::<8>(1u64 << b)),
-            max_slot_beats: c::<SLOT_BYTE_BITS>(max_slot_beats),
-            // room for a slot: held + slot + 2 ≤ 2^BB
-            buffer_room: c::<POSITION_BITS>((1u64 << BB) - 2),
             // the FIFO's fill bit for 31 records: a message starts with room for its record to spare
             records_nearly_full: c::<8>(CAPACITY as u64 - 2),
-            configure: command(StreamCommand::Configure),
-            start: command(StreamCommand::Start),
-            stop: command(StreamCommand::Stop),
-            refused_running: code(StreamRefusal::Running),
-            refused_slot_not_multiple: code(StreamRefusal::SlotNotMultipleOfBeat),
-            refused_slot_too_large: code(StreamRefusal::SlotTooLarge),
-            refused_length_bits: code(StreamRefusal::LengthBitsTooFew),
-            refused_not_configured: code(StreamRefusal::NotConfigured),
-            refused_unknown: code(StreamRefusal::UnknownCommand),
         }
     }
-}
-
-/// Bit `b` of the count of a thermometer code `t` of `N` bits (`n < N` ones from bit 0) is set
-/// when one of the bits `m·2^b − 1` (m odd) is its last one: `t & !(t >> 2^b)` at those bits.
-fn count_mask<const N: usize>(b: usize) -> Bits<N> {
-    bits_from::<N>(|lane| {
-        let step = 1usize << b;
-        (lane + 1) % step == 0 && ((lane + 1) / step) % 2 == 1 && lane + step < N
-    })
 }
 
 fn c_bits<const N: usize>(v: Bits<N>) -> Constant<Bits<N>> {
@@ -411,19 +300,12 @@ impl<const W: usize, const K: usize, const BB: usize> Logic for StreamPort<W, K,
         dff_setup!(
             self,
             clock,
-            command_pending,
-            code_command,
-            settings_command,
-            result_valid,
-            result_code,
-            configured,
             slot_last_beat,
             room_limit,
             last_slot,
             slot_and_wrap,
             end_at_tlast,
             length_bits,
-            wrap_shift,
             drop_on_overflow,
             solicited_last,
             solicited_never,
@@ -441,33 +323,13 @@ impl<const W: usize, const K: usize, const BB: usize> Logic for StreamPort<W, K,
             ending_overflow_drop,
             ending_beats,
             ending_whole_beats,
-            ending_partial_bytes,
-            sequence_low,
-            sequence_high,
-            sequence_low_all_ones,
-            slot,
-            wraps_low,
-            wraps_high,
-            wraps_low_all_ones,
-            solicited_count,
-            sequence_shifted,
-            wraps_shifted,
-            slot_shifted,
-            solicited_now,
-            slot_smear,
-            slot_bits,
-            checked_pending,
-            code_checked,
-            settings_checked,
-            slot_not_multiple_checked,
-            slot_too_large_checked,
-            length_bits_too_few_checked,
-            slot_last_beat_checked,
-            room_limit_checked
+            ending_partial_bytes
         );
         clock!(
             self,
             clock,
+            commands,
+            numbers,
             buffer,
             records,
             messages_counter,
@@ -578,31 +440,28 @@ impl<const W: usize, const K: usize, const BB: usize> Logic for StreamPort<W, K,
         if self.length_bits.q.val() != 0 {
             self.length_in_immediate.next = bit_cast::<32, SLOT_BYTE_BITS>(self.length.val());
         }
-        self.sequence_number.next = (bit_cast::<32, 16>(self.sequence_high.q.val()) << 16) | bit_cast::<32, 16>(self.sequence_low.q.val());
-        self.wraps.next = (bit_cast::<32, 16>(self.wraps_high.q.val()) << 16) | bit_cast::<32, 16>(self.wraps_low.q.val());
-        // the next message's immediate before its length, and its solicited bit (from the
-        // counters; ready two cycles after they move, before the next message can end)
-        self.sequence_shifted.d.next = self.sequence_number.val() << self.length_bits.q.val();
-        self.wraps_shifted.d.next = self.wraps.val() << self.wrap_shift.q.val();
-        self.slot_shifted.d.next = bit_cast::<32, 16>(self.slot.q.val()) << self.length_bits.q.val();
-        self.immediate_base.next = self.sequence_shifted.q.val();
-        if self.slot_and_wrap.q.val() {
-            self.immediate_base.next = self.wraps_shifted.q.val() | self.slot_shifted.q.val();
-        }
+        // the message's numbers (`MessageNumbers`: they move on when it closes)
+        self.numbers.advance.next = self.state.q.val() == StreamState::Closing;
+        self.numbers.restart.next = false;
+        self.numbers.last_slot.next = self.last_slot.q.val();
+        self.numbers.length_bits.next = self.length_bits.q.val();
+        self.numbers.slot_and_wrap.next = self.slot_and_wrap.q.val();
+        self.numbers.solicited_last.next = self.solicited_last.q.val();
+        self.numbers.solicited_never.next = self.solicited_never.q.val();
         self.records.push_value.next =
             (bit_cast::<STREAM_MESSAGE_BITS, BEAT_BITS>(bit_cast::<BEAT_BITS, POSITION_BITS>(self.message_start.q.val()))
                 << self.message_at[0].val())
                 | (bit_cast::<STREAM_MESSAGE_BITS, BEAT_BITS>(self.ending_beats.q.val()) << self.message_at[1].val())
                 | (bit_cast::<STREAM_MESSAGE_BITS, SLOT_BYTE_BITS>(self.length.val()) << self.message_at[2].val())
-                | (bit_cast::<STREAM_MESSAGE_BITS, 32>(self.sequence_number.val()) << self.message_at[4].val())
-                | (bit_cast::<STREAM_MESSAGE_BITS, 16>(self.slot.q.val()) << self.message_at[5].val())
-                | (bit_cast::<STREAM_MESSAGE_BITS, 32>(self.immediate_base.val() | self.length_in_immediate.val())
+                | (bit_cast::<STREAM_MESSAGE_BITS, 32>(self.numbers.sequence_number.val()) << self.message_at[4].val())
+                | (bit_cast::<STREAM_MESSAGE_BITS, 16>(self.numbers.slot.val()) << self.message_at[5].val())
+                | (bit_cast::<STREAM_MESSAGE_BITS, 32>(self.numbers.immediate_base.val() | self.length_in_immediate.val())
                     << self.message_at[6].val());
         self.records.push_value.next = self
             .records
             .push_value
             .val()
-            .replace_bit(self.message_at[3].val().index(), self.solicited_now.q.val());
+            .replace_bit(self.message_at[3].val().index(), self.numbers.solicited.val());
         self.records.push.next = false;
         if self.state.q.val() == StreamState::Closing {
             self.records.push.next = self.ending_push.q.val();
@@ -610,142 +469,53 @@ impl<const W: usize, const K: usize, const BB: usize> Logic for StreamPort<W, K,
             self.message_beats.d.next = 0.into();
             self.beats_left.d.next = self.slot_last_beat.q.val();
             self.state.d.next = StreamState::Between;
-            // the next message: sequence + 1, the next slot (round the ring), the solicited count
-            self.sequence_low.d.next = self.sequence_low.q.val() + 1;
-            if self.sequence_low_all_ones.q.val() {
-                self.sequence_high.d.next = self.sequence_high.q.val() + 1;
-            }
-            self.sequence_low_all_ones.d.next = self.sequence_low.q.val() == 0xFFFE;
-            self.slot.d.next = self.slot.q.val() + 1;
-            if self.slot.q.val() == self.last_slot.q.val() {
-                self.slot.d.next = 0.into();
-                self.wraps_low.d.next = self.wraps_low.q.val() + 1;
-                if self.wraps_low_all_ones.q.val() {
-                    self.wraps_high.d.next = self.wraps_high.q.val() + 1;
-                }
-                self.wraps_low_all_ones.d.next = self.wraps_low.q.val() == 0xFFFE;
-            }
-            self.solicited_count.d.next = self.solicited_count.q.val() + 1;
-            if self.solicited_count.q.val() == self.solicited_last.q.val() {
-                self.solicited_count.d.next = 0.into();
-            }
         }
-        self.solicited_now.d.next = !self.solicited_never.q.val() && self.solicited_count.q.val() == self.solicited_last.q.val();
         if self.state.q.val() == StreamState::Between && self.stop_requested.q.val() {
             self.state.d.next = StreamState::Stopped;
             self.stop_requested.d.next = false;
         }
 
-        // ---- commands: registered, checked (each rule in a register), then done ----
-        self.command_pending.d.next = self.command_valid.val();
-        self.code_command.d.next = self.command_code.val();
-        self.settings_command.d.next = self.command_settings.val();
-        self.slot_bytes_command.next = self
-            .settings_command
-            .q
-            .val()
-            .get_bits::<SLOT_BYTE_BITS>(self.settings_at[0].val().index());
-        self.checked_pending.d.next = self.command_pending.q.val();
-        self.code_checked.d.next = self.code_command.q.val();
-        self.settings_checked.d.next = self.settings_command.q.val();
-        self.slot_not_multiple_checked.d.next =
-            self.slot_bytes_command.val() == 0 || (self.slot_bytes_command.val() & self.beat_mask.val()) != 0;
-        self.slot_too_large_checked.d.next = (self.slot_bytes_command.val() >> self.beat_log2.val()) > self.max_slot_beats.val();
-        self.length_bits_too_few_checked.d.next = self.settings_command.q.val().get_bit(self.settings_at[3].val().index())
-            && (self.settings_command.q.val().get_bits::<6>(self.settings_at[1].val().index()) > 32
-                || (self.settings_command.q.val().get_bits::<6>(self.settings_at[1].val().index()) != 0
-                    && (self.slot_bytes_command.val() >> self.settings_command.q.val().get_bits::<6>(self.settings_at[1].val().index()))
-                        != 0));
-        self.slot_last_beat_checked.d.next =
-            bit_cast::<BEAT_BITS, SLOT_BYTE_BITS>((self.slot_bytes_command.val() >> self.beat_log2.val()) - 1);
-        self.room_limit_checked.d.next =
-            self.buffer_room.val() - bit_cast::<POSITION_BITS, SLOT_BYTE_BITS>(self.slot_bytes_command.val() >> self.beat_log2.val());
-        self.result_valid.d.next = self.checked_pending.q.val();
-        self.result_code.d.next = 0.into();
-        if self.checked_pending.q.val() {
-            if self.code_checked.q.val() == self.configure.val() {
-                if self.state.q.val() != StreamState::Stopped {
-                    self.result_code.d.next = self.refused_running.val();
-                } else if self.slot_not_multiple_checked.q.val() {
-                    self.result_code.d.next = self.refused_slot_not_multiple.val();
-                } else if self.slot_too_large_checked.q.val() {
-                    self.result_code.d.next = self.refused_slot_too_large.val();
-                } else if self.length_bits_too_few_checked.q.val() {
-                    self.result_code.d.next = self.refused_length_bits.val();
-                } else {
-                    self.configured.d.next = true;
-                    self.slot_last_beat.d.next = self.slot_last_beat_checked.q.val();
-                    self.room_limit.d.next = self.room_limit_checked.q.val();
-                    self.beats_left.d.next = self.slot_last_beat_checked.q.val();
-                    self.end_at_tlast.d.next = self.settings_checked.q.val().get_bit(self.settings_at[3].val().index());
-                    self.length_bits.d.next = 0.into();
-                    if self.settings_checked.q.val().get_bit(self.settings_at[3].val().index()) {
-                        self.length_bits.d.next = self.settings_checked.q.val().get_bits::<6>(self.settings_at[1].val().index());
-                    }
-                    self.slot_and_wrap.d.next = self.settings_checked.q.val().get_bit(self.settings_at[2].val().index());
-                    self.drop_on_overflow.d.next = self.settings_checked.q.val().get_bit(self.settings_at[4].val().index());
-                    self.last_slot.d.next = self.settings_checked.q.val().get_bits::<16>(self.settings_at[5].val().index());
-                    self.solicited_last.d.next = self.settings_checked.q.val().get_bits::<16>(self.settings_at[6].val().index()) - 1;
-                    self.solicited_never.d.next = self.settings_checked.q.val().get_bits::<16>(self.settings_at[6].val().index()) == 0;
-                    self.sequence_low.d.next = 0.into();
-                    self.sequence_high.d.next = 0.into();
-                    self.sequence_low_all_ones.d.next = false;
-                    self.slot.d.next = 0.into();
-                    self.wraps_low.d.next = 0.into();
-                    self.wraps_high.d.next = 0.into();
-                    self.wraps_low_all_ones.d.next = false;
-                    self.solicited_count.d.next = 0.into();
-                }
-            } else if self.code_checked.q.val() == self.start.val() {
-                if !self.configured.q.val() {
-                    self.result_code.d.next = self.refused_not_configured.val();
-                } else {
-                    self.stop_requested.d.next = false;
-                    if self.state.q.val() == StreamState::Stopped {
-                        self.state.d.next = StreamState::Between;
-                    }
-                }
-            } else if self.code_checked.q.val() == self.stop.val() {
-                if self.state.q.val() != StreamState::Stopped {
-                    self.stop_requested.d.next = true;
-                }
-            } else {
-                self.result_code.d.next = self.refused_unknown.val();
+        // ---- commands (`PortCommands`): the settings taken, started, stopped ----
+        self.commands.command_valid.next = self.command_valid.val();
+        self.commands.command_code.next = self.command_code.val();
+        self.commands.command_settings.next = self.command_settings.val();
+        self.commands.stopped.next = self.state.q.val() == StreamState::Stopped;
+        self.commands.reset.next = self.reset.val();
+        if self.commands.configure.val() {
+            self.slot_last_beat.d.next = self.commands.slot_last_beat.val();
+            self.room_limit.d.next = self.commands.room_limit.val();
+            self.beats_left.d.next = self.commands.slot_last_beat.val();
+            self.end_at_tlast.d.next = self.commands.settings.val().get_bit(self.settings_at[3].val().index());
+            self.length_bits.d.next = 0.into();
+            if self.commands.settings.val().get_bit(self.settings_at[3].val().index()) {
+                self.length_bits.d.next = self.commands.settings.val().get_bits::<6>(self.settings_at[1].val().index());
+            }
+            self.slot_and_wrap.d.next = self.commands.settings.val().get_bit(self.settings_at[2].val().index());
+            self.drop_on_overflow.d.next = self.commands.settings.val().get_bit(self.settings_at[4].val().index());
+            self.last_slot.d.next = self.commands.settings.val().get_bits::<16>(self.settings_at[5].val().index());
+            self.solicited_last.d.next = self.commands.settings.val().get_bits::<16>(self.settings_at[6].val().index()) - 1;
+            self.solicited_never.d.next = self.commands.settings.val().get_bits::<16>(self.settings_at[6].val().index()) == 0;
+            self.numbers.restart.next = true;
+        }
+        if self.commands.start.val() {
+            self.stop_requested.d.next = false;
+            if self.state.q.val() == StreamState::Stopped {
+                self.state.d.next = StreamState::Between;
             }
         }
-        // the slot index's bits (those of last_slot: a thermometer of its highest bit, counted),
-        // then the wrap count's place above them and the length
-        self.smear.next = 0.into();
-        for b in 0..16 {
-            self.smear.next = self.smear.val().replace_bit(
-                self.slot_bits_at[b].val().index(),
-                (self.last_slot.q.val() >> self.slot_bits_at[b].val()).any(),
-            );
+        if self.commands.stop.val() && self.state.q.val() != StreamState::Stopped {
+            self.stop_requested.d.next = true;
         }
-        self.slot_smear.d.next = self.smear.val();
-        self.slot_count_bits.next = 0.into();
-        for b in 0..4 {
-            if (self.slot_smear.q.val() & !(self.slot_smear.q.val() >> self.smear_count_shift[b].val()) & self.smear_count_mask[b].val())
-                .any()
-            {
-                self.slot_count_bits.next = self.slot_count_bits.val() | self.smear_count_bit[b].val();
-            }
-        }
-        if self.slot_smear.q.val().get_bit(self.slot_bits_at[15].val().index()) {
-            self.slot_count_bits.next = self.smear_count_bit[4].val();
-        }
-        self.slot_bits.d.next = self.slot_count_bits.val();
-        self.wrap_shift.d.next = self.length_bits.q.val() + self.slot_bits.q.val();
 
         // ---- outputs, the FIFO of records, counters ----
         self.records.pop.next = self.records.head_valid.val() && self.m_message_ready.val();
         self.m_message_valid.next = self.records.head_valid.val();
         self.m_message_entry.next = self.records.head.val();
         self.running.next = self.state.q.val() != StreamState::Stopped;
-        self.command_result_valid.next = self.result_valid.q.val();
-        self.command_result_code.next = self.result_code.q.val();
-        self.next_sequence.next = self.sequence_number.val();
-        self.next_slot.next = self.slot.q.val();
+        self.command_result_valid.next = self.commands.result_valid.val();
+        self.command_result_code.next = self.commands.result_code.val();
+        self.next_sequence.next = self.numbers.sequence_number.val();
+        self.next_slot.next = self.numbers.slot.val();
         self.held_beats.next = self.held.q.val();
         self.messages_counter.increment.next = self.state.q.val() == StreamState::Closing && self.ending_push.q.val();
         self.overflow_counter.increment.next = self.state.q.val() == StreamState::Closing && self.ending_overflow_drop.q.val();
@@ -759,14 +529,11 @@ impl<const W: usize, const K: usize, const BB: usize> Logic for StreamPort<W, K,
         self.partial_beat_counter.reset.next = self.reset.val();
         if self.reset.val() {
             self.state.d.next = StreamState::Stopped;
-            self.configured.d.next = false;
             self.stop_requested.d.next = false;
             self.write_position.d.next = 0.into();
             self.message_start.d.next = 0.into();
             self.released_position.d.next = 0.into();
             self.message_beats.d.next = 0.into();
-            self.command_pending.d.next = false;
-            self.result_valid.d.next = false;
         }
     }
 }
