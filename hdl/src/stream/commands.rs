@@ -24,7 +24,7 @@ pub struct PortCommands {
     pub command_settings: Signal<In, Bits<STREAM_SETTINGS_BITS>>,
     /// The port is stopped (a configure is refused otherwise).
     pub stopped: Signal<In, Bit>,
-    /// The result (one cycle, two after the command).
+    /// The result (one cycle, three after the command).
     pub result_valid: Signal<Out, Bit>,
     /// 0 or the `StreamRefusal` code.
     pub result_code: Signal<Out, Bits<STREAM_CODE_BITS>>,

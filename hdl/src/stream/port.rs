@@ -28,14 +28,13 @@
 //! - **Cycles**: one beat per cycle while a message is taken; one cycle after each message
 //!   (`Closing`: the record goes to the FIFO, the counters move on), so a port at 512 bits and
 //!   322 MHz with 4 KiB slots takes 64 beats in 65 cycles, above a 100 Gb/s wire's rate.
-//! - **Commands** take effect two cycles after `command_valid` (registered, then checked);
-//!   `command_result_valid` pulses with 0 or a `StreamRefusal` code. `Configure` is refused
-//!   while the stream runs (stop it first: a stop ends the message in progress first); it
-//!   restarts the stream at message 0. The settings' RTL check is
+//! - **Commands** take effect three cycles after `command_valid` (registered, checked, done:
+//!   [`PortCommands`]); `command_result_valid` pulses then with 0 or a `StreamRefusal` code.
+//!   `Configure` is refused while the stream runs (stop it first: a stop ends the message in
+//!   progress first); it restarts the stream at message 0. The settings' RTL check is
 //!   `ferroce_contracts::stream::check_settings`.
 //!
-//! Stage suffixes: `_command` (the command registered), `ending_` (the beat that ended a
-//! message, for `Closing`).
+//! Registers named `ending_…` hold what the beat that ended a message said, for `Closing`.
 
 use super::commands::{PortCommands, SLOT_BYTE_BITS};
 use super::numbers::{count_mask, MessageNumbers};
@@ -96,7 +95,7 @@ pub struct StreamPort<const W: usize, const K: usize, const BB: usize> {
     pub command_code: Signal<In, Bits<STREAM_CODE_BITS>>,
     /// `Configure`'s settings (`STREAM_SETTINGS`).
     pub command_settings: Signal<In, Bits<STREAM_SETTINGS_BITS>>,
-    /// A command's result (one cycle, two after the command).
+    /// A command's result (one cycle, three after the command).
     pub command_result_valid: Signal<Out, Bit>,
     /// 0: done; else the `StreamRefusal` code.
     pub command_result_code: Signal<Out, Bits<STREAM_CODE_BITS>>,
