@@ -12,9 +12,9 @@ use crate::registers::Registers;
 use crate::rx::front::data_depth;
 use crate::rx::{IcrcCheck, MacIngress, RxFront, RxHeader};
 use crate::sched::{self, Sched};
-use crate::stream::{StreamPort, StreamReadRouter, StreamReader, StreamSender};
+use crate::stream::{StreamPort, StreamReadRouter, StreamReader, StreamSender, StreamSet};
 use crate::tx::{AckTracker, IcrcInsert, RetryTimer, SendHistory, TxGenerator, TxPath, TxSegmenter};
-use ferroce_contracts::regs::{Config, QP_READ_LATENCY};
+use ferroce_contracts::regs::{self, Config, QP_READ_LATENCY};
 use ferroce_contracts::rx::ingress::address_bits;
 
 /// Bus widths every width-generic top supports.
@@ -426,8 +426,29 @@ fn stream_read_router(variant: &str, module: &str) -> String {
     at_width!(variant, module, StreamReadRouter)
 }
 
+fn stream_set(variant: &str, module: &str) -> String {
+    match variant {
+        "s2_w64" => emit::verilog(&mut StreamSet::<64, 8, { stream_buffer_bits(8) }, 2, 128, 16>::default(), module),
+        "s8_w512" => emit::verilog(
+            &mut StreamSet::<512, 64, { stream_buffer_bits(64) }, 8, 4096, 512>::default(),
+            module,
+        ),
+        v => panic!("unsupported variant {v}"),
+    }
+}
+
+fn axil_split(variant: &str, module: &str) -> String {
+    match variant {
+        "stream" => emit::verilog(
+            &mut crate::registers::split::AxiLiteSplit::new(regs::STREAM_BLOCK, regs::MAX_STREAMS * regs::STREAM_STRIDE),
+            module,
+        ),
+        v => panic!("unsupported variant {v}"),
+    }
+}
+
 /// Every top, in emission order.
-pub static TOPS: [Top; 25] = [
+pub static TOPS: [Top; 27] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
@@ -612,6 +633,20 @@ pub static TOPS: [Top; 25] = [
         variants: &WIDTH_VARIANTS,
         simulated: &["w64", "w512"],
         build: stream_read_router,
+    },
+    Top {
+        name: "stream_set",
+        description: "Stream set: S stream ports with their senders and the window's reader, the stream block of the register map on an AXI4-Lite port (settings staged and applied by configure, commands, state, counters), the senders' and the host's posts in turn to the TX path with each result back to its poster",
+        variants: &["s8_w512", "s2_w64"],
+        simulated: &["s8_w512", "s2_w64"],
+        build: stream_set,
+    },
+    Top {
+        name: "axil_split",
+        description: "AXI4-Lite split: one slave port in front of two, the accesses to an address window (stream: the register map's stream block) to the high port, the others to the low port; one write and one read at a time, so responses keep the requests' order",
+        variants: &["stream"],
+        simulated: &["stream"],
+        build: axil_split,
     },
 ];
 

@@ -58,6 +58,7 @@ pub const ENGINE_W64: EngineVariant = EngineVariant {
         channels: 64,
         queues: 8,
         qps: 16,
+        streams: 0,
     },
     variant: "c64_q16_w64",
 };

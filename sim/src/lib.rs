@@ -23,6 +23,7 @@ pub use ferroce_wire as wire;
 
 pub mod ack_tracker_rtl;
 pub mod axi4_master_rtl;
+pub mod axil_split_rtl;
 pub mod axis;
 pub mod bench;
 pub mod engine_rtl;
@@ -49,6 +50,7 @@ pub mod stream_port_rtl;
 pub mod stream_reader_rtl;
 pub mod stream_router_rtl;
 pub mod stream_sender_rtl;
+pub mod stream_set_rtl;
 pub mod tshark;
 pub mod tx_path_rtl;
 pub mod tx_rtl;

@@ -11,6 +11,7 @@
 
 pub mod bus;
 pub mod connect;
+pub mod stream;
 
 pub use bus::{Bus, Cause, Error};
 use ferroce_contracts::regs::{Config, Kind, Map, PostState, Register, DEVICE_ID, POLL_CHANNELS, QP_STATUS};
@@ -223,6 +224,8 @@ impl Ferroce {
             queues: field("build_bus", "queues", bus_word),
             channels: field("build_tables", "channels", tables),
             qps: field("build_tables", "qps", tables),
+            // the engine's ID block reports no stream ports yet (the stream set is not joined to it)
+            streams: 0,
         };
         if config.check().is_err() {
             return Err(bus.error(Some(at("build_tables")), Cause::MapMismatch { device: hash, tool: 0 }));
@@ -243,6 +246,18 @@ impl Ferroce {
     /// The register map of the device.
     pub fn map(&self) -> &Map {
         &self.map
+    }
+
+    /// The device's stream ports (the map's `stream` block).
+    pub fn streams(&mut self) -> stream::Streams<'_> {
+        stream::Streams::new(self.bus.as_mut(), &self.map)
+    }
+
+    /// The TX path's block size in bytes (`block_size`).
+    pub fn block_bytes(&mut self) -> Result<u32, Error> {
+        let r = self.map.reg("block_size");
+        let (address, log2) = (r.offset, r.field("log2").expect("block_size.log2").clone());
+        Ok(1 << log2.get(self.read(address)?))
     }
 
     /// The device's name.

@@ -6,6 +6,7 @@ use ferroce_contracts::regs::Register;
 use ferroce_contracts::responder::{receive_state, Access, REGION_KEY_BITS};
 use ferroce_contracts::tx::{udp_source_port_hash, ChannelStatus, Pmtu, PostOp, QpState, POST, QP_CONTEXT};
 use ferroce_ctl::connect::ConnectError;
+use ferroce_ctl::stream::{refusal_text, StreamSettings};
 use ferroce_ctl::{
     bus, parse_number, receive_status_name, refusal_name, status_name, Error, Ferroce, PostOutcome, ReceiveCompletion, ReceiveKind,
     ReceiveOutcome, Region,
@@ -87,6 +88,12 @@ enum Cmd {
     /// address (ibv_rc_pingpong -g N, perftest -x N), and both sides the same -s (or -a), -b
     /// and -n (perftest does not exchange them).
     Connect(ConnectArgs),
+    /// The stream ports: each stream of samples (AXI-Stream into the engine) written into a ring
+    /// of remote slots, one RDMA WRITE with immediate per slot (docs/stream.md).
+    Stream {
+        #[command(subcommand)]
+        what: StreamCmd,
+    },
     /// The counters of the RX front end, the scheduler, the status table, the host path (ARP
     /// and echo replies), the ACK tracker, the READ tracker (`rx_read_*`), the receive
     /// completion queue and the responder (`responder_<name>`).
@@ -109,6 +116,70 @@ enum QpCmd {
     },
     /// Change fields of a QP's context (the others are kept), then commit it.
     Set(Box<QpSetArgs>),
+}
+
+#[derive(Subcommand)]
+enum StreamCmd {
+    /// Set stream INDEX's QP and ring of remote slots and apply them (`configure`): the stream
+    /// must be stopped and its messages gone; refused settings change nothing.
+    Set(Box<StreamSetArgs>),
+    /// Start stream INDEX taking data.
+    Start {
+        /// Stream.
+        index: u32,
+    },
+    /// Stop stream INDEX once its message in progress has ended (the messages it holds still go).
+    Stop {
+        /// Stream.
+        index: u32,
+    },
+    /// Stream INDEX's state and counters (default: every stream).
+    Status {
+        /// Stream.
+        index: Option<u32>,
+    },
+}
+
+#[derive(clap::Args)]
+struct StreamSetArgs {
+    /// Stream.
+    index: u32,
+    /// The QP its WRITEs go on (connect it first: its context holds the destination and the R_Key).
+    #[arg(long)]
+    qp: u32,
+    /// Remote address of slot 0 (a multiple of the slot size).
+    #[arg(long)]
+    va: String,
+    /// The remote region's R_Key, checked against the QP's (the QP's context holds it: `qp set --rkey`).
+    #[arg(long)]
+    rkey: Option<String>,
+    /// Bytes of a slot: a power of two, a multiple of the data path's beat, at most the TX block size.
+    #[arg(long)]
+    slot: String,
+    /// Slots in the ring (1 to 65536).
+    #[arg(long)]
+    slots: u32,
+    /// The solicited-event bit on every M-th message (0: never).
+    #[arg(long, value_name = "M", default_value_t = 0)]
+    se_every: u32,
+    /// What the immediate counts: `seq` (the message's sequence number) or `slot` ({wraps, slot}).
+    #[arg(long, default_value = "seq")]
+    immediate: String,
+    /// Messages end at tlast (or a full slot), the length in the immediate's low BITS bits (0: none).
+    #[arg(long, value_name = "BITS")]
+    tlast: Option<u32>,
+    /// Drop a message whole when the buffer has no room for it (default: hold tready low).
+    #[arg(long)]
+    drop_on_overflow: bool,
+    /// Channels the stream posts on (messages in flight at once): 1, 2 or 4.
+    #[arg(long, default_value_t = 2)]
+    channels: u32,
+    /// The first of its channels (default: four per stream from the build's last channel down).
+    #[arg(long)]
+    first_channel: Option<u32>,
+    /// Scheduler queue of its posts (1 to queues − 1).
+    #[arg(long, default_value_t = 1)]
+    queue: u32,
 }
 
 #[derive(Subcommand)]
@@ -668,6 +739,106 @@ fn post(dev: &mut Ferroce, a: &PostArgs, json_out: bool) -> Result<bool, Error> 
     Ok(done)
 }
 
+fn stream(dev: &mut Ferroce, what: &StreamCmd, json_out: bool) -> Result<(), Error> {
+    match what {
+        StreamCmd::Set(a) => {
+            let channels = dev.map().config.channels;
+            let settings = StreamSettings {
+                qp: a.qp,
+                queue: a.queue,
+                first_channel: a.first_channel.unwrap_or_else(|| channels.saturating_sub(4 * (a.index + 1))),
+                channels: a.channels,
+                base_va: number_of(&a.va, "--va")?,
+                slot_bytes: number_of(&a.slot, "--slot")?,
+                slots: a.slots,
+                slot_and_wrap: match a.immediate.as_str() {
+                    "seq" => false,
+                    "slot" => true,
+                    other => return Err(usage(format!("--immediate {other}: seq or slot"))),
+                },
+                end_at_tlast: a.tlast,
+                drop_on_overflow: a.drop_on_overflow,
+                solicited_every: a.se_every,
+            };
+            if let Some(k) = &a.rkey {
+                let want: u32 = number_of(k, "--rkey")?;
+                let words = dev.qp_read(a.qp)?;
+                let have = QP_CONTEXT.decode(&words, "rkey") as u32;
+                if have != want {
+                    return Err(usage(format!(
+                        "stream {}: QP {} writes with R_Key {have:#x}, not {want:#x}: set it with `ferroce-ctl qp set {} --rkey {want:#x}`",
+                        a.index, a.qp, a.qp
+                    )));
+                }
+            }
+            let block = dev.block_bytes()?;
+            dev.streams().set(a.index, &settings, block)?;
+            print(
+                json_out,
+                json!({"stream": a.index, "qp": settings.qp, "va": format!("{:#x}", settings.base_va), "slot": settings.slot_bytes,
+                       "slots": settings.slots, "first_channel": settings.first_channel, "channels": settings.channels,
+                       "configured": true}),
+                format!(
+                    "stream {}: QP {}, {} slots of {} bytes from {:#x}, channels {} to {}, configured\n",
+                    a.index,
+                    settings.qp,
+                    settings.slots,
+                    settings.slot_bytes,
+                    settings.base_va,
+                    settings.first_channel,
+                    settings.first_channel + settings.channels - 1
+                ),
+            );
+        }
+        StreamCmd::Start { index } | StreamCmd::Stop { index } => {
+            let start = matches!(what, StreamCmd::Start { .. });
+            if start {
+                dev.streams().start(*index)?;
+            } else {
+                dev.streams().stop(*index)?;
+            }
+            let done = if start { "started" } else { "stopped" };
+            print(json_out, json!({"stream": index, done: true}), format!("stream {index}: {done}\n"));
+        }
+        StreamCmd::Status { index } => {
+            let count = dev.streams().count();
+            if count == 0 {
+                return Err(usage("this build has no stream ports".into()));
+            }
+            let indices: Vec<u32> = match index {
+                Some(i) => vec![*i],
+                None => (0..count).collect(),
+            };
+            let (mut list, mut text) = (Vec::new(), String::new());
+            for i in indices {
+                let s = dev.streams().status(i)?;
+                let last = s.refused.map_or("done".to_string(), refusal_text);
+                list.push(
+                    json!({"stream": i, "running": s.running, "configured": s.configured, "last_command": last,
+                    "messages": s.messages,
+                    "dropped_overflow": s.dropped_overflow, "dropped_partial_beat": s.dropped_partial_beat,
+                    "posted": s.posted, "completed": s.completed, "failed": s.failed, "refused": s.refused_posts,
+                    "in_flight": s.held_messages, "next_sequence": s.next_sequence, "current_slot": s.next_slot,
+                    "held_beats": s.held_beats}),
+                );
+                let state = match (s.configured, s.running) {
+                    (false, _) => "not configured",
+                    (true, true) => "running",
+                    (true, false) => "stopped",
+                };
+                text.push_str(&format!(
+                    "stream {i}: {state}; {} messages ({} posted, {} completed, {} failed, {} refused, {} in flight), dropped {} (overflow) + {} (partial beat); next message {} into slot {}; last command: {last}\n",
+                    s.messages, s.posted, s.completed, s.failed, s.refused_posts, s.held_messages, s.dropped_overflow,
+                    s.dropped_partial_beat, s.next_sequence, s.next_slot
+                ));
+            }
+            let value = if index.is_some() { list.remove(0) } else { Value::Array(list) };
+            print(json_out, value, text);
+        }
+    }
+    Ok(())
+}
+
 fn region_set(dev: &mut Ferroce, a: &RegionSetArgs, json_out: bool) -> Result<(), Error> {
     if !a.read && !a.write {
         return Err(usage(format!(
@@ -904,6 +1075,7 @@ fn run(cli: &Cli) -> Result<bool, Error> {
                 if text.is_empty() { "no channel finished\n".into() } else { text },
             );
         }
+        Cmd::Stream { what } => stream(&mut dev, what, json_out)?,
         Cmd::Counters { watch, count } => {
             let mut previous: Option<Vec<(String, u32)>> = None;
             let mut reports = 0u64;

@@ -595,3 +595,41 @@ fn connect_refuses_bad_arguments_before_any_connection() {
     assert_eq!(code, 2);
     assert!(err.contains("write-lat: the engine runs ib_write_lat's client only"), "{err}");
 }
+
+#[test]
+fn stream_commands_say_when_the_build_has_no_stream_ports() {
+    let dir = tempfile::tempdir().unwrap();
+    let bar = image(dir.path(), 1 << 19, Config::SMALL);
+    for args in [
+        &["stream", "status"][..],
+        &["stream", "start", "0"],
+        &[
+            "stream", "set", "0", "--qp", "1", "--va", "0x10000", "--slot", "4096", "--slots", "8",
+        ],
+    ] {
+        let (code, _, err) = ctl(&bar, args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.contains("no stream ports"), "{args:?}: {err}");
+    }
+    // settings the tool refuses before any access: an unknown immediate format
+    let (code, _, err) = ctl(
+        &bar,
+        &[
+            "stream",
+            "set",
+            "0",
+            "--qp",
+            "1",
+            "--va",
+            "0x10000",
+            "--slot",
+            "4096",
+            "--slots",
+            "8",
+            "--immediate",
+            "wrap",
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("--immediate wrap"), "{err}");
+}

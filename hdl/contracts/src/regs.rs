@@ -45,6 +45,13 @@ pub const QP_STATUS: &str = "qp_status";
 /// Largest number of QPs.
 pub const MAX_QPS: u32 = 2048;
 
+/// Largest number of stream ports.
+pub const MAX_STREAMS: u32 = 256;
+/// Byte address of the stream block (each stream's registers, [`STREAM_STRIDE`] apart).
+pub const STREAM_BLOCK: u32 = 0x10000;
+/// Bytes between two streams' registers.
+pub const STREAM_STRIDE: u32 = 0x80;
+
 /// How software may access a field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Access {
@@ -158,6 +165,15 @@ pub enum Kind {
     /// Array, read only: element i is the value of the input `<port>_value` one cycle after the
     /// register file drives i on the output `<port>_index` (a table read by index).
     Indexed,
+    /// Array, one element per stream, read and written: a setting staged in flip-flops that
+    /// the stream's `configure` command applies (all of them at once, or none).
+    StreamSetting,
+    /// Array, one element per stream, write only: the write is a command to the stream; the
+    /// write's response comes once the command is done (its result in `stream_state`).
+    StreamCommand,
+    /// Array, one element per stream, read only: the stream's value named by the register's
+    /// `port`.
+    StreamStatus,
 }
 
 impl Kind {
@@ -175,6 +191,9 @@ impl Kind {
             Kind::QueueConfig => "queue_config",
             Kind::Strobe => "strobe",
             Kind::Indexed => "indexed",
+            Kind::StreamSetting => "stream_setting",
+            Kind::StreamCommand => "stream_command",
+            Kind::StreamStatus => "stream_status",
         }
     }
 }
@@ -314,6 +333,8 @@ pub struct Config {
     pub queues: u32,
     /// QPs (a power of two, 2 to [`MAX_QPS`]).
     pub qps: u32,
+    /// Stream ports (0 to [`MAX_STREAMS`]; their registers are the `stream` block).
+    pub streams: u32,
 }
 
 impl Config {
@@ -323,6 +344,7 @@ impl Config {
         channels: 2048,
         queues: 32,
         qps: 256,
+        streams: 0,
     };
 
     /// A small build for tests: 64 channels, 5 queues, 16 QPs.
@@ -331,6 +353,7 @@ impl Config {
         channels: 64,
         queues: 5,
         qps: 16,
+        streams: 0,
     };
 
     /// Checks the limits.
@@ -346,6 +369,9 @@ impl Config {
         }
         if !self.qps.is_power_of_two() || !(2..=MAX_QPS).contains(&self.qps) {
             return Err(format!("QPs {} (a power of two, 2 to {MAX_QPS})", self.qps));
+        }
+        if self.streams > MAX_STREAMS {
+            return Err(format!("streams {} (0 to {MAX_STREAMS})", self.streams));
         }
         if self.data_width == 0 || self.data_width > 0xFFFF {
             return Err(format!("data width {}", self.data_width));
@@ -956,6 +982,9 @@ impl Map {
             .port(QP_STATUS)
             .array(config.qps, MAX_QPS, QP_STRIDE),
         );
+        if config.streams > 0 {
+            blocks.push(Self::stream_block(config.streams));
+        }
         blocks.push(Block {
             name: "qp".into(),
             offset: 0x40000,
@@ -1129,6 +1158,210 @@ impl Map {
         }
     }
 
+    /// Each stream port's settings, command, state and counters ([`STREAM_STRIDE`] bytes per
+    /// stream): served by the stream set, not the register file.
+    fn stream_block(streams: u32) -> Block {
+        use crate::stream::{settings, StreamCommand, StreamRefusal};
+        let rw = |field: crate::schema::RecordField, lsb: u32| {
+            FieldDef::new(field.name, lsb, field.width as u32, Access::Rw, Some(0), field.doc)
+        };
+        let setting = |name: &str, offset: u32, doc: &str, fields: Vec<FieldDef>| {
+            Register::single(name, STREAM_BLOCK + offset, Kind::StreamSetting, doc, fields).array(streams, MAX_STREAMS, STREAM_STRIDE)
+        };
+        let status = |name: &str, offset: u32, port: &str, width: u32, doc: &str| {
+            Register::single(
+                name,
+                STREAM_BLOCK + offset,
+                Kind::StreamStatus,
+                doc,
+                vec![ro(port, 0, width, 0, doc)],
+            )
+            .port(port)
+            .array(streams, MAX_STREAMS, STREAM_STRIDE)
+        };
+        let refusals: Vec<String> = StreamRefusal::ALL.iter().map(|r| format!("{} {}", r.code(), r.name())).collect();
+        let commands = format!(
+            "{} configure (apply the staged settings), {} start, {} stop",
+            StreamCommand::Configure as u8,
+            StreamCommand::Start as u8,
+            StreamCommand::Stop as u8
+        );
+        let registers = vec![
+            setting("stream_slot", 0x00, "the slot size", vec![rw(settings::SLOT_BYTES, 0)]),
+            setting(
+                "stream_ring",
+                0x04,
+                "the ring's slots and the solicited-event period",
+                vec![rw(settings::LAST_SLOT, 0), rw(settings::SOLICITED_EVERY, 16)],
+            ),
+            setting(
+                "stream_format",
+                0x08,
+                "how messages end and what their immediates hold",
+                vec![
+                    rw(settings::LENGTH_BITS, 0),
+                    rw(settings::SLOT_AND_WRAP, 8),
+                    rw(settings::END_AT_TLAST, 9),
+                    rw(settings::DROP_ON_OVERFLOW, 10),
+                ],
+            ),
+            setting(
+                "stream_target",
+                0x0C,
+                "the QP the stream's WRITEs go on (its context holds the destination and the R_Key) and their scheduler queue",
+                vec![
+                    FieldDef::new("qp", 0, 24, Access::Rw, Some(0), "local QP number"),
+                    FieldDef::new(
+                        "queue",
+                        24,
+                        5,
+                        Access::Rw,
+                        Some(0),
+                        "scheduler queue of the stream's posts (1 to queues − 1)",
+                    ),
+                ],
+            ),
+            setting(
+                "stream_channels",
+                0x10,
+                "the channels the stream posts on, one message in flight on each",
+                vec![
+                    FieldDef::new(
+                        "first_channel",
+                        0,
+                        16,
+                        Access::Rw,
+                        Some(0),
+                        "first channel (reserve them for the stream)",
+                    ),
+                    FieldDef::new(
+                        "channel_mask",
+                        16,
+                        2,
+                        Access::Rw,
+                        Some(0),
+                        "channels − 1: 0, 1 or 3 (1, 2 or 4 messages in flight; the first channel a multiple of the count)",
+                    ),
+                ],
+            ),
+            setting(
+                "stream_va_low",
+                0x14,
+                "the ring's remote virtual address, bits 31:0 (aligned to the slot size)",
+                vec![FieldDef::new("va_low", 0, 32, Access::Rw, Some(0), "bits 31:0 of the ring's base")],
+            ),
+            setting(
+                "stream_va_high",
+                0x18,
+                "the ring's remote virtual address, bits 63:32",
+                vec![FieldDef::new(
+                    "va_high",
+                    0,
+                    32,
+                    Access::Rw,
+                    Some(0),
+                    "bits 63:32 of the ring's base",
+                )],
+            ),
+            Register::single(
+                "stream_command",
+                STREAM_BLOCK + 0x1C,
+                Kind::StreamCommand,
+                "a command to the stream; the write is answered once it is done",
+                vec![FieldDef::new("code", 0, 3, Access::Wo, Some(0), commands)],
+            )
+            .array(streams, MAX_STREAMS, STREAM_STRIDE),
+            Register::single(
+                "stream_state",
+                STREAM_BLOCK + 0x20,
+                Kind::StreamStatus,
+                "the last command's result and the stream's state",
+                vec![
+                    ro(
+                        "result",
+                        0,
+                        3,
+                        0,
+                        &format!("the last command's result: 0 done, else refused: {}", refusals.join(", ")),
+                    ),
+                    ro("running", 8, 1, 0, "the stream takes data"),
+                    ro("configured", 9, 1, 0, "settings have been applied"),
+                    ro(
+                        "held_messages",
+                        16,
+                        3,
+                        0,
+                        "messages posted and not yet completed (at most the channel count)",
+                    ),
+                ],
+            )
+            .port("state")
+            .array(streams, MAX_STREAMS, STREAM_STRIDE),
+            status(
+                "stream_messages",
+                0x24,
+                "messages",
+                32,
+                "messages cut (sent or dropped), since configure (wraps)",
+            ),
+            status(
+                "stream_dropped_overflow",
+                0x28,
+                "dropped_overflow",
+                32,
+                "messages dropped whole: no room (drop_on_overflow)",
+            ),
+            status(
+                "stream_dropped_partial_beat",
+                0x2C,
+                "dropped_partial_beat",
+                32,
+                "messages dropped: a beat with bytes missing that did not end its message",
+            ),
+            status("stream_posted", 0x30, "posted", 32, "messages posted to the TX path"),
+            status(
+                "stream_completed",
+                0x34,
+                "completed",
+                32,
+                "messages completed by the TX path (sent; on RC acknowledged)",
+            ),
+            status("stream_failed", 0x38, "failed", 32, "messages completed with an error status"),
+            status(
+                "stream_refused",
+                0x3C,
+                "refused",
+                32,
+                "messages given up: their post refused (not for a busy channel)",
+            ),
+            status(
+                "stream_next_sequence",
+                0x40,
+                "next_sequence",
+                32,
+                "the next message's sequence number",
+            ),
+            status("stream_next_slot", 0x44, "next_slot", 16, "the next message's slot"),
+            status(
+                "stream_held_beats",
+                0x48,
+                "held_beats",
+                17,
+                "buffer beats held (messages not yet completed and the one being cut)",
+            ),
+        ];
+        Block {
+            name: "stream".into(),
+            offset: STREAM_BLOCK,
+            size: MAX_STREAMS * STREAM_STRIDE,
+            doc: format!(
+                "Each stream port's registers, {STREAM_STRIDE:#x} bytes per stream: the settings (staged; `configure` \
+                 applies them all or none), the command, the state and the counters. Served by the stream set."
+            ),
+            registers,
+        }
+    }
+
     fn register_mut(&mut self, name: &str) -> &mut Register {
         self.blocks
             .iter_mut()
@@ -1249,6 +1482,35 @@ mod tests {
             assert_eq!(map.of_kind(Kind::QpContext).len(), QP_CONTEXT.words());
             assert_eq!(map.reg("poll").count * POLL_CHANNELS, cfg.channels);
         }
+    }
+
+    #[test]
+    fn stream_ports_add_the_stream_block_and_nothing_else() {
+        for streams in [1, 8, MAX_STREAMS] {
+            let map = Map::new(Config {
+                streams,
+                ..Config::DEFAULT
+            });
+            map.check().unwrap();
+            let block = map.blocks.iter().find(|b| b.name == "stream").expect("a stream block");
+            assert_eq!((block.offset, block.size), (STREAM_BLOCK, MAX_STREAMS * STREAM_STRIDE));
+            for r in &block.registers {
+                assert_eq!((r.count, r.stride), (streams, STREAM_STRIDE), "{}", r.name);
+                assert!(r.offset - STREAM_BLOCK < STREAM_STRIDE, "{}", r.name);
+            }
+            let t = map.decode(STREAM_BLOCK + (streams - 1) * STREAM_STRIDE + 0x24).unwrap();
+            assert_eq!((t.register.name.as_str(), t.index), ("stream_messages", streams - 1));
+            // the other blocks are those of a build without streams
+            let without = Map::new(Config::DEFAULT);
+            assert_eq!(map.blocks.len(), without.blocks.len() + 1);
+            assert_ne!(map.hash(), without.hash());
+        }
+        assert!(Config {
+            streams: MAX_STREAMS + 1,
+            ..Config::DEFAULT
+        }
+        .check()
+        .is_err());
     }
 
     #[test]

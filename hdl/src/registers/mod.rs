@@ -36,6 +36,7 @@ pub mod axil;
 pub mod decode;
 pub mod posting;
 pub mod serial;
+pub mod split;
 pub mod status;
 
 use crate::common::dual_port_ram::{BlockRam, DualPortRam};

@@ -11,8 +11,10 @@ pub mod port;
 pub mod reader;
 pub mod router;
 pub mod sender;
+pub mod set;
 
 pub use port::StreamPort;
 pub use reader::StreamReader;
 pub use router::StreamReadRouter;
 pub use sender::StreamSender;
+pub use set::StreamSet;

@@ -231,15 +231,15 @@ impl RegsModel {
         let at = r.address(index);
         let value = match r.kind {
             Kind::Constant => r.reset().unwrap_or(0),
-            Kind::Flops | Kind::QueueConfig | Kind::QpContext => self.stored.get(&at).copied().unwrap_or(0),
-            Kind::Input => self.inputs.get(r.port.as_deref().unwrap_or("")).copied().unwrap_or(0),
+            Kind::Flops | Kind::QueueConfig | Kind::QpContext | Kind::StreamSetting => self.stored.get(&at).copied().unwrap_or(0),
+            Kind::Input | Kind::StreamStatus => self.inputs.get(r.port.as_deref().unwrap_or("")).copied().unwrap_or(0),
             Kind::Internal => match r.name.as_str() {
                 "post_status" => self.post_status(),
                 "poll_error" => self.poll_error,
                 "completion_bad_channel" => self.bad_channels,
                 other => panic!("the model does not know the internal register {other}"),
             },
-            Kind::Doorbell | Kind::Strobe => 0,
+            Kind::Doorbell | Kind::Strobe | Kind::StreamCommand => 0,
             Kind::Indexed => {
                 let port = r.port.clone().unwrap_or_default();
                 self.indexed.get(&(port, index)).copied().unwrap_or(0)

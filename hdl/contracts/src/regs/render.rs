@@ -1,7 +1,7 @@
 //! Texts generated from a [`Map`]: the C header `ferroce_regs.h`, the SystemRDL 2.0 description
 //! `ferroce_regs.rdl` and the Markdown tables of `docs/registers.md`.
 
-use super::{Access, FieldDef, Kind, Map, Register};
+use super::{Access, Block, FieldDef, Kind, Map, Register};
 use std::fmt::Write as _;
 
 fn upper(s: &str) -> String {
@@ -167,38 +167,45 @@ pub fn markdown(map: &Map) -> String {
     )
     .unwrap();
     for b in &map.blocks {
-        writeln!(s, "\n### `{}` at 0x{:05x}\n\n{}\n", b.name, b.offset, b.doc).unwrap();
-        writeln!(s, "| offset | register | field | bits | access | reset | meaning |").unwrap();
-        writeln!(s, "|---|---|---|---|---|---|---|").unwrap();
-        for r in &b.registers {
-            let (offset, name) = if r.is_array() {
-                (
-                    format!("0x{:05x} + i × 0x{:x}", r.offset, r.stride),
-                    format!("`{}[i]`, i < {}", r.name, r.count),
-                )
-            } else {
-                (format!("0x{:05x}", r.offset), format!("`{}`", r.name))
-            };
+        s.push_str(&block_markdown(b));
+    }
+    s
+}
+
+/// One block's heading and table, as [`markdown`] renders it.
+pub fn block_markdown(b: &Block) -> String {
+    let mut s = String::new();
+    writeln!(s, "\n### `{}` at 0x{:05x}\n\n{}\n", b.name, b.offset, b.doc).unwrap();
+    writeln!(s, "| offset | register | field | bits | access | reset | meaning |").unwrap();
+    writeln!(s, "|---|---|---|---|---|---|---|").unwrap();
+    for r in &b.registers {
+        let (offset, name) = if r.is_array() {
+            (
+                format!("0x{:05x} + i × 0x{:x}", r.offset, r.stride),
+                format!("`{}[i]`, i < {}", r.name, r.count),
+            )
+        } else {
+            (format!("0x{:05x}", r.offset), format!("`{}`", r.name))
+        };
+        writeln!(
+            s,
+            "| {offset} | {name} | | | {} | {} | {} |",
+            r.access().name(),
+            reset_text(r.reset()),
+            r.doc
+        )
+        .unwrap();
+        for f in &r.fields {
             writeln!(
                 s,
-                "| {offset} | {name} | | | {} | {} | {} |",
-                r.access().name(),
-                reset_text(r.reset()),
-                r.doc
+                "| | | `{}` | {} | {} | {} | {} |",
+                f.name,
+                bits(f),
+                f.access.name(),
+                reset_text(f.reset),
+                f.doc.replace('|', "\\|")
             )
             .unwrap();
-            for f in &r.fields {
-                writeln!(
-                    s,
-                    "| | | `{}` | {} | {} | {} | {} |",
-                    f.name,
-                    bits(f),
-                    f.access.name(),
-                    reset_text(f.reset),
-                    f.doc.replace('|', "\\|")
-                )
-                .unwrap();
-            }
         }
     }
     s

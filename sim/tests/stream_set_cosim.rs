@@ -1,0 +1,121 @@
+//! The stream set's Verilog (`ferroce_stream_set_s2_w64`, `_s8_w512`) against the golden model
+//! (`ferroce_models::stream`) and the register map (`ferroce_contracts::regs`, block `stream`):
+//! settings written and read back, `configure` refused for a slot that could span two blocks
+//! and while running, each stream's posts the model's messages (channels, queue, QP, remote
+//! slot, immediate, solicited bit), the bytes the TX path reads from the window the messages'
+//! bytes, the host's posts passed through with their results, the counters, a stop.
+
+use ferroce_ctl::stream::{StreamSettings, Streams};
+use ferroce_ctl::{Bus, Cause};
+use ferroce_sim::regs_rtl::Request;
+use ferroce_sim::stream_set_rtl::{run, VARIANTS};
+use ferroce_sim::verilated::Traffic;
+
+#[test]
+fn streams_post_their_messages_and_serve_their_bytes() {
+    for (variant, streams, _, _) in VARIANTS {
+        for (seed, traffic) in [
+            (1, Traffic::FULL),
+            (
+                2,
+                Traffic {
+                    idle_pct: 30,
+                    bp_pct: 30,
+                    seed: 2,
+                },
+            ),
+        ] {
+            let traffic = Traffic { seed, ..traffic };
+            let used = streams.min(4);
+            let got = run(variant, used, 6, &traffic).unwrap_or_else(|e| panic!("{variant}, {traffic:?}: {e}"));
+            assert_eq!(got.messages, vec![6; used], "{variant}");
+            assert_eq!(got.host_posts, 6, "{variant}");
+            eprintln!("{variant} {traffic:?}: {} cycles, {} busy answers", got.cycles, got.busy);
+        }
+    }
+}
+
+/// `ferroce-ctl`'s stream functions (`ferroce_ctl::stream::Streams`) on the stream set's
+/// Verilog through its AXI4-Lite port.
+struct SetBus(ferroce_sim::stream_set_rtl::Bench);
+
+impl Bus for SetBus {
+    fn name(&self) -> &str {
+        "sim:stream_set"
+    }
+
+    fn read32(&mut self, address: u32) -> Result<u32, ferroce_ctl::Error> {
+        match self.0.transact(Request::read(address)) {
+            Ok((0, data)) => Ok(data),
+            Ok((resp, _)) => Err(self.error(Some(address), Cause::Io(format!("read answered {resp}")))),
+            Err(e) => Err(self.error(Some(address), Cause::Io(e))),
+        }
+    }
+
+    fn write32(&mut self, address: u32, value: u32) -> Result<(), ferroce_ctl::Error> {
+        match self.0.transact(Request::write(address, value, 0xF)) {
+            Ok((0, _)) => Ok(()),
+            Ok((resp, _)) => Err(self.error(Some(address), Cause::Io(format!("write answered {resp}")))),
+            Err(e) => Err(self.error(Some(address), Cause::Io(e))),
+        }
+    }
+}
+
+#[test]
+fn ferroce_ctl_sets_starts_and_stops_a_stream() {
+    let bench = ferroce_sim::stream_set_rtl::Bench::open(
+        "s2_w64",
+        &Traffic {
+            idle_pct: 20,
+            bp_pct: 20,
+            seed: 5,
+        },
+    )
+    .unwrap();
+    let map = bench.map().clone();
+    let mut bus = SetBus(bench);
+    let mut streams = Streams::new(&mut bus, &map);
+    assert_eq!(streams.count(), 2);
+    let settings = StreamSettings {
+        qp: 7,
+        queue: 2,
+        first_channel: 60,
+        channels: 4,
+        base_va: 0x2_0000_1000,
+        slot_bytes: 4096,
+        slots: 100,
+        slot_and_wrap: true,
+        end_at_tlast: Some(13),
+        drop_on_overflow: true,
+        solicited_every: 8,
+    };
+    // refused by the tool before any write: a slot that is not a power of two
+    let odd = StreamSettings {
+        slot_bytes: 3000,
+        ..settings
+    };
+    let e = streams.set(1, &odd, 1 << 16).unwrap_err().to_string();
+    assert!(e.contains("slot_crosses_block"), "{e}");
+    assert!(!streams.status(1).unwrap().configured);
+    // refused by the device: larger than the port's buffer allows at 64 bits (16 KiB at most)
+    let large = StreamSettings {
+        slot_bytes: 32768,
+        base_va: 0x2_0000_0000,
+        end_at_tlast: Some(16),
+        ..settings
+    };
+    let e = streams.set(1, &large, 1 << 16).unwrap_err().to_string();
+    assert!(e.contains("slot_too_large"), "{e}");
+    assert!(!streams.status(1).unwrap().configured, "a refused configure applies nothing");
+    streams.set(1, &settings, 1 << 16).unwrap();
+    streams.start(1).unwrap();
+    let status = streams.status(1).unwrap();
+    assert!(status.running && status.configured && status.refused.is_none(), "{status:?}");
+    let e = streams.set(1, &settings, 1 << 16).unwrap_err().to_string();
+    assert!(e.contains("configure refused: running"), "{e}");
+    streams.stop(1).unwrap();
+    assert!(!streams.status(1).unwrap().running);
+    assert!(streams.status(2).is_err(), "stream 2 of 2");
+    let e = streams.start(0).unwrap_err().to_string();
+    assert!(e.contains("not_configured"), "{e}");
+}

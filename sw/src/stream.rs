@@ -1,0 +1,297 @@
+//! The stream ports from the host: each stream's settings, its commands (`configure`, `start`,
+//! `stop`) and its state and counters, through the register map's `stream` block
+//! (`ferroce_contracts::regs`, [`STREAM_STRIDE`] bytes per stream).
+//!
+//! [`Streams::set`] checks the settings as the device will (the slot a power of two no larger
+//! than the block, the ring's base a multiple of it; 1, 2 or 4 channels; 1 to 65,536 slots)
+//! and refuses them before any write, then writes them and applies them with `configure`: the
+//! device applies all of them or none, and a refusal comes back as an error naming its reason.
+
+use crate::bus::{Bus, Cause, Error};
+use ferroce_contracts::regs::{Map, STREAM_STRIDE};
+use ferroce_contracts::stream::{slots_fit_blocks, StreamCommand, StreamRefusal, MAX_SLOTS, MAX_SLOT_BYTES};
+
+/// What a stream writes and where.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamSettings {
+    /// The QP its WRITEs go on (its context holds the destination and the R_Key).
+    pub qp: u32,
+    /// The scheduler queue of its posts.
+    pub queue: u32,
+    /// The first of its channels (a multiple of `channels`).
+    pub first_channel: u32,
+    /// Channels: 1, 2 or 4 (messages in flight at once).
+    pub channels: u32,
+    /// The remote address of slot 0.
+    pub base_va: u64,
+    /// Bytes of a slot.
+    pub slot_bytes: u32,
+    /// Slots in the ring.
+    pub slots: u32,
+    /// The immediate counts `{wraps, slot}` (else the sequence number).
+    pub slot_and_wrap: bool,
+    /// Messages end at `tlast` (or a full slot), with the length in the immediate's low
+    /// `length_bits` bits (0: none).
+    pub end_at_tlast: Option<u32>,
+    /// A message that finds no room is dropped whole (else the port holds `tready` low).
+    pub drop_on_overflow: bool,
+    /// The solicited-event bit on every M-th message (0: never).
+    pub solicited_every: u32,
+}
+
+/// A stream's state and counters, as its registers read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StreamStatus {
+    /// The last command's result: `None` done, else why it was refused.
+    pub refused: Option<u8>,
+    /// The stream takes data.
+    pub running: bool,
+    /// Settings have been applied.
+    pub configured: bool,
+    /// Messages posted and not yet completed.
+    pub held_messages: u32,
+    /// Messages cut (sent or dropped) since `configure`.
+    pub messages: u32,
+    /// Messages dropped whole for want of room.
+    pub dropped_overflow: u32,
+    /// Messages dropped for a beat with bytes missing in their middle.
+    pub dropped_partial_beat: u32,
+    /// Messages posted.
+    pub posted: u32,
+    /// Messages completed.
+    pub completed: u32,
+    /// Messages completed with an error.
+    pub failed: u32,
+    /// Messages given up (their post refused).
+    pub refused_posts: u32,
+    /// The next message's sequence number.
+    pub next_sequence: u32,
+    /// The next message's slot.
+    pub next_slot: u32,
+    /// Buffer beats held.
+    pub held_beats: u32,
+}
+
+/// The name and meaning of a `configure`, `start` or `stop` refusal code.
+pub fn refusal_text(code: u8) -> String {
+    match StreamRefusal::from_code(code) {
+        Some(StreamRefusal::Running) => "running: the stream runs or still holds messages (stop it and let them go)".into(),
+        Some(StreamRefusal::SlotNotMultipleOfBeat) => {
+            "slot_not_multiple_of_beat: the slot size must be a non-zero multiple of the data path's beat".into()
+        }
+        Some(StreamRefusal::SlotTooLarge) => "slot_too_large: the slot must fit twice in the port's buffer".into(),
+        Some(StreamRefusal::LengthBitsTooFew) => "length_bits_too_few: the immediate's length bits cannot hold a full slot's length".into(),
+        Some(StreamRefusal::NotConfigured) => "not_configured: configure the stream before starting it".into(),
+        Some(StreamRefusal::UnknownCommand) => "unknown_command".into(),
+        Some(StreamRefusal::SlotCrossesBlock) => {
+            "slot_crosses_block: the slot must be a power of two no larger than the block, the ring's base a multiple of it".into()
+        }
+        None => format!("code {code}"),
+    }
+}
+
+/// The command's name as the tool spells it.
+pub fn command_name(command: StreamCommand) -> &'static str {
+    match command {
+        StreamCommand::Configure => "configure",
+        StreamCommand::Start => "start",
+        StreamCommand::Stop => "stop",
+    }
+}
+
+/// The stream block of a device.
+pub struct Streams<'a> {
+    bus: &'a mut dyn Bus,
+    map: &'a Map,
+}
+
+impl<'a> Streams<'a> {
+    /// The streams of the device behind `bus`, whose map is `map`.
+    pub fn new(bus: &'a mut dyn Bus, map: &'a Map) -> Streams<'a> {
+        Streams { bus, map }
+    }
+
+    /// Stream ports the build has.
+    pub fn count(&self) -> u32 {
+        self.map.config.streams
+    }
+
+    fn invalid(&self, message: String) -> Error {
+        self.bus.error(None, Cause::Invalid(message))
+    }
+
+    fn check_index(&self, index: u32) -> Result<(), Error> {
+        match self.count() {
+            0 => Err(self.invalid("this build has no stream ports".into())),
+            n if index >= n => Err(self.invalid(format!("stream {index}: the build has {n} streams (0 to {})", n - 1))),
+            _ => Ok(()),
+        }
+    }
+
+    fn address(&self, index: u32, register: &str) -> u32 {
+        let r = self.map.reg(register);
+        debug_assert_eq!(r.stride, STREAM_STRIDE);
+        r.address(index)
+    }
+
+    fn value(&self, register: &str, fields: &[(&str, u32)]) -> u32 {
+        let r = self.map.reg(register);
+        fields
+            .iter()
+            .fold(0, |v, (name, value)| r.field(name).expect("stream field").set(v, *value))
+    }
+
+    fn field(&self, register: &str, field: &str, value: u32) -> u32 {
+        self.map.reg(register).field(field).expect("stream field").get(value)
+    }
+
+    /// Refuses settings the device would refuse for reasons the host can see (`block_bytes`:
+    /// the TX path's block size).
+    pub fn check(&self, settings: &StreamSettings, block_bytes: u32) -> Result<(), String> {
+        let s = settings;
+        if s.slot_bytes == 0 || !s.slot_bytes.is_multiple_of(4) || s.slot_bytes > MAX_SLOT_BYTES {
+            return Err(format!("slot of {} bytes: a multiple of 4 bytes, 4 B to 1 MiB", s.slot_bytes));
+        }
+        if !slots_fit_blocks(s.slot_bytes, s.base_va, block_bytes) {
+            return Err(format!(
+                "slot of {} bytes at {:#x}: {}; the block is {block_bytes} bytes",
+                s.slot_bytes,
+                s.base_va,
+                refusal_text(StreamRefusal::SlotCrossesBlock.code())
+            ));
+        }
+        if !(1..=MAX_SLOTS).contains(&s.slots) {
+            return Err(format!("{} slots: 1 to {MAX_SLOTS}", s.slots));
+        }
+        if ![1, 2, 4].contains(&s.channels) || !s.first_channel.is_multiple_of(s.channels) {
+            return Err(format!(
+                "{} channels from {}: 1, 2 or 4, the first a multiple of the count",
+                s.channels, s.first_channel
+            ));
+        }
+        if s.first_channel + s.channels > self.map.config.channels {
+            return Err(format!(
+                "channels {} to {}: the build has {}",
+                s.first_channel,
+                s.first_channel + s.channels - 1,
+                self.map.config.channels
+            ));
+        }
+        if s.qp >= self.map.config.qps {
+            return Err(format!("QP {}: the build has {}", s.qp, self.map.config.qps));
+        }
+        if !(1..self.map.config.queues).contains(&s.queue) {
+            return Err(format!(
+                "queue {}: 1 to {} (0 is the control class)",
+                s.queue,
+                self.map.config.queues - 1
+            ));
+        }
+        if s.solicited_every > 0xFFFF {
+            return Err(format!("solicited every {}: at most 65535", s.solicited_every));
+        }
+        if let Some(bits) = s.end_at_tlast {
+            if bits > 32 || (bits != 0 && u64::from(s.slot_bytes) >> bits != 0) {
+                return Err(format!("{bits} length bits cannot hold a slot of {} bytes", s.slot_bytes));
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes stream `index`'s settings and applies them (`configure`); `block_bytes` is the
+    /// TX path's block size. Refused before any write when [`Streams::check`] refuses them;
+    /// a refusal of the device is an error that names its reason.
+    pub fn set(&mut self, index: u32, settings: &StreamSettings, block_bytes: u32) -> Result<(), Error> {
+        self.check_index(index)?;
+        self.check(settings, block_bytes)
+            .map_err(|m| self.invalid(format!("stream {index}: {m}")))?;
+        let s = settings;
+        let (length_bits, tlast) = (s.end_at_tlast.unwrap_or(0), u32::from(s.end_at_tlast.is_some()));
+        let words = [
+            ("stream_slot", self.value("stream_slot", &[("slot_bytes", s.slot_bytes)])),
+            (
+                "stream_ring",
+                self.value("stream_ring", &[("last_slot", s.slots - 1), ("solicited_every", s.solicited_every)]),
+            ),
+            (
+                "stream_format",
+                self.value(
+                    "stream_format",
+                    &[
+                        ("length_bits", length_bits),
+                        ("slot_and_wrap", u32::from(s.slot_and_wrap)),
+                        ("end_at_tlast", tlast),
+                        ("drop_on_overflow", u32::from(s.drop_on_overflow)),
+                    ],
+                ),
+            ),
+            ("stream_target", self.value("stream_target", &[("qp", s.qp), ("queue", s.queue)])),
+            (
+                "stream_channels",
+                self.value(
+                    "stream_channels",
+                    &[("first_channel", s.first_channel), ("channel_mask", s.channels - 1)],
+                ),
+            ),
+            ("stream_va_low", s.base_va as u32),
+            ("stream_va_high", (s.base_va >> 32) as u32),
+        ];
+        for (register, value) in words {
+            let address = self.address(index, register);
+            self.bus.write32(address, value)?;
+        }
+        self.command(index, StreamCommand::Configure)
+    }
+
+    /// Sends `command` to stream `index`; a refusal is an error that names its reason.
+    pub fn command(&mut self, index: u32, command: StreamCommand) -> Result<(), Error> {
+        self.check_index(index)?;
+        let address = self.address(index, "stream_command");
+        let value = self.value("stream_command", &[("code", command as u32)]);
+        self.bus.write32(address, value)?;
+        let status = self.status(index)?;
+        match status.refused {
+            None => Ok(()),
+            Some(code) => Err(self.invalid(format!("stream {index}: {} refused: {}", command_name(command), refusal_text(code)))),
+        }
+    }
+
+    /// Starts stream `index` taking data.
+    pub fn start(&mut self, index: u32) -> Result<(), Error> {
+        self.command(index, StreamCommand::Start)
+    }
+
+    /// Stops stream `index` once its message in progress has ended (the messages it holds still go).
+    pub fn stop(&mut self, index: u32) -> Result<(), Error> {
+        self.command(index, StreamCommand::Stop)
+    }
+
+    /// Stream `index`'s state and counters.
+    pub fn status(&mut self, index: u32) -> Result<StreamStatus, Error> {
+        self.check_index(index)?;
+        let mut read = |register: &str| -> Result<u32, Error> {
+            let address = self.map.reg(register).address(index);
+            self.bus.read32(address)
+        };
+        let state = read("stream_state")?;
+        let mut status = StreamStatus {
+            messages: read("stream_messages")?,
+            dropped_overflow: read("stream_dropped_overflow")?,
+            dropped_partial_beat: read("stream_dropped_partial_beat")?,
+            posted: read("stream_posted")?,
+            completed: read("stream_completed")?,
+            failed: read("stream_failed")?,
+            refused_posts: read("stream_refused")?,
+            next_sequence: read("stream_next_sequence")?,
+            next_slot: read("stream_next_slot")?,
+            held_beats: read("stream_held_beats")?,
+            ..StreamStatus::default()
+        };
+        let result = self.field("stream_state", "result", state) as u8;
+        status.refused = (result != 0).then_some(result);
+        status.running = self.field("stream_state", "running", state) != 0;
+        status.configured = self.field("stream_state", "configured", state) != 0;
+        status.held_messages = self.field("stream_state", "held_messages", state);
+        Ok(status)
+    }
+}
