@@ -337,7 +337,10 @@ ferroce_engine_c2048_q256_w512 engine (
     .m_read_valid(read_valid), .m_read_ready(read_ready), .m_read_addr(read_addr), .m_read_len(read_len),
     .s_pay_tvalid(pay_tvalid), .s_pay_tready(pay_tready), .s_pay_tdata(pay_tdata), .s_pay_tkeep(pay_tkeep), .s_pay_tlast(pay_tlast),
     .m_cmd_valid(cmd_valid), .m_cmd_ready(cmd_ready), .m_cmd_address(cmd_address), .m_cmd_length(cmd_length),
-    .m_wr_tvalid(wr_tvalid), .m_wr_tready(wr_tready), .m_wr_tdata(wr_tdata), .m_wr_tkeep(wr_tkeep), .m_wr_tlast(wr_tlast)
+    .m_wr_tvalid(wr_tvalid), .m_wr_tready(wr_tready), .m_wr_tdata(wr_tdata), .m_wr_tkeep(wr_tkeep), .m_wr_tlast(wr_tlast),
+    // the stream ports (docs/stream.md): no source on this board as it ships; a design that
+    // streams (an ADC, a correlator) drives them in the engine's clock domain
+    .s_stream_tvalid(8'd0), .s_stream_tready(), .s_stream_tdata({4096{1'b0}}), .s_stream_tkeep({512{1'b0}}), .s_stream_tlast(8'd0)
 );
 
 // ---- the engine's memory side: AXI4 master, then the clock crossing to the PCIe side ----

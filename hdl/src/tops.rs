@@ -337,7 +337,9 @@ fn engine(variant: &str, module: &str) -> String {
         "c2048_q256_w512" => attributes::deep_memories_in_block_ram(
             sched::synthesis_attributes(
                 emit::verilog(
-                    &mut Engine::<512, 64, { data_depth(64) }, 11, 6, 12, 8, 32, Q256, 13>::new(config),
+                    &mut Engine::<512, 64, { data_depth(64) }, 11, 6, 12, 8, 32, Q256, 13, { stream_buffer_bits(64) }, 8, 4096, 512>::new(
+                        config,
+                    ),
                     module,
                 ),
                 true,
@@ -348,7 +350,9 @@ fn engine(variant: &str, module: &str) -> String {
         "c2048_q2048_w512" => attributes::deep_memories_in_block_ram(
             sched::synthesis_attributes(
                 emit::verilog(
-                    &mut Engine::<512, 64, { data_depth(64) }, 11, 6, 12, 11, 32, Q2048, 14>::new(config),
+                    &mut Engine::<512, 64, { data_depth(64) }, 11, 6, 12, 11, 32, Q2048, 14, { stream_buffer_bits(64) }, 8, 4096, 512>::new(
+                        config,
+                    ),
                     module,
                 ),
                 true,
@@ -357,7 +361,22 @@ fn engine(variant: &str, module: &str) -> String {
         ),
         "c64_q16_w64" => sched::synthesis_attributes(
             emit::verilog(
-                &mut Engine::<64, 8, { data_depth(8) }, 6, 1, 7, 4, TX_SEGMENTER_SMALL_QUEUES, { 4 + 4 }, 9>::new(config),
+                &mut Engine::<
+                    64,
+                    8,
+                    { data_depth(8) },
+                    6,
+                    1,
+                    7,
+                    4,
+                    TX_SEGMENTER_SMALL_QUEUES,
+                    { 4 + 4 },
+                    9,
+                    { stream_buffer_bits(8) },
+                    2,
+                    128,
+                    16,
+                >::new(config),
                 module,
             ),
             false,

@@ -20,6 +20,7 @@ use crate::contracts::tx::PostError;
 use crate::models::responder::MemoryRegion;
 use crate::models::tx::{LocalMemory, Post, QpContext, SparseMemory};
 use crate::regs_rtl::{AxiLiteMaster, Request};
+use crate::stream_feed::StreamFeed;
 use crate::tx_path_rtl::{Memory, MemoryTiming};
 use crate::verilated::{Model, SimError};
 use rand::{Rng, SeedableRng};
@@ -58,7 +59,7 @@ pub const ENGINE_W64: EngineVariant = EngineVariant {
         channels: 64,
         queues: 8,
         qps: 16,
-        streams: 0,
+        streams: 2,
     },
     variant: "c64_q16_w64",
 };
@@ -109,6 +110,23 @@ pub struct Surroundings {
     pub seed: u64,
 }
 
+impl Surroundings {
+    /// Memory reads 12 cycles late (4 in flight, stalled half as often as the streams), the
+    /// streams and the AXI4-Lite master held back `bp_pct` percent of the cycles.
+    pub fn stalling(seed: u64, bp_pct: u32) -> Surroundings {
+        Surroundings {
+            memory: MemoryTiming {
+                latency: 12,
+                outstanding: 4,
+                stall_pct: bp_pct / 2,
+            },
+            bp_pct,
+            idle_pct: bp_pct,
+            seed,
+        }
+    }
+}
+
 /// One engine and everything a system puts around it.
 pub struct EngineRtl {
     name: &'static str,
@@ -140,6 +158,8 @@ pub struct EngineRtl {
     pub source: Option<Arc<dyn LocalMemory>>,
     /// Memory writes `(address, bytes)`, in order.
     pub writes: Vec<(u64, usize)>,
+    /// The sources of the stream ports (`s_stream_*`).
+    pub streams: StreamFeed,
 }
 
 impl EngineRtl {
@@ -168,8 +188,10 @@ impl EngineRtl {
             s.bp_pct,
         )
         .map_err(e)?;
+        let streams = StreamFeed::new(&mut m, "s_stream", bytes, s.idle_pct).map_err(e)?;
         let mut engine = EngineRtl {
             name,
+            streams,
             data: FrameSink::new(&m, "m_wr", &[], s.bp_pct).map_err(e)?,
             pass: FrameSink::new(&m, "m_pass", &[], s.bp_pct).map_err(e)?,
             mac: FrameSink::new(&m, "m_axis", &[], 0).map_err(e)?,
@@ -308,6 +330,7 @@ impl EngineRtl {
         if !output_room {
             self.mac.hold(m);
         }
+        self.streams.drive(m, rng);
         let p = &self.input;
         if !self.presenting {
             match self.incoming.front() {
@@ -363,6 +386,9 @@ impl EngineRtl {
             self.writes.push((address, length));
             self.written_frames += 1;
         }
+        let pending = self.streams.pending();
+        self.streams.sample(m);
+        self.events += u64::from(self.streams.pending() != pending);
         let p = &self.input;
         if self.presenting && m.peek_u64(p.ready) != 0 {
             self.incoming.pop_front();

@@ -10,11 +10,13 @@
 //! (`ferroce_models::stream::StreamCutter`) posted as `StreamTarget::post` does, and the bytes
 //! read from the window each message's bytes; host posts pass through with their results.
 
+use crate::engine_rtl::EngineHost;
 use crate::models::contracts::regs::{Config, Map, STREAM_BLOCK, STREAM_STRIDE};
 use crate::models::contracts::stream::{slots_fit_blocks, StreamCommand, StreamRefusal};
 use crate::models::contracts::tx::{PostError, POST};
 use crate::models::stream::{ImmediateFormat, MessageEnd, StreamConfig, StreamCutter, StreamMessage};
 use crate::regs_rtl::{AxiLiteMaster, Request};
+use crate::stream_feed::StreamFeed;
 use crate::verilated::{Model, SimError, Traffic};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -73,17 +75,12 @@ impl Bench {
         Ok(b)
     }
 
-    /// The register map the model serves.
-    pub fn map(&self) -> &Map {
-        &self.map
-    }
-
     fn port(&self, name: &str) -> usize {
         self.m.port(name).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// One AXI4-Lite transaction, nothing else moving: (response, data).
-    pub fn transact(&mut self, request: Request) -> Result<(u8, u32), String> {
+    fn transaction(&mut self, request: Request) -> Result<(u8, u32), String> {
         let tag = self.master.push(request);
         let start = self.cycle;
         loop {
@@ -107,12 +104,12 @@ impl Bench {
 
     fn write(&mut self, stream: usize, register: &str, value: u32) -> Result<u8, String> {
         let address = self.address(stream, register);
-        Ok(self.transact(Request::write(address, value, 0xF))?.0)
+        Ok(self.transaction(Request::write(address, value, 0xF))?.0)
     }
 
     fn read(&mut self, stream: usize, register: &str) -> Result<u32, String> {
         let address = self.address(stream, register);
-        match self.transact(Request::read(address))? {
+        match self.transaction(Request::read(address))? {
             (0, data) => Ok(data),
             (resp, _) => Err(format!("read of {register}[{stream}]: response {resp}")),
         }
@@ -187,6 +184,20 @@ impl Bench {
     }
 }
 
+impl EngineHost for Bench {
+    fn map(&self) -> &Map {
+        &self.map
+    }
+
+    fn label(&self) -> String {
+        "the stream set".into()
+    }
+
+    fn transact(&mut self, request: Request) -> Result<(u8, u32), String> {
+        self.transaction(request)
+    }
+}
+
 /// One stream of the run: its model's messages and where the stand-in is with them.
 struct Stream {
     config: StreamConfig,
@@ -195,8 +206,6 @@ struct Stream {
     queue: u32,
     window_base: u64,
     bytes: Vec<u8>,
-    /// Bytes given to the port.
-    fed: usize,
     messages: Vec<StreamMessage>,
     /// Posts accepted (the next message to be posted).
     posted: usize,
@@ -241,14 +250,14 @@ pub fn run(variant: &str, used: usize, messages: usize, traffic: &Traffic) -> Re
 
     // ---- the map's answers ----
     let outside = STREAM_BLOCK + streams as u32 * STREAM_STRIDE;
-    if b.transact(Request::read(outside))?.0 != 3 {
+    if b.transaction(Request::read(outside))?.0 != 3 {
         return Err("a read past the last stream is not DECERR".into());
     }
-    if b.transact(Request::read(STREAM_BLOCK + 0x7C))?.0 != 3 {
+    if b.transaction(Request::read(STREAM_BLOCK + 0x7C))?.0 != 3 {
         return Err("a read of a word that is no register is not DECERR".into());
     }
     let messages_address = b.address(0, "stream_messages");
-    if b.transact(Request::write(messages_address, 1, 0xF))?.0 != 2 {
+    if b.transaction(Request::write(messages_address, 1, 0xF))?.0 != 2 {
         return Err("a write of a read-only register is not SLVERR".into());
     }
 
@@ -337,7 +346,6 @@ pub fn run(variant: &str, used: usize, messages: usize, traffic: &Traffic) -> Re
             queue,
             window_base,
             bytes,
-            fed: 0,
             messages: cut,
             posted: 0,
             completed: 0,
@@ -346,7 +354,7 @@ pub fn run(variant: &str, used: usize, messages: usize, traffic: &Traffic) -> Re
 
     // ---- streaming: the sources, the TX path stand-in, host posts ----
     let p = |name: &str| b.port(name);
-    let (tvalid, tready, tdata, tkeep) = (p("s_axis_tvalid"), p("s_axis_tready"), p("s_axis_tdata"), p("s_axis_tkeep"));
+    let tvalid = p("s_axis_tvalid");
     let (post_valid, post_ready, post_entry) = (p("m_post_valid"), p("m_post_ready"), p("m_post_entry"));
     let (result_valid, result_code) = (p("m_post_result_valid"), p("m_post_result_code"));
     let (host_valid, host_ready, host_entry) = (p("s_post_valid"), p("s_post_ready"), p("s_post_entry"));
@@ -354,16 +362,10 @@ pub fn run(variant: &str, used: usize, messages: usize, traffic: &Traffic) -> Re
     let (cpl_valid, cpl_channel, cpl_status) = (p("cpl_valid"), p("cpl_channel"), p("cpl_status"));
     let (read_valid, read_ready, read_addr, read_len) = (p("s_read_valid"), p("s_read_ready"), p("s_read_addr"), p("s_read_len"));
     let (pay_valid, pay_ready, pay_data, pay_last) = (p("m_pay_tvalid"), p("m_pay_tready"), p("m_pay_tdata"), p("m_pay_tlast"));
-    let words = |bits: usize| bits.div_ceil(32);
-    let stream_words = words(8 * beat_bytes as usize);
-    let keep_all: Vec<u32> = {
-        let mut keep = vec![0u32; words(streams * beat_bytes as usize)];
-        for bit in 0..streams * beat_bytes as usize {
-            keep[bit / 32] |= 1 << (bit % 32);
-        }
-        keep
-    };
-    b.m.set(tkeep, &keep_all);
+    let mut feed = StreamFeed::new(&mut b.m, "s_axis", beat_bytes as usize, traffic.idle_pct).map_err(|e| e.to_string())?;
+    for (s, stream) in set.iter().enumerate() {
+        feed.push(s, &stream.bytes, false);
+    }
     let mut run = SetRun::default();
     let mut answers: VecDeque<(u64, u64, bool)> = VecDeque::new(); // (cycle, code, the host's)
     let mut reads: VecDeque<Read> = VecDeque::new();
@@ -384,19 +386,7 @@ pub fn run(variant: &str, used: usize, messages: usize, traffic: &Traffic) -> Re
         }
         let cycle = b.cycle;
         // the sources: a beat per stream now and then
-        let mut valid_bits = 0u64;
-        let mut data = vec![0u32; words(streams * 8 * beat_bytes as usize)];
-        for (s, stream) in set.iter().enumerate() {
-            if stream.fed < stream.bytes.len() && b.rng.gen_range(0..100) >= traffic.idle_pct {
-                valid_bits |= 1 << s;
-                let beat = &stream.bytes[stream.fed..stream.fed + beat_bytes as usize];
-                for (i, chunk) in beat.chunks(4).enumerate() {
-                    data[s * stream_words + i] = u32::from_le_bytes(chunk.try_into().expect("4 bytes"));
-                }
-            }
-        }
-        b.m.set_u64(tvalid, valid_bits);
-        b.m.set(tdata, &data);
+        feed.drive(&mut b.m, &mut b.rng);
         // host posts: a SEND on a channel of its own now and then
         if host_presenting.is_none() && host_sent < host_posts && b.rng.gen_range(0..100) < 2 {
             let entry = POST
@@ -435,12 +425,10 @@ pub fn run(variant: &str, used: usize, messages: usize, traffic: &Traffic) -> Re
         b.master.sample(&mut b.m, cycle).map_err(|e| e.to_string())?;
 
         // ---- sample ----
-        let taken = b.m.peek_u64(tready) & valid_bits;
-        for (s, stream) in set.iter_mut().enumerate() {
-            if taken >> s & 1 != 0 {
-                stream.fed += beat_bytes as usize;
-                last_progress = cycle;
-            }
+        let pending = feed.pending();
+        feed.sample(&mut b.m);
+        if feed.pending() < pending {
+            last_progress = cycle;
         }
         if host_presenting.is_some() && b.m.peek_u64(host_ready) != 0 {
             host_presenting = None;
@@ -558,7 +546,7 @@ pub fn run(variant: &str, used: usize, messages: usize, traffic: &Traffic) -> Re
         b.m.tick();
         b.cycle += 1;
         if b.cycle - last_progress > PROGRESS_LIMIT {
-            let fed: Vec<usize> = set.iter().map(|s| s.fed).collect();
+            let fed = &feed.taken;
             let posted: Vec<usize> = set.iter().map(|s| s.posted).collect();
             let completed: Vec<usize> = set.iter().map(|s| s.completed).collect();
             return Err(format!(

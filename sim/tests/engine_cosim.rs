@@ -19,7 +19,6 @@ use ferroce_sim::engine_rtl::{built_engines, EnginePair, EngineVariant, HostComp
 use ferroce_sim::loopback_bench::b_context;
 use ferroce_sim::models::tx::{LocalMemory, Post, SparseMemory};
 use ferroce_sim::peers::{Peer, Requesters, BUFFER_BASE};
-use ferroce_sim::tx_path_rtl::MemoryTiming;
 use ferroce_sim::wire::{RoceFrame, Transport};
 use rand::{Rng, SeedableRng};
 use std::sync::Arc;
@@ -35,16 +34,7 @@ fn peers() -> Vec<Peer> {
 
 /// The pair with A's requesters and B's responders committed and B's regions written.
 fn setup(engine: &EngineVariant, seed: u64, bp_pct: u32) -> Result<(EnginePair, Requesters), String> {
-    let surroundings = Surroundings {
-        memory: MemoryTiming {
-            latency: 12,
-            outstanding: 4,
-            stall_pct: bp_pct / 2,
-        },
-        bp_pct,
-        idle_pct: bp_pct,
-        seed,
-    };
+    let surroundings = Surroundings::stalling(seed, bp_pct);
     let mut pair = EnginePair::new(engine, &surroundings)?;
     let requesters = Requesters::new(seed, peers());
     pair.a.source = Some(Arc::new(requesters.source));

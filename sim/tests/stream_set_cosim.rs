@@ -5,9 +5,11 @@
 //! slot, immediate, solicited bit), the bytes the TX path reads from the window the messages'
 //! bytes, the host's posts passed through with their results, the counters, a stop.
 
+mod common;
+
+use common::HostBus;
 use ferroce_ctl::stream::{StreamSettings, Streams};
-use ferroce_ctl::{Bus, Cause};
-use ferroce_sim::regs_rtl::Request;
+use ferroce_sim::engine_rtl::EngineHost;
 use ferroce_sim::stream_set_rtl::{run, VARIANTS};
 use ferroce_sim::verilated::Traffic;
 
@@ -37,30 +39,6 @@ fn streams_post_their_messages_and_serve_their_bytes() {
 
 /// `ferroce-ctl`'s stream functions (`ferroce_ctl::stream::Streams`) on the stream set's
 /// Verilog through its AXI4-Lite port.
-struct SetBus(ferroce_sim::stream_set_rtl::Bench);
-
-impl Bus for SetBus {
-    fn name(&self) -> &str {
-        "sim:stream_set"
-    }
-
-    fn read32(&mut self, address: u32) -> Result<u32, ferroce_ctl::Error> {
-        match self.0.transact(Request::read(address)) {
-            Ok((0, data)) => Ok(data),
-            Ok((resp, _)) => Err(self.error(Some(address), Cause::Io(format!("read answered {resp}")))),
-            Err(e) => Err(self.error(Some(address), Cause::Io(e))),
-        }
-    }
-
-    fn write32(&mut self, address: u32, value: u32) -> Result<(), ferroce_ctl::Error> {
-        match self.0.transact(Request::write(address, value, 0xF)) {
-            Ok((0, _)) => Ok(()),
-            Ok((resp, _)) => Err(self.error(Some(address), Cause::Io(format!("write answered {resp}")))),
-            Err(e) => Err(self.error(Some(address), Cause::Io(e))),
-        }
-    }
-}
-
 #[test]
 fn ferroce_ctl_sets_starts_and_stops_a_stream() {
     let bench = ferroce_sim::stream_set_rtl::Bench::open(
@@ -73,7 +51,7 @@ fn ferroce_ctl_sets_starts_and_stops_a_stream() {
     )
     .unwrap();
     let map = bench.map().clone();
-    let mut bus = SetBus(bench);
+    let mut bus = HostBus(bench);
     let mut streams = Streams::new(&mut bus, &map);
     assert_eq!(streams.count(), 2);
     let settings = StreamSettings {

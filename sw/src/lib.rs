@@ -213,10 +213,11 @@ impl Ferroce {
         if id != DEVICE_ID {
             return Err(bus.error(Some(at("device_id")), Cause::NotFerroce(id)));
         }
-        let (bus_word, tables, hash) = (
+        let (bus_word, tables, hash, streams) = (
             bus.read32(at("build_bus"))?,
             bus.read32(at("build_tables"))?,
             bus.read32(at("map_hash"))?,
+            bus.read32(at("build_streams"))?,
         );
         let field = |reg: &str, f: &str, word: u32| layout.reg(reg).field(f).expect("ID field").get(word);
         let config = Config {
@@ -224,8 +225,7 @@ impl Ferroce {
             queues: field("build_bus", "queues", bus_word),
             channels: field("build_tables", "channels", tables),
             qps: field("build_tables", "qps", tables),
-            // the engine's ID block reports no stream ports yet (the stream set is not joined to it)
-            streams: 0,
+            streams: field("build_streams", "streams", streams),
         };
         if config.check().is_err() {
             return Err(bus.error(Some(at("build_tables")), Cause::MapMismatch { device: hash, tool: 0 }));

@@ -599,7 +599,14 @@ fn connect_refuses_bad_arguments_before_any_connection() {
 #[test]
 fn stream_commands_say_when_the_build_has_no_stream_ports() {
     let dir = tempfile::tempdir().unwrap();
-    let bar = image(dir.path(), 1 << 19, Config::SMALL);
+    let bar = image(
+        dir.path(),
+        1 << 19,
+        Config {
+            streams: 0,
+            ..Config::SMALL
+        },
+    );
     for args in [
         &["stream", "status"][..],
         &["stream", "start", "0"],
@@ -632,4 +639,63 @@ fn stream_commands_say_when_the_build_has_no_stream_ports() {
     );
     assert_eq!(code, 2);
     assert!(err.contains("--immediate wrap"), "{err}");
+}
+
+#[test]
+fn stream_set_writes_the_settings_then_configure() {
+    let dir = tempfile::tempdir().unwrap();
+    let bar = image(dir.path(), 1 << 19, Config::SMALL);
+    let map = Map::new(Config::SMALL);
+    let (code, out, err) = ctl(
+        &bar,
+        &[
+            "stream",
+            "set",
+            "1",
+            "--qp",
+            "3",
+            "--va",
+            "0x7f0000002000",
+            "--slot",
+            "8192",
+            "--slots",
+            "100",
+            "--se-every",
+            "4",
+            "--immediate",
+            "slot",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("stream 1: QP 3, 100 slots of 8192 bytes from 0x7f0000002000, channels 56 to 57, configured"),
+        "{out}"
+    );
+    let at = |name: &str| map.reg(name).address(1);
+    let field = |name: &str, f: &str, v: u32| map.reg(name).field(f).unwrap().get(v);
+    assert_eq!(word(&bar, at("stream_slot")), 8192);
+    assert_eq!(field("stream_ring", "last_slot", word(&bar, at("stream_ring"))), 99);
+    assert_eq!(field("stream_ring", "solicited_every", word(&bar, at("stream_ring"))), 4);
+    assert_eq!(field("stream_format", "slot_and_wrap", word(&bar, at("stream_format"))), 1);
+    assert_eq!(field("stream_target", "qp", word(&bar, at("stream_target"))), 3);
+    assert_eq!(field("stream_channels", "first_channel", word(&bar, at("stream_channels"))), 56);
+    assert_eq!(field("stream_channels", "channel_mask", word(&bar, at("stream_channels"))), 1);
+    assert_eq!(
+        (word(&bar, at("stream_va_low")), word(&bar, at("stream_va_high"))),
+        (0x2000, 0x7f00)
+    );
+    assert_eq!(word(&bar, at("stream_command")), 0, "configure is command 0");
+    // refused before any write: a slot larger than the block, a base off the slot
+    for (slot, va) in [("131072", "0x100000"), ("4096", "0x1800")] {
+        let (code, _, err) = ctl(
+            &bar,
+            &["stream", "set", "0", "--qp", "3", "--va", va, "--slot", slot, "--slots", "2"],
+        );
+        assert_eq!(code, 2);
+        assert!(err.contains("slot_crosses_block"), "{err}");
+        assert_eq!(word(&bar, map.reg("stream_slot").address(0)), 0, "nothing written");
+    }
+    let (code, out, _) = ctl(&bar, &["--json", "stream", "status"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("\"stream\":1") && out.contains("\"configured\":false"), "{out}");
 }

@@ -177,6 +177,11 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// A register of the stream block: the stream set serves it, not the register file.
+    pub const fn in_stream_set(self) -> bool {
+        matches!(self, Kind::StreamSetting | Kind::StreamCommand | Kind::StreamStatus)
+    }
+
     /// Lower-case name (hash, docs).
     pub const fn name(self) -> &'static str {
         match self {
@@ -338,22 +343,22 @@ pub struct Config {
 }
 
 impl Config {
-    /// The default build: 512-bit data path, 2048 channels, 32 queues, 256 QPs.
+    /// The default build: 512-bit data path, 2048 channels, 32 queues, 256 QPs, 8 stream ports.
     pub const DEFAULT: Config = Config {
         data_width: 512,
         channels: 2048,
         queues: 32,
         qps: 256,
-        streams: 0,
+        streams: 8,
     };
 
-    /// A small build for tests: 64 channels, 5 queues, 16 QPs.
+    /// A small build for tests: 64 channels, 5 queues, 16 QPs, 2 stream ports.
     pub const SMALL: Config = Config {
         data_width: 512,
         channels: 64,
         queues: 5,
         qps: 16,
-        streams: 0,
+        streams: 2,
     };
 
     /// Checks the limits.
@@ -529,6 +534,19 @@ impl Map {
                     Kind::Constant,
                     "hash of this register map (Map::hash): a host tool built from another map says so",
                     vec![ro("hash", 0, 32, 0, "FNV-1a of the map's layout")],
+                ),
+                Register::single(
+                    "build_streams",
+                    0x14,
+                    Kind::Constant,
+                    "build configuration: stream ports",
+                    vec![ro(
+                        "streams",
+                        0,
+                        16,
+                        config.streams,
+                        "stream ports (their registers: the stream block)",
+                    )],
                 ),
             ],
         });
@@ -1501,7 +1519,10 @@ mod tests {
             let t = map.decode(STREAM_BLOCK + (streams - 1) * STREAM_STRIDE + 0x24).unwrap();
             assert_eq!((t.register.name.as_str(), t.index), ("stream_messages", streams - 1));
             // the other blocks are those of a build without streams
-            let without = Map::new(Config::DEFAULT);
+            let without = Map::new(Config {
+                streams: 0,
+                ..Config::DEFAULT
+            });
             assert_eq!(map.blocks.len(), without.blocks.len() + 1);
             assert_ne!(map.hash(), without.hash());
         }

@@ -1,11 +1,16 @@
 //! [`Engine`]: the whole engine in one unit: the register file (AXI4-Lite), the TX path and the
-//! RX path joined, with the host's receive side ([`super::host`]). A system connects the MAC
-//! (frames in and out), memory (read commands and data for what it sends, write commands and
-//! data for what it receives), the AXI4-Lite bus and the pass-through stream.
+//! RX path joined, with the host's receive side ([`super::host`]) and the stream ports
+//! ([`StreamSet`]). A system connects the MAC (frames in and out), memory (read commands and
+//! data for what it sends, write commands and data for what it receives), the AXI4-Lite bus,
+//! the pass-through stream and the streams to send.
 //!
 //! ```text
-//!  s_axil ─► Registers ─┬─ qp_read (port B) ─────────────► TxPath ──► m_axis (MAC TX)
-//!                       ├─ post / post_result, cpl ◄─────►   ▲  └──► m_read, ◄── s_pay (memory)
+//!  s_axil ─► AxiLiteSplit ─► (stream block) ─► StreamSet ◄── s_stream (S streams)
+//!              │                                 ▲   │ posts (the host's and the streams', in turn)
+//!              ▼                                 │   ▼
+//!  (the rest) Registers ─┬─ qp_read (port B) ────┼──────► TxPath ──► m_axis (MAC TX)
+//!                       ├─ post / post_result, cpl ◄─┘  ▲  └──► reads ─► StreamReadRouter ─► m_read, ◄── s_pay (memory)
+//!                       │                               │             (the stream window: StreamSet's buffers)
 //!                       ├─ sched_cfg, cfg_block_log2 ─────►   │ s_resp, s_ack (ACK/NAK)
 //!                       ├─ qp_commit ─────────────────────►  both paths       │
 //!                       ├─ qp_rx_read (the table's copy) ─► RxPath ── m_dec ──┼─► CompletionQueue ─► receive_completion*
@@ -30,6 +35,13 @@
 //! - **The host path**: frames that are not RoCEv2 go through `HostResponder`, which answers
 //!   ARP requests and ICMP echo requests for the engine's IPv4 address itself; its replies
 //!   join the TX path's frames on `m_axis` at a frame boundary (`FrameMerge`, replies first).
+//! - **The streams**: the AXI4-Lite accesses to the register map's `stream` block go to the
+//!   stream set (`AxiLiteSplit`), the rest to the register file. The register file's posts
+//!   and the stream senders' take turns into the TX path's post port, each result back to its
+//!   poster; the senders see every completion the register file takes. The TX path's memory
+//!   reads with address bit 63 set (the stream window) are served from the ports' buffers, the
+//!   others go to `m_read` (so the host must not post local addresses, nor register memory
+//!   regions, at 2^63 and above).
 //! - `init_done` rises when both paths have cleared their RAMs after reset.
 
 use super::host::{CompletionQueue, ReceivePosting};
@@ -37,9 +49,11 @@ use super::{HostResponder, RxPath};
 use crate::common::elab::c;
 use crate::common::fifo::{Fifo, CAPACITY};
 use crate::common::frame_merge::FrameMerge;
+use crate::registers::split::AxiLiteSplit;
 use crate::registers::Registers;
+use crate::stream::{StreamReadRouter, StreamSet};
 use crate::tx::TxPath;
-use ferroce_contracts::regs::{self, Config, QP_READ_LATENCY};
+use ferroce_contracts::regs::{self, Config, MAX_STREAMS, QP_READ_LATENCY, STREAM_BLOCK, STREAM_STRIDE};
 use ferroce_contracts::responder::{decision, DECISION, DEFAULT_REGIONS};
 use ferroce_contracts::schema::RecordField;
 use ferroce_contracts::tx::COMPLETION_STATUS_BITS;
@@ -86,6 +100,10 @@ pub struct Engine<
     const Q: usize,
     const RA: usize,
     const HB: usize,
+    const BB: usize,
+    const S: usize,
+    const SW: usize,
+    const SK: usize,
 > {
     /// Clock.
     pub clock: Signal<In, Clock>,
@@ -193,8 +211,24 @@ pub struct Engine<
     pub m_wr_tkeep: Signal<Out, Bits<K>>,
     /// Memory write data: a command's last beat.
     pub m_wr_tlast: Signal<Out, Bit>,
+    /// The streams (AXI-Stream, `tkeep` contiguous from lane 0; stream `s` in `tdata` bits
+    /// `s × W + W − 1 .. s × W`): valid, bit `s` for stream `s`.
+    pub s_stream_tvalid: Signal<In, Bits<S>>,
+    /// The streams: ready.
+    pub s_stream_tready: Signal<Out, Bits<S>>,
+    /// The streams: data.
+    pub s_stream_tdata: Signal<In, Bits<SW>>,
+    /// The streams: keep.
+    pub s_stream_tkeep: Signal<In, Bits<SK>>,
+    /// The streams: last beat (ends a message where the stream's `end_at_tlast` is set).
+    pub s_stream_tlast: Signal<In, Bits<S>>,
 
+    /// The AXI4-Lite bus: the stream block to the stream set, the rest to the register file.
+    split: AxiLiteSplit,
     registers: Registers<CB, GB, QB>,
+    streams: StreamSet<W, K, BB, S, SW, SK>,
+    /// The TX path's memory reads: the stream window's to the stream set, the others to memory.
+    read_router: StreamReadRouter<W, K>,
     tx: TxPath<W, K, CB, EB, QB, Q, QP_READ_LATENCY, HB>,
     rx: RxPath<W, K, D, QB, REGION_BITS, RA, QP_READ_LATENCY>,
     receive_posting: ReceivePosting<QB>,
@@ -269,12 +303,17 @@ impl<
         const Q: usize,
         const RA: usize,
         const HB: usize,
-    > Engine<W, K, D, CB, GB, EB, QB, Q, RA, HB>
+        const BB: usize,
+        const S: usize,
+        const SW: usize,
+        const SK: usize,
+    > Engine<W, K, D, CB, GB, EB, QB, Q, RA, HB, BB, S, SW, SK>
 {
     /// The engine of a register file configuration (`2^CB` channels, `2^QB` QPs; its queue
     /// count is the TX path's `Q`).
     pub fn new(config: Config) -> Self {
         assert_eq!(config.queues as usize, Q, "Engine: the map's queues are the scheduler's");
+        assert_eq!(config.streams as usize, S, "Engine: the map's streams are the stream set's");
         let at = |field: RecordField| c::<9>(DECISION.offset(field.name) as u64);
         Self {
             clock: Default::default(),
@@ -330,7 +369,15 @@ impl<
             m_wr_tdata: Default::default(),
             m_wr_tkeep: Default::default(),
             m_wr_tlast: Default::default(),
+            s_stream_tvalid: Default::default(),
+            s_stream_tready: Default::default(),
+            s_stream_tdata: Default::default(),
+            s_stream_tkeep: Default::default(),
+            s_stream_tlast: Default::default(),
+            split: AxiLiteSplit::new(STREAM_BLOCK, MAX_STREAMS * STREAM_STRIDE),
             registers: Registers::new(config),
+            streams: Default::default(),
+            read_router: Default::default(),
             tx: TxPath::new(config.channels, config.qps),
             rx: Default::default(),
             receive_posting: Default::default(),
@@ -390,14 +437,21 @@ impl<
         const Q: usize,
         const RA: usize,
         const HB: usize,
-    > Logic for Engine<W, K, D, CB, GB, EB, QB, Q, RA, HB>
+        const BB: usize,
+        const S: usize,
+        const SW: usize,
+        const SK: usize,
+    > Logic for Engine<W, K, D, CB, GB, EB, QB, Q, RA, HB, BB, S, SW, SK>
 {
     #[hdl_gen]
     fn update(&mut self) {
         clock!(
             self,
             clock,
+            split,
             registers,
+            streams,
+            read_router,
             tx,
             rx,
             receive_posting,
@@ -429,30 +483,89 @@ impl<
         self.host_responder.reset.next = self.reset.val();
         self.transmit.reset.next = self.reset.val();
         self.registers.reset.next = self.reset.val();
+        self.split.reset.next = self.reset.val();
+        self.streams.reset.next = self.reset.val();
+        self.read_router.reset.next = self.reset.val();
         self.tx.reset.next = self.reset.val();
         self.rx.reset.next = self.reset.val();
         self.receive_posting.reset.next = self.reset.val();
         self.completion_queue.reset.next = self.reset.val();
         self.init_done.next = self.tx.init_done.val() & self.rx.init_done.val();
 
-        // ---- AXI4-Lite ----
-        self.registers.s_axil_awvalid.next = self.s_axil_awvalid.val();
-        self.s_axil_awready.next = self.registers.s_axil_awready.val();
-        self.registers.s_axil_awaddr.next = self.s_axil_awaddr.val();
-        self.registers.s_axil_wvalid.next = self.s_axil_wvalid.val();
-        self.s_axil_wready.next = self.registers.s_axil_wready.val();
-        self.registers.s_axil_wdata.next = self.s_axil_wdata.val();
-        self.registers.s_axil_wstrb.next = self.s_axil_wstrb.val();
-        self.s_axil_bvalid.next = self.registers.s_axil_bvalid.val();
-        self.registers.s_axil_bready.next = self.s_axil_bready.val();
-        self.s_axil_bresp.next = self.registers.s_axil_bresp.val();
-        self.registers.s_axil_arvalid.next = self.s_axil_arvalid.val();
-        self.s_axil_arready.next = self.registers.s_axil_arready.val();
-        self.registers.s_axil_araddr.next = self.s_axil_araddr.val();
-        self.s_axil_rvalid.next = self.registers.s_axil_rvalid.val();
-        self.registers.s_axil_rready.next = self.s_axil_rready.val();
-        self.s_axil_rdata.next = self.registers.s_axil_rdata.val();
-        self.s_axil_rresp.next = self.registers.s_axil_rresp.val();
+        // ---- AXI4-Lite: through the split, the stream block to the stream set ----
+        self.split.s_axil_awvalid.next = self.s_axil_awvalid.val();
+        self.s_axil_awready.next = self.split.s_axil_awready.val();
+        self.split.s_axil_awaddr.next = self.s_axil_awaddr.val();
+        self.split.s_axil_wvalid.next = self.s_axil_wvalid.val();
+        self.s_axil_wready.next = self.split.s_axil_wready.val();
+        self.split.s_axil_wdata.next = self.s_axil_wdata.val();
+        self.split.s_axil_wstrb.next = self.s_axil_wstrb.val();
+        self.s_axil_bvalid.next = self.split.s_axil_bvalid.val();
+        self.split.s_axil_bready.next = self.s_axil_bready.val();
+        self.s_axil_bresp.next = self.split.s_axil_bresp.val();
+        self.split.s_axil_arvalid.next = self.s_axil_arvalid.val();
+        self.s_axil_arready.next = self.split.s_axil_arready.val();
+        self.split.s_axil_araddr.next = self.s_axil_araddr.val();
+        self.s_axil_rvalid.next = self.split.s_axil_rvalid.val();
+        self.split.s_axil_rready.next = self.s_axil_rready.val();
+        self.s_axil_rdata.next = self.split.s_axil_rdata.val();
+        self.s_axil_rresp.next = self.split.s_axil_rresp.val();
+        self.registers.s_axil_awvalid.next = self.split.m_low_axil_awvalid.val();
+        self.split.m_low_axil_awready.next = self.registers.s_axil_awready.val();
+        self.registers.s_axil_awaddr.next = self.split.m_low_axil_awaddr.val();
+        self.registers.s_axil_wvalid.next = self.split.m_low_axil_wvalid.val();
+        self.split.m_low_axil_wready.next = self.registers.s_axil_wready.val();
+        self.registers.s_axil_wdata.next = self.split.m_low_axil_wdata.val();
+        self.registers.s_axil_wstrb.next = self.split.m_low_axil_wstrb.val();
+        self.split.m_low_axil_bvalid.next = self.registers.s_axil_bvalid.val();
+        self.registers.s_axil_bready.next = self.split.m_low_axil_bready.val();
+        self.split.m_low_axil_bresp.next = self.registers.s_axil_bresp.val();
+        self.registers.s_axil_arvalid.next = self.split.m_low_axil_arvalid.val();
+        self.split.m_low_axil_arready.next = self.registers.s_axil_arready.val();
+        self.registers.s_axil_araddr.next = self.split.m_low_axil_araddr.val();
+        self.split.m_low_axil_rvalid.next = self.registers.s_axil_rvalid.val();
+        self.registers.s_axil_rready.next = self.split.m_low_axil_rready.val();
+        self.split.m_low_axil_rdata.next = self.registers.s_axil_rdata.val();
+        self.split.m_low_axil_rresp.next = self.registers.s_axil_rresp.val();
+        self.streams.s_axil_awvalid.next = self.split.m_high_axil_awvalid.val();
+        self.split.m_high_axil_awready.next = self.streams.s_axil_awready.val();
+        self.streams.s_axil_awaddr.next = self.split.m_high_axil_awaddr.val();
+        self.streams.s_axil_wvalid.next = self.split.m_high_axil_wvalid.val();
+        self.split.m_high_axil_wready.next = self.streams.s_axil_wready.val();
+        self.streams.s_axil_wdata.next = self.split.m_high_axil_wdata.val();
+        self.streams.s_axil_wstrb.next = self.split.m_high_axil_wstrb.val();
+        self.split.m_high_axil_bvalid.next = self.streams.s_axil_bvalid.val();
+        self.streams.s_axil_bready.next = self.split.m_high_axil_bready.val();
+        self.split.m_high_axil_bresp.next = self.streams.s_axil_bresp.val();
+        self.streams.s_axil_arvalid.next = self.split.m_high_axil_arvalid.val();
+        self.split.m_high_axil_arready.next = self.streams.s_axil_arready.val();
+        self.streams.s_axil_araddr.next = self.split.m_high_axil_araddr.val();
+        self.split.m_high_axil_rvalid.next = self.streams.s_axil_rvalid.val();
+        self.streams.s_axil_rready.next = self.split.m_high_axil_rready.val();
+        self.split.m_high_axil_rdata.next = self.streams.s_axil_rdata.val();
+        self.split.m_high_axil_rresp.next = self.streams.s_axil_rresp.val();
+
+        // ---- the streams: their data in; their posts and the host's in turn to the TX path;
+        // the completions the register file takes, to the senders too ----
+        self.streams.s_axis_tvalid.next = self.s_stream_tvalid.val();
+        self.s_stream_tready.next = self.streams.s_axis_tready.val();
+        self.streams.s_axis_tdata.next = self.s_stream_tdata.val();
+        self.streams.s_axis_tkeep.next = self.s_stream_tkeep.val();
+        self.streams.s_axis_tlast.next = self.s_stream_tlast.val();
+        self.streams.cfg_block_log2.next = self.registers.cfg_block_log2.val();
+        self.streams.s_post_valid.next = self.registers.post_valid.val();
+        self.registers.post_ready.next = self.streams.s_post_ready.val();
+        self.streams.s_post_entry.next = self.registers.post_entry.val();
+        self.registers.post_result_valid.next = self.streams.s_post_result_valid.val();
+        self.registers.post_result_code.next = self.streams.s_post_result_code.val();
+        self.tx.post_valid.next = self.streams.m_post_valid.val();
+        self.streams.m_post_ready.next = self.tx.post_ready.val();
+        self.tx.post_entry.next = self.streams.m_post_entry.val();
+        self.streams.m_post_result_valid.next = self.tx.post_result_valid.val();
+        self.streams.m_post_result_code.next = self.tx.post_result_code.val();
+        self.streams.cpl_valid.next = self.tx.cpl_valid.val() & self.registers.cpl_ready.val();
+        self.streams.cpl_channel.next = self.tx.cpl_channel.val();
+        self.streams.cpl_status.next = self.tx.cpl_status.val();
 
         // ---- the TX path: QP table port B, posts, completions, configuration, MAC TX, memory reads ----
         self.registers.qp_read_index.next = self.tx.qp_read_index.val();
@@ -474,11 +587,6 @@ impl<
         self.rx.read_done_ready.next = self.tx.read_done_ready.val();
         self.tx.read_done_qp.next = self.rx.read_done_qp.val();
         self.registers.qp_status_value.next = bit_cast::<32, COMPLETION_STATUS_BITS>(self.tx.qp_status_value.val());
-        self.tx.post_valid.next = self.registers.post_valid.val();
-        self.registers.post_ready.next = self.tx.post_ready.val();
-        self.tx.post_entry.next = self.registers.post_entry.val();
-        self.registers.post_result_valid.next = self.tx.post_result_valid.val();
-        self.registers.post_result_code.next = self.tx.post_result_code.val();
         self.registers.cpl_valid.next = self.tx.cpl_valid.val();
         self.tx.cpl_ready.next = self.registers.cpl_ready.val();
         self.registers.cpl_channel.next = self.tx.cpl_channel.val();
@@ -511,15 +619,34 @@ impl<
         self.m_axis_tdata.next = self.transmit.m_axis_tdata.val();
         self.m_axis_tkeep.next = self.transmit.m_axis_tkeep.val();
         self.m_axis_tlast.next = self.transmit.m_axis_tlast.val();
-        self.m_read_valid.next = self.tx.m_read_valid.val();
-        self.tx.m_read_ready.next = self.m_read_ready.val();
-        self.m_read_addr.next = self.tx.m_read_addr.val();
-        self.m_read_len.next = self.tx.m_read_len.val();
-        self.tx.s_pay_tvalid.next = self.s_pay_tvalid.val();
-        self.s_pay_tready.next = self.tx.s_pay_tready.val();
-        self.tx.s_pay_tdata.next = self.s_pay_tdata.val();
-        self.tx.s_pay_tkeep.next = self.s_pay_tkeep.val();
-        self.tx.s_pay_tlast.next = self.s_pay_tlast.val();
+        // (the TX path's memory reads: the stream window's from the stream set, in order)
+        self.read_router.s_read_valid.next = self.tx.m_read_valid.val();
+        self.tx.m_read_ready.next = self.read_router.s_read_ready.val();
+        self.read_router.s_read_addr.next = self.tx.m_read_addr.val();
+        self.read_router.s_read_len.next = self.tx.m_read_len.val();
+        self.m_read_valid.next = self.read_router.m_mem_read_valid.val();
+        self.read_router.m_mem_read_ready.next = self.m_read_ready.val();
+        self.m_read_addr.next = self.read_router.m_mem_read_addr.val();
+        self.m_read_len.next = self.read_router.m_mem_read_len.val();
+        self.streams.s_read_valid.next = self.read_router.m_win_read_valid.val();
+        self.read_router.m_win_read_ready.next = self.streams.s_read_ready.val();
+        self.streams.s_read_addr.next = self.read_router.m_win_read_addr.val();
+        self.streams.s_read_len.next = self.read_router.m_win_read_len.val();
+        self.read_router.s_mem_pay_tvalid.next = self.s_pay_tvalid.val();
+        self.s_pay_tready.next = self.read_router.s_mem_pay_tready.val();
+        self.read_router.s_mem_pay_tdata.next = self.s_pay_tdata.val();
+        self.read_router.s_mem_pay_tkeep.next = self.s_pay_tkeep.val();
+        self.read_router.s_mem_pay_tlast.next = self.s_pay_tlast.val();
+        self.read_router.s_win_pay_tvalid.next = self.streams.m_pay_tvalid.val();
+        self.streams.m_pay_tready.next = self.read_router.s_win_pay_tready.val();
+        self.read_router.s_win_pay_tdata.next = self.streams.m_pay_tdata.val();
+        self.read_router.s_win_pay_tkeep.next = self.streams.m_pay_tkeep.val();
+        self.read_router.s_win_pay_tlast.next = self.streams.m_pay_tlast.val();
+        self.tx.s_pay_tvalid.next = self.read_router.m_pay_tvalid.val();
+        self.read_router.m_pay_tready.next = self.tx.s_pay_tready.val();
+        self.tx.s_pay_tdata.next = self.read_router.m_pay_tdata.val();
+        self.tx.s_pay_tkeep.next = self.read_router.m_pay_tkeep.val();
+        self.tx.s_pay_tlast.next = self.read_router.m_pay_tlast.val();
 
         // ---- the RX path: MAC RX, pass-through, memory writes, the QP table's copy ----
         self.rx.s_axis_tvalid.next = self.s_axis_tvalid.val();

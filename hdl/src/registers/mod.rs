@@ -70,7 +70,7 @@ pub(crate) const INPUTS: usize = 35;
 /// [`Kind::Strobe`] registers (memory region write, receive post, receive completion pop).
 pub(crate) const STROBES: usize = 3;
 /// [`Kind::Constant`] registers (the ID block).
-pub(crate) const CONSTANTS: usize = 5;
+pub(crate) const CONSTANTS: usize = 6;
 
 /// `(mask, value)` of a word-address compare that hits the elements `0..2^k` of an array
 /// register (the window of `elements` elements, a power of two at least `count`).

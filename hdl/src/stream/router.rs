@@ -13,6 +13,9 @@
 //! - The data comes from the side at the FIFO's head until that read's `tlast`, then from the
 //!   next read's side, with no cycle lost between reads (the FIFO's head is a register).
 //! - Up to 31 reads in flight, more than the TX path issues.
+//! - The data's choice ([`PayloadChoice`]) is a block of its own, apart from the readies: a
+//!   sink whose `ready` follows its `valid` (the TX path's payload buffer) then makes no loop of
+//!   blocks that Verilator would have to evaluate again and again.
 
 use crate::common::elab::c;
 use crate::common::fifo::{Fifo, CAPACITY};
@@ -82,8 +85,8 @@ pub struct StreamReadRouter<const W: usize, const K: usize> {
 
     window: Signal<Local, Bit>,
     room: Signal<Local, Bit>,
-    from_window: Signal<Local, Bit>,
     order: Fifo<Bit>,
+    choice: PayloadChoice<W, K>,
     nearly_full: Constant<Bits<8>>,
 }
 
@@ -122,8 +125,8 @@ impl<const W: usize, const K: usize> Default for StreamReadRouter<W, K> {
             m_pay_tlast: Default::default(),
             window: Default::default(),
             room: Default::default(),
-            from_window: Default::default(),
             order: Default::default(),
+            choice: Default::default(),
             // room for one more read beside the one pushed in the last cycle
             nearly_full: c::<8>(CAPACITY as u64 - 2),
         }
@@ -150,12 +153,89 @@ impl<const W: usize, const K: usize> Logic for StreamReadRouter<W, K> {
         self.order.push_value.next = self.window.val();
 
         // ---- data: from the side of the oldest read until its tlast ----
-        self.from_window.next = self.order.head.val();
+        self.choice.head_valid.next = self.order.head_valid.val();
+        self.choice.from_window.next = self.order.head.val();
+        self.choice.s_mem_pay_tvalid.next = self.s_mem_pay_tvalid.val();
+        self.choice.s_mem_pay_tdata.next = self.s_mem_pay_tdata.val();
+        self.choice.s_mem_pay_tkeep.next = self.s_mem_pay_tkeep.val();
+        self.choice.s_mem_pay_tlast.next = self.s_mem_pay_tlast.val();
+        self.choice.s_win_pay_tvalid.next = self.s_win_pay_tvalid.val();
+        self.choice.s_win_pay_tdata.next = self.s_win_pay_tdata.val();
+        self.choice.s_win_pay_tkeep.next = self.s_win_pay_tkeep.val();
+        self.choice.s_win_pay_tlast.next = self.s_win_pay_tlast.val();
+        self.m_pay_tvalid.next = self.choice.m_pay_tvalid.val();
+        self.m_pay_tdata.next = self.choice.m_pay_tdata.val();
+        self.m_pay_tkeep.next = self.choice.m_pay_tkeep.val();
+        self.m_pay_tlast.next = self.choice.m_pay_tlast.val();
+        self.s_mem_pay_tready.next = self.order.head_valid.val() && !self.order.head.val() && self.m_pay_tready.val();
+        self.s_win_pay_tready.next = self.order.head_valid.val() && self.order.head.val() && self.m_pay_tready.val();
+        self.order.pop.next = self.choice.m_pay_tvalid.val() && self.m_pay_tready.val() && self.choice.m_pay_tlast.val();
+        self.order.reset.next = self.reset.val();
+    }
+}
+
+/// The data of the read at the order FIFO's head: memory's or the window's.
+#[derive(LogicBlock)]
+pub struct PayloadChoice<const W: usize, const K: usize> {
+    /// A read is at the order FIFO's head.
+    pub head_valid: Signal<In, Bit>,
+    /// That read is the window's.
+    pub from_window: Signal<In, Bit>,
+    /// Memory's data: valid.
+    pub s_mem_pay_tvalid: Signal<In, Bit>,
+    /// Memory's data.
+    pub s_mem_pay_tdata: Signal<In, Bits<W>>,
+    /// Memory's keep.
+    pub s_mem_pay_tkeep: Signal<In, Bits<K>>,
+    /// Memory's last beat.
+    pub s_mem_pay_tlast: Signal<In, Bit>,
+    /// The window's data: valid.
+    pub s_win_pay_tvalid: Signal<In, Bit>,
+    /// The window's data.
+    pub s_win_pay_tdata: Signal<In, Bits<W>>,
+    /// The window's keep.
+    pub s_win_pay_tkeep: Signal<In, Bits<K>>,
+    /// The window's last beat.
+    pub s_win_pay_tlast: Signal<In, Bit>,
+    /// The chosen data: valid.
+    pub m_pay_tvalid: Signal<Out, Bit>,
+    /// The chosen data.
+    pub m_pay_tdata: Signal<Out, Bits<W>>,
+    /// The chosen keep.
+    pub m_pay_tkeep: Signal<Out, Bits<K>>,
+    /// The chosen last beat.
+    pub m_pay_tlast: Signal<Out, Bit>,
+}
+
+impl<const W: usize, const K: usize> Default for PayloadChoice<W, K> {
+    fn default() -> Self {
+        PayloadChoice {
+            head_valid: Default::default(),
+            from_window: Default::default(),
+            s_mem_pay_tvalid: Default::default(),
+            s_mem_pay_tdata: Default::default(),
+            s_mem_pay_tkeep: Default::default(),
+            s_mem_pay_tlast: Default::default(),
+            s_win_pay_tvalid: Default::default(),
+            s_win_pay_tdata: Default::default(),
+            s_win_pay_tkeep: Default::default(),
+            s_win_pay_tlast: Default::default(),
+            m_pay_tvalid: Default::default(),
+            m_pay_tdata: Default::default(),
+            m_pay_tkeep: Default::default(),
+            m_pay_tlast: Default::default(),
+        }
+    }
+}
+
+impl<const W: usize, const K: usize> Logic for PayloadChoice<W, K> {
+    #[hdl_gen]
+    fn update(&mut self) {
         self.m_pay_tvalid.next = false;
         self.m_pay_tdata.next = self.s_mem_pay_tdata.val();
         self.m_pay_tkeep.next = self.s_mem_pay_tkeep.val();
         self.m_pay_tlast.next = self.s_mem_pay_tlast.val();
-        if self.order.head_valid.val() {
+        if self.head_valid.val() {
             if self.from_window.val() {
                 self.m_pay_tvalid.next = self.s_win_pay_tvalid.val();
                 self.m_pay_tdata.next = self.s_win_pay_tdata.val();
@@ -165,9 +245,5 @@ impl<const W: usize, const K: usize> Logic for StreamReadRouter<W, K> {
                 self.m_pay_tvalid.next = self.s_mem_pay_tvalid.val();
             }
         }
-        self.s_mem_pay_tready.next = self.order.head_valid.val() && !self.from_window.val() && self.m_pay_tready.val();
-        self.s_win_pay_tready.next = self.order.head_valid.val() && self.from_window.val() && self.m_pay_tready.val();
-        self.order.pop.next = self.m_pay_tvalid.val() && self.m_pay_tready.val() && self.m_pay_tlast.val();
-        self.order.reset.next = self.reset.val();
     }
 }

