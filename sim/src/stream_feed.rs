@@ -35,7 +35,7 @@ impl StreamFeed {
         let valid = port("tvalid")?;
         let streams = m.ports()[valid].width;
         assert!(streams <= 64, "at most 64 packed streams");
-        let mut feed = StreamFeed {
+        let feed = StreamFeed {
             valid,
             ready: port("tready")?,
             data: port("tdata")?,
