@@ -4,7 +4,8 @@
 //! a local memory behind its read side (`m_read`, `s_pay`: [`Memory`]) and its write side
 //! (`m_cmd`, `m_wr`), the MAC. [`EnginePair`] puts two engines back to back (A's MAC TX to B's
 //! MAC RX and back, through beat FIFOs) and clocks both together; its co-simulation is
-//! `sim/tests/engine_cosim.rs`.
+//! `sim/tests/engine_cosim.rs`. A lossy wire ([`EnginePair::set_faults`]) takes each frame
+//! whole and lets a [`FaultInjector`] lose, duplicate, hold back or corrupt it.
 //!
 //! Every stream around an engine draws random backpressure and has its AXI rules checked
 //! ([`crate::axis`]); memory reads answer with random latency and stalls. Register accesses are
@@ -16,7 +17,9 @@
 use crate::axis::{AxisPorts, Channel, FrameSink};
 use crate::contracts::regs::{Config, Map, PostState, POLL_CHANNELS};
 use crate::contracts::responder::{receive_state, ResponderCounter, RECEIVE_COMPLETION, RECEIVE_POST};
+use crate::contracts::stream::{StreamCommand, StreamRefusal, StreamSettings};
 use crate::contracts::tx::PostError;
+use crate::faults::{FaultCounts, FaultInjector, Faults};
 use crate::models::responder::MemoryRegion;
 use crate::models::tx::{LocalMemory, Post, QpContext, SparseMemory};
 use crate::regs_rtl::{AxiLiteMaster, Request};
@@ -77,6 +80,9 @@ pub fn built_engines() -> Vec<EngineVariant> {
 pub const PROGRESS_LIMIT: u64 = 20_000;
 /// Beats a wire between the engines holds.
 const WIRE_BEATS: usize = 8;
+/// Bytes of the longest frame a lossy wire takes whole before it passes it on: a 4,096-byte
+/// payload and every header.
+const LOSSY_FRAME_BYTES: usize = 4096 + 128;
 
 /// A beat on a wire: `tdata`, `tkeep`, `tlast`.
 type Beat = (Vec<u32>, Vec<u32>, bool);
@@ -244,6 +250,11 @@ impl EngineRtl {
         self.mac.frames.iter().map(|f| f.bytes.as_slice())
     }
 
+    /// Frames this engine put on its MAC TX, in order, with the cycle of each one's last beat.
+    pub fn frames_out_with_cycles(&self) -> impl Iterator<Item = (&[u8], u64)> {
+        self.mac.frames.iter().map(|f| (f.bytes.as_slice(), f.last_cycle))
+    }
+
     /// Frames this engine passed to the host (`m_pass`).
     pub fn passed(&self) -> impl Iterator<Item = &[u8]> {
         self.pass.frames.iter().map(|f| f.bytes.as_slice())
@@ -283,6 +294,15 @@ impl EngineRtl {
     /// Takes the frames put on the MAC TX since the last call.
     pub(crate) fn take_frames_out(&mut self) -> Vec<Vec<u8>> {
         self.mac.frames.drain(..).map(|f| f.bytes).collect()
+    }
+
+    /// Takes the memory writes `(address, bytes)` made since the last call (their bytes are in
+    /// [`EngineRtl::memory`] too).
+    pub fn take_writes(&mut self) -> Vec<(u64, Vec<u8>)> {
+        let data = self.data.frames.drain(..self.written_frames);
+        let writes = self.writes.drain(..).zip(data).map(|((address, _), f)| (address, f.bytes)).collect();
+        self.written_frames = 0;
+        writes
     }
 
     /// Takes the frames passed to the host (`m_pass`) since the last call.
@@ -479,6 +499,14 @@ pub trait EngineHost {
 
     /// Posts a receive buffer; `Ok(true)` when accepted, `Ok(false)` when refused (queue full).
     fn post_receive(&mut self, qp: u32, address: u64, length: u32) -> Result<bool, String> {
+        self.post_receive_staged(qp, address, length, &mut None)
+    }
+
+    /// Posts a receive buffer as [`EngineHost::post_receive`] does, writing only the receive
+    /// words that differ from `staged` (what the last post left in the register file; `None`:
+    /// unknown), which it then holds: a host that posts the same buffer again rings the post
+    /// register alone.
+    fn post_receive_staged(&mut self, qp: u32, address: u64, length: u32, staged: &mut Option<Vec<u32>>) -> Result<bool, String> {
         let words = RECEIVE_POST
             .encode(&[
                 ("qp", u128::from(qp)),
@@ -487,8 +515,11 @@ pub trait EngineHost {
             ])
             .map_err(|e| format!("receive post: {e}"))?;
         for (w, &word) in words.iter().enumerate() {
-            self.write(&format!("receive_word{w}"), 0, word)?;
+            if staged.as_ref().is_none_or(|s| s[w] != word) {
+                self.write(&format!("receive_word{w}"), 0, word)?;
+            }
         }
+        *staged = Some(words);
         self.write("receive_post", 0, 1)?;
         loop {
             let status = self.read("receive_status", 0)?;
@@ -543,17 +574,21 @@ pub trait EngineHost {
     /// Reads and pops every receive completion queued; errors if the overflow flag is set.
     fn receive_completions(&mut self) -> Result<Vec<HostCompletion>, String> {
         let mut out = Vec::new();
+        // `valid` and `overflow` are in word 0: the other words are read only for a completion
+        debug_assert!(RECEIVE_COMPLETION.offset("valid") < 32 && RECEIVE_COMPLETION.offset("overflow") < 32);
         loop {
-            let words: Vec<u32> = (0..RECEIVE_COMPLETION.words())
-                .map(|w| self.read(&format!("receive_completion{w}"), 0))
-                .collect::<Result<_, _>>()?;
-            let field = |name: &str| RECEIVE_COMPLETION.decode(&words, name) as u32;
-            if field("overflow") != 0 {
+            let mut words = vec![self.read("receive_completion0", 0)?];
+            let flag = |words: &[u32], name: &str| words[0] >> RECEIVE_COMPLETION.offset(name) & 1 != 0;
+            if flag(&words, "overflow") {
                 return Err(format!("{}: receive completions were lost", self.label()));
             }
-            if field("valid") == 0 {
+            if !flag(&words, "valid") {
                 return Ok(out);
             }
+            for w in 1..RECEIVE_COMPLETION.words() {
+                words.push(self.read(&format!("receive_completion{w}"), 0)?);
+            }
+            let field = |name: &str| RECEIVE_COMPLETION.decode(&words, name) as u32;
             out.push(HostCompletion {
                 qp: field("qp"),
                 kind: field("kind") as u8,
@@ -568,6 +603,31 @@ pub trait EngineHost {
     /// A responder counter.
     fn responder_counter(&mut self, counter: ResponderCounter) -> Result<u32, String> {
         self.read("responder_counter", counter.index() as u32)
+    }
+
+    /// Writes stream `index`'s settings and applies them (`configure`); an error that names
+    /// the refusal when the engine refuses them.
+    fn configure_stream(&mut self, index: u32, settings: &StreamSettings) -> Result<(), String> {
+        for (register, value) in settings.register_words(self.map()) {
+            self.write(register, index, value)?;
+        }
+        self.stream_command(index, StreamCommand::Configure)
+    }
+
+    /// Sends `command` to stream `index`; an error that names the refusal.
+    fn stream_command(&mut self, index: u32, command: StreamCommand) -> Result<(), String> {
+        let field = |map: &Map, register: &str, name: &str| map.reg(register).field(name).expect("a stream field").clone();
+        let value = field(self.map(), "stream_command", "code").set(0, command as u32);
+        self.write("stream_command", index, value)?;
+        let state = self.read("stream_state", index)?;
+        match field(self.map(), "stream_state", "result").get(state) {
+            0 => Ok(()),
+            code => Err(format!(
+                "{}: stream {index}: {command:?} refused: {}",
+                self.label(),
+                StreamRefusal::from_code(code as u8).map_or("an unknown code", StreamRefusal::name)
+            )),
+        }
     }
 }
 
@@ -609,6 +669,31 @@ pub struct EnginePair {
     map: Map,
     rng: ChaCha8Rng,
     cycle: u64,
+    /// The lossy wires, A→B and B→A (`None`: a perfect wire).
+    lossy: [Option<LossyWire>; 2],
+}
+
+/// A lossy wire: the frame arriving from the sending engine, taken whole before its faults.
+struct LossyWire {
+    injector: FaultInjector,
+    arriving: Vec<u8>,
+    /// The frames it delivered, until taken.
+    delivered: Vec<Vec<u8>>,
+}
+
+impl LossyWire {
+    /// A beat from the sender; the frames for the receiver when it ends a frame.
+    fn take(&mut self, beat: &Beat, cycle: u64) -> Vec<Vec<u8>> {
+        let (data, keep, last) = beat;
+        let bytes = data.iter().flat_map(|w| w.to_le_bytes());
+        let kept = bytes.enumerate().filter(|(i, _)| keep[i / 32] >> (i % 32) & 1 == 1);
+        self.arriving.extend(kept.map(|(_, b)| b));
+        if *last {
+            self.injector.apply(std::mem::take(&mut self.arriving), cycle)
+        } else {
+            Vec::new()
+        }
+    }
 }
 
 impl EnginePair {
@@ -620,7 +705,35 @@ impl EnginePair {
             map: Map::new(variant.config),
             rng: ChaCha8Rng::seed_from_u64(surroundings.seed),
             cycle: 0,
+            lossy: [None, None],
         })
+    }
+
+    /// Makes the wires A→B (`ab`) and B→A (`ba`) lossy, their faults drawn from `seed`; `None`:
+    /// a perfect wire. Frames already on a wire are not touched.
+    pub fn set_faults(&mut self, ab: Option<Faults>, ba: Option<Faults>, seed: u64) {
+        let wire = |faults: Option<Faults>, seed: u64| {
+            faults.map(|f| LossyWire {
+                injector: FaultInjector::new(f, seed),
+                arriving: Vec::new(),
+                delivered: Vec::new(),
+            })
+        };
+        self.lossy = [wire(ab, seed), wire(ba, seed.wrapping_add(1))];
+    }
+
+    /// What the lossy wires' injectors did so far, A→B and B→A.
+    pub fn fault_counts(&self) -> [Option<FaultCounts>; 2] {
+        [0, 1].map(|d| self.lossy[d].as_ref().map(|w| w.injector.counts))
+    }
+
+    /// Takes the frames a lossy wire delivered since the last call (0: A→B, 1: B→A; none for
+    /// a perfect wire).
+    pub fn take_delivered(&mut self, direction: usize) -> Vec<Vec<u8>> {
+        self.lossy[direction]
+            .as_mut()
+            .map(|w| std::mem::take(&mut w.delivered))
+            .unwrap_or_default()
     }
 
     /// The register map both engines implement.
@@ -643,16 +756,31 @@ impl EnginePair {
 
     /// One cycle of both engines and both wires.
     pub fn step(&mut self) -> Result<(), String> {
-        let (room_ab, room_ba) = (self.b.incoming.len() < WIRE_BEATS, self.a.incoming.len() < WIRE_BEATS);
+        // a lossy wire holds a whole frame more than a perfect one
+        let lossy_room = LOSSY_FRAME_BYTES.div_ceil(self.a.input.bytes_per_beat);
+        let room = |into: &EngineRtl, lossy: &Option<LossyWire>| {
+            into.incoming_beats() < WIRE_BEATS + if lossy.is_some() { lossy_room } else { 0 }
+        };
+        let (room_ab, room_ba) = (room(&self.b, &self.lossy[0]), room(&self.a, &self.lossy[1]));
         self.a.drive(&mut self.rng, self.cycle, room_ab);
         self.b.drive(&mut self.rng, self.cycle, room_ba);
         self.a.m.eval();
         self.b.m.eval();
-        if let Some(beat) = self.a.sample(self.cycle)? {
-            self.b.arrive(beat);
-        }
-        if let Some(beat) = self.b.sample(self.cycle)? {
-            self.a.arrive(beat);
+        let cycle = self.cycle;
+        let out = [self.a.sample(cycle)?, self.b.sample(cycle)?];
+        for (direction, beat) in out.into_iter().enumerate() {
+            let into = if direction == 0 { &mut self.b } else { &mut self.a };
+            match (&mut self.lossy[direction], beat) {
+                (None, Some(beat)) => into.arrive(beat),
+                (Some(wire), beat) => {
+                    let frames = beat.map(|b| wire.take(&b, cycle)).unwrap_or_default();
+                    for frame in frames.into_iter().chain(wire.injector.due(cycle)) {
+                        into.inject(&frame);
+                        wire.delivered.push(frame);
+                    }
+                }
+                (None, None) => {}
+            }
         }
         self.a.m.tick();
         self.b.m.tick();

@@ -46,6 +46,7 @@ pub mod sched_rtl;
 pub mod send_history_rtl;
 pub mod serial_rtl;
 pub mod serve;
+pub mod stream_bench;
 pub mod stream_feed;
 pub mod stream_port_rtl;
 pub mod stream_reader_rtl;

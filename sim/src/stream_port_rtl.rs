@@ -223,8 +223,15 @@ impl Bench {
             let words = self.m.get(p);
             let field = |name: &str| STREAM_MESSAGE.decode(&words, name);
             let beats = field("beats") as u32;
+            let buffer_beat = field("buffer_beat") as u32;
+            // a buffer entry: the sender puts it in the window, which holds 2 × the buffer a port
+            assert!(
+                buffer_beat < self.buffer_beats,
+                "a record's buffer_beat {buffer_beat} is not an entry of a buffer of {} beats",
+                self.buffer_beats
+            );
             self.reading.push_back(Record {
-                buffer_beat: field("buffer_beat") as u32,
+                buffer_beat,
                 beats,
                 length: field("length") as usize,
                 message: StreamMessage {

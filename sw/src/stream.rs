@@ -9,35 +9,9 @@
 
 use crate::bus::{Bus, Cause, Error};
 use ferroce_contracts::regs::{Map, STREAM_STRIDE};
+pub use ferroce_contracts::stream::StreamSettings;
 use ferroce_contracts::stream::{slots_fit_blocks, StreamCommand, StreamRefusal, MAX_SLOTS, MAX_SLOT_BYTES};
 
-/// What a stream writes and where.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StreamSettings {
-    /// The QP its WRITEs go on (its context holds the destination and the R_Key).
-    pub qp: u32,
-    /// The scheduler queue of its posts.
-    pub queue: u32,
-    /// The first of its channels (a multiple of `channels`).
-    pub first_channel: u32,
-    /// Channels: 1, 2 or 4 (messages in flight at once).
-    pub channels: u32,
-    /// The remote address of slot 0.
-    pub base_va: u64,
-    /// Bytes of a slot.
-    pub slot_bytes: u32,
-    /// Slots in the ring.
-    pub slots: u32,
-    /// The immediate counts `{wraps, slot}` (else the sequence number).
-    pub slot_and_wrap: bool,
-    /// Messages end at `tlast` (or a full slot), with the length in the immediate's low
-    /// `length_bits` bits (0: none).
-    pub end_at_tlast: Option<u32>,
-    /// A message that finds no room is dropped whole (else the port holds `tready` low).
-    pub drop_on_overflow: bool,
-    /// The solicited-event bit on every M-th message (0: never).
-    pub solicited_every: u32,
-}
 
 /// A stream's state and counters, as its registers read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -205,37 +179,7 @@ impl<'a> Streams<'a> {
         self.check_index(index)?;
         self.check(settings, block_bytes)
             .map_err(|m| self.invalid(format!("stream {index}: {m}")))?;
-        let s = settings;
-        let (length_bits, tlast) = (s.end_at_tlast.unwrap_or(0), u32::from(s.end_at_tlast.is_some()));
-        let words = [
-            ("stream_slot", self.value("stream_slot", &[("slot_bytes", s.slot_bytes)])),
-            (
-                "stream_ring",
-                self.value("stream_ring", &[("last_slot", s.slots - 1), ("solicited_every", s.solicited_every)]),
-            ),
-            (
-                "stream_format",
-                self.value(
-                    "stream_format",
-                    &[
-                        ("length_bits", length_bits),
-                        ("slot_and_wrap", u32::from(s.slot_and_wrap)),
-                        ("end_at_tlast", tlast),
-                        ("drop_on_overflow", u32::from(s.drop_on_overflow)),
-                    ],
-                ),
-            ),
-            ("stream_target", self.value("stream_target", &[("qp", s.qp), ("queue", s.queue)])),
-            (
-                "stream_channels",
-                self.value(
-                    "stream_channels",
-                    &[("first_channel", s.first_channel), ("channel_mask", s.channels - 1)],
-                ),
-            ),
-            ("stream_va_low", s.base_va as u32),
-            ("stream_va_high", (s.base_va >> 32) as u32),
-        ];
+        let words = settings.register_words(self.map);
         for (register, value) in words {
             let address = self.address(index, register);
             self.bus.write32(address, value)?;

@@ -7,6 +7,7 @@
 //! and gives each its sequence number, slot, wrap count and immediate. Its behaviour and the
 //! immediate's format are those of the golden model (`ferroce_models::stream`).
 
+use crate::regs::Map;
 use crate::schema::Schema;
 
 /// The most slots a ring has: the slot index is 16 bits.
@@ -117,6 +118,81 @@ pub const STREAM_MESSAGE: Schema = Schema {
 
 /// Bits of a message record.
 pub const STREAM_MESSAGE_BITS: usize = 160;
+
+/// What a stream writes and where.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamSettings {
+    /// The QP its WRITEs go on (its context holds the destination and the R_Key).
+    pub qp: u32,
+    /// The scheduler queue of its posts.
+    pub queue: u32,
+    /// The first of its channels (a multiple of `channels`).
+    pub first_channel: u32,
+    /// Channels: 1, 2 or 4 (messages in flight at once).
+    pub channels: u32,
+    /// The remote address of slot 0.
+    pub base_va: u64,
+    /// Bytes of a slot.
+    pub slot_bytes: u32,
+    /// Slots in the ring.
+    pub slots: u32,
+    /// The immediate counts `{wraps, slot}` (else the sequence number).
+    pub slot_and_wrap: bool,
+    /// Messages end at `tlast` (or a full slot), with the length in the immediate's low
+    /// `length_bits` bits (0: none).
+    pub end_at_tlast: Option<u32>,
+    /// A message that finds no room is dropped whole (else the port holds `tready` low).
+    pub drop_on_overflow: bool,
+    /// The solicited-event bit on every M-th message (0: never).
+    pub solicited_every: u32,
+}
+
+impl StreamSettings {
+    /// The values of the stream's setting registers (`stream_slot` to `stream_va_high` of the
+    /// map's `stream` block), by register name, in the order a host writes them before
+    /// `configure`.
+    pub fn register_words(&self, map: &Map) -> [(&'static str, u32); 7] {
+        let value = |register: &str, fields: &[(&str, u32)]| {
+            let r = map.reg(register);
+            fields
+                .iter()
+                .fold(0, |v, (name, value)| r.field(name).expect("a stream setting field").set(v, *value))
+        };
+        let (length_bits, end_at_tlast) = (self.end_at_tlast.unwrap_or(0), u32::from(self.end_at_tlast.is_some()));
+        [
+            ("stream_slot", value("stream_slot", &[("slot_bytes", self.slot_bytes)])),
+            (
+                "stream_ring",
+                value(
+                    "stream_ring",
+                    &[("last_slot", self.slots - 1), ("solicited_every", self.solicited_every)],
+                ),
+            ),
+            (
+                "stream_format",
+                value(
+                    "stream_format",
+                    &[
+                        ("length_bits", length_bits),
+                        ("slot_and_wrap", u32::from(self.slot_and_wrap)),
+                        ("end_at_tlast", end_at_tlast),
+                        ("drop_on_overflow", u32::from(self.drop_on_overflow)),
+                    ],
+                ),
+            ),
+            ("stream_target", value("stream_target", &[("qp", self.qp), ("queue", self.queue)])),
+            (
+                "stream_channels",
+                value(
+                    "stream_channels",
+                    &[("first_channel", self.first_channel), ("channel_mask", self.channels - 1)],
+                ),
+            ),
+            ("stream_va_low", self.base_va as u32),
+            ("stream_va_high", (self.base_va >> 32) as u32),
+        ]
+    }
+}
 
 /// Bits of a command code and of a refusal code.
 pub const STREAM_CODE_BITS: usize = 3;

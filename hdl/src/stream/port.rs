@@ -448,8 +448,7 @@ impl<const W: usize, const K: usize, const BB: usize> Logic for StreamPort<W, K,
         self.numbers.solicited_last.next = self.solicited_last.q.val();
         self.numbers.solicited_never.next = self.solicited_never.q.val();
         self.records.push_value.next =
-            (bit_cast::<STREAM_MESSAGE_BITS, BEAT_BITS>(bit_cast::<BEAT_BITS, POSITION_BITS>(self.message_start.q.val()))
-                << self.message_at[0].val())
+            (bit_cast::<STREAM_MESSAGE_BITS, BB>(bit_cast::<BB, POSITION_BITS>(self.message_start.q.val())) << self.message_at[0].val())
                 | (bit_cast::<STREAM_MESSAGE_BITS, BEAT_BITS>(self.ending_beats.q.val()) << self.message_at[1].val())
                 | (bit_cast::<STREAM_MESSAGE_BITS, SLOT_BYTE_BITS>(self.length.val()) << self.message_at[2].val())
                 | (bit_cast::<STREAM_MESSAGE_BITS, 32>(self.numbers.sequence_number.val()) << self.message_at[4].val())
