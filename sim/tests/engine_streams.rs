@@ -14,6 +14,8 @@ use common::HostBus;
 use ferroce_ctl::stream::{StreamSettings, Streams};
 use ferroce_sim::contracts::tx::Pmtu;
 use ferroce_sim::engine_rtl::{built_engines, EnginePair, EngineVariant, HostCompletion, Side, Surroundings};
+use ferroce_sim::faults::Faults;
+use ferroce_sim::stream_bench::{run, StreamReport, StreamRunConfig};
 use ferroce_sim::loopback_bench::b_context;
 use ferroce_sim::models::stream::{ImmediateFormat, MessageEnd, StreamConfig, StreamCutter, StreamMessage};
 use ferroce_sim::models::tx::LocalMemory;
@@ -153,4 +155,130 @@ fn streams_land_in_their_remote_slots_through_two_engines() {
             streams_on(&engine, seed, bp_pct);
         }
     }
+}
+
+/// A stream bench run that must pass; its report.
+fn bench(config: StreamRunConfig) -> StreamReport {
+    run(&config, None, |_, _| {}).unwrap_or_else(|e| panic!("{config:?}: {e}"))
+}
+
+/// Every stream port of the build at once, megabytes each way the immediates and SE bits go,
+/// under random idle and backpressure; then few streams of large slots on RC. Past two of a
+/// port's buffers of data (64 KiB at 512 bits) each message is read from the buffer's ring
+/// again: a record whose buffer beat left the port's window sent zeros there.
+#[test]
+fn every_stream_port_sends_megabytes_into_its_ring() {
+    for engine in built_engines() {
+        let beat = engine.config.data_width / 8;
+        let base = StreamRunConfig {
+            engine,
+            streams: engine.config.streams as usize,
+            slot_bytes: 64 * beat,
+            slots: 7,
+            messages: 40,
+            transport: Transport::Uc,
+            pmtu: Pmtu::B1024,
+            immediate: ImmediateFormat::SlotAndWrap,
+            solicited_every: 3,
+            channels: 4,
+            faults: None,
+            surroundings: Surroundings::stalling(11, 20),
+        };
+        let report = bench(base);
+        let bytes = base.streams as u64 * base.messages as u64 * u64::from(base.slot_bytes);
+        assert_eq!(report.payload_bytes(), bytes, "{report:?}");
+        assert!(bytes >= 1 << 20, "megabytes: {bytes}");
+        let rc = bench(StreamRunConfig {
+            streams: 2,
+            slot_bytes: 256 * beat,
+            slots: 3,
+            messages: 12,
+            transport: Transport::Rc,
+            pmtu: Pmtu::B4096,
+            immediate: ImmediateFormat::Sequence,
+            solicited_every: 0,
+            channels: 2,
+            surroundings: Surroundings::stalling(12, 10),
+            ..base
+        });
+        assert!(rc.streams.iter().all(|s| s.completed == 12 && s.lost.is_empty()), "{rc:?}");
+    }
+}
+
+/// UC with loss on the wire: B completes exactly the messages whose every packet crossed (the
+/// missing sequence numbers are the lost ones), no slot holds bytes of another message; RC on
+/// the same wire sends again and completes every message.
+#[test]
+fn a_lossy_wire_loses_whole_uc_messages_and_no_rc_message() {
+    for engine in built_engines() {
+        let beat = engine.config.data_width / 8;
+        let lossy = StreamRunConfig {
+            engine,
+            streams: 2,
+            slot_bytes: 64 * beat,
+            slots: 5,
+            messages: 48,
+            transport: Transport::Uc,
+            pmtu: Pmtu::B512,
+            immediate: ImmediateFormat::Sequence,
+            solicited_every: 0,
+            channels: 4,
+            faults: Some(Faults {
+                loss: 0.02,
+                burst: 3,
+                ..Faults::NONE
+            }),
+            surroundings: Surroundings::stalling(21, 10),
+        };
+        let report = bench(lossy);
+        let lost: usize = report.streams.iter().map(|s| s.lost.len()).sum();
+        assert!(lost > 0 && lost < 40, "some messages lost, most not: {report:?}");
+        assert!(report.faults[0].is_some_and(|f| f.lost > 0), "{report:?}");
+        let rc = bench(StreamRunConfig {
+            transport: Transport::Rc,
+            messages: 16,
+            ..lossy
+        });
+        assert!(rc.streams.iter().all(|s| s.completed == 16), "{rc:?}");
+    }
+}
+
+/// `ferroce-sim stream`: a short run prints a row per stream and no mismatch, its pcap decodes
+/// in tshark as RoCEv2 with good ICRCs; a stream the build does not have is refused (status 2).
+#[test]
+fn the_stream_command_prints_figures_and_writes_a_pcap() {
+    let sim = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ferroce-sim"))
+            .arg("stream")
+            .args(args)
+            .output()
+            .expect("ferroce-sim runs");
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (out.status.code(), text(&out.stdout), text(&out.stderr))
+    };
+    let pcap = std::env::temp_dir().join(format!("ferroce-stream-{}.pcap", std::process::id()));
+    let pcap_arg = pcap.to_str().expect("a UTF-8 path");
+    let (code, stdout, stderr) = sim(&[
+        "--streams", "2", "--slot", "4K", "--slots", "3", "--messages", "5", "--pmtu", "2048", "--out", pcap_arg,
+    ]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("mismatches: 0"), "{stdout}");
+    let rows: Vec<Vec<&str>> = stdout
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.as_bytes()[2].is_ascii_digit())
+        .map(|l| l.split('|').map(str::trim).filter(|c| !c.is_empty()).collect())
+        .collect();
+    assert_eq!(rows.len(), 2, "{stdout}");
+    for row in &rows {
+        // messages, completed, lost, frames (two 2 KiB packets a message), payload bytes
+        assert_eq!(row[2..7], ["5", "5", "0", "10", "20480"], "{row:?}");
+    }
+    assert!(stderr.contains("10/10 messages completed on B"), "{stderr}");
+    let frames = ferroce_sim::wire::pcap::read_pcap(&pcap, false).expect("the pcap reads");
+    assert_eq!(frames.len(), 20, "UC: the streams' frames only");
+    ferroce_sim::tshark::check_roce_frames("stream-command", &frames).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::remove_file(&pcap).ok();
+    let (code, _, stderr) = sim(&["--streams", "9"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("9 streams: this engine build has 8 stream ports"), "{stderr}");
 }
