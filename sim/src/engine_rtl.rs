@@ -300,7 +300,12 @@ impl EngineRtl {
     /// [`EngineRtl::memory`] too).
     pub fn take_writes(&mut self) -> Vec<(u64, Vec<u8>)> {
         let data = self.data.frames.drain(..self.written_frames);
-        let writes = self.writes.drain(..).zip(data).map(|((address, _), f)| (address, f.bytes)).collect();
+        let writes = self
+            .writes
+            .drain(..)
+            .zip(data)
+            .map(|((address, _), f)| (address, f.bytes))
+            .collect();
         self.written_frames = 0;
         writes
     }
@@ -758,9 +763,8 @@ impl EnginePair {
     pub fn step(&mut self) -> Result<(), String> {
         // a lossy wire holds a whole frame more than a perfect one
         let lossy_room = LOSSY_FRAME_BYTES.div_ceil(self.a.input.bytes_per_beat);
-        let room = |into: &EngineRtl, lossy: &Option<LossyWire>| {
-            into.incoming_beats() < WIRE_BEATS + if lossy.is_some() { lossy_room } else { 0 }
-        };
+        let room =
+            |into: &EngineRtl, lossy: &Option<LossyWire>| into.incoming_beats() < WIRE_BEATS + if lossy.is_some() { lossy_room } else { 0 };
         let (room_ab, room_ba) = (room(&self.b, &self.lossy[0]), room(&self.a, &self.lossy[1]));
         self.a.drive(&mut self.rng, self.cycle, room_ab);
         self.b.drive(&mut self.rng, self.cycle, room_ba);

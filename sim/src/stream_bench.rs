@@ -348,11 +348,12 @@ pub fn run(config: &StreamRunConfig, pcap: Option<&Path>, mut progress: impl FnM
         })
         .collect();
 
-
     for (s, stream) in streams.iter().enumerate() {
         let label = format!("stream {s} (B's QP {})", stream.peer.qp);
         let expected: Vec<usize> = if config.faults.is_some() && config.transport == Transport::Uc {
-            (0..stream.messages.len()).filter(|&i| crossing.whole[s].get(i) == Some(&true)).collect()
+            (0..stream.messages.len())
+                .filter(|&i| crossing.whole[s].get(i) == Some(&true))
+                .collect()
         } else {
             (0..stream.messages.len()).collect()
         };
@@ -399,10 +400,7 @@ pub fn run(config: &StreamRunConfig, pcap: Option<&Path>, mut progress: impl FnM
 /// QP's buffer rings the post register alone (`staged`: the receive words B holds).
 fn post_buffers(pair: &mut EnginePair, stream: &mut Stream, most: usize, staged: &mut Option<Vec<u32>>) -> Result<(), String> {
     while stream.buffers < stream.messages.len() && stream.buffers - stream.completed.len() < most {
-        if !pair
-            .host(Side::B)
-            .post_receive_staged(stream.peer.qp, BUFFER_BASE, 4096, staged)?
-        {
+        if !pair.host(Side::B).post_receive_staged(stream.peer.qp, BUFFER_BASE, 4096, staged)? {
             break;
         }
         stream.buffers += 1;
@@ -429,7 +427,9 @@ fn receiver_drops(pair: &mut EnginePair) -> Result<String, String> {
 fn complete(stream: &mut Stream, c: &HostCompletion, lossy: bool) -> Result<(), String> {
     let label = format!("B's QP {}", stream.peer.qp);
     if c.kind != completion_kind::WRITE || c.status != ReceiveStatus::Success as u8 {
-        return Err(format!("{label}: a receive completion not of a successful WRITE with immediate: {c:?}"));
+        return Err(format!(
+            "{label}: a receive completion not of a successful WRITE with immediate: {c:?}"
+        ));
     }
     let matches = |m: &StreamMessage| c.immediate == Some(m.immediate) && c.length as usize == m.data.len();
     let found = if lossy {
@@ -592,7 +592,13 @@ fn stall_report(pair: &mut EnginePair, streams: &[Stream], completed: usize, tot
         pair.cycle()
     );
     for (s, stream) in streams.iter().enumerate() {
-        let names = ["stream_messages", "stream_posted", "stream_completed", "stream_failed", "stream_held_beats"];
+        let names = [
+            "stream_messages",
+            "stream_posted",
+            "stream_completed",
+            "stream_failed",
+            "stream_held_beats",
+        ];
         let values: Vec<String> = names
             .iter()
             .map(|n| pair.read(Side::A, n, s as u32).map_or_else(|e| e, |v| format!("{n} {v}")))
@@ -608,9 +614,8 @@ fn stall_report(pair: &mut EnginePair, streams: &[Stream], completed: usize, tot
 
 /// A table of a run's figures (markdown).
 pub fn figures_table(report: &StreamReport) -> String {
-    let mut s = String::from(
-        "| stream | B's QP | messages | completed | lost | frames A→B | payload bytes |\n|---|---|---|---|---|---|---|\n",
-    );
+    let mut s =
+        String::from("| stream | B's QP | messages | completed | lost | frames A→B | payload bytes |\n|---|---|---|---|---|---|---|\n");
     for (i, f) in report.streams.iter().enumerate() {
         s.push_str(&format!(
             "| {i} | {} | {} | {} | {} | {} | {} |\n",

@@ -15,11 +15,11 @@ use ferroce_ctl::stream::{StreamSettings, Streams};
 use ferroce_sim::contracts::tx::Pmtu;
 use ferroce_sim::engine_rtl::{built_engines, EnginePair, EngineVariant, HostCompletion, Side, Surroundings};
 use ferroce_sim::faults::Faults;
-use ferroce_sim::stream_bench::{run, StreamReport, StreamRunConfig};
 use ferroce_sim::loopback_bench::b_context;
 use ferroce_sim::models::stream::{ImmediateFormat, MessageEnd, StreamConfig, StreamCutter, StreamMessage};
 use ferroce_sim::models::tx::LocalMemory;
 use ferroce_sim::peers::{Peer, BUFFER_BASE};
+use ferroce_sim::stream_bench::{run, StreamReport, StreamRunConfig};
 use ferroce_sim::wire::{RoceFrame, Transport};
 use rand::{Rng, SeedableRng};
 
@@ -259,7 +259,18 @@ fn the_stream_command_prints_figures_and_writes_a_pcap() {
     let pcap = std::env::temp_dir().join(format!("ferroce-stream-{}.pcap", std::process::id()));
     let pcap_arg = pcap.to_str().expect("a UTF-8 path");
     let (code, stdout, stderr) = sim(&[
-        "--streams", "2", "--slot", "4K", "--slots", "3", "--messages", "5", "--pmtu", "2048", "--out", pcap_arg,
+        "--streams",
+        "2",
+        "--slot",
+        "4K",
+        "--slots",
+        "3",
+        "--messages",
+        "5",
+        "--pmtu",
+        "2048",
+        "--out",
+        pcap_arg,
     ]);
     assert_eq!(code, Some(0), "{stdout}{stderr}");
     assert!(stdout.contains("mismatches: 0"), "{stdout}");

@@ -12,7 +12,6 @@ use ferroce_contracts::regs::{Map, STREAM_STRIDE};
 pub use ferroce_contracts::stream::StreamSettings;
 use ferroce_contracts::stream::{slots_fit_blocks, StreamCommand, StreamRefusal, MAX_SLOTS, MAX_SLOT_BYTES};
 
-
 /// A stream's state and counters, as its registers read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct StreamStatus {

@@ -447,14 +447,14 @@ impl<const W: usize, const K: usize, const BB: usize> Logic for StreamPort<W, K,
         self.numbers.slot_and_wrap.next = self.slot_and_wrap.q.val();
         self.numbers.solicited_last.next = self.solicited_last.q.val();
         self.numbers.solicited_never.next = self.solicited_never.q.val();
-        self.records.push_value.next =
-            (bit_cast::<STREAM_MESSAGE_BITS, BB>(bit_cast::<BB, POSITION_BITS>(self.message_start.q.val())) << self.message_at[0].val())
-                | (bit_cast::<STREAM_MESSAGE_BITS, BEAT_BITS>(self.ending_beats.q.val()) << self.message_at[1].val())
-                | (bit_cast::<STREAM_MESSAGE_BITS, SLOT_BYTE_BITS>(self.length.val()) << self.message_at[2].val())
-                | (bit_cast::<STREAM_MESSAGE_BITS, 32>(self.numbers.sequence_number.val()) << self.message_at[4].val())
-                | (bit_cast::<STREAM_MESSAGE_BITS, 16>(self.numbers.slot.val()) << self.message_at[5].val())
-                | (bit_cast::<STREAM_MESSAGE_BITS, 32>(self.numbers.immediate_base.val() | self.length_in_immediate.val())
-                    << self.message_at[6].val());
+        self.records.push_value.next = (bit_cast::<STREAM_MESSAGE_BITS, BB>(bit_cast::<BB, POSITION_BITS>(self.message_start.q.val()))
+            << self.message_at[0].val())
+            | (bit_cast::<STREAM_MESSAGE_BITS, BEAT_BITS>(self.ending_beats.q.val()) << self.message_at[1].val())
+            | (bit_cast::<STREAM_MESSAGE_BITS, SLOT_BYTE_BITS>(self.length.val()) << self.message_at[2].val())
+            | (bit_cast::<STREAM_MESSAGE_BITS, 32>(self.numbers.sequence_number.val()) << self.message_at[4].val())
+            | (bit_cast::<STREAM_MESSAGE_BITS, 16>(self.numbers.slot.val()) << self.message_at[5].val())
+            | (bit_cast::<STREAM_MESSAGE_BITS, 32>(self.numbers.immediate_base.val() | self.length_in_immediate.val())
+                << self.message_at[6].val());
         self.records.push_value.next = self
             .records
             .push_value
