@@ -4,7 +4,9 @@
  *
  *   --mode receive-writes  the peer sends COUNT RDMA WRITE WITH IMMEDIATE of SIZE bytes into our
  *                          buffer: message i lands at va + i*SIZE, carries immediate 0x1000 + i
- *                          and byte j of it is (i*7 + j) & 0xff.
+ *                          and byte j of it is (i*7 + j) & 0xff. With --slots S the buffer is a
+ *                          ring of S slots (message i in slot i mod S, checked as it completes);
+ *                          --imm-base N: immediates N + i (a stream's sequence numbers: 0).
  *   --mode send-writes     we send the same messages to --peer-va/--peer-rkey, after reading a
  *                          "GO" line on stdin.
  *   --mode receive-sends   the peer sends COUNT SEND WITH IMMEDIATE of SIZE bytes: message i
@@ -64,6 +66,8 @@ struct options {
 	unsigned count;
 	uint32_t peer_rkey;
 	uint64_t peer_va;
+	unsigned slots;        /* receive-writes: slots of the ring (COUNT: no ring) */
+	uint32_t imm_base;     /* the first message's immediate */
 	int timeout_ms;
 	int udp_port;          /* ping mode */
 };
@@ -135,7 +139,8 @@ static void usage(void)
 		"                          receive-reads|send-reads|ping\n"
 		"  --peer-ip A.B.C.D\n"
 		"  [--peer-qpn N] [--peer-psn N] [--psn N] [--transport rc|uc] [--mtu 1024]\n"
-		"  [--size BYTES] [--count N] [--timeout-ms 20000]\n"
+		"  [--size BYTES] [--count N] [--timeout-ms 20000] [--imm-base 0x1000]\n"
+		"  receive-writes: [--slots S] (a ring of S slots)\n"
 		"  send-writes, send-reads: --peer-rkey 0xHEX --peer-va 0xHEX\n"
 		"  [--dev rxe0] [--ib-port 1] [--ifname eth0] [--udp-port 7 (ping)]\n");
 	exit(2);
@@ -174,6 +179,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "ib-port", required_argument, 0, 'b' },
 		{ "ifname", required_argument, 0, 'n' },
 		{ "udp-port", required_argument, 0, 'u' },
+		{ "slots", required_argument, 0, 'S' },
+		{ "imm-base", required_argument, 0, 'I' },
 		{ 0, 0, 0, 0 },
 	};
 	int have_rkey = 0, have_va = 0, have_qpn = 0, c;
@@ -181,6 +188,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	*o = (struct options){
 		.dev = "rxe0", .ib_port = 1, .ifname = "eth0", .qp_type = IBV_QPT_RC,
 		.mtu = IBV_MTU_1024, .size = 4096, .count = 1, .timeout_ms = 20000, .udp_port = 7,
+		.imm_base = IMM_BASE,
 	};
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
@@ -237,6 +245,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'b': o->ib_port = number(optarg, "ib-port", 255); break;
 		case 'n': o->ifname = optarg; break;
 		case 'u': o->udp_port = number(optarg, "udp-port", 65535); break;
+		case 'S': o->slots = number(optarg, "slots", 1u << 20); break;
+		case 'I': o->imm_base = number(optarg, "imm-base", UINT32_MAX); break;
 		default: usage();
 		}
 	}
@@ -246,6 +256,12 @@ static void parse_options(int argc, char **argv, struct options *o)
 		usage();
 	if ((o->mode == MODE_SEND_WRITES || o->mode == MODE_SEND_READS) && !(have_rkey && have_va))
 		usage();
+	if (o->slots == 0 || o->slots > o->count)
+		o->slots = o->count;
+	if (o->slots != o->count && o->mode != MODE_RECEIVE_WRITES) {
+		fprintf(stderr, "verbs_check: --slots is for receive-writes\n");
+		usage();
+	}
 	o->sends = o->mode == MODE_RECEIVE_SENDS || o->mode == MODE_SEND_SENDS;
 	o->reads = o->mode == MODE_RECEIVE_READS || o->mode == MODE_SEND_READS;
 	if (o->reads && o->qp_type != IBV_QPT_RC) {
@@ -573,7 +589,8 @@ static void receive_messages(const struct options *o, struct rdma *r)
 
 	deadline = now_ms() + o->timeout_ms;
 	for (unsigned i = 0; i < o->count; i++) {
-		uint8_t *slice = r->buf + (size_t)i * o->size;
+		/* a SEND lands in receive buffer i; a WRITE in slot i of the ring */
+		uint8_t *slice = r->buf + (size_t)(o->sends ? i : i % o->slots) * o->size;
 
 		if (!next_completion(r, deadline, &wc))
 			fail("timeout after %d ms: %u of %u %ss received", o->timeout_ms, i, o->count,
@@ -586,9 +603,9 @@ static void receive_messages(const struct options *o, struct rdma *r)
 			     wc.opcode, wc.wc_flags, o->sends ? "RECV" : "RECV_RDMA_WITH_IMM");
 		if (wc.wr_id != i)
 			fail("%s %u: completes receive %llu", what, i, (unsigned long long)wc.wr_id);
-		if (be32toh(wc.imm_data) != IMM_BASE + i)
+		if (be32toh(wc.imm_data) != o->imm_base + i)
 			fail("%s %u: immediate 0x%x, expected 0x%x", what, i, be32toh(wc.imm_data),
-			     IMM_BASE + i);
+			     o->imm_base + i);
 		if (wc.byte_len != o->size)
 			fail("%s %u: byte_len %u, expected %zu", what, i, wc.byte_len, o->size);
 		for (size_t j = 0; j < o->size; j++)
@@ -621,7 +638,7 @@ static void send_messages(const struct options *o, struct rdma *r)
 			.num_sge = 1,
 			.opcode = o->sends ? IBV_WR_SEND_WITH_IMM : IBV_WR_RDMA_WRITE_WITH_IMM,
 			.send_flags = IBV_SEND_SIGNALED,
-			.imm_data = htobe32(IMM_BASE + i),
+			.imm_data = htobe32(o->imm_base + i),
 		}, *bad;
 		if (!o->sends)
 			wr.wr.rdma = (typeof(wr.wr.rdma)){

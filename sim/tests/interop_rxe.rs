@@ -18,6 +18,7 @@ use ferroce_ctl::connect::{self, Channels, Endpoint, PerftestKind, PerftestTest,
 use ferroce_ctl::Ferroce;
 use ferroce_sim::contracts::responder::completion_kind;
 use ferroce_sim::contracts::responder::{Access, CheckFailure, NakCode, ResponderCounter};
+use ferroce_sim::contracts::stream::{StreamCommand, StreamSettings};
 use ferroce_sim::contracts::tx::{Pmtu, PostOp, QpState};
 use ferroce_sim::engine_rtl::{EngineHost, ENGINE_W512};
 use ferroce_sim::faults::Faults;
@@ -588,6 +589,83 @@ fn writes_and_sends_from_the_engine_land_in_linux_rxe_over_rc_and_uc() {
         check_rxe_counters(bridge, &mut vm);
         assert!(bridge.read("host_arp_replies", 0).unwrap() > 0, "the kernel resolved us by ARP");
     });
+}
+
+/// Slots of the rings the stream tests fill in the VM.
+const STREAM_SLOTS: u32 = 5;
+
+/// The engine's stream ports 0 (RC) and 1 (UC), set up through its `stream` registers, each cut
+/// 12 slots of bytes into RDMA WRITEs with immediate into a ring of 5 slots that `verbs_check`
+/// registered in the VM: every completion there carries its sequence number as immediate and
+/// its slot holds the message's bytes; the engine's counters read every message completed.
+#[test]
+fn streams_from_the_engine_fill_rings_in_linux_rxe_over_rc_and_uc() {
+    interop("interop_streams_to_rxe", |cache, bridge, vm_port| {
+        let connections = [
+            Connection {
+                count: 12,
+                ..Connection::new(Transport::Rc, Messages::Writes, 0x00_0700, 0x00_0800)
+            },
+            Connection {
+                count: 12,
+                ..Connection::new(Transport::Uc, Messages::Writes, 0xFF_FFF8, 0x00_0900)
+            },
+        ];
+        let ring = format!(",--slots,{STREAM_SLOTS},--imm-base,0");
+        let commands: Vec<String> = connections.iter().map(|c| c.command("receive", &ring)).collect();
+        let run = format!("{}+stats", commands.join("+"));
+        let engine_port = bridge.local_addr().unwrap().port();
+        let mut vm = Vm::boot(cache, vm_port, engine_port, &run);
+        for (stream, connection) in connections.into_iter().enumerate() {
+            engine_streams_to_vm(bridge, &mut vm, stream as u32, connection);
+        }
+        check_rxe_counters(bridge, &mut vm);
+    });
+}
+
+/// Stream `stream` of the engine sends `connection.count` slots of [`pattern`] bytes into the
+/// ring the VM announces, started after the QP is connected; the VM checks each completion and
+/// slot, then the stream's counters must read every message completed.
+fn engine_streams_to_vm(bridge: &mut WireBridge, vm: &mut Vm, stream: u32, connection: Connection) {
+    let (vm_qpn, vm_rkey, vm_va) = qp_line(&vm.expect(bridge, "QP"));
+    connect(bridge, connection.qp, &connection.context(vm_qpn, vm_rkey));
+    let settings = StreamSettings {
+        qp: connection.qp,
+        queue: 1,
+        first_channel: 4 * stream,
+        channels: 2,
+        base_va: vm_va,
+        slot_bytes: connection.size,
+        slots: STREAM_SLOTS,
+        slot_and_wrap: false,
+        end_at_tlast: None,
+        drop_on_overflow: false,
+        solicited_every: 0,
+    };
+    bridge.configure_stream(stream, &settings).unwrap();
+    bridge.stream_command(stream, StreamCommand::Start).unwrap();
+    let bytes: Vec<u8> = (0..connection.count)
+        .flat_map(|i| (0..connection.size).map(move |j| pattern(i, j)))
+        .collect();
+    bridge.engine().streams.push(stream as usize, &bytes, false);
+    assert_eq!(vm.expect(bridge, "PASS"), connection.pass_line());
+    let count = connection.count;
+    let mut completed = 0;
+    bridge
+        .run_until("the stream's completions", VM_TIMEOUT, |b| {
+            completed = b.read("stream_completed", stream).unwrap();
+            completed == count
+        })
+        .unwrap_or_else(|e| panic!("stream {stream}: {completed} of {count} completed: {e}"));
+    for (counter, want) in [
+        ("stream_messages", count),
+        ("stream_posted", count),
+        ("stream_failed", 0),
+        ("stream_refused", 0),
+    ] {
+        assert_eq!(bridge.read(counter, stream).unwrap(), want, "stream {stream}: {counter}");
+    }
+    bridge.stream_command(stream, StreamCommand::Stop).unwrap();
 }
 
 #[test]
