@@ -313,12 +313,10 @@ pub fn run(config: &StreamRunConfig, pcap: Option<&Path>, mut progress: impl FnM
             break;
         }
         // a lossy UC wire: done once every message has left A and the wire is quiet
-        if lossy_uc {
-            if crossing.whole.iter().all(|w| w.len() == config.messages) {
-                let since = *drained_at.get_or_insert(pair.cycle());
-                if pair.cycle() - since > DRAIN_CYCLES {
-                    break;
-                }
+        if lossy_uc && crossing.whole.iter().all(|w| w.len() == config.messages) {
+            let since = *drained_at.get_or_insert(pair.cycle());
+            if pair.cycle() - since > DRAIN_CYCLES {
+                break;
             }
         }
         if pair.cycle() - last_move > STALL_LIMIT {
