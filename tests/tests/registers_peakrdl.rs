@@ -30,13 +30,12 @@ fn peakrdl_compiles_the_rdl_and_its_header_agrees_with_ours() {
         for r in &b.registers {
             let ours = format!("FERROCE_{}", r.name.to_uppercase());
             let block = b.name.to_uppercase();
-            let prefix = if r.in_qp_entry() {
-                format!("FERROCE_REGS__{block}__QP_CONTEXT__{}", r.name.to_uppercase())
-            } else {
-                format!("FERROCE_REGS__{block}__{}", r.name.to_uppercase())
+            let prefix = match r.entry() {
+                Some(entry) => format!("FERROCE_REGS__{block}__{}__{}", entry.to_uppercase(), r.name.to_uppercase()),
+                None => format!("FERROCE_REGS__{block}__{}", r.name.to_uppercase()),
             };
-            let path = |i: u32| match (r.in_qp_entry(), r.is_array()) {
-                (true, _) => format!("{}.qp_context[{i}].{}", b.name, r.name),
+            let path = |i: u32| match (r.entry(), r.is_array()) {
+                (Some(entry), _) => format!("{}.{entry}[{i}].{}", b.name, r.name),
                 (_, true) => format!("{}.{}[{i}]", b.name, r.name),
                 _ => format!("{}.{}", b.name, r.name),
             };

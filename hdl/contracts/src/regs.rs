@@ -260,6 +260,18 @@ impl Register {
         self.kind == Kind::QpContext || self.name == QP_STATUS
     }
 
+    /// The interleaved entry the register is a word of, arrayed together with the other words
+    /// (a SystemRDL `regfile` array): `qp_context` for a QP's words, `stream` for a stream's.
+    pub fn entry(&self) -> Option<&'static str> {
+        if self.in_qp_entry() {
+            Some("qp_context")
+        } else if self.kind.in_stream_set() {
+            Some("stream")
+        } else {
+            None
+        }
+    }
+
     /// An array register.
     pub fn is_array(&self) -> bool {
         self.max_count > 1

@@ -108,7 +108,7 @@ fn rdl_reg(s: &mut String, r: &Register, offset: u32, array: bool, indent: &str)
 }
 
 /// The SystemRDL 2.0 description: an `addrmap` with one `regfile` per block; the words of a
-/// QP's entry (context and status) are one `regfile` per QP, arrayed.
+/// QP's entry (context and status) are one `regfile` per QP, arrayed, and so are a stream's.
 pub fn systemrdl(map: &Map) -> String {
     let mut s = String::new();
     writeln!(
@@ -134,15 +134,18 @@ pub fn systemrdl(map: &Map) -> String {
             rdl_string(&b.doc)
         )
         .unwrap();
-        let qp: Vec<&Register> = b.registers.iter().filter(|r| r.in_qp_entry()).collect();
-        if let Some(first) = qp.first() {
-            writeln!(s, "        regfile {{").unwrap();
-            for r in &qp {
-                rdl_reg(&mut s, r, r.offset - first.offset, false, "            ");
+        for entry in ["qp_context", "stream"] {
+            let words: Vec<&Register> = b.registers.iter().filter(|r| r.entry() == Some(entry)).collect();
+            if let Some(first) = words.first() {
+                writeln!(s, "        regfile {{").unwrap();
+                for r in &words {
+                    rdl_reg(&mut s, r, r.offset - first.offset, false, "            ");
+                }
+                let at = first.offset - b.offset;
+                writeln!(s, "        }} {entry}[{}] @ 0x{at:x} += 0x{:x};", first.count, first.stride).unwrap();
             }
-            writeln!(s, "        }} qp_context[{}] @ 0x0 += 0x{:x};", first.count, first.stride).unwrap();
         }
-        for r in b.registers.iter().filter(|r| !r.in_qp_entry()) {
+        for r in b.registers.iter().filter(|r| r.entry().is_none()) {
             rdl_reg(&mut s, r, r.offset - b.offset, r.is_array(), "        ");
         }
         writeln!(s, "    }} {} @ 0x{:x};", b.name, b.offset).unwrap();
