@@ -16,8 +16,11 @@
 //!   them. Every beat must be whole (`tkeep` all ones) except the one that ends a message at
 //!   `tlast`. Slots are whole beats (the settings refuse others), so every message starts at a
 //!   beat of the buffer and every packet read of it (a multiple of the path MTU into it) does too.
-//! - **Room**: a message starts only when the buffer has a slot's room (from registers two
-//!   cycles old, so two beats to spare). Without it the port holds `tready` low, or with
+//! - **Room**: a message starts only when the buffer has a slot's room. The count of beats held
+//!   is two cycles old; right after a message it may lack the last beat written, so it is read
+//!   with two beats to spare, and once no beat has been written for two cycles (`settled`) it is
+//!   exact and read without: the buffer holds exactly the slots that fit in it. Without room
+//!   the port holds `tready` low, or with
 //!   `drop_on_overflow` takes the message and drops it whole (`dropped_overflow`). A beat with
 //!   bytes missing that does not end its message at `tlast` drops that message
 //!   (`dropped_partial_beat`): its beats are given back. A dropped message keeps its sequence
@@ -142,6 +145,8 @@ pub struct StreamPort<const W: usize, const K: usize, const BB: usize> {
     // ---- settings ----
     slot_last_beat: DFF<Bits<BEAT_BITS>>,
     room_limit: DFF<Bits<POSITION_BITS>>,
+    /// `room_limit` without the two beats to spare.
+    exact_limit: DFF<Bits<POSITION_BITS>>,
     last_slot: DFF<Bits<16>>,
     slot_and_wrap: DFF<Bit>,
     end_at_tlast: DFF<Bit>,
@@ -159,6 +164,10 @@ pub struct StreamPort<const W: usize, const K: usize, const BB: usize> {
     released_position: DFF<Bits<POSITION_BITS>>,
     held: DFF<Bits<POSITION_BITS>>,
     room_for_slot: DFF<Bit>,
+    room_exact: DFF<Bit>,
+    /// No beat written in the last cycle; in the last two (`held` is exact, `room_exact` true).
+    wrote_none: DFF<Bit>,
+    settled: DFF<Bit>,
     ending_push: DFF<Bit>,
     ending_partial_drop: DFF<Bit>,
     ending_overflow_drop: DFF<Bit>,
@@ -175,6 +184,7 @@ pub struct StreamPort<const W: usize, const K: usize, const BB: usize> {
     beat_bad: Signal<Local, Bit>,
     beat_ends: Signal<Local, Bit>,
     starts_dropped: Signal<Local, Bit>,
+    room: Signal<Local, Bit>,
     partial_bytes: Signal<Local, Bits<LANE_COUNT_BITS>>,
     length: Signal<Local, Bits<SLOT_BYTE_BITS>>,
     length_in_immediate: Signal<Local, Bits<32>>,
@@ -237,6 +247,7 @@ impl<const W: usize, const K: usize, const BB: usize> Default for StreamPort<W, 
             dropped_partial_beat: Default::default(),
             slot_last_beat: Default::default(),
             room_limit: Default::default(),
+            exact_limit: Default::default(),
             last_slot: Default::default(),
             slot_and_wrap: Default::default(),
             end_at_tlast: Default::default(),
@@ -253,6 +264,9 @@ impl<const W: usize, const K: usize, const BB: usize> Default for StreamPort<W, 
             released_position: Default::default(),
             held: Default::default(),
             room_for_slot: Default::default(),
+            room_exact: Default::default(),
+            wrote_none: Default::default(),
+            settled: Default::default(),
             ending_push: Default::default(),
             ending_partial_drop: Default::default(),
             ending_overflow_drop: Default::default(),
@@ -266,6 +280,7 @@ impl<const W: usize, const K: usize, const BB: usize> Default for StreamPort<W, 
             beat_bad: Default::default(),
             beat_ends: Default::default(),
             starts_dropped: Default::default(),
+            room: Default::default(),
             partial_bytes: Default::default(),
             length: Default::default(),
             length_in_immediate: Default::default(),
@@ -301,6 +316,7 @@ impl<const W: usize, const K: usize, const BB: usize> Logic for StreamPort<W, K,
             clock,
             slot_last_beat,
             room_limit,
+            exact_limit,
             last_slot,
             slot_and_wrap,
             end_at_tlast,
@@ -317,6 +333,9 @@ impl<const W: usize, const K: usize, const BB: usize> Logic for StreamPort<W, K,
             released_position,
             held,
             room_for_slot,
+            room_exact,
+            wrote_none,
+            settled,
             ending_push,
             ending_partial_drop,
             ending_overflow_drop,
@@ -339,6 +358,8 @@ impl<const W: usize, const K: usize, const BB: usize> Logic for StreamPort<W, K,
         // ---- room: beats held, and whether a slot fits beside them (two cycles old) ----
         self.held.d.next = self.write_position.q.val() - self.released_position.q.val();
         self.room_for_slot.d.next = self.held.q.val() <= self.room_limit.q.val();
+        self.room_exact.d.next = self.held.q.val() <= self.exact_limit.q.val();
+        self.room.next = self.room_for_slot.q.val() || (self.settled.q.val() && self.room_exact.q.val());
         if self.release_valid.val() {
             self.released_position.d.next = self.released_position.q.val() + bit_cast::<POSITION_BITS, BEAT_BITS>(self.release_beats.val());
         }
@@ -350,7 +371,7 @@ impl<const W: usize, const K: usize, const BB: usize> Logic for StreamPort<W, K,
             StreamState::Between => {
                 self.s_axis_tready.next = !self.stop_requested.q.val()
                     && !self.records.fill.val().get_bit(self.records_nearly_full.val().index())
-                    && (self.room_for_slot.q.val() || self.drop_on_overflow.q.val());
+                    && (self.room.val() || (self.drop_on_overflow.q.val() && self.settled.q.val()));
             }
             StreamState::Receiving => {
                 self.s_axis_tready.next = true;
@@ -368,7 +389,7 @@ impl<const W: usize, const K: usize, const BB: usize> Logic for StreamPort<W, K,
         self.beat_bad.next = !self.beat_full.val() && !self.ends_at_tlast.val();
         self.beat_ends.next = self.beat_bad.val() || self.ends_at_tlast.val() || self.beats_left.q.val() == 0;
         self.starts_dropped.next =
-            self.state.q.val() == StreamState::Dropping || (self.state.q.val() == StreamState::Between && !self.room_for_slot.q.val());
+            self.state.q.val() == StreamState::Dropping || (self.state.q.val() == StreamState::Between && !self.room.val());
 
         // ---- into the buffer: a beat of a message kept goes to the write position ----
         self.buffer.write.next = false;
@@ -410,6 +431,8 @@ impl<const W: usize, const K: usize, const BB: usize> Logic for StreamPort<W, K,
                 }
             }
         }
+        self.wrote_none.d.next = !self.buffer.write.val();
+        self.settled.d.next = !self.buffer.write.val() && self.wrote_none.q.val();
         // the bytes of a beat that is not whole (its keep a thermometer code)
         self.partial_bytes.next = 0.into();
         for b in 0..7 {
@@ -482,6 +505,7 @@ impl<const W: usize, const K: usize, const BB: usize> Logic for StreamPort<W, K,
         if self.commands.configure.val() {
             self.slot_last_beat.d.next = self.commands.slot_last_beat.val();
             self.room_limit.d.next = self.commands.room_limit.val();
+            self.exact_limit.d.next = self.commands.room_limit.val() + 2;
             self.beats_left.d.next = self.commands.slot_last_beat.val();
             self.end_at_tlast.d.next = self.commands.settings.val().get_bit(self.settings_at[3].val().index());
             self.length_bits.d.next = 0.into();
