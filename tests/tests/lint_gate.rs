@@ -88,25 +88,20 @@ const NOT_YET_PIPELINED: &[(&str, usize)] = &[
     // 8 again in stop 57 with the stream set (2026-12-02): the TX path's post result (a decode
     // of the segmenter's state, 3 levels) routed to its sender by the posters FIFO's head and
     // into the sender's count of messages held (an adder); the set is at 6 alone and the
-    // 512-bit engines at 7. To go: the set registers each result before routing it (on the
-    // `stream-set-split` branch, to be gated).
-    ("ferroce_engine_c64_q16_w64", 8),
+    // 512-bit engines at 7. 7 in stop 58: the set's `PostTurns` registers each result with its
+    // poster before it goes back.
+    ("ferroce_engine_c64_q16_w64", 7),
     // 7 in stop 49 (the RX front end's ICRC core in the flattened whole), 6 in stop 50, 7
     // again in stop 51 (2026-11-29) with changes only in the ACK tracker and the packetizer:
     // the TX ICRC core's state update, the RX front end's and 160-odd other registers at 7,
     // each at 6 in its unit. The mapping of the same cones moves from one netlist to the next.
     // 8 in stop 52 (the send history's queue of rewinds, the segmenter's flush): two registers
     // of the scheduler's token buckets (a refill compare into a bucket), logic unchanged and
-    // at 6 in `sched` alone; 7 again in stop 53.
+    // at 6 in `sched` alone; 7 again in stop 53. 7 in stop 58 (2026-12-02, the stream set
+    // split) in other cones: the set's command result (its state decode and the eight ports'
+    // results ORed) into the enables of each stream's applied settings, a chain of LUT2s, 6 in
+    // the set alone; the 2048-QP engine measured 6 in the same change and left this list.
     ("ferroce_engine_c2048_q256_w512", 7),
-    // 6 from stop 49 to 51; 7 in stop 52: the ACK tracker's record turn into the engine's
-    // decision FIFO read address (`decision_taken`), logic unchanged there. That path is gone
-    // in stop 54 (the ACK port behind a one-entry slot), but the top measured 8: two registers
-    // of the scheduler's token buckets (`tokens`, `fraction` of queue 2: the refill compare,
-    // then the LUT yosys's `xilinx_dffopt` puts in front of the flip-flop), logic unchanged and
-    // at 6 in `sched` alone, as the 256-QP engine measured in stop 52. 7 in stop 57 with the
-    // stream set (the mapping of those cones moved).
-    ("ferroce_engine_c2048_q2048_w512", 7),
 ];
 
 /// One emitted top: module name, Verilog file, Verilog text, bus width (if width-generic).

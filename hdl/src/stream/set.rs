@@ -3,18 +3,19 @@
 //! the host: everything the engine adds to its TX path to stream into remote memory.
 //!
 //! ```text
-//!  s_axil ─► AxiLiteFront ─► decode ─► staged settings (per stream) ─► configure ─► port's settings
-//!                               │                                             └──► sender's settings (applied)
+//!  s_axil ─► AxiLiteFront ─► decode ─► StreamRegisters[i]: staged settings ─► configure ─► port's settings
+//!                               │                        (and the word read)            └──► sender's settings (applied)
 //!                               └───► command ─► checked (busy, slot and block) ─► port ─► result ─► stream_state
-//!  s_axis[i] ─► StreamPort[i] ─► messages ─► StreamSender[i] ─┐
+//!  s_axis[i] ─► StreamPort[i] ─► messages ─► StreamSender[i] ─┐  PostTurns:
 //!                  ▲    ▲ buffer reads                        ├─► round robin ─► held post ─► m_post ─► TX path
 //!                  │    └──────────── StreamReader ◄─ s_read  │                      │ (who posted, in order)
-//!                  └── releases ◄── cpl (TX completions)      │   m_post_result ─────┴─► the poster's result
+//!                  └── releases ◄── cpl (TX completions)      │   m_post_result ─────┴─► the poster's result (registered)
 //!  s_post (the register file's posts) ────────────────────────┘
 //! ```
 //!
 //! - **Registers** (`ferroce_contracts::regs`, block `stream`, [`STREAM_STRIDE`] bytes per
-//!   stream): the settings are staged in flip-flops and read back as written; the `configure`
+//!   stream; each stream's in a [`StreamRegisters`]): the settings are staged in flip-flops and
+//!   read back as written; the `configure`
 //!   command applies all of them (the port's settings and the sender's) or none. A read takes
 //!   three cycles, a setting's write two, a command about eight (its write is answered once it
 //!   is done); an address outside the streams answers DECERR, a write to a read-only register
@@ -24,8 +25,9 @@
 //!   blocks of the TX path (`slot_crosses_block`: the slot must be a power of two no larger
 //!   than the block and the ring's base a multiple of it, so every message leaves as one WRITE
 //!   with its immediate); then the port's own checks. `start` and `stop` go to the port.
-//! - **Posts**: the senders' and the host's posts take turns (round robin) into one held post
-//!   for the TX path; each post's result goes back to its poster (they come back in order).
+//! - **Posts** ([`PostTurns`]): the senders' and the host's posts take turns (round robin) into
+//!   one held post for the TX path; each post's result goes back to its poster a cycle after the
+//!   TX path gives it (they come back in order).
 //! - **Completions**: every sender sees each completion the TX path hands out and takes those
 //!   of its channels; the register file takes the completion stream as before.
 //! - **The window**: port `s`'s buffer lies at `2^63 + s × 2^(BB + 1) × beat bytes` (64 KiB
