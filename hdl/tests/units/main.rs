@@ -8,6 +8,7 @@ mod crc;
 mod emit;
 mod fifo;
 mod payload_buffer;
+mod post_turns;
 mod registers;
 mod rx_header;
 mod wide;
