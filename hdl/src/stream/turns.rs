@@ -11,7 +11,10 @@
 //! - **Turns**: the poster chosen in the cycle before still offers its post until it is taken
 //!   (`load`: the held post is free or leaving); the next choice is among the others, first
 //!   those after the last one served. A poster's post is taken in a cycle where `load` is high
-//!   and its `chosen` bit is set.
+//!   and its `chosen` bit is set. Not yet a strict round robin: while the held post waits, the
+//!   choice swings between the first two posters of the round, and when the second is taken
+//!   the first goes to the end of it (a poster waited through 36 takes of nine posters in the
+//!   block test; shares stay equal).
 //! - **Results**: the TX path answers in the order it took the posts, the held post's order;
 //!   each answer reaches its poster one cycle after the TX path gives it.
 
