@@ -8,13 +8,11 @@
 //!  m_post_result ─► the FIFO's head ─► result_valid (one bit per poster), result_code (registered)
 //! ```
 //!
-//! - **Turns**: the poster chosen in the cycle before still offers its post until it is taken
-//!   (`load`: the held post is free or leaving); the next choice is among the others, first
-//!   those after the last one served. A poster's post is taken in a cycle where `load` is high
-//!   and its `chosen` bit is set. Not yet a strict round robin: while the held post waits, the
-//!   choice swings between the first two posters of the round, and when the second is taken
-//!   the first goes to the end of it (a poster waited through 36 takes of nine posters in the
-//!   block test; shares stay equal).
+//! - **Turns**: the poster chosen keeps its turn until its post is taken (`load`: the held post
+//!   is free or leaving, and the choice is a cycle old, by when `preferred` follows it); the
+//!   next choice is among the others, first those after the one chosen: round robin, no poster
+//!   waits while more than one post of each other poster is taken. A poster's post is taken in
+//!   a cycle where `load` is high and its `chosen` bit is set.
 //! - **Results**: the TX path answers in the order it took the posts, the held post's order;
 //!   each answer reaches its poster one cycle after the TX path gives it.
 
@@ -61,6 +59,9 @@ pub struct PostTurns {
     /// The posters preferred (those after the last one served).
     preferred: DFF<Bits<POSTERS>>,
     picked: DFF<Bits<POSTERS>>,
+    /// The choice was made in the last cycle: its poster is taken from the next (by when
+    /// `preferred` follows it).
+    fresh: DFF<Bit>,
     held: DFF<Bit>,
     held_entry: DFF<Bits<POST_BITS>>,
     answer_valid: DFF<Bits<POSTERS>>,
@@ -99,6 +100,7 @@ impl Default for PostTurns {
             posters: Default::default(),
             preferred: Default::default(),
             picked: Default::default(),
+            fresh: Default::default(),
             held: Default::default(),
             held_entry: Default::default(),
             answer_valid: Default::default(),
@@ -120,11 +122,12 @@ impl Logic for PostTurns {
     #[hdl_gen]
     fn update(&mut self) {
         clock!(self, clock, posters);
-        dff_setup!(self, clock, preferred, picked, held, held_entry, answer_valid, answer_code);
+        dff_setup!(self, clock, preferred, picked, fresh, held, held_entry, answer_valid, answer_code);
         self.posters.reset.next = self.reset.val();
 
         // ---- the turn: the poster picked offers its post; the next is picked among the others ----
-        self.taking.next = (!self.held.q.val() | self.m_post_ready.val()) & ((self.picked.q.val() & self.requests.val()) != 0);
+        self.taking.next =
+            (!self.held.q.val() | self.m_post_ready.val()) & ((self.picked.q.val() & self.requests.val()) != 0) & !self.fresh.q.val();
         self.offered.next = self.requests.val() & !self.picked.q.val();
         self.preferred_offered.next = self.offered.val() & self.preferred.q.val();
         self.first_offered.next = 0.into();
@@ -143,6 +146,16 @@ impl Logic for PostTurns {
         if self.preferred_offered.val() != 0 {
             self.picked.d.next = self.first_preferred.val();
         }
+        // the choice stays while its poster offers and is not taken: it is the first of the round
+        self.fresh.d.next = true;
+        if !self.taking.val() & ((self.picked.q.val() & self.requests.val()) != 0) {
+            self.picked.d.next = self.picked.q.val();
+            self.fresh.d.next = false;
+        }
+        // the posters after the one chosen come first next time
+        if self.picked.q.val() != 0 {
+            self.preferred.d.next = !(self.picked.q.val() | (self.picked.q.val() - 1));
+        }
         self.chosen.next = self.picked.q.val();
         self.load.next = self.taking.val();
 
@@ -153,8 +166,6 @@ impl Logic for PostTurns {
         if self.taking.val() {
             self.held.d.next = true;
             self.held_entry.d.next = self.chosen_entry.val();
-            // the posters after this one come first next time
-            self.preferred.d.next = !(self.picked.q.val() | (self.picked.q.val() - 1));
         }
         self.m_post_valid.next = self.held.q.val();
         self.m_post_entry.next = self.held_entry.q.val();

@@ -3,14 +3,7 @@
 //! later. Every post leaves once, in its poster's order, with its entry; every result reaches
 //! the poster of its post, with its code, a cycle after the TX path gives it. (The stream
 //! set's co-simulation runs the emitted Verilog.)
-//!
-//! Round robin would also have no poster wait while more than one post of each other poster is
-//! taken. `PostTurns` does not keep that yet: its choice is made again in every cycle among
-//! the posters other than the one chosen (to keep `load` out of it, for the levels), so while
-//! the held post waits the choice swings between the first two posters in turn, and when the
-//! second is taken the first goes to the end of the round (this test saw a poster wait
-//! through ten takes of nine posters). The fix, to gate with the engines: keep the choice
-//! while its poster still offers and is not taken.
+//! No poster waits while more than one post of each other poster is taken (round robin).
 use ferroce_hdl::stream::turns::{PostTurns, POSTERS};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -32,7 +25,6 @@ fn posts_leave_once_in_order_and_results_go_back_to_their_posters() {
 }
 
 #[test]
-#[ignore = "PostTurns's choice swings while the held post waits (module documentation): the fix is to be gated"]
 fn no_poster_waits_longer_than_a_round() {
     run(true);
 }
