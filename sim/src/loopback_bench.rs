@@ -851,7 +851,7 @@ impl GoodputConfig {
     fn per_round(&self) -> usize {
         let channels = self.variant.tx.channels as usize;
         match self.op {
-            PostOp::Write | PostOp::Read => channels,
+            PostOp::Write | PostOp::WriteMessage | PostOp::Read => channels,
             _ => channels.min(self.qps * self.variant.rx.receive_depth),
         }
     }

@@ -301,12 +301,20 @@ pub fn distinct_qps(rng: &mut ChaCha8Rng, count: usize, below: u32) -> Vec<u32> 
 }
 
 /// A random operation for a post to peer `peer`, of which `used[peer]` receive buffers are
-/// spoken for: a SEND, a SEND with immediate or a WRITE with immediate (each needs a buffer)
-/// while fewer than `depth` are, a WRITE otherwise (and one time in four).
+/// spoken for: a SEND, a SEND with immediate or a WRITE with immediate, by blocks or as one
+/// message (each needs a buffer) while fewer than `depth` are, a WRITE otherwise; or a WRITE by
+/// blocks or as one message (one time in three).
 pub fn random_op(rng: &mut ChaCha8Rng, peer: usize, used: &mut [usize], depth: usize) -> PostOp {
-    let op = PostOp::ALL[rng.gen_range(0..4)];
-    if op == PostOp::Write || used[peer] >= depth {
-        return PostOp::Write;
+    let op = [
+        PostOp::Send,
+        PostOp::SendImm,
+        PostOp::Write,
+        PostOp::WriteImm,
+        PostOp::WriteMessage,
+        PostOp::WriteImmMessage,
+    ][rng.gen_range(0..6)];
+    if (op.is_write() && !op.has_immediate()) || used[peer] >= depth {
+        return if op == PostOp::WriteMessage { op } else { PostOp::Write };
     }
     used[peer] += 1;
     op

@@ -329,7 +329,7 @@ impl TransferStandIn {
             Some(PostError::QpNotReady)
         } else if op.is_none() {
             Some(PostError::BadOperation)
-        } else if op.is_some_and(|o| !o.is_write()) && field("length") > u128::from(tx::MAX_MESSAGE_BYTES) {
+        } else if op.is_some_and(|o| o.is_length_bounded()) && field("length") > u128::from(tx::MAX_MESSAGE_BYTES) {
             Some(PostError::TooLong)
         } else {
             None

@@ -9,7 +9,7 @@
 //! distinct channels; releases come in record order, each after its message's completion or
 //! refusal; the counters add up.
 
-use crate::models::contracts::stream::STREAM_MESSAGE;
+use crate::models::contracts::stream::{MESSAGE_OP, STREAM_MESSAGE};
 use crate::models::contracts::tx::{CompletionStatus, PostError, POST};
 use crate::models::stream::{StreamPost, StreamTarget};
 use crate::verilated::{Model, Traffic};
@@ -103,7 +103,11 @@ const PORTS: [&str; 27] = [
 
 fn decode_post(words: &[u32]) -> StreamPost {
     let field = |name: &str| POST.decode(words, name);
-    assert_eq!(field("op"), 3, "a stream post is a WRITE with immediate");
+    assert_eq!(
+        field("op"),
+        u128::from(MESSAGE_OP.code()),
+        "a stream post is a WRITE with immediate as one message"
+    );
     assert_eq!(field("imm_every_block"), 0);
     StreamPost {
         channel: field("channel") as u32,

@@ -3,7 +3,7 @@
 //!
 //! [`run`] programs streams over AXI4-Lite from the register map (`ferroce_contracts::regs`,
 //! block `stream`), checks the answers the map promises (DECERR, SLVERR, settings read back,
-//! the refusals of `configure`), starts the streams and feeds each with random bytes under
+//! the `running` refusal of `configure`), starts the streams and feeds each with random bytes under
 //! random idle. A stand-in for the TX path takes posts under random backpressure, answers
 //! them in order (now and then "channel busy"), reads each accepted message from the window
 //! in packets, and completes it. Each stream's posts must be the golden model's messages
@@ -12,7 +12,7 @@
 
 use crate::engine_rtl::EngineHost;
 use crate::models::contracts::regs::{Config, Map, STREAM_BLOCK, STREAM_STRIDE};
-use crate::models::contracts::stream::{slots_fit_blocks, StreamCommand, StreamRefusal};
+use crate::models::contracts::stream::{StreamCommand, StreamRefusal, MESSAGE_OP};
 use crate::models::contracts::tx::{PostError, POST};
 use crate::models::stream::{ImmediateFormat, MessageEnd, StreamConfig, StreamCutter, StreamMessage};
 use crate::regs_rtl::{AxiLiteMaster, Request};
@@ -70,8 +70,6 @@ impl Bench {
             }),
         };
         b.m.reset(2);
-        let block_log2 = b.port("cfg_block_log2");
-        b.m.set_u64(block_log2, 16);
         Ok(b)
     }
 
@@ -245,8 +243,6 @@ pub fn run(variant: &str, used: usize, messages: usize, traffic: &Traffic) -> Re
         map,
     };
     b.m.reset(2);
-    let block_log2 = b.port("cfg_block_log2");
-    b.m.set_u64(block_log2, 16);
 
     // ---- the map's answers ----
     let outside = STREAM_BLOCK + streams as u32 * STREAM_STRIDE;
@@ -264,10 +260,11 @@ pub fn run(variant: &str, used: usize, messages: usize, traffic: &Traffic) -> Re
     // ---- each stream's settings, refusals, configure and start ----
     let mut set: Vec<Stream> = Vec::new();
     for s in 0..used {
-        let slot_bytes = beat_bytes << b.rng.gen_range(0..=4u32);
+        // any multiple of the beat, anywhere (each message is one WRITE wherever the blocks fall)
+        let slot_bytes = beat_bytes * b.rng.gen_range(1..=16u32);
         let config = StreamConfig {
             qp: 10 + s as u32,
-            base_va: 0x1_0000_0000 * (s as u64 + 1) + u64::from(slot_bytes) * b.rng.gen_range(0..4u64),
+            base_va: 0x1_0000_0000 * (s as u64 + 1) + u64::from(beat_bytes) * b.rng.gen_range(0..4u64),
             rkey: 0,
             slot_bytes,
             slots: b.rng.gen_range(1..=5),
@@ -282,44 +279,6 @@ pub fn run(variant: &str, used: usize, messages: usize, traffic: &Traffic) -> Re
         };
         let channels = [1, 2, 4][b.rng.gen_range(0..3)];
         let (first_channel, queue) = (8 * s as u32, 1 + s as u32 % 4);
-        // a slot that is not a power of two, a base not aligned to the slot, a slot over the block
-        let refusals = [
-            (
-                StreamConfig {
-                    slot_bytes: 3 * beat_bytes,
-                    ..config
-                },
-                16,
-            ),
-            (
-                StreamConfig {
-                    base_va: config.base_va + u64::from(beat_bytes),
-                    ..config
-                },
-                16,
-            ),
-            (
-                StreamConfig {
-                    slot_bytes: 2 * beat_bytes,
-                    ..config
-                },
-                beat_bytes.trailing_zeros(),
-            ),
-        ];
-        for (bad, log2) in refusals {
-            if slots_fit_blocks(bad.slot_bytes, bad.base_va, 1 << log2) {
-                continue; // (a base a beat off is still aligned to a slot of one beat)
-            }
-            b.m.set_u64(block_log2, u64::from(log2));
-            b.settings(s, &bad, first_channel, channels, queue)?;
-            let result = b.command(s, StreamCommand::Configure)?;
-            if result != u32::from(StreamRefusal::SlotCrossesBlock.code()) {
-                return Err(format!(
-                    "stream {s}: {bad:?} with blocks of 2^{log2}: result {result}, not slot_crosses_block"
-                ));
-            }
-        }
-        b.m.set_u64(block_log2, 16);
         b.settings(s, &config, first_channel, channels, queue)?;
         for (command, want) in [
             (StreamCommand::Configure, 0),
@@ -471,7 +430,7 @@ pub fn run(variant: &str, used: usize, messages: usize, traffic: &Traffic) -> Re
                         u64::from(stream.first_channel) + index as u64 % u64::from(stream.channels),
                     ),
                     ("queue", u64::from(stream.queue)),
-                    ("op", 3),
+                    ("op", u64::from(MESSAGE_OP.code())),
                     ("qp", u64::from(stream.config.qp)),
                     ("remote_addr", message.remote_va),
                     ("length", message.data.len() as u64),

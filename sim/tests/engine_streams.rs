@@ -1,6 +1,6 @@
 //! Streams into remote memory between two engine tops back to back (each built engine), set up
 //! only through their ports: `ferroce-ctl`'s stream functions (`ferroce_ctl::stream`) over A's
-//! AXI4-Lite bus, A's requesters and B's responders, regions and receive buffers as the engine
+//! AXI4-Lite bus (slots of any number of beats spanning A's 4 KiB blocks: one message each), A's requesters and B's responders, regions and receive buffers as the engine
 //! test does, random bytes on A's stream ports under random idle and backpressure everywhere.
 //! Checked against the golden model (`ferroce_models::stream::StreamCutter`): B's receive
 //! completions are each stream's messages in order with their immediates and lengths, every
@@ -35,6 +35,9 @@ fn streams_on(engine: &EngineVariant, seed: u64, bp_pct: u32) {
     let surroundings = Surroundings::stalling(seed, bp_pct);
     let mut pair = EnginePair::new(engine, &surroundings).unwrap();
     let map = pair.map().clone();
+    // A's TX path in blocks of 4 KiB, which the slots span: each message is still one WRITE
+    let block_log2 = map.reg("block_size").field("log2").expect("block_size.log2").set(0, 12);
+    pair.write(Side::A, "block_size", 0, block_log2).unwrap();
     let beat = engine.config.data_width / 8;
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let messages = 10usize;
@@ -49,10 +52,11 @@ fn streams_on(engine: &EngineVariant, seed: u64, bp_pct: u32) {
                 .post_receive(Side::B, peer.qp, BUFFER_BASE + ((s * messages + m) << 12) as u64, 4096)
                 .unwrap());
         }
-        let slot_bytes = (4 * beat) << rng.gen_range(0..3);
+        // any number of beats, the ring starting three beats before a block boundary
+        let slot_bytes = beat * rng.gen_range(5..=100);
         let config = StreamConfig {
             qp: s as u32,
-            base_va: peer.region.base + 0x4000,
+            base_va: peer.region.base + 0x4000 - 3 * u64::from(beat),
             rkey: peer.region.rkey,
             slot_bytes,
             slots: rng.gen_range(3..=6),
@@ -81,7 +85,7 @@ fn streams_on(engine: &EngineVariant, seed: u64, bp_pct: u32) {
         {
             let mut bus = HostBus(pair.host(Side::A));
             let mut streams = Streams::new(&mut bus, &map);
-            streams.set(s as u32, &settings, 1 << 16).unwrap();
+            streams.set(s as u32, &settings).unwrap();
             streams.start(s as u32).unwrap();
         }
         let bytes: Vec<u8> = (0..slot_bytes as usize * messages).map(|_| rng.gen()).collect();

@@ -593,10 +593,13 @@ fn writes_and_sends_from_the_engine_land_in_linux_rxe_over_rc_and_uc() {
 
 /// Slots of the rings the stream tests fill in the VM.
 const STREAM_SLOTS: u32 = 5;
+/// Bytes of a slot of those rings: one and a half of the engine's 4 KiB blocks.
+const STREAM_SLOT_BYTES: u32 = 6144;
 
 /// The engine's stream ports 0 (RC) and 1 (UC), set up through its `stream` registers, each cut
-/// 12 slots of bytes into RDMA WRITEs with immediate into a ring of 5 slots that `verbs_check`
-/// registered in the VM: every completion there carries its sequence number as immediate and
+/// 12 slots of 6 KiB into RDMA WRITEs with immediate into a ring of 5 slots that `verbs_check`
+/// registered in the VM, the engine's TX path in blocks of 4 KiB (each slot spans a block
+/// boundary and is still one WRITE message): every completion there carries its sequence number as immediate and
 /// its slot holds the message's bytes; the engine's counters read every message completed.
 #[test]
 fn streams_from_the_engine_fill_rings_in_linux_rxe_over_rc_and_uc() {
@@ -604,10 +607,12 @@ fn streams_from_the_engine_fill_rings_in_linux_rxe_over_rc_and_uc() {
         let connections = [
             Connection {
                 count: 12,
+                size: STREAM_SLOT_BYTES,
                 ..Connection::new(Transport::Rc, Messages::Writes, 0x00_0700, 0x00_0800)
             },
             Connection {
                 count: 12,
+                size: STREAM_SLOT_BYTES,
                 ..Connection::new(Transport::Uc, Messages::Writes, 0xFF_FFF8, 0x00_0900)
             },
         ];
@@ -616,6 +621,8 @@ fn streams_from_the_engine_fill_rings_in_linux_rxe_over_rc_and_uc() {
         let run = format!("{}+stats", commands.join("+"));
         let engine_port = bridge.local_addr().unwrap().port();
         let mut vm = Vm::boot(cache, vm_port, engine_port, &run);
+        let block_log2 = bridge.map().reg("block_size").field("log2").expect("block_size.log2").set(0, 12);
+        bridge.write("block_size", 0, block_log2).unwrap();
         for (stream, connection) in connections.into_iter().enumerate() {
             engine_streams_to_vm(bridge, &mut vm, stream as u32, connection);
         }

@@ -67,13 +67,21 @@ fn ferroce_ctl_sets_starts_and_stops_a_stream() {
         drop_on_overflow: true,
         solicited_every: 8,
     };
-    // refused by the tool before any write: a slot that is not a power of two
+    // refused by the tool before any write: a slot that is not a multiple of 4 bytes
     let odd = StreamSettings {
-        slot_bytes: 3000,
+        slot_bytes: 3002,
         ..settings
     };
-    let e = streams.set(1, &odd, 1 << 16).unwrap_err().to_string();
-    assert!(e.contains("slot_crosses_block"), "{e}");
+    let e = streams.set(1, &odd).unwrap_err().to_string();
+    assert!(e.contains("a multiple of 4 bytes"), "{e}");
+    assert!(!streams.status(1).unwrap().configured);
+    // refused by the device: not a multiple of the beat (8 bytes at 64 bits)
+    let off_beat = StreamSettings {
+        slot_bytes: 3004,
+        ..settings
+    };
+    let e = streams.set(1, &off_beat).unwrap_err().to_string();
+    assert!(e.contains("slot_not_multiple_of_beat"), "{e}");
     assert!(!streams.status(1).unwrap().configured);
     // refused by the device: larger than the port's buffer allows at 64 bits (16 KiB at most)
     let large = StreamSettings {
@@ -82,14 +90,14 @@ fn ferroce_ctl_sets_starts_and_stops_a_stream() {
         end_at_tlast: Some(16),
         ..settings
     };
-    let e = streams.set(1, &large, 1 << 16).unwrap_err().to_string();
+    let e = streams.set(1, &large).unwrap_err().to_string();
     assert!(e.contains("slot_too_large"), "{e}");
     assert!(!streams.status(1).unwrap().configured, "a refused configure applies nothing");
-    streams.set(1, &settings, 1 << 16).unwrap();
+    streams.set(1, &settings).unwrap();
     streams.start(1).unwrap();
     let status = streams.status(1).unwrap();
     assert!(status.running && status.configured && status.refused.is_none(), "{status:?}");
-    let e = streams.set(1, &settings, 1 << 16).unwrap_err().to_string();
+    let e = streams.set(1, &settings).unwrap_err().to_string();
     assert!(e.contains("configure refused: running"), "{e}");
     streams.stop(1).unwrap();
     assert!(!streams.status(1).unwrap().running);

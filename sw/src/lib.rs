@@ -253,13 +253,6 @@ impl Ferroce {
         stream::Streams::new(self.bus.as_mut(), &self.map)
     }
 
-    /// The TX path's block size in bytes (`block_size`).
-    pub fn block_bytes(&mut self) -> Result<u32, Error> {
-        let r = self.map.reg("block_size");
-        let (address, log2) = (r.offset, r.field("log2").expect("block_size.log2").clone());
-        Ok(1 << log2.get(self.read(address)?))
-    }
-
     /// The device's name.
     pub fn device(&self) -> &str {
         self.bus.name()

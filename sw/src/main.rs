@@ -387,8 +387,9 @@ struct PostArgs {
     /// Local QP.
     #[arg(long)]
     qp: u32,
-    /// Operation: send, send-imm, write, write-imm, read (RC: the peer's bytes at --dst into
-    /// local memory at --src).
+    /// Operation: send, send-imm, write, write-imm (one WRITE per block), read (RC: the peer's
+    /// bytes at --dst into local memory at --src), write-message, write-imm-message (a WRITE as
+    /// one message, however long).
     #[arg(long)]
     op: String,
     /// Local address of the payload (read: where the peer's bytes land).
@@ -687,7 +688,12 @@ fn qp_set(dev: &mut Ferroce, a: &QpSetArgs, json_out: bool) -> Result<(), Error>
 }
 
 fn post(dev: &mut Ferroce, a: &PostArgs, json_out: bool) -> Result<bool, Error> {
-    let op = PostOp::from_name(&a.op).ok_or_else(|| usage(format!("operation '{}': send, send-imm, write, write-imm or read", a.op)))?;
+    let op = PostOp::from_name(&a.op).ok_or_else(|| {
+        usage(format!(
+            "operation '{}': send, send-imm, write, write-imm, read, write-message or write-imm-message",
+            a.op
+        ))
+    })?;
     let values = [
         ("channel", u128::from(a.channel)),
         ("queue", u128::from(a.queue)),
@@ -771,8 +777,7 @@ fn stream(dev: &mut Ferroce, what: &StreamCmd, json_out: bool) -> Result<(), Err
                     )));
                 }
             }
-            let block = dev.block_bytes()?;
-            dev.streams().set(a.index, &settings, block)?;
+            dev.streams().set(a.index, &settings)?;
             print(
                 json_out,
                 json!({"stream": a.index, "qp": settings.qp, "va": format!("{:#x}", settings.base_va), "slot": settings.slot_bytes,

@@ -10,7 +10,7 @@
 use crate::bus::{Bus, Cause, Error};
 use ferroce_contracts::regs::{Map, STREAM_STRIDE};
 pub use ferroce_contracts::stream::StreamSettings;
-use ferroce_contracts::stream::{slots_fit_blocks, StreamCommand, StreamRefusal, MAX_SLOTS, MAX_SLOT_BYTES};
+use ferroce_contracts::stream::{StreamCommand, StreamRefusal, MAX_SLOTS, MAX_SLOT_BYTES};
 
 /// A stream's state and counters, as its registers read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -56,9 +56,6 @@ pub fn refusal_text(code: u8) -> String {
         Some(StreamRefusal::LengthBitsTooFew) => "length_bits_too_few: the immediate's length bits cannot hold a full slot's length".into(),
         Some(StreamRefusal::NotConfigured) => "not_configured: configure the stream before starting it".into(),
         Some(StreamRefusal::UnknownCommand) => "unknown_command".into(),
-        Some(StreamRefusal::SlotCrossesBlock) => {
-            "slot_crosses_block: the slot must be a power of two no larger than the block, the ring's base a multiple of it".into()
-        }
         None => format!("code {code}"),
     }
 }
@@ -118,20 +115,11 @@ impl<'a> Streams<'a> {
         self.map.reg(register).field(field).expect("stream field").get(value)
     }
 
-    /// Refuses settings the device would refuse for reasons the host can see (`block_bytes`:
-    /// the TX path's block size).
-    pub fn check(&self, settings: &StreamSettings, block_bytes: u32) -> Result<(), String> {
+    /// Refuses settings the device would refuse for reasons the host can see.
+    pub fn check(&self, settings: &StreamSettings) -> Result<(), String> {
         let s = settings;
         if s.slot_bytes == 0 || !s.slot_bytes.is_multiple_of(4) || s.slot_bytes > MAX_SLOT_BYTES {
             return Err(format!("slot of {} bytes: a multiple of 4 bytes, 4 B to 1 MiB", s.slot_bytes));
-        }
-        if !slots_fit_blocks(s.slot_bytes, s.base_va, block_bytes) {
-            return Err(format!(
-                "slot of {} bytes at {:#x}: {}; the block is {block_bytes} bytes",
-                s.slot_bytes,
-                s.base_va,
-                refusal_text(StreamRefusal::SlotCrossesBlock.code())
-            ));
         }
         if !(1..=MAX_SLOTS).contains(&s.slots) {
             return Err(format!("{} slots: 1 to {MAX_SLOTS}", s.slots));
@@ -171,13 +159,12 @@ impl<'a> Streams<'a> {
         Ok(())
     }
 
-    /// Writes stream `index`'s settings and applies them (`configure`); `block_bytes` is the
-    /// TX path's block size. Refused before any write when [`Streams::check`] refuses them;
-    /// a refusal of the device is an error that names its reason.
-    pub fn set(&mut self, index: u32, settings: &StreamSettings, block_bytes: u32) -> Result<(), Error> {
+    /// Writes stream `index`'s settings and applies them (`configure`). Refused before any
+    /// write when [`Streams::check`] refuses them; a refusal of the device is an error that
+    /// names its reason.
+    pub fn set(&mut self, index: u32, settings: &StreamSettings) -> Result<(), Error> {
         self.check_index(index)?;
-        self.check(settings, block_bytes)
-            .map_err(|m| self.invalid(format!("stream {index}: {m}")))?;
+        self.check(settings).map_err(|m| self.invalid(format!("stream {index}: {m}")))?;
         let words = settings.register_words(self.map);
         for (register, value) in words {
             let address = self.address(index, register);

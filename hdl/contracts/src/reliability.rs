@@ -187,11 +187,15 @@ pub mod sent_block {
     /// Local address.
     pub const LOCAL: RecordField = f("local", 64, "local address of the block's first byte");
     /// Immediate.
-    pub const IMMEDIATE: RecordField = f("immediate", 32, "the immediate of the message's last packet");
+    pub const IMMEDIATE: RecordField = f(
+        "immediate",
+        32,
+        "the immediate of the message's last packet; in a WRITE block that starts its message and does not end it (a WRITE as one message), the message's length (its RETH's)",
+    );
     /// Channel.
     pub const CHANNEL: RecordField = f("channel", 16, "the transfer's channel");
     /// WRITE.
-    pub const WRITE: RecordField = f("write", 1, "RDMA WRITE (else SEND)");
+    pub const WRITE: RecordField = f("write", 1, "RDMA WRITE opcodes (else SEND)");
     /// Message start.
     pub const MESSAGE_FIRST: RecordField = f("message_first", 1, "its first packet is its message's first");
     /// Message end.

@@ -9,11 +9,16 @@
 
 use crate::regs::Map;
 use crate::schema::Schema;
+use crate::tx::PostOp;
 
 /// The most slots a ring has: the slot index is 16 bits.
 pub const MAX_SLOTS: u32 = 1 << 16;
 /// The largest slot in bytes (1 MiB).
 pub const MAX_SLOT_BYTES: u32 = 1 << 20;
+
+/// The operation of a stream's posts: each message one RDMA WRITE with immediate wherever the
+/// TX path's blocks fall, so the receiver's one completion means the whole slot has come.
+pub const MESSAGE_OP: PostOp = PostOp::WriteImmMessage;
 
 /// The fields of a stream's settings, in packing order (see [`crate::schema`]).
 pub mod settings {
@@ -225,22 +230,17 @@ pub enum StreamRefusal {
     NotConfigured = 5,
     /// An unknown command code (6).
     UnknownCommand = 6,
-    /// The stream set's check: the slot is larger than the engine's block, not a power of two,
-    /// or the ring's base is not aligned to it, so a slot could span two blocks and leave as two
-    /// WRITE messages with the immediate on the last only (7).
-    SlotCrossesBlock = 7,
 }
 
 impl StreamRefusal {
     /// Every refusal.
-    pub const ALL: [StreamRefusal; 7] = [
+    pub const ALL: [StreamRefusal; 6] = [
         StreamRefusal::Running,
         StreamRefusal::SlotNotMultipleOfBeat,
         StreamRefusal::SlotTooLarge,
         StreamRefusal::LengthBitsTooFew,
         StreamRefusal::NotConfigured,
         StreamRefusal::UnknownCommand,
-        StreamRefusal::SlotCrossesBlock,
     ];
 
     /// The code.
@@ -262,7 +262,6 @@ impl StreamRefusal {
             StreamRefusal::LengthBitsTooFew => "length_bits_too_few",
             StreamRefusal::NotConfigured => "not_configured",
             StreamRefusal::UnknownCommand => "unknown_command",
-            StreamRefusal::SlotCrossesBlock => "slot_crosses_block",
         }
     }
 }
@@ -305,14 +304,6 @@ pub fn check_settings(slot_bytes: u32, end_at_tlast: bool, length_bits: u32, bea
         return Some(StreamRefusal::LengthBitsTooFew);
     }
     None
-}
-
-/// Whether every slot of a ring at `base_va` lies in one block of `block_bytes` (a power of
-/// two): the stream set's check on `Configure` ([`StreamRefusal::SlotCrossesBlock`]), for hosts
-/// and models. The rule it applies: the slot a power of two no larger than the block, the base
-/// a multiple of it.
-pub fn slots_fit_blocks(slot_bytes: u32, base_va: u64, block_bytes: u32) -> bool {
-    slot_bytes.is_power_of_two() && slot_bytes <= block_bytes && base_va.is_multiple_of(u64::from(slot_bytes))
 }
 
 #[cfg(test)]

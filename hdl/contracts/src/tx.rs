@@ -129,11 +129,25 @@ pub enum PostOp {
     /// RDMA READ (RC only): the peer's bytes at the remote address into local memory, cut into
     /// blocks as a WRITE, one READ request per block (4).
     Read = 4,
+    /// RDMA WRITE as one message, however long (at most [`MAX_MESSAGE_BYTES`]): cut into groups
+    /// like a SEND, its RETH (the whole length) on the first packet (6).
+    WriteMessage = 6,
+    /// RDMA WRITE with immediate as one message: as [`PostOp::WriteMessage`], the immediate on
+    /// its last packet (7). A receiver sees one completion, only when every byte has come.
+    WriteImmMessage = 7,
 }
 
 impl PostOp {
     /// Every operation.
-    pub const ALL: [PostOp; 5] = [PostOp::Send, PostOp::SendImm, PostOp::Write, PostOp::WriteImm, PostOp::Read];
+    pub const ALL: [PostOp; 7] = [
+        PostOp::Send,
+        PostOp::SendImm,
+        PostOp::Write,
+        PostOp::WriteImm,
+        PostOp::Read,
+        PostOp::WriteMessage,
+        PostOp::WriteImmMessage,
+    ];
 
     /// The code.
     pub const fn code(self) -> u8 {
@@ -153,6 +167,8 @@ impl PostOp {
             PostOp::Write => "write",
             PostOp::WriteImm => "write-imm",
             PostOp::Read => "read",
+            PostOp::WriteMessage => "write-message",
+            PostOp::WriteImmMessage => "write-imm-message",
         }
     }
 
@@ -161,9 +177,12 @@ impl PostOp {
         Self::ALL.into_iter().find(|o| o.name() == name)
     }
 
-    /// An RDMA WRITE (cut into blocks, each with a RETH).
+    /// An RDMA WRITE (each message with a RETH on its first packet).
     pub const fn is_write(self) -> bool {
-        matches!(self, PostOp::Write | PostOp::WriteImm)
+        matches!(
+            self,
+            PostOp::Write | PostOp::WriteImm | PostOp::WriteMessage | PostOp::WriteImmMessage
+        )
     }
 
     /// Cut into blocks aligned to the remote address, one message each (WRITE, READ).
@@ -171,9 +190,20 @@ impl PostOp {
         matches!(self, PostOp::Write | PostOp::WriteImm | PostOp::Read)
     }
 
+    /// One message, at most [`MAX_MESSAGE_BYTES`], cut into groups (SEND, WRITE as one message).
+    pub const fn is_one_message(self) -> bool {
+        !self.by_remote_blocks()
+    }
+
+    /// A post longer than [`MAX_MESSAGE_BYTES`] is refused `too_long`: all but the WRITEs cut
+    /// into blocks.
+    pub const fn is_length_bounded(self) -> bool {
+        !matches!(self, PostOp::Write | PostOp::WriteImm)
+    }
+
     /// Carries an immediate.
     pub const fn has_immediate(self) -> bool {
-        matches!(self, PostOp::SendImm | PostOp::WriteImm)
+        matches!(self, PostOp::SendImm | PostOp::WriteImm | PostOp::WriteImmMessage)
     }
 }
 
@@ -194,7 +224,7 @@ pub enum PostError {
     QpNotReady = 5,
     /// The operation code is not one of [`PostOp`], or the QP's transport does not have it (6).
     BadOperation = 6,
-    /// A SEND longer than [`MAX_MESSAGE_BYTES`] (7).
+    /// A SEND, a WRITE as one message or a READ longer than [`MAX_MESSAGE_BYTES`] (7).
     TooLong = 7,
 }
 
@@ -373,8 +403,9 @@ impl ChannelStatus {
     }
 }
 
-/// The largest message: a SEND is one message and may not be longer (the InfiniBand maximum
-/// message size). A WRITE is cut into blocks, so only the 32-bit length field bounds it.
+/// The largest message: a SEND or a WRITE as one message may not be longer (the InfiniBand
+/// maximum message size), nor may a READ. A WRITE is cut into blocks, so only the 32-bit length
+/// field bounds it.
 pub const MAX_MESSAGE_BYTES: u64 = 1 << 31;
 
 /// Block sizes of the segmenter: powers of two from 4 KiB to 1 MiB (log2 12 to 20).
@@ -522,7 +553,11 @@ pub mod post {
     /// Scheduler queue.
     pub const QUEUE: RecordField = f("queue", 5, "scheduler queue (0: the control class)");
     /// Operation ([`super::PostOp`]).
-    pub const OP: RecordField = f("op", 3, "operation: 0 send, 1 send-imm, 2 write, 3 write-imm, 4 read (RC)");
+    pub const OP: RecordField = f(
+        "op",
+        3,
+        "operation: 0 send, 1 send-imm, 2 write, 3 write-imm, 4 read (RC), 6 write-message, 7 write-imm-message (a WRITE as one message)",
+    );
     /// Solicited event.
     pub const SOLICITED: RecordField = f(
         "solicited",
@@ -544,7 +579,7 @@ pub mod post {
     /// Length.
     pub const LENGTH: RecordField = f("length", 32, "bytes to transfer (0 is legal: one packet without payload)");
     /// Immediate data.
-    pub const IMMEDIATE: RecordField = f("immediate", 32, "immediate data (send-imm, write-imm)");
+    pub const IMMEDIATE: RecordField = f("immediate", 32, "immediate data (send-imm, write-imm, write-imm-message)");
 
     /// Every field, in packing order.
     pub const FIELDS: [RecordField; 10] = [

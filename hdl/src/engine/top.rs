@@ -552,7 +552,6 @@ impl<
         self.streams.s_axis_tdata.next = self.s_stream_tdata.val();
         self.streams.s_axis_tkeep.next = self.s_stream_tkeep.val();
         self.streams.s_axis_tlast.next = self.s_stream_tlast.val();
-        self.streams.cfg_block_log2.next = self.registers.cfg_block_log2.val();
         self.streams.s_post_valid.next = self.registers.post_valid.val();
         self.registers.post_ready.next = self.streams.s_post_ready.val();
         self.streams.s_post_entry.next = self.registers.post_entry.val();

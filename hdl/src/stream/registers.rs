@@ -5,7 +5,7 @@
 //!
 //! ```text
 //!  write (word, data, mask) ─► staged settings ─► settings (the port's entry)
-//!                                   │         └─► checks (registered) ─► busy, crosses_block
+//!                                   │         └─► checks (registered) ─► busy
 //!  done (configure, result 0) ──────┴─► applied settings ─► the sender's (qp, queue, channels, VA, slot)
 //!  op_word + the stream's state ─► read_value (a cycle later)
 //! ```
@@ -68,8 +68,6 @@ pub struct StreamRegisters<const K: usize> {
     pub write_data: Signal<In, Bits<32>>,
     /// The bits written (from the write's strobes).
     pub write_mask: Signal<In, Bits<32>>,
-    /// The TX path's block, in bytes.
-    pub block_bytes: Signal<In, Bits<21>>,
     /// A command of this stream is done (one cycle): its code and its result.
     pub done: Signal<In, Bit>,
     /// The command done: its `StreamCommand` code.
@@ -106,8 +104,6 @@ pub struct StreamRegisters<const K: usize> {
     pub settings: Signal<Out, Bits<STREAM_SETTINGS_BITS>>,
     /// The stream holds beats or messages (a `configure` waits for none; registered).
     pub busy: Signal<Out, Bit>,
-    /// The staged slot could span two blocks of the TX path (registered).
-    pub crosses_block: Signal<Out, Bit>,
     /// A `configure` has been applied.
     pub configured: Signal<Out, Bit>,
     /// Applied: the QP.
@@ -139,13 +135,6 @@ pub struct StreamRegisters<const K: usize> {
     applied: DFF<Bit>,
     last_result: DFF<Bits<STREAM_CODE_BITS>>,
     // ---- checks ----
-    /// The staged slot size minus one.
-    slot_less_one: DFF<Bits<21>>,
-    /// The staged slot is not a power of two, is larger than the block, the ring's base is not
-    /// a multiple of it (each registered on its own).
-    not_power_of_two: DFF<Bit>,
-    larger_than_block: DFF<Bit>,
-    base_misaligned: DFF<Bit>,
     holds: DFF<Bit>,
     value: DFF<Bits<32>>,
     // ---- combinational ----
@@ -211,7 +200,6 @@ impl<const K: usize> Default for StreamRegisters<K> {
             write: Default::default(),
             write_data: Default::default(),
             write_mask: Default::default(),
-            block_bytes: Default::default(),
             done: Default::default(),
             done_command: Default::default(),
             done_result: Default::default(),
@@ -230,7 +218,6 @@ impl<const K: usize> Default for StreamRegisters<K> {
             read_value: Default::default(),
             settings: Default::default(),
             busy: Default::default(),
-            crosses_block: Default::default(),
             configured: Default::default(),
             qp: Default::default(),
             scheduler_queue: Default::default(),
@@ -251,10 +238,6 @@ impl<const K: usize> Default for StreamRegisters<K> {
             applied_slot_beats: Default::default(),
             applied: Default::default(),
             last_result: Default::default(),
-            slot_less_one: Default::default(),
-            not_power_of_two: Default::default(),
-            larger_than_block: Default::default(),
-            base_misaligned: Default::default(),
             holds: Default::default(),
             value: Default::default(),
             word_value: Default::default(),
@@ -326,10 +309,6 @@ impl<const K: usize> Logic for StreamRegisters<K> {
             applied_slot_beats,
             applied,
             last_result,
-            slot_less_one,
-            not_power_of_two,
-            larger_than_block,
-            base_misaligned,
             holds,
             value
         );
@@ -439,15 +418,9 @@ impl<const K: usize> Logic for StreamRegisters<K> {
         self.value.d.next = self.word_value.val();
         self.read_value.next = self.value.q.val();
 
-        // ---- checks: a slot could span two blocks (not a power of two, larger than the
-        // block, or the ring's base not a multiple of it; two registered steps); busy ----
-        self.slot_less_one.d.next = self.slot_setting.q.val().get_bits::<21>(0) - 1;
-        self.not_power_of_two.d.next = (self.slot_setting.q.val().get_bits::<21>(0) & self.slot_less_one.q.val()) != 0;
-        self.larger_than_block.d.next = self.slot_setting.q.val().get_bits::<21>(0) > self.block_bytes.val();
-        self.base_misaligned.d.next = (self.va_low_setting.q.val().get_bits::<21>(0) & self.slot_less_one.q.val()) != 0;
+        // ---- busy ----
         self.holds.d.next = (self.held_beats.val() != 0) | (self.held_messages.val() != 0);
         self.busy.next = self.holds.q.val();
-        self.crosses_block.next = self.not_power_of_two.q.val() | self.larger_than_block.q.val() | self.base_misaligned.q.val();
 
         // ---- a command done: its result kept; a configure's settings applied ----
         if self.done.val() {

@@ -1,11 +1,12 @@
 //! [`StreamSender`]: posts each message a [`super::StreamPort`] has whole as one RDMA WRITE with
-//! immediate into its remote slot, and gives the port its buffer space back, in order, once
-//! the TX path has completed the message.
+//! immediate into its remote slot (`write-imm-message`: one message wherever the TX path's
+//! blocks fall, so the receiver's one completion means the whole slot has come), and gives the
+//! port its buffer space back, in order, once the TX path has completed the message.
 //!
 //! ```text
 //!  s_message (STREAM_MESSAGE) ─► take ─► slot × slot beats (DSP) ─► base VA + offset (16 bits a cycle)
 //!                                                                        │
-//!                            post (POST: WRITE with immediate) ◄─────────┘ ─► post_result
+//!               post (POST: WRITE with immediate as one message) ◄───────┘ ─► post_result
 //!  cpl (channel, status) ─► registered ─► the message on that channel done ─┐
 //!                                 ring of the messages posted (1, 2 or 4) ──┴─► release (beats), in order
 //! ```
@@ -14,7 +15,8 @@
 //!   channels (`channel_mask` = channels − 1), so that many messages are in flight at once (an
 //!   RC message stays in flight until its acknowledgement). A message is taken only when its
 //!   channel's previous message has been released.
-//! - **The post**: channel, `scheduler_queue`, WRITE with immediate, the record's solicited bit, `qp`,
+//! - **The post**: channel, `scheduler_queue`, WRITE with immediate as one message, the record's
+//!   solicited bit, `qp`,
 //!   local address `window_base | buffer_beat × beat bytes` (the TX path's reads of it go to
 //!   the port's buffer: `window_base` is aligned to the buffer's size), remote address
 //!   `base_va + slot × slot_beats × beat bytes`, the record's length and immediate.
@@ -30,8 +32,8 @@ use crate::common::counter::EventCounter;
 use crate::common::elab::c;
 use crate::common::lut_ram::LutRam;
 use crate::common::wide::PieceAdder;
-use ferroce_contracts::stream::{STREAM_MESSAGE, STREAM_MESSAGE_BITS};
-use ferroce_contracts::tx::{PostError, PostOp, COMPLETION_STATUS_BITS, POST, POST_BITS, POST_ERROR_BITS};
+use ferroce_contracts::stream::{MESSAGE_OP, STREAM_MESSAGE, STREAM_MESSAGE_BITS};
+use ferroce_contracts::tx::{PostError, COMPLETION_STATUS_BITS, POST, POST_BITS, POST_ERROR_BITS};
 use rust_hdl::prelude::*;
 
 /// The `STREAM_MESSAGE` fields the sender reads, in schema order.
@@ -252,7 +254,7 @@ impl<const K: usize> Default for StreamSender<K> {
             message_at: std::array::from_fn(|i| c::<8>(STREAM_MESSAGE.offset(MESSAGE_FIELDS[i]) as u64)),
             post_at: std::array::from_fn(|i| c::<9>(POST.offset(POST_FIELDS[i]) as u64)),
             beat_log2: c::<8>(u64::from(K.trailing_zeros())),
-            write_with_immediate: c::<3>(u64::from(PostOp::WriteImm.code())),
+            write_with_immediate: c::<3>(u64::from(MESSAGE_OP.code())),
             channel_busy: c::<POST_ERROR_BITS>(u64::from(PostError::ChannelBusy.code())),
             retry_cycles: c::<8>(BUSY_RETRY_CYCLES - 1),
             one_place: c::<4>(1),

@@ -21,10 +21,8 @@
 //!   is done); an address outside the streams answers DECERR, a write to a read-only register
 //!   SLVERR.
 //! - **Commands**: `configure` is refused (`stream_state.result`) while the stream still holds
-//!   messages (`running`: the port refuses it while it runs) and when a slot could span two
-//!   blocks of the TX path (`slot_crosses_block`: the slot must be a power of two no larger
-//!   than the block and the ring's base a multiple of it, so every message leaves as one WRITE
-//!   with its immediate); then the port's own checks. `start` and `stop` go to the port.
+//!   messages (`running`: the port refuses it while it runs); then the port's own checks.
+//!   `start` and `stop` go to the port.
 //! - **Posts** ([`PostTurns`]): the senders' and the host's posts take turns (round robin) into
 //!   one held post for the TX path; each post's result goes back to its poster a cycle after the
 //!   TX path gives it (they come back in order).
@@ -103,8 +101,6 @@ pub struct StreamSet<const W: usize, const K: usize, const BB: usize, const S: u
     pub s_axil_rdata: Signal<Out, Bits<32>>,
     /// AXI4-Lite: read response: OKAY (0) or DECERR (3).
     pub s_axil_rresp: Signal<Out, Bits<2>>,
-    /// The TX path's block size, log2 (the register file's `block_log2`).
-    pub cfg_block_log2: Signal<In, Bits<5>>,
     /// The streams (AXI-Stream, `tkeep` contiguous from lane 0): valid, bit `s` for stream `s`.
     pub s_axis_tvalid: Signal<In, Bits<S>>,
     /// The streams: ready.
@@ -180,13 +176,11 @@ pub struct StreamSet<const W: usize, const K: usize, const BB: usize, const S: u
     finish_response: DFF<Bits<2>>,
     finish_data: DFF<Bits<32>>,
     command_code: DFF<Bits<STREAM_CODE_BITS>>,
-    block_bytes: DFF<Bits<21>>,
     /// The stream whose buffer the reader read in the cycle before, one bit per stream.
     read_stream: DFF<Bits<S>>,
     // ---- combinational ----
     stream_bits: Signal<Local, Bits<S>>,
     picked_busy: Signal<Local, Bit>,
-    picked_crosses: Signal<Local, Bit>,
     result_valid: Signal<Local, Bit>,
     result_code: Signal<Local, Bits<STREAM_CODE_BITS>>,
     requests: Signal<Local, Bits<POSTERS>>,
@@ -205,10 +199,8 @@ pub struct StreamSet<const W: usize, const K: usize, const BB: usize, const S: u
     /// The stream block's bits 16:13 of a word address.
     block_word: Constant<Bits<4>>,
     one: Constant<Bits<32>>,
-    one_block: Constant<Bits<21>>,
     configure: Constant<Bits<STREAM_CODE_BITS>>,
     refused_running: Constant<Bits<STREAM_CODE_BITS>>,
-    refused_crossing: Constant<Bits<STREAM_CODE_BITS>>,
     word_command: Constant<Bits<5>>,
     /// The words that are registers; those a write may change.
     known_words: Constant<Bits<32>>,
@@ -272,7 +264,6 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SW: 
             s_axil_rready: Default::default(),
             s_axil_rdata: Default::default(),
             s_axil_rresp: Default::default(),
-            cfg_block_log2: Default::default(),
             s_axis_tvalid: Default::default(),
             s_axis_tready: Default::default(),
             s_axis_tdata: Default::default(),
@@ -316,11 +307,9 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SW: 
             finish_response: Default::default(),
             finish_data: Default::default(),
             command_code: Default::default(),
-            block_bytes: Default::default(),
             read_stream: Default::default(),
             stream_bits: Default::default(),
             picked_busy: Default::default(),
-            picked_crosses: Default::default(),
             result_valid: Default::default(),
             result_code: Default::default(),
             requests: Default::default(),
@@ -337,10 +326,8 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SW: 
             buffer_mask: c::<WINDOW_BEAT_BITS>((1 << BB) - 1),
             block_word: c::<4>(u64::from(STREAM_BLOCK / (STREAM_STRIDE * MAX_STREAMS))),
             one: c::<32>(1),
-            one_block: c::<21>(1),
             configure: c::<STREAM_CODE_BITS>(StreamCommand::Configure as u64),
             refused_running: c::<STREAM_CODE_BITS>(u64::from(StreamRefusal::Running.code())),
-            refused_crossing: c::<STREAM_CODE_BITS>(u64::from(StreamRefusal::SlotCrossesBlock.code())),
             word_command: layout.word("stream_command"),
             known_words: c::<32>(known),
             writable_words: c::<32>(writable),
@@ -367,7 +354,6 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SW: 
             finish_response,
             finish_data,
             command_code,
-            block_bytes,
             read_stream
         );
         for i in 0..S {
@@ -425,17 +411,12 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SW: 
             self.op_data.d.next = self.axil.op_data.val();
             self.op_mask.d.next = self.axil.op_mask.val();
         }
-        self.block_bytes.d.next = self.one_block.val() << bit_cast::<21, 5>(self.cfg_block_log2.val());
 
         // ---- the operation's steps (a setting's write and a word's value: `StreamRegisters`) ----
         self.picked_busy.next = false;
-        self.picked_crosses.next = false;
         for i in 0..S {
             if self.op_stream.q.val().get_bit(i) & self.registers[i].busy.val() {
                 self.picked_busy.next = true;
-            }
-            if self.op_stream.q.val().get_bit(i) & self.registers[i].crosses_block.val() {
-                self.picked_crosses.next = true;
             }
         }
         self.result_valid.next = false;
@@ -469,14 +450,9 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SW: 
             }
             SetState::Checking => {
                 self.state.d.next = SetState::Commanding;
-                if self.command_code.q.val() == self.configure.val() {
-                    if self.picked_busy.val() {
-                        self.result_valid.next = true;
-                        self.result_code.next = self.refused_running.val();
-                    } else if self.picked_crosses.val() {
-                        self.result_valid.next = true;
-                        self.result_code.next = self.refused_crossing.val();
-                    }
+                if (self.command_code.q.val() == self.configure.val()) & self.picked_busy.val() {
+                    self.result_valid.next = true;
+                    self.result_code.next = self.refused_running.val();
                 }
             }
             SetState::Commanding => {
@@ -501,7 +477,6 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SW: 
                 (self.state.q.val() == SetState::Decoded) & self.op_write.q.val() & self.op_stream.q.val().get_bit(i);
             self.registers[i].write_data.next = self.op_data.q.val();
             self.registers[i].write_mask.next = self.op_mask.q.val();
-            self.registers[i].block_bytes.next = self.block_bytes.q.val();
             self.registers[i].done.next = self.result_valid.val() & self.op_stream.q.val().get_bit(i);
             self.registers[i].done_command.next = self.command_code.q.val();
             self.registers[i].done_result.next = self.result_code.val();

@@ -143,13 +143,14 @@ pub struct TxPacketizer<const QB: usize> {
     pub block_transfer_ends: Signal<In, Bit>,
     /// Block: the message's last packet carries an ImmDt.
     pub block_has_immediate: Signal<In, Bit>,
-    /// Block: the immediate.
+    /// Block: the immediate; on a WRITE group that starts its message and does not end it,
+    /// the message's length (its RETH's: no ImmDt goes out in the group).
     pub block_immediate: Signal<In, Bits<32>>,
     /// Block: the message's last packet has SE.
     pub block_solicited: Signal<In, Bit>,
     /// Block: the remote address of its first byte (RETH VA of a WRITE).
     pub block_va: Signal<In, Bits<64>>,
-    /// Block: its bytes (RETH DMA length of a WRITE).
+    /// Block: its bytes (RETH DMA length of a WRITE block).
     pub block_len: Signal<In, Bits<BLOCK_LEN_BITS>>,
     /// Block: the local address of its first byte.
     pub block_local: Signal<In, Bits<64>>,
@@ -790,6 +791,10 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             self.reth_va.next = self.va.q.val();
             self.reth_rkey.next = self.rkey.q.val();
             self.reth_len.next = bit_cast::<32, BLOCK_LEN_BITS>(self.length.q.val());
+            // a WRITE message longer than its group (as one message): its length is there
+            if !self.message_ends.q.val() {
+                self.reth_len.next = self.immediate.q.val();
+            }
         }
         // a READ request asks for the rest of its block
         if self.read_request.q.val() {

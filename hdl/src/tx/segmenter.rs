@@ -34,7 +34,10 @@
 //!
 //! **Per-QP order.** A SEND message spread over several blocks holds its QP (the hold RAM,
 //! `{valid, channel}` per QP): a decision that picks another transfer of that QP cuts nothing
-//! and re-enqueues it, as the model does. A WRITE block is a whole message.
+//! and re-enqueues it, as the model does; so does a WRITE as one message (`write-message`,
+//! `write-imm-message`: cut into groups as a SEND, WRITE opcodes; its first group, unless it
+//! is also its last, carries the RETH's length, the whole message, in `block_immediate`). A
+//! WRITE block is a whole message.
 //!
 //! **RDMA READ.** A READ post (RC only) is cut as a WRITE (blocks aligned to the remote
 //! address), each block one READ request. One READ is outstanding per QP: a decision for a READ
@@ -330,9 +333,10 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     table_remaining: RAM<Bits<32>, CB>,
     table_immediate: RAM<Bits<32>, CB>,
     table_qp: RAM<Bits<QB>, CB>,
-    /// `{READ request (6), READ response (5), started (4), imm_every_block (3), solicited (2),
-    /// op (1:0)}`; a READ's op bits are a WRITE's (it is cut as one).
-    table_flags: RAM<Bits<7>, CB>,
+    /// `{WRITE as one message (7), READ request (6), READ response (5), started (4),
+    /// imm_every_block (3), solicited (2), op (1:0)}`; a READ's op bits are a WRITE's (it is
+    /// cut as one), a WRITE as one message's a SEND's (it is cut as one).
+    table_flags: RAM<Bits<8>, CB>,
     /// Per QP: a READ is outstanding (its response has not all come).
     reads_outstanding: RAM<Bit, QB>,
     /// The post is a READ response (no refusal, no result).
@@ -416,7 +420,10 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     offset_inverted: Signal<Local, Bits<20>>,
     length_inverted: Signal<Local, Bits<BLOCK_LEN_BITS>>,
     room_high: Signal<Local, Bits<5>>,
+    /// The decision's transfer is cut into blocks by the remote address (WRITE, READ).
     write: Signal<Local, Bit>,
+    /// The decision's transfer is a WRITE as one message (cut into groups like a SEND).
+    message_write: Signal<Local, Bit>,
     immediate_op: Signal<Local, Bit>,
     has_immediate: Signal<Local, Bit>,
     refusing: Signal<Local, Bit>,
@@ -629,6 +636,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             length_inverted: Default::default(),
             room_high: Default::default(),
             write: Default::default(),
+            message_write: Default::default(),
             immediate_op: Default::default(),
             has_immediate: Default::default(),
             refusing: Default::default(),
@@ -833,10 +841,13 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.table_remaining.write_data.next = self.post_length.q.val();
         self.table_immediate.write_data.next = self.post_immediate.q.val();
         self.table_qp.write_data.next = bit_cast::<QB, 24>(self.post_qp.q.val());
-        self.table_flags.write_data.next = bit_cast::<7, 2>(self.post_op.q.val().get_bits::<2>(0));
+        self.table_flags.write_data.next = bit_cast::<8, 2>(self.post_op.q.val().get_bits::<2>(0));
         if self.post_op.q.val().get_bit(2) {
-            // a READ: cut as a WRITE
+            // a READ: cut as a WRITE; a WRITE as one message: cut as a SEND
             self.table_flags.write_data.next = 0x42.into();
+            if self.post_op.q.val().get_bit(1) {
+                self.table_flags.write_data.next = 0x80 | bit_cast::<8, 1>(self.post_op.q.val().get_bits::<1>(0));
+            }
         }
         if self.internal.q.val() {
             self.table_flags.write_data.next = self.table_flags.write_data.val() | 0x20;
@@ -867,6 +878,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
 
         // the decision's transfer, as the table holds it
         self.write.next = self.table_flags.read_data.val().get_bit(1);
+        self.message_write.next = self.table_flags.read_data.val().get_bit(7);
         self.immediate_op.next = self.table_flags.read_data.val().get_bit(0);
         self.read_response.next = self.table_flags.read_data.val().get_bit(5);
         self.read_request.next = self.table_flags.read_data.val().get_bit(6);
@@ -882,14 +894,19 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.packetizer.block_ack_every.next = self.ack_every.q.val();
         self.packetizer.block_sq_psn.next = self.sq_psn.q.val();
         self.packetizer.block_rkey.next = self.rkey.q.val();
-        self.packetizer.block_write.next = self.write.val();
+        self.packetizer.block_write.next = self.write.val() || self.message_write.val();
         self.packetizer.block_message_first.next = self.write.val() || !self.table_flags.read_data.val().get_bit(4);
         self.packetizer.block_message_ends.next = self.write.val() || self.last.q.val();
         self.packetizer.block_transfer_ends.next = self.last.q.val();
         self.packetizer.block_has_immediate.next = self.has_immediate.val();
         self.packetizer.block_immediate.next = self.table_immediate.read_data.val();
+        // the first group of a WRITE as one message that does not end it: no immediate goes
+        // out, and the RETH's length (the whole message, the bytes not cut yet) rides there
+        if self.message_write.val() && !self.table_flags.read_data.val().get_bit(4) && !self.last.q.val() {
+            self.packetizer.block_immediate.next = self.table_remaining.read_data.val();
+        }
         self.packetizer.block_solicited.next =
-            self.table_flags.read_data.val().get_bit(2) && (!self.write.val() || self.has_immediate.val());
+            self.table_flags.read_data.val().get_bit(2) && (!(self.write.val() || self.message_write.val()) || self.has_immediate.val());
         self.packetizer.block_va.next = self.table_remote.read_data.val();
         self.packetizer.block_len.next = self.length.q.val();
         self.packetizer.block_local.next = self.table_local.read_data.val();
@@ -1020,7 +1037,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 self.bad_channel.d.next = bit_cast::<17, 16>(self.post_channel.q.val()) >= self.channels.val() - 1;
                 self.bad_queue.d.next = bit_cast::<6, 5>(self.post_queue.q.val()) >= self.queues.val();
                 self.bad_qp.d.next = bit_cast::<25, 24>(self.post_qp.q.val()) >= self.qps.val();
-                self.too_long.d.next = !self.post_op.q.val().get_bit(1) && (self.post_length.q.val() > self.send_max.val());
+                // all but the WRITEs cut into blocks are at most a message long
+                self.too_long.d.next = (!self.post_op.q.val().get_bit(1) || self.post_op.q.val().get_bit(2))
+                    && (self.post_length.q.val() > self.send_max.val());
                 self.state.d.next = SegmenterState::PostWait;
             }
             SegmenterState::PostWait => {
@@ -1032,9 +1051,10 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.not_ready.d.next = (self.qp_read_entry.val().get_bits::<3>(self.context_at[0].val().index()) != self.rts.val())
                         || (self.qp_read_entry.val().get_bits::<3>(self.context_at[2].val().index()) < self.pmtu_min.val())
                         || (self.qp_read_entry.val().get_bits::<3>(self.context_at[2].val().index()) > self.pmtu_max.val());
-                    // a READ (4) on RC only; no code above 4
+                    // a READ (4) on RC only; no code 5
                     self.bad_operation.d.next = (self.post_op.q.val().get_bit(2)
-                        && (self.post_op.q.val().get_bits::<2>(0).any()
+                        && !self.post_op.q.val().get_bit(1)
+                        && (self.post_op.q.val().get_bit(0)
                             || (self.qp_read_entry.val().get_bits::<3>(self.context_at[1].val().index()) != self.rc.val())))
                         || ((self.qp_read_entry.val().get_bits::<3>(self.context_at[1].val().index()) != self.rc.val())
                             && (self.qp_read_entry.val().get_bits::<3>(self.context_at[1].val().index()) != self.uc.val()));

@@ -346,7 +346,8 @@ pub struct StreamTarget {
     pub beat_bytes: u32,
 }
 
-/// The post of one message: an RDMA WRITE with immediate into its slot.
+/// The post of one message: an RDMA WRITE with immediate into its slot, as one message
+/// (`contracts::stream::MESSAGE_OP`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StreamPost {
     /// Channel.

@@ -231,8 +231,8 @@ impl TxSetup {
     /// first failing check is the refusal, in this order: channel < channels − 1 (`BadChannel`:
     /// the last channel is the responder's),
     /// queue < queues (`BadQueue`), QP < QPs (`BadQp`), the QP in RTS with a valid path MTU
-    /// (`QpNotReady`), a [`PostOp`] code on an RC or UC QP (`BadOperation`), a SEND of at most
-    /// [`MAX_MESSAGE_BYTES`] (`TooLong`), the channel idle (`ChannelBusy`).
+    /// (`QpNotReady`), a [`PostOp`] code on an RC or UC QP (`BadOperation`), at most
+    /// [`MAX_MESSAGE_BYTES`] unless a WRITE cut into blocks (`TooLong`), the channel idle (`ChannelBusy`).
     pub fn admit(&self, post: &Post, busy: bool) -> Result<PostOp, PostError> {
         if u32::from(post.channel) >= self.channels - 1 {
             return Err(PostError::BadChannel);
@@ -255,7 +255,7 @@ impl TxSetup {
                 _ => false,
             })
             .ok_or(PostError::BadOperation)?;
-        if !op.is_write() && u64::from(post.length) > MAX_MESSAGE_BYTES {
+        if op.is_length_bounded() && u64::from(post.length) > MAX_MESSAGE_BYTES {
             return Err(PostError::TooLong);
         }
         if busy {
@@ -410,7 +410,7 @@ impl TxModel {
                 (channel, queue as u8, qp),
             ));
             transfer.advance(&block);
-            if !part.write && !part.read {
+            if transfer.op.is_one_message() {
                 if block.last {
                     send_in_progress.remove(&qp);
                 } else {

@@ -378,6 +378,10 @@ enum OpArg {
     SendImm,
     /// RDMA READ (RC): A reads B's memory; the goodput is of B's READ responses.
     Read,
+    /// RDMA WRITE as one message (not cut at the block boundaries of the remote address).
+    WriteMessage,
+    /// RDMA WRITE with immediate as one message (a receive completion each).
+    WriteImmMessage,
 }
 
 fn parse_pmtu(s: &str) -> Result<ferroce_sim::contracts::tx::Pmtu, String> {
@@ -581,6 +585,8 @@ fn main() -> ExitCode {
                     OpArg::Send => PostOp::Send,
                     OpArg::SendImm => PostOp::SendImm,
                     OpArg::Read => PostOp::Read,
+                    OpArg::WriteMessage => PostOp::WriteMessage,
+                    OpArg::WriteImmMessage => PostOp::WriteImmMessage,
                 },
                 sizes,
                 transfers,

@@ -898,8 +898,9 @@ fn transfer() -> impl Strategy<Value = (PostOp, u32, u32)> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
-    /// Random WRITE and SEND transfers from the TX model, delivered in order, land byte-exact,
-    /// with one receive completion per SEND and WRITE with immediate, in order.
+    /// Random WRITE and SEND transfers from the TX model (WRITEs as blocks or as one message),
+    /// delivered in order, land byte-exact, with one receive completion per SEND and WRITE with
+    /// immediate, in order.
     #[test]
     fn random_transfers_land_byte_exact_with_one_completion_each(
         rc in any::<bool>(),
@@ -918,7 +919,7 @@ proptest! {
         let mut buffers = Vec::new();
         for (i, (post, &(_, _, spare))) in posts.iter().zip(&transfers).enumerate() {
             let op = post.operation().unwrap();
-            if op != PostOp::Write {
+            if !op.is_write() || op.has_immediate() {
                 let buffer = ReceiveBuffer { address: BUFFER_BASE + 0x10_0000 * i as u64, length: post.length + spare };
                 link.responder.post_receive(QPN, buffer.address, buffer.length).unwrap();
                 buffers.push((*post, buffer));

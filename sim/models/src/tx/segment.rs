@@ -9,6 +9,9 @@
 //! - **SEND**: one message, cut into groups of BS bytes counted from the message start; the
 //!   groups are scheduled like blocks. BS ≥ 4096 ≥ PMTU, so a group boundary is a packet
 //!   boundary.
+//! - **WRITE as one message** (`write-message`, `write-imm-message`): cut into groups as a
+//!   SEND; WRITE opcodes, the RETH (the post's remote address and whole length) on the
+//!   message's first packet, the immediate on its last.
 //! - **READ response** (the responder's answer to a peer's RDMA READ request, on the
 //!   responder channel): one message, cut into groups like a SEND.
 //! - **Zero length**: one block of 0 bytes.
@@ -52,7 +55,7 @@ pub struct Block {
 /// The part of a message one block carries: what the packetizer needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MessagePart {
-    /// RDMA WRITE (else SEND).
+    /// RDMA WRITE opcodes (else SEND).
     pub write: bool,
     /// RDMA READ: one request for the part (its RETH), its response to `local_addr`.
     pub read: bool,
@@ -64,7 +67,8 @@ pub struct MessagePart {
     pub len: u64,
     /// Local address of the part's first byte.
     pub local_addr: u64,
-    /// The message's RETH (WRITE), on its first packet.
+    /// The message's RETH (WRITE), on its first packet (`None` on a part that does not start
+    /// the message).
     pub reth: Option<RethRepr>,
     /// The message's immediate, on its last packet.
     pub immediate: Option<u32>,
@@ -163,16 +167,21 @@ impl Transfer {
                 solicited: post.solicited && immediate.is_some(),
             }
         } else {
+            let write = self.op.is_write();
             MessagePart {
-                write: false,
+                write,
                 read: false,
                 message_len: u64::from(post.length),
                 start: block.offset,
                 len: block.len,
                 local_addr,
-                reth: None,
-                immediate: (self.op == PostOp::SendImm).then_some(post.immediate),
-                solicited: post.solicited,
+                reth: (write && block.index == 0).then_some(RethRepr {
+                    va: post.remote_addr,
+                    r_key: rkey,
+                    dma_len: post.length,
+                }),
+                immediate: self.op.has_immediate().then_some(post.immediate),
+                solicited: post.solicited && (!write || self.op.has_immediate()),
             }
         }
     }

@@ -48,7 +48,12 @@ pub const KEYS: [Key; 27] = [
         "WRR weight of the queue, 0-255 (unset: the queue keeps its reset weight, 1)",
     ),
     key("qp", "N", "1", "local QP number (the QP context's index)"),
-    key("op", "send|send-imm|write|write-imm", "write", "operation"),
+    key(
+        "op",
+        "send|send-imm|write|write-imm|read|write-message|write-imm-message",
+        "write",
+        "operation",
+    ),
     key(
         "len",
         "BYTES",
@@ -242,7 +247,8 @@ impl TransferSpec {
             }
             "qp" => p.qp = post_field("qp", text)? as u32,
             "op" => {
-                let op = PostOp::from_name(text).ok_or_else(|| format!("'{text}' is not send, send-imm, write, write-imm or read"))?;
+                let op = PostOp::from_name(text)
+                    .ok_or_else(|| format!("'{text}' is not send, send-imm, write, write-imm, read, write-message or write-imm-message"))?;
                 p.op = op.code();
             }
             "len" => {

@@ -257,6 +257,8 @@ fn zero_length_is_one_packet_without_payload() {
         (PostOp::SendImm, SendOnlyImm),
         (PostOp::Write, WriteOnly),
         (PostOp::WriteImm, WriteOnlyImm),
+        (PostOp::WriteMessage, WriteOnly),
+        (PostOp::WriteImmMessage, WriteOnlyImm),
     ] {
         let mut z = post(3, 1, 1, op, 0);
         z.remote_addr = 0x1234;
@@ -304,6 +306,48 @@ fn a_send_in_progress_holds_its_qp() {
     let posts = vec![post(0, 1, 1, PostOp::Write, 2 * 4096), post(1, 2, 1, PostOp::Write, 2 * 4096)];
     let pl = plan(&setup(12, rts(Transport::Rc, Pmtu::B2048), posts));
     assert_eq!(pl.packets.iter().map(|p| p.channel).collect::<Vec<_>>(), [0, 0, 1, 1, 0, 0, 1, 1]);
+}
+
+#[test]
+fn a_write_as_one_message_is_cut_into_groups_and_holds_its_qp() {
+    use Operation::*;
+    // 3 groups of 4 KiB from an unaligned remote address (a WRITE would be cut at its block
+    // boundaries), with a WRITE on the same QP in another queue: one message, whole.
+    let mut w = post(0, 1, 1, PostOp::WriteImmMessage, 2 * 4096 + 100);
+    (w.remote_addr, w.immediate, w.solicited, w.imm_every_block) = (0x7_0F00, 0x55, true, true);
+    let posts = vec![w, post(1, 2, 1, PostOp::Write, 4096)];
+    let pl = plan(&setup(12, rts(Transport::Uc, Pmtu::B2048), posts));
+    let message: Vec<&TxPacket> = pl.packets.iter().filter(|p| p.channel == 0).collect();
+    assert_eq!(
+        message.iter().map(|p| p.bth.opcode.operation()).collect::<Vec<_>>(),
+        [WriteFirst, WriteMiddle, WriteMiddle, WriteMiddle, WriteLastImm]
+    );
+    assert_eq!(
+        message
+            .iter()
+            .map(|p| p.reth.map(|r| (r.va, r.r_key, r.dma_len)))
+            .collect::<Vec<_>>(),
+        [Some((0x7_0F00, 0xabcd, 2 * 4096 + 100)), None, None, None, None]
+    );
+    assert_eq!(
+        message.iter().map(|p| (p.immediate, p.bth.solicited)).collect::<Vec<_>>(),
+        [(None, false), (None, false), (None, false), (None, false), (Some(0x55), true)],
+        "one immediate (imm_every_block is for blocks), SE with it"
+    );
+    assert_eq!(
+        pl.packets.iter().map(|p| p.channel).collect::<Vec<_>>(),
+        [0, 0, 0, 0, 0, 1, 1],
+        "the other transfer on the QP waits for the message's last group"
+    );
+    // Without an immediate: no SE.
+    let mut plain = w;
+    plain.op = PostOp::WriteMessage.code();
+    let p = plan(&setup(12, rts(Transport::Rc, Pmtu::B4096), vec![plain])).packets;
+    assert_eq!(ops(&p), [WriteFirst, WriteMiddle, WriteLast]);
+    assert_eq!(
+        p.iter().map(|p| (p.immediate, p.bth.solicited)).collect::<Vec<_>>(),
+        [(None, false); 3]
+    );
 }
 
 #[test]
@@ -360,6 +404,9 @@ fn posts_are_refused_in_the_order_of_the_checks() {
         (post(0, 1, 1, PostOp::Send, long as u32), Ok(PostOp::Send)),
         (post(0, 1, 1, PostOp::SendImm, long as u32 + 1), Err(PostError::TooLong)),
         (post(0, 1, 1, PostOp::Write, u32::MAX), Ok(PostOp::Write)),
+        (Post { op: 6, qp: 6, ..ok }, Ok(PostOp::WriteMessage)), // UC too
+        (post(0, 1, 1, PostOp::WriteImmMessage, long as u32), Ok(PostOp::WriteImmMessage)),
+        (post(0, 1, 1, PostOp::WriteMessage, long as u32 + 1), Err(PostError::TooLong)),
     ];
     for (p, want) in cases {
         assert_eq!(s.admit(&p, false), want, "{p:?}");
