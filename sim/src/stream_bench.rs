@@ -38,8 +38,6 @@ use std::path::Path;
 /// Cycles without a receive completion, a frame on wire A→B or a memory write on B after which a
 /// run fails.
 pub const STALL_LIMIT: u64 = 200_000;
-/// The TX path's block size the engines run with (`block_log2` at reset: 64 KiB).
-pub const BLOCK_BYTES: u32 = 1 << 16;
 /// Receive completions B's register file queues (one fewer than its FIFO's entries).
 pub const COMPLETION_QUEUE: usize = 31;
 /// Cycles a lossy run waits after the streams' last frame for completions still on their way.
@@ -52,8 +50,8 @@ pub struct StreamRunConfig {
     pub engine: EngineVariant,
     /// Streams that run (A's stream ports 0..): 1 to the build's stream ports.
     pub streams: usize,
-    /// Bytes of a slot (a power of two, a multiple of the bus width, no larger than the stream
-    /// buffer takes: the engine refuses other sizes and the run says why).
+    /// Bytes of a slot (a multiple of the bus width, no larger than the stream buffer takes:
+    /// the engine refuses other sizes and the run says why).
     pub slot_bytes: u32,
     /// Slots of each ring.
     pub slots: u32,

@@ -147,13 +147,13 @@ struct StreamSetArgs {
     /// The QP its WRITEs go on (connect it first: its context holds the destination and the R_Key).
     #[arg(long)]
     qp: u32,
-    /// Remote address of slot 0 (a multiple of the slot size).
+    /// Remote address of slot 0 (anywhere: each slot is one WRITE message wherever it lies).
     #[arg(long)]
     va: String,
     /// The remote region's R_Key, checked against the QP's (the QP's context holds it: `qp set --rkey`).
     #[arg(long)]
     rkey: Option<String>,
-    /// Bytes of a slot: a power of two, a multiple of the data path's beat, at most the TX block size.
+    /// Bytes of a slot: a multiple of the data path's beat, at most half the port's buffer (16 KiB).
     #[arg(long)]
     slot: String,
     /// Slots in the ring (1 to 65536).

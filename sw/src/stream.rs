@@ -2,9 +2,8 @@
 //! `stop`) and its state and counters, through the register map's `stream` block
 //! (`ferroce_contracts::regs`, [`STREAM_STRIDE`] bytes per stream).
 //!
-//! [`Streams::set`] checks the settings as the device will (the slot a power of two no larger
-//! than the block, the ring's base a multiple of it; 1, 2 or 4 channels; 1 to 65,536 slots)
-//! and refuses them before any write, then writes them and applies them with `configure`: the
+//! [`Streams::set`] checks the settings as the device will (the slot a multiple of 4 bytes up to
+//! 1 MiB; 1, 2 or 4 channels; 1 to 65,536 slots) and refuses them before any write, then writes them and applies them with `configure`: the
 //! device applies all of them or none, and a refusal comes back as an error naming its reason.
 
 use crate::bus::{Bus, Cause, Error};

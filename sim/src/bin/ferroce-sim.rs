@@ -265,8 +265,7 @@ enum Cmd {
         /// Streams (A's stream ports 0..N): at most the build's, 8 at 512 bits, 2 at 64.
         #[arg(long, default_value_t = 1)]
         streams: usize,
-        /// Bytes of a slot: a power of two, a multiple of the bus width, at most 16 KiB (K
-        /// suffix: 4K = 4096).
+        /// Bytes of a slot: a multiple of the bus width, at most 16 KiB (K suffix: 4K = 4096).
         #[arg(long, default_value = "4K", value_parser = parse_transfer_size)]
         slot: u32,
         /// Slots of each ring.
