@@ -664,7 +664,11 @@ fn transfer_values_are_checked() {
         ("dst-ip", "10.0.0.300", "is not an IPv4 or IPv6 address"),
         ("dqpn", "0x1000000", "24-bit field `dest_qpn`"),
         ("queue", "32", "5-bit field `queue`"),
-        ("op", "fetch-add", "is not send, send-imm, write, write-imm or read"),
+        (
+            "op",
+            "fetch-add",
+            "is not send, send-imm, write, write-imm, read, write-message or write-imm-message",
+        ),
         ("transport", "ud", "is not rc or uc"),
         ("weight", "256", "is not 0-255"),
         ("se", "2", "is not 0 or 1"),
