@@ -11,6 +11,7 @@ use crate::registers::serial::SerialBridge;
 use crate::registers::Registers;
 use crate::rx::front::data_depth;
 use crate::rx::{IcrcCheck, MacIngress, RxFront, RxHeader};
+use crate::sched::pacers::QueuePacers;
 use crate::sched::{self, Sched};
 use crate::stream::{StreamPort, StreamReadRouter, StreamReader, StreamSender, StreamSet};
 use crate::tx::{AckTracker, IcrcInsert, RetryTimer, SendHistory, TxGenerator, TxPath, TxSegmenter};
@@ -126,6 +127,14 @@ fn rx_front(variant: &str, module: &str) -> String {
         "w256" => emit::verilog(&mut RxFront::<256, 32, { data_depth(32) }>::default(), module),
         "w512" => emit::verilog(&mut RxFront::<512, 64, { data_depth(64) }>::default(), module),
         "w1024" => emit::verilog(&mut RxFront::<1024, 128, { data_depth(128) }>::default(), module),
+        v => panic!("unsupported variant {v}"),
+    }
+}
+
+fn pacers(variant: &str, module: &str) -> String {
+    match variant {
+        "q32" => emit::verilog(&mut QueuePacers::<32, 0>::default(), module),
+        "q8_lead3" => emit::verilog(&mut QueuePacers::<8, 3>::default(), module),
         v => panic!("unsupported variant {v}"),
     }
 }
@@ -467,7 +476,7 @@ fn axil_split(variant: &str, module: &str) -> String {
 }
 
 /// Every top, in emission order.
-pub static TOPS: [Top; 27] = [
+pub static TOPS: [Top; 28] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
@@ -492,6 +501,13 @@ pub static TOPS: [Top; 27] = [
         variants: &["n2048_q32", "n2048_q32_notb", "n64_q5"],
         simulated: &["n2048_q32", "n2048_q32_notb", "n64_q5"],
         build: sched,
+    },
+    Top {
+        name: "pacers",
+        description: "Queue pacers: per scheduler queue a rate in cycles per byte (8.24 fixed point); a group charged pauses its queue until its bytes' time has passed, no credit for idle time (q32: 32 queues; q8_lead3: 8 queues, pauses lifted 3 cycles early)",
+        variants: &["q32", "q8_lead3"],
+        simulated: &["q32", "q8_lead3"],
+        build: pacers,
     },
     Top {
         name: "rx_header",

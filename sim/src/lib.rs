@@ -33,6 +33,7 @@ pub mod icrc_rtl;
 pub mod ingress_rtl;
 pub mod loopback_bench;
 pub mod loopback_rtl;
+pub mod pacers_rtl;
 pub mod payload_writer_rtl;
 pub mod peers;
 pub mod read_tracker_rtl;

@@ -72,6 +72,22 @@ pub const HIGH_LIMIT_ADDR: u32 = 64;
 /// Reset value of the limit of high priority.
 pub const HIGH_LIMIT_RESET: u32 = 255;
 
+/// Fraction bits of a pacer's cost (cycles per byte) and of its wait.
+pub const PACE_FRACTION_BITS: u32 = 24;
+
+/// Bits of a pacer's cost: 8 bits of whole cycles per byte (at most 256: 1.26 MB/s at
+/// 322 MHz) and [`PACE_FRACTION_BITS`] of fraction.
+pub const PACE_COST_BITS: usize = 32;
+
+/// A pacer's cost, cycles per byte in fixed point ([`PACE_FRACTION_BITS`] fraction bits), for
+/// `rate_bytes_per_second` on a clock of `clock_hz`: rounded to the nearest, at least one unit.
+/// A pacer register holds it when it fits [`PACE_COST_BITS`] (rates from 1.26 MB/s at 322 MHz).
+pub fn pace_cost(rate_bytes_per_second: u64, clock_hz: u64) -> u64 {
+    let rate = u128::from(rate_bytes_per_second.max(1));
+    let scaled = (u128::from(clock_hz) << PACE_FRACTION_BITS) + rate / 2;
+    u64::try_from(scaled / rate).unwrap_or(u64::MAX).max(1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,7 +24,7 @@ use std::fmt;
 pub const MAX_SLOT_BYTES: u32 = 1 << 20;
 
 /// Fraction bits of the pacer's cycles per byte and of its virtual clock.
-pub const PACER_FRACTION_BITS: u32 = 24;
+pub use ferroce_contracts::sched::PACE_FRACTION_BITS as PACER_FRACTION_BITS;
 
 /// What a message's immediate counts (before a `tlast`-mode length is put in its low bits).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -401,12 +401,17 @@ impl Pacer {
     /// A pacer of `rate_bytes_per_second` on a clock of `clock_hz` (the rate is rounded to the
     /// nearest cost per byte the fixed point holds; at least one unit of it).
     pub fn new(rate_bytes_per_second: u64, clock_hz: u64) -> Pacer {
-        let rate = u128::from(rate_bytes_per_second.max(1));
-        let scaled = (u128::from(clock_hz) << PACER_FRACTION_BITS) + rate / 2;
-        Pacer {
-            cycles_per_byte: u64::try_from(scaled / rate).unwrap_or(u64::MAX).max(1),
-            next: 0,
-        }
+        Pacer::with_cost(ferroce_contracts::sched::pace_cost(rate_bytes_per_second, clock_hz))
+    }
+
+    /// A pacer of `cycles_per_byte` ([`PACER_FRACTION_BITS`] fraction bits; 0: never waits).
+    pub fn with_cost(cycles_per_byte: u64) -> Pacer {
+        Pacer { cycles_per_byte, next: 0 }
+    }
+
+    /// Whether a packet may not start at `cycle` (the last one's cost has not passed).
+    pub fn waits(&self, cycle: u64) -> bool {
+        cycle << PACER_FRACTION_BITS < self.next
     }
 
     /// Cycles per payload byte, with [`PACER_FRACTION_BITS`] fraction bits.

@@ -1,0 +1,165 @@
+//! The queue pacers' Verilog (`ferroce_pacers_q32`, lead 0; `ferroce_pacers_q8_lead3`) against
+//! the golden model (`ferroce_models::stream::Pacer`, one per queue), every queue's `paused` bit
+//! in every cycle: random costs (0: not paced, up to 4 cycles a byte with any fraction), groups
+//! of 0 to 4096 bytes charged at random, most once their queue may start, some while it waits,
+//! some in bursts over many queues and on one queue; a FIFO that overflows; a deadline left
+//! 2^23 cycles and more behind; and a backlogged queue whose groups are charged as soon as it
+//! may start leaves at its rate.
+
+use ferroce_sim::models::contracts::sched::{pace_cost, PACE_FRACTION_BITS};
+use ferroce_sim::models::stream::Pacer;
+use ferroce_sim::pacers_rtl::{run, Charge, CHARGE_INTERVAL, CHARGE_LATENCY};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// A random cost: 0 one time in eight, else up to `whole` cycles a byte with any fraction.
+fn cost(rng: &mut ChaCha8Rng, whole: u32) -> u32 {
+    if rng.gen_ratio(1, 8) {
+        0
+    } else {
+        rng.gen_range(1..whole << PACE_FRACTION_BITS)
+    }
+}
+
+fn bytes(rng: &mut ChaCha8Rng) -> u32 {
+    match rng.gen_range(0..5) {
+        0 => 0,
+        1 => 4096,
+        2 => rng.gen_range(1..64),
+        _ => rng.gen_range(1..4096),
+    }
+}
+
+#[test]
+fn every_queue_waits_as_the_model_says() {
+    for (queues, lead, seed) in [(32, 0, 1u64), (8, 3, 2), (8, 3, 3)] {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let costs: Vec<u32> = (0..queues).map(|_| cost(&mut rng, 4)).collect();
+        // the schedule's own pacers tell when a queue may start (pending charges aside)
+        let mut pacers: Vec<Pacer> = costs.iter().map(|&c| Pacer::with_cost(u64::from(c))).collect();
+        let mut charges = Vec::new();
+        let mut t = 0;
+        while t < 150_000 {
+            t += rng.gen_range(1..40);
+            let queue = rng.gen_range(0..queues);
+            // one time in eight also while it waits (as a decision in flight when the pause shows)
+            if pacers[queue].waits(t + lead) && !rng.gen_ratio(1, 8) {
+                continue;
+            }
+            let group = bytes(&mut rng);
+            charges.push(Charge {
+                cycle: t,
+                queue,
+                bytes: group,
+            });
+            pacers[queue].start(t, group);
+            // now and then a burst: charges in back-to-back cycles, on many queues or on this one
+            if rng.gen_ratio(1, 10) {
+                let same = rng.gen_bool(0.5);
+                for _ in 0..rng.gen_range(1..8) {
+                    t += 1;
+                    let queue = if same { queue } else { rng.gen_range(0..queues) };
+                    let group = bytes(&mut rng);
+                    charges.push(Charge {
+                        cycle: t,
+                        queue,
+                        bytes: group,
+                    });
+                    pacers[queue].start(t, group);
+                }
+            }
+        }
+        let cycles = t + 300_000;
+        let got = run(&costs, &charges, cycles).unwrap_or_else(|e| panic!("q{queues} seed {seed}: {e}"));
+        println!(
+            "q{queues} lead {lead} seed {seed}: {} charges, {} counted, {} queue-cycles paused",
+            charges.len(),
+            got.counted.len(),
+            got.paused
+        );
+        assert_eq!(got.lost, 0);
+        assert!(got.paused > cycles, "the queues were paced: {}", got.paused);
+    }
+}
+
+/// 48 charges in 48 back-to-back cycles: the FIFO holds 32 and takes one each
+/// `CHARGE_INTERVAL` cycles, so the last ones are refused (`lost`), their queues not paused for
+/// them; those taken are counted in order, `CHARGE_INTERVAL` apart.
+#[test]
+fn a_full_fifo_refuses_charges_and_counts_the_rest_in_order() {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let costs: Vec<u32> = (0..32).map(|_| rng.gen_range(1..2 << PACE_FRACTION_BITS)).collect();
+    let charges: Vec<Charge> = (0..48)
+        .map(|i| Charge {
+            cycle: 10 + i,
+            queue: rng.gen_range(0..32),
+            bytes: rng.gen_range(0..=4096),
+        })
+        .collect();
+    let got = run(&costs, &charges, 40_000).unwrap_or_else(|e| panic!("{e}"));
+    println!("48 charges: {} lost, counted at {:?}", got.lost, got.counted);
+    assert!(got.lost > 0 && got.lost < 16, "{}", got.lost);
+    assert_eq!(got.counted.len() as u64 + got.lost, 48);
+    assert_eq!(got.counted[0], 10 + CHARGE_LATENCY);
+    assert!(got.counted.windows(2).all(|w| w[1] - w[0] == CHARGE_INTERVAL));
+}
+
+/// A queue charged, then idle for about 2^23 + 2^22 cycles (where a 24-bit comparison of its
+/// old deadline with the arrival wraps), charged again: the old deadline counts as passed; and
+/// again after some 2^22 cycles.
+#[test]
+fn a_deadline_left_far_behind_counts_as_passed() {
+    let mut costs = [0u32; 8];
+    costs[2] = 3 << PACE_FRACTION_BITS;
+    let mut charges = Vec::new();
+    for (i, at) in [100u64, (1 << 23) + (1 << 22) + 5000, (1 << 24) + 77].into_iter().enumerate() {
+        for k in 0..3 {
+            charges.push(Charge {
+                cycle: at + 20_000 * k,
+                queue: 2,
+                bytes: 1000 + i as u32,
+            });
+        }
+    }
+    let cycles = (1 << 24) + 200_000;
+    let got = run(&costs, &charges, cycles).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(got.counted.len(), charges.len());
+}
+
+/// One backlogged queue at 1 GB/s on a 322.27 MHz clock, on the variant whose pauses lift 3
+/// cycles early: each 1,024-byte group is charged the first cycle its `paused` bit allows (as the
+/// scheduler would decide it), so it comes before the queue's `next` and counts from there:
+/// from the second group on, the rate is the set rate to the fraction of a cycle.
+#[test]
+fn a_backlogged_queue_leaves_at_its_rate() {
+    let clock = 322_265_625;
+    let cost = pace_cost(1_000_000_000, clock) as u32;
+    let lead = 3;
+    // the model gives the schedule: a charge at r is pending until r + CHARGE_LATENCY, then the
+    // queue waits while its pacer waits at c + lead
+    let mut pacer = Pacer::with_cost(u64::from(cost));
+    let mut charges = Vec::new();
+    let mut r = 100;
+    for _ in 0..200 {
+        charges.push(Charge {
+            cycle: r,
+            queue: 0,
+            bytes: 1024,
+        });
+        pacer.start(r, 1024);
+        r += CHARGE_LATENCY + 1;
+        while pacer.waits(r + lead) {
+            r += 1;
+        }
+    }
+    let mut costs = [0; 8];
+    costs[0] = cost;
+    let got = run(&costs, &charges, r + 2000).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(got.counted.len(), 200);
+    // the first group starts the queue from idle; from the second on each is charged `lead`
+    // cycles or less before its `next`
+    let span = charges.last().unwrap().cycle - charges[1].cycle;
+    let rate = 198.0 * 1024.0 * clock as f64 / span as f64;
+    println!("198 groups of 1024 bytes charged over {span} cycles: {:.6} GB/s", rate / 1e9);
+    assert!((rate / 1e9 - 1.0).abs() < 2e-5, "{rate}");
+}
