@@ -133,8 +133,8 @@ fn rx_front(variant: &str, module: &str) -> String {
 
 fn pacers(variant: &str, module: &str) -> String {
     match variant {
-        "q32" => emit::verilog(&mut QueuePacers::<32, 0>::default(), module),
-        "q8_lead3" => emit::verilog(&mut QueuePacers::<8, 3>::default(), module),
+        "q32" => emit::verilog(&mut QueuePacers::<32, 0, 0>::default(), module),
+        "q8_lead3_slack256" => emit::verilog(&mut QueuePacers::<8, 3, 256>::default(), module),
         v => panic!("unsupported variant {v}"),
     }
 }
@@ -504,9 +504,9 @@ pub static TOPS: [Top; 28] = [
     },
     Top {
         name: "pacers",
-        description: "Queue pacers: per scheduler queue a rate in cycles per byte (8.24 fixed point); a group charged pauses its queue until its bytes' time has passed, no credit for idle time (q32: 32 queues; q8_lead3: 8 queues, pauses lifted 3 cycles early)",
-        variants: &["q32", "q8_lead3"],
-        simulated: &["q32", "q8_lead3"],
+        description: "Queue pacers: per scheduler queue a rate in cycles per byte (8.24 fixed point); a group charged pauses its queue until its bytes' time has passed, no credit for idle time (q32: 32 queues; q8_lead3_slack256: 8 queues, pauses lifted 3 cycles early, charges up to 256 cycles late kept on schedule)",
+        variants: &["q32", "q8_lead3_slack256"],
+        simulated: &["q32", "q8_lead3_slack256"],
         build: pacers,
     },
     Top {

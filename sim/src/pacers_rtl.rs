@@ -7,12 +7,22 @@
 //! a group that starts in the cycle it came in, counted at its write-back: [`CHARGE_LATENCY`]
 //! cycles after it came in or [`CHARGE_INTERVAL`] after the write-back before it, whichever is
 //! later. Queue q is paused in cycle c when its pacer waits at `c + lead`, or when a charge
-//! of q came in before c and is not yet counted.
+//! of q came in before c and is not yet counted. A charge up to the variant's slack late keeps
+//! its queue's schedule (`Pacer::start_within`).
 
 use crate::models::contracts::sched::PACE_COST_BITS;
 use crate::models::stream::Pacer;
 use crate::verilated::Model;
 pub use ferroce_hdl::sched::pacers::{CHARGE_INTERVAL, CHARGE_LATENCY};
+
+/// The variant of `queues` queues: its module, lead and slack.
+pub fn variant(queues: usize) -> Result<(&'static str, u64, u64), String> {
+    match queues {
+        32 => Ok(("ferroce_pacers_q32", 0, 0)),
+        8 => Ok(("ferroce_pacers_q8_lead3_slack256", 3, 256)),
+        n => Err(format!("no pacers variant of {n} queues")),
+    }
+}
 
 /// A group charged: its cycle on the inputs, its queue, its bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,14 +49,11 @@ pub struct PacersRun {
     pub counted: Vec<u64>,
 }
 
-/// Runs the variant of `costs.len()` queues (32: `q32`, lead 0; 8: `q8_lead3`, lead 3) with
-/// those costs and `charges` (sorted by cycle, at most one a cycle), for `cycles` cycles.
+/// Runs the variant of `costs.len()` queues (32: `q32`, lead 0, no slack; 8:
+/// `q8_lead3_slack256`) with those costs and `charges` (sorted by cycle, at most one a cycle),
+/// for `cycles` cycles.
 pub fn run(costs: &[u32], charges: &[Charge], cycles: u64) -> Result<PacersRun, String> {
-    let (module, lead) = match costs.len() {
-        32 => ("ferroce_pacers_q32", 0),
-        8 => ("ferroce_pacers_q8_lead3", 3),
-        n => return Err(format!("no pacers variant of {n} queues")),
-    };
+    let (module, lead, slack) = variant(costs.len())?;
     let e = |e: crate::verilated::SimError| e.to_string();
     let mut m = Model::new(module).map_err(e)?;
     let p = |m: &Model, name: &str| m.port(name).map_err(e);
@@ -107,7 +114,7 @@ pub fn run(costs: &[u32], charges: &[Charge], cycles: u64) -> Result<PacersRun, 
         run.paused += u64::from(got.count_ones());
         // the groups that start in this cycle
         for &(counted, queue, bytes, came) in pending.iter().filter(|c| c.0 == t) {
-            model[queue].start(came, bytes);
+            model[queue].start_within(came, bytes, slack);
             run.counted.push(counted);
         }
         pending.retain(|c| c.0 > t);

@@ -40,6 +40,7 @@ use crate::sched::REG_LIMIT;
 use crate::tx_segmenter_rtl::REFUSAL_COUNTERS;
 use crate::verilated::{Model, SimError};
 use ferroce_contracts::regs::QP_READ_LATENCY;
+use ferroce_contracts::sched::PACE_COST_ADDR;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::{HashMap, VecDeque};
@@ -169,6 +170,9 @@ pub struct PathFigures {
     pub reads_in_flight: usize,
     /// The refusal counters, `PostError::ALL` order.
     pub refused: [u32; 7],
+    /// Per frame in output order: its queue (`None`: the responder's ACK or NAK) and the cycle
+    /// of its last beat (counted as `first_beat`).
+    pub frame_ends: Vec<(Option<u8>, u64)>,
 }
 
 /// The TX path RTL as a [`TxEngine`].
@@ -429,7 +433,8 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
         .queue_config
         .iter()
         .map(|(&q, cfg)| (q, cfg.word()))
-        .chain(std::iter::once((REG_LIMIT, u32::from(setup.limit))));
+        .chain(std::iter::once((REG_LIMIT, u32::from(setup.limit))))
+        .chain(setup.pace_costs.iter().map(|(&q, &cost)| (PACE_COST_ADDR + q, cost)));
     for (addr, word) in writes {
         m.set_u64(cfg_we, 1);
         m.set_u64(cfg_addr, u64::from(addr));
@@ -597,6 +602,9 @@ fn run(v: &PathVariant, setup: &TxSetup, s: &Surroundings, release: &[u64]) -> R
                 }
             }
             frame_is_response.push(transfer.is_none());
+            figures
+                .frame_ends
+                .push((transfer.map(|(queue, _)| queue), cycle - first_post.unwrap_or(0)));
         }
         if let Some(c) = completions.sample(&mut m, cycle)? {
             let status = CompletionStatus::from_code(c[1][0] as u8).ok_or_else(|| format!("completion status {}", c[1][0]))?;

@@ -111,6 +111,8 @@ pub struct SegmenterRun {
     pub descriptor_cycles: u64,
     /// The records of the RC blocks cut, in order (the runner takes each at once).
     pub records: Vec<BlockRecord>,
+    /// The pacers' charges `(queue, bytes)`, in order.
+    pub charges: Vec<(u8, u32)>,
 }
 
 /// Packets cut: their descriptors (packed `PACKET`) and read commands `(address, bytes)`, in
@@ -160,6 +162,9 @@ impl SegmenterRun {
         if self.reads.len() != reads.len() {
             return Err(format!("{} reads, model {}", self.reads.len(), reads.len()));
         }
+        if self.charges != plan.charges {
+            return Err(format!("charges: rtl {:?}\nmodel {:?}", self.charges, plan.charges));
+        }
         Ok(())
     }
 }
@@ -187,6 +192,9 @@ struct Ports {
     deq_ok: usize,
     deq_queue: usize,
     deq_elem: usize,
+    paced_queues: usize,
+    /// `charge_valid`, `_queue`, `_bytes`.
+    charge: [usize; 3],
     done_valid: usize,
     done_channel: usize,
     m_desc_valid: usize,
@@ -263,6 +271,8 @@ impl SegmenterRtl {
             deq_ok: port("deq_ok")?,
             deq_queue: port("deq_queue")?,
             deq_elem: port("deq_elem")?,
+            paced_queues: port("paced_queues")?,
+            charge: [port("charge_valid")?, port("charge_queue")?, port("charge_bytes")?],
             done_valid: port("done_valid")?,
             done_channel: port("done_channel")?,
             m_desc_valid: port("m_desc_valid")?,
@@ -353,6 +363,8 @@ impl SegmenterRtl {
             .collect::<Result<_, _>>()?;
 
         m.set_u64(p.cfg_block_log2, u64::from(setup.block_log2));
+        let paced = (0..32).filter(|&q| setup.paced(q)).fold(0u64, |bits, q| bits | 1 << q);
+        m.set_u64(p.paced_queues, paced);
         // no send history here: every RC block's record is taken at once, no ring is full
         let record_ready = m.port("record_ready").map_err(|e| e.to_string())?;
         m.set_u64(record_ready, 1);
@@ -462,6 +474,9 @@ impl SegmenterRtl {
             if m.peek_u64(p.m_read_valid) != 0 && read_ready {
                 run.reads.push((m.peek_u64(p.m_read_addr), m.peek_u64(p.m_read_len) as u32));
                 last_progress = cycle;
+            }
+            if m.peek_u64(p.charge[0]) != 0 {
+                run.charges.push((m.peek_u64(p.charge[1]) as u8, m.peek_u64(p.charge[2]) as u32));
             }
             if m.peek_u64(p.record[0]) != 0 {
                 run.records.push(BlockRecord {

@@ -469,3 +469,94 @@ fn read_requests_are_the_models_frames_and_complete_on_their_last_psn() {
         ferroce_sim::tshark::check_roce_frames("tx_path READ", &run.frames).unwrap();
     }
 }
+
+/// Queue 1 of the 1:2:5 setup (PMTU 4096) paced at 4 GB/s on a 322.27 MHz clock: its frames
+/// are the model's (its transfers cut a PMTU at a time) and leave `(queue 1's frame end cycles,
+/// its group time in cycles)`.
+fn paced_run(setup: &TxSetup) -> (Vec<u64>, f64, TxRun, ferroce_sim::tx_path_rtl::PathFigures) {
+    use ferroce_sim::models::contracts::sched::PACE_FRACTION_BITS;
+    let (run, figures) = TxPathRtl::new(DEFAULT, Surroundings::FULL).run_measured(setup).unwrap();
+    let model = TxModel.run(setup).unwrap();
+    for queue in 1..=3 {
+        let of = |frames: &[Vec<u8>]| frames.iter().filter(|f| wire_queue(f) == queue).cloned().collect::<Vec<_>>();
+        assert!(of(&run.frames) == of(&model.frames), "queue {queue}'s frames are not the model's");
+    }
+    let paced: Vec<u64> = figures.frame_ends.iter().filter(|e| e.0 == Some(1)).map(|e| e.1).collect();
+    let group_cycles = (4096 * u64::from(setup.pace_costs[&1])) as f64 / f64::from(1u32 << PACE_FRACTION_BITS);
+    (paced, group_cycles, run, figures)
+}
+
+/// The rate of 4 KiB groups ending at `ends` (from the second on), in bytes per second.
+fn group_rate(ends: &[u64], clock: u64) -> f64 {
+    ((ends.len() - 2) * 4096) as f64 * clock as f64 / (ends.last().unwrap() - ends[1]) as f64
+}
+
+const CLOCK: u64 = 322_265_625;
+const RATE: u64 = 4_000_000_000;
+
+/// Queue 1 paced at 4 GB/s, alone: one 4 KiB group every 330 cycles, never closer, the rate
+/// the set one.
+#[test]
+fn a_paced_queue_alone_leaves_a_group_at_a_time_at_its_rate() {
+    use ferroce_sim::models::contracts::sched::pace_cost;
+    let mut setup = weighted_setup(16, 1 << 20, 0, 256 << 10);
+    setup.posts.retain(|p| p.queue == 1);
+    setup.pace_costs.insert(1, pace_cost(RATE, CLOCK) as u32);
+    let (paced, group_cycles, _, figures) = paced_run(&setup);
+    let closest = paced.windows(2).map(|w| w[1] - w[0]).min().unwrap();
+    let got = group_rate(&paced, CLOCK);
+    println!(
+        "queue 1 alone at {RATE} B/s: {} frames, a group every {group_cycles:.2} cycles, closest {closest}, {:.6} GB/s; {} cycles",
+        paced.len(),
+        got / 1e9,
+        figures.cycles
+    );
+    assert_eq!(paced.len(), 256);
+    // the path between the charge and the wire moves a frame by a few cycles
+    assert!(closest as f64 >= group_cycles - 16.0, "two groups {closest} cycles apart");
+    assert!((got / RATE as f64 - 1.0).abs() < 0.001, "{got}");
+}
+
+/// Queue 1 paced at 4 GB/s in the high table, queues 2 and 3 (weights 2 and 5, 4 KiB blocks)
+/// in the low table keeping the wire full: every queue's frames are the model's; queue 1 is
+/// decided as soon as its pause ends and leaves at its rate (a paced queue among bulk ones in
+/// its own table would wait out the others' turns: a round-robin turn skipped while paused);
+/// its frames queue behind blocks already cut for the others, so they leave closer or further
+/// apart than its group time by up to the packet generator's look-ahead; queues 2 and 3 take
+/// the rest.
+#[test]
+fn a_paced_queue_leaves_at_its_rate_between_the_others() {
+    use ferroce_sim::models::contracts::sched::pace_cost;
+    let mut setup = weighted_setup(12, 1 << 20, 0, 256 << 10);
+    for q in [2, 3] {
+        setup.queue_config.get_mut(&q).unwrap().high = false;
+    }
+    setup.pace_costs.insert(1, pace_cost(RATE, CLOCK) as u32);
+    let (paced, group_cycles, _, figures) = paced_run(&setup);
+    let gaps: Vec<u64> = paced.windows(2).map(|w| w[1] - w[0]).collect();
+    // from the 16th group on, once the others' blocks fill the generator's look-ahead
+    let got = group_rate(&paced[15..], CLOCK);
+    // each frame's lateness against a group every `group_cycles` from the 16th
+    let behind: Vec<i64> = paced[16..]
+        .iter()
+        .enumerate()
+        .map(|(k, &e)| e as i64 - paced[16] as i64 - (k as f64 * group_cycles) as i64)
+        .collect();
+    println!(
+        "queue 1 at {RATE} B/s among queues 2, 3: {} frames, a group every {group_cycles:.2} cycles, gaps {} to {}, from the 16th {} to {} cycles off schedule, {:.5} GB/s; {} cycles, {} beats",
+        paced.len(),
+        gaps.iter().min().unwrap(),
+        gaps.iter().max().unwrap(),
+        behind.iter().min().unwrap(),
+        behind.iter().max().unwrap(),
+        got / 1e9,
+        figures.cycles,
+        figures.beats
+    );
+    assert_eq!(paced.len(), 256);
+    assert!((got / RATE as f64 - 1.0).abs() < 0.005, "{got}");
+    assert!(
+        figures.beats as f64 > 0.95 * figures.cycles as f64,
+        "the wire kept full: {figures:?}"
+    );
+}

@@ -129,6 +129,12 @@ fn setup(seed: u64, budget: u64) -> TxSetup {
             );
         }
     }
+    // some queues paced: their transfers cut a PMTU at a time, each group charged
+    for q in 1..4 {
+        if rng.gen_ratio(1, 4) {
+            setup.pace_costs.insert(q, rng.gen_range(1..1 << 28));
+        }
+    }
     let mut bytes_left = budget;
     for _ in 0..rng.gen_range(4..24) {
         let p = post(&mut rng, &setup, &mut bytes_left);
@@ -149,18 +155,20 @@ fn check(seed: u64, setup: &TxSetup, env: &Environment) -> SegmenterRun {
 /// Without backpressure: identical streams, and the pace of descriptors once blocks are cut.
 #[test]
 fn descriptors_and_reads_match_the_model() {
-    let (mut descriptors, mut cycles, mut refusals) = (0, 0, 0);
+    let (mut descriptors, mut cycles, mut refusals, mut charges) = (0, 0, 0, 0);
     for seed in 0..40 {
         let setup = setup(seed, 8 << 20);
         let got = check(seed, &setup, &Environment::eager(seed));
+        charges += got.charges.len();
         descriptors += got.descriptors.len();
         cycles += got.cycles;
         refusals += got.post_results.iter().filter(|r| r.is_err()).count();
     }
     assert!(descriptors > 50_000, "{descriptors} descriptors");
     assert!(refusals > 5, "{refusals} refusals");
+    assert!(charges > 1000, "{charges} groups of paced queues");
     println!(
-        "{descriptors} descriptors in {cycles} cycles: {:.3} per cycle",
+        "{descriptors} descriptors ({charges} of paced queues) in {cycles} cycles: {:.3} per cycle",
         descriptors as f64 / cycles as f64
     );
 }

@@ -3,7 +3,9 @@
 //!
 //! Register `q` (0 ≤ q < queues) of the `cfg_addr` space is queue q's configuration word, a
 //! [`QUEUE_CONFIG`] entry; register [`HIGH_LIMIT_ADDR`] is the limit of high priority, a
-//! [`HIGH_LIMIT`] entry. A write takes effect in the next cycle.
+//! [`HIGH_LIMIT`] entry; register [`PACE_COST_ADDR`] + q is queue q's pacer cost (cycles per
+//! byte, [`PACE_FRACTION_BITS`] fraction bits; 0: not paced), which the TX path's pacers take.
+//! A write takes effect in the next cycle.
 
 use crate::schema::{RecordField, Schema};
 
@@ -71,6 +73,9 @@ pub const HIGH_LIMIT_ADDR: u32 = 64;
 
 /// Reset value of the limit of high priority.
 pub const HIGH_LIMIT_RESET: u32 = 255;
+
+/// Register address (`cfg_addr`) of queue 0's pacer cost; queue q's is `PACE_COST_ADDR + q`.
+pub const PACE_COST_ADDR: u32 = 96;
 
 /// Fraction bits of a pacer's cost (cycles per byte) and of its wait.
 pub const PACE_FRACTION_BITS: u32 = 24;

@@ -1,18 +1,21 @@
 //! [`QueuePacers`]: one pacer per scheduler queue, in bytes per second. A group of L bytes
-//! charged at cycle a moves its queue's `next = max(a, next) + L × cost` (`cost`: cycles per
-//! byte, [`PACE_FRACTION_BITS`] fraction bits), and the queue is paused in cycle c while
-//! `c + LEAD < next`. Idle time earns nothing, so a paced queue never goes above its rate by
-//! more than the group that starts it; with groups of one packet it leaves packet by packet at
-//! its rate, other queues between them. `LEAD` lifts the pause that many cycles early, for a
-//! user whose charge comes that long after the decision it follows: a backlogged queue's
-//! charge then comes before its `next` and the rate holds to the fraction of a cycle. The
-//! golden model is `ferroce_models::stream::Pacer`; `docs/sched.md` ("Pacing") the
-//! specification.
+//! charged at cycle a moves its queue's `next` to `base + L × cost` (`cost`: cycles per byte,
+//! [`PACE_FRACTION_BITS`] fraction bits), where `base` is `next` if `next > a − SLACK`, else
+//! a; the queue is paused in cycle c while `c + LEAD < next`. With `SLACK` 0 that is
+//! `max(a, next)`: idle time earns nothing, so a paced queue never goes above its rate by more
+//! than the group that starts it; with groups of one packet it leaves packet by packet at its
+//! rate, other queues between them. `SLACK` keeps a charge that comes up to that many cycles
+//! late (its decision delayed by other queues' traffic) on its queue's schedule, so the queue
+//! catches up instead of losing the delay; a queue idle for longer starts afresh. `LEAD`
+//! lifts the pause that many cycles early, for a user whose charge comes that long after the
+//! decision it follows: a backlogged queue's charge then comes before its `next` and the rate
+//! holds to the fraction of a cycle. The golden model is `ferroce_models::stream::Pacer`
+//! (`start_within`); `docs/sched.md` ("Pacing") the specification.
 //!
 //! ```text
 //!  charge (queue, bytes), stamped a − 1 ─► paced? ─► FIFO (32) ─► one at a time, 8 cycles each:
 //!   S1 cost (RAM) ─► S2 bytes × cost (by halves), the queue's deadline ─► S3, S4, S5: in 16-bit
-//!   pieces, deadline + charge, (a − 2^-24) + charge, deadline ≥ a? ─► S6 the later base's sum
+//!   pieces, deadline + charge, (a − 2^-24) + charge, deadline ≥ a − SLACK? ─► S6 the base's sum
 //!   ─► S7, S8 against t + 1 + LEAD ─► write-back (cycle t): deadline, waiting, ends
 //!  every queue, every cycle: waiting ← waiting and not ends; ends ← deadline = c + 1 + LEAD
 //!  paused = waiting or a charge of the queue not yet counted (registered)
@@ -31,7 +34,7 @@
 //!   (`pending`), so a charge queued behind others never lets its queue start early.
 //! - **Old deadlines**: a queue not waiting at two ticks of the count's bit 22 (every 2^22
 //!   cycles) has a deadline at least 2^22 cycles old; it is then taken as passed without the
-//!   comparison, which wraps after 2^23.
+//!   comparison, which wraps after 2^23. So is a queue not charged since reset.
 //! - Charges of queues whose cost is 0 are not paced and not queued. A charge that finds the
 //!   FIFO full is refused (`lost`), its queue not paused for it.
 
@@ -114,9 +117,10 @@ impl Logic for CycleCount {
     }
 }
 
-/// The pacers of `Q` queues (at most 32), their pauses lifted `LEAD` cycles early.
+/// The pacers of `Q` queues (at most 32), their pauses lifted `LEAD` cycles early, a charge up to
+/// `SLACK` cycles late (0 or a power of two up to 2^16) kept on its queue's schedule.
 #[derive(LogicBlock)]
-pub struct QueuePacers<const Q: usize, const LEAD: u64> {
+pub struct QueuePacers<const Q: usize, const LEAD: u64, const SLACK: u64> {
     /// Clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high: nothing waits, every queue not paced, the FIFO empty.
@@ -137,6 +141,8 @@ pub struct QueuePacers<const Q: usize, const LEAD: u64> {
     pub paused: Signal<Out, Bits<Q>>,
     /// A charge of a paced queue was refused, the FIFO full (registered, one cycle a charge).
     pub lost: Signal<Out, Bit>,
+    /// Bit q: queue q is paced, its cost not 0 (registered).
+    pub paced_queues: Signal<Out, Bits<Q>>,
 
     // ---- per queue ----
     /// Bit q: queue q's cost is not 0.
@@ -204,9 +210,11 @@ pub struct QueuePacers<const Q: usize, const LEAD: u64> {
     charge_top4: DFF<Bits<16>>,
     deadline_top4: DFF<Bits<16>>,
     arrival_top4: DFF<Bits<16>>,
-    /// The deadline is at or after the arrival: `next > a`, the sum from the deadline counts.
-    from_deadline4: DFF<Bit>,
-    /// S5: both sums.
+    /// (a − 1) − whole(deadline), bits 23:16; its bits 15:0 from the slack's bit up are 0.
+    age_high4: DFF<Bits<8>>,
+    age_low_small4: DFF<Bit>,
+    old4: DFF<Bit>,
+    /// S5: both sums; the deadline counts (`next > a − SLACK`): the sum from it is taken.
     valid5: DFF<Bit>,
     onehot5: DFF<Bits<Q>>,
     waited5: DFF<Bits<TIME_BITS>>,
@@ -230,7 +238,6 @@ pub struct QueuePacers<const Q: usize, const LEAD: u64> {
     ends_next8: DFF<Bit>,
     // ---- combinational ----
     picked: Signal<Local, Bits<TIME_BITS>>,
-    age_high: Signal<Local, Bits<8>>,
     left_high: Signal<Local, Bits<8>>,
     /// Bit q: a charge of queue q comes in and is taken.
     taken_in: Signal<Local, Bits<Q>>,
@@ -245,11 +252,22 @@ pub struct QueuePacers<const Q: usize, const LEAD: u64> {
     bytes_at: Constant<Bits<8>>,
     stamp_at: Constant<Bits<8>>,
     tick_at: Constant<Bits<8>>,
+    /// With a slack of 2^k cycles: the bits of (a − 1) − whole(deadline) from k to 22 (below
+    /// 2^k when they are 0 and the sign is not set), low and high; `has_slack`: SLACK > 0.
+    slack_low_mask: Constant<Bits<16>>,
+    slack_high_mask: Constant<Bits<8>>,
+    has_slack: Constant<Bit>,
+    all_queues: Constant<Bits<Q>>,
 }
 
-impl<const Q: usize, const LEAD: u64> Default for QueuePacers<Q, LEAD> {
+impl<const Q: usize, const LEAD: u64, const SLACK: u64> Default for QueuePacers<Q, LEAD, SLACK> {
     fn default() -> Self {
         assert!(Q <= 32, "at most 32 queues");
+        assert!(
+            SLACK == 0 || (SLACK.is_power_of_two() && SLACK <= 1 << 16),
+            "a slack of 0 or 2^k ≤ 2^16 cycles"
+        );
+        let slack_mask = if SLACK == 0 { 0 } else { ((1u64 << 23) - 1) & !(SLACK - 1) };
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -261,6 +279,7 @@ impl<const Q: usize, const LEAD: u64> Default for QueuePacers<Q, LEAD> {
             charge_bytes: Default::default(),
             paused: Default::default(),
             lost: Default::default(),
+            paced_queues: Default::default(),
             paced: Default::default(),
             costs: Default::default(),
             deadline: std::array::from_fn(|_| Default::default()),
@@ -311,7 +330,9 @@ impl<const Q: usize, const LEAD: u64> Default for QueuePacers<Q, LEAD> {
             charge_top4: Default::default(),
             deadline_top4: Default::default(),
             arrival_top4: Default::default(),
-            from_deadline4: Default::default(),
+            age_high4: Default::default(),
+            age_low_small4: Default::default(),
+            old4: Default::default(),
             valid5: Default::default(),
             onehot5: Default::default(),
             waited5: Default::default(),
@@ -331,7 +352,6 @@ impl<const Q: usize, const LEAD: u64> Default for QueuePacers<Q, LEAD> {
             waits_after8: Default::default(),
             ends_next8: Default::default(),
             picked: Default::default(),
-            age_high: Default::default(),
             left_high: Default::default(),
             taken_in: Default::default(),
             accepted: Default::default(),
@@ -343,11 +363,15 @@ impl<const Q: usize, const LEAD: u64> Default for QueuePacers<Q, LEAD> {
             bytes_at: c::<8>(5),
             stamp_at: c::<8>(5 + CHARGE_BYTE_BITS as u64),
             tick_at: c::<8>(TICK_BIT as u64),
+            slack_low_mask: c::<16>(slack_mask & 0xFFFF),
+            slack_high_mask: c::<8>(slack_mask >> 16),
+            has_slack: Constant::new(SLACK > 0),
+            all_queues: c::<Q>((1u64 << Q) - 1),
         }
     }
 }
 
-impl<const Q: usize, const LEAD: u64> Logic for QueuePacers<Q, LEAD> {
+impl<const Q: usize, const LEAD: u64, const SLACK: u64> Logic for QueuePacers<Q, LEAD, SLACK> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
@@ -395,7 +419,9 @@ impl<const Q: usize, const LEAD: u64> Logic for QueuePacers<Q, LEAD> {
             charge_top4,
             deadline_top4,
             arrival_top4,
-            from_deadline4,
+            age_high4,
+            age_low_small4,
+            old4,
             valid5,
             onehot5,
             waited5,
@@ -515,14 +541,17 @@ impl<const Q: usize, const LEAD: u64> Logic for QueuePacers<Q, LEAD> {
         self.charge_top4.d.next = self.product_top3.q.val() + bit_cast::<16, 1>(self.charge_middle3.q.val().get_bit(16).into());
         self.deadline_top4.d.next = self.deadline_upper3.q.val().get_bits::<16>(16);
         self.arrival_top4.d.next = self.arrival3.q.val().get_bits::<16>(8);
-        self.age_high.next = self.arrival3.q.val().get_bits::<8>(16)
+        self.age_high4.d.next = self.arrival3.q.val().get_bits::<8>(16)
             - self.deadline_upper3.q.val().get_bits::<8>(24)
             - bit_cast::<8, 1>(self.age_low3.q.val().get_bit(16).into());
-        self.from_deadline4.d.next = self.age_high.val().get_bit(7) & !self.old3.q.val();
+        self.age_low_small4.d.next = !(self.age_low3.q.val().get_bits::<16>(0) & self.slack_low_mask.val()).any();
+        self.old4.d.next = self.old3.q.val();
         // ---- S5: bits 47:32 ----
         self.valid5.d.next = self.valid4.q.val();
         self.onehot5.d.next = self.onehot4.q.val();
-        self.from_deadline5.d.next = self.from_deadline4.q.val();
+        self.from_deadline5.d.next = (self.age_high4.q.val().get_bit(7)
+            | (self.has_slack.val() & self.age_low_small4.q.val() & !(self.age_high4.q.val() & self.slack_high_mask.val()).any()))
+            & !self.old4.q.val();
         self.waited5.d.next = (bit_cast::<TIME_BITS, 16>(
             self.deadline_top4.q.val() + self.charge_top4.q.val() + bit_cast::<16, 1>(self.waited_middle4.q.val().get_bit(16).into()),
         ) << 32)
@@ -609,8 +638,9 @@ impl<const Q: usize, const LEAD: u64> Logic for QueuePacers<Q, LEAD> {
         if self.reset.val() {
             self.paced.d.next = 0.into();
             self.waiting.d.next = 0.into();
-            self.idle_tick.d.next = 0.into();
-            self.idle_ticks.d.next = 0.into();
+            // never charged: as a deadline long past
+            self.idle_tick.d.next = self.all_queues.val();
+            self.idle_ticks.d.next = self.all_queues.val();
             self.lost_charge.d.next = false;
             self.input_valid.d.next = false;
             self.valid1.d.next = false;
@@ -625,5 +655,6 @@ impl<const Q: usize, const LEAD: u64> Logic for QueuePacers<Q, LEAD> {
         self.paused_bits.d.next = self.waiting.d.val() | self.pending_any.d.val();
         self.paused.next = self.paused_bits.q.val();
         self.lost.next = self.lost_charge.q.val();
+        self.paced_queues.next = self.paced.q.val();
     }
 }

@@ -58,9 +58,11 @@ use super::send_history::SendHistory;
 use crate::common::counter::EventCounter;
 use crate::common::elab::{bits_from, c};
 use crate::common::fifo::{Fifo, CAPACITY};
+use crate::sched::pacers::QueuePacers;
 use crate::sched::Sched;
 use ferroce_contracts::opcode::{Opcode, Operation, Transport, TRANSPORT_SHIFT};
 use ferroce_contracts::reliability::{TimerAction, TimerEvent, TIMER_ACTION_BITS, TIMER_EVENT_BITS};
+use ferroce_contracts::sched;
 use ferroce_contracts::tx::{CompletionStatus, COMPLETION_STATUS_BITS, PACKET, PACKET_BITS, POST_BITS, QP_CONTEXT_BITS};
 use rust_hdl::prelude::*;
 
@@ -88,6 +90,14 @@ mod entries {
     }
 }
 use entries::{ActionEntry, TimerEventEntry};
+
+/// Cycles the TX path's pacers lift a pause early: more than from the scheduler's decision
+/// (its `stall` sampled) to the segmenter's charge of the group it cuts when the packetizer
+/// takes the block at once (`docs/sched.md`, "Pacing").
+pub const PACE_LEAD: u64 = 24;
+/// Cycles a paced group's charge may come late and still keep its queue's schedule: the
+/// segmenter waiting for the packetizer behind other queues' blocks.
+pub const PACE_SLACK: u64 = 4096;
 
 /// The TX path at `W` bits (`K = W / 8` lanes) with `2^CB` channels (`EB = CB + 1`, the
 /// scheduler's element width), `2^QB` QP contexts and `Q` scheduler queues; `QL`: cycles from
@@ -165,7 +175,8 @@ pub struct TxPath<
     pub read_sent_again: Signal<Out, Bit>,
     /// Scheduler register write: enable.
     pub sched_cfg_we: Signal<In, Bit>,
-    /// Scheduler register write: address (queue q's word at q, the limit of high priority at 64).
+    /// Scheduler register write: address (queue q's word at q, the limit of high priority at 64,
+    /// queue q's pacer cost at 96 + q: `ferroce_contracts::sched`).
     pub sched_cfg_addr: Signal<In, Bits<7>>,
     /// Scheduler register write: data.
     pub sched_cfg_wdata: Signal<In, Bits<32>>,
@@ -282,6 +293,9 @@ pub struct TxPath<
 
     segmenter: TxSegmenter<CB, QB, QL>,
     scheduler: Sched<CB, EB, Q>,
+    /// A rate per queue: a paced queue's groups are one PMTU, each charged as it is cut, and
+    /// the queue stalled in the scheduler while it waits.
+    pacers: QueuePacers<Q, PACE_LEAD, PACE_SLACK>,
     generator: TxGenerator<W, K, QL>,
     ack_tracker: AckTracker<CB, QB>,
     ack_ignored: EventCounter,
@@ -354,7 +368,9 @@ pub struct TxPath<
     at_last_of_transfer: Constant<Bits<9>>,
     reliable_transport: Constant<Bits<3>>,
     success: Constant<Bits<4>>,
-    no_stall: Constant<Bits<32>>,
+    /// `cfg_addr` bits that select the pacers' costs, and their value there.
+    pace_window_mask: Constant<Bits<7>>,
+    pace_window: Constant<Bits<7>>,
 }
 
 impl<
@@ -491,6 +507,7 @@ impl<
             .map(|a| c::<TIMER_ACTION_BITS>(u64::from(a.code()))),
             segmenter: TxSegmenter::new(channels, Q, qps),
             scheduler: Default::default(),
+            pacers: Default::default(),
             generator: Default::default(),
             ack_tracker: Default::default(),
             ack_ignored: Default::default(),
@@ -514,7 +531,8 @@ impl<
             at_last_of_transfer: c::<9>(PACKET.offset("last_of_transfer") as u64),
             reliable_transport: c::<3>(u64::from(Transport::Rc.bits())),
             success: c::<4>(u64::from(CompletionStatus::Success.code())),
-            no_stall: c::<32>(0),
+            pace_window_mask: c::<7>(0x7F & !(sched::MAX_QUEUES as u64 - 1)),
+            pace_window: c::<7>(u64::from(sched::PACE_COST_ADDR)),
         }
     }
 }
@@ -632,6 +650,16 @@ impl<
         self.scheduler.cfg_we.next = self.sched_cfg_we.val();
         self.scheduler.cfg_addr.next = self.sched_cfg_addr.val();
         self.scheduler.cfg_wdata.next = self.sched_cfg_wdata.val();
+        self.pacers.clock.next = self.clock.val();
+        self.pacers.reset.next = self.reset.val();
+        self.pacers.cfg_we.next =
+            self.sched_cfg_we.val() & ((self.sched_cfg_addr.val() & self.pace_window_mask.val()) == self.pace_window.val());
+        self.pacers.cfg_queue.next = self.sched_cfg_addr.val().get_bits::<5>(0);
+        self.pacers.cfg_cost.next = self.sched_cfg_wdata.val();
+        self.pacers.charge_valid.next = self.segmenter.charge_valid.val();
+        self.pacers.charge_queue.next = self.segmenter.charge_queue.val();
+        self.pacers.charge_bytes.next = self.segmenter.charge_bytes.val();
+        self.segmenter.paced_queues.next = bit_cast::<32, Q>(self.pacers.paced_queues.val());
 
         // ---- segmenter and scheduler: requester 0 enqueues, the others are idle ----
         // The enqueue and the decision request pass one register each (the segmenter's state
@@ -661,7 +689,7 @@ impl<
         self.scheduler.enq3_valid.next = false;
         self.scheduler.enq3_queue.next = 0.into();
         self.scheduler.enq3_elem.next = 0.into();
-        self.scheduler.stall.next = self.no_stall.val();
+        self.scheduler.stall.next = bit_cast::<32, Q>(self.pacers.paused.val());
         self.scheduler.deq_req.next = self.decision_request.q.val();
         self.segmenter.deq_valid.next = self.scheduler.deq_valid.val();
         self.segmenter.deq_ok.next = self.scheduler.deq_ok.val();

@@ -156,6 +156,15 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     pub cfg_block_log2: Signal<In, Bits<5>>,
     /// The scheduler queue of READ responses (a data queue, 1 or more).
     pub cfg_read_queue: Signal<In, Bits<5>>,
+    /// Bit q: queue q is paced (its pacer's cost is not 0): a decision of it cuts one PMTU at
+    /// most, the group charged on `charge_*`.
+    pub paced_queues: Signal<In, Bits<32>>,
+    /// A paced queue's group goes to the packetizer: charge its pacer (registered, one cycle).
+    pub charge_valid: Signal<Out, Bit>,
+    /// The group's queue.
+    pub charge_queue: Signal<Out, Bits<5>>,
+    /// The group's bytes (at most a PMTU).
+    pub charge_bytes: Signal<Out, Bits<13>>,
     /// READ response (the responder's answer to a READ request): valid.
     pub read_valid: Signal<In, Bit>,
     /// READ response: ready (registered state: idle, the responder channel free).
@@ -327,6 +336,17 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     context_wait: DFF<Bits<4>>,
     block_size: DFF<Bits<BLOCK_LEN_BITS>>,
     block_mask: DFF<Bits<20>>,
+    /// The decision's queue is paced: its block is one PMTU (aligned to the remote address
+    /// for a WRITE's blocks).
+    paced_cut: DFF<Bit>,
+    /// The block size of this decision: `block_size`, or the PMTU when paced.
+    cut_block_size: DFF<Bits<BLOCK_LEN_BITS>>,
+    /// `charge_*`.
+    charge_valid_reg: DFF<Bit>,
+    charge_queue_reg: DFF<Bits<5>>,
+    charge_bytes_reg: DFF<Bits<13>>,
+    /// The context's PMTU less one, by its code.
+    pmtu_mask: Signal<Local, Bits<20>>,
     // transfer table, per channel
     table_local: RAM<Bits<64>, CB>,
     table_remote: RAM<Bits<64>, CB>,
@@ -451,6 +471,9 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     latency: Constant<Bits<4>>,
     one: Constant<Bits<BLOCK_LEN_BITS>>,
     pmtu_unit: Constant<Bits<13>>,
+    /// Per PMTU: its code and its bytes less one.
+    pmtu_codes: [Constant<Bits<3>>; 5],
+    pmtu_masks: [Constant<Bits<20>>; 5],
     pmtu_min: Constant<Bits<3>>,
     pmtu_max: Constant<Bits<3>>,
     rts: Constant<Bits<3>>,
@@ -486,6 +509,10 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             init_done: Default::default(),
             cfg_block_log2: Default::default(),
             cfg_read_queue: Default::default(),
+            paced_queues: Default::default(),
+            charge_valid: Default::default(),
+            charge_queue: Default::default(),
+            charge_bytes: Default::default(),
             read_valid: Default::default(),
             read_ready: Default::default(),
             read_qp: Default::default(),
@@ -573,6 +600,12 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             context_wait: Default::default(),
             block_size: Default::default(),
             block_mask: Default::default(),
+            paced_cut: Default::default(),
+            cut_block_size: Default::default(),
+            charge_valid_reg: Default::default(),
+            charge_queue_reg: Default::default(),
+            charge_bytes_reg: Default::default(),
+            pmtu_mask: Default::default(),
             table_local: Default::default(),
             table_remote: Default::default(),
             table_remaining: Default::default(),
@@ -659,6 +692,8 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             latency: c::<4>(QL as u64),
             one: c::<BLOCK_LEN_BITS>(1),
             pmtu_unit: c::<13>(u64::from(Pmtu::B256.bytes() >> Pmtu::B256.code())),
+            pmtu_codes: Pmtu::ALL.map(|p| c::<3>(u64::from(p.code()))),
+            pmtu_masks: Pmtu::ALL.map(|p| c::<20>(u64::from(p.bytes()) - 1)),
             pmtu_min: c::<3>(u64::from(Pmtu::ALL[0].code())),
             pmtu_max: c::<3>(u64::from(Pmtu::ALL[Pmtu::ALL.len() - 1].code())),
             rts: c::<3>(u64::from(QpState::Rts.code())),
@@ -702,6 +737,11 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             context_wait,
             block_size,
             block_mask,
+            paced_cut,
+            cut_block_size,
+            charge_valid_reg,
+            charge_queue_reg,
+            charge_bytes_reg,
             post_channel,
             post_queue,
             post_op,
@@ -767,7 +807,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.offset_inverted.next = !self.offset.q.val();
         self.length_inverted.next = !self.length.q.val();
         // the room's bits 20:16 (used in CutRoomHigh): block_size − offset − borrow
-        self.room_high.next = self.block_size.q.val().get_bits::<5>(16)
+        self.room_high.next = self.cut_block_size.q.val().get_bits::<5>(16)
             + (bit_cast::<5, 4>(self.offset_inverted.val().get_bits::<4>(16)) | 0x10)
             + bit_cast::<5, 1>(self.room_low.q.val().get_bits::<1>(16));
         clock!(self, clock, packetizer);
@@ -799,6 +839,20 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.packetizer.reset.next = self.reset.val();
         self.packetizer.commit_valid.next = self.qp_commit_valid.val();
         self.packetizer.commit_index.next = self.qp_commit_index.val();
+
+        // a paced decision's block: the context's PMTU, by its code
+        self.pmtu_mask.next = self.pmtu_masks[0].val();
+        for k in 1..5 {
+            if self.qp_read_entry.val().get_bits::<3>(self.context_at[2].val().index()) == self.pmtu_codes[k].val() {
+                self.pmtu_mask.next = self.pmtu_masks[k].val();
+            }
+        }
+        self.charge_valid_reg.d.next = false;
+        self.charge_queue_reg.d.next = self.cut_queue.q.val();
+        self.charge_bytes_reg.d.next = self.length.q.val().get_bits::<13>(0);
+        self.charge_valid.next = self.charge_valid_reg.q.val();
+        self.charge_queue.next = self.charge_queue_reg.q.val();
+        self.charge_bytes.next = self.charge_bytes_reg.q.val();
 
         // configuration, registered twice (it changes only while idle)
         self.block_size.d.next = self.one.val() << self.cfg_block_log2.val();
@@ -1135,6 +1189,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 }
             }
             SegmenterState::CutTable => {
+                self.paced_cut.d.next = self.paced_queues.val().get_bit(self.cut_queue.q.val().index());
                 self.state.d.next = SegmenterState::CutEntry;
                 self.reading_context.d.next = true;
             }
@@ -1168,14 +1223,23 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                             || (self.history_full.val()
                                 && (self.qp_read_entry.val().get_bits::<3>(self.context_at[1].val().index()) == self.rc.val())));
                     self.offset.d.next = 0.into();
+                    self.cut_block_size.d.next = self.block_size.q.val();
+                    if self.paced_cut.q.val() {
+                        self.cut_block_size.d.next = bit_cast::<BLOCK_LEN_BITS, 13>(
+                            self.pmtu_unit.val() << self.qp_read_entry.val().get_bits::<3>(self.context_at[2].val().index()),
+                        );
+                    }
                     if self.write.val() {
                         self.offset.d.next = self.table_remote.read_data.val().get_bits::<20>(0) & self.block_mask.q.val();
+                        if self.paced_cut.q.val() {
+                            self.offset.d.next = self.table_remote.read_data.val().get_bits::<20>(0) & self.pmtu_mask.val();
+                        }
                     }
                     self.state.d.next = SegmenterState::CutRoomLow;
                 }
             }
             SegmenterState::CutRoomLow => {
-                self.room_low.d.next = bit_cast::<17, 16>(self.block_size.q.val().get_bits::<16>(0))
+                self.room_low.d.next = bit_cast::<17, 16>(self.cut_block_size.q.val().get_bits::<16>(0))
                     + bit_cast::<17, 16>(self.offset_inverted.val().get_bits::<16>(0))
                     + 1;
                 self.state.d.next = SegmenterState::CutRoomHigh;
@@ -1256,6 +1320,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             SegmenterState::CutIssue => {
                 if self.packetizer.block_ready.val() {
                     self.packetizer.block_valid.next = true;
+                    self.charge_valid_reg.d.next = self.paced_cut.q.val();
                     self.table_local.write_address.next = self.cut_channel.q.val();
                     self.table_remote.write_address.next = self.cut_channel.q.val();
                     self.table_remaining.write_address.next = self.cut_channel.q.val();
@@ -1315,6 +1380,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         }
         if self.reset.val() {
             self.state.d.next = SegmenterState::Init;
+            self.charge_valid_reg.d.next = false;
             self.responder_busy.d.next = false;
             self.reading_context.d.next = false;
             self.flush_pending.d.next = false;

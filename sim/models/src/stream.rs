@@ -395,6 +395,8 @@ pub struct Pacer {
     cycles_per_byte: u64,
     /// The earliest start of the next packet, in cycles with the same fraction.
     next: u64,
+    /// A packet has started (before the first, no schedule to keep).
+    started: bool,
 }
 
 impl Pacer {
@@ -406,7 +408,11 @@ impl Pacer {
 
     /// A pacer of `cycles_per_byte` ([`PACER_FRACTION_BITS`] fraction bits; 0: never waits).
     pub fn with_cost(cycles_per_byte: u64) -> Pacer {
-        Pacer { cycles_per_byte, next: 0 }
+        Pacer {
+            cycles_per_byte,
+            next: 0,
+            started: false,
+        }
     }
 
     /// Whether a packet may not start at `cycle` (the last one's cost has not passed).
@@ -421,8 +427,21 @@ impl Pacer {
 
     /// The cycle a packet of `bytes` payload bytes ready at cycle `ready` starts at.
     pub fn start(&mut self, ready: u64, bytes: u32) -> u64 {
+        self.start_within(ready, bytes, 0)
+    }
+
+    /// As [`start`](Self::start), for a packet whose charge comes up to `slack` cycles after
+    /// the schedule wanted it: when the last packet's cost ends after `ready − slack`, the
+    /// packet starts there (in the past when `ready` is later: the pacer catches up), else at
+    /// `ready` (idle time earns nothing). Returns the cycle it counts from, rounded up.
+    pub fn start_within(&mut self, ready: u64, bytes: u32, slack: u64) -> u64 {
         let now = ready << PACER_FRACTION_BITS;
-        let start = now.max(self.next);
+        let start = if self.started && self.next + (slack << PACER_FRACTION_BITS) > now {
+            self.next
+        } else {
+            now
+        };
+        self.started = true;
         self.next = start + u64::from(bytes) * self.cycles_per_byte;
         // a start between cycles waits for the next whole one
         start.div_ceil(1 << PACER_FRACTION_BITS)

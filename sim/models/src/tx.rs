@@ -105,6 +105,11 @@ pub struct TxSetup {
     pub queue_config: BTreeMap<u32, QueueCfg>,
     /// The scheduler's limit of high priority.
     pub limit: u8,
+    /// Pacer costs by queue (cycles per byte, `PACE_FRACTION_BITS` fraction bits); a queue
+    /// without one, or with 0, is not paced. A paced queue's transfers are cut in groups of one
+    /// PMTU (a WRITE's aligned to the remote address), each its own block; when they leave
+    /// is the pacers' (`ferroce_models::stream::Pacer`), not this model's.
+    pub pace_costs: BTreeMap<u32, u32>,
     /// The posts, in order; all are made before the first decision.
     pub posts: Vec<Post>,
     /// The responder's ACKs and NAKs to send, in order (each on its QP's context).
@@ -131,6 +136,7 @@ impl Default for TxSetup {
             contexts: BTreeMap::new(),
             queue_config: BTreeMap::new(),
             limit: LIMIT_RESET,
+            pace_costs: BTreeMap::new(),
             posts: Vec::new(),
             responses: Vec::new(),
             read_responses: Vec::new(),
@@ -215,6 +221,20 @@ impl TxSetup {
             return Err(TxError::ReadResponseQueue(self.read_response_queue));
         }
         Ok(())
+    }
+
+    /// Whether `queue` is paced (its pacer cost is not 0).
+    pub fn paced(&self, queue: u32) -> bool {
+        self.pace_costs.get(&queue).is_some_and(|&c| c != 0)
+    }
+
+    /// log2 of the groups a decision of `queue` cuts: the block size, or the PMTU when the
+    /// queue is paced (a context without a PMTU cuts nothing and takes the block size).
+    pub fn group_log2(&self, queue: u32, pmtu: Option<crate::contracts::tx::Pmtu>) -> u32 {
+        match pmtu {
+            Some(p) if self.paced(queue) => p.bytes().trailing_zeros(),
+            _ => self.block_log2,
+        }
     }
 
     /// The channel of the READ responses: the last one (refused to the host's posts).
@@ -306,6 +326,8 @@ pub struct TxPlan {
     pub packets: Vec<TxPacket>,
     /// Completions `(channel, status)`, each right after its transfer's last packet.
     pub completions: Vec<(u16, CompletionStatus)>,
+    /// The pacers' charges `(queue, bytes)`: one per group of a paced queue, in cut order.
+    pub charges: Vec<(u8, u32)>,
 }
 
 impl TxPlan {
@@ -371,13 +393,17 @@ impl TxModel {
         let mut send_in_progress: HashMap<u32, u16> = HashMap::new();
         let mut packets = Vec::new();
         let mut completions = Vec::new();
+        let mut charges = Vec::new();
         while let Some((queue, element)) = arbiter.serve()? {
             let channel = element as u16;
             let transfer = table.get_mut(&channel).expect("only accepted transfers are queued");
             let qp = transfer.post.qp;
             if let Some(response) = transfer.read_response {
                 // in the responder's PSN space: it neither holds nor waits for a SEND message
-                let block = transfer.next_block(setup.block_log2);
+                let block = transfer.next_block(setup.group_log2(queue, setup.context(qp).path_mtu()));
+                if setup.paced(queue) {
+                    charges.push((queue as u8, block.len as u32));
+                }
                 let ctx = setup.context(qp);
                 packets.extend(packetize::read_response_packets(&response, &block, &ctx, (channel, queue as u8)));
                 transfer.advance(&block);
@@ -398,7 +424,10 @@ impl TxModel {
             let ctx = setup.context(qp);
             let (transport, pmtu) = (ctx.transport_service(), ctx.path_mtu());
             let (transport, pmtu) = (transport.expect("admitted"), pmtu.expect("admitted"));
-            let block = transfer.next_block(setup.block_log2);
+            let block = transfer.next_block(setup.group_log2(queue, Some(pmtu)));
+            if setup.paced(queue) {
+                charges.push((queue as u8, block.len as u32));
+            }
             let part = transfer.message_part(&block, ctx.rkey);
             let sender = senders.entry(qp).or_insert_with(|| QpSender::new(&ctx));
             packets.extend(packetize::packetize(
@@ -428,6 +457,7 @@ impl TxModel {
             post_results,
             packets,
             completions,
+            charges,
         })
     }
 }
