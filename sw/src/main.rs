@@ -180,6 +180,15 @@ struct StreamSetArgs {
     /// Scheduler queue of its posts (1 to queues − 1).
     #[arg(long, default_value_t = 1)]
     queue: u32,
+    /// Pace its queue at RATE payload bytes per second, a packet at a time (k, M, G: powers of
+    /// 1000, as 2.5G); the queue's every stream and post share it. Give the stream a queue of
+    /// its own, in the high table when bulk queues share the wire. Left out: the queue's pacer
+    /// is not changed.
+    #[arg(long)]
+    rate: Option<String>,
+    /// The engine's clock in Hz, for --rate.
+    #[arg(long, value_name = "HZ", default_value_t = 322_265_625)]
+    clock: u64,
 }
 
 #[derive(Subcommand)]
@@ -439,6 +448,21 @@ fn number(s: &str, what: &str) -> Result<u128, Error> {
 /// A number that must fit `T`.
 fn number_of<T: TryFrom<u128>>(s: &str, what: &str) -> Result<T, Error> {
     T::try_from(number(s, what)?).map_err(|_| usage(format!("{what}: {s} does not fit {} bits", 8 * std::mem::size_of::<T>())))
+}
+
+/// A rate in bytes per second: a number with an optional k, M or G (powers of 1000), as `2.5G`.
+fn rate_of(s: &str) -> Result<u64, Error> {
+    let t = s.trim();
+    let (digits, scale) = match t.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&t[..i], 1e3),
+        Some((i, 'M')) => (&t[..i], 1e6),
+        Some((i, 'G')) => (&t[..i], 1e9),
+        _ => (t, 1.0),
+    };
+    match digits.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 && v * scale < 1e15 => Ok((v * scale).round() as u64),
+        _ => Err(usage(format!("--rate {s}: not a rate in bytes per second (as 250M or 2.5G)"))),
+    }
 }
 
 fn ip(s: &str) -> Result<(u128, bool), Error> {
@@ -777,14 +801,30 @@ fn stream(dev: &mut Ferroce, what: &StreamCmd, json_out: bool) -> Result<(), Err
                     )));
                 }
             }
+            let rate = a.rate.as_deref().map(rate_of).transpose()?;
+            if let Some(r) = rate {
+                // refused before anything is written
+                ferroce_ctl::stream::pace_cost_for(r, a.clock).map_err(|m| usage(format!("--rate {r}: {m}")))?;
+            }
             dev.streams().set(a.index, &settings)?;
+            let paced = match rate {
+                Some(r) => Some((r, dev.streams().pace(a.queue, Some(r), a.clock)?)),
+                None => None,
+            };
+            let pace_text = paced.map_or(String::new(), |(r, cost)| {
+                format!(
+                    ", queue {} paced at {r} B/s ({:.4} cycles a byte)",
+                    a.queue,
+                    f64::from(cost) / f64::from(1u32 << 24)
+                )
+            });
             print(
                 json_out,
                 json!({"stream": a.index, "qp": settings.qp, "va": format!("{:#x}", settings.base_va), "slot": settings.slot_bytes,
                        "slots": settings.slots, "first_channel": settings.first_channel, "channels": settings.channels,
-                       "configured": true}),
+                       "queue": a.queue, "rate": paced.map(|p| p.0), "pace_cost": paced.map(|p| p.1), "configured": true}),
                 format!(
-                    "stream {}: QP {}, {} slots of {} bytes from {:#x}, channels {} to {}, configured\n",
+                    "stream {}: QP {}, {} slots of {} bytes from {:#x}, channels {} to {}{pace_text}, configured\n",
                     a.index,
                     settings.qp,
                     settings.slots,

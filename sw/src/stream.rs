@@ -74,6 +74,21 @@ pub struct Streams<'a> {
     map: &'a Map,
 }
 
+/// The `pace_cost` register value for `rate` payload bytes per second on an engine clocked at
+/// `clock_hz` (cycles per byte, 24 fraction bits), or why the rate cannot be paced: 0, or below
+/// `clock_hz / 256` (256 cycles a byte, the most the register holds).
+pub fn pace_cost_for(rate: u64, clock_hz: u64) -> Result<u32, String> {
+    if rate == 0 {
+        return Err("a rate of 0 bytes per second sends nothing: leave --rate out to not pace".into());
+    }
+    u32::try_from(ferroce_contracts::sched::pace_cost(rate, clock_hz)).map_err(|_| {
+        format!(
+            "a rate of {rate} bytes per second is below the pacer's least, {} at {clock_hz} Hz (256 cycles a byte)",
+            clock_hz.div_ceil(256)
+        )
+    })
+}
+
 impl<'a> Streams<'a> {
     /// The streams of the device behind `bus`, whose map is `map`.
     pub fn new(bus: &'a mut dyn Bus, map: &'a Map) -> Streams<'a> {
@@ -170,6 +185,22 @@ impl<'a> Streams<'a> {
             self.bus.write32(address, value)?;
         }
         self.command(index, StreamCommand::Configure)
+    }
+
+    /// Paces scheduler queue `queue` (every stream and post on it) at `rate` payload bytes per
+    /// second on an engine clocked at `clock_hz`, a packet at a time (`None`: not paced); returns
+    /// the cost written to `pace_cost`. A rate [`pace_cost_for`] refuses writes nothing.
+    pub fn pace(&mut self, queue: u32, rate: Option<u64>, clock_hz: u64) -> Result<u32, Error> {
+        let register = self.map.reg("pace_cost");
+        if queue >= register.count {
+            return Err(self.invalid(format!("queue {queue}: the build has {} queues", register.count)));
+        }
+        let cost = match rate {
+            None => 0,
+            Some(r) => pace_cost_for(r, clock_hz).map_err(|m| self.invalid(m))?,
+        };
+        self.bus.write32(register.address(queue), cost)?;
+        Ok(cost)
     }
 
     /// Sends `command` to stream `index`; a refusal is an error that names its reason.

@@ -698,4 +698,27 @@ fn stream_set_writes_the_settings_then_configure() {
     let (code, out, _) = ctl(&bar, &["--json", "stream", "status"]);
     assert_eq!(code, 0);
     assert!(out.contains("\"stream\":1") && out.contains("\"configured\":false"), "{out}");
+    // a rate paces the stream's queue: its pacer cost, cycles a byte at 322.265625 MHz
+    let set = |rate: &str| {
+        ctl(
+            &bar,
+            &[
+                "stream", "set", "0", "--qp", "3", "--va", "0x1800", "--slot", "4096", "--slots", "2", "--queue", "3", "--rate", rate,
+            ],
+        )
+    };
+    let (code, out, err) = set("1G");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("queue 3 paced at 1000000000 B/s (0.3223 cycles a byte)"), "{out}");
+    assert_eq!(word(&bar, map.reg("pace_cost").address(3)), 5_406_720, "0.322265625 × 2^24");
+    // refused before any write: 0, and below 1.26 MB/s (256 cycles a byte)
+    for (rate, why) in [("0", "sends nothing"), ("1M", "below the pacer's least, 1258851")] {
+        let (code, _, err) = set(rate);
+        assert_eq!(code, 2, "{rate}");
+        assert!(err.contains(why), "{rate}: {err}");
+        assert_eq!(word(&bar, map.reg("pace_cost").address(3)), 5_406_720, "nothing written");
+    }
+    let (code, _, err) = set("fast");
+    assert_eq!(code, 2);
+    assert!(err.contains("--rate fast: not a rate in bytes per second"), "{err}");
 }

@@ -156,8 +156,9 @@ pub enum Kind {
     ChannelStatus,
     /// Array of QP context words in block RAM (one register per word, [`QP_STRIDE`] apart).
     QpContext,
-    /// Array: the scheduler's queue configuration words (kept in LUTRAM, written to the
-    /// scheduler).
+    /// Array: words of the scheduler's configuration space (`sched_cfg_*`), one per queue, kept
+    /// in LUTRAM and written through: queue q's configuration word (`queue_config`, at q) or
+    /// pacer cost (`pace_cost`, at `sched::PACE_COST_ADDR + q`).
     QueueConfig,
     /// Write only: a write drives the register file's output `<port>_valid` high for one cycle
     /// with the written value (byte strobes applied) on `<port>_data`; a read returns 0.
@@ -919,6 +920,23 @@ impl Map {
 
         blocks.push(Map::receive_block());
         blocks.push(Map::responder_block());
+        blocks.push(Block {
+            name: "pacing".into(),
+            offset: 0x700,
+            size: 0x100,
+            doc: "The TX path's pacers: a rate per scheduler queue, enforced a packet at a time (a write is passed \
+                  to the pacers on `sched_cfg_*` and read back here)."
+                .into(),
+            registers: vec![Register::single(
+                "pace_cost",
+                0x700,
+                Kind::QueueConfig,
+                "queue q's pacer cost: cycles of the engine's clock per payload byte (0: not paced; \
+                 `ferroce_contracts::sched::pace_cost` from a rate); a paced queue's transfers are cut a PMTU at a time",
+                schema_word_fields(&sched::PACE_COST, 0, Access::Rw, Some(0)),
+            )
+            .array(config.queues, sched::MAX_QUEUES as u32, 4)],
+        });
 
         let causes: Vec<String> = CompletionStatus::ALL.iter().map(|s| format!("{} {}", s.code(), s.name())).collect();
         blocks.push(Block {

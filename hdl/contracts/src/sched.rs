@@ -74,6 +74,19 @@ pub const HIGH_LIMIT_ADDR: u32 = 64;
 /// Reset value of the limit of high priority.
 pub const HIGH_LIMIT_RESET: u32 = 255;
 
+/// The field of a pacer cost.
+pub const COST: RecordField = RecordField::new(
+    "cost",
+    32,
+    "cycles per payload byte, 8 bits of whole cycles and 24 of fraction (0: not paced)",
+);
+
+/// A queue's pacer cost: one field of 32 bits.
+pub const PACE_COST: Schema = Schema {
+    name: "pace_cost",
+    fields: &[COST],
+};
+
 /// Register address (`cfg_addr`) of queue 0's pacer cost; queue q's is `PACE_COST_ADDR + q`.
 pub const PACE_COST_ADDR: u32 = 96;
 

@@ -18,7 +18,7 @@ pub struct Decoder<const CB: usize, const QB: usize> {
     /// The operation's word address.
     pub address: Signal<In, Bits<WORD_BITS>>,
     /// Queue words written since reset (bit q).
-    pub queue_written: Signal<In, Bits<32>>,
+    pub queue_written: Signal<In, Bits<64>>,
     /// Hit: the flip-flop registers (one bit each, map order).
     pub hit_flop: Signal<Out, Bits<FLOPS>>,
     /// Hit: the post descriptor words.
@@ -37,8 +37,10 @@ pub struct Decoder<const CB: usize, const QB: usize> {
     pub hit_doorbell: Signal<Out, Bit>,
     /// Hit: the strobe registers (one bit each, map order).
     pub hit_strobe: Signal<Out, Bits<STROBES>>,
-    /// Hit: a `queue_config` element below the queue count.
+    /// Hit: a `queue_config` or `pace_cost` element below the queue count.
     pub hit_queue: Signal<Out, Bit>,
+    /// The `hit_queue` element is a `pace_cost` (its word is 32 + the queue in the LUTRAM).
+    pub hit_pace: Signal<Out, Bit>,
     /// Hit: a `responder_counter` element below the counter count.
     pub hit_indexed: Signal<Out, Bit>,
     /// Hit: a QP's `qp_status` word (of QP `qp_index`).
@@ -71,6 +73,7 @@ pub struct Decoder<const CB: usize, const QB: usize> {
     hit_doorbell_register: DFF<Bit>,
     hit_strobe_register: DFF<Bits<STROBES>>,
     hit_queue_register: DFF<Bit>,
+    hit_pace_register: DFF<Bit>,
     hit_indexed_register: DFF<Bit>,
     hit_qp_status_register: DFF<Bit>,
     hit_poll_register: DFF<Bit>,
@@ -89,6 +92,11 @@ pub struct Decoder<const CB: usize, const QB: usize> {
     hit_single_now: Signal<Local, Bits<4>>,
     hit_strobe_now: Signal<Local, Bits<STROBES>>,
     hit_queue_now: Signal<Local, Bit>,
+    /// The address is in the `pace_cost` window.
+    pace_window_now: Signal<Local, Bit>,
+    /// `queue_written`'s halves: the queue words', the pacer costs'.
+    written_queues: Signal<Local, Bits<32>>,
+    written_paces: Signal<Local, Bits<32>>,
     hit_indexed_now: Signal<Local, Bit>,
     hit_qp_status_now: Signal<Local, Bit>,
     hit_poll_now: Signal<Local, Bit>,
@@ -105,6 +113,7 @@ pub struct Decoder<const CB: usize, const QB: usize> {
     doorbell_address: Constant<Bits<WORD_BITS>>,
     strobe_address: [Constant<Bits<WORD_BITS>>; STROBES],
     queue_window: [Constant<Bits<WORD_BITS>>; 2],
+    pace_window: [Constant<Bits<WORD_BITS>>; 2],
     indexed_window: [Constant<Bits<WORD_BITS>>; 2],
     indexed_count: Constant<Bits<6>>,
     poll_window: [Constant<Bits<WORD_BITS>>; 2],
@@ -137,6 +146,12 @@ impl<const CB: usize, const QB: usize> Decoder<CB, QB> {
         let constants = map.of_kind(Kind::Constant);
         let qp_words = map.of_kind(Kind::QpContext);
         let (queue, poll, channel) = (map.reg("queue_config"), map.reg("poll"), map.reg("channel_status"));
+        let pace = map.reg("pace_cost");
+        assert_eq!(
+            (queue.max_count, pace.max_count),
+            (32, 32),
+            "Decoder: 32 queue words and 32 pacer costs"
+        );
         let config = map.config;
         Self {
             clock: Default::default(),
@@ -162,6 +177,8 @@ impl<const CB: usize, const QB: usize> Decoder<CB, QB> {
             hit_strobe_register: Default::default(),
             hit_queue: Default::default(),
             hit_queue_register: Default::default(),
+            hit_pace: Default::default(),
+            hit_pace_register: Default::default(),
             hit_indexed: Default::default(),
             hit_indexed_register: Default::default(),
             hit_qp_status: Default::default(),
@@ -191,6 +208,9 @@ impl<const CB: usize, const QB: usize> Decoder<CB, QB> {
             hit_single_now: Default::default(),
             hit_strobe_now: Default::default(),
             hit_queue_now: Default::default(),
+            pace_window_now: Default::default(),
+            written_queues: Default::default(),
+            written_paces: Default::default(),
             hit_indexed_now: Default::default(),
             hit_qp_status_now: Default::default(),
             hit_poll_now: Default::default(),
@@ -207,6 +227,7 @@ impl<const CB: usize, const QB: usize> Decoder<CB, QB> {
             doorbell_address: word_address(map.reg("doorbell")),
             strobe_address: std::array::from_fn(|i| word_address(strobes[i])),
             queue_window: window(queue, queue.max_count),
+            pace_window: window(pace, pace.max_count),
             indexed_window: window(counter, counter.max_count),
             indexed_count: c::<6>(u64::from(counter.count)),
             poll_window: window(poll, poll.count),
@@ -235,6 +256,7 @@ impl<const CB: usize, const QB: usize> Logic for Decoder<CB, QB> {
             hit_doorbell_register,
             hit_strobe_register,
             hit_queue_register,
+            hit_pace_register,
             hit_indexed_register,
             hit_qp_status_register,
             hit_poll_register,
@@ -290,7 +312,9 @@ impl<const CB: usize, const QB: usize> Logic for Decoder<CB, QB> {
                 .val()
                 .replace_bit(i, self.address.val() == self.strobe_address[i].val());
         }
-        self.hit_queue_now.next = ((self.address.val() & self.queue_window[0].val()) == self.queue_window[1].val())
+        self.pace_window_now.next = (self.address.val() & self.pace_window[0].val()) == self.pace_window[1].val();
+        self.hit_queue_now.next = (((self.address.val() & self.queue_window[0].val()) == self.queue_window[1].val())
+            | self.pace_window_now.val())
             & (bit_cast::<6, 5>(self.address.val().get_bits::<5>(0)) < self.queue_count.val());
         self.hit_indexed_now.next = ((self.address.val() & self.indexed_window[0].val()) == self.indexed_window[1].val())
             & (bit_cast::<6, 5>(self.address.val().get_bits::<5>(0)) < self.indexed_count.val());
@@ -314,6 +338,7 @@ impl<const CB: usize, const QB: usize> Logic for Decoder<CB, QB> {
         self.hit_doorbell_register.d.next = self.hit_single_now.val().get_bit(3);
         self.hit_strobe_register.d.next = self.hit_strobe_now.val();
         self.hit_queue_register.d.next = self.hit_queue_now.val();
+        self.hit_pace_register.d.next = self.pace_window_now.val();
         self.hit_indexed_register.d.next = self.hit_indexed_now.val();
         self.hit_poll_register.d.next = self.hit_poll_now.val();
         self.hit_channel_register.d.next = self.hit_channel_now.val();
@@ -341,7 +366,13 @@ impl<const CB: usize, const QB: usize> Logic for Decoder<CB, QB> {
             | self.hit_indexed_now.val()
             | self.hit_qp_status_now.val();
         self.queue_index_register.d.next = self.address.val().get_bits::<5>(0);
-        self.queue_was_written_register.d.next = self.queue_written.val().get_bit(self.address.val().get_bits::<5>(0).index());
+        // the word's written bit: queue words at 0..31, pacer costs at 32..63
+        self.written_queues.next = self.queue_written.val().get_bits::<32>(0);
+        self.written_paces.next = self.queue_written.val().get_bits::<32>(32);
+        self.queue_was_written_register.d.next = self.written_queues.val().get_bit(self.address.val().get_bits::<5>(0).index());
+        if self.pace_window_now.val() {
+            self.queue_was_written_register.d.next = self.written_paces.val().get_bit(self.address.val().get_bits::<5>(0).index());
+        }
         self.qp_index_register.d.next = self.address.val().get_bits::<QB>(5);
         self.channel_index_register.d.next = self.address.val().get_bits::<CB>(0);
         self.hit_flop.next = self.hit_flop_register.q.val();
@@ -354,6 +385,7 @@ impl<const CB: usize, const QB: usize> Logic for Decoder<CB, QB> {
         self.hit_doorbell.next = self.hit_doorbell_register.q.val();
         self.hit_strobe.next = self.hit_strobe_register.q.val();
         self.hit_queue.next = self.hit_queue_register.q.val();
+        self.hit_pace.next = self.hit_pace_register.q.val();
         self.hit_indexed.next = self.hit_indexed_register.q.val();
         self.hit_qp_status.next = self.hit_qp_status_register.q.val();
         self.hit_poll.next = self.hit_poll_register.q.val();

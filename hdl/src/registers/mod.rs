@@ -295,6 +295,12 @@ pub struct Registers<const CB: usize, const GB: usize, const QB: usize> {
     input_readable: [Constant<Bits<32>>; INPUTS],
     queue_reset: Constant<Bits<32>>,
     queue_writable: Constant<Bits<32>>,
+    /// A pacer cost's bits (all written, reset to 0).
+    pace_writable: Constant<Bits<32>>,
+    /// `sched_cfg_addr` of queue 0's pacer cost.
+    pace_sched_address: Constant<Bits<7>>,
+    /// The word of `queue_words` the decoded element is.
+    queue_word: Signal<Local, Bits<6>>,
     qp_writable: [Constant<Bits<32>>; QP_CONTEXT_WORDS],
     /// The bits of `qp_status` a read returns.
     qp_status_readable: Constant<Bits<32>>,
@@ -312,8 +318,9 @@ pub struct Registers<const CB: usize, const GB: usize, const QB: usize> {
     strobe_valid: DFF<Bits<STROBES>>,
     strobe_data: DFF<Bits<32>>,
     inputs: [Signal<Local, Bits<32>>; INPUTS],
-    queue_words: RAM<Bits<32>, 5>,
-    queue_written: DFF<Bits<32>>,
+    /// The queue words (0..31) and the pacer costs (32..63).
+    queue_words: RAM<Bits<32>, 6>,
+    queue_written: DFF<Bits<64>>,
     qp_table: [DualPortRam<Bits<32>, QB>; QP_CONTEXT_WORDS],
     qp_entry: DFF<Bits<QP_CONTEXT_BITS>>,
     qp_entry_next: Signal<Local, Bits<QP_CONTEXT_BITS>>,
@@ -552,6 +559,9 @@ impl<const CB: usize, const GB: usize, const QB: usize> Registers<CB, GB, QB> {
             input_readable: std::array::from_fn(|i| mask32(inputs[i].read_mask())),
             queue_reset: reset(queue),
             queue_writable: writable(queue),
+            pace_writable: writable(map.reg("pace_cost")),
+            pace_sched_address: c::<7>(u64::from(ferroce_contracts::sched::PACE_COST_ADDR)),
+            queue_word: Default::default(),
             qp_writable: std::array::from_fn(|w| writable(qp_words[w])),
             qp_status_readable: mask32(map.reg(regs::QP_STATUS).read_mask()),
             qp_word_shift: std::array::from_fn(|w| c::<10>(32 * w as u64)),
@@ -828,21 +838,32 @@ impl<const CB: usize, const GB: usize, const QB: usize> Logic for Registers<CB, 
         // wait, RAM: queue words and QP table words, read and written back with the strobes
         self.queue_words.read_clock.next = self.clock.val();
         self.queue_words.write_clock.next = self.clock.val();
-        self.queue_words.read_address.next = self.decode.queue_index.val();
+        self.queue_word.next = bit_cast::<6, 5>(self.decode.queue_index.val());
+        if self.decode.hit_pace.val() {
+            self.queue_word.next = bit_cast::<6, 5>(self.decode.queue_index.val()) | 0x20;
+        }
+        self.queue_words.read_address.next = self.queue_word.val();
         self.queue_value.next = self.queue_reset.val();
+        self.write_bits.next = self.axil.op_mask.val() & self.queue_writable.val();
+        if self.decode.hit_pace.val() {
+            self.queue_value.next = 0.into();
+            self.write_bits.next = self.axil.op_mask.val() & self.pace_writable.val();
+        }
         if self.decode.queue_was_written.val() {
             self.queue_value.next = self.queue_words.read_data.val();
         }
-        self.write_bits.next = self.axil.op_mask.val() & self.queue_writable.val();
-        self.queue_words.write_address.next = self.decode.queue_index.val();
+        self.queue_words.write_address.next = self.queue_word.val();
         self.queue_merged.next = (self.queue_value.val() & !self.write_bits.val()) | (self.axil.op_data.val() & self.write_bits.val());
         self.queue_write.next = self.waiting_ram.q.val() & self.axil.op_write.val() & self.decode.hit_queue.val();
         self.queue_words.write_data.next = self.queue_merged.val();
         self.queue_words.write_enable.next = self.queue_write.val();
         if self.queue_write.val() {
-            self.queue_written.d.next = self.queue_written.q.val().replace_bit(self.decode.queue_index.val().index(), true);
+            self.queue_written.d.next = self.queue_written.q.val().replace_bit(self.queue_word.val().index(), true);
             self.sched_we.d.next = true;
             self.sched_address.d.next = bit_cast::<7, 5>(self.decode.queue_index.val());
+            if self.decode.hit_pace.val() {
+                self.sched_address.d.next = self.pace_sched_address.val() | bit_cast::<7, 5>(self.decode.queue_index.val());
+            }
             self.sched_data.d.next = self.queue_merged.val();
         }
         self.answer_value.next = 0.into();

@@ -7,7 +7,7 @@
 //! host relies on are in `docs/registers.md`.
 
 use crate::contracts::regs::{Access, Config, Kind, Map, PostState, Register, POLL_CHANNELS};
-use crate::contracts::sched::HIGH_LIMIT_ADDR;
+use crate::contracts::sched::{HIGH_LIMIT_ADDR, PACE_COST_ADDR};
 use crate::contracts::tx::{BLOCK_LOG2_MAX, BLOCK_LOG2_MIN, POST};
 use std::collections::HashMap;
 
@@ -298,6 +298,7 @@ impl RegsModel {
                     self.words_written |= 1 << w.parse::<u32>().expect("post word number");
                 }
                 match (r.kind, r.name.as_str()) {
+                    (Kind::QueueConfig, "pace_cost") => self.sched_writes.push((PACE_COST_ADDR + index, new)),
                     (Kind::QueueConfig, _) => self.sched_writes.push((index, new)),
                     (_, "high_limit") => self.sched_writes.push((HIGH_LIMIT_ADDR, new)),
                     (_, "qp_word0") => self.commits.push(index),
