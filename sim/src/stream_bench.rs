@@ -21,6 +21,7 @@
 
 use crate::bench::{CMAC_CLOCK_HZ, LINE_RATE, WIRE_OVERHEAD};
 use crate::contracts::responder::{completion_kind, message_operation, CheckFailure, ReceiveStatus, ResponderCounter};
+use crate::contracts::sched::pace_cost;
 use crate::contracts::stream::{StreamCommand, StreamSettings};
 use crate::contracts::tx::Pmtu;
 use crate::engine_rtl::{EngineHost, EnginePair, EngineVariant, HostCompletion, Side, Surroundings};
@@ -67,6 +68,9 @@ pub struct StreamRunConfig {
     pub solicited_every: u32,
     /// TX channels of each stream (1, 2 or 4: messages in flight at once).
     pub channels: u32,
+    /// Each stream paced at this many payload bytes per second at [`CMAC_CLOCK_HZ`] (stream s
+    /// posts on queue 1 + s, in the high table); `None`: not paced, the streams sharing queues.
+    pub rate: Option<u64>,
     /// Faults on both wires (`None`: perfect wires). RC runs its retry timers fast then
     /// ([`LOSSY_TICK_CYCLES`], [`LOSSY_TIMEOUT`]).
     pub faults: Option<Faults>,
@@ -84,6 +88,20 @@ impl StreamRunConfig {
         }
         if self.messages == 0 || self.slots == 0 {
             return Err("no message to send (messages and slots from 1)".into());
+        }
+        if let Some(rate) = self.rate {
+            let queues = self.engine.config.queues as usize;
+            if self.streams >= queues {
+                return Err(format!(
+                    "{} paced streams: each needs a queue of its own, the build has {}",
+                    self.streams,
+                    queues - 1
+                ));
+            }
+            pace_cost(rate, CMAC_CLOCK_HZ as u64)
+                .try_into()
+                .map(|_: u32| ())
+                .map_err(|_| format!("a rate of {rate} B/s is below the pacer's least at the CMAC clock"))?;
         }
         if ![1, 2, 4].contains(&self.channels) {
             return Err(format!("{} channels per stream: 1, 2 or 4", self.channels));
@@ -124,6 +142,12 @@ pub struct StreamFigures {
     pub payload_bytes: u64,
     /// Bytes of its frames on wire A→B with the Ethernet overhead.
     pub wire_bytes: u64,
+    /// The cycles its first and last frames on wire A→B ended in.
+    pub frame_ends: (u64, u64),
+    /// Payload bytes of its frames on wire A→B after the first.
+    pub later_payload: u64,
+    /// The fewest cycles between the ends of two of its frames in a row (`u64::MAX`: one frame).
+    pub closest_frames: u64,
 }
 
 /// What a run measured.
@@ -135,6 +159,14 @@ pub struct StreamReport {
     pub cycles: u64,
     /// What the lossy wires did, A→B and B→A.
     pub faults: [Option<FaultCounts>; 2],
+}
+
+impl StreamFigures {
+    /// Its payload rate on wire A→B in bytes per second at [`CMAC_CLOCK_HZ`]: the payload after
+    /// its first frame over the cycles from the first frame's end to the last's.
+    pub fn rate(&self) -> f64 {
+        self.later_payload as f64 * CMAC_CLOCK_HZ / (self.frame_ends.1 - self.frame_ends.0).max(1) as f64
+    }
 }
 
 impl StreamReport {
@@ -231,7 +263,11 @@ pub fn run(config: &StreamRunConfig, pcap: Option<&Path>, mut progress: impl FnM
         };
         let settings = StreamSettings {
             qp: s as u32,
-            queue: 1 + s as u32 % (config.engine.config.queues - 1),
+            queue: if config.rate.is_some() {
+                1 + s as u32
+            } else {
+                1 + s as u32 % (config.engine.config.queues - 1)
+            },
             first_channel: config.channels * s as u32,
             channels: config.channels,
             base_va: model.base_va,
@@ -243,6 +279,10 @@ pub fn run(config: &StreamRunConfig, pcap: Option<&Path>, mut progress: impl FnM
             solicited_every: config.solicited_every,
         };
         pair.host(Side::A).configure_stream(s as u32, &settings)?;
+        if let Some(rate) = config.rate {
+            let cost = pace_cost(rate, CMAC_CLOCK_HZ as u64) as u32;
+            pair.write(Side::A, "pace_cost", settings.queue, cost)?;
+        }
         let bytes: Vec<u8> = (0..config.slot_bytes as usize * config.messages).map(|_| rng.gen()).collect();
         let messages = StreamCutter::new(model)
             .map_err(|e| format!("stream {s}: {e}"))?
@@ -340,6 +380,9 @@ pub fn run(config: &StreamRunConfig, pcap: Option<&Path>, mut progress: impl FnM
             qp: stream.peer.qp,
             frames: crossing.frames[s],
             wire_bytes: crossing.wire_bytes[s],
+            frame_ends: crossing.frame_ends[s].unwrap_or_default(),
+            later_payload: crossing.later_payload[s],
+            closest_frames: crossing.closest[s],
             ..StreamFigures::default()
         })
         .collect();
@@ -492,6 +535,10 @@ struct Crossing {
     /// the message in progress crossed, and per message that left A whether it crossed whole.
     frames: Vec<u64>,
     wire_bytes: Vec<u64>,
+    /// Per stream: the cycles its first and last frames ended in, the payload after the first.
+    frame_ends: Vec<Option<(u64, u64)>>,
+    later_payload: Vec<u64>,
+    closest: Vec<u64>,
     crossing: Vec<bool>,
     whole: Vec<Vec<bool>>,
     /// The cycle after the streams' last frame.
@@ -505,6 +552,9 @@ impl Crossing {
             delivered: HashSet::new(),
             frames: vec![0; streams],
             wire_bytes: vec![0; streams],
+            frame_ends: vec![None; streams],
+            later_payload: vec![0; streams],
+            closest: vec![u64::MAX; streams],
             crossing: vec![true; streams],
             whole: vec![Vec::new(); streams],
             end: 0,
@@ -527,6 +577,14 @@ impl Crossing {
             self.end = self.end.max(cycle + 1);
             self.frames[s] += 1;
             self.wire_bytes[s] += frame.len() as u64 + WIRE_OVERHEAD;
+            match &mut self.frame_ends[s] {
+                Some(ends) => {
+                    self.closest[s] = self.closest[s].min(cycle - ends.1);
+                    ends.1 = cycle;
+                    self.later_payload[s] += f.payload.len() as u64;
+                }
+                none => *none = Some((cycle, cycle)),
+            }
             let Some((_, position)) = message_operation(f.bth.opcode.operation()) else {
                 continue;
             };

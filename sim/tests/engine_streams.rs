@@ -185,6 +185,7 @@ fn every_stream_port_sends_megabytes_into_its_ring() {
             immediate: ImmediateFormat::SlotAndWrap,
             solicited_every: 3,
             channels: 4,
+            rate: None,
             faults: None,
             surroundings: Surroundings::stalling(11, 20),
         };
@@ -209,6 +210,54 @@ fn every_stream_port_sends_megabytes_into_its_ring() {
     }
 }
 
+/// Three streams (two at 64 bits) each paced at 15 % of the bus (3.09 GB/s at 512 bits): each
+/// leaves at its rate a PMTU packet at a time; two of its packets are never closer than a
+/// packet's time less the other streams' packets that can come between them.
+#[test]
+fn paced_streams_leave_at_their_rate_a_packet_at_a_time() {
+    for engine in built_engines() {
+        let beat = engine.config.data_width / 8;
+        let rate = (beat as f64 * ferroce_sim::bench::CMAC_CLOCK_HZ * 0.15) as u64;
+        let config = StreamRunConfig {
+            engine,
+            streams: 3.min(engine.config.streams as usize),
+            slot_bytes: 128 * beat,
+            slots: 4,
+            messages: 24,
+            transport: Transport::Uc,
+            pmtu: Pmtu::B1024,
+            immediate: ImmediateFormat::Sequence,
+            solicited_every: 0,
+            channels: 2,
+            rate: Some(rate),
+            faults: None,
+            surroundings: Surroundings {
+                memory: ferroce_sim::tx_path_rtl::MemoryTiming::IMMEDIATE,
+                bp_pct: 0,
+                idle_pct: 0,
+                seed: 5,
+            },
+        };
+        let report = bench(config);
+        let packet_cycles = 1024.0 * ferroce_sim::bench::CMAC_CLOCK_HZ / rate as f64;
+        // a frame's beats on the bus: the payload and about 70 bytes of headers
+        let frame_cycles = (1024 + 70) as f64 / beat as f64;
+        let least = packet_cycles - (config.streams - 1) as f64 * frame_cycles - 16.0;
+        for (s, figures) in report.streams.iter().enumerate() {
+            println!(
+                "{} bits, stream {s} at {rate} B/s: {:.4} GB/s, {} frames, closest {} cycles (a packet's time {packet_cycles:.1}, least {least:.1})",
+                engine.config.data_width,
+                figures.rate() / 1e9,
+                figures.frames,
+                figures.closest_frames
+            );
+            assert_eq!(figures.completed, 24, "{report:?}");
+            assert!((figures.rate() / rate as f64 - 1.0).abs() < 0.005, "stream {s}: {figures:?}");
+            assert!(figures.closest_frames as f64 >= least, "stream {s}: {figures:?}");
+        }
+    }
+}
+
 /// UC with loss on the wire: B completes exactly the messages whose every packet crossed (the
 /// missing sequence numbers are the lost ones), no slot holds bytes of another message; RC on
 /// the same wire sends again and completes every message.
@@ -227,6 +276,7 @@ fn a_lossy_wire_loses_whole_uc_messages_and_no_rc_message() {
             immediate: ImmediateFormat::Sequence,
             solicited_every: 0,
             channels: 4,
+            rate: None,
             faults: Some(Faults {
                 loss: 0.02,
                 burst: 3,

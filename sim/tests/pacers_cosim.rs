@@ -127,41 +127,58 @@ fn a_deadline_left_far_behind_counts_as_passed() {
     assert_eq!(got.counted.len(), charges.len());
 }
 
-/// One backlogged queue at 1 GB/s on a 322.27 MHz clock, on the variant whose pauses lift 3
-/// cycles early: each 1,024-byte group is charged the first cycle its `paused` bit allows (as the
-/// scheduler would decide it), so it comes before the queue's `next` and counts from there:
-/// from the second group on, the rate is the set rate to the fraction of a cycle.
-#[test]
-fn a_backlogged_queue_leaves_at_its_rate() {
-    let clock = 322_265_625;
-    let cost = pace_cost(1_000_000_000, clock) as u32;
-    let lead = 3;
-    // the model gives the schedule: a charge at r is pending until r + CHARGE_LATENCY, then the
-    // queue waits while its pacer waits at c + lead
+/// The CMAC's clock.
+const CLOCK: u64 = 322_265_625;
+
+/// The charges of a backlogged queue at 1 GB/s on the 8-queue variant (lead 3, slack 256): each
+/// group of 1024 bytes charged the first cycle its `paused` bit allows (as the scheduler would
+/// decide it; a charge is pending until `CHARGE_LATENCY` after it, then the queue waits while
+/// its pacer waits at c + lead), `late(i)` cycles later. Returns the cost, the charges and the
+/// cycle after the last one's wait.
+fn backlogged(queue: usize, groups: usize, mut late: impl FnMut(usize) -> u64) -> (u32, Vec<Charge>, u64) {
+    let (_, lead, slack) = variant(8).unwrap();
+    let cost = pace_cost(1_000_000_000, CLOCK) as u32;
     let mut pacer = Pacer::with_cost(u64::from(cost));
     let mut charges = Vec::new();
     let mut r = 100;
-    for _ in 0..200 {
+    for i in 0..groups {
         charges.push(Charge {
             cycle: r,
-            queue: 0,
+            queue,
             bytes: 1024,
         });
-        pacer.start_within(r, 1024, 256);
+        pacer.start_within(r, 1024, slack);
         r += CHARGE_LATENCY + 1;
         while pacer.waits(r + lead) {
             r += 1;
         }
+        r += late(i);
     }
+    (cost, charges, r)
+}
+
+/// Payload bytes per second of 1024-byte groups charged from `charges[first]` to the last.
+fn rate_from(charges: &[Charge], first: usize) -> f64 {
+    let span = charges.last().unwrap().cycle - charges[first].cycle;
+    (charges.len() - 1 - first) as f64 * 1024.0 * CLOCK as f64 / span as f64
+}
+
+/// One backlogged queue at 1 GB/s on the variant whose pauses lift 3 cycles early: each group is
+/// charged before the queue's `next` and counts from there: from the second group on (the
+/// first starts the queue from idle), the rate is the set rate to the fraction of a cycle.
+#[test]
+fn a_backlogged_queue_leaves_at_its_rate() {
+    let (cost, charges, end) = backlogged(0, 200, |_| 0);
     let mut costs = [0; 8];
     costs[0] = cost;
-    let got = run(&costs, &charges, r + 2000).unwrap_or_else(|e| panic!("{e}"));
+    let got = run(&costs, &charges, end + 2000).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(got.counted.len(), 200);
-    // the first group starts the queue from idle; from the second on each is charged `lead`
-    // cycles or less before its `next`
-    let span = charges.last().unwrap().cycle - charges[1].cycle;
-    let rate = 198.0 * 1024.0 * clock as f64 / span as f64;
-    println!("198 groups of 1024 bytes charged over {span} cycles: {:.6} GB/s", rate / 1e9);
+    let rate = rate_from(&charges, 1);
+    println!(
+        "198 groups of 1024 bytes charged over {} cycles: {:.6} GB/s",
+        charges[199].cycle - charges[1].cycle,
+        rate / 1e9
+    );
     assert!((rate / 1e9 - 1.0).abs() < 2e-5, "{rate}");
 }
 
@@ -170,34 +187,17 @@ fn a_backlogged_queue_leaves_at_its_rate() {
 /// its rate; charges 300 cycles late and more restart it from the charge.
 #[test]
 fn late_charges_within_the_slack_keep_the_rate() {
-    let clock = 322_265_625;
-    let cost = pace_cost(1_000_000_000, clock) as u32;
     let mut rng = ChaCha8Rng::seed_from_u64(11);
-    let mut pacer = Pacer::with_cost(u64::from(cost));
-    let mut charges = Vec::new();
-    let mut r = 100;
-    for i in 0..400 {
-        charges.push(Charge {
-            cycle: r,
-            queue: 5,
-            bytes: 1024,
-        });
-        pacer.start_within(r, 1024, 256);
-        r += CHARGE_LATENCY + 1;
-        while pacer.waits(r + 3) {
-            r += 1;
-        }
-        // late: within the slack, but from group 300 on beyond it
-        r += if i < 300 { rng.gen_range(0..250) } else { rng.gen_range(300..400) };
-    }
+    // within the slack, but from group 300 on beyond it
+    let (cost, charges, end) = backlogged(5, 400, |i| if i < 300 { rng.gen_range(0..250) } else { rng.gen_range(300..400) });
     let mut costs = [0; 8];
     costs[5] = cost;
-    let got = run(&costs, &charges, r + 2000).unwrap_or_else(|e| panic!("{e}"));
+    let got = run(&costs, &charges, end + 2000).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(got.counted.len(), 400);
-    // within the slack the lateness is caught up: 298 groups at the rate, to the end of the
-    // late stretch; beyond it each group loses its lateness
-    let within = 198.0 * 1024.0 * clock as f64 / (charges[299].cycle - charges[101].cycle) as f64;
-    let beyond = 98.0 * 1024.0 * clock as f64 / (charges[399].cycle - charges[301].cycle) as f64;
+    // within the slack the lateness is caught up: the groups to the end of the late stretch
+    // leave at the rate; beyond it each group loses its lateness
+    let within = rate_from(&charges[..300], 101);
+    let beyond = rate_from(&charges, 301);
     println!(
         "late within the slack: {:.4} GB/s; beyond it: {:.4} GB/s",
         within / 1e9,

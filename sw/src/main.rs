@@ -450,19 +450,9 @@ fn number_of<T: TryFrom<u128>>(s: &str, what: &str) -> Result<T, Error> {
     T::try_from(number(s, what)?).map_err(|_| usage(format!("{what}: {s} does not fit {} bits", 8 * std::mem::size_of::<T>())))
 }
 
-/// A rate in bytes per second: a number with an optional k, M or G (powers of 1000), as `2.5G`.
+/// A rate in bytes per second (`ferroce_contracts::sched::parse_rate`).
 fn rate_of(s: &str) -> Result<u64, Error> {
-    let t = s.trim();
-    let (digits, scale) = match t.char_indices().last() {
-        Some((i, 'k' | 'K')) => (&t[..i], 1e3),
-        Some((i, 'M')) => (&t[..i], 1e6),
-        Some((i, 'G')) => (&t[..i], 1e9),
-        _ => (t, 1.0),
-    };
-    match digits.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 && v * scale < 1e15 => Ok((v * scale).round() as u64),
-        _ => Err(usage(format!("--rate {s}: not a rate in bytes per second (as 250M or 2.5G)"))),
-    }
+    ferroce_contracts::sched::parse_rate(s).map_err(|m| usage(format!("--rate {s}: {m}")))
 }
 
 fn ip(s: &str) -> Result<(u128, bool), Error> {

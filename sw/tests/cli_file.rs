@@ -720,5 +720,5 @@ fn stream_set_writes_the_settings_then_configure() {
     }
     let (code, _, err) = set("fast");
     assert_eq!(code, 2);
-    assert!(err.contains("--rate fast: not a rate in bytes per second"), "{err}");
+    assert!(err.contains("--rate fast: 'fast' is not a rate in bytes per second"), "{err}");
 }

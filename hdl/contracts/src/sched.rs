@@ -106,9 +106,37 @@ pub fn pace_cost(rate_bytes_per_second: u64, clock_hz: u64) -> u64 {
     u64::try_from(scaled / rate).unwrap_or(u64::MAX).max(1)
 }
 
+/// A rate in bytes per second as a user writes it: a number with an optional k, M or G (powers
+/// of 1000), as `250M` or `2.5G`.
+pub fn parse_rate(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (digits, scale) = match t.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&t[..i], 1e3),
+        Some((i, 'M')) => (&t[..i], 1e6),
+        Some((i, 'G')) => (&t[..i], 1e9),
+        _ => (t, 1.0),
+    };
+    match digits.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 && v * scale < 1e15 => Ok((v * scale).round() as u64),
+        _ => Err(format!("'{s}' is not a rate in bytes per second (as 250M or 2.5G)")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rates_and_costs() {
+        assert_eq!(parse_rate("2.5G"), Ok(2_500_000_000));
+        assert_eq!(parse_rate("250M"), Ok(250_000_000));
+        assert_eq!(parse_rate("12k"), Ok(12_000));
+        assert_eq!(parse_rate("77"), Ok(77));
+        assert!(parse_rate("fast").unwrap_err().contains("not a rate"));
+        assert!(parse_rate("-1G").is_err());
+        // 1 GB/s at the CMAC's clock: 0.322265625 cycles a byte, exactly
+        assert_eq!(pace_cost(1_000_000_000, 322_265_625), 5_406_720);
+    }
 
     #[test]
     fn queue_word_layout_is_the_schedulers() {

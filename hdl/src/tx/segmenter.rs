@@ -39,6 +39,12 @@
 //! is also its last, carries the RETH's length, the whole message, in `block_immediate`). A
 //! WRITE block is a whole message.
 //!
+//! **Paced queues.** A decision of a queue whose `paced_queues` bit is set (its pacer's cost is
+//! not 0) cuts one group of at most the QP's PMTU: the decision's block size is the PMTU, and a
+//! WRITE's offset is its remote address within a PMTU. The group is charged (`charge_*`, the
+//! cycle after it goes to the packetizer) to the queue's pacer, whose pause stalls the queue
+//! in the scheduler; the next decision is asked for after the charge.
+//!
 //! **RDMA READ.** A READ post (RC only) is cut as a WRITE (blocks aligned to the remote
 //! address), each block one READ request. One READ is outstanding per QP: a decision for a READ
 //! whose QP has one (`reads_outstanding`, read with the hold) cuts nothing and re-enqueues, as a

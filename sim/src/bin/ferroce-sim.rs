@@ -289,6 +289,11 @@ enum Cmd {
         /// TX channels of each stream (messages in flight at once): 1, 2 or 4.
         #[arg(long, default_value_t = 4)]
         channels: u32,
+        /// Pace each stream at RATE payload bytes per second (k, M, G: powers of 1000, as
+        /// 2.5G), a packet at a time: stream s posts on queue 1 + s, paced and in the high table
+        /// (at most queues − 1 streams); the report gives each stream's rate. Default: not paced.
+        #[arg(long, value_parser = parse_rate)]
+        rate: Option<u64>,
         /// Bus width of both engines: 512 (the default build) or 64 (the small one, built into
         /// ferroce-sim with FERROCE_SIM_ALL=1).
         #[arg(long, default_value_t = 512)]
@@ -397,6 +402,16 @@ fn parse_transfer_size(s: &str) -> Result<u32, String> {
 
 fn parse_byte_count(s: &str) -> Result<u64, String> {
     tx_spec::parse_size(s).and_then(|n| u64::try_from(n).map_err(|_| format!("'{s}' is too large")))
+}
+
+fn parse_rate(s: &str) -> Result<u64, String> {
+    ferroce_sim::contracts::sched::parse_rate(s).and_then(|r| {
+        if r == 0 {
+            Err("a rate of 0 sends nothing: leave --rate out to not pace".into())
+        } else {
+            Ok(r)
+        }
+    })
 }
 
 fn parse_seed(s: &str) -> Result<u64, String> {
@@ -615,6 +630,7 @@ fn main() -> ExitCode {
             immediate,
             se_every,
             channels,
+            rate,
             width,
             loss,
             burst,
@@ -659,6 +675,7 @@ fn main() -> ExitCode {
                 },
                 solicited_every: se_every,
                 channels,
+                rate,
                 faults: (loss > 0.0).then_some(ferroce_sim::faults::Faults {
                     loss,
                     burst,
