@@ -85,6 +85,42 @@ fn write_blocks_align_to_the_remote_address() {
 }
 
 #[test]
+fn a_paced_queue_is_cut_a_pmtu_at_a_time_each_group_charged() {
+    // queue 1 paced: its WRITE in 1 KiB groups aligned to the remote address, each its own
+    // message; its WRITE message in 1 KiB groups of one message; queue 2's WRITE in blocks
+    let mut w = post(0, 1, 1, PostOp::Write, 3000);
+    w.remote_addr = 0x1f00;
+    let mut m = post(1, 1, 2, PostOp::WriteImmMessage, 2500);
+    m.remote_addr = 0x9_0000;
+    let mut bulk = post(2, 2, 1, PostOp::Write, 5000);
+    bulk.remote_addr = 0x5_0000;
+    let mut s = setup(12, rts(Transport::Uc, Pmtu::B1024), vec![w, m, bulk]);
+    s.pace_costs.insert(1, 1 << 24);
+    let plan = plan(&s);
+    let of = |channel: u16| plan.packets.iter().filter(|p| p.channel == channel).collect::<Vec<_>>();
+    let write: Vec<(u64, u32)> = of(0).iter().map(|p| (p.reth.unwrap().va, p.payload_len)).collect();
+    assert_eq!(write, [(0x1f00, 256), (0x2000, 1024), (0x2400, 1024), (0x2800, 696)]);
+    assert_eq!(
+        ops(&of(1).into_iter().cloned().collect::<Vec<_>>()),
+        [Operation::WriteFirst, Operation::WriteMiddle, Operation::WriteLastImm]
+    );
+    assert_eq!(lens(&of(2).into_iter().cloned().collect::<Vec<_>>()), [1024, 1024, 1024, 1024, 904]);
+    // the charges: queue 1's groups in cut order, none for queue 2
+    let mut charged: Vec<u32> = plan
+        .charges
+        .iter()
+        .map(|&(q, b)| {
+            assert_eq!(q, 1);
+            b
+        })
+        .collect();
+    charged.sort_unstable();
+    let mut groups = vec![256, 1024, 1024, 696, 1024, 1024, 452];
+    groups.sort_unstable();
+    assert_eq!(charged, groups);
+}
+
+#[test]
 fn a_read_is_one_request_per_block_taking_its_response_s_psns() {
     // 10,000 bytes from 0x1f00 in 4 KiB blocks at PMTU 1024: four READ requests, each with
     // its block's RETH and AckReq, each taking ⌈len / PMTU⌉ PSNs; a WRITE after it goes on from
