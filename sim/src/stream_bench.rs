@@ -148,6 +148,10 @@ pub struct StreamFigures {
     pub later_payload: u64,
     /// The fewest cycles between the ends of two of its frames in a row (`u64::MAX`: one frame).
     pub closest_frames: u64,
+    /// Paced runs: the largest burst above the rate, in payload bytes: the most that any run of
+    /// its frames in a row carried beyond what the rate allows over the cycles from the first's
+    /// end to the last's (one frame alone counts whole: a packet at the rate is a burst of one).
+    pub largest_burst: u64,
 }
 
 /// What a run measured.
@@ -159,6 +163,8 @@ pub struct StreamReport {
     pub cycles: u64,
     /// What the lossy wires did, A→B and B→A.
     pub faults: [Option<FaultCounts>; 2],
+    /// The rate each stream was paced at, bytes per second (`None`: not paced).
+    pub rate: Option<u64>,
 }
 
 impl StreamFigures {
@@ -372,6 +378,7 @@ pub fn run(config: &StreamRunConfig, pcap: Option<&Path>, mut progress: impl FnM
         streams: Vec::new(),
         cycles: crossing.end.max(start) - start,
         faults: pair.fault_counts(),
+        rate: config.rate,
     };
     let mut figures: Vec<StreamFigures> = streams
         .iter()
@@ -383,6 +390,7 @@ pub fn run(config: &StreamRunConfig, pcap: Option<&Path>, mut progress: impl FnM
             frame_ends: crossing.frame_ends[s].unwrap_or_default(),
             later_payload: crossing.later_payload[s],
             closest_frames: crossing.closest[s],
+            largest_burst: config.rate.map_or(0, |rate| largest_burst(&crossing.departures[s], rate)),
             ..StreamFigures::default()
         })
         .collect();
@@ -539,6 +547,8 @@ struct Crossing {
     frame_ends: Vec<Option<(u64, u64)>>,
     later_payload: Vec<u64>,
     closest: Vec<u64>,
+    /// Per stream: each frame's end cycle and payload bytes.
+    departures: Vec<Vec<(u64, u64)>>,
     crossing: Vec<bool>,
     whole: Vec<Vec<bool>>,
     /// The cycle after the streams' last frame.
@@ -555,6 +565,7 @@ impl Crossing {
             frame_ends: vec![None; streams],
             later_payload: vec![0; streams],
             closest: vec![u64::MAX; streams],
+            departures: vec![Vec::new(); streams],
             crossing: vec![true; streams],
             whole: vec![Vec::new(); streams],
             end: 0,
@@ -585,6 +596,7 @@ impl Crossing {
                 }
                 none => *none = Some((cycle, cycle)),
             }
+            self.departures[s].push((cycle, f.payload.len() as u64));
             let Some((_, position)) = message_operation(f.bth.opcode.operation()) else {
                 continue;
             };
@@ -666,13 +678,37 @@ fn stall_report(pair: &mut EnginePair, streams: &[Stream], completed: usize, tot
     report
 }
 
-/// A table of a run's figures (markdown).
+/// The largest burst above `rate` (bytes per second at [`CMAC_CLOCK_HZ`]) of frames leaving at
+/// `departures` (end cycle, payload bytes): the most, over runs of frames in a row, of their
+/// payload less what the rate allows from the first's end to the last's.
+pub fn largest_burst(departures: &[(u64, u64)], rate: u64) -> u64 {
+    let per_cycle = rate as f64 / CMAC_CLOCK_HZ;
+    // over the last frame b: the payload of frames a..=b less the rate's bytes from a's end to b's
+    // = (sent to b − allowed to b) + best over a of (allowed to a − sent before a)
+    let (mut sent, mut best_start, mut largest) = (0.0, f64::MIN, 0.0f64);
+    for &(cycle, payload) in departures {
+        let allowed = cycle as f64 * per_cycle;
+        best_start = best_start.max(allowed - sent);
+        sent += payload as f64;
+        largest = largest.max(sent - allowed + best_start);
+    }
+    largest.round() as u64
+}
+
+/// A table of a run's figures (markdown); paced runs add each stream's rate on wire A→B and
+/// its largest burst above the rate.
 pub fn figures_table(report: &StreamReport) -> String {
-    let mut s =
-        String::from("| stream | B's QP | messages | completed | lost | frames A→B | payload bytes |\n|---|---|---|---|---|---|---|\n");
+    let paced = report.rate.is_some();
+    let mut s = String::from("| stream | B's QP | messages | completed | lost | frames A→B | payload bytes |");
+    s.push_str(if paced { " rate (GB/s) | largest burst (B) |\n" } else { "\n" });
+    s.push_str(if paced {
+        "|---|---|---|---|---|---|---|---|---|\n"
+    } else {
+        "|---|---|---|---|---|---|---|\n"
+    });
     for (i, f) in report.streams.iter().enumerate() {
         s.push_str(&format!(
-            "| {i} | {} | {} | {} | {} | {} | {} |\n",
+            "| {i} | {} | {} | {} | {} | {} | {} |",
             f.qp,
             f.messages,
             f.completed,
@@ -680,6 +716,32 @@ pub fn figures_table(report: &StreamReport) -> String {
             f.frames,
             f.payload_bytes
         ));
+        if paced {
+            s.push_str(&format!(" {:.4} | {} |", f.rate() / 1e9, f.largest_burst));
+        }
+        s.push('\n');
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_burst_is_what_frames_in_a_row_carry_beyond_the_rate() {
+        // 1,000 bytes every 100 cycles is the rate: each frame alone is the largest burst
+        let rate = (10.0 * CMAC_CLOCK_HZ) as u64;
+        let even: Vec<(u64, u64)> = (0..10).map(|i| (1_000 + 100 * i, 1_000)).collect();
+        assert_eq!(largest_burst(&even, rate), 1_000);
+        // two frames 40 cycles apart in the middle: 2,000 bytes less 400 the rate allows
+        let mut close = even.clone();
+        close[5].0 = close[4].0 + 40;
+        assert_eq!(largest_burst(&close, rate), 1_600);
+        // a frame 90 cycles late, the next on time: 2,000 bytes in 10 cycles
+        let mut late = even;
+        late[3].0 += 90;
+        assert_eq!(largest_burst(&late, rate), 1_900);
+        assert_eq!(largest_burst(&[], rate), 0);
+    }
 }

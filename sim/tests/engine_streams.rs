@@ -212,7 +212,8 @@ fn every_stream_port_sends_megabytes_into_its_ring() {
 
 /// Three streams (two at 64 bits) each paced at 15 % of the bus (3.09 GB/s at 512 bits): each
 /// leaves at its rate a PMTU packet at a time; two of its packets are never closer than a
-/// packet's time less the other streams' packets that can come between them.
+/// packet's time less the other streams' packets that can come between them, and no run of its
+/// packets carries more beyond the rate than a packet and that jitter's bytes.
 #[test]
 fn paced_streams_leave_at_their_rate_a_packet_at_a_time() {
     for engine in built_engines() {
@@ -243,17 +244,24 @@ fn paced_streams_leave_at_their_rate_a_packet_at_a_time() {
         // a frame's beats on the bus: the payload and about 70 bytes of headers
         let frame_cycles = (1024 + 70) as f64 / beat as f64;
         let least = packet_cycles - (config.streams - 1) as f64 * frame_cycles - 16.0;
+        // a frame early by at most that jitter: a burst of a packet and the jitter's bytes
+        let burst_bound = 1024.0 + (packet_cycles - least) * rate as f64 / ferroce_sim::bench::CMAC_CLOCK_HZ;
         for (s, figures) in report.streams.iter().enumerate() {
             println!(
-                "{} bits, stream {s} at {rate} B/s: {:.4} GB/s, {} frames, closest {} cycles (a packet's time {packet_cycles:.1}, least {least:.1})",
+                "{} bits, stream {s} at {rate} B/s: {:.4} GB/s, {} frames, closest {} cycles (a packet's time {packet_cycles:.1}, least {least:.1}), largest burst {} B (bound {burst_bound:.0})",
                 engine.config.data_width,
                 figures.rate() / 1e9,
                 figures.frames,
-                figures.closest_frames
+                figures.closest_frames,
+                figures.largest_burst
             );
             assert_eq!(figures.completed, 24, "{report:?}");
             assert!((figures.rate() / rate as f64 - 1.0).abs() < 0.005, "stream {s}: {figures:?}");
             assert!(figures.closest_frames as f64 >= least, "stream {s}: {figures:?}");
+            assert!(
+                (1024..=burst_bound as u64).contains(&figures.largest_burst),
+                "stream {s}: {figures:?}"
+            );
         }
     }
 }
