@@ -1,26 +1,30 @@
 //! The requester's outstanding RDMA READs on the receive side (`ReadTracker` in the RTL): per
-//! QP the one READ whose response is still coming, where its next response packet goes in local
-//! memory, and the rewrites that keep the ACK tracker from completing a READ whose responses
+//! QP the READs whose responses are still coming, oldest first (up to a limit per QP, 1 in the
+//! RTL today), where the oldest's next response packet goes in local memory, and the rewrites that keep the ACK tracker from completing a READ whose responses
 //! were lost (`docs/reliability.md`, "RDMA READ as the requester").
 //!
 //! It sits on the responder's decisions, after the responder and before the payload writer:
-//! - **A READ request left** ([`ReadTracker::sent`]): the QP's entry is loaded (first and last
-//!   PSN of its response, local address, bytes, PMTU). A request sent again from the PSN the
-//!   entry already waits for keeps its "gap asked" mark.
-//! - **A READ response** (a forwarded decision with a READ response opcode) at the PSN expected,
+//! - **A READ request left** ([`ReadTracker::sent`]): an entry is added behind the QP's others
+//!   (first and last PSN of its response, local address, bytes, PMTU); with the QP's limit
+//!   reached it takes the place of the newest (its sender keeps to the limit). A request sent
+//!   again moves the entry that ends with the same PSN; one sent again from the PSN the entry
+//!   already waits for keeps its "gap asked" mark.
+//! - **A READ response** (a forwarded decision with a READ response opcode) goes to the QP's
+//!   oldest READ: at the PSN expected,
 //!   with the opcode and length of its place (first or only to start, then middle or last; the
 //!   PMTU, or the rest at the end): its payload is written at the entry's local address, and it
 //!   goes on as an ACK of its own PSN (which acknowledges the requests before the READ, and
 //!   completes the READ in the ACK tracker with its last packet). The last one frees the entry
 //!   and tells the segmenter ([`ReadTracker::decide`]'s second value).
-//! - **Lost responses**: a response ahead of the one expected (up to the READ's last PSN), or an
+//! - **Lost responses**: a response ahead of the one expected (up to the QP's newest READ's last
+//!   PSN: the responder answers in PSN order), or an
 //!   ACK or NAK that covers the PSN expected (the responder answers in PSN order, so the
 //!   responses before it were lost) becomes a PSN sequence error NAK at the PSN expected, once
 //!   per gap: the requester goes back N from there and asks for the rest. While the gap is
 //!   asked, a response ahead or an ACK beyond becomes an ACK of the PSN before the one expected;
 //!   a NAK or RNR NAK beyond is moved to the PSN expected (the READ fails or waits with it).
 //! - A response behind the one expected (a duplicate), one with no READ outstanding, beyond the
-//!   READ's last PSN, or with the wrong opcode or length writes nothing and acknowledges nothing.
+//!   newest READ's last PSN, or with the wrong opcode or length writes nothing and acknowledges nothing.
 //! - Every other decision passes unchanged.
 
 use super::acknowledge::psn_at_or_before;
@@ -29,6 +33,7 @@ use crate::contracts::tx::Pmtu;
 use crate::responder::Decision;
 use crate::wire::bth::PSN_MASK;
 use crate::wire::Opcode;
+use std::collections::VecDeque;
 
 /// A READ request that left: what its response is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,7 +92,10 @@ pub struct ReadTrackerCounters {
 /// The tracker of `2^qp_bits` QPs.
 #[derive(Debug, Clone)]
 pub struct ReadTracker {
-    entries: Vec<Option<OutstandingRead>>,
+    /// Per QP its READs outstanding, oldest first.
+    entries: Vec<VecDeque<OutstandingRead>>,
+    /// READs outstanding per QP at most.
+    limit: usize,
     /// Counters.
     pub counters: ReadTrackerCounters,
 }
@@ -98,29 +106,40 @@ pub fn is_read_response(opcode: u8) -> bool {
 }
 
 impl ReadTracker {
-    /// An empty tracker of `2^qp_bits` QPs.
+    /// An empty tracker of `2^qp_bits` QPs, one READ outstanding per QP (the RTL's).
     pub fn new(qp_bits: u32) -> ReadTracker {
+        ReadTracker::with_limit(qp_bits, 1)
+    }
+
+    /// An empty tracker of `2^qp_bits` QPs, `reads_per_qp` READs outstanding per QP at most.
+    pub fn with_limit(qp_bits: u32, reads_per_qp: usize) -> ReadTracker {
+        assert!(reads_per_qp > 0, "at least one READ per QP");
         ReadTracker {
-            entries: vec![None; 1 << qp_bits],
+            entries: vec![VecDeque::with_capacity(reads_per_qp); 1 << qp_bits],
+            limit: reads_per_qp,
             counters: ReadTrackerCounters::default(),
         }
     }
 
-    /// The READ outstanding on `qp`.
+    /// The oldest READ outstanding on `qp`: the one its responses go to.
     pub fn outstanding(&self, qp: u32) -> Option<OutstandingRead> {
-        self.entries.get(qp as usize).copied().flatten()
+        self.entries.get(qp as usize).and_then(|reads| reads.front().copied())
+    }
+
+    /// The READs outstanding on `qp`, oldest first.
+    pub fn outstanding_reads(&self, qp: u32) -> Vec<OutstandingRead> {
+        self.entries
+            .get(qp as usize)
+            .map_or_else(Vec::new, |reads| reads.iter().copied().collect())
     }
 
     /// A READ request left.
     pub fn sent(&mut self, read: &SentRead) {
-        let Some(entry) = self.entries.get_mut(read.qp as usize) else {
+        let limit = self.limit;
+        let Some(reads) = self.entries.get_mut(read.qp as usize) else {
             return;
         };
-        if read.again && !entry.is_some_and(|e| e.last == read.last_psn) {
-            return;
-        }
-        let gap_asked = entry.is_some_and(|e| e.gap_asked && e.expected == read.first_psn);
-        *entry = Some(OutstandingRead {
+        let fresh = |gap_asked| OutstandingRead {
             expected: read.first_psn,
             last: read.last_psn,
             local_address: read.local_address,
@@ -128,13 +147,23 @@ impl ReadTracker {
             pmtu: read.pmtu,
             open: false,
             gap_asked,
-        });
+        };
+        if read.again {
+            if let Some(entry) = reads.iter_mut().find(|e| e.last == read.last_psn) {
+                *entry = fresh(entry.gap_asked && entry.expected == read.first_psn);
+            }
+            return;
+        }
+        if reads.len() == limit {
+            reads.pop_back();
+        }
+        reads.push_back(fresh(false));
     }
 
-    /// The host reset `qp`: its READ is forgotten (the segmenter is told, as for a READ done).
+    /// The host reset `qp`: its READs are forgotten (the segmenter is told, as for a READ done).
     pub fn clear(&mut self, qp: u32) {
-        if let Some(entry) = self.entries.get_mut(qp as usize) {
-            *entry = None;
+        if let Some(reads) = self.entries.get_mut(qp as usize) {
+            reads.clear();
         }
     }
 
@@ -186,7 +215,7 @@ impl ReadTracker {
                 }
             } else if psn_at_or_before(psn, before_expected) {
                 self.counters.duplicates += 1;
-            } else if psn_at_or_before(psn, entry.last) {
+            } else if psn_at_or_before(psn, self.entries[qp as usize].back().map_or(entry.last, |newest| newest.last)) {
                 out.acknowledgement = true;
                 self.ask_gap(&mut out, &mut next, (ack, sequence_nak));
             } else {
@@ -212,7 +241,12 @@ impl ReadTracker {
                 }
             }
         }
-        self.entries[qp as usize] = done.is_none().then_some(next);
+        let reads = &mut self.entries[qp as usize];
+        if done.is_some() {
+            reads.pop_front();
+        } else if let Some(oldest) = reads.front_mut() {
+            *oldest = next;
+        }
         (out, done)
     }
 
@@ -407,5 +441,84 @@ mod tests {
         assert_eq!(t.decide(&request), (request, None));
         t.clear(QP);
         assert_eq!(t.outstanding(QP), None);
+    }
+
+    fn sent(first_psn: u32, length: u32, local_address: u64, again: bool) -> SentRead {
+        SentRead {
+            qp: QP,
+            first_psn,
+            last_psn: (first_psn + length.div_ceil(1024).max(1) - 1) & PSN_MASK,
+            local_address,
+            length,
+            pmtu: Pmtu::B1024,
+            again,
+        }
+    }
+
+    #[test]
+    fn several_reads_of_a_qp_are_answered_in_turn() {
+        // three READs: 2 packets at PSN 10, 1 at 12 (a WRITE at 13 between), 3 at 14
+        let mut t = ReadTracker::with_limit(4, 4);
+        t.sent(&sent(10, 2000, 0x1000, false));
+        t.sent(&sent(12, 100, 0x2000, false));
+        t.sent(&sent(14, 2100, 0x3000, false));
+        assert_eq!(t.outstanding_reads(QP).len(), 3);
+        let (d, done) = t.decide(&response(Opcode::RC_READ_RESPONSE_FIRST, 10, 1024));
+        assert_eq!((d.write, d.write_address, done), (true, 0x1000, None));
+        let (d, done) = t.decide(&response(Opcode::RC_READ_RESPONSE_LAST, 11, 976));
+        assert_eq!((d.write, d.write_address, done), (true, 0x1400, Some(QP)));
+        let (d, done) = t.decide(&response(Opcode::RC_READ_RESPONSE_ONLY, 12, 100));
+        assert_eq!((d.write, d.write_address, done), (true, 0x2000, Some(QP)));
+        // the WRITE's ACK covers nothing of the third READ
+        let write_ack = ack(13, Syndrome::ack());
+        assert_eq!(t.decide(&write_ack), (write_ack, None));
+        for (psn, opcode, length, address) in [
+            (14, Opcode::RC_READ_RESPONSE_FIRST, 1024, 0x3000),
+            (15, Opcode::RC_READ_RESPONSE_MIDDLE, 1024, 0x3400),
+            (16, Opcode::RC_READ_RESPONSE_LAST, 52, 0x3800),
+        ] {
+            let (d, done) = t.decide(&response(opcode, psn, length));
+            assert_eq!((d.write, d.write_address, done), (true, address, (psn == 16).then_some(QP)));
+        }
+        assert!(t.outstanding_reads(QP).is_empty());
+        assert_eq!(t.counters.taken, 6);
+    }
+
+    #[test]
+    fn a_later_read_s_response_before_the_oldest_is_whole_is_a_gap_at_the_oldest() {
+        let mut t = ReadTracker::with_limit(4, 2);
+        t.sent(&sent(10, 2000, 0x1000, false));
+        t.sent(&sent(12, 1000, 0x2000, false));
+        t.decide(&response(Opcode::RC_READ_RESPONSE_FIRST, 10, 1024));
+        // PSN 11 lost: the second READ's response is a gap at 11, asked once
+        let (d, done) = t.decide(&response(Opcode::RC_READ_RESPONSE_ONLY, 12, 1000));
+        let nak = Syndrome::Nak(NakCode::PsnSequenceError).encode();
+        assert_eq!((d.write, d.response_syndrome, d.response_psn, done), (false, nak, 11, None));
+        // beyond the newest READ: nothing
+        let (d, _) = t.decide(&response(Opcode::RC_READ_RESPONSE_ONLY, 13, 4));
+        assert_eq!((d.write, d.acknowledgement), (false, false));
+        // going back N: the first READ's rest, then the second again
+        t.sent(&sent(11, 976, 0x1400, true));
+        t.sent(&sent(12, 1000, 0x2000, true));
+        let (d, _) = t.decide(&response(Opcode::RC_READ_RESPONSE_ONLY, 11, 976));
+        assert_eq!((d.write, d.write_address), (true, 0x1400), "the rest as an only packet");
+        let (d, done) = t.decide(&response(Opcode::RC_READ_RESPONSE_ONLY, 12, 1000));
+        assert_eq!((d.write, d.write_address, done), (true, 0x2000, Some(QP)));
+        assert_eq!((t.counters.gaps, t.counters.bad), (1, 1));
+    }
+
+    #[test]
+    fn at_the_limit_a_new_read_takes_the_newest_s_place_and_a_clear_forgets_all() {
+        let mut t = ReadTracker::with_limit(4, 2);
+        t.sent(&sent(10, 100, 0x1000, false));
+        t.sent(&sent(11, 100, 0x2000, false));
+        t.sent(&sent(12, 100, 0x3000, false));
+        let reads: Vec<u32> = t.outstanding_reads(QP).iter().map(|r| r.expected).collect();
+        assert_eq!(reads, [10, 12]);
+        // a request sent again that ends with no READ's last PSN moves nothing
+        t.sent(&sent(11, 100, 0x2000, true));
+        assert_eq!(t.outstanding_reads(QP).len(), 2);
+        t.clear(QP);
+        assert!(t.outstanding_reads(QP).is_empty());
     }
 }
