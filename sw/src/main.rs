@@ -182,8 +182,8 @@ struct StreamSetArgs {
     queue: u32,
     /// Pace its queue at RATE payload bytes per second, a packet at a time (k, M, G: powers of
     /// 1000, as 2.5G); the queue's every stream and post share it. Give the stream a queue of
-    /// its own, in the high table when bulk queues share the wire. Left out: the queue's pacer
-    /// is not changed.
+    /// its own, and bulk traffic queues of the other table: a note names the queues not paced
+    /// in its table. Left out: the queue's pacer is not changed.
     #[arg(long)]
     rate: Option<String>,
     /// The engine's clock in Hz, for --rate.
@@ -448,6 +448,26 @@ fn number(s: &str, what: &str) -> Result<u128, Error> {
 /// A number that must fit `T`.
 fn number_of<T: TryFrom<u128>>(s: &str, what: &str) -> Result<T, Error> {
     T::try_from(number(s, what)?).map_err(|_| usage(format!("{what}: {s} does not fit {} bits", 8 * std::mem::size_of::<T>())))
+}
+
+/// Numbers in increasing order as runs: `1, 2, 4 to 31`.
+fn ranges(numbers: &[u32]) -> String {
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for &n in numbers {
+        match runs.last_mut() {
+            Some((_, last)) if *last + 1 == n => *last = n,
+            _ => runs.push((n, n)),
+        }
+    }
+    let text: Vec<String> = runs
+        .iter()
+        .map(|&(first, last)| match last - first {
+            0 => first.to_string(),
+            1 => format!("{first}, {last}"),
+            _ => format!("{first} to {last}"),
+        })
+        .collect();
+    text.join(", ")
 }
 
 /// A rate in bytes per second (`ferroce_contracts::sched::parse_rate`).
@@ -801,6 +821,17 @@ fn stream(dev: &mut Ferroce, what: &StreamCmd, json_out: bool) -> Result<(), Err
                 Some(r) => Some((r, dev.streams().pace(a.queue, Some(r), a.clock)?)),
                 None => None,
             };
+            if paced.is_some() {
+                let mates = dev.streams().unpaced_table_mates(a.queue)?;
+                if !mates.is_empty() {
+                    eprintln!(
+                        "note: queue {} shares its table of the scheduler with {} queue(s) not paced ({}): with traffic on them it waits out their turns of the round between its packets; put them in the other table (qos.queue_config[q].high_table)",
+                        a.queue,
+                        mates.len(),
+                        ranges(&mates)
+                    );
+                }
+            }
             let pace_text = paced.map_or(String::new(), |(r, cost)| {
                 format!(
                     ", queue {} paced at {r} B/s ({:.4} cycles a byte)",

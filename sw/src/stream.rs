@@ -203,6 +203,24 @@ impl<'a> Streams<'a> {
         Ok(cost)
     }
 
+    /// The data queues in the same table of the scheduler as `queue` (high or low, from
+    /// `queue_config`) that are not paced (`pace_cost` 0). Weighted round robin counts
+    /// decisions: a paced queue skipped while paused waits out their turns of the round, so
+    /// bulk traffic on them delays its packets (docs/sched.md, "Pacing").
+    pub fn unpaced_table_mates(&mut self, queue: u32) -> Result<Vec<u32>, Error> {
+        let config = self.map.reg("queue_config");
+        let costs = self.map.reg("pace_cost");
+        let table = |word: u32| ferroce_contracts::sched::QUEUE_CONFIG.decode(&[word], "high_table");
+        let own = table(self.bus.read32(config.address(queue))?);
+        let mut mates = Vec::new();
+        for q in (1..config.count).filter(|&q| q != queue) {
+            if table(self.bus.read32(config.address(q))?) == own && self.bus.read32(costs.address(q))? == 0 {
+                mates.push(q);
+            }
+        }
+        Ok(mates)
+    }
+
     /// Sends `command` to stream `index`; a refusal is an error that names its reason.
     pub fn command(&mut self, index: u32, command: StreamCommand) -> Result<(), Error> {
         self.check_index(index)?;

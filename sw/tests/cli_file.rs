@@ -710,6 +710,24 @@ fn stream_set_writes_the_settings_then_configure() {
     let (code, out, err) = set("1G");
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("queue 3 paced at 1000000000 B/s (0.3223 cycles a byte)"), "{out}");
+    // every queue of the file reads as the low table, not paced: a note names queue 3's mates
+    let queues = map.reg("queue_config").count;
+    assert_eq!(queues, 5, "the image's build");
+    assert!(
+        err.contains("queue 3 shares its table of the scheduler with 3 queue(s) not paced (1, 2, 4)"),
+        "{err}"
+    );
+    // bulk queues 1 and 2 in the low table, queue 3 and its paced neighbours in the high one
+    let high = ferroce_contracts::sched::QUEUE_CONFIG
+        .encode(&[("weight", 1), ("high_table", 1)])
+        .unwrap()[0];
+    for q in 3..queues {
+        set_word(&bar, map.reg("queue_config").address(q), high);
+        set_word(&bar, map.reg("pace_cost").address(q), 5_406_720);
+    }
+    let (code, _, err) = set("1G");
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("note:"), "{err}");
     assert_eq!(word(&bar, map.reg("pace_cost").address(3)), 5_406_720, "0.322265625 × 2^24");
     // refused before any write: 0, and below 1.26 MB/s (256 cycles a byte)
     for (rate, why) in [("0", "sends nothing"), ("1M", "below the pacer's least, 1258851")] {
