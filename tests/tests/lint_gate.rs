@@ -102,6 +102,13 @@ const NOT_YET_PIPELINED: &[(&str, usize)] = &[
     // results ORed) into the enables of each stream's applied settings, a chain of LUT2s, 6 in
     // the set alone; the 2048-QP engine measured 6 in the same change and left this list.
     ("ferroce_engine_c2048_q256_w512", 7),
+    // 6 from stop 58 to stop 60; 7 in stop 61 (2026-12-03, pacing in the TX path): the pacers'
+    // registered `paused` bits are now the scheduler's `stall` (a constant 0 before, so
+    // synthesis removed its terms). 208 registers at 7: 82 in the scheduler (arbiter and
+    // buckets, with `stall` live), the rest in the stream ports and senders, the register file,
+    // the RX front end and the TX units, each at 6 or less in its unit (the scheduler with
+    // `stall` an input port, `sched_n2048_q32`, at 6; the pacers at 6).
+    ("ferroce_engine_c2048_q2048_w512", 7),
 ];
 
 /// One emitted top: module name, Verilog file, Verilog text, bus width (if width-generic).
