@@ -57,8 +57,8 @@ fn ferroce_ctl_sets_starts_and_stops_a_stream() {
     let settings = StreamSettings {
         qp: 7,
         queue: 2,
-        first_channel: 60,
-        channels: 4,
+        first_channel: 62,
+        channels: 2,
         base_va: 0x2_0000_1000,
         slot_bytes: 4096,
         slots: 100,
@@ -74,6 +74,15 @@ fn ferroce_ctl_sets_starts_and_stops_a_stream() {
     };
     let e = streams.set(1, &odd).unwrap_err().to_string();
     assert!(e.contains("a multiple of 4 bytes"), "{e}");
+    assert!(!streams.status(1).unwrap().configured);
+    // and four channels, which can reorder a stream's messages
+    let four = StreamSettings {
+        first_channel: 60,
+        channels: 4,
+        ..settings
+    };
+    let e = streams.set(1, &four).unwrap_err().to_string();
+    assert!(e.contains("1 or 2 (4 can reorder"), "{e}");
     assert!(!streams.status(1).unwrap().configured);
     // refused by the device: not a multiple of the beat (8 bytes at 64 bits)
     let off_beat = StreamSettings {
