@@ -271,18 +271,22 @@ mod tests {
 
     const QP: u32 = 3;
 
-    fn tracker_with_read(first_psn: u32, length: u32) -> ReadTracker {
-        let mut t = ReadTracker::new(4);
-        let packets = length.div_ceil(1024).max(1);
-        t.sent(&SentRead {
+    /// A READ of `length` bytes on `QP` at PMTU 1024 whose response starts at `first_psn`.
+    fn sent(first_psn: u32, length: u32, local_address: u64, again: bool) -> SentRead {
+        SentRead {
             qp: QP,
             first_psn,
-            last_psn: (first_psn + packets - 1) & PSN_MASK,
-            local_address: 0x1000,
+            last_psn: (first_psn + length.div_ceil(1024).max(1) - 1) & PSN_MASK,
+            local_address,
             length,
             pmtu: Pmtu::B1024,
-            again: false,
-        });
+            again,
+        }
+    }
+
+    fn tracker_with_read(first_psn: u32, length: u32) -> ReadTracker {
+        let mut t = ReadTracker::new(4);
+        t.sent(&sent(first_psn, length, 0x1000, false));
         t
     }
 
@@ -441,18 +445,6 @@ mod tests {
         assert_eq!(t.decide(&request), (request, None));
         t.clear(QP);
         assert_eq!(t.outstanding(QP), None);
-    }
-
-    fn sent(first_psn: u32, length: u32, local_address: u64, again: bool) -> SentRead {
-        SentRead {
-            qp: QP,
-            first_psn,
-            last_psn: (first_psn + length.div_ceil(1024).max(1) - 1) & PSN_MASK,
-            local_address,
-            length,
-            pmtu: Pmtu::B1024,
-            again,
-        }
     }
 
     #[test]
