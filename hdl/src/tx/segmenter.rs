@@ -37,7 +37,11 @@
 //! and re-enqueues it, as the model does; so does a WRITE as one message (`write-message`,
 //! `write-imm-message`: cut into groups as a SEND, WRITE opcodes; its first group, unless it
 //! is also its last, carries the RETH's length, the whole message, in `block_immediate`). A
-//! WRITE block is a whole message.
+//! WRITE block is a whole message. A QP's messages (SENDs, WRITEs as one message) take their
+//! turns in post order: a post takes the QP's next ticket (`next_ticket`, stored with the
+//! transfer in `table_ticket`); a decision for a message whose ticket is not the QP's `turn`
+//! cuts nothing and re-enqueues it (nor is it flushed: a failed QP's messages complete in order
+//! too); its last group, or its flush, passes the turn on.
 //!
 //! **Paced queues.** A decision of a queue whose `paced_queues` bit is set (its pacer's cost is
 //! not 0) cuts one group of at most the QP's PMTU: the decision's block size is the PMTU, and a
@@ -75,7 +79,7 @@ pub use ferroce_contracts::regs::QP_READ_LATENCY;
 /// Where the control state machine is.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
 pub enum SegmenterState {
-    /// Clearing the busy and hold RAMs after reset.
+    /// Clearing the busy, hold and ticket RAMs after reset.
     Init,
     /// Waiting for a post, or asking for a decision.
     Idle,
@@ -378,6 +382,16 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     busy_write_data: DFF<Bit>,
     /// Per QP: `{SEND in progress (16), its channel (15:0)}`.
     hold: RAM<Bits<17>, QB>,
+    /// Per QP: the ticket of its next message (SEND, WRITE as one message), taken by its post.
+    next_ticket: RAM<Bits<CB>, QB>,
+    /// Per QP: the ticket whose turn it is (passed on by its message's last group or flush).
+    turn: RAM<Bits<CB>, QB>,
+    /// Per channel: its message's ticket.
+    table_ticket: RAM<Bits<CB>, CB>,
+    /// The decision's transfer is a message (SEND, WRITE as one message; not a READ response).
+    one_message: Signal<Local, Bit>,
+    /// The decision's message waits for its turn: it cuts nothing, and is not flushed before it.
+    waiting_turn: DFF<Bit>,
     // the post
     post_channel: DFF<Bits<16>>,
     post_queue: DFF<Bits<5>>,
@@ -624,6 +638,11 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             busy_write_address: Default::default(),
             busy_write_data: Default::default(),
             hold: Default::default(),
+            next_ticket: Default::default(),
+            turn: Default::default(),
+            table_ticket: Default::default(),
+            one_message: Default::default(),
+            waiting_turn: Default::default(),
             post_channel: Default::default(),
             post_queue: Default::default(),
             post_op: Default::default(),
@@ -839,6 +858,12 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.busy.write_address.next = self.busy_write_address.q.val();
         self.busy.write_data.next = self.busy_write_data.q.val();
         self.hold.read_clock.next = self.clock.val();
+        self.next_ticket.read_clock.next = self.clock.val();
+        self.next_ticket.write_clock.next = self.clock.val();
+        self.turn.read_clock.next = self.clock.val();
+        self.turn.write_clock.next = self.clock.val();
+        self.table_ticket.read_clock.next = self.clock.val();
+        self.table_ticket.write_clock.next = self.clock.val();
         self.hold.write_clock.next = self.clock.val();
         self.reads_outstanding.read_clock.next = self.clock.val();
         self.reads_outstanding.write_clock.next = self.clock.val();
@@ -873,6 +898,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.table_qp.read_address.next = self.cut_channel.q.val();
         self.table_flags.read_address.next = self.cut_channel.q.val();
         self.hold.read_address.next = self.table_qp.read_data.val();
+        self.turn.read_address.next = self.table_qp.read_data.val();
+        self.table_ticket.read_address.next = self.cut_channel.q.val();
+        self.next_ticket.read_address.next = bit_cast::<QB, 24>(self.post_qp.q.val());
         self.reads_outstanding.read_address.next = self.table_qp.read_data.val();
         // a QP's READ: set when one is cut (`CutIssue`), cleared by the tracker's `done` in any
         // other cycle after `Init`
@@ -922,6 +950,16 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.busy_write_address.d.next = bit_cast::<CB, 16>(self.done_channel.val());
         self.busy_write_data.d.next = false;
         self.hold.write_enable.next = false;
+        // a message's ticket: taken by its post, its turn passed on by its last group or flush
+        self.next_ticket.write_enable.next = false;
+        self.next_ticket.write_address.next = bit_cast::<QB, 24>(self.post_qp.q.val());
+        self.next_ticket.write_data.next = self.next_ticket.read_data.val() + 1;
+        self.table_ticket.write_enable.next = false;
+        self.table_ticket.write_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
+        self.table_ticket.write_data.next = self.next_ticket.read_data.val();
+        self.turn.write_enable.next = false;
+        self.turn.write_address.next = self.table_qp.read_data.val();
+        self.turn.write_data.next = self.turn.read_data.val() + 1;
         self.hold.write_address.next = self.table_qp.read_data.val();
         self.hold.write_data.next = bit_cast::<17, CB>(self.cut_channel.q.val());
         if !self.last.q.val() {
@@ -942,6 +980,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.immediate_op.next = self.table_flags.read_data.val().get_bit(0);
         self.read_response.next = self.table_flags.read_data.val().get_bit(5);
         self.read_request.next = self.table_flags.read_data.val().get_bit(6);
+        self.one_message.next = !self.write.val() && !self.read_response.val();
         self.has_immediate.next =
             self.immediate_op.val() && (!self.write.val() || self.table_flags.read_data.val().get_bit(3) || self.last.q.val());
 
@@ -1032,6 +1071,12 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 self.hold.write_enable.next = true;
                 self.hold.write_address.next = self.init_qp.q.val();
                 self.hold.write_data.next = 0.into();
+                self.next_ticket.write_enable.next = true;
+                self.next_ticket.write_address.next = self.init_qp.q.val();
+                self.next_ticket.write_data.next = 0.into();
+                self.turn.write_enable.next = true;
+                self.turn.write_address.next = self.init_qp.q.val();
+                self.turn.write_data.next = 0.into();
                 self.reads_outstanding.write_enable.next = true;
                 self.reads_outstanding.write_address.next = self.init_qp.q.val();
                 if !self.init_channels_done.q.val() {
@@ -1171,6 +1216,10 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.table_immediate.write_enable.next = true;
                     self.table_qp.write_enable.next = true;
                     self.table_flags.write_enable.next = true;
+                    self.table_ticket.write_enable.next = true;
+                    // a message (SEND: op 0, 1; WRITE as one message: 6, 7) takes a ticket
+                    self.next_ticket.write_enable.next =
+                        !self.internal.q.val() && (self.post_op.q.val().get_bit(2) == self.post_op.q.val().get_bit(1));
                     self.state.d.next = SegmenterState::PostEnqueue;
                 }
             }
@@ -1228,6 +1277,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                                 && (self.hold.read_data.val().get_bits::<16>(0) != bit_cast::<16, CB>(self.cut_channel.q.val())))
                             || (self.history_full.val()
                                 && (self.qp_read_entry.val().get_bits::<3>(self.context_at[1].val().index()) == self.rc.val())));
+                    self.waiting_turn.d.next = self.one_message.val() && (self.table_ticket.read_data.val() != self.turn.read_data.val());
                     self.offset.d.next = 0.into();
                     self.cut_block_size.d.next = self.block_size.q.val();
                     if self.paced_cut.q.val() {
@@ -1249,10 +1299,10 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     + bit_cast::<17, 16>(self.offset_inverted.val().get_bits::<16>(0))
                     + 1;
                 self.state.d.next = SegmenterState::CutRoomHigh;
-                if self.failure.q.val().any() {
+                if self.failure.q.val().any() && !self.waiting_turn.q.val() {
                     self.flush_pending.d.next = true;
                     self.state.d.next = SegmenterState::Flush;
-                } else if self.held.q.val() {
+                } else if self.held.q.val() || self.waiting_turn.q.val() {
                     self.state.d.next = SegmenterState::Requeue;
                 }
             }
@@ -1350,7 +1400,8 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.table_remaining.write_enable.next = !self.last.q.val();
                     self.table_immediate.write_enable.next = !self.last.q.val();
                     self.table_flags.write_enable.next = !self.last.q.val();
-                    self.hold.write_enable.next = !self.write.val() && !self.read_response.val();
+                    self.hold.write_enable.next = self.one_message.val();
+                    self.turn.write_enable.next = self.one_message.val() && self.last.q.val();
                     self.reads_outstanding.write_enable.next = self.read_request.val();
                     self.reads_outstanding.write_address.next = self.table_qp.read_data.val();
                     self.reads_outstanding.write_data.next = true;
@@ -1380,6 +1431,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.hold.write_enable.next = self.hold.read_data.val().get_bit(16)
                         && (self.hold.read_data.val().get_bits::<16>(0) == bit_cast::<16, CB>(self.cut_channel.q.val()));
                     self.hold.write_data.next = 0.into();
+                    self.turn.write_enable.next = self.one_message.val();
                     self.state.d.next = SegmenterState::Idle;
                 }
             }

@@ -21,7 +21,8 @@
 //! Per-QP order: a QP's messages leave whole and in PSN order. A WRITE block is a whole message
 //! emitted in one decision; a SEND message spread over several groups holds its QP until its
 //! last group: a decision that picks another transfer of that QP cuts nothing and puts it back at
-//! its queue's tail.
+//! its queue's tail. A QP's SENDs and WRITEs as one message leave in post order
+//! ([`MessageTurns`]): a decision for one whose turn has not come cuts nothing either.
 //!
 //! The model and the RTL runner implement [`TxEngine`], so the command line and the checks run
 //! on either.
@@ -357,6 +358,33 @@ impl TxPlan {
     }
 }
 
+/// Per QP, the turns of its messages (SEND, WRITE as one message): each accepted post takes a
+/// ticket, and a message is cut only on its ticket's turn; its last group passes the turn on.
+#[derive(Debug, Clone, Default)]
+pub struct MessageTurns {
+    /// QP → `(next ticket, ticket whose turn it is)`.
+    qps: HashMap<u32, (u32, u32)>,
+}
+
+impl MessageTurns {
+    /// The ticket of a message posted on `qp`.
+    pub fn take_ticket(&mut self, qp: u32) -> u32 {
+        let (next, _) = self.qps.entry(qp).or_default();
+        *next += 1;
+        *next - 1
+    }
+
+    /// It is `ticket`'s turn on `qp`.
+    pub fn is_turn(&self, qp: u32, ticket: u32) -> bool {
+        self.qps.get(&qp).map_or(0, |&(_, turn)| turn) == ticket
+    }
+
+    /// The message whose turn it is on `qp` is cut whole (or completed unsent).
+    pub fn advance(&mut self, qp: u32) {
+        self.qps.entry(qp).or_default().1 += 1;
+    }
+}
+
 /// The golden model of the TX path.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TxModel;
@@ -369,9 +397,15 @@ impl TxModel {
         let mut arbiter = Arbiter::new(setup.channels, setup.queues, &setup.queue_config, setup.limit)?;
         let mut table: HashMap<u16, Transfer> = HashMap::new();
         let mut post_results = Vec::with_capacity(setup.posts.len());
+        // a QP's messages take their turns in post order: channel → its message's ticket
+        let mut turns = MessageTurns::default();
+        let mut tickets: HashMap<u16, u32> = HashMap::new();
         for post in &setup.posts {
             let admitted = setup.admit(post, table.contains_key(&post.channel));
             if let Ok(op) = admitted {
+                if op.is_one_message() {
+                    tickets.insert(post.channel, turns.take_ticket(post.qp));
+                }
                 table.insert(post.channel, Transfer::new(*post, op));
                 arbiter.enqueue(u32::from(post.queue), u32::from(post.channel));
             }
@@ -417,7 +451,8 @@ impl TxModel {
                 }
                 continue;
             }
-            if send_in_progress.get(&qp).is_some_and(|&c| c != channel) {
+            let ticket = tickets.get(&channel).copied();
+            if ticket.is_some_and(|t| !turns.is_turn(qp, t)) || send_in_progress.get(&qp).is_some_and(|&c| c != channel) {
                 arbiter.enqueue(queue, element);
                 continue;
             }
@@ -442,6 +477,8 @@ impl TxModel {
             if transfer.op.is_one_message() {
                 if block.last {
                     send_in_progress.remove(&qp);
+                    turns.advance(qp);
+                    tickets.remove(&channel);
                 } else {
                     send_in_progress.insert(qp, channel);
                 }

@@ -345,6 +345,26 @@ fn a_send_in_progress_holds_its_qp() {
 }
 
 #[test]
+fn a_qps_messages_leave_in_post_order_across_queues_and_holds() {
+    // Six messages on QP 1 over three queues, some of several groups: whichever queue a
+    // decision serves, a message waits for the ones posted before it on its QP.
+    let ops = [PostOp::Send, PostOp::WriteImmMessage, PostOp::SendImm, PostOp::WriteMessage];
+    let posts: Vec<Post> = (0..6u16)
+        .map(|c| {
+            let mut p = post(c, 3 - (c % 3) as u8, 1, ops[usize::from(c) % 4], (1 + u32::from(c % 3)) * 4096 - 8);
+            p.remote_addr = 0x10_0000 * u64::from(c);
+            p
+        })
+        .collect();
+    let pl = plan(&setup(12, rts(Transport::Rc, Pmtu::B1024), posts));
+    let completed: Vec<u16> = pl.completions.iter().map(|&(c, _)| c).collect();
+    assert_eq!(completed, [0, 1, 2, 3, 4, 5]);
+    let mut first_packets: Vec<u16> = pl.packets.iter().map(|p| p.channel).collect();
+    first_packets.dedup();
+    assert_eq!(first_packets, [0, 1, 2, 3, 4, 5], "each message whole");
+}
+
+#[test]
 fn a_write_as_one_message_is_cut_into_groups_and_holds_its_qp() {
     use Operation::*;
     // 3 groups of 4 KiB from an unaligned remote address (a WRITE would be cut at its block
