@@ -181,49 +181,8 @@ pub struct QueuePacers<const Q: usize, const LEAD: u64, const SLACK: u64> {
     onehot1: DFF<Bits<Q>>,
     bytes1: DFF<Bits<16>>,
     arrival1: DFF<Bits<WHOLE_BITS>>,
-    /// S2: the products by halves of the cost; the queue's deadline; its age.
-    valid2: DFF<Bit>,
-    onehot2: DFF<Bits<Q>>,
-    product_low2: DFF<Bits<32>>,
-    product_high2: DFF<Bits<32>>,
-    deadline2: DFF<Bits<TIME_BITS>>,
-    old2: DFF<Bit>,
-    arrival2: DFF<Bits<WHOLE_BITS>>,
-    /// S3: bits 15:0 of both sums, bits 31:16 of the charge, the low half of arrival − deadline.
-    valid3: DFF<Bit>,
-    onehot3: DFF<Bits<Q>>,
-    waited_low3: DFF<Bits<17>>,
-    idle_low3: DFF<Bits<17>>,
-    charge_middle3: DFF<Bits<17>>,
-    product_top3: DFF<Bits<16>>,
-    deadline_upper3: DFF<Bits<32>>,
-    age_low3: DFF<Bits<17>>,
-    old3: DFF<Bit>,
-    arrival3: DFF<Bits<WHOLE_BITS>>,
-    /// S4: bits 31:16 of both sums, bits 47:32 of the charge; which base is later.
-    valid4: DFF<Bit>,
-    onehot4: DFF<Bits<Q>>,
-    waited_low4: DFF<Bits<16>>,
-    idle_low4: DFF<Bits<16>>,
-    waited_middle4: DFF<Bits<17>>,
-    idle_middle4: DFF<Bits<17>>,
-    charge_top4: DFF<Bits<16>>,
-    deadline_top4: DFF<Bits<16>>,
-    arrival_top4: DFF<Bits<16>>,
-    /// (a − 1) − whole(deadline), bits 23:16; its bits 15:0 from the slack's bit up are 0.
-    age_high4: DFF<Bits<8>>,
-    age_low_small4: DFF<Bit>,
-    old4: DFF<Bit>,
-    /// S5: both sums; the deadline counts (`next > a − SLACK`): the sum from it is taken.
-    valid5: DFF<Bit>,
-    onehot5: DFF<Bits<Q>>,
-    waited5: DFF<Bits<TIME_BITS>>,
-    idle5: DFF<Bits<TIME_BITS>>,
-    from_deadline5: DFF<Bit>,
-    /// S6: the new deadline.
-    valid6: DFF<Bit>,
-    onehot6: DFF<Bits<Q>>,
-    new6: DFF<Bits<TIME_BITS>>,
+    /// S2 to S6: the new deadline.
+    sums: ChargeSums<Q, SLACK>,
     /// S7: the low half of its whole part − (t + 1 + LEAD).
     valid7: DFF<Bit>,
     onehot7: DFF<Bits<Q>>,
@@ -252,22 +211,12 @@ pub struct QueuePacers<const Q: usize, const LEAD: u64, const SLACK: u64> {
     bytes_at: Constant<Bits<8>>,
     stamp_at: Constant<Bits<8>>,
     tick_at: Constant<Bits<8>>,
-    /// With a slack of 2^k cycles: the bits of (a − 1) − whole(deadline) from k to 22 (below
-    /// 2^k when they are 0 and the sign is not set), low and high; `has_slack`: SLACK > 0.
-    slack_low_mask: Constant<Bits<16>>,
-    slack_high_mask: Constant<Bits<8>>,
-    has_slack: Constant<Bit>,
     all_queues: Constant<Bits<Q>>,
 }
 
 impl<const Q: usize, const LEAD: u64, const SLACK: u64> Default for QueuePacers<Q, LEAD, SLACK> {
     fn default() -> Self {
         assert!(Q <= 32, "at most 32 queues");
-        assert!(
-            SLACK == 0 || (SLACK.is_power_of_two() && SLACK <= 1 << 16),
-            "a slack of 0 or 2^k ≤ 2^16 cycles"
-        );
-        let slack_mask = if SLACK == 0 { 0 } else { ((1u64 << 23) - 1) & !(SLACK - 1) };
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -304,43 +253,7 @@ impl<const Q: usize, const LEAD: u64, const SLACK: u64> Default for QueuePacers<
             onehot1: Default::default(),
             bytes1: Default::default(),
             arrival1: Default::default(),
-            valid2: Default::default(),
-            onehot2: Default::default(),
-            product_low2: Default::default(),
-            product_high2: Default::default(),
-            deadline2: Default::default(),
-            old2: Default::default(),
-            arrival2: Default::default(),
-            valid3: Default::default(),
-            onehot3: Default::default(),
-            waited_low3: Default::default(),
-            idle_low3: Default::default(),
-            charge_middle3: Default::default(),
-            product_top3: Default::default(),
-            deadline_upper3: Default::default(),
-            age_low3: Default::default(),
-            old3: Default::default(),
-            arrival3: Default::default(),
-            valid4: Default::default(),
-            onehot4: Default::default(),
-            waited_low4: Default::default(),
-            idle_low4: Default::default(),
-            waited_middle4: Default::default(),
-            idle_middle4: Default::default(),
-            charge_top4: Default::default(),
-            deadline_top4: Default::default(),
-            arrival_top4: Default::default(),
-            age_high4: Default::default(),
-            age_low_small4: Default::default(),
-            old4: Default::default(),
-            valid5: Default::default(),
-            onehot5: Default::default(),
-            waited5: Default::default(),
-            idle5: Default::default(),
-            from_deadline5: Default::default(),
-            valid6: Default::default(),
-            onehot6: Default::default(),
-            new6: Default::default(),
+            sums: Default::default(),
             valid7: Default::default(),
             onehot7: Default::default(),
             new7: Default::default(),
@@ -363,9 +276,6 @@ impl<const Q: usize, const LEAD: u64, const SLACK: u64> Default for QueuePacers<
             bytes_at: c::<8>(5),
             stamp_at: c::<8>(5 + CHARGE_BYTE_BITS as u64),
             tick_at: c::<8>(TICK_BIT as u64),
-            slack_low_mask: c::<16>(slack_mask & 0xFFFF),
-            slack_high_mask: c::<8>(slack_mask >> 16),
-            has_slack: Constant::new(SLACK > 0),
             all_queues: c::<Q>((1u64 << Q) - 1),
         }
     }
@@ -393,43 +303,6 @@ impl<const Q: usize, const LEAD: u64, const SLACK: u64> Logic for QueuePacers<Q,
             onehot1,
             bytes1,
             arrival1,
-            valid2,
-            onehot2,
-            product_low2,
-            product_high2,
-            deadline2,
-            old2,
-            arrival2,
-            valid3,
-            onehot3,
-            waited_low3,
-            idle_low3,
-            charge_middle3,
-            product_top3,
-            deadline_upper3,
-            age_low3,
-            old3,
-            arrival3,
-            valid4,
-            onehot4,
-            waited_low4,
-            idle_low4,
-            waited_middle4,
-            idle_middle4,
-            charge_top4,
-            deadline_top4,
-            arrival_top4,
-            age_high4,
-            age_low_small4,
-            old4,
-            valid5,
-            onehot5,
-            waited5,
-            idle5,
-            from_deadline5,
-            valid6,
-            onehot6,
-            new6,
             valid7,
             onehot7,
             new7,
@@ -477,14 +350,7 @@ impl<const Q: usize, const LEAD: u64, const SLACK: u64> Logic for QueuePacers<Q,
         self.charges.push_value.next = self.input_entry.q.val();
 
         // ---- take one as the one before is written back; S1: read its cost ----
-        self.take.next = self.charges.head_valid.val()
-            & !(self.valid1.q.val()
-                | self.valid2.q.val()
-                | self.valid3.q.val()
-                | self.valid4.q.val()
-                | self.valid5.q.val()
-                | self.valid6.q.val()
-                | self.valid7.q.val());
+        self.take.next = self.charges.head_valid.val() & !(self.valid1.q.val() | self.sums.busy.val() | self.valid7.q.val());
         self.charges.pop.next = self.take.val();
         self.costs.read_address.next = self.charges.head.val().get_bits::<5>(0);
         self.valid1.d.next = self.take.val();
@@ -498,82 +364,27 @@ impl<const Q: usize, const LEAD: u64, const SLACK: u64> Logic for QueuePacers<Q,
                 }
             }
         }
-        // ---- S2: bytes × cost by halves of the cost; the queue's deadline and age ----
-        self.valid2.d.next = self.valid1.q.val();
-        self.onehot2.d.next = self.onehot1.q.val();
-        self.arrival2.d.next = self.arrival1.q.val();
-        self.product_low2.d.next = self.bytes1.q.val() * self.costs.read_data.val().get_bits::<16>(0);
-        self.product_high2.d.next = self.bytes1.q.val() * self.costs.read_data.val().get_bits::<16>(16);
+        // ---- S2 to S6: max(a, next) + bytes × cost, the queue's deadline picked ----
         self.picked.next = 0.into();
         for q in 0..Q {
             if self.onehot1.q.val().get_bit(q) {
                 self.picked.next = self.picked.val() | self.deadline[q].q.val();
             }
         }
-        self.deadline2.d.next = self.picked.val();
-        self.old2.d.next = (self.idle_ticks.q.val() & self.onehot1.q.val()).any();
-        // ---- S3: bits 15:0 of deadline + charge and of (a − 2^-24) + charge ----
-        self.valid3.d.next = self.valid2.q.val();
-        self.onehot3.d.next = self.onehot2.q.val();
-        self.arrival3.d.next = self.arrival2.q.val();
-        self.old3.d.next = self.old2.q.val();
-        self.waited_low3.d.next =
-            bit_cast::<17, 16>(self.deadline2.q.val().get_bits::<16>(0)) + bit_cast::<17, 16>(self.product_low2.q.val().get_bits::<16>(0));
-        self.idle_low3.d.next = bit_cast::<17, 16>(self.product_low2.q.val().get_bits::<16>(0)) + 0xFFFF;
-        self.charge_middle3.d.next = bit_cast::<17, 16>(self.product_low2.q.val().get_bits::<16>(16))
-            + bit_cast::<17, 16>(self.product_high2.q.val().get_bits::<16>(0));
-        self.product_top3.d.next = self.product_high2.q.val().get_bits::<16>(16);
-        self.deadline_upper3.d.next = self.deadline2.q.val().get_bits::<32>(16);
-        // (a − 1) − whole(deadline): below 0 when the deadline is at or after a
-        self.age_low3.d.next = bit_cast::<17, 16>(self.arrival2.q.val().get_bits::<16>(0))
-            - bit_cast::<17, 16>(self.deadline2.q.val().get_bits::<16>(self.whole_at.val().index()));
-        // ---- S4: bits 31:16; the charge's top; which base is later ----
-        self.valid4.d.next = self.valid3.q.val();
-        self.onehot4.d.next = self.onehot3.q.val();
-        self.waited_low4.d.next = self.waited_low3.q.val().get_bits::<16>(0);
-        self.idle_low4.d.next = self.idle_low3.q.val().get_bits::<16>(0);
-        self.waited_middle4.d.next = bit_cast::<17, 16>(self.deadline_upper3.q.val().get_bits::<16>(0))
-            + bit_cast::<17, 16>(self.charge_middle3.q.val().get_bits::<16>(0))
-            + bit_cast::<17, 1>(self.waited_low3.q.val().get_bit(16).into());
-        self.idle_middle4.d.next = ((bit_cast::<17, 8>(self.arrival3.q.val().get_bits::<8>(0)) << 8) | 0xFF)
-            + bit_cast::<17, 16>(self.charge_middle3.q.val().get_bits::<16>(0))
-            + bit_cast::<17, 1>(self.idle_low3.q.val().get_bit(16).into());
-        self.charge_top4.d.next = self.product_top3.q.val() + bit_cast::<16, 1>(self.charge_middle3.q.val().get_bit(16).into());
-        self.deadline_top4.d.next = self.deadline_upper3.q.val().get_bits::<16>(16);
-        self.arrival_top4.d.next = self.arrival3.q.val().get_bits::<16>(8);
-        self.age_high4.d.next = self.arrival3.q.val().get_bits::<8>(16)
-            - self.deadline_upper3.q.val().get_bits::<8>(24)
-            - bit_cast::<8, 1>(self.age_low3.q.val().get_bit(16).into());
-        self.age_low_small4.d.next = !(self.age_low3.q.val().get_bits::<16>(0) & self.slack_low_mask.val()).any();
-        self.old4.d.next = self.old3.q.val();
-        // ---- S5: bits 47:32 ----
-        self.valid5.d.next = self.valid4.q.val();
-        self.onehot5.d.next = self.onehot4.q.val();
-        self.from_deadline5.d.next = (self.age_high4.q.val().get_bit(7)
-            | (self.has_slack.val() & self.age_low_small4.q.val() & !(self.age_high4.q.val() & self.slack_high_mask.val()).any()))
-            & !self.old4.q.val();
-        self.waited5.d.next = (bit_cast::<TIME_BITS, 16>(
-            self.deadline_top4.q.val() + self.charge_top4.q.val() + bit_cast::<16, 1>(self.waited_middle4.q.val().get_bit(16).into()),
-        ) << 32)
-            | (bit_cast::<TIME_BITS, 16>(self.waited_middle4.q.val().get_bits::<16>(0)) << 16)
-            | bit_cast::<TIME_BITS, 16>(self.waited_low4.q.val());
-        self.idle5.d.next = (bit_cast::<TIME_BITS, 16>(
-            self.arrival_top4.q.val() + self.charge_top4.q.val() + bit_cast::<16, 1>(self.idle_middle4.q.val().get_bit(16).into()),
-        ) << 32)
-            | (bit_cast::<TIME_BITS, 16>(self.idle_middle4.q.val().get_bits::<16>(0)) << 16)
-            | bit_cast::<TIME_BITS, 16>(self.idle_low4.q.val());
-        // ---- S6: max(a, next) + charge ----
-        self.valid6.d.next = self.valid5.q.val();
-        self.onehot6.d.next = self.onehot5.q.val();
-        self.new6.d.next = self.idle5.q.val();
-        if self.from_deadline5.q.val() {
-            self.new6.d.next = self.waited5.q.val();
-        }
+        self.sums.clock.next = self.clock.val();
+        self.sums.reset.next = self.reset.val();
+        self.sums.start.next = self.valid1.q.val();
+        self.sums.start_queue.next = self.onehot1.q.val();
+        self.sums.bytes.next = self.bytes1.q.val();
+        self.sums.cost.next = self.costs.read_data.val();
+        self.sums.deadline.next = self.picked.val();
+        self.sums.old.next = (self.idle_ticks.q.val() & self.onehot1.q.val()).any();
+        self.sums.arrival.next = self.arrival1.q.val();
         // ---- S7, S8: its whole part against t + 1 + LEAD (t: this cycle + 2) ----
-        self.valid7.d.next = self.valid6.q.val();
-        self.onehot7.d.next = self.onehot6.q.val();
-        self.new7.d.next = self.new6.q.val();
-        self.left_low7.d.next = bit_cast::<17, 16>(self.new6.q.val().get_bits::<16>(self.whole_at.val().index()))
+        self.valid7.d.next = self.sums.valid.val();
+        self.onehot7.d.next = self.sums.queue.val();
+        self.new7.d.next = self.sums.next_deadline.val();
+        self.left_low7.d.next = bit_cast::<17, 16>(self.sums.next_deadline.val().get_bits::<16>(self.whole_at.val().index()))
             - bit_cast::<17, 16>(self.written_at.count.val().get_bits::<16>(0));
         self.written_top7.d.next = self.written_at.count.val().get_bits::<8>(16);
         self.valid8.d.next = self.valid7.q.val();
@@ -644,11 +455,6 @@ impl<const Q: usize, const LEAD: u64, const SLACK: u64> Logic for QueuePacers<Q,
             self.lost_charge.d.next = false;
             self.input_valid.d.next = false;
             self.valid1.d.next = false;
-            self.valid2.d.next = false;
-            self.valid3.d.next = false;
-            self.valid4.d.next = false;
-            self.valid5.d.next = false;
-            self.valid6.d.next = false;
             self.valid7.d.next = false;
             self.valid8.d.next = false;
         }
@@ -656,5 +462,278 @@ impl<const Q: usize, const LEAD: u64, const SLACK: u64> Logic for QueuePacers<Q,
         self.paused.next = self.paused_bits.q.val();
         self.lost.next = self.lost_charge.q.val();
         self.paced_queues.next = self.paced.q.val();
+    }
+}
+
+/// The arithmetic of one charge, S2 to S6 of [`QueuePacers`]: from the charge's bytes, its
+/// queue's cost and deadline and its arrival a, the queue's new deadline `base + bytes × cost`
+/// (`base`: the deadline when it counts, `next > a − SLACK` and not old, else `a − 2^-24`), in
+/// 16-bit pieces, five cycles after `start`.
+#[derive(LogicBlock)]
+pub struct ChargeSums<const Q: usize, const SLACK: u64> {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high: nothing in flight.
+    pub reset: Signal<In, Bit>,
+    /// A charge starts (S1 done).
+    pub start: Signal<In, Bit>,
+    /// Its queue, one hot.
+    pub start_queue: Signal<In, Bits<Q>>,
+    /// Its bytes.
+    pub bytes: Signal<In, Bits<16>>,
+    /// Its queue's cost.
+    pub cost: Signal<In, Bits<PACE_COST_BITS>>,
+    /// Its queue's deadline.
+    pub deadline: Signal<In, Bits<TIME_BITS>>,
+    /// The deadline is old (taken as passed).
+    pub old: Signal<In, Bit>,
+    /// Its arrival stamp, a − 1.
+    pub arrival: Signal<In, Bits<WHOLE_BITS>>,
+    /// A charge is in S2 to S6.
+    pub busy: Signal<Out, Bit>,
+    /// The new deadline is out (S6).
+    pub valid: Signal<Out, Bit>,
+    /// Its queue, one hot.
+    pub queue: Signal<Out, Bits<Q>>,
+    /// The queue's new deadline.
+    pub next_deadline: Signal<Out, Bits<TIME_BITS>>,
+    /// S2: the products by halves of the cost; the queue's deadline; its age.
+    valid2: DFF<Bit>,
+    onehot2: DFF<Bits<Q>>,
+    product_low2: DFF<Bits<32>>,
+    product_high2: DFF<Bits<32>>,
+    deadline2: DFF<Bits<TIME_BITS>>,
+    old2: DFF<Bit>,
+    arrival2: DFF<Bits<WHOLE_BITS>>,
+    /// S3: bits 15:0 of both sums, bits 31:16 of the charge, the low half of arrival − deadline.
+    valid3: DFF<Bit>,
+    onehot3: DFF<Bits<Q>>,
+    waited_low3: DFF<Bits<17>>,
+    idle_low3: DFF<Bits<17>>,
+    charge_middle3: DFF<Bits<17>>,
+    product_top3: DFF<Bits<16>>,
+    deadline_upper3: DFF<Bits<32>>,
+    age_low3: DFF<Bits<17>>,
+    old3: DFF<Bit>,
+    arrival3: DFF<Bits<WHOLE_BITS>>,
+    /// S4: bits 31:16 of both sums, bits 47:32 of the charge; which base is later.
+    valid4: DFF<Bit>,
+    onehot4: DFF<Bits<Q>>,
+    waited_low4: DFF<Bits<16>>,
+    idle_low4: DFF<Bits<16>>,
+    waited_middle4: DFF<Bits<17>>,
+    idle_middle4: DFF<Bits<17>>,
+    charge_top4: DFF<Bits<16>>,
+    deadline_top4: DFF<Bits<16>>,
+    arrival_top4: DFF<Bits<16>>,
+    /// (a − 1) − whole(deadline), bits 23:16; its bits 15:0 from the slack's bit up are 0.
+    age_high4: DFF<Bits<8>>,
+    age_low_small4: DFF<Bit>,
+    old4: DFF<Bit>,
+    /// S5: both sums; the deadline counts (`next > a − SLACK`): the sum from it is taken.
+    valid5: DFF<Bit>,
+    onehot5: DFF<Bits<Q>>,
+    waited5: DFF<Bits<TIME_BITS>>,
+    idle5: DFF<Bits<TIME_BITS>>,
+    from_deadline5: DFF<Bit>,
+    /// S6: the new deadline.
+    valid6: DFF<Bit>,
+    onehot6: DFF<Bits<Q>>,
+    new6: DFF<Bits<TIME_BITS>>,
+    /// Where a deadline's whole part starts, and its top 8 bits.
+    whole_at: Constant<Bits<8>>,
+    /// With a slack of 2^k cycles: the bits of (a − 1) − whole(deadline) from k to 22 (below
+    /// 2^k when they are 0 and the sign is not set), low and high; `has_slack`: SLACK > 0.
+    slack_low_mask: Constant<Bits<16>>,
+    slack_high_mask: Constant<Bits<8>>,
+    has_slack: Constant<Bit>,
+}
+
+impl<const Q: usize, const SLACK: u64> Default for ChargeSums<Q, SLACK> {
+    fn default() -> Self {
+        assert!(
+            SLACK == 0 || (SLACK.is_power_of_two() && SLACK <= 1 << 16),
+            "a slack of 0 or 2^k ≤ 2^16 cycles"
+        );
+        let slack_mask = if SLACK == 0 { 0 } else { ((1u64 << 23) - 1) & !(SLACK - 1) };
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            start: Default::default(),
+            start_queue: Default::default(),
+            bytes: Default::default(),
+            cost: Default::default(),
+            deadline: Default::default(),
+            old: Default::default(),
+            arrival: Default::default(),
+            busy: Default::default(),
+            valid: Default::default(),
+            queue: Default::default(),
+            next_deadline: Default::default(),
+            valid2: Default::default(),
+            onehot2: Default::default(),
+            product_low2: Default::default(),
+            product_high2: Default::default(),
+            deadline2: Default::default(),
+            old2: Default::default(),
+            arrival2: Default::default(),
+            valid3: Default::default(),
+            onehot3: Default::default(),
+            waited_low3: Default::default(),
+            idle_low3: Default::default(),
+            charge_middle3: Default::default(),
+            product_top3: Default::default(),
+            deadline_upper3: Default::default(),
+            age_low3: Default::default(),
+            old3: Default::default(),
+            arrival3: Default::default(),
+            valid4: Default::default(),
+            onehot4: Default::default(),
+            waited_low4: Default::default(),
+            idle_low4: Default::default(),
+            waited_middle4: Default::default(),
+            idle_middle4: Default::default(),
+            charge_top4: Default::default(),
+            deadline_top4: Default::default(),
+            arrival_top4: Default::default(),
+            age_high4: Default::default(),
+            age_low_small4: Default::default(),
+            old4: Default::default(),
+            valid5: Default::default(),
+            onehot5: Default::default(),
+            waited5: Default::default(),
+            idle5: Default::default(),
+            from_deadline5: Default::default(),
+            valid6: Default::default(),
+            onehot6: Default::default(),
+            new6: Default::default(),
+            whole_at: c::<8>(FRACTION as u64),
+            slack_low_mask: c::<16>(slack_mask & 0xFFFF),
+            slack_high_mask: c::<8>(slack_mask >> 16),
+            has_slack: Constant::new(SLACK > 0),
+        }
+    }
+}
+
+impl<const Q: usize, const SLACK: u64> Logic for ChargeSums<Q, SLACK> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            valid2,
+            onehot2,
+            product_low2,
+            product_high2,
+            deadline2,
+            old2,
+            arrival2,
+            valid3,
+            onehot3,
+            waited_low3,
+            idle_low3,
+            charge_middle3,
+            product_top3,
+            deadline_upper3,
+            age_low3,
+            old3,
+            arrival3,
+            valid4,
+            onehot4,
+            waited_low4,
+            idle_low4,
+            waited_middle4,
+            idle_middle4,
+            charge_top4,
+            deadline_top4,
+            arrival_top4,
+            age_high4,
+            age_low_small4,
+            old4,
+            valid5,
+            onehot5,
+            waited5,
+            idle5,
+            from_deadline5,
+            valid6,
+            onehot6,
+            new6
+        );
+        // ---- S2: bytes × cost by halves of the cost; the queue's deadline and age ----
+        self.valid2.d.next = self.start.val();
+        self.onehot2.d.next = self.start_queue.val();
+        self.arrival2.d.next = self.arrival.val();
+        self.product_low2.d.next = self.bytes.val() * self.cost.val().get_bits::<16>(0);
+        self.product_high2.d.next = self.bytes.val() * self.cost.val().get_bits::<16>(16);
+        self.deadline2.d.next = self.deadline.val();
+        self.old2.d.next = self.old.val();
+        // ---- S3: bits 15:0 of deadline + charge and of (a − 2^-24) + charge ----
+        self.valid3.d.next = self.valid2.q.val();
+        self.onehot3.d.next = self.onehot2.q.val();
+        self.arrival3.d.next = self.arrival2.q.val();
+        self.old3.d.next = self.old2.q.val();
+        self.waited_low3.d.next =
+            bit_cast::<17, 16>(self.deadline2.q.val().get_bits::<16>(0)) + bit_cast::<17, 16>(self.product_low2.q.val().get_bits::<16>(0));
+        self.idle_low3.d.next = bit_cast::<17, 16>(self.product_low2.q.val().get_bits::<16>(0)) + 0xFFFF;
+        self.charge_middle3.d.next = bit_cast::<17, 16>(self.product_low2.q.val().get_bits::<16>(16))
+            + bit_cast::<17, 16>(self.product_high2.q.val().get_bits::<16>(0));
+        self.product_top3.d.next = self.product_high2.q.val().get_bits::<16>(16);
+        self.deadline_upper3.d.next = self.deadline2.q.val().get_bits::<32>(16);
+        // (a − 1) − whole(deadline): below 0 when the deadline is at or after a
+        self.age_low3.d.next = bit_cast::<17, 16>(self.arrival2.q.val().get_bits::<16>(0))
+            - bit_cast::<17, 16>(self.deadline2.q.val().get_bits::<16>(self.whole_at.val().index()));
+        // ---- S4: bits 31:16; the charge's top; which base is later ----
+        self.valid4.d.next = self.valid3.q.val();
+        self.onehot4.d.next = self.onehot3.q.val();
+        self.waited_low4.d.next = self.waited_low3.q.val().get_bits::<16>(0);
+        self.idle_low4.d.next = self.idle_low3.q.val().get_bits::<16>(0);
+        self.waited_middle4.d.next = bit_cast::<17, 16>(self.deadline_upper3.q.val().get_bits::<16>(0))
+            + bit_cast::<17, 16>(self.charge_middle3.q.val().get_bits::<16>(0))
+            + bit_cast::<17, 1>(self.waited_low3.q.val().get_bit(16).into());
+        self.idle_middle4.d.next = ((bit_cast::<17, 8>(self.arrival3.q.val().get_bits::<8>(0)) << 8) | 0xFF)
+            + bit_cast::<17, 16>(self.charge_middle3.q.val().get_bits::<16>(0))
+            + bit_cast::<17, 1>(self.idle_low3.q.val().get_bit(16).into());
+        self.charge_top4.d.next = self.product_top3.q.val() + bit_cast::<16, 1>(self.charge_middle3.q.val().get_bit(16).into());
+        self.deadline_top4.d.next = self.deadline_upper3.q.val().get_bits::<16>(16);
+        self.arrival_top4.d.next = self.arrival3.q.val().get_bits::<16>(8);
+        self.age_high4.d.next = self.arrival3.q.val().get_bits::<8>(16)
+            - self.deadline_upper3.q.val().get_bits::<8>(24)
+            - bit_cast::<8, 1>(self.age_low3.q.val().get_bit(16).into());
+        self.age_low_small4.d.next = !(self.age_low3.q.val().get_bits::<16>(0) & self.slack_low_mask.val()).any();
+        self.old4.d.next = self.old3.q.val();
+        // ---- S5: bits 47:32 ----
+        self.valid5.d.next = self.valid4.q.val();
+        self.onehot5.d.next = self.onehot4.q.val();
+        self.from_deadline5.d.next = (self.age_high4.q.val().get_bit(7)
+            | (self.has_slack.val() & self.age_low_small4.q.val() & !(self.age_high4.q.val() & self.slack_high_mask.val()).any()))
+            & !self.old4.q.val();
+        self.waited5.d.next = (bit_cast::<TIME_BITS, 16>(
+            self.deadline_top4.q.val() + self.charge_top4.q.val() + bit_cast::<16, 1>(self.waited_middle4.q.val().get_bit(16).into()),
+        ) << 32)
+            | (bit_cast::<TIME_BITS, 16>(self.waited_middle4.q.val().get_bits::<16>(0)) << 16)
+            | bit_cast::<TIME_BITS, 16>(self.waited_low4.q.val());
+        self.idle5.d.next = (bit_cast::<TIME_BITS, 16>(
+            self.arrival_top4.q.val() + self.charge_top4.q.val() + bit_cast::<16, 1>(self.idle_middle4.q.val().get_bit(16).into()),
+        ) << 32)
+            | (bit_cast::<TIME_BITS, 16>(self.idle_middle4.q.val().get_bits::<16>(0)) << 16)
+            | bit_cast::<TIME_BITS, 16>(self.idle_low4.q.val());
+        // ---- S6: max(a, next) + charge ----
+        self.valid6.d.next = self.valid5.q.val();
+        self.onehot6.d.next = self.onehot5.q.val();
+        self.new6.d.next = self.idle5.q.val();
+        if self.from_deadline5.q.val() {
+            self.new6.d.next = self.waited5.q.val();
+        }
+        self.busy.next = self.valid2.q.val() | self.valid3.q.val() | self.valid4.q.val() | self.valid5.q.val() | self.valid6.q.val();
+        self.valid.next = self.valid6.q.val();
+        self.queue.next = self.onehot6.q.val();
+        self.next_deadline.next = self.new6.q.val();
+        if self.reset.val() {
+            self.valid2.d.next = false;
+            self.valid3.d.next = false;
+            self.valid4.d.next = false;
+            self.valid5.d.next = false;
+            self.valid6.d.next = false;
+        }
     }
 }
