@@ -800,6 +800,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             ack_every,
             sq_psn,
             held,
+            waiting_turn,
             internal,
             responder_busy,
             pmtu_shift,
