@@ -104,10 +104,7 @@ impl StreamRunConfig {
                 .map_err(|_| format!("a rate of {rate} B/s is below the pacer's least at the CMAC clock"))?;
         }
         if ![1, 2, 4].contains(&self.channels) {
-            return Err(format!(
-                "{} channels per stream: 1, 2 or 4",
-                self.channels
-            ));
+            return Err(format!("{} channels per stream: 1, 2 or 4", self.channels));
         }
         let channels = self.engine.config.channels as usize;
         if self.streams * self.channels as usize > channels {

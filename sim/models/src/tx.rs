@@ -21,8 +21,10 @@
 //! Per-QP order: a QP's messages leave whole and in PSN order. A WRITE block is a whole message
 //! emitted in one decision; a SEND message spread over several groups holds its QP until its
 //! last group: a decision that picks another transfer of that QP cuts nothing and puts it back at
-//! its queue's tail. A QP's SENDs and WRITEs as one message leave in post order
-//! ([`MessageTurns`]): a decision for one whose turn has not come cuts nothing either.
+//! its queue's tail. A QP's SENDs and WRITEs as one message in data queues leave in post order
+//! ([`MessageTurns`]): a decision for one whose turn has not come cuts nothing either. The control
+//! queue's take no turn (the scheduler serves it first, always: one of them waiting there for a
+//! data queue's message would be served again and again, the other never).
 //!
 //! The model and the RTL runner implement [`TxEngine`], so the command line and the checks run
 //! on either.
@@ -68,7 +70,7 @@ use crate::contracts::tx::{
     CompletionStatus, PostError, PostOp, QpState, BLOCK_LOG2_DEFAULT, BLOCK_LOG2_MAX, BLOCK_LOG2_MIN, MAX_MESSAGE_BYTES,
 };
 use crate::responder::{ReadResponse, Response};
-use crate::sched::{QueueCfg, LIMIT_RESET, MAX_QUEUES};
+use crate::sched::{QueueCfg, CONTROL_QUEUE, LIMIT_RESET, MAX_QUEUES};
 use crate::wire::opcode::Transport;
 use arbiter::Arbiter;
 use segment::Transfer;
@@ -358,8 +360,8 @@ impl TxPlan {
     }
 }
 
-/// Per QP, the turns of its messages (SEND, WRITE as one message): each accepted post takes a
-/// ticket, and a message is cut only on its ticket's turn; its last group passes the turn on.
+/// Per QP, the turns of its messages (SEND, WRITE as one message) in data queues: each accepted
+/// post takes a ticket, and a message is cut only on its ticket's turn; its last group passes the turn on.
 #[derive(Debug, Clone, Default)]
 pub struct MessageTurns {
     /// QP → `(next ticket, ticket whose turn it is)`.
@@ -403,7 +405,7 @@ impl TxModel {
         for post in &setup.posts {
             let admitted = setup.admit(post, table.contains_key(&post.channel));
             if let Ok(op) = admitted {
-                if op.is_one_message() {
+                if op.is_one_message() && u32::from(post.queue) != CONTROL_QUEUE {
                     tickets.insert(post.channel, turns.take_ticket(post.qp));
                 }
                 table.insert(post.channel, Transfer::new(*post, op));
