@@ -37,8 +37,9 @@
 //! and re-enqueues it, as the model does; so does a WRITE as one message (`write-message`,
 //! `write-imm-message`: cut into groups as a SEND, WRITE opcodes; its first group, unless it
 //! is also its last, carries the RETH's length, the whole message, in `block_immediate`). A
-//! WRITE block is a whole message. A QP's messages (SENDs, WRITEs as one message) take their
-//! turns in post order: a post takes the QP's next ticket (`next_ticket`, stored with the
+//! WRITE block is a whole message. A QP's messages (SENDs, WRITEs as one message) of data queues
+//! take their turns in post order (the control queue's take none: the scheduler serves it
+//! always first, so one waiting there would be served again and again): a post takes the QP's next ticket (`next_ticket`, stored with the
 //! transfer in `table_ticket`); a decision for a message whose ticket is not the QP's `turn`
 //! cuts nothing and re-enqueues it (nor is it flushed: a failed QP's messages complete in order
 //! too); its last group, or its flush, passes the turn on.
@@ -390,6 +391,8 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     table_ticket: RAM<Bits<CB>, CB>,
     /// The decision's transfer is a message (SEND, WRITE as one message; not a READ response).
     one_message: Signal<Local, Bit>,
+    /// ... of a data queue: it has a ticket.
+    ticketed: Signal<Local, Bit>,
     /// The decision's message waits for its turn: it cuts nothing, and is not flushed before it.
     waiting_turn: DFF<Bit>,
     // the post
@@ -642,6 +645,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             turn: Default::default(),
             table_ticket: Default::default(),
             one_message: Default::default(),
+            ticketed: Default::default(),
             waiting_turn: Default::default(),
             post_channel: Default::default(),
             post_queue: Default::default(),
@@ -982,6 +986,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.read_response.next = self.table_flags.read_data.val().get_bit(5);
         self.read_request.next = self.table_flags.read_data.val().get_bit(6);
         self.one_message.next = !self.write.val() && !self.read_response.val();
+        self.ticketed.next = self.one_message.val() && self.cut_queue.q.val().any();
         self.has_immediate.next =
             self.immediate_op.val() && (!self.write.val() || self.table_flags.read_data.val().get_bit(3) || self.last.q.val());
 
@@ -1218,9 +1223,11 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.table_qp.write_enable.next = true;
                     self.table_flags.write_enable.next = true;
                     self.table_ticket.write_enable.next = true;
-                    // a message (SEND: op 0, 1; WRITE as one message: 6, 7) takes a ticket
-                    self.next_ticket.write_enable.next =
-                        !self.internal.q.val() && (self.post_op.q.val().get_bit(2) == self.post_op.q.val().get_bit(1));
+                    // a message (SEND: op 0, 1; WRITE as one message: 6, 7) of a data queue
+                    // takes a ticket
+                    self.next_ticket.write_enable.next = !self.internal.q.val()
+                        && (self.post_op.q.val().get_bit(2) == self.post_op.q.val().get_bit(1))
+                        && self.post_queue.q.val().any();
                     self.state.d.next = SegmenterState::PostEnqueue;
                 }
             }
@@ -1278,7 +1285,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                                 && (self.hold.read_data.val().get_bits::<16>(0) != bit_cast::<16, CB>(self.cut_channel.q.val())))
                             || (self.history_full.val()
                                 && (self.qp_read_entry.val().get_bits::<3>(self.context_at[1].val().index()) == self.rc.val())));
-                    self.waiting_turn.d.next = self.one_message.val() && (self.table_ticket.read_data.val() != self.turn.read_data.val());
+                    self.waiting_turn.d.next = self.ticketed.val() && (self.table_ticket.read_data.val() != self.turn.read_data.val());
                     self.offset.d.next = 0.into();
                     self.cut_block_size.d.next = self.block_size.q.val();
                     if self.paced_cut.q.val() {
@@ -1402,7 +1409,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.table_immediate.write_enable.next = !self.last.q.val();
                     self.table_flags.write_enable.next = !self.last.q.val();
                     self.hold.write_enable.next = self.one_message.val();
-                    self.turn.write_enable.next = self.one_message.val() && self.last.q.val();
+                    self.turn.write_enable.next = self.ticketed.val() && self.last.q.val();
                     self.reads_outstanding.write_enable.next = self.read_request.val();
                     self.reads_outstanding.write_address.next = self.table_qp.read_data.val();
                     self.reads_outstanding.write_data.next = true;
@@ -1432,7 +1439,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.hold.write_enable.next = self.hold.read_data.val().get_bit(16)
                         && (self.hold.read_data.val().get_bits::<16>(0) == bit_cast::<16, CB>(self.cut_channel.q.val()));
                     self.hold.write_data.next = 0.into();
-                    self.turn.write_enable.next = self.one_message.val();
+                    self.turn.write_enable.next = self.ticketed.val();
                     self.state.d.next = SegmenterState::Idle;
                 }
             }
