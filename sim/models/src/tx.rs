@@ -170,11 +170,21 @@ pub enum TxError {
     ReadResponseQueue(u8),
     /// The scheduler model failed (it stopped answering).
     Scheduler(String),
+    /// This many decisions in a row found a message waiting for its turn: the message whose
+    /// turn it is sits in a queue that is never served.
+    NoTurn(u32),
 }
+
+/// Decisions in a row that find a message waiting for its turn before the model gives up.
+const TURN_WAITS_LIMIT: u32 = 1 << 20;
 
 impl fmt::Display for TxError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            TxError::NoTurn(n) => write!(
+                f,
+                "{n} decisions in a row found a message waiting for its turn: the message whose turn it is is in a queue never served"
+            ),
             TxError::BlockSize(l) => write!(
                 f,
                 "block size 2^{l} is not 4 KiB to 1 MiB (log2 {BLOCK_LOG2_MIN}..={BLOCK_LOG2_MAX})"
@@ -402,6 +412,7 @@ impl TxModel {
         // a QP's messages take their turns in post order: channel → its message's ticket
         let mut turns = MessageTurns::default();
         let mut tickets: HashMap<u16, u32> = HashMap::new();
+        let mut turn_waits = 0;
         for post in &setup.posts {
             let admitted = setup.admit(post, table.contains_key(&post.channel));
             if let Ok(op) = admitted {
@@ -455,9 +466,14 @@ impl TxModel {
             }
             let ticket = tickets.get(&channel).copied();
             if ticket.is_some_and(|t| !turns.is_turn(qp, t)) || send_in_progress.get(&qp).is_some_and(|&c| c != channel) {
+                turn_waits += 1;
+                if turn_waits >= TURN_WAITS_LIMIT {
+                    return Err(TxError::NoTurn(turn_waits));
+                }
                 arbiter.enqueue(queue, element);
                 continue;
             }
+            turn_waits = 0;
             let ctx = setup.context(qp);
             let (transport, pmtu) = (ctx.transport_service(), ctx.path_mtu());
             let (transport, pmtu) = (transport.expect("admitted"), pmtu.expect("admitted"));
@@ -479,8 +495,9 @@ impl TxModel {
             if transfer.op.is_one_message() {
                 if block.last {
                     send_in_progress.remove(&qp);
-                    turns.advance(qp);
-                    tickets.remove(&channel);
+                    if tickets.remove(&channel).is_some() {
+                        turns.advance(qp);
+                    }
                 } else {
                     send_in_progress.insert(qp, channel);
                 }
