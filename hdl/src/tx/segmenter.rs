@@ -39,10 +39,11 @@
 //! is also its last, carries the RETH's length, the whole message, in `block_immediate`). A
 //! WRITE block is a whole message. A QP's messages (SENDs, WRITEs as one message) of data queues
 //! take their turns in post order (the control queue's take none: the scheduler serves it
-//! always first, so one waiting there would be served again and again): a post takes the QP's next ticket (`next_ticket`, stored with the
-//! transfer in `table_ticket`); a decision for a message whose ticket is not the QP's `turn`
-//! cuts nothing and re-enqueues it (nor is it flushed: a failed QP's messages complete in order
-//! too); its last group, or its flush, passes the turn on.
+//! always first, so one waiting there would be served again and again): a post takes the QP's
+//! next ticket (`next_ticket`, stored with the transfer in `table_ticket`); a decision for a
+//! message whose ticket is not the QP's `turn` cuts nothing and re-enqueues it (nor is it
+//! flushed: a failed QP's messages complete in order too); its last group, or its flush, passes
+//! the turn on.
 //!
 //! **Paced queues.** A decision of a queue whose `paced_queues` bit is set (its pacer's cost is
 //! not 0) cuts one group of at most the QP's PMTU: the decision's block size is the PMTU, and a
