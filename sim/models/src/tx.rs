@@ -170,8 +170,8 @@ pub enum TxError {
     ReadResponseQueue(u8),
     /// The scheduler model failed (it stopped answering).
     Scheduler(String),
-    /// This many decisions in a row found a message waiting for its turn: the message whose
-    /// turn it is sits in a queue that is never served.
+    /// This many decisions in a row found a message waiting for its turn or its QP held: the
+    /// message whose turn it is, or the one holding the QP, is never served.
     NoTurn(u32),
 }
 
@@ -183,7 +183,7 @@ impl fmt::Display for TxError {
         match self {
             TxError::NoTurn(n) => write!(
                 f,
-                "{n} decisions in a row found a message waiting for its turn: the message whose turn it is is in a queue never served"
+                "{n} decisions in a row found a message waiting for its turn or its QP held: the message whose turn it is, or the one holding the QP, is never served"
             ),
             TxError::BlockSize(l) => write!(
                 f,
@@ -371,7 +371,8 @@ impl TxPlan {
 }
 
 /// Per QP, the turns of its messages (SEND, WRITE as one message) in data queues: each accepted
-/// post takes a ticket, and a message is cut only on its ticket's turn; its last group passes the turn on.
+/// post takes a ticket, and a message is cut only on its ticket's turn; its last group passes
+/// the turn on.
 #[derive(Debug, Clone, Default)]
 pub struct MessageTurns {
     /// QP → `(next ticket, ticket whose turn it is)`.
