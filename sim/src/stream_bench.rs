@@ -66,8 +66,7 @@ pub struct StreamRunConfig {
     pub immediate: ImmediateFormat,
     /// The solicited-event bit on every M-th message (0: never).
     pub solicited_every: u32,
-    /// TX channels of each stream (1 or 2: messages in flight at once; with 4 a paced stream
-    /// falls short of its rate, docs/stream.md "Channels").
+    /// TX channels of each stream (1, 2 or 4: messages in flight at once).
     pub channels: u32,
     /// Each stream paced at this many payload bytes per second at [`CMAC_CLOCK_HZ`] (stream s
     /// posts on queue 1 + s, in the high table); `None`: not paced, the streams sharing queues.
@@ -104,11 +103,8 @@ impl StreamRunConfig {
                 .map(|_: u32| ())
                 .map_err(|_| format!("a rate of {rate} B/s is below the pacer's least at the CMAC clock"))?;
         }
-        if ![1, 2].contains(&self.channels) {
-            return Err(format!(
-                "{} channels per stream: 1 or 2 (with 4 a paced stream falls short of its rate)",
-                self.channels
-            ));
+        if ![1, 2, 4].contains(&self.channels) {
+            return Err(format!("{} channels per stream: 1, 2 or 4", self.channels));
         }
         let channels = self.engine.config.channels as usize;
         if self.streams * self.channels as usize > channels {

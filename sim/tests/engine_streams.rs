@@ -210,8 +210,9 @@ fn every_stream_port_sends_megabytes_into_its_ring() {
     }
 }
 
-/// Three streams (two at 64 bits) each paced at 15 % of the bus (3.09 GB/s at 512 bits): each
-/// leaves at its rate a PMTU packet at a time; two of its packets are never closer than a
+/// Three streams (two at 64 bits) on 4 channels each, paced at 15 % of the bus (3.09 GB/s at
+/// 512 bits): each completes its messages in order (each waits its turn on its QP while the one
+/// before it goes a packet at a time) and leaves at its rate a PMTU packet at a time; two of its packets are never closer than a
 /// packet's time less the other streams' packets that can come between them, and no run of its
 /// packets carries more beyond the rate than a packet and that jitter's bytes.
 #[test]
@@ -229,7 +230,7 @@ fn paced_streams_leave_at_their_rate_a_packet_at_a_time() {
             pmtu: Pmtu::B1024,
             immediate: ImmediateFormat::Sequence,
             solicited_every: 0,
-            channels: 2,
+            channels: 4,
             rate: Some(rate),
             faults: None,
             surroundings: Surroundings {

@@ -171,8 +171,7 @@ struct StreamSetArgs {
     /// Drop a message whole when the buffer has no room for it (default: hold tready low).
     #[arg(long)]
     drop_on_overflow: bool,
-    /// Channels the stream posts on (messages in flight at once): 1 or 2 (with 4 a paced
-    /// stream falls short of its rate; docs/stream.md, "Channels").
+    /// Channels the stream posts on (messages in flight at once): 1, 2 or 4.
     #[arg(long, default_value_t = 2)]
     channels: u32,
     /// The first of its channels (default: four per stream from the build's last channel down).

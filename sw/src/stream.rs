@@ -3,7 +3,7 @@
 //! (`ferroce_contracts::regs`, [`STREAM_STRIDE`] bytes per stream).
 //!
 //! [`Streams::set`] checks the settings as the device will (the slot a multiple of 4 bytes up to
-//! 1 MiB; 1 or 2 channels; 1 to 65,536 slots) and refuses them before any write, then writes them and applies them with `configure`: the
+//! 1 MiB; 1, 2 or 4 channels; 1 to 65,536 slots) and refuses them before any write, then writes them and applies them with `configure`: the
 //! device applies all of them or none, and a refusal comes back as an error naming its reason.
 
 use crate::bus::{Bus, Cause, Error};
@@ -138,12 +138,9 @@ impl<'a> Streams<'a> {
         if !(1..=MAX_SLOTS).contains(&s.slots) {
             return Err(format!("{} slots: 1 to {MAX_SLOTS}", s.slots));
         }
-        // The engine takes mask 3 (4 channels), but then the messages waiting for their turn
-        // on the QP take the TX path's decisions, and a paced stream falls short of its rate
-        // (docs/stream.md, "Channels").
-        if ![1, 2].contains(&s.channels) || !s.first_channel.is_multiple_of(s.channels) {
+        if ![1, 2, 4].contains(&s.channels) || !s.first_channel.is_multiple_of(s.channels) {
             return Err(format!(
-                "{} channels from {}: 1 or 2 (with 4 a paced stream falls short of its rate), the first a multiple of the count",
+                "{} channels from {}: 1, 2 or 4, the first a multiple of the count",
                 s.channels, s.first_channel
             ));
         }

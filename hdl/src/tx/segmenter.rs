@@ -37,13 +37,15 @@
 //! and re-enqueues it, as the model does; so does a WRITE as one message (`write-message`,
 //! `write-imm-message`: cut into groups as a SEND, WRITE opcodes; its first group, unless it
 //! is also its last, carries the RETH's length, the whole message, in `block_immediate`). A
-//! WRITE block is a whole message. A QP's messages (SENDs, WRITEs as one message) of data queues
-//! take their turns in post order (the control queue's take none: the scheduler serves it
-//! always first, so one waiting there would be served again and again): a post takes the QP's
-//! next ticket (`next_ticket`, stored with the transfer in `table_ticket`); a decision for a
-//! message whose ticket is not the QP's `turn` cuts nothing and re-enqueues it (nor is it
-//! flushed: a failed QP's messages complete in order too); its last group, or its flush, passes
-//! the turn on.
+//! WRITE block is a whole message.
+//!
+//! **A QP's line.** A QP's messages (SENDs, WRITEs as one message) of data queues are cut in
+//! post order: a message posted while another of its QP is in the QP's line (`line`: `{not
+//! empty, the last message's channel}` per QP) waits at the line's end off the scheduler (the
+//! last one's `follower` names it) and is enqueued (`Release`, into its `table_queue`) when
+//! the one before it is cut whole or flushed; so a failed QP's messages complete in order too.
+//! The control queue's messages wait in no line (the scheduler serves the control queue always
+//! first).
 //!
 //! **Paced queues.** A decision of a queue whose `paced_queues` bit is set (its pacer's cost is
 //! not 0) cuts one group of at most the QP's PMTU: the decision's block size is the PMTU, and a
@@ -123,6 +125,9 @@ pub enum SegmenterState {
     CutIssue,
     /// Decision: the transfer goes back to its queue's tail.
     Requeue,
+    /// Decision: the message cut whole (or flushed) leaves its QP's line; the one behind it goes
+    /// to its queue's tail.
+    Release,
     /// Decision: the transfer's QP is failed; it completes with the QP's status, unsent.
     Flush,
 }
@@ -384,18 +389,18 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     busy_write_data: DFF<Bit>,
     /// Per QP: `{SEND in progress (16), its channel (15:0)}`.
     hold: RAM<Bits<17>, QB>,
-    /// Per QP: the ticket of its next message (SEND, WRITE as one message), taken by its post.
-    next_ticket: RAM<Bits<CB>, QB>,
-    /// Per QP: the ticket whose turn it is (passed on by its message's last group or flush).
-    turn: RAM<Bits<CB>, QB>,
-    /// Per channel: its message's ticket.
-    table_ticket: RAM<Bits<CB>, CB>,
+    /// Per QP: `{its line is not empty (16), the channel of the line's last message (15:0)}`.
+    line: RAM<Bits<17>, QB>,
+    /// Per channel: `{a message waits behind its own (16), that message's channel (15:0)}`.
+    follower: RAM<Bits<17>, CB>,
+    /// Per channel: its transfer's scheduler queue (a message waiting in a line is enqueued there).
+    table_queue: RAM<Bits<5>, CB>,
+    /// The post is a message of a data queue: it joins its QP's line.
+    post_in_line: Signal<Local, Bit>,
     /// The decision's transfer is a message (SEND, WRITE as one message; not a READ response).
     one_message: Signal<Local, Bit>,
-    /// ... of a data queue: it has a ticket.
-    ticketed: Signal<Local, Bit>,
-    /// The decision's message waits for its turn: it cuts nothing, and is not flushed before it.
-    waiting_turn: DFF<Bit>,
+    /// ... of a data queue: it is the first of its QP's line.
+    in_line: Signal<Local, Bit>,
     // the post
     post_channel: DFF<Bits<16>>,
     post_queue: DFF<Bits<5>>,
@@ -642,12 +647,12 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             busy_write_address: Default::default(),
             busy_write_data: Default::default(),
             hold: Default::default(),
-            next_ticket: Default::default(),
-            turn: Default::default(),
-            table_ticket: Default::default(),
+            line: Default::default(),
+            follower: Default::default(),
+            table_queue: Default::default(),
+            post_in_line: Default::default(),
             one_message: Default::default(),
-            ticketed: Default::default(),
-            waiting_turn: Default::default(),
+            in_line: Default::default(),
             post_channel: Default::default(),
             post_queue: Default::default(),
             post_op: Default::default(),
@@ -805,7 +810,6 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             ack_every,
             sq_psn,
             held,
-            waiting_turn,
             internal,
             responder_busy,
             pmtu_shift,
@@ -864,12 +868,12 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.busy.write_address.next = self.busy_write_address.q.val();
         self.busy.write_data.next = self.busy_write_data.q.val();
         self.hold.read_clock.next = self.clock.val();
-        self.next_ticket.read_clock.next = self.clock.val();
-        self.next_ticket.write_clock.next = self.clock.val();
-        self.turn.read_clock.next = self.clock.val();
-        self.turn.write_clock.next = self.clock.val();
-        self.table_ticket.read_clock.next = self.clock.val();
-        self.table_ticket.write_clock.next = self.clock.val();
+        self.line.read_clock.next = self.clock.val();
+        self.line.write_clock.next = self.clock.val();
+        self.follower.read_clock.next = self.clock.val();
+        self.follower.write_clock.next = self.clock.val();
+        self.table_queue.read_clock.next = self.clock.val();
+        self.table_queue.write_clock.next = self.clock.val();
         self.hold.write_clock.next = self.clock.val();
         self.reads_outstanding.read_clock.next = self.clock.val();
         self.reads_outstanding.write_clock.next = self.clock.val();
@@ -904,9 +908,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.table_qp.read_address.next = self.cut_channel.q.val();
         self.table_flags.read_address.next = self.cut_channel.q.val();
         self.hold.read_address.next = self.table_qp.read_data.val();
-        self.turn.read_address.next = self.table_qp.read_data.val();
-        self.table_ticket.read_address.next = self.cut_channel.q.val();
-        self.next_ticket.read_address.next = bit_cast::<QB, 24>(self.post_qp.q.val());
+        self.line.read_address.next = bit_cast::<QB, 24>(self.post_qp.q.val());
+        self.follower.read_address.next = self.cut_channel.q.val();
+        self.table_queue.read_address.next = bit_cast::<CB, 16>(self.follower.read_data.val().get_bits::<16>(0));
         self.reads_outstanding.read_address.next = self.table_qp.read_data.val();
         // a QP's READ: set when one is cut (`CutIssue`), cleared by the tracker's `done` in any
         // other cycle after `Init`
@@ -956,16 +960,19 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.busy_write_address.d.next = bit_cast::<CB, 16>(self.done_channel.val());
         self.busy_write_data.d.next = false;
         self.hold.write_enable.next = false;
-        // a message's ticket: taken by its post, its turn passed on by its last group or flush
-        self.next_ticket.write_enable.next = false;
-        self.next_ticket.write_address.next = bit_cast::<QB, 24>(self.post_qp.q.val());
-        self.next_ticket.write_data.next = self.next_ticket.read_data.val() + 1;
-        self.table_ticket.write_enable.next = false;
-        self.table_ticket.write_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
-        self.table_ticket.write_data.next = self.next_ticket.read_data.val();
-        self.turn.write_enable.next = false;
-        self.turn.write_address.next = self.table_qp.read_data.val();
-        self.turn.write_data.next = self.turn.read_data.val() + 1;
+        // a QP's line: a message joins it at its post; the first leaves it when cut whole or
+        // flushed, the one behind it (if any) then enqueued, else the line emptied
+        self.post_in_line.next =
+            !self.internal.q.val() && (self.post_op.q.val().get_bit(2) == self.post_op.q.val().get_bit(1)) && self.post_queue.q.val().any();
+        self.table_queue.write_enable.next = false;
+        self.table_queue.write_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
+        self.table_queue.write_data.next = self.post_queue.q.val();
+        self.line.write_enable.next = false;
+        self.line.write_address.next = self.table_qp.read_data.val();
+        self.line.write_data.next = 0.into();
+        self.follower.write_enable.next = false;
+        self.follower.write_address.next = self.cut_channel.q.val();
+        self.follower.write_data.next = 0.into();
         self.hold.write_address.next = self.table_qp.read_data.val();
         self.hold.write_data.next = bit_cast::<17, CB>(self.cut_channel.q.val());
         if !self.last.q.val() {
@@ -987,7 +994,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.read_response.next = self.table_flags.read_data.val().get_bit(5);
         self.read_request.next = self.table_flags.read_data.val().get_bit(6);
         self.one_message.next = !self.write.val() && !self.read_response.val();
-        self.ticketed.next = self.one_message.val() && self.cut_queue.q.val().any();
+        self.in_line.next = self.one_message.val() && self.cut_queue.q.val().any();
         self.has_immediate.next =
             self.immediate_op.val() && (!self.write.val() || self.table_flags.read_data.val().get_bit(3) || self.last.q.val());
 
@@ -1078,12 +1085,10 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 self.hold.write_enable.next = true;
                 self.hold.write_address.next = self.init_qp.q.val();
                 self.hold.write_data.next = 0.into();
-                self.next_ticket.write_enable.next = true;
-                self.next_ticket.write_address.next = self.init_qp.q.val();
-                self.next_ticket.write_data.next = 0.into();
-                self.turn.write_enable.next = true;
-                self.turn.write_address.next = self.init_qp.q.val();
-                self.turn.write_data.next = 0.into();
+                self.line.write_enable.next = true;
+                self.line.write_address.next = self.init_qp.q.val();
+                self.follower.write_enable.next = true;
+                self.follower.write_address.next = self.init_channel.q.val();
                 self.reads_outstanding.write_enable.next = true;
                 self.reads_outstanding.write_address.next = self.init_qp.q.val();
                 if !self.init_channels_done.q.val() {
@@ -1223,13 +1228,21 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.table_immediate.write_enable.next = true;
                     self.table_qp.write_enable.next = true;
                     self.table_flags.write_enable.next = true;
-                    self.table_ticket.write_enable.next = true;
-                    // a message (SEND: op 0, 1; WRITE as one message: 6, 7) of a data queue
-                    // takes a ticket
-                    self.next_ticket.write_enable.next = !self.internal.q.val()
-                        && (self.post_op.q.val().get_bit(2) == self.post_op.q.val().get_bit(1))
-                        && self.post_queue.q.val().any();
+                    self.table_queue.write_enable.next = true;
                     self.state.d.next = SegmenterState::PostEnqueue;
+                    if self.post_in_line.val() {
+                        // the line's last now; behind the one that was, off the scheduler
+                        self.line.write_enable.next = true;
+                        self.line.write_address.next = bit_cast::<QB, 24>(self.post_qp.q.val());
+                        self.line.write_data.next = bit_cast::<17, 16>(self.post_channel.q.val()) | 0x10000;
+                        if self.line.read_data.val().get_bit(16) {
+                            self.follower.write_enable.next = true;
+                            self.follower.write_address.next = bit_cast::<CB, 16>(self.line.read_data.val().get_bits::<16>(0));
+                            self.follower.write_data.next = bit_cast::<17, 16>(self.post_channel.q.val()) | 0x10000;
+                            self.post_result_valid.next = true;
+                            self.state.d.next = SegmenterState::Idle;
+                        }
+                    }
                 }
             }
             SegmenterState::PostEnqueue => {
@@ -1286,7 +1299,6 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                                 && (self.hold.read_data.val().get_bits::<16>(0) != bit_cast::<16, CB>(self.cut_channel.q.val())))
                             || (self.history_full.val()
                                 && (self.qp_read_entry.val().get_bits::<3>(self.context_at[1].val().index()) == self.rc.val())));
-                    self.waiting_turn.d.next = self.ticketed.val() && (self.table_ticket.read_data.val() != self.turn.read_data.val());
                     self.offset.d.next = 0.into();
                     self.cut_block_size.d.next = self.block_size.q.val();
                     if self.paced_cut.q.val() {
@@ -1308,10 +1320,10 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     + bit_cast::<17, 16>(self.offset_inverted.val().get_bits::<16>(0))
                     + 1;
                 self.state.d.next = SegmenterState::CutRoomHigh;
-                if self.failure.q.val().any() && !self.waiting_turn.q.val() {
+                if self.failure.q.val().any() {
                     self.flush_pending.d.next = true;
                     self.state.d.next = SegmenterState::Flush;
-                } else if self.held.q.val() || self.waiting_turn.q.val() {
+                } else if self.held.q.val() {
                     self.state.d.next = SegmenterState::Requeue;
                 }
             }
@@ -1410,13 +1422,21 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.table_immediate.write_enable.next = !self.last.q.val();
                     self.table_flags.write_enable.next = !self.last.q.val();
                     self.hold.write_enable.next = self.one_message.val();
-                    self.turn.write_enable.next = self.ticketed.val() && self.last.q.val();
+                    // a message cut whole leaves its line: the one behind it is released, or
+                    // the line emptied
+                    if self.in_line.val() && self.last.q.val() {
+                        self.follower.write_enable.next = self.follower.read_data.val().get_bit(16);
+                        self.line.write_enable.next = !self.follower.read_data.val().get_bit(16);
+                    }
                     self.reads_outstanding.write_enable.next = self.read_request.val();
                     self.reads_outstanding.write_address.next = self.table_qp.read_data.val();
                     self.reads_outstanding.write_data.next = true;
                     self.state.d.next = SegmenterState::Requeue;
                     if self.last.q.val() {
                         self.state.d.next = SegmenterState::Idle;
+                        if self.in_line.val() && self.follower.read_data.val().get_bit(16) {
+                            self.state.d.next = SegmenterState::Release;
+                        }
                         if self.read_response.val() {
                             self.responder_busy.d.next = false;
                         }
@@ -1425,6 +1445,15 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             }
             SegmenterState::Requeue => {
                 self.enq_valid.next = true;
+                if self.enq_ready.val() {
+                    self.enqueued_last_cycle.d.next = true;
+                    self.state.d.next = SegmenterState::Idle;
+                }
+            }
+            SegmenterState::Release => {
+                self.enq_valid.next = true;
+                self.enq_queue.next = self.table_queue.read_data.val();
+                self.enq_elem.next = bit_cast::<CB, 16>(self.follower.read_data.val().get_bits::<16>(0));
                 if self.enq_ready.val() {
                     self.enqueued_last_cycle.d.next = true;
                     self.state.d.next = SegmenterState::Idle;
@@ -1440,8 +1469,14 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.hold.write_enable.next = self.hold.read_data.val().get_bit(16)
                         && (self.hold.read_data.val().get_bits::<16>(0) == bit_cast::<16, CB>(self.cut_channel.q.val()));
                     self.hold.write_data.next = 0.into();
-                    self.turn.write_enable.next = self.ticketed.val();
                     self.state.d.next = SegmenterState::Idle;
+                    if self.in_line.val() {
+                        self.follower.write_enable.next = self.follower.read_data.val().get_bit(16);
+                        self.line.write_enable.next = !self.follower.read_data.val().get_bit(16);
+                        if self.follower.read_data.val().get_bit(16) {
+                            self.state.d.next = SegmenterState::Release;
+                        }
+                    }
                 }
             }
         }

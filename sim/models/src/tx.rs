@@ -22,9 +22,9 @@
 //! emitted in one decision; a SEND message spread over several groups holds its QP until its
 //! last group: a decision that picks another transfer of that QP cuts nothing and puts it back at
 //! its queue's tail. A QP's SENDs and WRITEs as one message in data queues leave in post order
-//! ([`MessageTurns`]): a decision for one whose turn has not come cuts nothing either. The control
-//! queue's take no turn (the scheduler serves it first, always: one of them waiting there for a
-//! data queue's message would be served again and again, the other never).
+//! ([`MessageLines`]): one posted while another of its QP is not cut whole waits off the
+//! scheduler, and is enqueued when the one before it is. The control queue's wait in no line
+//! (the scheduler serves the control queue first, always).
 //!
 //! The model and the RTL runner implement [`TxEngine`], so the command line and the checks run
 //! on either.
@@ -74,7 +74,7 @@ use crate::sched::{QueueCfg, CONTROL_QUEUE, LIMIT_RESET, MAX_QUEUES};
 use crate::wire::opcode::Transport;
 use arbiter::Arbiter;
 use segment::Transfer;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::fmt;
 use std::sync::Arc;
 
@@ -170,20 +170,20 @@ pub enum TxError {
     ReadResponseQueue(u8),
     /// The scheduler model failed (it stopped answering).
     Scheduler(String),
-    /// This many decisions in a row found a message waiting for its turn or its QP held: the
-    /// message whose turn it is, or the one holding the QP, is never served.
-    NoTurn(u32),
+    /// This many decisions in a row found their QP held by another transfer's message: the
+    /// message sits in a queue that is never served.
+    Held(u32),
 }
 
-/// Decisions in a row that find a message waiting for its turn before the model gives up.
-const TURN_WAITS_LIMIT: u32 = 1 << 20;
+/// Decisions in a row that find their QP held before the model gives up.
+const HELD_LIMIT: u32 = 1 << 20;
 
 impl fmt::Display for TxError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            TxError::NoTurn(n) => write!(
+            TxError::Held(n) => write!(
                 f,
-                "{n} decisions in a row found a message waiting for its turn or its QP held: the message whose turn it is, or the one holding the QP, is never served"
+                "{n} decisions in a row found their QP held: the message holding it is in a queue never served"
             ),
             TxError::BlockSize(l) => write!(
                 f,
@@ -370,31 +370,41 @@ impl TxPlan {
     }
 }
 
-/// Per QP, the turns of its messages (SEND, WRITE as one message) in data queues: each accepted
-/// post takes a ticket, and a message is cut only on its ticket's turn; its last group passes
-/// the turn on.
+/// Per QP, the line of its messages (SEND, WRITE as one message) in data queues: a message
+/// posted while another of its QP is in the line waits at its end, off the scheduler; when the
+/// line's first is cut whole (or completed unsent) the next one is enqueued.
 #[derive(Debug, Clone, Default)]
-pub struct MessageTurns {
-    /// QP → `(next ticket, ticket whose turn it is)`.
-    qps: HashMap<u32, (u32, u32)>,
+pub struct MessageLines {
+    /// QP → the messages `(channel, queue)` waiting behind the one being cut; a QP is in the
+    /// map while a message of its line is posted and not cut whole.
+    qps: HashMap<u32, VecDeque<(u16, u32)>>,
 }
 
-impl MessageTurns {
-    /// The ticket of a message posted on `qp`.
-    pub fn take_ticket(&mut self, qp: u32) -> u32 {
-        let (next, _) = self.qps.entry(qp).or_default();
-        *next += 1;
-        *next - 1
+impl MessageLines {
+    /// A message posted on `qp`, on `channel` in `queue`: true if it goes to the scheduler now
+    /// (it is the first of its line), false if it waits in the line.
+    pub fn post(&mut self, qp: u32, channel: u16, queue: u32) -> bool {
+        match self.qps.get_mut(&qp) {
+            Some(waiting) => {
+                waiting.push_back((channel, queue));
+                false
+            }
+            None => {
+                self.qps.insert(qp, VecDeque::new());
+                true
+            }
+        }
     }
 
-    /// It is `ticket`'s turn on `qp`.
-    pub fn is_turn(&self, qp: u32, ticket: u32) -> bool {
-        self.qps.get(&qp).map_or(0, |&(_, turn)| turn) == ticket
-    }
-
-    /// The message whose turn it is on `qp` is cut whole (or completed unsent).
-    pub fn advance(&mut self, qp: u32) {
-        self.qps.entry(qp).or_default().1 += 1;
+    /// The first message of `qp`'s line is cut whole (or completed unsent): the next one
+    /// `(channel, queue)`, which goes to the scheduler now, if any.
+    pub fn done(&mut self, qp: u32) -> Option<(u16, u32)> {
+        let waiting = self.qps.get_mut(&qp)?;
+        let next = waiting.pop_front();
+        if next.is_none() {
+            self.qps.remove(&qp);
+        }
+        next
     }
 }
 
@@ -410,18 +420,23 @@ impl TxModel {
         let mut arbiter = Arbiter::new(setup.channels, setup.queues, &setup.queue_config, setup.limit)?;
         let mut table: HashMap<u16, Transfer> = HashMap::new();
         let mut post_results = Vec::with_capacity(setup.posts.len());
-        // a QP's messages take their turns in post order: channel → its message's ticket
-        let mut turns = MessageTurns::default();
-        let mut tickets: HashMap<u16, u32> = HashMap::new();
-        let mut turn_waits = 0;
+        // a QP's messages in data queues are cut in post order
+        let mut lines = MessageLines::default();
+        let mut in_line: HashSet<u16> = HashSet::new();
+        let mut held_in_a_row = 0;
         for post in &setup.posts {
             let admitted = setup.admit(post, table.contains_key(&post.channel));
             if let Ok(op) = admitted {
-                if op.is_one_message() && u32::from(post.queue) != CONTROL_QUEUE {
-                    tickets.insert(post.channel, turns.take_ticket(post.qp));
-                }
                 table.insert(post.channel, Transfer::new(*post, op));
-                arbiter.enqueue(u32::from(post.queue), u32::from(post.channel));
+                let queue = u32::from(post.queue);
+                if op.is_one_message() && queue != CONTROL_QUEUE {
+                    in_line.insert(post.channel);
+                    if lines.post(post.qp, post.channel, queue) {
+                        arbiter.enqueue(queue, u32::from(post.channel));
+                    }
+                } else {
+                    arbiter.enqueue(queue, u32::from(post.channel));
+                }
             }
             post_results.push(admitted.map(|_| ()));
         }
@@ -465,16 +480,15 @@ impl TxModel {
                 }
                 continue;
             }
-            let ticket = tickets.get(&channel).copied();
-            if ticket.is_some_and(|t| !turns.is_turn(qp, t)) || send_in_progress.get(&qp).is_some_and(|&c| c != channel) {
-                turn_waits += 1;
-                if turn_waits >= TURN_WAITS_LIMIT {
-                    return Err(TxError::NoTurn(turn_waits));
+            if send_in_progress.get(&qp).is_some_and(|&c| c != channel) {
+                held_in_a_row += 1;
+                if held_in_a_row >= HELD_LIMIT {
+                    return Err(TxError::Held(held_in_a_row));
                 }
                 arbiter.enqueue(queue, element);
                 continue;
             }
-            turn_waits = 0;
+            held_in_a_row = 0;
             let ctx = setup.context(qp);
             let (transport, pmtu) = (ctx.transport_service(), ctx.path_mtu());
             let (transport, pmtu) = (transport.expect("admitted"), pmtu.expect("admitted"));
@@ -496,8 +510,10 @@ impl TxModel {
             if transfer.op.is_one_message() {
                 if block.last {
                     send_in_progress.remove(&qp);
-                    if tickets.remove(&channel).is_some() {
-                        turns.advance(qp);
+                    if in_line.remove(&channel) {
+                        if let Some((next, next_queue)) = lines.done(qp) {
+                            arbiter.enqueue(next_queue, u32::from(next));
+                        }
                     }
                 } else {
                     send_in_progress.insert(qp, channel);

@@ -286,8 +286,7 @@ enum Cmd {
         /// The solicited-event bit on every M-th message (0: never).
         #[arg(long, default_value_t = 0, value_name = "M")]
         se_every: u32,
-        /// TX channels of each stream (messages in flight at once): 1 or 2 (with 4 a paced
-        /// stream falls short of its rate; docs/stream.md, "Channels").
+        /// TX channels of each stream (messages in flight at once): 1, 2 or 4.
         #[arg(long, default_value_t = 2)]
         channels: u32,
         /// Pace each stream at RATE payload bytes per second (k, M, G: powers of 1000, as
