@@ -83,7 +83,7 @@ pub use ferroce_contracts::regs::QP_READ_LATENCY;
 /// Where the control state machine is.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
 pub enum SegmenterState {
-    /// Clearing the busy, hold and ticket RAMs after reset.
+    /// Clearing the busy, hold, line and follower RAMs after reset.
     Init,
     /// Waiting for a post, or asking for a decision.
     Idle,
