@@ -263,6 +263,43 @@ fn a_control_post_made_during_bulk_overtakes_it_within_a_block() {
     println!("control post at cycle 20,000: its frames {first}..={last} of {}", queues.len());
 }
 
+/// A control-queue SEND posted on a QP while a data queue's SEND of 1 MiB is in progress on it
+/// (cut in 4 KiB groups, holding the QP): it waits in the QP's line, off the scheduler, and
+/// follows the message. Without the line it went round the control queue, which the scheduler
+/// serves always first, and the data queue was never served again: the run never ended.
+#[test]
+fn a_control_post_on_a_qp_with_a_message_in_progress_waits_in_its_line() {
+    let mut setup = weighted_setup(12, 1 << 20, 0, 1 << 20);
+    setup.posts.truncate(1);
+    setup.posts[0].op = PostOp::Send.code();
+    let message = setup.posts[0];
+    setup.posts.push(Post {
+        channel: 100,
+        queue: 0,
+        op: PostOp::Send.code(),
+        qp: message.qp,
+        length: 3 * 4096 + 1,
+        ..Post::default()
+    });
+    // the message takes at least 16,384 cycles on the 512-bit bus: posted at 4,000, the control
+    // SEND finds it in progress
+    let mut rtl = TxPathRtl::new(DEFAULT, Surroundings::FULL);
+    rtl.release = vec![0, 4_000];
+    let run = rtl.run(&setup).unwrap();
+    let plan = TxModel::plan(&setup).unwrap();
+    assert_eq!(run.frames, TxModel.run(&setup).unwrap().frames, "as the model");
+    let channels: Vec<u16> = plan.packets.iter().map(|p| p.channel).collect();
+    assert_eq!(
+        channels,
+        [vec![message.channel; 256], vec![100; 4]].concat(),
+        "the message whole, then the control SEND"
+    );
+    assert_eq!(
+        run.completions,
+        [(message.channel, CompletionStatus::Success), (100, CompletionStatus::Success)]
+    );
+}
+
 #[test]
 fn memory_latency_of_hundreds_of_cycles_keeps_the_wire_busy_at_pmtu_4096() {
     // one 1 MiB WRITE on PMTU 4096: with 500 cycles of memory latency the output still has no

@@ -39,13 +39,16 @@
 //! is also its last, carries the RETH's length, the whole message, in `block_immediate`). A
 //! WRITE block is a whole message.
 //!
-//! **A QP's line.** A QP's messages (SENDs, WRITEs as one message) of data queues are cut in
-//! post order: a message posted while another of its QP is in the QP's line (`line`: `{not
-//! empty, the last message's channel}` per QP) waits at the line's end off the scheduler (the
-//! last one's `follower` names it) and is enqueued (`Release`, into its `table_queue`) when
-//! the one before it is cut whole or flushed; so a failed QP's messages complete in order too.
-//! The control queue's messages wait in no line (the scheduler serves the control queue always
-//! first).
+//! **A QP's line.** No transfer overtakes a message (SEND, WRITE as one message) or a
+//! control-queue transfer posted before it on its QP. Those join the QP's line (`line`: `{not
+//! empty, the last one's channel}` per QP), and so does any transfer posted while the line is
+//! not empty (`table_in_line` per channel); the line's first is on the scheduler, the others
+//! wait off it (the one before names the next in its `follower`), each enqueued (`Release`,
+//! into its `table_queue`) when the one before it is cut whole or flushed; so a failed QP's
+//! transfers complete in order too. A control-queue transfer thus never finds its QP held by a
+//! message in progress: held, it would go round the control queue, which the scheduler serves
+//! always first, and starve the data queues. A WRITE or READ of a data queue posted while its
+//! QP's line is empty joins nothing: its blocks interleave with the QP's other transfers.
 //!
 //! **Paced queues.** A decision of a queue whose `paced_queues` bit is set (its pacer's cost is
 //! not 0) cuts one group of at most the QP's PMTU: the decision's block size is the PMTU, and a
@@ -125,7 +128,7 @@ pub enum SegmenterState {
     CutIssue,
     /// Decision: the transfer goes back to its queue's tail.
     Requeue,
-    /// Decision: the message cut whole (or flushed) leaves its QP's line; the one behind it goes
+    /// Decision: the transfer cut whole (or flushed) leaves its QP's line; the one behind it goes
     /// to its queue's tail.
     Release,
     /// Decision: the transfer's QP is failed; it completes with the QP's status, unsent.
@@ -389,17 +392,20 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     busy_write_data: DFF<Bit>,
     /// Per QP: `{SEND in progress (16), its channel (15:0)}`.
     hold: RAM<Bits<17>, QB>,
-    /// Per QP: `{its line is not empty (16), the channel of the line's last message (15:0)}`.
+    /// Per QP: `{its line is not empty (16), the channel of the line's last (15:0)}`.
     line: RAM<Bits<17>, QB>,
-    /// Per channel: `{a message waits behind its own (16), that message's channel (15:0)}`.
+    /// Per channel: `{a transfer waits behind its own (16), that one's channel (15:0)}`.
     follower: RAM<Bits<17>, CB>,
     /// Per channel: its transfer's scheduler queue (a message waiting in a line is enqueued there).
     table_queue: RAM<Bits<5>, CB>,
-    /// The post is a message of a data queue: it joins its QP's line.
+    /// Per channel: its transfer is in its QP's line.
+    table_in_line: RAM<Bit, CB>,
+    /// The post joins its QP's line: a message, a control-queue transfer, or any post (not a
+    /// READ response) while the line is not empty.
     post_in_line: Signal<Local, Bit>,
     /// The decision's transfer is a message (SEND, WRITE as one message; not a READ response).
     one_message: Signal<Local, Bit>,
-    /// ... of a data queue: it is the first of its QP's line.
+    /// The decision's transfer is the first of its QP's line.
     in_line: Signal<Local, Bit>,
     // the post
     post_channel: DFF<Bits<16>>,
@@ -650,6 +656,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             line: Default::default(),
             follower: Default::default(),
             table_queue: Default::default(),
+            table_in_line: Default::default(),
             post_in_line: Default::default(),
             one_message: Default::default(),
             in_line: Default::default(),
@@ -874,6 +881,8 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.follower.write_clock.next = self.clock.val();
         self.table_queue.read_clock.next = self.clock.val();
         self.table_queue.write_clock.next = self.clock.val();
+        self.table_in_line.read_clock.next = self.clock.val();
+        self.table_in_line.write_clock.next = self.clock.val();
         self.hold.write_clock.next = self.clock.val();
         self.reads_outstanding.read_clock.next = self.clock.val();
         self.reads_outstanding.write_clock.next = self.clock.val();
@@ -911,6 +920,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.line.read_address.next = bit_cast::<QB, 24>(self.post_qp.q.val());
         self.follower.read_address.next = self.cut_channel.q.val();
         self.table_queue.read_address.next = bit_cast::<CB, 16>(self.follower.read_data.val().get_bits::<16>(0));
+        self.table_in_line.read_address.next = self.cut_channel.q.val();
         self.reads_outstanding.read_address.next = self.table_qp.read_data.val();
         // a QP's READ: set when one is cut (`CutIssue`), cleared by the tracker's `done` in any
         // other cycle after `Init`
@@ -960,13 +970,19 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.busy_write_address.d.next = bit_cast::<CB, 16>(self.done_channel.val());
         self.busy_write_data.d.next = false;
         self.hold.write_enable.next = false;
-        // a QP's line: a message joins it at its post; the first leaves it when cut whole or
-        // flushed, the one behind it (if any) then enqueued, else the line emptied
-        self.post_in_line.next =
-            !self.internal.q.val() && (self.post_op.q.val().get_bit(2) == self.post_op.q.val().get_bit(1)) && self.post_queue.q.val().any();
+        // a QP's line: a message, a control-queue transfer or a post behind them joins it; the
+        // first leaves it when cut whole or flushed, the one behind it (if any) then enqueued,
+        // else the line emptied
+        self.post_in_line.next = !self.internal.q.val()
+            && ((self.post_op.q.val().get_bit(2) == self.post_op.q.val().get_bit(1))
+                || !self.post_queue.q.val().any()
+                || self.line.read_data.val().get_bit(16));
         self.table_queue.write_enable.next = false;
         self.table_queue.write_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
         self.table_queue.write_data.next = self.post_queue.q.val();
+        self.table_in_line.write_enable.next = false;
+        self.table_in_line.write_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
+        self.table_in_line.write_data.next = self.post_in_line.val();
         self.line.write_enable.next = false;
         self.line.write_address.next = self.table_qp.read_data.val();
         self.line.write_data.next = 0.into();
@@ -994,7 +1010,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.read_response.next = self.table_flags.read_data.val().get_bit(5);
         self.read_request.next = self.table_flags.read_data.val().get_bit(6);
         self.one_message.next = !self.write.val() && !self.read_response.val();
-        self.in_line.next = self.one_message.val() && self.cut_queue.q.val().any();
+        self.in_line.next = self.table_in_line.read_data.val();
         self.has_immediate.next =
             self.immediate_op.val() && (!self.write.val() || self.table_flags.read_data.val().get_bit(3) || self.last.q.val());
 
@@ -1229,6 +1245,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.table_qp.write_enable.next = true;
                     self.table_flags.write_enable.next = true;
                     self.table_queue.write_enable.next = true;
+                    self.table_in_line.write_enable.next = true;
                     self.state.d.next = SegmenterState::PostEnqueue;
                     if self.post_in_line.val() {
                         // the line's last now; behind the one that was, off the scheduler

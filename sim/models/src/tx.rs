@@ -21,10 +21,11 @@
 //! Per-QP order: a QP's messages leave whole and in PSN order. A WRITE block is a whole message
 //! emitted in one decision; a SEND message spread over several groups holds its QP until its
 //! last group: a decision that picks another transfer of that QP cuts nothing and puts it back at
-//! its queue's tail. A QP's SENDs and WRITEs as one message in data queues leave in post order
-//! ([`MessageLines`]): one posted while another of its QP is not cut whole waits off the
-//! scheduler, and is enqueued when the one before it is. The control queue's wait in no line
-//! (the scheduler serves the control queue first, always).
+//! its queue's tail. No transfer overtakes a message or a control-queue transfer posted before
+//! it on its QP ([`MessageLines`]): those wait in their QP's line, off the scheduler, and so does
+//! any transfer posted while the line is not empty; the next is enqueued when the one before it
+//! is cut whole. So a control-queue transfer never finds its QP held (it would go round the
+//! control queue, which the scheduler serves first, always, and the data queues never again).
 //!
 //! The model and the RTL runner implement [`TxEngine`], so the command line and the checks run
 //! on either.
@@ -370,19 +371,27 @@ impl TxPlan {
     }
 }
 
-/// Per QP, the line of its messages (SEND, WRITE as one message) in data queues: a message
-/// posted while another of its QP is in the line waits at its end, off the scheduler; when the
-/// line's first is cut whole (or completed unsent) the next one is enqueued.
+/// Per QP, the line that keeps its transfers in post order. A message (SEND, WRITE as one
+/// message), a control-queue transfer, and any transfer posted while its QP's line is not
+/// empty joins the line: the line's first is on the scheduler, the others wait, off it, and the
+/// next is enqueued when the first is cut whole (or completed unsent). A WRITE or READ of a data
+/// queue posted while the line is empty joins nothing (its blocks interleave with the QP's
+/// other transfers).
 #[derive(Debug, Clone, Default)]
 pub struct MessageLines {
-    /// QP → the messages `(channel, queue)` waiting behind the one being cut; a QP is in the
-    /// map while a message of its line is posted and not cut whole.
+    /// QP → the transfers `(channel, queue)` waiting behind the line's first; a QP is in the
+    /// map while its line is not empty.
     qps: HashMap<u32, VecDeque<(u16, u32)>>,
 }
 
 impl MessageLines {
-    /// A message posted on `qp`, on `channel` in `queue`: true if it goes to the scheduler now
-    /// (it is the first of its line), false if it waits in the line.
+    /// `qp`'s line is not empty: a transfer posted on it now joins it.
+    pub fn is_open(&self, qp: u32) -> bool {
+        self.qps.contains_key(&qp)
+    }
+
+    /// A transfer posted on `qp`, on `channel` in `queue`, joins the line: true if it goes to
+    /// the scheduler now (it is the line's first), false if it waits.
     pub fn post(&mut self, qp: u32, channel: u16, queue: u32) -> bool {
         match self.qps.get_mut(&qp) {
             Some(waiting) => {
@@ -396,8 +405,8 @@ impl MessageLines {
         }
     }
 
-    /// The first message of `qp`'s line is cut whole (or completed unsent): the next one
-    /// `(channel, queue)`, which goes to the scheduler now, if any.
+    /// The first of `qp`'s line is cut whole (or completed unsent): the next one `(channel,
+    /// queue)`, which goes to the scheduler now, if any.
     pub fn done(&mut self, qp: u32) -> Option<(u16, u32)> {
         let waiting = self.qps.get_mut(&qp)?;
         let next = waiting.pop_front();
@@ -420,7 +429,7 @@ impl TxModel {
         let mut arbiter = Arbiter::new(setup.channels, setup.queues, &setup.queue_config, setup.limit)?;
         let mut table: HashMap<u16, Transfer> = HashMap::new();
         let mut post_results = Vec::with_capacity(setup.posts.len());
-        // a QP's messages in data queues are cut in post order
+        // a QP's line: its messages, control-queue transfers and whatever is posted behind them
         let mut lines = MessageLines::default();
         let mut in_line: HashSet<u16> = HashSet::new();
         let mut held_in_a_row = 0;
@@ -429,7 +438,7 @@ impl TxModel {
             if let Ok(op) = admitted {
                 table.insert(post.channel, Transfer::new(*post, op));
                 let queue = u32::from(post.queue);
-                if op.is_one_message() && queue != CONTROL_QUEUE {
+                if op.is_one_message() || queue == CONTROL_QUEUE || lines.is_open(post.qp) {
                     in_line.insert(post.channel);
                     if lines.post(post.qp, post.channel, queue) {
                         arbiter.enqueue(queue, u32::from(post.channel));
@@ -510,13 +519,13 @@ impl TxModel {
             if transfer.op.is_one_message() {
                 if block.last {
                     send_in_progress.remove(&qp);
-                    if in_line.remove(&channel) {
-                        if let Some((next, next_queue)) = lines.done(qp) {
-                            arbiter.enqueue(next_queue, u32::from(next));
-                        }
-                    }
                 } else {
                     send_in_progress.insert(qp, channel);
+                }
+            }
+            if block.last && in_line.remove(&channel) {
+                if let Some((next, next_queue)) = lines.done(qp) {
+                    arbiter.enqueue(next_queue, u32::from(next));
                 }
             }
             if block.last {

@@ -365,6 +365,46 @@ fn a_qps_messages_leave_in_post_order_across_queues_and_holds() {
 }
 
 #[test]
+fn control_queue_transfers_wait_in_their_qps_line() {
+    // A SEND of three groups on QP 1 in a data queue, then a SEND and a WRITE of two blocks on
+    // QP 1 in the control queue, and a SEND on QP 2 there: the control queue is served first,
+    // but QP 1's control transfers wait (off the scheduler) for the message posted before them;
+    // QP 2's goes at once. Without the line, QP 1's would go first, and one posted while the
+    // message is in progress would go round the control queue for ever.
+    let posts = vec![
+        post(0, 1, 1, PostOp::Send, 3 * 4096 - 8),
+        post(1, 0, 1, PostOp::Send, 100),
+        post(2, 0, 1, PostOp::Write, 2 * 4096),
+        post(3, 0, 2, PostOp::Send, 100),
+    ];
+    let pl = plan(&setup(12, rts(Transport::Rc, Pmtu::B1024), posts));
+    let completed: Vec<u16> = pl.completions.iter().map(|&(c, _)| c).collect();
+    assert_eq!(completed, [3, 0, 1, 2]);
+    let mut order: Vec<u16> = pl.packets.iter().map(|p| p.channel).collect();
+    order.dedup();
+    assert_eq!(order, [3, 0, 1, 2], "each whole, QP 1's in post order");
+}
+
+#[test]
+fn a_transfer_posted_behind_a_message_waits_for_it() {
+    // SEND, SEND, WRITE with immediate on one QP in one queue, each one group: the second SEND
+    // waits in the line, and the WRITE, posted while the line is not empty, behind it (it would
+    // otherwise be served before the SEND, enqueued when the first is cut, and the receiver's
+    // completions would come out of post order). Two WRITEs of two blocks posted while the line
+    // is empty interleave their blocks, as before.
+    let posts = vec![
+        post(0, 1, 1, PostOp::Send, 100),
+        post(1, 1, 1, PostOp::Send, 100),
+        post(2, 1, 1, PostOp::WriteImm, 100),
+    ];
+    let pl = plan(&setup(12, rts(Transport::Rc, Pmtu::B1024), posts));
+    assert_eq!(pl.completions.iter().map(|&(c, _)| c).collect::<Vec<_>>(), [0, 1, 2]);
+    let posts = vec![post(0, 1, 1, PostOp::Write, 2 * 4096), post(1, 1, 1, PostOp::Write, 2 * 4096)];
+    let pl = plan(&setup(12, rts(Transport::Rc, Pmtu::B4096), posts));
+    assert_eq!(pl.packets.iter().map(|p| p.channel).collect::<Vec<_>>(), [0, 1, 0, 1]);
+}
+
+#[test]
 fn a_write_as_one_message_is_cut_into_groups_and_holds_its_qp() {
     use Operation::*;
     // 3 groups of 4 KiB from an unaligned remote address (a WRITE would be cut at its block
