@@ -398,6 +398,14 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     follower: RAM<Bits<17>, CB>,
     /// Per channel: its transfer's scheduler queue (a message waiting in a line is enqueued there).
     table_queue: RAM<Bits<5>, CB>,
+    /// The follower's write port, a cycle late (from registers: at 64 channels the follower is
+    /// LUT RAM, whose read port shares the write address).
+    follower_write_enable: DFF<Bit>,
+    follower_write_address: DFF<Bits<CB>>,
+    follower_write_data: DFF<Bits<17>>,
+    /// `Release`: the transfer it enqueues, and its queue.
+    release_channel: DFF<Bits<CB>>,
+    release_queue: DFF<Bits<5>>,
     /// Per channel: its transfer is in its QP's line.
     table_in_line: RAM<Bit, CB>,
     /// The post joins its QP's line: a message, a control-queue transfer, or any post (not a
@@ -656,6 +664,11 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             line: Default::default(),
             follower: Default::default(),
             table_queue: Default::default(),
+            follower_write_enable: Default::default(),
+            follower_write_address: Default::default(),
+            follower_write_data: Default::default(),
+            release_channel: Default::default(),
+            release_queue: Default::default(),
             table_in_line: Default::default(),
             post_in_line: Default::default(),
             one_message: Default::default(),
@@ -770,6 +783,11 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             self,
             clock,
             state,
+            follower_write_enable,
+            follower_write_address,
+            follower_write_data,
+            release_channel,
+            release_queue,
             init_channel,
             init_qp,
             init_channels_done,
@@ -879,6 +897,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.line.write_clock.next = self.clock.val();
         self.follower.read_clock.next = self.clock.val();
         self.follower.write_clock.next = self.clock.val();
+        self.follower.write_enable.next = self.follower_write_enable.q.val();
+        self.follower.write_address.next = self.follower_write_address.q.val();
+        self.follower.write_data.next = self.follower_write_data.q.val();
         self.table_queue.read_clock.next = self.clock.val();
         self.table_queue.write_clock.next = self.clock.val();
         self.table_in_line.read_clock.next = self.clock.val();
@@ -920,6 +941,12 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.line.read_address.next = bit_cast::<QB, 24>(self.post_qp.q.val());
         self.follower.read_address.next = self.cut_channel.q.val();
         self.table_queue.read_address.next = bit_cast::<CB, 16>(self.follower.read_data.val().get_bits::<16>(0));
+        // the one behind the decision's transfer and its queue, as read before `Release` (the
+        // follower is cleared as it starts, and `Release` may wait for the scheduler)
+        if self.state.q.val() != SegmenterState::Release {
+            self.release_channel.d.next = bit_cast::<CB, 16>(self.follower.read_data.val().get_bits::<16>(0));
+            self.release_queue.d.next = self.table_queue.read_data.val();
+        }
         self.table_in_line.read_address.next = self.cut_channel.q.val();
         self.reads_outstanding.read_address.next = self.table_qp.read_data.val();
         // a QP's READ: set when one is cut (`CutIssue`), cleared by the tracker's `done` in any
@@ -986,9 +1013,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.line.write_enable.next = false;
         self.line.write_address.next = self.table_qp.read_data.val();
         self.line.write_data.next = 0.into();
-        self.follower.write_enable.next = false;
-        self.follower.write_address.next = self.cut_channel.q.val();
-        self.follower.write_data.next = 0.into();
+        self.follower_write_enable.d.next = false;
+        self.follower_write_address.d.next = self.cut_channel.q.val();
+        self.follower_write_data.d.next = 0.into();
         self.hold.write_address.next = self.table_qp.read_data.val();
         self.hold.write_data.next = bit_cast::<17, CB>(self.cut_channel.q.val());
         if !self.last.q.val() {
@@ -1103,8 +1130,8 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 self.hold.write_data.next = 0.into();
                 self.line.write_enable.next = true;
                 self.line.write_address.next = self.init_qp.q.val();
-                self.follower.write_enable.next = true;
-                self.follower.write_address.next = self.init_channel.q.val();
+                self.follower_write_enable.d.next = true;
+                self.follower_write_address.d.next = self.init_channel.q.val();
                 self.reads_outstanding.write_enable.next = true;
                 self.reads_outstanding.write_address.next = self.init_qp.q.val();
                 if !self.init_channels_done.q.val() {
@@ -1253,9 +1280,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                         self.line.write_address.next = bit_cast::<QB, 24>(self.post_qp.q.val());
                         self.line.write_data.next = bit_cast::<17, 16>(self.post_channel.q.val()) | 0x10000;
                         if self.line.read_data.val().get_bit(16) {
-                            self.follower.write_enable.next = true;
-                            self.follower.write_address.next = bit_cast::<CB, 16>(self.line.read_data.val().get_bits::<16>(0));
-                            self.follower.write_data.next = bit_cast::<17, 16>(self.post_channel.q.val()) | 0x10000;
+                            self.follower_write_enable.d.next = true;
+                            self.follower_write_address.d.next = bit_cast::<CB, 16>(self.line.read_data.val().get_bits::<16>(0));
+                            self.follower_write_data.d.next = bit_cast::<17, 16>(self.post_channel.q.val()) | 0x10000;
                             self.post_result_valid.next = true;
                             self.state.d.next = SegmenterState::Idle;
                         }
@@ -1442,7 +1469,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     // a message cut whole leaves its line: the one behind it is released, or
                     // the line emptied
                     if self.in_line.val() && self.last.q.val() {
-                        self.follower.write_enable.next = self.follower.read_data.val().get_bit(16);
+                        self.follower_write_enable.d.next = self.follower.read_data.val().get_bit(16);
                         self.line.write_enable.next = !self.follower.read_data.val().get_bit(16);
                     }
                     self.reads_outstanding.write_enable.next = self.read_request.val();
@@ -1469,8 +1496,8 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             }
             SegmenterState::Release => {
                 self.enq_valid.next = true;
-                self.enq_queue.next = self.table_queue.read_data.val();
-                self.enq_elem.next = bit_cast::<CB, 16>(self.follower.read_data.val().get_bits::<16>(0));
+                self.enq_queue.next = self.release_queue.q.val();
+                self.enq_elem.next = self.release_channel.q.val();
                 if self.enq_ready.val() {
                     self.enqueued_last_cycle.d.next = true;
                     self.state.d.next = SegmenterState::Idle;
@@ -1488,7 +1515,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.hold.write_data.next = 0.into();
                     self.state.d.next = SegmenterState::Idle;
                     if self.in_line.val() {
-                        self.follower.write_enable.next = self.follower.read_data.val().get_bit(16);
+                        self.follower_write_enable.d.next = self.follower.read_data.val().get_bit(16);
                         self.line.write_enable.next = !self.follower.read_data.val().get_bit(16);
                         if self.follower.read_data.val().get_bit(16) {
                             self.state.d.next = SegmenterState::Release;
