@@ -398,8 +398,11 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     follower: RAM<Bits<17>, CB>,
     /// Per channel: its transfer's scheduler queue (a message waiting in a line is enqueued there).
     table_queue: RAM<Bits<5>, CB>,
-    /// The follower's write port, a cycle late (from registers: at 64 channels the follower is
-    /// LUT RAM, whose read port shares the write address).
+    /// The line's and the follower's write ports, a cycle late (from registers: at 16 QPs and
+    /// 64 channels they are LUT RAM, whose read port shares the write address).
+    line_write_enable: DFF<Bit>,
+    line_write_address: DFF<Bits<QB>>,
+    line_write_data: DFF<Bits<17>>,
     follower_write_enable: DFF<Bit>,
     follower_write_address: DFF<Bits<CB>>,
     follower_write_data: DFF<Bits<17>>,
@@ -664,6 +667,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             line: Default::default(),
             follower: Default::default(),
             table_queue: Default::default(),
+            line_write_enable: Default::default(),
+            line_write_address: Default::default(),
+            line_write_data: Default::default(),
             follower_write_enable: Default::default(),
             follower_write_address: Default::default(),
             follower_write_data: Default::default(),
@@ -783,6 +789,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             self,
             clock,
             state,
+            line_write_enable,
+            line_write_address,
+            line_write_data,
             follower_write_enable,
             follower_write_address,
             follower_write_data,
@@ -895,6 +904,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.hold.read_clock.next = self.clock.val();
         self.line.read_clock.next = self.clock.val();
         self.line.write_clock.next = self.clock.val();
+        self.line.write_enable.next = self.line_write_enable.q.val();
+        self.line.write_address.next = self.line_write_address.q.val();
+        self.line.write_data.next = self.line_write_data.q.val();
         self.follower.read_clock.next = self.clock.val();
         self.follower.write_clock.next = self.clock.val();
         self.follower.write_enable.next = self.follower_write_enable.q.val();
@@ -1010,9 +1022,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.table_in_line.write_enable.next = false;
         self.table_in_line.write_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
         self.table_in_line.write_data.next = self.post_in_line.val();
-        self.line.write_enable.next = false;
-        self.line.write_address.next = self.table_qp.read_data.val();
-        self.line.write_data.next = 0.into();
+        self.line_write_enable.d.next = false;
+        self.line_write_address.d.next = self.table_qp.read_data.val();
+        self.line_write_data.d.next = 0.into();
         self.follower_write_enable.d.next = false;
         self.follower_write_address.d.next = self.cut_channel.q.val();
         self.follower_write_data.d.next = 0.into();
@@ -1128,8 +1140,8 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 self.hold.write_enable.next = true;
                 self.hold.write_address.next = self.init_qp.q.val();
                 self.hold.write_data.next = 0.into();
-                self.line.write_enable.next = true;
-                self.line.write_address.next = self.init_qp.q.val();
+                self.line_write_enable.d.next = true;
+                self.line_write_address.d.next = self.init_qp.q.val();
                 self.follower_write_enable.d.next = true;
                 self.follower_write_address.d.next = self.init_channel.q.val();
                 self.reads_outstanding.write_enable.next = true;
@@ -1276,9 +1288,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.state.d.next = SegmenterState::PostEnqueue;
                     if self.post_in_line.val() {
                         // the line's last now; behind the one that was, off the scheduler
-                        self.line.write_enable.next = true;
-                        self.line.write_address.next = bit_cast::<QB, 24>(self.post_qp.q.val());
-                        self.line.write_data.next = bit_cast::<17, 16>(self.post_channel.q.val()) | 0x10000;
+                        self.line_write_enable.d.next = true;
+                        self.line_write_address.d.next = bit_cast::<QB, 24>(self.post_qp.q.val());
+                        self.line_write_data.d.next = bit_cast::<17, 16>(self.post_channel.q.val()) | 0x10000;
                         if self.line.read_data.val().get_bit(16) {
                             self.follower_write_enable.d.next = true;
                             self.follower_write_address.d.next = bit_cast::<CB, 16>(self.line.read_data.val().get_bits::<16>(0));
@@ -1470,7 +1482,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     // the line emptied
                     if self.in_line.val() && self.last.q.val() {
                         self.follower_write_enable.d.next = self.follower.read_data.val().get_bit(16);
-                        self.line.write_enable.next = !self.follower.read_data.val().get_bit(16);
+                        self.line_write_enable.d.next = !self.follower.read_data.val().get_bit(16);
                     }
                     self.reads_outstanding.write_enable.next = self.read_request.val();
                     self.reads_outstanding.write_address.next = self.table_qp.read_data.val();
@@ -1516,7 +1528,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.state.d.next = SegmenterState::Idle;
                     if self.in_line.val() {
                         self.follower_write_enable.d.next = self.follower.read_data.val().get_bit(16);
-                        self.line.write_enable.next = !self.follower.read_data.val().get_bit(16);
+                        self.line_write_enable.d.next = !self.follower.read_data.val().get_bit(16);
                         if self.follower.read_data.val().get_bit(16) {
                             self.state.d.next = SegmenterState::Release;
                         }
