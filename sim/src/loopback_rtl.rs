@@ -241,8 +241,8 @@ struct TxPorts {
     /// ready.
     read_sent: [usize; 8],
     read_sent_ready: usize,
-    /// `read_done_{valid, ready, qp}`.
-    read_done: [usize; 3],
+    /// `read_done_{valid, ready, qp, cleared}`.
+    read_done: [usize; 4],
     /// `s_read_{valid, qp, psn, aeth, va, length}` (READ responses to send), its ready, and
     /// `m_read_done` (one has gone).
     read_response: [usize; 6],
@@ -262,7 +262,7 @@ const READ_SENT: [&str; 8] = [
     "read_sent_again",
 ];
 /// The READ tracker's `done` ports, named alike on both halves.
-const READ_DONE: [&str; 3] = ["read_done_valid", "read_done_ready", "read_done_qp"];
+const READ_DONE: [&str; 4] = ["read_done_valid", "read_done_ready", "read_done_qp", "read_done_cleared"];
 
 /// The RX half's ports the engine and its surroundings use (its register-file side is its
 /// [`SetupHarness`]'s).
@@ -275,7 +275,7 @@ struct RxPorts {
     wr_valid: usize,
     read_sent: [usize; 8],
     read_sent_ready: usize,
-    read_done: [usize; 3],
+    read_done: [usize; 4],
 }
 
 /// One engine: its TX half, its RX half and the wiring between them; see the module docs.
@@ -597,6 +597,7 @@ impl Engine {
         self.tx.set_u64(self.t.read_sent_ready, sent_ready);
         self.tx.set_u64(self.t.read_done[0], done_valid);
         self.tx.set_u64(self.t.read_done[2], done_qp);
+        self.tx.set_u64(self.t.read_done[3], m.peek_u64(self.r.read_done[3]));
         // the decision fork: a response goes to s_resp when the TX half has room for it
         // (s_resp_ready is a register: this evaluation shows this cycle's), an acknowledgement
         // to s_ack when the ACK tracker takes it

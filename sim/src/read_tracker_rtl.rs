@@ -5,8 +5,8 @@
 //! left), the register file (a clear) and the responder (a decision) would, one at a time in
 //! list order (each held on its port until taken, random idle before it), with random
 //! backpressure on the decisions out and on `done`. [`expected`] is the model's answer
-//! (`ferroce_models::tx::read_tracker`); the decisions out, the QPs told `done` and the
-//! counters must be the model's.
+//! (`ferroce_models::tx::read_tracker`, 4 READs per QP: `READS_PER_QP`); the decisions out,
+//! the QPs told `done` and the counters must be the model's.
 
 use crate::axis::Channel;
 use crate::contracts::tx::Pmtu;
@@ -41,8 +41,8 @@ pub enum TrackerInput {
 pub struct ReadRun {
     /// The decisions, in order.
     pub decisions: Vec<Decision>,
-    /// The QPs told `done`, in order.
-    pub done: Vec<u32>,
+    /// The QPs told `done`, in order, each with `done_cleared` (all its READs are over).
+    pub done: Vec<(u32, bool)>,
     /// The counters at the end.
     pub counters: ReadTrackerCounters,
     /// Cycles from the first input presented to the last output (0 from [`expected`]).
@@ -58,12 +58,12 @@ pub fn expected(inputs: &[TrackerInput]) -> ReadRun {
             TrackerInput::Sent(read) => tracker.sent(read),
             TrackerInput::Clear(qp) => {
                 tracker.clear(*qp);
-                run.done.push(*qp);
+                run.done.push((*qp, true));
             }
             TrackerInput::Decision(decision) => {
                 let (out, done) = tracker.decide(decision);
                 run.decisions.push(out);
-                run.done.extend(done);
+                run.done.extend(done.map(|qp| (qp, false)));
             }
         }
     }
@@ -166,7 +166,15 @@ pub fn run(inputs: &[TrackerInput], traffic: Traffic) -> Result<ReadRun, String>
     let ports = Inputs::new(&m).map_err(e)?;
     let init_done = m.port("init_done").map_err(e)?;
     let mut decisions = Channel::new(&m, "m_dec", "m_dec_valid", Some("m_dec_ready"), &["m_dec_entry"], traffic.bp_pct).map_err(e)?;
-    let mut done = Channel::new(&m, "done", "done_valid", Some("done_ready"), &["done_qp"], traffic.bp_pct).map_err(e)?;
+    let mut done = Channel::new(
+        &m,
+        "done",
+        "done_valid",
+        Some("done_ready"),
+        &["done_qp", "done_cleared"],
+        traffic.bp_pct,
+    )
+    .map_err(e)?;
     let counters = ["cnt_taken", "cnt_duplicates", "cnt_gaps", "cnt_bad"].map(|p| m.port(p));
     let counters: Vec<usize> = counters.into_iter().collect::<Result<_, _>>().map_err(e)?;
     let mut rng = ChaCha8Rng::seed_from_u64(traffic.seed);
@@ -220,12 +228,15 @@ pub fn run(inputs: &[TrackerInput], traffic: Traffic) -> Result<ReadRun, String>
             progress = true;
         }
         if let Some(words) = done.sample(&mut m, cycle).map_err(e)? {
-            let qp = words[0][0];
+            let told = (words[0][0], words[1][0] != 0);
             let i = got.done.len();
-            if want.done.get(i) != Some(&qp) {
-                return Err(format!("cycle {cycle}: done {i} for QP {qp}, the model's {:?}", want.done.get(i)));
+            if want.done.get(i) != Some(&told) {
+                return Err(format!(
+                    "cycle {cycle}: done {i} (QP, cleared) {told:?}, the model's {:?}",
+                    want.done.get(i)
+                ));
             }
-            got.done.push(qp);
+            got.done.push(told);
             progress = true;
         }
         m.tick();

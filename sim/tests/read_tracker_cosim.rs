@@ -1,6 +1,7 @@
 //! Co-simulation of the READ tracker (`hdl/src/engine/read_tracker.rs`, Verilator model
-//! `ferroce_read_tracker_q16`) against its model (`ferroce_models::tx::read_tracker`): READ
-//! requests leaving on random QPs (PSNs across the 2^24 wrap, every PMTU, lengths from 0 to
+//! `ferroce_read_tracker_q16`) against its model (`ferroce_models::tx::read_tracker`, 4 READs
+//! per QP): READ requests leaving on random QPs, up to 4 outstanding on one (now and then a
+//! fifth, which takes the newest's place; later ones sent again whole) (PSNs across the 2^24 wrap, every PMTU, lengths from 0 to
 //! several packets, local addresses across 16-bit and 64-bit carries), their responses as a
 //! lossy wire delivers them (lost, duplicated, ahead, wrong opcode or length, beyond the READ,
 //! for no READ), requests sent again from the PSN a gap names, ACKs and NAKs around them, CNPs,
@@ -9,6 +10,7 @@
 //! must be the model's.
 
 use ferroce_sim::contracts::responder::{NakCode, Syndrome};
+use ferroce_sim::contracts::tx::READS_PER_QP;
 use ferroce_sim::models::responder::Decision;
 use ferroce_sim::models::tx::read_tracker::{ReadTracker, SentRead};
 use ferroce_sim::read_tracker_rtl::{expected, random_pmtu, run, TrackerInput, QP_BITS};
@@ -86,6 +88,39 @@ fn ack_syndrome(rng: &mut ChaCha8Rng) -> u8 {
     }
 }
 
+/// A new READ on `qp` (its first PSN the QP's next one): every PMTU, lengths from 0 to several
+/// packets, local addresses across 16-bit and 64-bit carries; now and then marked sent again
+/// (a late replay of a READ that has ended: ignored).
+fn new_read(qp: u32, next_psn: &mut [u32], rng: &mut ChaCha8Rng) -> TrackerInput {
+    let pmtu = random_pmtu(rng);
+    let bytes = pmtu.bytes();
+    let length = match rng.gen_range(0..6) {
+        0 => 0,
+        1 => rng.gen_range(1..=bytes),
+        2 => bytes * rng.gen_range(1..6),
+        3 => bytes * rng.gen_range(1..6) + rng.gen_range(1..bytes),
+        _ => rng.gen_range(0..20_000),
+    };
+    let packets = length.div_ceil(bytes).max(1);
+    let first_psn = next_psn[qp as usize];
+    next_psn[qp as usize] = (first_psn + packets + rng.gen_range(0..3)) & PSN_MASK;
+    let local_address = match rng.gen_range(0..3) {
+        0 => u64::MAX - rng.gen_range(0..20_000),
+        1 => 0xFFFF - rng.gen_range(0..8_000) + (rng.gen_range(0..1u64 << 40) << 16),
+        _ => rng.gen(),
+    };
+    TrackerInput::Sent(SentRead {
+        qp,
+        first_psn,
+        last_psn: (first_psn + packets - 1) & PSN_MASK,
+        local_address,
+        length,
+        pmtu,
+        // now and then a late replay of a READ that has ended: ignored
+        again: rng.gen_bool(0.1),
+    })
+}
+
 /// The inputs of one random run of `steps` steps: the model runs beside the generator, so
 /// responses follow what each QP's READ expects and requests are sent again from a gap.
 fn scenario(seed: u64, steps: usize) -> Vec<TrackerInput> {
@@ -114,7 +149,8 @@ fn scenario(seed: u64, steps: usize) -> Vec<TrackerInput> {
     for _ in 0..steps {
         let qp = rng.gen_range(0..QPS);
         let roll = rng.gen_range(0..100);
-        let input = match model.outstanding(qp) {
+        let reads = model.outstanding_reads(qp);
+        let input = match reads.first().copied() {
             _ if roll < 6 => TrackerInput::Decision(executed(&mut rng)),
             _ if roll < 8 => TrackerInput::Clear(qp),
             _ if roll < 10 => {
@@ -125,33 +161,21 @@ fn scenario(seed: u64, steps: usize) -> Vec<TrackerInput> {
                 let syndrome = ack_syndrome(&mut rng);
                 TrackerInput::Decision(forwarded(qp, opcode, rng.gen_range(0..1 << 24), syndrome, 0, &mut rng))
             }
-            None if roll < 60 => {
-                let pmtu = random_pmtu(&mut rng);
-                let bytes = pmtu.bytes();
-                let length = match rng.gen_range(0..6) {
-                    0 => 0,
-                    1 => rng.gen_range(1..=bytes),
-                    2 => bytes * rng.gen_range(1..6),
-                    3 => bytes * rng.gen_range(1..6) + rng.gen_range(1..bytes),
-                    _ => rng.gen_range(0..20_000),
-                };
-                let packets = length.div_ceil(bytes).max(1);
-                let first_psn = next_psn[qp as usize];
-                next_psn[qp as usize] = (first_psn + packets + rng.gen_range(0..3)) & PSN_MASK;
-                let local_address = match rng.gen_range(0..3) {
-                    0 => u64::MAX - rng.gen_range(0..20_000),
-                    1 => 0xFFFF - rng.gen_range(0..8_000) + (rng.gen_range(0..1u64 << 40) << 16),
-                    _ => rng.gen(),
-                };
+            None if roll < 60 => new_read(qp, &mut next_psn, &mut rng),
+            // another READ behind the ones outstanding (now and then one more than the QP's
+            // limit: it takes the newest's place)
+            Some(_) if roll < 18 && (reads.len() < READS_PER_QP || roll < 11) => new_read(qp, &mut next_psn, &mut rng),
+            Some(_) if roll < 22 && reads.len() > 1 => {
+                // a later READ sent again whole (going back N from a PSN before it)
+                let read = reads[rng.gen_range(1..reads.len())];
                 TrackerInput::Sent(SentRead {
                     qp,
-                    first_psn,
-                    last_psn: (first_psn + packets - 1) & PSN_MASK,
-                    local_address,
-                    length,
-                    pmtu,
-                    // now and then a late replay of a READ that has ended: ignored
-                    again: rng.gen_bool(0.1),
+                    first_psn: read.expected,
+                    last_psn: read.last,
+                    local_address: read.local_address,
+                    length: read.remaining,
+                    pmtu: read.pmtu,
+                    again: true,
                 })
             }
             None => {
@@ -174,7 +198,9 @@ fn scenario(seed: u64, steps: usize) -> Vec<TrackerInput> {
                 };
                 let length = length as u16;
                 let ack = Syndrome::ack().encode();
-                let span = read.last.wrapping_sub(read.expected) & PSN_MASK;
+                // responses ahead reach up to the newest READ's last PSN
+                let newest = reads.last().expect("outstanding").last;
+                let span = newest.wrapping_sub(read.expected) & PSN_MASK;
                 match rng.gen_range(0..100) {
                     0..=54 => TrackerInput::Decision(forwarded(qp, opcode, read.expected, ack, length, &mut rng)),
                     55..=62 => {
@@ -192,7 +218,7 @@ fn scenario(seed: u64, steps: usize) -> Vec<TrackerInput> {
                     }
                     76..=78 => TrackerInput::Decision(forwarded(qp, opcode, read.expected, ack, length ^ 4, &mut rng)),
                     79..=80 => {
-                        let beyond = read.last + rng.gen_range(1..100);
+                        let beyond = newest + rng.gen_range(1..100);
                         TrackerInput::Decision(forwarded(qp, opcode, beyond, ack, length, &mut rng))
                     }
                     81..=90 => {
@@ -239,6 +265,20 @@ fn decisions_done_and_counters_match_the_model_under_idle_and_backpressure() {
                 "the scenario reaches every case: {c:?}, {} done",
                 want.done.len()
             );
+            // several READs outstanding on a QP, up to the limit
+            let mut model = ReadTracker::new(QP_BITS);
+            let mut most = 0;
+            for input in &inputs {
+                match input {
+                    TrackerInput::Sent(read) => model.sent(read),
+                    TrackerInput::Clear(qp) => model.clear(*qp),
+                    TrackerInput::Decision(d) => {
+                        model.decide(d);
+                    }
+                }
+                most = most.max((0..QPS).map(|qp| model.outstanding_reads(qp).len()).max().unwrap_or(0));
+            }
+            assert_eq!(most, READS_PER_QP, "a QP reaches the limit");
             let got = run(&inputs, traffic).unwrap_or_else(|e| panic!("seed {seed}, {traffic:?}: {e}"));
             assert_eq!(
                 got.decisions.len(),
@@ -287,5 +327,49 @@ fn a_response_lands_at_its_place_and_the_last_one_ends_the_read() {
         ],
         "the last one again is for no READ: nothing written"
     );
-    assert_eq!(got.done, [9]);
+    assert_eq!(got.done, [(9, false)]);
+}
+
+#[test]
+fn reads_in_flight_on_one_qp_are_answered_in_turn() {
+    // first principles, not the model: three READs on QP 5 (PMTU 1024) of 2, 1 and 3 packets;
+    // their responses in PSN order land at each READ's address, each READ's last one ends it
+    let mut rng = ChaCha8Rng::seed_from_u64(6);
+    let read = |first_psn: u32, length: u32, local_address: u64| SentRead {
+        qp: 5,
+        first_psn,
+        last_psn: first_psn + length.div_ceil(1024).max(1) - 1,
+        local_address,
+        length,
+        pmtu: ferroce_sim::contracts::tx::Pmtu::B1024,
+        again: false,
+    };
+    let ack = Syndrome::ack().encode();
+    let mut response = |opcode: Opcode, psn: u32, length: u16| TrackerInput::Decision(forwarded(5, opcode, psn, ack, length, &mut rng));
+    use Opcode as O;
+    let inputs = [
+        TrackerInput::Sent(read(100, 1500, 0x1_0000)),
+        TrackerInput::Sent(read(102, 10, 0x2_0000)),
+        TrackerInput::Sent(read(103, 2100, 0x3_0000)),
+        response(O::RC_READ_RESPONSE_FIRST, 100, 1024),
+        response(O::RC_READ_RESPONSE_LAST, 101, 476),
+        response(O::RC_READ_RESPONSE_ONLY, 102, 10),
+        response(O::RC_READ_RESPONSE_FIRST, 103, 1024),
+        response(O::RC_READ_RESPONSE_MIDDLE, 104, 1024),
+        response(O::RC_READ_RESPONSE_LAST, 105, 52),
+    ];
+    let got = run(&inputs, Traffic::FULL).unwrap();
+    let places: Vec<(bool, u64)> = got.decisions.iter().map(|d| (d.write, d.write_address)).collect();
+    assert_eq!(
+        places,
+        [
+            (true, 0x1_0000),
+            (true, 0x1_0400),
+            (true, 0x2_0000),
+            (true, 0x3_0000),
+            (true, 0x3_0400),
+            (true, 0x3_0800)
+        ]
+    );
+    assert_eq!(got.done, [(5, false), (5, false), (5, false)]);
 }

@@ -270,6 +270,11 @@ pub const DEFAULT_READ_RESPONSE_QUEUE: u32 = 1;
 /// Bits of a post refusal code.
 pub const POST_ERROR_BITS: usize = 3;
 
+/// RDMA READs a QP has outstanding at most as the requester (verbs' initiator depth,
+/// `max_rd_atomic`): the segmenter cuts a QP's next READ request only while fewer are waiting
+/// for their responses, and the READ tracker keeps that many per QP.
+pub const READS_PER_QP: usize = 4;
+
 /// How a transfer ended. The discriminant is the code on the completion stream and in the
 /// channel status (0 = success).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

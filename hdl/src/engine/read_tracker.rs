@@ -1,30 +1,40 @@
-//! [`ReadTracker`]: the requester's outstanding RDMA READs on the receive side. Per QP the one
-//! READ whose response is still coming; READ response packets placed in local memory; ACKs and
-//! NAKs that cover a lost response turned into one PSN sequence error NAK per gap. The golden
-//! model and its rules: `ferroce_models::tx::read_tracker`; the specification:
-//! `docs/reliability.md` ("RDMA READ as the requester").
+//! [`ReadTracker`]: the requester's outstanding RDMA READs on the receive side. Per QP a ring of
+//! up to `READS_PER_QP` (4) READs whose responses are still coming, oldest first; READ response
+//! packets placed in local memory, the oldest READ's first; ACKs and NAKs that cover a lost
+//! response turned into one PSN sequence error NAK per gap. The golden model and its rules:
+//! `ferroce_models::tx::read_tracker`; the specification: `docs/reliability.md` ("RDMA READ as
+//! the requester").
 //!
 //! ```text
 //!  sent (a READ request left: QP, PSNs, local address, length, PMTU) ─┐
 //!  clear (the host reset a QP) ───────────────────────────────────────┼─► one operation at a time
-//!  s_dec (the responder's decisions) ─────────────────────────────────┘   entry RAM (per QP)
-//!                                                                          │
+//!  s_dec (the responder's decisions) ─────────────────────────────────┘   ring RAM (per QP) and
+//!                                                                          4 entry RAMs (a slot each)
 //!  m_dec (the decision, a response's write and acknowledgement set) ◄──────┤
-//!  done (a QP's READ is over: its last response, or a clear) ◄─────────────┘
+//!  done (a READ is over: its last response; or all, a clear) ◄─────────────┘
 //! ```
+//!
+//! **The ring**: per QP `{newest READ's last PSN, count, head slot}` in `rings`; slot i of every
+//! QP's ring in `entries[i]`, all four read at once. A new READ goes to slot head + count (with
+//! four outstanding, a fifth takes the newest's place, as the model's limit does; the segmenter
+//! never sends one); a READ sent again (a replay's) rewrites the live slot whose READ ends with
+//! the same PSN, or nothing; responses go to the head's READ, and its last one moves the head on.
+//! A clear empties the ring (its entries are left as they are: the count says which are live).
 //!
 //! A decision that is not forwarded passes in two cycles. A forwarded one (ACK, NAK, READ
 //! response, CNP) takes twelve, one stage per line of `update`:
-//! - `Classify`: the entry is read; the opcode and the syndrome are classified (tables from the
-//!   contracts); the PSN before the packet's.
+//! - `Classify`: the ring and the entries are read; the opcode and the syndrome are classified
+//!   (tables from the contracts); the PSN before the packet's. (`Entry`: the head's entry taken.)
 //! - `Prepare`: the PSNs before and after the one expected, the PSN the ACK covers, whether the
 //!   packet's PSN is the one expected, the PMTU's bytes.
 //! - `Measure`, `Select`: the bytes left against the PMTU; the length and opcode expected.
 //! - `Check`: opcode and length against them; the three PSN orders (two cycles each, started in
-//!   `Measure`): behind the one expected, within the READ, the one expected covered by the ACK.
+//!   `Measure`): behind the one expected, within the newest READ, the one expected covered by
+//!   the ACK.
 //! - `Outcome`, `Add2`, `Add3`: what happens (taken, duplicate, gap, moved, bad) while the next
 //!   local address and bytes left are added 16 bits a cycle (a carry chain per stage).
-//! - `Output`: the entry written back; the decision rebuilt; `done` when the READ is over.
+//! - `Output`: the entry and the ring written back; the decision rebuilt; `done` when the READ
+//!   is over.
 //!
 //! The responder takes 16 cycles per record, so the tracker never slows the receive side.
 
@@ -33,7 +43,7 @@ use crate::common::elab::{bits_from, c};
 use crate::common::psn::PsnOrder;
 use ferroce_contracts::opcode::Opcode;
 use ferroce_contracts::responder::{NakCode, Syndrome, DECISION, DECISION_BITS};
-use ferroce_contracts::tx::Pmtu;
+use ferroce_contracts::tx::{Pmtu, READS_PER_QP};
 use rust_hdl::prelude::*;
 
 mod entries {
@@ -41,11 +51,9 @@ mod entries {
     #![allow(missing_docs)]
     use rust_hdl::prelude::*;
 
-    /// A QP's READ whose response is still coming.
+    /// A QP's READ whose response is still coming (live while its ring slot is counted).
     #[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
     pub struct ReadEntry {
-        /// A READ is outstanding.
-        pub valid: Bit,
         /// The requester was told of the gap before `expected`.
         pub gap_asked: Bit,
         /// A response packet was taken: the next is a middle or the last.
@@ -67,20 +75,20 @@ pub use entries::ReadEntry;
 /// Where the tracker is.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
 pub enum ReadTrackerState {
-    /// Clearing the entry RAM after reset.
+    /// Clearing the ring RAM after reset.
     Init,
     /// Waiting for a clear, a sent READ or a decision.
     Idle,
-    /// Sent: the QP's entry is read.
+    /// Sent: the QP's ring and entries are read.
     SentRead,
-    /// Sent: the entry arrives.
+    /// Sent: they arrive; sent again, the live slot whose READ ends with the same PSN.
     SentEntry,
     /// Sent: the new entry (the gap mark kept when it waits for the same PSN; none for a request
-    /// sent again whose READ has ended).
+    /// sent again whose READ has ended) and its slot.
     SentDecide,
-    /// Decision: the entry is read; opcode and syndrome classified.
+    /// Decision: the ring and the entries are read; opcode and syndrome classified.
     Classify,
-    /// Decision: the entry arrives.
+    /// Decision: the head's entry taken.
     Entry,
     /// Decision: the PSNs around the one expected; the PMTU's bytes.
     Prepare,
@@ -98,7 +106,7 @@ pub enum ReadTrackerState {
     Add3,
     /// Decision: the decision rebuilt, the entry written.
     Output,
-    /// The entry is written (a clear, a sent READ, a decision).
+    /// The ring and the entry are written (a clear: the ring only).
     Write,
 }
 
@@ -148,13 +156,15 @@ pub struct ReadTracker<const QB: usize> {
     pub m_dec_ready: Signal<In, Bit>,
     /// The decision.
     pub m_dec_entry: Signal<Out, Bits<DECISION_BITS>>,
-    /// A QP's READ is over (its last response was taken, or the QP was cleared): valid (held
-    /// until taken).
+    /// A QP's READ is over (its last response was taken), or all of them (the QP was
+    /// cleared): valid (held until taken).
     pub done_valid: Signal<Out, Bit>,
     /// Taken.
     pub done_ready: Signal<In, Bit>,
     /// The QP.
     pub done_qp: Signal<Out, Bits<QB>>,
+    /// The QP was cleared: every READ of it is over.
+    pub done_cleared: Signal<Out, Bit>,
     /// Response packets placed in memory.
     pub cnt_taken: Signal<Out, Bits<32>>,
     /// Response packets behind the one expected, dropped.
@@ -164,7 +174,10 @@ pub struct ReadTracker<const QB: usize> {
     /// Response packets with no READ to go to, beyond it, or of the wrong opcode or length.
     pub cnt_bad: Signal<Out, Bits<32>>,
 
-    entries: RAM<ReadEntry, QB>,
+    /// Per QP, its READs' entries: slot i of every QP's ring in RAM i.
+    entries: [RAM<ReadEntry, QB>; 4],
+    /// Per QP, its ring: `{newest READ's last PSN (28:5), count (4:2), head slot (1:0)}`.
+    rings: RAM<Bits<29>, QB>,
     state: DFF<ReadTrackerState>,
     /// The state is past `Init`, as a register.
     initialized: DFF<Bit>,
@@ -174,9 +187,17 @@ pub struct ReadTracker<const QB: usize> {
     writing: DFF<Bit>,
     /// The QP of the operation (the `Init` sweep's address).
     qp: DFF<Bits<QB>>,
-    /// The entry as read, and as it is written back.
+    /// The entry as read, and as it is written back (at `slot`, unless `entry_write` is low).
     entry: DFF<ReadEntry>,
     new_entry: DFF<ReadEntry>,
+    slot: DFF<Bits<2>>,
+    entry_write: DFF<Bit>,
+    /// The QP's ring as read, and as it is written back.
+    ring_head: DFF<Bits<2>>,
+    ring_count: DFF<Bits<3>>,
+    ring_newest: DFF<Bits<24>>,
+    /// The QP has a READ outstanding (its ring's count is not 0).
+    has_read: DFF<Bit>,
     /// Sent: the READ.
     sent_first_psn_held: DFF<Bits<24>>,
     sent_last_psn_held: DFF<Bits<24>>,
@@ -184,8 +205,8 @@ pub struct ReadTracker<const QB: usize> {
     sent_length_held: DFF<Bits<32>>,
     sent_pmtu_held: DFF<Bits<3>>,
     sent_again_held: DFF<Bit>,
-    /// The request sent again is not the outstanding READ's: it is ignored.
-    sent_stale: DFF<Bit>,
+    /// The ring's live slot whose READ ends with the PSN of the request sent again.
+    sent_found: DFF<Bit>,
     /// Decision: as taken, and its fields.
     decision: DFF<Bits<DECISION_BITS>>,
     forwarded: DFF<Bit>,
@@ -244,10 +265,19 @@ pub struct ReadTracker<const QB: usize> {
     out_entry: DFF<Bits<DECISION_BITS>>,
     done_out_valid: DFF<Bit>,
     done_out_qp: DFF<Bits<QB>>,
+    done_out_cleared: DFF<Bit>,
     taken_counter: EventCounter,
     duplicate_counter: EventCounter,
     gap_counter: EventCounter,
     bad_counter: EventCounter,
+    /// The ring as the RAM gives it.
+    read_head: Signal<Local, Bits<2>>,
+    read_count: Signal<Local, Bits<3>>,
+    /// ... all four slots live; the count below 4.
+    read_full: Signal<Local, Bit>,
+    read_count_low: Signal<Local, Bits<2>>,
+    /// Each slot's READ's last PSN as read.
+    slot_last: [Signal<Local, Bits<24>>; 4],
     /// The entry's bytes left and local address (a struct field is not sliced in Verilog).
     entry_remaining: Signal<Local, Bits<32>>,
     entry_local_address: Signal<Local, Bits<64>>,
@@ -272,6 +302,8 @@ pub struct ReadTracker<const QB: usize> {
     pmtu_code: [Constant<Bits<3>>; 5],
     pmtu_size: [Constant<Bits<13>>; 5],
     last_qp: Constant<Bits<QB>>,
+    /// The slots' numbers.
+    slot_number: [Constant<Bits<2>>; 4],
     qp_limit: Constant<Bits<24>>,
     /// Where the fields are in a decision; the bits a rebuilt decision keeps.
     forwarded_at: Constant<Bits<9>>,
@@ -292,6 +324,7 @@ const REPLACED: [&str; 5] = ["write", "acknowledgement", "write_address", "respo
 impl<const QB: usize> Default for ReadTracker<QB> {
     fn default() -> Self {
         assert!((1..=16).contains(&QB));
+        assert_eq!(READS_PER_QP, 4, "the ring is written for 4 READs per QP");
         let at = |name: &str| c::<9>(DECISION.offset(name) as u64);
         let replaced = |bit: usize| {
             REPLACED.iter().any(|name| {
@@ -330,11 +363,13 @@ impl<const QB: usize> Default for ReadTracker<QB> {
             done_valid: Default::default(),
             done_ready: Default::default(),
             done_qp: Default::default(),
+            done_cleared: Default::default(),
             cnt_taken: Default::default(),
             cnt_duplicates: Default::default(),
             cnt_gaps: Default::default(),
             cnt_bad: Default::default(),
             entries: Default::default(),
+            rings: Default::default(),
             state: Default::default(),
             initialized: Default::default(),
             idle: Default::default(),
@@ -342,13 +377,19 @@ impl<const QB: usize> Default for ReadTracker<QB> {
             qp: Default::default(),
             entry: Default::default(),
             new_entry: Default::default(),
+            slot: Default::default(),
+            entry_write: Default::default(),
+            ring_head: Default::default(),
+            ring_count: Default::default(),
+            ring_newest: Default::default(),
+            has_read: Default::default(),
             sent_first_psn_held: Default::default(),
             sent_last_psn_held: Default::default(),
             sent_local_address_held: Default::default(),
             sent_length_held: Default::default(),
             sent_pmtu_held: Default::default(),
             sent_again_held: Default::default(),
-            sent_stale: Default::default(),
+            sent_found: Default::default(),
             decision: Default::default(),
             forwarded: Default::default(),
             acknowledgement: Default::default(),
@@ -394,10 +435,16 @@ impl<const QB: usize> Default for ReadTracker<QB> {
             out_entry: Default::default(),
             done_out_valid: Default::default(),
             done_out_qp: Default::default(),
+            done_out_cleared: Default::default(),
             taken_counter: Default::default(),
             duplicate_counter: Default::default(),
             gap_counter: Default::default(),
             bad_counter: Default::default(),
+            read_head: Default::default(),
+            read_count: Default::default(),
+            read_full: Default::default(),
+            read_count_low: Default::default(),
+            slot_last: Default::default(),
             entry_remaining: Default::default(),
             entry_local_address: Default::default(),
             out_write: Default::default(),
@@ -420,6 +467,7 @@ impl<const QB: usize> Default for ReadTracker<QB> {
             pmtu_code: Pmtu::ALL.map(|p| c::<3>(u64::from(p.code()))),
             pmtu_size: Pmtu::ALL.map(|p| c::<13>(u64::from(p.bytes()))),
             last_qp: c::<QB>((1 << QB) - 1),
+            slot_number: [0, 1, 2, 3].map(c::<2>),
             qp_limit: c::<24>(1 << QB),
             forwarded_at: at("forwarded"),
             acknowledgement_at: at("acknowledgement"),
@@ -448,13 +496,19 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
             qp,
             entry,
             new_entry,
+            slot,
+            entry_write,
+            ring_head,
+            ring_count,
+            ring_newest,
+            has_read,
             sent_first_psn_held,
             sent_last_psn_held,
             sent_local_address_held,
             sent_length_held,
             sent_pmtu_held,
             sent_again_held,
-            sent_stale,
+            sent_found,
             decision,
             forwarded,
             acknowledgement,
@@ -496,10 +550,15 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
             out_valid,
             out_entry,
             done_out_valid,
-            done_out_qp
+            done_out_qp,
+            done_out_cleared
         );
-        self.entries.read_clock.next = self.clock.val();
-        self.entries.write_clock.next = self.clock.val();
+        for i in 0..4 {
+            self.entries[i].read_clock.next = self.clock.val();
+            self.entries[i].write_clock.next = self.clock.val();
+        }
+        self.rings.read_clock.next = self.clock.val();
+        self.rings.write_clock.next = self.clock.val();
         self.behind_expected.clock.next = self.clock.val();
         self.within_read.clock.next = self.clock.val();
         self.covers_expected.clock.next = self.clock.val();
@@ -511,15 +570,32 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
         self.entry_remaining.next = self.entry.q.val().remaining;
         self.entry_local_address.next = self.entry.q.val().local_address;
 
-        // ---- defaults: the RAM at the operation's QP, the orders on the registers ----
-        self.entries.read_address.next = self.qp.q.val();
-        self.entries.write_address.next = self.qp.q.val();
-        self.entries.write_data.next = self.new_entry.q.val();
-        self.entries.write_enable.next = self.writing.q.val() || !self.initialized.q.val();
+        // ---- defaults: the RAMs at the operation's QP, the orders on the registers ----
+        for i in 0..4 {
+            self.entries[i].read_address.next = self.qp.q.val();
+            self.entries[i].write_address.next = self.qp.q.val();
+            self.entries[i].write_data.next = self.new_entry.q.val();
+            self.entries[i].write_enable.next =
+                self.writing.q.val() && self.entry_write.q.val() && (self.slot.q.val() == self.slot_number[i].val());
+        }
+        self.rings.read_address.next = self.qp.q.val();
+        self.rings.write_address.next = self.qp.q.val();
+        self.rings.write_data.next = (bit_cast::<29, 24>(self.ring_newest.q.val()) << 5)
+            | (bit_cast::<29, 3>(self.ring_count.q.val()) << 2)
+            | bit_cast::<29, 2>(self.ring_head.q.val());
+        self.rings.write_enable.next = self.writing.q.val() || !self.initialized.q.val();
+        self.read_head.next = self.rings.read_data.val().get_bits::<2>(0);
+        self.read_count.next = self.rings.read_data.val().get_bits::<3>(2);
+        self.read_full.next = self.read_count.val().get_bit(2);
+        self.read_count_low.next = self.read_count.val().get_bits::<2>(0);
+        self.slot_last[0].next = self.entries[0].read_data.val().last;
+        self.slot_last[1].next = self.entries[1].read_data.val().last;
+        self.slot_last[2].next = self.entries[2].read_data.val().last;
+        self.slot_last[3].next = self.entries[3].read_data.val().last;
         self.behind_expected.first.next = self.psn.q.val();
         self.behind_expected.second.next = self.expected_before.q.val();
         self.within_read.first.next = self.psn.q.val();
-        self.within_read.second.next = self.entry.q.val().last;
+        self.within_read.second.next = self.ring_newest.q.val();
         self.covers_expected.first.next = self.entry.q.val().expected;
         self.covers_expected.second.next = self.acknowledged.q.val();
         self.taken_counter.increment.next = false;
@@ -566,7 +642,6 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
 
         match self.state.q.val() {
             ReadTrackerState::Init => {
-                self.new_entry.d.next.valid = false;
                 self.qp.d.next = self.qp.q.val() + 1;
                 if self.qp.q.val() == self.last_qp.val() {
                     self.initialized.d.next = true;
@@ -580,11 +655,16 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
                 self.idle.d.next = true;
                 if self.idle.q.val() {
                     if self.clear_valid.val() && !self.done_out_valid.q.val() {
+                        // the ring emptied; its entries are left as they are
                         self.clear_ready.next = true;
                         self.qp.d.next = self.clear_qp.val();
-                        self.new_entry.d.next.valid = false;
+                        self.ring_head.d.next = 0.into();
+                        self.ring_count.d.next = 0.into();
+                        self.ring_newest.d.next = 0.into();
+                        self.entry_write.d.next = false;
                         self.done_out_valid.d.next = true;
                         self.done_out_qp.d.next = self.clear_qp.val();
+                        self.done_out_cleared.d.next = true;
                         self.writing.d.next = true;
                         self.idle.d.next = false;
                         self.state.d.next = ReadTrackerState::Write;
@@ -619,15 +699,28 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
                 self.state.d.next = ReadTrackerState::SentEntry;
             }
             ReadTrackerState::SentEntry => {
-                self.entry.d.next = self.entries.read_data.val();
-                self.sent_stale.d.next = self.sent_again_held.q.val()
-                    && !(self.entries.read_data.val().valid && (self.entries.read_data.val().last == self.sent_last_psn_held.q.val()));
+                // the ring and its entries: sent again, the live slot whose READ ends with the
+                // same PSN (none: ignored); a new READ goes behind the newest (in its place
+                // when the ring is full)
+                self.ring_head.d.next = self.read_head.val();
+                self.ring_count.d.next = self.read_count.val();
+                self.ring_newest.d.next = self.rings.read_data.val().get_bits::<24>(5);
+                self.sent_found.d.next = false;
+                self.entry.d.next = self.entries[0].read_data.val();
+                for i in 0..4 {
+                    if (self.read_full.val() || ((self.slot_number[i].val() - self.read_head.val()) < self.read_count_low.val()))
+                        && (self.slot_last[i].val() == self.sent_last_psn_held.q.val())
+                    {
+                        self.sent_found.d.next = true;
+                        self.slot.d.next = self.slot_number[i].val();
+                        self.entry.d.next = self.entries[i].read_data.val();
+                    }
+                }
                 self.state.d.next = ReadTrackerState::SentDecide;
             }
             ReadTrackerState::SentDecide => {
                 // (a request sent again of a READ that has ended: nothing written)
-                self.new_entry.d.next.valid = true;
-                self.new_entry.d.next.gap_asked = self.entry.q.val().valid
+                self.new_entry.d.next.gap_asked = self.sent_again_held.q.val()
                     && self.entry.q.val().gap_asked
                     && (self.entry.q.val().expected == self.sent_first_psn_held.q.val());
                 self.new_entry.d.next.open = false;
@@ -636,7 +729,17 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
                 self.new_entry.d.next.local_address = self.sent_local_address_held.q.val();
                 self.new_entry.d.next.remaining = self.sent_length_held.q.val();
                 self.new_entry.d.next.pmtu = self.sent_pmtu_held.q.val();
-                self.writing.d.next = !self.sent_stale.q.val();
+                if !self.sent_again_held.q.val() {
+                    self.ring_newest.d.next = self.sent_last_psn_held.q.val();
+                    self.slot.d.next = self.ring_head.q.val() + bit_cast::<2, 3>(self.ring_count.q.val());
+                    self.ring_count.d.next = self.ring_count.q.val() + 1;
+                    if self.ring_count.q.val() == 4 {
+                        self.slot.d.next = self.ring_head.q.val() + 3;
+                        self.ring_count.d.next = self.ring_count.q.val();
+                    }
+                }
+                self.entry_write.d.next = true;
+                self.writing.d.next = !self.sent_again_held.q.val() || self.sent_found.q.val();
                 self.state.d.next = ReadTrackerState::Write;
             }
             ReadTrackerState::Classify => {
@@ -663,7 +766,18 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
                 }
             }
             ReadTrackerState::Entry => {
-                self.entry.d.next = self.entries.read_data.val();
+                // the QP's oldest READ: its responses go to it
+                self.ring_head.d.next = self.read_head.val();
+                self.ring_count.d.next = self.read_count.val();
+                self.ring_newest.d.next = self.rings.read_data.val().get_bits::<24>(5);
+                self.has_read.d.next = self.read_count.val().any();
+                self.slot.d.next = self.read_head.val();
+                self.entry.d.next = self.entries[0].read_data.val();
+                for i in 1..4 {
+                    if self.read_head.val() == self.slot_number[i].val() {
+                        self.entry.d.next = self.entries[i].read_data.val();
+                    }
+                }
                 self.state.d.next = ReadTrackerState::Prepare;
             }
             ReadTrackerState::Prepare => {
@@ -719,7 +833,7 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
                 // a response: taken at the PSN expected, else a duplicate, a gap or bad;
                 // an ACK or NAK covering the PSN expected: the gap, or moved to it
                 if self.is_response.q.val() {
-                    if !self.entry.q.val().valid || !self.qp_in_range.q.val() {
+                    if !self.has_read.q.val() || !self.qp_in_range.q.val() {
                         self.bad.d.next = true;
                     } else if self.psn_is_expected.q.val() {
                         self.taken.d.next = self.opcode_ok.q.val() && self.length_ok.q.val();
@@ -733,7 +847,7 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
                         self.bad.d.next = true;
                     }
                 } else if self.is_ack_packet.q.val()
-                    && self.entry.q.val().valid
+                    && self.has_read.q.val()
                     && self.qp_in_range.q.val()
                     && !self.syndrome_reserved.q.val()
                     && self.covers_expected.at_or_before.val()
@@ -764,7 +878,6 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
             ReadTrackerState::Output => {
                 self.new_entry.d.next = self.entry.q.val();
                 if self.taken.q.val() {
-                    self.new_entry.d.next.valid = self.more_than_pmtu.q.val();
                     self.new_entry.d.next.gap_asked = false;
                     self.new_entry.d.next.open = true;
                     self.new_entry.d.next.expected = self.expected_after.q.val();
@@ -775,8 +888,12 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
                     self.new_entry.d.next.remaining = (bit_cast::<32, 16>(self.remaining_1.q.val()) << 16)
                         | bit_cast::<32, 16>(self.remaining_0.q.val().get_bits::<16>(0));
                     if !self.more_than_pmtu.q.val() {
+                        // the oldest READ is over: the next one is the oldest
+                        self.ring_head.d.next = self.ring_head.q.val() + 1;
+                        self.ring_count.d.next = self.ring_count.q.val() - 1;
                         self.done_out_valid.d.next = true;
                         self.done_out_qp.d.next = self.qp.q.val();
+                        self.done_out_cleared.d.next = false;
                     }
                 }
                 if self.gap_new.q.val() || (self.moved.q.val() && self.syndrome_sequence.q.val()) {
@@ -793,6 +910,7 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
                 self.duplicate_counter.increment.next = self.duplicate.q.val();
                 self.gap_counter.increment.next = self.gap_new.q.val();
                 self.bad_counter.increment.next = self.bad.q.val();
+                self.entry_write.d.next = true;
                 self.writing.d.next = true;
                 self.state.d.next = ReadTrackerState::Write;
             }
@@ -802,7 +920,7 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
             }
         }
         if !self.initialized.q.val() {
-            self.entries.write_data.next.valid = false;
+            self.rings.write_data.next = 0.into();
         }
         if self.reset.val() {
             self.state.d.next = ReadTrackerState::Init;
@@ -820,6 +938,7 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
         self.m_dec_entry.next = self.out_entry.q.val();
         self.done_valid.next = self.done_out_valid.q.val();
         self.done_qp.next = self.done_out_qp.q.val();
+        self.done_cleared.next = self.done_out_cleared.q.val();
         self.taken_counter.reset.next = self.reset.val();
         self.duplicate_counter.reset.next = self.reset.val();
         self.gap_counter.reset.next = self.reset.val();

@@ -214,12 +214,14 @@ pub struct RxPath<const W: usize, const K: usize, const D: usize, const QB: usiz
     pub read_sent_pmtu: Signal<In, Bits<3>>,
     /// The request is sent again (a replay's).
     pub read_sent_again: Signal<In, Bit>,
-    /// A QP's READ is over (for the segmenter): valid.
+    /// A QP's READ is over, or all of them (for the segmenter): valid.
     pub read_done_valid: Signal<Out, Bit>,
     /// Taken.
     pub read_done_ready: Signal<In, Bit>,
     /// Its QP.
     pub read_done_qp: Signal<Out, Bits<QB>>,
+    /// All the QP's READs are over (it was reset).
+    pub read_done_cleared: Signal<Out, Bit>,
     /// READ response packets placed in memory.
     pub cnt_read_taken: Signal<Out, Bits<32>>,
     /// READ response packets behind the one expected, dropped.
@@ -336,6 +338,7 @@ impl<const W: usize, const K: usize, const D: usize, const QB: usize, const RB: 
             read_done_valid: Default::default(),
             read_done_ready: Default::default(),
             read_done_qp: Default::default(),
+            read_done_cleared: Default::default(),
             cnt_read_taken: Default::default(),
             cnt_read_duplicates: Default::default(),
             cnt_read_gaps: Default::default(),
@@ -486,6 +489,7 @@ impl<const W: usize, const K: usize, const D: usize, const QB: usize, const RB: 
         self.read_done_valid.next = self.reads.done_valid.val();
         self.reads.done_ready.next = self.read_done_ready.val();
         self.read_done_qp.next = self.reads.done_qp.val();
+        self.read_done_cleared.next = self.reads.done_cleared.val();
         // a commit clears the QP's READ (commits come far apart: the FIFO never fills)
         self.clears.push.next = self.qp_commit_valid.val();
         self.clears.push_value.next = self.qp_commit_index.val();

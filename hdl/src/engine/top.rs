@@ -585,6 +585,7 @@ impl<
         self.tx.read_done_valid.next = self.rx.read_done_valid.val();
         self.rx.read_done_ready.next = self.tx.read_done_ready.val();
         self.tx.read_done_qp.next = self.rx.read_done_qp.val();
+        self.tx.read_done_cleared.next = self.rx.read_done_cleared.val();
         self.registers.qp_status_value.next = bit_cast::<32, COMPLETION_STATUS_BITS>(self.tx.qp_status_value.val());
         self.registers.cpl_valid.next = self.tx.cpl_valid.val();
         self.tx.cpl_ready.next = self.registers.cpl_ready.val();

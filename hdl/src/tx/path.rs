@@ -147,12 +147,15 @@ pub struct TxPath<
     pub qp_commit_valid: Signal<In, Bit>,
     /// The host rewrote a QP context: its index.
     pub qp_commit_index: Signal<In, Bits<QB>>,
-    /// The READ tracker: a QP's READ is over (the segmenter's `read_done_*`): valid.
+    /// The READ tracker: a QP's READ is over, or all of them (the segmenter's
+    /// `read_done_*`): valid.
     pub read_done_valid: Signal<In, Bit>,
     /// Taken.
     pub read_done_ready: Signal<Out, Bit>,
     /// Its QP.
     pub read_done_qp: Signal<In, Bits<QB>>,
+    /// All the QP's READs are over (it was reset).
+    pub read_done_cleared: Signal<In, Bit>,
     /// A READ request was cut, new or sent again (for the READ tracker): valid (held until
     /// taken).
     pub read_sent_valid: Signal<Out, Bit>,
@@ -407,6 +410,7 @@ impl<
             read_done_valid: Default::default(),
             read_done_ready: Default::default(),
             read_done_qp: Default::default(),
+            read_done_cleared: Default::default(),
             read_sent_valid: Default::default(),
             read_sent_ready: Default::default(),
             read_sent_qp: Default::default(),
@@ -730,6 +734,7 @@ impl<
         self.segmenter.read_done_valid.next = self.read_done_valid.val();
         self.read_done_ready.next = self.segmenter.read_done_ready.val();
         self.segmenter.read_done_qp.next = self.read_done_qp.val();
+        self.segmenter.read_done_cleared.next = self.read_done_cleared.val();
         self.read_sent_valid.next = self.segmenter.read_sent_valid.val();
         self.segmenter.read_sent_ready.next = self.read_sent_ready.val();
         self.read_sent_qp.next = self.segmenter.read_sent_qp.val();

@@ -57,13 +57,16 @@
 //! in the scheduler; the next decision is asked for after the charge.
 //!
 //! **RDMA READ.** A READ post (RC only) is cut as a WRITE (blocks aligned to the remote
-//! address), each block one READ request. One READ is outstanding per QP: a decision for a READ
-//! whose QP has one (`reads_outstanding`, read with the hold) cuts nothing and re-enqueues, as a
-//! held QP does; the bit is set when a READ block is cut and cleared by the READ tracker's
-//! `read_done` (its last response came, or the QP was reset), taken in any cycle but the one a
-//! block is issued in: the tracker takes no response while its `done` waits, so waiting for the
-//! state machine (a cut stalled behind a replay that needs the wire to move) could stop the
-//! receive side and, through the peer, the wire itself.
+//! address), each block one READ request. A QP has at most `READS_PER_QP` (4) READs outstanding:
+//! a decision for a READ whose QP has that many cuts nothing and re-enqueues, as a held QP
+//! does. Per QP two counts modulo 8 say it: READs cut (`reads_cut`, counted in `CutIssue`) and
+//! READs over (`reads_done`, counted by the READ tracker's `read_done`: one READ's last
+//! response came; or, `read_done_cleared`, the QP was reset: all of them, the count of READs
+//! over becomes the count cut), each in a RAM read where its writer needs it and a copy read
+//! where the other side does. A `done` is taken every other cycle whatever the state machine
+//! does: the tracker takes no response while its `done` waits, so waiting for the state machine
+//! (a cut stalled behind a replay that needs the wire to move) could stop the receive side and,
+//! through the peer, the wire itself.
 //!
 //! **Send history.** A decision for an RC QP whose send history has at most one free slot
 //! (`history_full`, asked with `history_full_qp` while the context is read: the packetizer may
@@ -76,7 +79,7 @@ use crate::common::elab::c;
 use ferroce_contracts::opcode::Transport;
 use ferroce_contracts::reliability::SENT_BLOCK_BITS;
 use ferroce_contracts::tx::{
-    Pmtu, PostError, QpState, COMPLETION_STATUS_BITS, MAX_MESSAGE_BYTES, POST, POST_BITS, QP_CONTEXT, QP_CONTEXT_BITS,
+    Pmtu, PostError, QpState, COMPLETION_STATUS_BITS, MAX_MESSAGE_BYTES, POST, POST_BITS, QP_CONTEXT, QP_CONTEXT_BITS, READS_PER_QP,
 };
 use rust_hdl::prelude::*;
 
@@ -317,14 +320,16 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     pub record_retry: Signal<Out, Bits<3>>,
     /// The packetizer's `record_rnr_retry`.
     pub record_rnr_retry: Signal<Out, Bits<3>>,
-    /// The READ tracker: a QP's READ is over (its last response came, or the QP was reset):
-    /// valid.
+    /// The READ tracker: a QP's READ is over (its last response came), or all of them (the
+    /// QP was reset): valid.
     pub read_done_valid: Signal<In, Bit>,
-    /// Taken (in every state but `Init` and the cycle a block is issued, so the receive side
-    /// never waits for a decision to end).
+    /// Taken (every other cycle after `Init`, whatever the state machine does, so the receive
+    /// side never waits for a decision to end).
     pub read_done_ready: Signal<Out, Bit>,
     /// Its QP.
     pub read_done_qp: Signal<In, Bits<QB>>,
+    /// All the QP's READs are over (it was reset).
+    pub read_done_cleared: Signal<In, Bit>,
     /// The packetizer's `read_sent_valid`.
     pub read_sent_valid: Signal<Out, Bit>,
     /// The packetizer's `read_sent_ready`.
@@ -377,8 +382,18 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     /// imm_every_block (3), solicited (2), op (1:0)}`; a READ's op bits are a WRITE's (it is
     /// cut as one), a WRITE as one message's a SEND's (it is cut as one).
     table_flags: RAM<Bits<8>, CB>,
-    /// Per QP: a READ is outstanding (its response has not all come).
-    reads_outstanding: RAM<Bit, QB>,
+    /// Per QP: READ requests cut (modulo 8), read at the decision's QP and, as a copy, at a
+    /// `done`'s.
+    reads_cut: RAM<Bits<3>, QB>,
+    reads_cut_at_done: RAM<Bits<3>, QB>,
+    /// Per QP: READs over (modulo 8), read at a `done`'s QP and, as a copy, at the decision's.
+    /// A QP has `READS_PER_QP` outstanding when the two differ by that much.
+    reads_done: RAM<Bits<3>, QB>,
+    reads_done_at_cut: RAM<Bits<3>, QB>,
+    /// A `done` was taken last cycle: its count is written now (no `done` is taken).
+    done_taken: DFF<Bit>,
+    done_qp_taken: DFF<Bits<QB>>,
+    done_cleared_taken: DFF<Bit>,
     /// The post is a READ response (no refusal, no result).
     internal: DFF<Bit>,
     /// A READ response is in the table, on the responder channel (until its last group is cut).
@@ -502,6 +517,8 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     /// The READ tracker's `done` may be taken this cycle: any state after `Init` but a
     /// `CutIssue` whose block is taken (that one may set the QP's bit).
     read_done_open: Signal<Local, Bit>,
+    /// The decision's QP has `READS_PER_QP` READs outstanding.
+    reads_full: Signal<Local, Bit>,
     // constants
     post_at: [Constant<Bits<8>>; 10],
     context_at: [Constant<Bits<10>>; 9],
@@ -547,6 +564,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
         assert!((1..=1u64 << CB).contains(&u64::from(channels)), "channels");
         assert!((1..=32).contains(&queues), "queues");
         assert!((1..=1u64 << QB).contains(&u64::from(qps)), "qps");
+        assert_eq!(READS_PER_QP, 4, "the READ counts are written for 4 READs per QP");
         assert!((1..=15).contains(&QL), "QP read latency");
         let code = |e: PostError| c::<3>(u64::from(e.code()));
         Self {
@@ -627,6 +645,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             read_done_valid: Default::default(),
             read_done_ready: Default::default(),
             read_done_qp: Default::default(),
+            read_done_cleared: Default::default(),
             read_sent_valid: Default::default(),
             read_sent_ready: Default::default(),
             read_sent_qp: Default::default(),
@@ -658,7 +677,13 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             table_immediate: Default::default(),
             table_qp: Default::default(),
             table_flags: Default::default(),
-            reads_outstanding: Default::default(),
+            reads_cut: Default::default(),
+            reads_cut_at_done: Default::default(),
+            reads_done: Default::default(),
+            reads_done_at_cut: Default::default(),
+            done_taken: Default::default(),
+            done_qp_taken: Default::default(),
+            done_cleared_taken: Default::default(),
             busy: Default::default(),
             busy_write_enable: Default::default(),
             busy_write_address: Default::default(),
@@ -738,6 +763,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             read_request: Default::default(),
             taking_read: Default::default(),
             read_done_open: Default::default(),
+            reads_full: Default::default(),
             internal: Default::default(),
             responder_busy: Default::default(),
             pmtu_shift: Default::default(),
@@ -797,6 +823,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             follower_write_data,
             release_channel,
             release_queue,
+            done_taken,
+            done_qp_taken,
+            done_cleared_taken,
             init_channel,
             init_qp,
             init_channels_done,
@@ -917,8 +946,14 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.table_in_line.read_clock.next = self.clock.val();
         self.table_in_line.write_clock.next = self.clock.val();
         self.hold.write_clock.next = self.clock.val();
-        self.reads_outstanding.read_clock.next = self.clock.val();
-        self.reads_outstanding.write_clock.next = self.clock.val();
+        self.reads_cut.read_clock.next = self.clock.val();
+        self.reads_cut.write_clock.next = self.clock.val();
+        self.reads_cut_at_done.read_clock.next = self.clock.val();
+        self.reads_cut_at_done.write_clock.next = self.clock.val();
+        self.reads_done.read_clock.next = self.clock.val();
+        self.reads_done.write_clock.next = self.clock.val();
+        self.reads_done_at_cut.read_clock.next = self.clock.val();
+        self.reads_done_at_cut.write_clock.next = self.clock.val();
         self.packetizer.reset.next = self.reset.val();
         self.packetizer.commit_valid.next = self.qp_commit_valid.val();
         self.packetizer.commit_index.next = self.qp_commit_index.val();
@@ -960,14 +995,33 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             self.release_queue.d.next = self.table_queue.read_data.val();
         }
         self.table_in_line.read_address.next = self.cut_channel.q.val();
-        self.reads_outstanding.read_address.next = self.table_qp.read_data.val();
-        // a QP's READ: set when one is cut (`CutIssue`), cleared by the tracker's `done` in any
-        // other cycle after `Init`
-        self.read_done_open.next = (self.state.q.val() != SegmenterState::Init)
-            && !((self.state.q.val() == SegmenterState::CutIssue) && self.packetizer.block_ready.val());
-        self.reads_outstanding.write_enable.next = self.read_done_valid.val() && self.read_done_open.val();
-        self.reads_outstanding.write_address.next = self.read_done_qp.val();
-        self.reads_outstanding.write_data.next = false;
+        // a QP's READs: counted when cut (`CutIssue`), and when over by the tracker's `done`,
+        // taken every other cycle after `Init` (the count written the cycle after; a reset QP's
+        // count of READs over becomes its count of READs cut)
+        self.reads_cut.read_address.next = self.table_qp.read_data.val();
+        self.reads_done_at_cut.read_address.next = self.table_qp.read_data.val();
+        self.reads_cut_at_done.read_address.next = self.read_done_qp.val();
+        self.reads_done.read_address.next = self.read_done_qp.val();
+        self.reads_cut.write_enable.next = false;
+        self.reads_cut.write_address.next = self.table_qp.read_data.val();
+        self.reads_cut.write_data.next = self.reads_cut.read_data.val() + 1;
+        self.reads_cut_at_done.write_enable.next = false;
+        self.reads_cut_at_done.write_address.next = self.table_qp.read_data.val();
+        self.reads_cut_at_done.write_data.next = self.reads_cut.read_data.val() + 1;
+        self.read_done_open.next = (self.state.q.val() != SegmenterState::Init) && !self.done_taken.q.val();
+        self.reads_full.next = (self.reads_cut.read_data.val() - self.reads_done_at_cut.read_data.val()).get_bit(2);
+        self.done_taken.d.next = self.read_done_valid.val() && self.read_done_open.val();
+        self.done_qp_taken.d.next = self.read_done_qp.val();
+        self.done_cleared_taken.d.next = self.read_done_cleared.val();
+        self.reads_done.write_enable.next = self.done_taken.q.val();
+        self.reads_done.write_address.next = self.done_qp_taken.q.val();
+        self.reads_done.write_data.next = self.reads_done.read_data.val() + 1;
+        if self.done_cleared_taken.q.val() {
+            self.reads_done.write_data.next = self.reads_cut_at_done.read_data.val();
+        }
+        self.reads_done_at_cut.write_enable.next = self.done_taken.q.val();
+        self.reads_done_at_cut.write_address.next = self.done_qp_taken.q.val();
+        self.reads_done_at_cut.write_data.next = self.reads_done.write_data.val();
         self.busy.read_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
 
         // RAM writes: the table by a post or a decision (below); busy: `done` first
@@ -1144,8 +1198,18 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 self.line_write_address.d.next = self.init_qp.q.val();
                 self.follower_write_enable.d.next = true;
                 self.follower_write_address.d.next = self.init_channel.q.val();
-                self.reads_outstanding.write_enable.next = true;
-                self.reads_outstanding.write_address.next = self.init_qp.q.val();
+                self.reads_cut.write_enable.next = true;
+                self.reads_cut.write_address.next = self.init_qp.q.val();
+                self.reads_cut.write_data.next = 0.into();
+                self.reads_cut_at_done.write_enable.next = true;
+                self.reads_cut_at_done.write_address.next = self.init_qp.q.val();
+                self.reads_cut_at_done.write_data.next = 0.into();
+                self.reads_done.write_enable.next = true;
+                self.reads_done.write_address.next = self.init_qp.q.val();
+                self.reads_done.write_data.next = 0.into();
+                self.reads_done_at_cut.write_enable.next = true;
+                self.reads_done_at_cut.write_address.next = self.init_qp.q.val();
+                self.reads_done_at_cut.write_data.next = 0.into();
                 if !self.init_channels_done.q.val() {
                     self.init_channel.d.next = self.init_channel.q.val() + 1;
                 }
@@ -1350,7 +1414,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                         + bit_cast::<6, 3>(self.qp_read_entry.val().get_bits::<3>(self.context_at[2].val().index()));
                     // a READ response is in the responder's PSN space: not held, never recorded
                     self.held.d.next = !self.read_response.val()
-                        && ((self.read_request.val() && self.reads_outstanding.read_data.val())
+                        && ((self.read_request.val() && self.reads_full.val())
                             || (self.hold.read_data.val().get_bit(16)
                                 && (self.hold.read_data.val().get_bits::<16>(0) != bit_cast::<16, CB>(self.cut_channel.q.val())))
                             || (self.history_full.val()
@@ -1484,9 +1548,8 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                         self.follower_write_enable.d.next = self.follower.read_data.val().get_bit(16);
                         self.line_write_enable.d.next = !self.follower.read_data.val().get_bit(16);
                     }
-                    self.reads_outstanding.write_enable.next = self.read_request.val();
-                    self.reads_outstanding.write_address.next = self.table_qp.read_data.val();
-                    self.reads_outstanding.write_data.next = true;
+                    self.reads_cut.write_enable.next = self.read_request.val();
+                    self.reads_cut_at_done.write_enable.next = self.read_request.val();
                     self.state.d.next = SegmenterState::Requeue;
                     if self.last.q.val() {
                         self.state.d.next = SegmenterState::Idle;

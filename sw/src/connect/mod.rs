@@ -13,7 +13,7 @@ pub mod message;
 use crate::{Ferroce, Finished, PostOutcome, ReceiveOutcome, Region};
 use ferroce_contracts::regs::{PostState, POLL_CHANNELS};
 use ferroce_contracts::responder::{Access, ResponderCounter};
-use ferroce_contracts::tx::{udp_source_port_hash, Pmtu, PostOp, QpState, POST};
+use ferroce_contracts::tx::{udp_source_port_hash, Pmtu, PostOp, QpState, POST, READS_PER_QP};
 use message::message_text;
 pub use message::{gid_ipv4, ipv4_gid, MessageError, PerftestKey, PingpongAddress};
 use std::fmt;
@@ -793,8 +793,9 @@ pub struct PerftestOutcome {
 ///   or cycling through a page for messages up to half a page, as perftest does), up to
 ///   `channels.count` in flight; then the report (of the last size) sent to the server.
 /// - `ib_read_bw` client: `iterations` RDMA READs of the server's buffer (its addresses as
-///   `ib_write_bw`'s) into the engine's, up to `channels.count` posted (the engine has one READ
-///   on the wire per QP at a time; perftest's `out_reads` it is told is 1); then the report.
+///   `ib_write_bw`'s) into the engine's, up to `channels.count` posted (the engine has up to
+///   `READS_PER_QP` READs on the wire per QP; perftest's `out_reads` it is told); then the
+///   report.
 /// - `ib_write_bw` server: the engine's buffer exposed with remote write (`ib_read_bw`: remote
 ///   read), as large as the
 ///   largest message; the client's report received.
@@ -854,7 +855,7 @@ pub fn perftest(
     let rkey = test.region << ferroce_contracts::responder::REGION_KEY_BITS;
     let ours = PerftestKey {
         lid: 0,
-        out_reads: 1,
+        out_reads: READS_PER_QP as u16,
         qpn: end.qp,
         psn: end.psn,
         rkey,

@@ -1,6 +1,6 @@
 //! The requester's outstanding RDMA READs on the receive side (`ReadTracker` in the RTL): per
-//! QP the READs whose responses are still coming, oldest first (up to a limit per QP, 1 in the
-//! RTL today), where the oldest's next response packet goes in local memory, and the rewrites that keep the ACK tracker from completing a READ whose responses
+//! QP the READs whose responses are still coming, oldest first (up to a limit per QP,
+//! [`READS_PER_QP`] in the RTL), where the oldest's next response packet goes in local memory, and the rewrites that keep the ACK tracker from completing a READ whose responses
 //! were lost (`docs/reliability.md`, "RDMA READ as the requester").
 //!
 //! It sits on the responder's decisions, after the responder and before the payload writer:
@@ -29,7 +29,7 @@
 
 use super::acknowledge::psn_at_or_before;
 use crate::contracts::responder::{NakCode, Syndrome};
-use crate::contracts::tx::Pmtu;
+use crate::contracts::tx::{Pmtu, READS_PER_QP};
 use crate::responder::Decision;
 use crate::wire::bth::PSN_MASK;
 use crate::wire::Opcode;
@@ -106,9 +106,10 @@ pub fn is_read_response(opcode: u8) -> bool {
 }
 
 impl ReadTracker {
-    /// An empty tracker of `2^qp_bits` QPs, one READ outstanding per QP (the RTL's).
+    /// An empty tracker of `2^qp_bits` QPs, [`READS_PER_QP`] READs outstanding per QP (the
+    /// RTL's).
     pub fn new(qp_bits: u32) -> ReadTracker {
-        ReadTracker::with_limit(qp_bits, 1)
+        ReadTracker::with_limit(qp_bits, READS_PER_QP)
     }
 
     /// An empty tracker of `2^qp_bits` QPs, `reads_per_qp` READs outstanding per QP at most.
