@@ -113,6 +113,9 @@ pub struct SegmenterRun {
     pub records: Vec<BlockRecord>,
     /// The pacers' charges `(queue, bytes)`, in order.
     pub charges: Vec<(u8, u32)>,
+    /// With [`SegmenterRtl::read_done_delay`]: the most READ requests of one QP out whose
+    /// `read_done` had not been given.
+    pub most_reads_in_flight: usize,
 }
 
 /// Packets cut: their descriptors (packed `PACKET`) and read commands `(address, bytes)`, in
@@ -241,6 +244,9 @@ pub struct SegmenterRtl {
     /// The segmenter asked for a decision in the last cycle of the previous run: the next
     /// cycle answers "nothing eligible" (that run's scheduler was empty).
     answer_due: bool,
+    /// A READ tracker stand-in: each READ request's `read_done` this many cycles after it left
+    /// (taken when the segmenter is ready). `None`: no `done` ever (the default).
+    pub read_done_delay: Option<u64>,
 }
 
 impl SegmenterRtl {
@@ -321,6 +327,7 @@ impl SegmenterRtl {
             m,
             p,
             answer_due: false,
+            read_done_delay: None,
         })
     }
 
@@ -382,6 +389,12 @@ impl SegmenterRtl {
         // the decision the runner answers itself (posting phase): due next cycle
         let mut declined = self.answer_due;
         let mut dones: VecDeque<(u64, u64)> = VecDeque::new();
+        // READ requests out per QP without their `read_done`, and the dones due `(cycle, QP)`
+        let mut reads_in_flight: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+        let mut read_dones: VecDeque<(u64, u32)> = VecDeque::new();
+        let read_done_valid = m.port("read_done_valid").map_err(|e| e.to_string())?;
+        let read_done_ready = m.port("read_done_ready").map_err(|e| e.to_string())?;
+        let read_done_qp = m.port("read_done_qp").map_err(|e| e.to_string())?;
         let mut first_decision: Option<u64> = None;
         let mut last_progress = 0u64;
         let mut last_descriptor = 0u64;
@@ -422,6 +435,9 @@ impl SegmenterRtl {
             if done.is_some() {
                 dones.pop_front();
             }
+            let read_done = read_dones.front().filter(|&&(due, _)| due <= cycle).map(|&(_, qp)| qp);
+            m.set_u64(read_done_valid, u64::from(read_done.is_some()));
+            m.set_u64(read_done_qp, u64::from(read_done.unwrap_or(0)));
             let desc_ready = rng.gen_bool(env.desc_ready);
             let read_ready = rng.gen_bool(env.read_ready);
             m.set_u64(p.m_desc_ready, u64::from(desc_ready));
@@ -432,6 +448,11 @@ impl SegmenterRtl {
             if post_presented && m.peek_u64(p.post_ready) != 0 {
                 post_presented = false;
                 next_post += 1;
+            }
+            if let Some(qp) = read_done.filter(|_| m.peek_u64(read_done_ready) != 0) {
+                read_dones.pop_front();
+                *reads_in_flight.entry(qp).or_default() -= 1;
+                last_progress = cycle;
             }
             if m.peek_u64(p.post_result_valid) != 0 {
                 let code = m.peek_u64(p.post_result_code) as u8;
@@ -459,6 +480,17 @@ impl SegmenterRtl {
             }
             if m.peek_u64(p.m_desc_valid) != 0 && desc_ready {
                 let words = m.peek(p.m_desc);
+                let opcode = crate::contracts::tx::PACKET.decode(&words, "opcode") as u8;
+                if let Some(delay) = self
+                    .read_done_delay
+                    .filter(|_| opcode == crate::wire::Opcode::RC_READ_REQUEST.value())
+                {
+                    let qp = crate::contracts::tx::PACKET.decode(&words, "qp") as u32;
+                    let in_flight = reads_in_flight.entry(qp).or_default();
+                    *in_flight += 1;
+                    run.most_reads_in_flight = run.most_reads_in_flight.max(*in_flight);
+                    read_dones.push_back((cycle + delay, qp));
+                }
                 let last = crate::contracts::tx::PACKET.decode(&words, "last_of_transfer") != 0;
                 if last {
                     let channel = crate::contracts::tx::PACKET.decode(&words, "channel") as u64;
@@ -493,7 +525,7 @@ impl SegmenterRtl {
             }
             m.step(1);
 
-            if !posting && sched.occupancy() == 0 && dones.is_empty() && cycle - last_progress > QUIET_CYCLES {
+            if !posting && sched.occupancy() == 0 && dones.is_empty() && read_dones.is_empty() && cycle - last_progress > QUIET_CYCLES {
                 for (slot, &port) in run.refused.iter_mut().zip(&p.counters) {
                     *slot = m.get_u64(port) as u32;
                 }

@@ -5,7 +5,7 @@
 //! and queues with weights, several channels on one QP, SENDs spread over many blocks, refused
 //! posts of every reason), with and without random output backpressure and idle posts.
 
-use ferroce_sim::contracts::tx::{Pmtu, PostError, PostOp, QpState, PACKET};
+use ferroce_sim::contracts::tx::{Pmtu, PostError, PostOp, QpState, PACKET, READS_PER_QP};
 use ferroce_sim::models::tx::{Post, QpContext, TxModel, TxSetup};
 use ferroce_sim::sched::QueueCfg;
 use ferroce_sim::tx_segmenter_rtl::{run, Environment, SegmenterRtl, SegmenterRun, SMALL};
@@ -576,4 +576,37 @@ fn read_requests_match_the_model_and_are_asked_again_for_the_rest() {
         asked_again += 1;
     }
     assert_eq!(asked_again, pmtus.len(), "each READ block was recorded");
+}
+
+/// A READ of 8 blocks on one QP, each request's `read_done` 3,000 cycles after it left: the
+/// segmenter keeps `READS_PER_QP` requests of the QP out at most and cuts the rest as dones
+/// come; a WRITE on the same QP meanwhile is not held back.
+#[test]
+fn a_qp_has_at_most_reads_per_qp_reads_outstanding() {
+    let mut setup = SMALL.fit(&TxSetup::default());
+    setup.block_log2 = 12;
+    setup.contexts.insert(1, rc_context(Pmtu::B1024, 100));
+    let post = |channel: u16, op: PostOp, length: u32| Post {
+        channel,
+        queue: 1,
+        op: op.code(),
+        qp: 1,
+        length,
+        local_addr: 0x10_0000 * (u64::from(channel) + 1),
+        remote_addr: 0x40_0000,
+        ..Post::default()
+    };
+    setup.posts = vec![post(0, PostOp::Read, 8 * 4096), post(1, PostOp::Write, 3000)];
+    let plan = TxModel::plan(&setup).unwrap();
+    let mut rtl = SegmenterRtl::new(&SMALL).expect("Verilator model");
+    rtl.read_done_delay = Some(3_000);
+    let got = rtl.run(&setup, &Environment::eager(3), &[], 2_000_000).unwrap();
+    got.check(&plan).unwrap();
+    let requests = got
+        .descriptors
+        .iter()
+        .filter(|d| PACKET.decode(d, "opcode") as u8 == ferroce_sim::wire::Opcode::RC_READ_REQUEST.value())
+        .count();
+    assert_eq!(requests, 8);
+    assert_eq!(got.most_reads_in_flight, READS_PER_QP);
 }

@@ -517,7 +517,8 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     /// The READ tracker's `done` may be taken this cycle: any state after `Init` but a
     /// `CutIssue` whose block is taken (that one may set the QP's bit).
     read_done_open: Signal<Local, Bit>,
-    /// The decision's QP has `READS_PER_QP` READs outstanding.
+    /// The decision's QP's READs outstanding; it has `READS_PER_QP` (bit 2).
+    reads_outstanding: Signal<Local, Bits<3>>,
     reads_full: Signal<Local, Bit>,
     // constants
     post_at: [Constant<Bits<8>>; 10],
@@ -763,6 +764,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             read_request: Default::default(),
             taking_read: Default::default(),
             read_done_open: Default::default(),
+            reads_outstanding: Default::default(),
             reads_full: Default::default(),
             internal: Default::default(),
             responder_busy: Default::default(),
@@ -1009,7 +1011,8 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.reads_cut_at_done.write_address.next = self.table_qp.read_data.val();
         self.reads_cut_at_done.write_data.next = self.reads_cut.read_data.val() + 1;
         self.read_done_open.next = (self.state.q.val() != SegmenterState::Init) && !self.done_taken.q.val();
-        self.reads_full.next = (self.reads_cut.read_data.val() - self.reads_done_at_cut.read_data.val()).get_bit(2);
+        self.reads_outstanding.next = self.reads_cut.read_data.val() - self.reads_done_at_cut.read_data.val();
+        self.reads_full.next = self.reads_outstanding.val().get_bit(2);
         self.done_taken.d.next = self.read_done_valid.val() && self.read_done_open.val();
         self.done_qp_taken.d.next = self.read_done_qp.val();
         self.done_cleared_taken.d.next = self.read_done_cleared.val();
