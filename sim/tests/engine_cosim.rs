@@ -342,8 +342,10 @@ fn rdma_reads_posted_on_a_land_in_its_memory() {
 }
 
 /// A posts RDMA READs of B's memory on its two RC QPs (PMTU 256 and 4096): empty, one byte,
-/// a PMTU, several packets, and one across the 64 KiB block size (two READ requests), two on
-/// each QP at once (the second waits for the first's response), beside a WRITE: each finishes
+/// a PMTU, several packets, and one across the 64 KiB block size (two READ requests), three on
+/// each QP at once (all in flight together: up to 4 READs per QP), beside a WRITE into the other
+/// half of the region (a WRITE posted after a READ may land before the READ's later blocks are
+/// read, as blocks of different transfers interleave): each finishes
 /// without an error, and A's memory holds B's bytes at each READ's local address, written
 /// nowhere else; A's READ requests and B's READ responses parse with good ICRCs and decode in
 /// tshark.
@@ -370,14 +372,18 @@ fn reads_from_a_on(engine: &EngineVariant) {
         for peer in [0usize, 2] {
             let pmtu = requesters.peers[peer].requester.path_mtu().unwrap().bytes();
             let lengths = [[0, 1, pmtu], [3 * pmtu + 5, 70_000, 2 * pmtu]][round];
+            let region = requesters.peers[peer].region;
+            let half = region.length / 2;
             for length in lengths {
-                let mut post = requesters.post(peer, channel, PostOp::Read, length);
+                let remote = region.base + rng.gen_range(0..=half - u64::from(length));
+                let mut post = requesters.post_at(peer, channel, PostOp::Read, length, remote);
                 post.local_addr = 0x7000_0000_0000 + (u64::from(channel) << 20) + rng.gen_range(0..4096);
                 reads.push(post);
                 posts.push(post);
                 channel += 1;
             }
-            posts.push(requesters.post(peer, channel, PostOp::Write, 500));
+            let write_at = region.base + half + rng.gen_range(0..=half - 500);
+            posts.push(requesters.post_at(peer, channel, PostOp::Write, 500, write_at));
             channel += 1;
         }
         run(&mut pair, &posts, 0).unwrap_or_else(|e| panic!("round {round}: {e}"));
