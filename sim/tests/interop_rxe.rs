@@ -1351,9 +1351,54 @@ fn perftest_all_sizes_run_against_ferroce_ctl_connect_as_server_and_as_client() 
     run_tools("interop_all_sizes", &ALL_SIZES_RUNS, Duration::from_secs(900));
 }
 
+/// `ib_write_bw -b` over RC, 16 KiB × 8 each way (PSNs wrapping on the engine's side), on a
+/// wire lossy both ways ([`LOSSY_DUPLEX`]).
+const LOSSY_DUPLEX_RUNS: [ToolRun; 1] = [ToolRun {
+    tool: LinuxTool::WriteBw,
+    uc: false,
+    size: 16384,
+    all_sizes: false,
+    duplex: true,
+    iterations: 8,
+    engine_psn: 0xff_ffc0,
+}];
+
+/// The faults of both directions in [`LOSSY_DUPLEX_RUNS`], and their seed.
+const LOSSY_DUPLEX: (f64, u64) = (0.02, 0xd_0b1e);
+
+/// Both directions lossy in one run: perftest's `ib_write_bw -b` over RC ([`LOSSY_DUPLEX_RUNS`],
+/// the engine as server and as client) while the bridge loses (single frames and bursts of
+/// two), duplicates, reorders (within three frames) and corrupts 2 % of the frames each way, so
+/// the data and the ACKs and NAKs of both sides meet faults at once: rxe and the engine each go
+/// back N (on the other's NAK, or on their timer where a tail or its ACK was lost), each answers
+/// the other's gaps and duplicates as responder, and every message completes on both sides with
+/// no retry count exhausted. (The byte-exact checks on a lossy wire are the one-way tests
+/// above: perftest does not check bytes.)
+#[test]
+fn duplex_rc_writes_survive_a_wire_lossy_both_ways_with_both_sides_going_back_n() {
+    tool_session(
+        "interop_lossy_duplex",
+        &LOSSY_DUPLEX_RUNS,
+        Duration::from_secs(300),
+        Some(LOSSY_DUPLEX),
+    );
+}
+
 /// [`TOOL_RUNS`] or other runs, in order twice in one VM that may run for `limit`.
 fn run_tools(name: &'static str, runs: &'static [ToolRun], limit: Duration) {
+    tool_session(name, runs, limit, None);
+}
+
+/// `runs` in order twice in one VM that may run for `limit`, on a perfect wire or with every
+/// fault at a rate both ways (`lossy`: the rate and the seed).
+fn tool_session(name: &'static str, runs: &'static [ToolRun], limit: Duration, lossy: Option<(f64, u64)>) {
     interop(name, |cache, bridge, vm_port| {
+        if let Some((rate, seed)) = lossy {
+            // the engine's timer in ticks of 8 cycles: its timeouts (2^14 ticks) take about a
+            // second of the simulation's wall time, as rxe's do
+            bridge.write("retry_tick", 0, 8).unwrap();
+            bridge.set_faults(every_fault(rate), every_fault(rate), seed);
+        }
         let engine_port = bridge.local_addr().unwrap().port();
         let oob = TcpListener::bind("127.0.0.1:0").unwrap();
         let oob_port = oob.local_addr().unwrap().port();
@@ -1385,6 +1430,11 @@ fn run_tools(name: &'static str, runs: &'static [ToolRun], limit: Duration) {
         let stats = vm.expect(bridge, "STATS");
         let counters = rxe_counters(&stats);
         eprintln!("rxe: {stats}");
+        if lossy.is_some() {
+            check_both_sides_went_back_n(bridge, &counters, &stats);
+            vm.expect(bridge, "EXIT 0");
+            return;
+        }
         for zero in [
             "rcvd_seq_err",
             "rcvd_rnr_err",
@@ -1404,4 +1454,36 @@ fn run_tools(name: &'static str, runs: &'static [ToolRun], limit: Duration) {
         assert_eq!(bridge.read("rx_drop_icrc", 0).unwrap(), 0, "rxe's ICRCs verify in the engine");
         assert_eq!(bridge.read("tx_ack_ignored", 0).unwrap(), 0, "every ACK of rxe's was taken");
     });
+}
+
+/// After a run lossy both ways: every kind of fault happened in each direction, both sides
+/// sent packets again and answered the other's gaps, and neither ran out of retries.
+fn check_both_sides_went_back_n(bridge: &mut WireBridge, rxe: &std::collections::HashMap<&str, u64>, stats: &str) {
+    let [to, from] = bridge.fault_counts();
+    let sent_again = bridge.read("tx_retransmitted", 0).unwrap();
+    let timeouts = bridge.read("tx_timeouts", 0).unwrap();
+    let naks = bridge
+        .read(
+            "responder_counter",
+            ResponderCounter::Naks(NakCode::PsnSequenceError).index() as u32,
+        )
+        .unwrap();
+    eprintln!(
+        "faults to the engine {to:?}, from it {from:?}; the engine sent {sent_again} packets again after \
+         {timeouts} timeouts and NAKed {naks} gaps"
+    );
+    for (direction, faults) in [("to the engine", to), ("to the VM", from)] {
+        assert!(
+            faults.lost > 0 && faults.duplicated > 0 && faults.reordered > 0 && faults.corrupted > 0,
+            "every kind of fault happened on the way {direction}: {faults:?}"
+        );
+    }
+    assert!(sent_again > 0, "the engine went back N");
+    assert!(naks > 0, "the engine NAKed rxe's gaps");
+    assert_eq!(bridge.read("tx_retries_exhausted", 0).unwrap(), 0);
+    let count = |name: &str| rxe.get(name).copied().unwrap_or_else(|| panic!("rxe's {name} ({stats})"));
+    assert!(count("completer_retry_err") > 0, "rxe went back N ({stats})");
+    assert!(count("out_of_seq_request") > 0, "rxe saw the engine's gaps ({stats})");
+    assert_eq!(count("retry_exceeded_err"), 0, "{stats}");
+    assert_eq!(count("retry_rnr_exceeded_err"), 0, "{stats}");
 }
