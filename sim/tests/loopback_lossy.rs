@@ -10,7 +10,7 @@
 //! The timer runs fast so a run stays short ([`make_lossy`]: a tick of 16 cycles, a timeout of
 //! 2^10 + 1 ticks, 16,400 cycles).
 
-use ferroce_sim::contracts::tx::{CompletionStatus, Pmtu, PostOp};
+use ferroce_sim::contracts::tx::{CompletionStatus, Pmtu, PostOp, READS_PER_QP};
 use ferroce_sim::faults::Faults;
 use ferroce_sim::loopback_bench::{make_lossy, LoopbackBench, Sizes, LOSSY_TIMEOUT};
 use ferroce_sim::loopback_rtl::{LoopbackRun, Surroundings};
@@ -233,23 +233,21 @@ fn rc_writes_survive_each_loss_rate() {
 
 /// A wire that loses every frame from A: each QP's transport retries run out (seven, then an
 /// error), every transfer completes with `transport_retry_exceeded`, nothing is written, and the
-/// run ends (no hang). Per QP a short WRITE and a READ go out before the first timeout; a second
-/// READ waits for the first (one READ outstanding per QP) and, once the QP has failed, is flushed
-/// unsent (it would otherwise wait for a response that never comes). The four QPs time out
-/// together: each replay waits its turn, and every packet is sent again at every timeout.
+/// run ends (no hang). Per QP a short WRITE and `READS_PER_QP` READs go out before the first
+/// timeout; one READ more waits for them (the QP's READs outstanding at the limit) and, once
+/// the QP has failed, is flushed unsent (it would otherwise wait for responses that never
+/// come). The four QPs time out together: each replay waits its turn, and every packet is sent
+/// again at every timeout.
 #[test]
 fn everything_lost_ends_in_errors_not_a_hang() {
     let (mut bench, mut rng) = bench(0xdead);
     bench.lb.set_faults(Some(Faults { loss: 1.0, ..Faults::NONE }), None, 0xdead);
-    let ops = [PostOp::Write, PostOp::Read, PostOp::Read];
-    let posts: Vec<Post> = (0..12u16)
+    // per QP (channel mod 4) a WRITE, then READS_PER_QP + 1 READs
+    let operations = 1 + READS_PER_QP + 1;
+    let posts: Vec<Post> = (0..4 * operations as u16)
         .map(|channel| {
-            bench.post(
-                usize::from(channel % 4),
-                channel,
-                ops[usize::from(channel / 4)],
-                rng.gen_range(1..2000),
-            )
+            let op = if channel < 4 { PostOp::Write } else { PostOp::Read };
+            bench.post(usize::from(channel % 4), channel, op, rng.gen_range(1..2000))
         })
         .collect();
     let run = bench
@@ -270,15 +268,15 @@ fn everything_lost_ends_in_errors_not_a_hang() {
         run.completions
     );
     assert!(run.b_writes.is_empty(), "B wrote nothing");
-    // every QP timed out seven times, sending its WRITE's packets and its first READ again
-    // each time, and then ran out; its second READ never left
+    // every QP timed out seven times, sending its WRITE's packets and its `READS_PER_QP` READ
+    // requests again each time, and then ran out; its last READ never left
     let packets: u64 = posts[..4]
         .iter()
         .map(|p| {
             let pmtu = Pmtu::from_code(bench.requesters.peers[p.qp as usize].requester.pmtu)
                 .expect("a PMTU")
                 .bytes();
-            u64::from(p.length.div_ceil(pmtu).max(1)) + 1
+            u64::from(p.length.div_ceil(pmtu).max(1)) + READS_PER_QP as u64
         })
         .sum();
     assert_eq!(counts, [7 * packets, 4 * 7, 4], "sent again, timeouts, retries exhausted");
@@ -293,7 +291,11 @@ fn everything_lost_ends_in_errors_not_a_hang() {
                 .is_some_and(|b| b.opcode == Opcode::RC_READ_REQUEST.value())
         })
         .count();
-    assert_eq!(reads, 4 * 8, "one READ request per QP, sent eight times");
+    assert_eq!(
+        reads,
+        4 * READS_PER_QP * 8,
+        "READS_PER_QP READ requests per QP, each sent eight times"
+    );
 }
 
 /// READs on a perfect wire: each block asked for once, every response taken in order (no
