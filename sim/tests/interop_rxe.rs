@@ -1041,22 +1041,21 @@ impl ToolRun {
                 assert_eq!(outcome.pmtu, Pmtu::B1024, "{self:?}: the MTU agreed");
                 let sizes = test.sizes();
                 if self.duplex {
-                    // both sides sent: the engine's report and the peer's
+                    // both sides sent: the engine's reports and the peer's (of the last size)
                     let run: Vec<(u32, u64)> = outcome.reports.iter().map(|(size, r)| (*size, r.messages)).collect();
-                    assert_eq!(
-                        run,
-                        vec![(self.size, u64::from(self.iterations))],
-                        "{self:?}: the engine's messages"
-                    );
+                    let expected: Vec<(u32, u64)> = sizes.iter().map(|&size| (size, u64::from(self.iterations))).collect();
+                    assert_eq!(run, expected, "{self:?}: the engine's messages of each size");
                     let (size, iterations, mib, _) = outcome.peer_report.expect("the peer's report");
+                    let last = *sizes.last().unwrap();
                     assert_eq!(
                         (size, iterations),
-                        (u64::from(self.size), u64::from(self.iterations)),
+                        (u64::from(last), u64::from(self.iterations)),
                         "{self:?}: the peer's"
                     );
+                    let (_, ours) = outcome.reports.last().unwrap();
                     format!(
                         "{}; the peer's report: {size} B x {iterations} at {mib:.2} MiB/s",
-                        outcome.reports[0].1.perftest_line(self.size)
+                        ours.perftest_line(last)
                     )
                 } else if matches!(self.tool, LinuxTool::WriteBw | LinuxTool::ReadBw) && role == Role::Server {
                     // the ib_write_bw (ib_read_bw) server sees no messages: the client's report (of its last size)
@@ -1285,6 +1284,29 @@ const ALL_SIZES_RUNS: [ToolRun; 2] = [
     },
 ];
 
+/// perftest's `-a` with `-b` over RC: `ib_write_bw` and `ib_send_bw`, both sides sending every
+/// power of two from 2 B to 8 MiB at once, five messages of each.
+const ALL_SIZES_DUPLEX_RUNS: [ToolRun; 2] = [
+    ToolRun {
+        tool: LinuxTool::WriteBw,
+        uc: false,
+        size: 0,
+        all_sizes: true,
+        duplex: true,
+        iterations: 5,
+        engine_psn: 0x00_1357,
+    },
+    ToolRun {
+        tool: LinuxTool::SendBw,
+        uc: false,
+        size: 0,
+        all_sizes: true,
+        duplex: true,
+        iterations: 5,
+        engine_psn: 0xff_fe00,
+    },
+];
+
 /// Runs the bridge with its register file served on a Unix socket, as `ferroce-sim wire`
 /// does, while `host` runs in a thread with ferroce-ctl's library on that socket (as
 /// `ferroce-ctl --device sim:PATH` reaches it); the VM's lines are watched meanwhile. Returns
@@ -1382,6 +1404,15 @@ fn duplex_rc_writes_survive_a_wire_lossy_both_ways_with_both_sides_going_back_n(
         Duration::from_secs(300),
         Some(LOSSY_DUPLEX),
     );
+}
+
+/// The same with `-a` and `-b` together ([`ALL_SIZES_DUPLEX_RUNS`]): 160 MiB a run, not in the
+/// test command either. `cargo test -p ferroce-sim --test interop_rxe -- --ignored
+/// perftest_all_sizes_duplex`.
+#[test]
+#[ignore = "about 10 minutes: perftest -a -b moves 160 MiB a run through the simulated engine and rxe without KVM"]
+fn perftest_all_sizes_duplex_run_against_ferroce_ctl_connect_as_server_and_as_client() {
+    run_tools("interop_all_sizes_duplex", &ALL_SIZES_DUPLEX_RUNS, Duration::from_secs(1500));
 }
 
 /// [`TOOL_RUNS`] or other runs, in order twice in one VM that may run for `limit`.

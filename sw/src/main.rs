@@ -353,8 +353,8 @@ struct ConnectArgs {
     #[arg(long, short = 'a', conflicts_with = "size")]
     all: bool,
     /// Both sides send at once, as perftest's -b (write-bw, read-bw and send-bw; give the Linux tool -b
-    /// too; not with --all).
-    #[arg(long, short = 'b', conflicts_with = "all")]
+    /// too; with --all, at every size).
+    #[arg(long, short = 'b')]
     bidirectional: bool,
     /// The engine's buffer in its memory: messages are sent from it and land in it (READs too).
     #[arg(long, default_value = "0x10000000")]

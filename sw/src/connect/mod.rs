@@ -248,8 +248,16 @@ fn local_address(dev: &mut Ferroce) -> Result<([u8; 6], Ipv4Addr), ConnectError>
     Ok((mac, ip))
 }
 
+/// RC: the engine asks for an ACK (AckReq) on every 64th packet of a message as well as on its
+/// last, about as often as Linux rxe's requester does (it asks once 64 packets went without): a
+/// peer that acknowledges only what asks for it (rxe)
+/// then frees the engine's send history during a long SEND (one message of block-sized groups,
+/// 32 blocks in flight per QP at most) instead of after a timeout.
+pub const ACK_EVERY: u8 = 64;
+
 /// Resets the engine's QP and commits it (RTS) towards `peer`, with `end`'s timeout and retry
-/// counts (the Linux tools set 14, 7 and 7) and a min RNR timer of 12.
+/// counts (the Linux tools set 14, 7 and 7), AckReq every [`ACK_EVERY`] packets and a min RNR
+/// timer of 12.
 pub fn commit_qp(dev: &mut Ferroce, end: &Endpoint, pmtu: Pmtu, peer: &Peer) -> Result<(), ConnectError> {
     let (mac, ip) = local_address(dev)?;
     let peer_mac = end.peer_mac.or_else(|| neighbour_mac(peer.ip)).ok_or_else(|| {
@@ -259,10 +267,11 @@ pub fn commit_qp(dev: &mut Ferroce, end: &Endpoint, pmtu: Pmtu, peer: &Peer) -> 
         ))
     })?;
     let mac_value = |m: [u8; 6]| m.iter().fold(0u128, |v, &b| v << 8 | u128::from(b));
-    let fields: [(&str, u128); 19] = [
+    let fields: [(&str, u128); 20] = [
         ("state", QpState::Rts.code().into()),
         ("transport", if end.unreliable { 1 } else { 0 }),
         ("pmtu", pmtu.code().into()),
+        ("ack_every", ACK_EVERY.into()),
         ("pkey", 0xffff),
         ("ttl", 64),
         ("timeout", end.ack_timeout.into()),
@@ -653,7 +662,7 @@ pub struct PerftestTest {
     pub size: u32,
     /// perftest's `-a`: `iterations` messages of each of [`PERFTEST_ALL_SIZES`] instead of `size`.
     pub all_sizes: bool,
-    /// perftest's `-b`: both sides send at once (not with `all_sizes`).
+    /// perftest's `-b`: both sides send at once (with `all_sizes`, at every size).
     pub duplex: bool,
     /// Messages (of each size).
     pub iterations: u32,
@@ -784,8 +793,12 @@ pub struct PerftestOutcome {
     pub pmtu: Pmtu,
 }
 
+/// The perftest version from which `ib_write_bw -a -b` and `ib_read_bw -a -b` shake hands after
+/// each size as well as before it.
+const PERFTEST_SYNC_AFTER_A_SIZE: f64 = 4.6;
+
 /// Runs the engine's side of a perftest test on `stream`: the exchanges of
-/// perftest's `ib_write_bw`, `ib_read_bw` (RC), `ib_send_bw` (with or without `-a` or `-b`, not both; without `-D`)
+/// perftest's `ib_write_bw`, `ib_read_bw` (RC), `ib_send_bw` (with or without `-a`, `-b` or both; without `-D`)
 /// or `ib_write_lat` (with or without `-a`),
 /// the engine's QP committed (and, for the `ib_write_bw` and `ib_read_bw` server, its memory region registered)
 /// before its key goes out, then the test, for each message size in turn:
@@ -805,10 +818,11 @@ pub struct PerftestOutcome {
 ///   receive queue takes) before that key, then their completions.
 /// - `ib_write_lat` (the engine as the client only): each time the server's WRITE has been
 ///   executed, the same bytes written back from where they landed; no report exchanged.
-/// - With `-b` (duplex), both roles alike: `ib_write_bw` exposes the engine's buffer, shakes
-///   hands and writes; `ib_send_bw` posts its receive buffers (after the largest message, the
-///   engine's buffer being the source of its own SENDs), shakes hands, and sends while it takes
-///   the peer's SENDs; then the two sides exchange their reports.
+/// - With `-b` (duplex), both roles alike, for each size: `ib_write_bw` exposes the engine's
+///   buffer, shakes hands and writes (with `-a`, shaking hands again after a size when the
+///   peer's perftest is 4.6 or later); `ib_send_bw` posts its receive buffers (after the largest
+///   message, the engine's buffer being the source of its own SENDs), shakes hands, and sends
+///   while it takes the peer's SENDs; then the two sides exchange their reports.
 pub fn perftest(
     dev: &mut Ferroce,
     stream: &mut TcpStream,
@@ -817,9 +831,6 @@ pub fn perftest(
     test: &PerftestTest,
     mut progress: impl FnMut(&str),
 ) -> Result<PerftestOutcome, ConnectError> {
-    if test.duplex && test.all_sizes {
-        return Err(ConnectError::Unsupported("perftest's -b with -a: run one size at a time".into()));
-    }
     if test.kind == PerftestKind::ReadBw && end.unreliable {
         return Err(ConnectError::Unsupported(
             "ib_read_bw over UC: RDMA READ needs an RC connection".into(),
@@ -946,13 +957,19 @@ pub fn perftest(
             return Ok(outcome);
         }
         (PerftestKind::WriteBw | PerftestKind::ReadBw, _, true) => {
-            // perftest's -b: both sides shake hands, write (read), and exchange their reports
-            let size = test.size;
-            key(stream, "key (before the test)")?;
-            let report = send_messages(dev, end, test, size, remote, None)?;
-            progress(&report.perftest_line(size));
-            outcome.reports.push((size, report));
-            outcome.peer_report = Some(exchange_report(stream, role, &report_bytes(size, &report))?);
+            // perftest's -b: for each size both sides shake hands, write (read), shake hands
+            // again with -a when the peer's perftest is 4.6 or later (it decides by its own
+            // version), and exchange their reports
+            for &size in test.sizes() {
+                key(stream, "key (before a size)")?;
+                let report = send_messages(dev, end, test, size, remote, None)?;
+                progress(&report.perftest_line(size));
+                outcome.reports.push((size, report));
+                if test.all_sizes && prefix.version >= PERFTEST_SYNC_AFTER_A_SIZE {
+                    key(stream, "key (after a size)")?;
+                }
+                outcome.peer_report = Some(exchange_report(stream, role, &report_bytes(size, &report))?);
+            }
         }
         (PerftestKind::WriteBw | PerftestKind::ReadBw, Role::Client, false) => {
             for &size in test.sizes() {
