@@ -1410,7 +1410,7 @@ fn duplex_rc_writes_survive_a_wire_lossy_both_ways_with_both_sides_going_back_n(
 /// test command either. `cargo test -p ferroce-sim --test interop_rxe -- --ignored
 /// perftest_all_sizes_duplex`.
 #[test]
-#[ignore = "about 10 minutes: perftest -a -b moves 160 MiB a run through the simulated engine and rxe without KVM"]
+#[ignore = "about 13 minutes: perftest -a -b moves 160 MiB a run through the simulated engine and rxe without KVM"]
 fn perftest_all_sizes_duplex_run_against_ferroce_ctl_connect_as_server_and_as_client() {
     run_tools("interop_all_sizes_duplex", &ALL_SIZES_DUPLEX_RUNS, Duration::from_secs(1500));
 }

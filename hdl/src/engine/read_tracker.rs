@@ -604,7 +604,9 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
         self.bad_counter.increment.next = false;
         self.writing.d.next = false;
         self.idle.d.next = false;
-        self.clear_ready.next = false;
+        // a clear is taken in `Idle` (`idle` is set only there) with room for its `done`: from
+        // registers, not from the state's decode (the clear FIFO's pop follows it)
+        self.clear_ready.next = self.idle.q.val() && self.clear_valid.val() && !self.done_out_valid.q.val();
         self.sent_ready.next = false;
         self.s_dec_ready.next = false;
         if self.m_dec_ready.val() {
@@ -656,7 +658,6 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
                 if self.idle.q.val() {
                     if self.clear_valid.val() && !self.done_out_valid.q.val() {
                         // the ring emptied; its entries are left as they are
-                        self.clear_ready.next = true;
                         self.qp.d.next = self.clear_qp.val();
                         self.ring_head.d.next = 0.into();
                         self.ring_count.d.next = 0.into();
