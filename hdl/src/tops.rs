@@ -306,9 +306,14 @@ fn rx_path(variant: &str, module: &str) -> String {
             &mut RxPath::<512, 64, { data_depth(64) }, 8, 6, Q256, QP_READ_LATENCY>::default(),
             module,
         ),
-        "q2048_w512" => emit::verilog(
-            &mut RxPath::<512, 64, { data_depth(64) }, 11, 6, Q2048, QP_READ_LATENCY>::default(),
-            module,
+        // the per-QP RAMs, 2048 words deep, in block RAM (as the engine's c2048_q2048_w512):
+        // left alone, yosys 0.23 maps the READ tracker's rings (2048 × 29) to LUT RAM and fails
+        "q2048_w512" => attributes::deep_memories_in_block_ram(
+            emit::verilog(
+                &mut RxPath::<512, 64, { data_depth(64) }, 11, 6, Q2048, QP_READ_LATENCY>::default(),
+                module,
+            ),
+            2048,
         ),
         "q256_w64" => emit::verilog(
             &mut RxPath::<64, 8, { data_depth(8) }, 8, 6, Q256, QP_READ_LATENCY>::default(),
