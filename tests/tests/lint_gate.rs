@@ -89,8 +89,13 @@ const NOT_YET_PIPELINED: &[(&str, usize)] = &[
     // of the segmenter's state, 3 levels) routed to its sender by the posters FIFO's head and
     // into the sender's count of messages held (an adder); the set is at 6 alone and the
     // 512-bit engines at 7. 7 in stop 58: the set's `PostTurns` registers each result with its
-    // poster before it goes back.
-    ("ferroce_engine_c64_q16_w64", 7),
+    // poster before it goes back. 8 in stop 63 (each QP's line, 4 READs per QP; 2026-12-03):
+    // the scheduler's cone again, the arbiter's pop into the lists' parity LUTRAM write address
+    // (6 in `sched` alone, unchanged; 7 in this engine with the line alone), as in stop 46. The
+    // 64-bit engine is the ZCU102 build's, at 156.25 MHz (10GbE), where 8 levels close; the
+    // fix is the parity RAM's write port from registers, which moves the duplicate guard's
+    // forwarding by a cycle.
+    ("ferroce_engine_c64_q16_w64", 8),
     // 7 in stop 49 (the RX front end's ICRC core in the flattened whole), 6 in stop 50, 7
     // again in stop 51 (2026-11-29) with changes only in the ACK tracker and the packetizer:
     // the TX ICRC core's state update, the RX front end's and 160-odd other registers at 7,
