@@ -736,8 +736,10 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
         // the descriptor of the current packet (from registers)
         self.message_head.next = self.first.q.val() && self.message_first.q.val();
         self.message_last.next = self.last.q.val() && self.message_ends.q.val();
+        // RC: AckReq on a block's last packet (every block waits in the send history for its
+        // ACK), on every `ack_every`-th packet and on a READ request
         self.ack_request.next =
-            ((self.transport.q.val() == self.rc.val()) && !self.read_response.q.val() && (self.message_last.val() || self.ack_due.q.val()))
+            ((self.transport.q.val() == self.rc.val()) && !self.read_response.q.val() && (self.last.q.val() || self.ack_due.q.val()))
                 || self.read_request.q.val();
         self.operation.next = self.op_code[1].val();
         if self.message_head.val() && self.message_last.val() {

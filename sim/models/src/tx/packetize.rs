@@ -9,9 +9,11 @@
 //! - PSN: per QP from the context's `sq_psn`, +1 per packet modulo 2^24, across messages and
 //!   transfers.
 //! - AckReq (RC only): per QP a counter `c` of packets since the last packet with AckReq. Each
-//!   packet sent on the QP increments `c`; the packet has AckReq if it is its message's last
-//!   packet or if `ack_every` N > 0 and `c == N`; a packet with AckReq resets `c` to 0. `c` is 0
-//!   when the run starts. UC packets never have AckReq (and leave `c` alone).
+//!   packet sent on the QP increments `c`; the packet has AckReq if it is its part's last
+//!   packet (so its message's last, and the last of every block of a long SEND or WRITE: a
+//!   block waits in the send history until it is acknowledged, and a peer acknowledges at
+//!   AckReq) or if `ack_every` N > 0 and `c == N`; a packet with AckReq resets `c` to 0. `c` is
+//!   0 when the run starts. UC packets never have AckReq (and leave `c` alone).
 //! - SE on the message's last packet when the part says so; MigReq, TVer, FECN, BECN and the
 //!   reserved bits 0; P_Key and DestQP from the context.
 //! - READ responses ([`read_response_packets`]): the responder's PSNs and AETH, not the QP's
@@ -155,7 +157,7 @@ impl QpSender {
         }
     }
 
-    /// The PSN and AckReq of the next packet; `last` = it is its message's last packet.
+    /// The PSN and AckReq of the next packet; `last` = it is its part's last packet.
     fn next(&mut self, ctx: &QpContext, transport: Transport, last: bool) -> (u32, bool) {
         let psn = self.next_psn;
         self.next_psn = (psn + 1) & PSN_MASK;
@@ -258,7 +260,7 @@ pub fn packetize(
             let immediate = part.immediate.filter(|_| last);
             let op = operation(part.write, Position::of(first, last), immediate.is_some());
             let opcode = Opcode::from_parts(transport, op).expect("RC and UC have every SEND and WRITE opcode");
-            let (psn, ack_req) = sender.next(ctx, transport, last);
+            let (psn, ack_req) = sender.next(ctx, transport, offset + len >= end.min(part.message_len));
             TxPacket {
                 channel,
                 queue,

@@ -223,14 +223,21 @@ fn ack_req_on_last_packets_and_every_n_since_the_last() {
 }
 
 #[test]
-fn ack_req_counter_runs_across_the_groups_of_a_send() {
-    // A SEND of 3 groups of 4 KiB (16 packets of 256 bytes each), N = 20: AckReq at
-    // packets 20 and 40 (across group boundaries) and the last.
+fn ack_req_on_the_last_packet_of_every_group_of_a_send() {
+    // A SEND of 3 groups of 4 KiB (16 packets of 256 bytes each). Each group ends with AckReq
+    // (it waits in the send history for its ACK), with or without `ack_every`; N = 10 adds
+    // AckReq on the 10th packet since the last one with it.
     let mut ctx = rts(Transport::Rc, Pmtu::B256);
+    let posts = vec![post(0, 1, 1, PostOp::Send, 3 * 4096)];
+    let acks = |ctx: QpContext| -> Vec<usize> {
+        let p = plan(&setup(12, ctx, posts.clone())).packets;
+        p.iter().enumerate().filter(|(_, p)| p.bth.ack_req).map(|(i, _)| i + 1).collect()
+    };
+    assert_eq!(acks(ctx), [16, 32, 48]);
+    ctx.ack_every = 10;
+    assert_eq!(acks(ctx), [10, 16, 26, 32, 42, 48]);
     ctx.ack_every = 20;
-    let p = plan(&setup(12, ctx, vec![post(0, 1, 1, PostOp::Send, 3 * 4096)])).packets;
-    let acks: Vec<usize> = p.iter().enumerate().filter(|(_, p)| p.bth.ack_req).map(|(i, _)| i + 1).collect();
-    assert_eq!(acks, [20, 40, 48]);
+    assert_eq!(acks(ctx), [16, 32, 48]);
 }
 
 #[test]
