@@ -74,7 +74,7 @@ pub fn expected(inputs: &[TrackerInput]) -> ReadRun {
 struct Inputs {
     sent_valid: usize,
     sent_ready: usize,
-    sent: [usize; 7],
+    sent: [usize; 8],
     clear_valid: usize,
     clear_ready: usize,
     clear_qp: usize,
@@ -93,6 +93,7 @@ impl Inputs {
             "sent_length",
             "sent_pmtu",
             "sent_again",
+            "sent_generation",
         ];
         Ok(Inputs {
             sent_valid: m.port("sent_valid")?,
@@ -102,7 +103,7 @@ impl Inputs {
                 .into_iter()
                 .collect::<Result<Vec<_>, _>>()?
                 .try_into()
-                .expect("seven ports"),
+                .expect("eight ports"),
             clear_valid: m.port("clear_valid")?,
             clear_ready: m.port("clear_ready")?,
             clear_qp: m.port("clear_qp")?,
@@ -129,6 +130,7 @@ impl Inputs {
                     u64::from(read.length),
                     u64::from(read.pmtu.code()),
                     u64::from(read.again),
+                    u64::from(read.generation),
                 ];
                 for (&p, v) in self.sent.iter().zip(values) {
                     m.set_u64(p, v);

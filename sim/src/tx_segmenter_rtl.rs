@@ -116,6 +116,9 @@ pub struct SegmenterRun {
     /// With [`SegmenterRtl::read_done_delay`]: the most READ requests of one QP out whose
     /// `read_done` had not been given.
     pub most_reads_in_flight: usize,
+    /// The READ requests offered to the READ tracker `(QP, generation)`, new ones only, in
+    /// order.
+    pub read_generations: Vec<(u32, u8)>,
 }
 
 /// Packets cut: their descriptors (packed `PACKET`) and read commands `(address, bytes)`, in
@@ -378,6 +381,10 @@ impl SegmenterRtl {
         // no READ tracker here: each READ request is taken at once
         let read_sent_ready = m.port("read_sent_ready").map_err(|e| e.to_string())?;
         m.set_u64(read_sent_ready, 1);
+        let read_sent: Vec<usize> = ["read_sent_valid", "read_sent_again", "read_sent_qp", "read_sent_generation"]
+            .into_iter()
+            .map(|name| m.port(name).map_err(|e| e.to_string()))
+            .collect::<Result<_, _>>()?;
         m.set_u64(p.replay[0], 0);
 
         let mut rng = ChaCha8Rng::seed_from_u64(env.seed);
@@ -388,6 +395,9 @@ impl SegmenterRtl {
         let mut context_reads: VecDeque<(u64, usize)> = VecDeque::new();
         // the decision the runner answers itself (posting phase): due next cycle
         let mut declined = self.answer_due;
+        // the segmenter waits for an answer to a decision request (the scheduler may take more
+        // than a cycle): if a run ends meanwhile, the next answers it "nothing eligible"
+        let mut awaiting = self.answer_due;
         let mut dones: VecDeque<(u64, u64)> = VecDeque::new();
         // READ requests out per QP without their `read_done`, and the dones due `(cycle, QP)`
         let mut reads_in_flight: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
@@ -474,6 +484,7 @@ impl SegmenterRtl {
             }
             let deq_req = m.peek_u64(p.deq_req) != 0;
             declined = deq_req && posting;
+            awaiting = (awaiting && !deq_valid) || deq_req;
             request.deq = deq_req && !posting;
             if request.deq && first_decision.is_none() {
                 first_decision = Some(cycle);
@@ -510,6 +521,10 @@ impl SegmenterRtl {
             if m.peek_u64(p.charge[0]) != 0 {
                 run.charges.push((m.peek_u64(p.charge[1]) as u8, m.peek_u64(p.charge[2]) as u32));
             }
+            if m.peek_u64(read_sent[0]) != 0 && m.peek_u64(read_sent[1]) == 0 {
+                run.read_generations
+                    .push((m.peek_u64(read_sent[2]) as u32, m.peek_u64(read_sent[3]) as u8));
+            }
             if m.peek_u64(p.record[0]) != 0 {
                 run.records.push(BlockRecord {
                     qp: m.peek_u64(p.record[1]) as u32,
@@ -530,7 +545,7 @@ impl SegmenterRtl {
                     *slot = m.get_u64(port) as u32;
                 }
                 run.cycles = first_decision.map_or(0, |f| last_descriptor.saturating_sub(f) + 1);
-                self.answer_due = deq_req;
+                self.answer_due = awaiting;
                 return Ok(run);
             }
         }
@@ -540,6 +555,42 @@ impl SegmenterRtl {
             posts.len(),
             run.descriptors.len()
         ))
+    }
+
+    /// The READ tracker's `done` of a reset QP (`read_done_cleared`), presented until taken,
+    /// then 8 idle cycles: the segmenter counts every READ of `qp` over and its generation on.
+    pub fn clear_reads(&mut self, qp: u32) -> Result<(), String> {
+        let (m, p) = (&mut self.m, &self.p);
+        let ports: Vec<usize> = ["read_done_valid", "read_done_qp", "read_done_cleared", "read_done_ready"]
+            .into_iter()
+            .map(|name| m.port(name).map_err(|e| e.to_string()))
+            .collect::<Result<_, _>>()?;
+        m.set_u64(ports[1], u64::from(qp));
+        // the segmenter's decision requests are answered "nothing eligible", as between runs
+        let mut declined = self.answer_due;
+        m.set_u64(p.deq_ok, 0);
+        let (mut offered, mut idle) = (true, 0);
+        for _ in 0..64 {
+            m.set_u64(ports[0], u64::from(offered));
+            m.set_u64(ports[2], u64::from(offered));
+            m.set_u64(p.deq_valid, u64::from(declined));
+            m.eval();
+            declined = m.peek_u64(p.deq_req) != 0;
+            if offered && m.peek_u64(ports[3]) != 0 {
+                offered = false;
+            }
+            m.step(1);
+            if !offered {
+                idle += 1;
+                if idle == 8 {
+                    m.set_u64(ports[0], 0);
+                    m.set_u64(ports[2], 0);
+                    self.answer_due = declined;
+                    return Ok(());
+                }
+            }
+        }
+        Err(format!("the cleared done of QP {qp} was not taken in 64 cycles"))
     }
 
     /// Cuts `record` again (as the send history replays it) with its first `skip` packets not

@@ -12,7 +12,7 @@
 use ferroce_sim::contracts::responder::{NakCode, Syndrome};
 use ferroce_sim::contracts::tx::READS_PER_QP;
 use ferroce_sim::models::responder::Decision;
-use ferroce_sim::models::tx::read_tracker::{ReadTracker, SentRead};
+use ferroce_sim::models::tx::read_tracker::{ReadTracker, SentRead, GENERATIONS};
 use ferroce_sim::read_tracker_rtl::{expected, random_pmtu, run, TrackerInput, QP_BITS};
 use ferroce_sim::verilated::Traffic;
 use ferroce_sim::wire::bth::PSN_MASK;
@@ -90,8 +90,9 @@ fn ack_syndrome(rng: &mut ChaCha8Rng) -> u8 {
 
 /// A new READ on `qp` (its first PSN the QP's next one): every PMTU, lengths from 0 to several
 /// packets, local addresses across 16-bit and 64-bit carries; now and then marked sent again
-/// (a late replay of a READ that has ended: ignored).
-fn new_read(qp: u32, next_psn: &mut [u32], rng: &mut ChaCha8Rng) -> TrackerInput {
+/// (a late replay of a READ that has ended: ignored); its generation the QP's `generation`, now
+/// and then the one before (cut before a reset the tracker has seen: ignored).
+fn new_read(qp: u32, generation: u8, next_psn: &mut [u32], rng: &mut ChaCha8Rng) -> TrackerInput {
     let pmtu = random_pmtu(rng);
     let bytes = pmtu.bytes();
     let length = match rng.gen_range(0..6) {
@@ -118,6 +119,11 @@ fn new_read(qp: u32, next_psn: &mut [u32], rng: &mut ChaCha8Rng) -> TrackerInput
         pmtu,
         // now and then a late replay of a READ that has ended: ignored
         again: rng.gen_bool(0.1),
+        generation: if rng.gen_bool(0.1) {
+            (generation + GENERATIONS - 1) % GENERATIONS
+        } else {
+            generation
+        },
     })
 }
 
@@ -161,10 +167,12 @@ fn scenario(seed: u64, steps: usize) -> Vec<TrackerInput> {
                 let syndrome = ack_syndrome(&mut rng);
                 TrackerInput::Decision(forwarded(qp, opcode, rng.gen_range(0..1 << 24), syndrome, 0, &mut rng))
             }
-            None if roll < 60 => new_read(qp, &mut next_psn, &mut rng),
+            None if roll < 60 => new_read(qp, model.generation(qp), &mut next_psn, &mut rng),
             // another READ behind the ones outstanding (now and then one more than the QP's
             // limit: it takes the newest's place)
-            Some(_) if roll < 18 && (reads.len() < READS_PER_QP || roll < 11) => new_read(qp, &mut next_psn, &mut rng),
+            Some(_) if roll < 18 && (reads.len() < READS_PER_QP || roll < 11) => {
+                new_read(qp, model.generation(qp), &mut next_psn, &mut rng)
+            }
             Some(_) if roll < 22 && reads.len() > 1 => {
                 // a later READ sent again whole (going back N from a PSN before it)
                 let read = reads[rng.gen_range(1..reads.len())];
@@ -176,6 +184,7 @@ fn scenario(seed: u64, steps: usize) -> Vec<TrackerInput> {
                     length: read.remaining,
                     pmtu: read.pmtu,
                     again: true,
+                    generation: rng.gen_range(0..GENERATIONS),
                 })
             }
             None => {
@@ -243,6 +252,7 @@ fn scenario(seed: u64, steps: usize) -> Vec<TrackerInput> {
                             length: read.remaining,
                             pmtu: read.pmtu,
                             again: true,
+                            generation: rng.gen_range(0..GENERATIONS),
                         })
                     }
                 }
@@ -302,6 +312,7 @@ fn a_response_lands_at_its_place_and_the_last_one_ends_the_read() {
         length: 2100,
         pmtu: ferroce_sim::contracts::tx::Pmtu::B1024,
         again: false,
+        generation: 0,
     };
     let ack = Syndrome::ack().encode();
     let inputs = [
@@ -343,6 +354,7 @@ fn reads_in_flight_on_one_qp_are_answered_in_turn() {
         length,
         pmtu: ferroce_sim::contracts::tx::Pmtu::B1024,
         again: false,
+        generation: 0,
     };
     let ack = Syndrome::ack().encode();
     let mut response = |opcode: Opcode, psn: u32, length: u16| TrackerInput::Decision(forwarded(5, opcode, psn, ack, length, &mut rng));
@@ -372,4 +384,38 @@ fn reads_in_flight_on_one_qp_are_answered_in_turn() {
         ]
     );
     assert_eq!(got.done, [(5, false), (5, false), (5, false)]);
+}
+
+#[test]
+fn a_read_cut_before_its_qp_was_reset_is_not_loaded_after_the_reset() {
+    // first principles, not the model: QP 7 reset twice (generation 2); a READ of generation 1
+    // (cut before the second reset, through the packetizer after it) is not loaded: its
+    // response is for no READ; one of generation 2 is
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let read = |first_psn: u32, generation: u8| SentRead {
+        qp: 7,
+        first_psn,
+        last_psn: first_psn,
+        local_address: 0x4000,
+        length: 100,
+        pmtu: ferroce_sim::contracts::tx::Pmtu::B1024,
+        again: false,
+        generation,
+    };
+    let ack = Syndrome::ack().encode();
+    let mut response = |psn: u32| TrackerInput::Decision(forwarded(7, Opcode::RC_READ_RESPONSE_ONLY, psn, ack, 100, &mut rng));
+    let inputs = [
+        TrackerInput::Clear(7),
+        TrackerInput::Sent(read(10, 1)),
+        TrackerInput::Clear(7),
+        TrackerInput::Sent(read(20, 1)),
+        response(20),
+        TrackerInput::Sent(read(30, 2)),
+        response(30),
+    ];
+    let got = run(&inputs, Traffic::FULL).unwrap();
+    let places: Vec<(bool, bool)> = got.decisions.iter().map(|d| (d.write, d.acknowledgement)).collect();
+    assert_eq!(places, [(false, false), (true, true)]);
+    assert_eq!(got.done, [(7, true), (7, true), (7, false)]);
+    assert_eq!(got.counters.bad, 1);
 }

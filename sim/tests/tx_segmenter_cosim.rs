@@ -610,3 +610,41 @@ fn a_qp_has_at_most_reads_per_qp_reads_outstanding() {
     assert_eq!(requests, 8);
     assert_eq!(got.most_reads_in_flight, READS_PER_QP);
 }
+
+/// READs on QPs 1 (9 blocks: the counts modulo 8 wrap) and 2, then the READ tracker's `done` of
+/// a reset QP 1, then READs on both again: each READ request carries its QP's generation (its
+/// resets as the segmenter has counted them), so the tracker can tell a request cut before a
+/// reset from one cut after it.
+#[test]
+fn a_read_request_carries_its_qps_generation() {
+    let mut setup = SMALL.fit(&TxSetup::default());
+    setup.block_log2 = 12;
+    setup.contexts.insert(1, rc_context(Pmtu::B1024, 100));
+    setup.contexts.insert(2, rc_context(Pmtu::B1024, 900));
+    let post = |channel: u16, qp: u32, blocks: u32| Post {
+        channel,
+        queue: 1,
+        op: PostOp::Read.code(),
+        qp,
+        length: blocks * 4096,
+        local_addr: 0x10_0000 * (u64::from(channel) + 1),
+        remote_addr: 0x40_0000,
+        ..Post::default()
+    };
+    let mut rtl = SegmenterRtl::new(&SMALL).expect("Verilator model");
+    rtl.read_done_delay = Some(200);
+    let mut generations = Vec::new();
+    for (round, channel) in [(0, 0), (1, 2)] {
+        if round == 1 {
+            rtl.clear_reads(1).unwrap();
+        }
+        setup.posts = vec![post(channel, 1, 9 - 7 * round as u32), post(channel + 1, 2, 2)];
+        let got = rtl.run(&setup, &Environment::eager(round), &[], 2_000_000).unwrap();
+        assert!(got.post_results.iter().all(|r| r.is_ok()), "{:?}", got.post_results);
+        let mut round_generations = got.read_generations.clone();
+        round_generations.sort();
+        generations.push(round_generations);
+    }
+    assert_eq!(generations[0], [vec![(1, 0); 9], vec![(2, 0); 2]].concat());
+    assert_eq!(generations[1], [(1, 1), (1, 1), (2, 0), (2, 0)]);
+}

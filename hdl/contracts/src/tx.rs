@@ -452,7 +452,7 @@ pub mod qp {
     pub const ACK_EVERY: RecordField = f(
         "ack_every",
         8,
-        "RC: AckReq also on every N-th packet of a message (0: on each message's last packet only)",
+        "RC: AckReq also on every N-th packet (0: on the last packet of each block only)",
     );
     /// DSCP.
     pub const DSCP: RecordField = f("dscp", 6, "IP DSCP");

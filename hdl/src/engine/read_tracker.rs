@@ -14,12 +14,16 @@
 //!  done (a READ is over: its last response; or all, a clear) ◄─────────────┘
 //! ```
 //!
-//! **The ring**: per QP `{newest READ's last PSN, count, head slot}` in `rings`; slot i of every
+//! **The ring**: per QP `{generation, newest READ's last PSN, count, head slot}` in `rings`; slot i of every
 //! QP's ring in `entries[i]`, all four read at once. A new READ goes to slot head + count (with
 //! four outstanding, a fifth takes the newest's place, as the model's limit does; the segmenter
 //! never sends one); a READ sent again (a replay's) rewrites the live slot whose READ ends with
 //! the same PSN, or nothing; responses go to the head's READ, and its last one moves the head on.
-//! A clear empties the ring (its entries are left as they are: the count says which are live).
+//! A clear empties the ring (its entries are left as they are: the count says which are live)
+//! and counts its generation on (modulo 4). Each new request carries the generation the
+//! segmenter had counted for its QP when it cut it; one of another generation than the ring's
+//! was cut before a reset and reached the tracker after it (it was in the packetizer): it is
+//! not loaded, as the segmenter counted it over with the reset.
 //!
 //! A decision that is not forwarded passes in two cycles. A forwarded one (ACK, NAK, READ
 //! response, CNP) takes twelve, one stage per line of `update`:
@@ -79,6 +83,10 @@ pub enum ReadTrackerState {
     Init,
     /// Waiting for a clear, a sent READ or a decision.
     Idle,
+    /// Clear: the QP's ring is read.
+    ClearRead,
+    /// Clear: its generation counted on (the ring written empty).
+    ClearGeneration,
     /// Sent: the QP's ring and entries are read.
     SentRead,
     /// Sent: they arrive; sent again, the live slot whose READ ends with the same PSN.
@@ -138,6 +146,9 @@ pub struct ReadTracker<const QB: usize> {
     /// Sent again (a replay's): it moves the QP's READ only if that READ is outstanding and
     /// ends with the same PSN; otherwise (the READ ended since the replay began) it is ignored.
     pub sent_again: Signal<In, Bit>,
+    /// Its generation (the QP's resets modulo 4 when it was cut): a new READ of another
+    /// generation than its QP's ring was cut before a reset the ring has seen, and is ignored.
+    pub sent_generation: Signal<In, Bits<2>>,
     /// The host reset a QP: valid.
     pub clear_valid: Signal<In, Bit>,
     /// Taken.
@@ -176,8 +187,9 @@ pub struct ReadTracker<const QB: usize> {
 
     /// Per QP, its READs' entries: slot i of every QP's ring in RAM i.
     entries: [RAM<ReadEntry, QB>; 4],
-    /// Per QP, its ring: `{newest READ's last PSN (28:5), count (4:2), head slot (1:0)}`.
-    rings: RAM<Bits<29>, QB>,
+    /// Per QP, its ring: `{generation (30:29), newest READ's last PSN (28:5), count (4:2), head
+    /// slot (1:0)}`.
+    rings: RAM<Bits<31>, QB>,
     state: DFF<ReadTrackerState>,
     /// The state is past `Init`, as a register.
     initialized: DFF<Bit>,
@@ -196,6 +208,7 @@ pub struct ReadTracker<const QB: usize> {
     ring_head: DFF<Bits<2>>,
     ring_count: DFF<Bits<3>>,
     ring_newest: DFF<Bits<24>>,
+    ring_generation: DFF<Bits<2>>,
     /// The QP has a READ outstanding (its ring's count is not 0).
     has_read: DFF<Bit>,
     /// Sent: the READ.
@@ -205,6 +218,7 @@ pub struct ReadTracker<const QB: usize> {
     sent_length_held: DFF<Bits<32>>,
     sent_pmtu_held: DFF<Bits<3>>,
     sent_again_held: DFF<Bit>,
+    sent_generation_held: DFF<Bits<2>>,
     /// The ring's live slot whose READ ends with the PSN of the request sent again.
     sent_found: DFF<Bit>,
     /// Decision: as taken, and its fields.
@@ -351,6 +365,7 @@ impl<const QB: usize> Default for ReadTracker<QB> {
             sent_length: Default::default(),
             sent_pmtu: Default::default(),
             sent_again: Default::default(),
+            sent_generation: Default::default(),
             clear_valid: Default::default(),
             clear_ready: Default::default(),
             clear_qp: Default::default(),
@@ -382,6 +397,7 @@ impl<const QB: usize> Default for ReadTracker<QB> {
             ring_head: Default::default(),
             ring_count: Default::default(),
             ring_newest: Default::default(),
+            ring_generation: Default::default(),
             has_read: Default::default(),
             sent_first_psn_held: Default::default(),
             sent_last_psn_held: Default::default(),
@@ -389,6 +405,7 @@ impl<const QB: usize> Default for ReadTracker<QB> {
             sent_length_held: Default::default(),
             sent_pmtu_held: Default::default(),
             sent_again_held: Default::default(),
+            sent_generation_held: Default::default(),
             sent_found: Default::default(),
             decision: Default::default(),
             forwarded: Default::default(),
@@ -501,6 +518,7 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
             ring_head,
             ring_count,
             ring_newest,
+            ring_generation,
             has_read,
             sent_first_psn_held,
             sent_last_psn_held,
@@ -508,6 +526,7 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
             sent_length_held,
             sent_pmtu_held,
             sent_again_held,
+            sent_generation_held,
             sent_found,
             decision,
             forwarded,
@@ -580,9 +599,10 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
         }
         self.rings.read_address.next = self.qp.q.val();
         self.rings.write_address.next = self.qp.q.val();
-        self.rings.write_data.next = (bit_cast::<29, 24>(self.ring_newest.q.val()) << 5)
-            | (bit_cast::<29, 3>(self.ring_count.q.val()) << 2)
-            | bit_cast::<29, 2>(self.ring_head.q.val());
+        self.rings.write_data.next = (bit_cast::<31, 2>(self.ring_generation.q.val()) << 29)
+            | (bit_cast::<31, 24>(self.ring_newest.q.val()) << 5)
+            | (bit_cast::<31, 3>(self.ring_count.q.val()) << 2)
+            | bit_cast::<31, 2>(self.ring_head.q.val());
         self.rings.write_enable.next = self.writing.q.val() || !self.initialized.q.val();
         self.read_head.next = self.rings.read_data.val().get_bits::<2>(0);
         self.read_count.next = self.rings.read_data.val().get_bits::<3>(2);
@@ -657,7 +677,8 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
                 self.idle.d.next = true;
                 if self.idle.q.val() {
                     if self.clear_valid.val() && !self.done_out_valid.q.val() {
-                        // the ring emptied; its entries are left as they are
+                        // the ring emptied, its generation counted on; its entries are left
+                        // as they are
                         self.qp.d.next = self.clear_qp.val();
                         self.ring_head.d.next = 0.into();
                         self.ring_count.d.next = 0.into();
@@ -666,9 +687,8 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
                         self.done_out_valid.d.next = true;
                         self.done_out_qp.d.next = self.clear_qp.val();
                         self.done_out_cleared.d.next = true;
-                        self.writing.d.next = true;
                         self.idle.d.next = false;
-                        self.state.d.next = ReadTrackerState::Write;
+                        self.state.d.next = ReadTrackerState::ClearRead;
                     } else if self.sent_valid.val() {
                         self.sent_ready.next = true;
                         self.qp.d.next = self.sent_qp.val();
@@ -678,6 +698,7 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
                         self.sent_length_held.d.next = self.sent_length.val();
                         self.sent_pmtu_held.d.next = self.sent_pmtu.val();
                         self.sent_again_held.d.next = self.sent_again.val();
+                        self.sent_generation_held.d.next = self.sent_generation.val();
                         self.idle.d.next = false;
                         self.state.d.next = ReadTrackerState::SentRead;
                     } else if self.s_dec_valid.val() && !self.done_out_valid.q.val() && !self.out_valid.q.val() {
@@ -696,6 +717,14 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
                     }
                 }
             }
+            ReadTrackerState::ClearRead => {
+                self.state.d.next = ReadTrackerState::ClearGeneration;
+            }
+            ReadTrackerState::ClearGeneration => {
+                self.ring_generation.d.next = self.rings.read_data.val().get_bits::<2>(29) + 1;
+                self.writing.d.next = true;
+                self.state.d.next = ReadTrackerState::Write;
+            }
             ReadTrackerState::SentRead => {
                 self.state.d.next = ReadTrackerState::SentEntry;
             }
@@ -706,6 +735,7 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
                 self.ring_head.d.next = self.read_head.val();
                 self.ring_count.d.next = self.read_count.val();
                 self.ring_newest.d.next = self.rings.read_data.val().get_bits::<24>(5);
+                self.ring_generation.d.next = self.rings.read_data.val().get_bits::<2>(29);
                 self.sent_found.d.next = false;
                 self.entry.d.next = self.entries[0].read_data.val();
                 for i in 0..4 {
@@ -740,7 +770,9 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
                     }
                 }
                 self.entry_write.d.next = true;
-                self.writing.d.next = !self.sent_again_held.q.val() || self.sent_found.q.val();
+                // (a new request of an older generation, cut before its QP was reset: ignored)
+                self.writing.d.next = (self.sent_again_held.q.val() && self.sent_found.q.val())
+                    || (!self.sent_again_held.q.val() && (self.sent_generation_held.q.val() == self.ring_generation.q.val()));
                 self.state.d.next = ReadTrackerState::Write;
             }
             ReadTrackerState::Classify => {
@@ -771,6 +803,7 @@ impl<const QB: usize> Logic for ReadTracker<QB> {
                 self.ring_head.d.next = self.read_head.val();
                 self.ring_count.d.next = self.read_count.val();
                 self.ring_newest.d.next = self.rings.read_data.val().get_bits::<24>(5);
+                self.ring_generation.d.next = self.rings.read_data.val().get_bits::<2>(29);
                 self.has_read.d.next = self.read_count.val().any();
                 self.slot.d.next = self.read_head.val();
                 self.entry.d.next = self.entries[0].read_data.val();

@@ -214,6 +214,8 @@ pub struct RxPath<const W: usize, const K: usize, const D: usize, const QB: usiz
     pub read_sent_pmtu: Signal<In, Bits<3>>,
     /// The request is sent again (a replay's).
     pub read_sent_again: Signal<In, Bit>,
+    /// The request's generation (the QP's resets modulo 4, as the segmenter counted them).
+    pub read_sent_generation: Signal<In, Bits<2>>,
     /// A QP's READ is over, or all of them (for the segmenter): valid.
     pub read_done_valid: Signal<Out, Bit>,
     /// Taken.
@@ -335,6 +337,7 @@ impl<const W: usize, const K: usize, const D: usize, const QB: usize, const RB: 
             read_sent_length: Default::default(),
             read_sent_pmtu: Default::default(),
             read_sent_again: Default::default(),
+            read_sent_generation: Default::default(),
             read_done_valid: Default::default(),
             read_done_ready: Default::default(),
             read_done_qp: Default::default(),
@@ -486,6 +489,7 @@ impl<const W: usize, const K: usize, const D: usize, const QB: usize, const RB: 
         self.reads.sent_length.next = self.read_sent_length.val();
         self.reads.sent_pmtu.next = self.read_sent_pmtu.val();
         self.reads.sent_again.next = self.read_sent_again.val();
+        self.reads.sent_generation.next = self.read_sent_generation.val();
         self.read_done_valid.next = self.reads.done_valid.val();
         self.reads.done_ready.next = self.read_done_ready.val();
         self.read_done_qp.next = self.reads.done_qp.val();

@@ -582,6 +582,7 @@ impl<
         self.rx.read_sent_length.next = self.tx.read_sent_length.val();
         self.rx.read_sent_pmtu.next = self.tx.read_sent_pmtu.val();
         self.rx.read_sent_again.next = self.tx.read_sent_again.val();
+        self.rx.read_sent_generation.next = self.tx.read_sent_generation.val();
         self.tx.read_done_valid.next = self.rx.read_done_valid.val();
         self.rx.read_done_ready.next = self.tx.read_done_ready.val();
         self.tx.read_done_qp.next = self.rx.read_done_qp.val();

@@ -167,6 +167,9 @@ pub struct TxPacketizer<const QB: usize> {
     pub block_psn: Signal<In, Bits<24>>,
     /// Block command: a block of an RDMA READ (one request).
     pub block_read_request: Signal<In, Bit>,
+    /// Block command: a READ request's generation (its QP's resets modulo 4 when it was cut),
+    /// passed on to `read_sent_generation`.
+    pub block_read_generation: Signal<In, Bits<2>>,
     /// A READ request was cut: valid (held until taken).
     pub read_sent_valid: Signal<Out, Bit>,
     /// Taken.
@@ -186,6 +189,8 @@ pub struct TxPacketizer<const QB: usize> {
     /// The request is a replay's (sent again): it moves the QP's outstanding READ only if it is
     /// that READ's (the READ may have ended since the replay began).
     pub read_sent_again: Signal<Out, Bit>,
+    /// The request's generation (`block_read_generation`; a replay's is not checked).
+    pub read_sent_generation: Signal<Out, Bits<2>>,
     /// A replay runs in the send history: no new block is taken.
     pub replaying: Signal<In, Bit>,
     /// A block to cut again: valid.
@@ -294,6 +299,7 @@ pub struct TxPacketizer<const QB: usize> {
     read_sent_local: DFF<Bits<64>>,
     read_sent_bytes: DFF<Bits<BLOCK_LEN_BITS>>,
     read_sent_code: DFF<Bits<3>>,
+    read_sent_generation_held: DFF<Bits<2>>,
     /// READ: the move's bits 20:16 plus the carry out of bits 15:0.
     read_moved_high: DFF<Bits<16>>,
     read_va: Signal<Local, Bits<64>>,
@@ -475,6 +481,7 @@ impl<const QB: usize> Default for TxPacketizer<QB> {
             block_read_response: Default::default(),
             block_psn: Default::default(),
             block_read_request: Default::default(),
+            block_read_generation: Default::default(),
             read_sent_valid: Default::default(),
             read_sent_ready: Default::default(),
             read_sent_qp: Default::default(),
@@ -484,6 +491,7 @@ impl<const QB: usize> Default for TxPacketizer<QB> {
             read_sent_length: Default::default(),
             read_sent_pmtu: Default::default(),
             read_sent_again: Default::default(),
+            read_sent_generation: Default::default(),
             replaying: Default::default(),
             replay_valid: Default::default(),
             replay_ready: Default::default(),
@@ -553,6 +561,7 @@ impl<const QB: usize> Default for TxPacketizer<QB> {
             read_sent_local: Default::default(),
             read_sent_bytes: Default::default(),
             read_sent_code: Default::default(),
+            read_sent_generation_held: Default::default(),
             read_va: Default::default(),
             read_moved_high_diff: Default::default(),
             read_last_high: Default::default(),
@@ -665,6 +674,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             read_sent_local,
             read_sent_bytes,
             read_sent_code,
+            read_sent_generation_held,
             read_moved_high,
             skip_left,
             first_psn,
@@ -908,6 +918,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
         self.read_sent_local_address.next = self.read_sent_local.q.val();
         self.read_sent_length.next = bit_cast::<32, BLOCK_LEN_BITS>(self.read_sent_bytes.q.val());
         self.read_sent_pmtu.next = self.read_sent_code.q.val();
+        self.read_sent_generation.next = self.read_sent_generation_held.q.val();
         // a register: the TX path's ready for it depends on it
         self.record_valid.next = self.record_pending.q.val();
         self.replay_local.next = self.replay_block.val().get_bits::<64>(self.block_at[1].val().index());
@@ -979,6 +990,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                     self.recorded.d.next = (self.block_transport.val() == self.rc.val()) && !self.block_read_response.val();
                     self.read_response.d.next = self.block_read_response.val();
                     self.read_request.d.next = self.block_read_request.val();
+                    self.read_sent_generation_held.d.next = self.block_read_generation.val();
                     self.first_psn.d.next = self.block_psn.val();
                     self.skip_left.d.next = 0.into();
                     self.qp.d.next = self.block_qp.val();

@@ -176,6 +176,9 @@ pub struct TxPath<
     /// The request is a replay's (sent again): it moves the QP's outstanding READ only if it is
     /// that READ's (the READ may have ended since the replay began).
     pub read_sent_again: Signal<Out, Bit>,
+    /// The request's generation (the QP's resets modulo 4, as the segmenter counted them): the
+    /// READ tracker loads a new request only if it is the QP's current one.
+    pub read_sent_generation: Signal<Out, Bits<2>>,
     /// Scheduler register write: enable.
     pub sched_cfg_we: Signal<In, Bit>,
     /// Scheduler register write: address (queue q's word at q, the limit of high priority at 64,
@@ -420,6 +423,7 @@ impl<
             read_sent_length: Default::default(),
             read_sent_pmtu: Default::default(),
             read_sent_again: Default::default(),
+            read_sent_generation: Default::default(),
             sched_cfg_we: Default::default(),
             sched_cfg_addr: Default::default(),
             sched_cfg_wdata: Default::default(),
@@ -744,6 +748,7 @@ impl<
         self.read_sent_length.next = self.segmenter.read_sent_length.val();
         self.read_sent_pmtu.next = self.segmenter.read_sent_pmtu.val();
         self.read_sent_again.next = self.segmenter.read_sent_again.val();
+        self.read_sent_generation.next = self.segmenter.read_sent_generation.val();
         self.ack_tracker.status_qp.next = self.qp_status_index.val();
         self.qp_status_value.next = self.ack_tracker.status_failure.val();
         self.generator.qp_read_entry.next = self.qp_read_entry.val();

@@ -62,8 +62,14 @@
 //! does. Per QP two counts modulo 8 say it: READs cut (`reads_cut`, counted in `CutIssue`) and
 //! READs over (`reads_done`, counted by the READ tracker's `read_done`: one READ's last
 //! response came; or, `read_done_cleared`, the QP was reset: all of them, the count of READs
-//! over becomes the count cut), each in a RAM read where its writer needs it and a copy read
-//! where the other side does. A `done` is taken every other cycle whatever the state machine
+//! over becomes the count cut, and the QP's generation is counted on), each in a RAM read
+//! where its writer needs it and a copy read where the other side does. Each READ request
+//! carries its QP's generation (`block_read_generation`, to the tracker with the request): a
+//! request cut before a reset and built after the tracker cleared the QP is of the old
+//! generation, and the tracker does not load it. So that a READ is counted over by a reset
+//! exactly when it is of the old generation, a reset QP's `done` is taken only the cycle after
+//! it was first offered, and no READ block is taken that cycle or the two after it
+//! (`clear_window`). A `done` is taken every other cycle whatever the state machine
 //! does: the tracker takes no response while its `done` waits, so waiting for the state machine
 //! (a cut stalled behind a replay that needs the wire to move) could stop the receive side and,
 //! through the peer, the wire itself.
@@ -348,6 +354,8 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     pub read_sent_pmtu: Signal<Out, Bits<3>>,
     /// The packetizer's `read_sent_again`.
     pub read_sent_again: Signal<Out, Bit>,
+    /// The packetizer's `read_sent_generation`.
+    pub read_sent_generation: Signal<Out, Bits<2>>,
 
     state: DFF<SegmenterState>,
     init_channel: DFF<Bits<CB>>,
@@ -386,10 +394,16 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     /// `done`'s.
     reads_cut: RAM<Bits<3>, QB>,
     reads_cut_at_done: RAM<Bits<3>, QB>,
-    /// Per QP: READs over (modulo 8), read at a `done`'s QP and, as a copy, at the decision's.
-    /// A QP has `READS_PER_QP` outstanding when the two differ by that much.
-    reads_done: RAM<Bits<3>, QB>,
-    reads_done_at_cut: RAM<Bits<3>, QB>,
+    /// Per QP: `{generation (4:3), READs over modulo 8 (2:0)}`, read at a `done`'s QP and, as a
+    /// copy, at the decision's. A QP has `READS_PER_QP` outstanding when the counts differ by
+    /// that much; the generation counts the QP's resets (modulo 4) and rides with each READ.
+    reads_done: RAM<Bits<5>, QB>,
+    reads_done_at_cut: RAM<Bits<5>, QB>,
+    /// A reset QP's `done` was offered last cycle (it is taken only then), and the cycle
+    /// before: no READ block is taken while it is counted (so each READ is either counted over
+    /// by the reset and of the old generation, or outstanding and of the new).
+    clear_seen: DFF<Bit>,
+    clear_seen_before: DFF<Bit>,
     /// A `done` was taken last cycle: its count is written now (no `done` is taken).
     done_taken: DFF<Bit>,
     done_qp_taken: DFF<Bits<QB>>,
@@ -519,6 +533,11 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     read_done_open: Signal<Local, Bit>,
     /// The decision's QP's READs outstanding; it has `READS_PER_QP` (bit 2).
     reads_outstanding: Signal<Local, Bits<3>>,
+    /// A reset QP's `done` is being counted: no READ block is taken.
+    clear_window: Signal<Local, Bit>,
+    /// What a `done` writes: the count of READs over and the generation.
+    reads_done_count: Signal<Local, Bits<3>>,
+    reads_done_generation: Signal<Local, Bits<2>>,
     reads_full: Signal<Local, Bit>,
     // constants
     post_at: [Constant<Bits<8>>; 10],
@@ -656,6 +675,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             read_sent_length: Default::default(),
             read_sent_pmtu: Default::default(),
             read_sent_again: Default::default(),
+            read_sent_generation: Default::default(),
             state: Default::default(),
             init_channel: Default::default(),
             init_qp: Default::default(),
@@ -682,6 +702,8 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             reads_cut_at_done: Default::default(),
             reads_done: Default::default(),
             reads_done_at_cut: Default::default(),
+            clear_seen: Default::default(),
+            clear_seen_before: Default::default(),
             done_taken: Default::default(),
             done_qp_taken: Default::default(),
             done_cleared_taken: Default::default(),
@@ -765,6 +787,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             taking_read: Default::default(),
             read_done_open: Default::default(),
             reads_outstanding: Default::default(),
+            clear_window: Default::default(),
+            reads_done_count: Default::default(),
+            reads_done_generation: Default::default(),
             reads_full: Default::default(),
             internal: Default::default(),
             responder_busy: Default::default(),
@@ -828,6 +853,8 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             done_taken,
             done_qp_taken,
             done_cleared_taken,
+            clear_seen,
+            clear_seen_before,
             init_channel,
             init_qp,
             init_channels_done,
@@ -1010,19 +1037,28 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.reads_cut_at_done.write_enable.next = false;
         self.reads_cut_at_done.write_address.next = self.table_qp.read_data.val();
         self.reads_cut_at_done.write_data.next = self.reads_cut.read_data.val() + 1;
-        self.read_done_open.next = (self.state.q.val() != SegmenterState::Init) && !self.done_taken.q.val();
-        self.reads_outstanding.next = self.reads_cut.read_data.val() - self.reads_done_at_cut.read_data.val();
+        self.read_done_open.next = (self.state.q.val() != SegmenterState::Init)
+            && !self.done_taken.q.val()
+            && (!self.read_done_cleared.val() || self.clear_seen.q.val());
+        self.reads_outstanding.next = self.reads_cut.read_data.val() - self.reads_done_at_cut.read_data.val().get_bits::<3>(0);
         self.reads_full.next = self.reads_outstanding.val().get_bit(2);
         self.done_taken.d.next = self.read_done_valid.val() && self.read_done_open.val();
         self.done_qp_taken.d.next = self.read_done_qp.val();
         self.done_cleared_taken.d.next = self.read_done_cleared.val();
         self.reads_done.write_enable.next = self.done_taken.q.val();
         self.reads_done.write_address.next = self.done_qp_taken.q.val();
-        self.reads_done.write_data.next = self.reads_done.read_data.val() + 1;
+        self.reads_done_count.next = self.reads_done.read_data.val().get_bits::<3>(0) + 1;
+        self.reads_done_generation.next = self.reads_done.read_data.val().get_bits::<2>(3);
         if self.done_cleared_taken.q.val() {
-            self.reads_done.write_data.next = self.reads_cut_at_done.read_data.val();
+            self.reads_done_count.next = self.reads_cut_at_done.read_data.val();
+            self.reads_done_generation.next = self.reads_done.read_data.val().get_bits::<2>(3) + 1;
         }
+        self.reads_done.write_data.next =
+            (bit_cast::<5, 2>(self.reads_done_generation.val()) << 3) | bit_cast::<5, 3>(self.reads_done_count.val());
         self.reads_done_at_cut.write_enable.next = self.done_taken.q.val();
+        self.clear_seen.d.next = self.read_done_valid.val() && self.read_done_cleared.val();
+        self.clear_seen_before.d.next = self.clear_seen.q.val();
+        self.clear_window.next = self.clear_seen.q.val() || self.clear_seen_before.q.val();
         self.reads_done_at_cut.write_address.next = self.done_qp_taken.q.val();
         self.reads_done_at_cut.write_data.next = self.reads_done.write_data.val();
         self.busy.read_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
@@ -1140,6 +1176,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.packetizer.block_rnr_retry.next = self.rnr_retry.q.val();
         self.packetizer.block_read_response.next = self.read_response.val();
         self.packetizer.block_read_request.next = self.read_request.val();
+        self.packetizer.block_read_generation.next = self.reads_done_at_cut.read_data.val().get_bits::<2>(3);
         self.packetizer.block_psn.next = bit_cast::<24, 64>(self.table_remote.read_data.val() >> self.pmtu_shift.q.val());
         self.history_full_qp.next = self.table_qp.read_data.val();
         self.packetizer.replaying.next = self.replaying.val();
@@ -1167,6 +1204,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.read_sent_length.next = self.packetizer.read_sent_length.val();
         self.read_sent_pmtu.next = self.packetizer.read_sent_pmtu.val();
         self.read_sent_again.next = self.packetizer.read_sent_again.val();
+        self.read_sent_generation.next = self.packetizer.read_sent_generation.val();
 
         // ports driven by the states below
         self.post_ready.next = false;
@@ -1518,7 +1556,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 self.state.d.next = SegmenterState::CutIssue;
             }
             SegmenterState::CutIssue => {
-                if self.packetizer.block_ready.val() {
+                if self.packetizer.block_ready.val() && !(self.read_request.val() && self.clear_window.val()) {
                     self.packetizer.block_valid.next = true;
                     self.charge_valid_reg.d.next = self.paced_cut.q.val();
                     self.table_local.write_address.next = self.cut_channel.q.val();

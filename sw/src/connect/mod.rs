@@ -248,11 +248,10 @@ fn local_address(dev: &mut Ferroce) -> Result<([u8; 6], Ipv4Addr), ConnectError>
     Ok((mac, ip))
 }
 
-/// RC: the engine asks for an ACK (AckReq) on every 64th packet of a message as well as on its
-/// last, about as often as Linux rxe's requester does (it asks once 64 packets went without): a
-/// peer that acknowledges only what asks for it (rxe) then frees the engine's send history
-/// during a long SEND (one message of block-sized groups, 32 blocks in flight per QP at most)
-/// instead of after a timeout.
+/// RC: the engine asks for an ACK (AckReq) on every 64th packet as well as on the last of each
+/// block, about as often as Linux rxe's requester does (it asks once 64 packets went without):
+/// a peer that acknowledges only what asks for it (rxe) then acknowledges a long block's
+/// packets as they come, not all at its end.
 pub const ACK_EVERY: u8 = 64;
 
 /// Resets the engine's QP and commits it (RTS) towards `peer`, with `end`'s timeout and retry

@@ -55,7 +55,16 @@ pub struct SentRead {
     /// response arrived is ignored (its responses then count as responses for no READ, never
     /// written).
     pub again: bool,
+    /// The QP's resets (modulo [`GENERATIONS`]) as the segmenter had counted them when it cut
+    /// the request: a new request of another generation than the QP's was cut before a reset
+    /// the tracker has seen (it was still on its way through the packetizer), and is ignored.
+    /// A request sent again is not checked (it moves a live READ or nothing).
+    pub generation: u8,
 }
+
+/// Generations a QP's READs are told apart by: its resets counted modulo this (2 bits in the
+/// RTL).
+pub const GENERATIONS: u8 = 4;
 
 /// A QP's READ whose response is still coming.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,6 +103,8 @@ pub struct ReadTrackerCounters {
 pub struct ReadTracker {
     /// Per QP its READs outstanding, oldest first.
     entries: Vec<VecDeque<OutstandingRead>>,
+    /// Per QP its resets, modulo [`GENERATIONS`].
+    generations: Vec<u8>,
     /// READs outstanding per QP at most.
     limit: usize,
     /// Counters.
@@ -117,6 +128,7 @@ impl ReadTracker {
         assert!(reads_per_qp > 0, "at least one READ per QP");
         ReadTracker {
             entries: vec![VecDeque::with_capacity(reads_per_qp); 1 << qp_bits],
+            generations: vec![0; 1 << qp_bits],
             limit: reads_per_qp,
             counters: ReadTrackerCounters::default(),
         }
@@ -155,17 +167,28 @@ impl ReadTracker {
             }
             return;
         }
+        if read.generation % GENERATIONS != self.generations[read.qp as usize] {
+            return;
+        }
         if reads.len() == limit {
             reads.pop_back();
         }
         reads.push_back(fresh(false));
     }
 
-    /// The host reset `qp`: its READs are forgotten (the segmenter is told, as for a READ done).
+    /// The host reset `qp`: its READs are forgotten (the segmenter is told, as for a READ done)
+    /// and its generation counted on.
     pub fn clear(&mut self, qp: u32) {
         if let Some(reads) = self.entries.get_mut(qp as usize) {
             reads.clear();
+            let generation = &mut self.generations[qp as usize];
+            *generation = (*generation + 1) % GENERATIONS;
         }
+    }
+
+    /// `qp`'s generation: its resets modulo [`GENERATIONS`].
+    pub fn generation(&self, qp: u32) -> u8 {
+        self.generations.get(qp as usize).copied().unwrap_or(0)
     }
 
     /// The decision as it goes on, and the QP whose READ it finished.
@@ -282,6 +305,7 @@ mod tests {
             length,
             pmtu: Pmtu::B1024,
             again,
+            generation: 0,
         }
     }
 
@@ -334,6 +358,27 @@ mod tests {
     }
 
     #[test]
+    fn a_request_cut_before_its_qp_was_reset_is_ignored() {
+        let mut t = tracker_with_read(100, 1024);
+        t.clear(QP);
+        assert_eq!((t.outstanding(QP), t.generation(QP)), (None, 1));
+        // cut before the reset (generation 0), through the packetizer after it: not loaded
+        t.sent(&sent(101, 2048, 0x2000, false));
+        assert_eq!(t.outstanding(QP), None);
+        // cut after it: loaded
+        t.sent(&SentRead {
+            generation: 1,
+            ..sent(200, 1024, 0x3000, false)
+        });
+        assert_eq!(t.outstanding(QP).map(|r| r.expected), Some(200));
+        // four resets later the generation is 1 again
+        for _ in 0..GENERATIONS {
+            t.clear(QP);
+        }
+        assert_eq!(t.generation(QP), 1);
+    }
+
+    #[test]
     fn a_request_sent_again_after_its_read_ended_is_ignored() {
         let mut t = tracker_with_read(100, 1024);
         let (d, done) = t.decide(&response(Opcode::RC_READ_RESPONSE_ONLY, 100, 1024));
@@ -347,6 +392,7 @@ mod tests {
             length: 1024,
             pmtu: Pmtu::B1024,
             again: true,
+            generation: 0,
         };
         t.sent(&again);
         assert_eq!(t.outstanding(QP), None);
@@ -416,6 +462,7 @@ mod tests {
             length: 3072,
             pmtu: Pmtu::B1024,
             again: true,
+            generation: 0,
         });
         let (d, _) = t.decide(&ack(200, Syndrome::ack()));
         assert_eq!(d.response_psn, 100, "still asked");
