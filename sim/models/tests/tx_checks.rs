@@ -224,7 +224,7 @@ fn messages(setup: &TxSetup, run: &TxRun) -> Vec<Message> {
         // AckReq, recounted: RC only, on the last packet of a message or of a block of a long
         // SEND (its bytes so far a multiple of the block size) and the N-th since the last AckReq.
         let so_far = if first { 0 } else { t.open.as_ref().map_or(0, |m| m.payload.len()) } + len;
-        let block_last = last || so_far % (1usize << setup.block_log2) == 0;
+        let block_last = last || so_far.is_multiple_of(1usize << setup.block_log2);
         let want_ack = ctx.transport == Transport::Rc.bits() && {
             t.since_ack_req += 1;
             let ack = block_last || (ctx.ack_every > 0 && t.since_ack_req == u32::from(ctx.ack_every));
