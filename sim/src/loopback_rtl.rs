@@ -237,9 +237,9 @@ struct TxPorts {
     read_valid: usize,
     tick_cycles: usize,
     output: AxisPorts,
-    /// `read_sent_{valid, qp, first_psn, last_psn, local_address, length, pmtu, again}`, and its
-    /// ready.
-    read_sent: [usize; 8],
+    /// `read_sent_{valid, qp, first_psn, last_psn, local_address, length, pmtu, again,
+    /// generation}`, and its ready.
+    read_sent: [usize; 9],
     read_sent_ready: usize,
     /// `read_done_{valid, ready, qp, cleared}`.
     read_done: [usize; 4],
@@ -251,7 +251,7 @@ struct TxPorts {
 }
 
 /// The READ request ports, named alike on both halves.
-const READ_SENT: [&str; 8] = [
+const READ_SENT: [&str; 9] = [
     "read_sent_valid",
     "read_sent_qp",
     "read_sent_first_psn",
@@ -260,6 +260,7 @@ const READ_SENT: [&str; 8] = [
     "read_sent_length",
     "read_sent_pmtu",
     "read_sent_again",
+    "read_sent_generation",
 ];
 /// The READ tracker's `done` ports, named alike on both halves.
 const READ_DONE: [&str; 4] = ["read_done_valid", "read_done_ready", "read_done_qp", "read_done_cleared"];
@@ -273,7 +274,7 @@ struct RxPorts {
     dec_entry: usize,
     cmd_valid: usize,
     wr_valid: usize,
-    read_sent: [usize; 8],
+    read_sent: [usize; 9],
     read_sent_ready: usize,
     read_done: [usize; 4],
 }
@@ -287,6 +288,9 @@ pub struct Engine {
     r: RxPorts,
     /// QPs of the TX half (the engine's: the RX half has more).
     qps: u32,
+    /// Per QP its resets (commits) modulo 4: the READ tracker's generation, which the TX half
+    /// is told again after it restarts alone ([`Engine::restart_tx`]; the engine never does).
+    generations: Vec<u8>,
     /// The TX half's context reads in flight: the QP read in each of the last
     /// [`QP_READ_LATENCY`] cycles.
     tx_reads: VecDeque<usize>,
@@ -386,6 +390,7 @@ impl Engine {
             rx,
             qps: variant.tx.qps,
             tx_reads: std::iter::repeat_n(0, QP_READ_LATENCY).collect(),
+            generations: vec![0; variant.tx.qps as usize],
             held_decision: None,
             configuration: (16, Vec::new()),
             response_waits: 0,
@@ -478,6 +483,11 @@ impl Engine {
         self.reset_tx()?;
         self.tx_reads = std::iter::repeat_n(0, QP_READ_LATENCY).collect();
         self.write_configuration();
+        for qp in 0..self.qps {
+            for _ in 0..self.generations[qp as usize] {
+                self.tell_tx_reset(qp);
+            }
+        }
         Ok(())
     }
 
@@ -505,6 +515,7 @@ impl Engine {
     /// its `sq_psn`.
     pub fn commit(&mut self, qp: u32, context: &QpContext) -> Result<(), String> {
         self.check_qp(qp)?;
+        self.rx.model().set_u64(self.r.read_done[1], 1);
         self.rx.setup().commit(qp, context)?;
         self.commit_tx(qp);
         Ok(())
@@ -513,6 +524,7 @@ impl Engine {
     /// [`Engine::commit`], and the same QP (re)started on the golden responder `model`.
     pub fn commit_paired(&mut self, model: &mut Responder, qp: u32, context: &QpContext) -> Result<(), String> {
         self.check_qp(qp)?;
+        self.rx.model().set_u64(self.r.read_done[1], 1);
         self.rx.setup().commit_paired(model, qp, context)?;
         self.commit_tx(qp);
         Ok(())
@@ -531,12 +543,36 @@ impl Engine {
         Ok(())
     }
 
-    /// Pulses `qp_commit` on the TX half, then idles it.
+    /// Pulses `qp_commit` on the TX half, then idles it; then gives it the READ tracker's
+    /// `done` of the reset QP, which the RX half's commit took alone (the segmenter counts the
+    /// QP's READs over and its generation on, as the tracker did).
     fn commit_tx(&mut self, qp: u32) {
         self.tx.set_u64(self.t.commit_valid, 1);
         self.tx.set_u64(self.t.commit_index, u64::from(qp));
         self.idle_tx(1);
         self.tx.set_u64(self.t.commit_valid, 0);
+        self.idle_tx(SETUP_CYCLES);
+        self.generations[qp as usize] = (self.generations[qp as usize] + 1) % 4;
+        self.tell_tx_reset(qp);
+    }
+
+    /// The READ tracker's `done` of reset QP `qp`, given to the TX half alone until taken.
+    fn tell_tx_reset(&mut self, qp: u32) {
+        self.tx.set_u64(self.t.read_done[0], 1);
+        self.tx.set_u64(self.t.read_done[2], u64::from(qp));
+        self.tx.set_u64(self.t.read_done[3], 1);
+        for _ in 0..64 {
+            self.serve_tx_read();
+            self.tx.eval();
+            let taken = self.tx.peek_u64(self.t.read_done[1]) != 0;
+            self.queue_tx_read();
+            self.tx.tick();
+            if taken {
+                break;
+            }
+        }
+        self.tx.set_u64(self.t.read_done[0], 0);
+        self.tx.set_u64(self.t.read_done[3], 0);
         self.idle_tx(SETUP_CYCLES);
     }
 
