@@ -4,24 +4,18 @@
 //! `ferroce-sim wire` serves the engine on a UDP wire ([`WireBridge`]) the same way with
 //! [`serve_running`], whose clock runs between requests.
 //!
-//! One line per AXI4-Lite transaction, numbers in hexadecimal with `0x`:
-//!
-//! | request | answer |
-//! |---|---|
-//! | `read ADDRESS` | `ok RESP DATA` |
-//! | `write ADDRESS DATA STROBES` | `ok RESP` |
-//! | `tick CYCLES` | `ok 0x0` (runs the clock) |
-//! | anything else | `error MESSAGE` |
-//!
-//! `RESP` is the AXI response (0 OKAY, 2 SLVERR, 3 DECERR). Each transaction runs the clock
-//! until its response. With the register file alone, the transfer table is
+//! One request a line ([`ferroce_contracts::served`]: registers, clock ticks and the engine's
+//! memory). Each register transaction runs the clock until its response. With the register
+//! file alone (which has no memory behind it), the transfer table is
 //! [`TransferStandIn`](crate::regs_rtl::TransferStandIn) (it accepts posts that pass its checks
 //! and completes them `latency` cycles later); the engine sends real frames to itself. Clients
 //! are served one after the other.
 
 use crate::engine_rtl::{EngineHost, EngineLoop};
+use crate::models::tx::{LocalMemory, SparseMemory};
 use crate::regs_rtl::{RegsRtl, Request};
 use crate::wire_bridge::WireBridge;
+use ferroce_contracts::served::MEMORY_BYTES;
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 
@@ -33,6 +27,10 @@ pub trait Served {
     fn write(&mut self, address: u32, data: u32, strobes: u8) -> Result<u8, String>;
     /// One clock cycle.
     fn step(&mut self) -> Result<(), String>;
+    /// The memory behind the engine, where the model has one.
+    fn memory(&mut self) -> Option<&mut SparseMemory> {
+        None
+    }
 }
 
 impl Served for RegsRtl {
@@ -61,6 +59,10 @@ impl Served for EngineLoop {
     fn step(&mut self) -> Result<(), String> {
         EngineLoop::step(self)
     }
+
+    fn memory(&mut self) -> Option<&mut SparseMemory> {
+        Some(&mut self.engine.memory)
+    }
 }
 
 /// The answer to one request line.
@@ -80,9 +82,45 @@ pub fn answer(rtl: &mut impl Served, line: &str) -> String {
             Some(n) => (0..n).try_for_each(|_| rtl.step()).map(|_| "ok 0x0".to_string()),
             None => return format!("error bad cycle count '{n}'"),
         },
-        _ => return format!("error unknown request '{}' (read, write, tick)", line.trim()),
+        ["store", a, bytes] => match (wide_number(a), hex_bytes(bytes)) {
+            (Some(a), Some(bytes)) if bytes.len() <= MEMORY_BYTES => memory(rtl).map(|m| {
+                m.write(a, &bytes);
+                "ok 0x0".to_string()
+            }),
+            _ => {
+                return format!(
+                    "error bad store '{}' (ADDRESS, then at most {MEMORY_BYTES} bytes in hexadecimal)",
+                    line.trim()
+                )
+            }
+        },
+        ["load", a, n] => match (wide_number(a), number(n)) {
+            (Some(a), Some(n)) if n as usize <= MEMORY_BYTES => memory(rtl).map(|m| {
+                let bytes: String = (0..u64::from(n)).map(|k| format!("{:02x}", m.byte(a.wrapping_add(k)))).collect();
+                format!("ok 0x0 {bytes}").trim_end().to_string()
+            }),
+            _ => return format!("error bad load '{}' (ADDRESS, then at most {MEMORY_BYTES:#x} bytes)", line.trim()),
+        },
+        _ => return format!("error unknown request '{}' (read, write, tick, store, load)", line.trim()),
     };
     result.unwrap_or_else(|e| format!("error {e}"))
+}
+
+fn wide_number(s: &str) -> Option<u64> {
+    u64::from_str_radix(s.trim_start_matches("0x"), 16).ok()
+}
+
+/// Two hexadecimal digits a byte.
+fn hex_bytes(s: &str) -> Option<Vec<u8>> {
+    if !s.len().is_multiple_of(2) || !s.is_ascii() {
+        return None;
+    }
+    (0..s.len()).step_by(2).map(|k| u8::from_str_radix(&s[k..k + 2], 16).ok()).collect()
+}
+
+fn memory(rtl: &mut impl Served) -> Result<&mut SparseMemory, String> {
+    rtl.memory()
+        .ok_or_else(|| "no memory behind the register file alone (serve --top engine, or wire, has the engine's)".to_string())
 }
 
 fn client(rtl: &mut impl Served, stream: UnixStream) -> std::io::Result<()> {
@@ -114,6 +152,10 @@ impl Served for WireBridge {
 
     fn step(&mut self) -> Result<(), String> {
         WireBridge::step(self)
+    }
+
+    fn memory(&mut self) -> Option<&mut SparseMemory> {
+        Some(&mut self.engine().memory)
     }
 }
 
@@ -163,5 +205,64 @@ pub fn serve_running<M: Served>(
         if !run(model)? {
             return Ok(());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A register file that answers every access with OKAY and 0, with memory or without.
+    struct Stand {
+        memory: Option<SparseMemory>,
+        cycles: u64,
+    }
+
+    impl Served for Stand {
+        fn read(&mut self, _: u32) -> Result<(u8, u32), String> {
+            Ok((0, 0))
+        }
+
+        fn write(&mut self, _: u32, _: u32, _: u8) -> Result<u8, String> {
+            Ok(0)
+        }
+
+        fn step(&mut self) -> Result<(), String> {
+            self.cycles += 1;
+            Ok(())
+        }
+
+        fn memory(&mut self) -> Option<&mut SparseMemory> {
+            self.memory.as_mut()
+        }
+    }
+
+    #[test]
+    fn memory_requests_store_and_load_bytes_and_refuse_bad_lines() {
+        let mut engine = Stand {
+            memory: Some(SparseMemory::new()),
+            cycles: 0,
+        };
+        assert_eq!(
+            answer(&mut engine, "store 0x1_0000_0000 00a5ff"),
+            "error bad store 'store 0x1_0000_0000 00a5ff' (ADDRESS, then at most 65536 bytes in hexadecimal)"
+        );
+        assert_eq!(answer(&mut engine, "store 0x100000000 00a5ff"), "ok 0x0");
+        assert_eq!(answer(&mut engine, "load 0xffffffff 0x5"), "ok 0x0 0000a5ff00");
+        assert_eq!(answer(&mut engine, "load 0x0 0x0"), "ok 0x0");
+        assert_eq!(engine.cycles, 0, "memory requests take no clock cycle");
+        for bad in ["store 0x10 abc", "store 0x10 zz", "store 0x10", "load 0x10 0x10001", "load 0x10"] {
+            assert!(answer(&mut engine, bad).starts_with("error "), "{bad}");
+        }
+        let most = "00".repeat(MEMORY_BYTES);
+        assert_eq!(answer(&mut engine, &format!("store 0x0 {most}")), "ok 0x0");
+        assert!(answer(&mut engine, &format!("store 0x0 {most}00")).starts_with("error bad store"));
+        let mut registers = Stand { memory: None, cycles: 0 };
+        assert_eq!(
+            answer(&mut registers, "load 0x0 0x1"),
+            "error no memory behind the register file alone (serve --top engine, or wire, has the engine's)"
+        );
+        assert_eq!(answer(&mut registers, "tick 0x3"), "ok 0x0");
+        assert_eq!(registers.cycles, 3);
     }
 }

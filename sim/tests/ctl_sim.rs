@@ -119,6 +119,17 @@ fn ferroce_sim_serve_answers_the_host_tool() {
             assert_eq!(dev.read(block).unwrap(), 16);
             let e = dev.write(block, 30).unwrap_err();
             assert_eq!(e.cause, Cause::SlaveError(2), "a block size beyond 1 MiB is refused");
+            // the engine's memory through the served store and load; none behind the registers alone
+            let stored = dev.memory_write(0x7fff_fff0, &[0xa5, 0, 0x5a]);
+            let loaded = dev.memory_read(0x7fff_ffef, 5);
+            if name == "serve-engine" {
+                stored.unwrap();
+                assert_eq!(loaded.unwrap(), [0, 0xa5, 0, 0x5a, 0]);
+            } else {
+                for e in [stored.unwrap_err(), loaded.unwrap_err()] {
+                    assert!(e.to_string().contains("no memory behind the register file alone"), "{e}");
+                }
+            }
         });
         child.kill().unwrap();
         child.wait().unwrap();
@@ -181,7 +192,9 @@ fn ferroce_sim_wire_runs_a_lossy_wire_and_refuses_a_bad_rate() {
 
 /// `ferroce-ctl`'s library against the whole engine looped back on itself (`serve --top
 /// engine`): QP 1 sends to QP 2 of the same engine; the region, the receive buffer, the post,
-/// the poll and the receive completion all go through the registers.
+/// the poll and the receive completion all go through the registers, the bytes sent are
+/// stored into the engine's memory and those received loaded from it (more than one
+/// request's worth).
 #[test]
 fn the_host_library_drives_the_engine_looped_on_itself() {
     use ferroce_ctl::{ReceiveKind, ReceiveOutcome, Region};
@@ -218,6 +231,11 @@ fn the_host_library_drives_the_engine_looped_on_itself() {
     };
     dev.region_write(1, &region).unwrap();
     assert_eq!(dev.receive_post(2, 0x5000, 4096, 100).unwrap(), ReceiveOutcome::Accepted);
+    let pattern = |n: usize, seed: usize| -> Vec<u8> { (0..n).map(|k| (k * 7 + seed) as u8).collect() };
+    let (send_bytes, write_bytes) = (pattern(300, 1), pattern(70_000, 3));
+    dev.memory_write(0x1000, &send_bytes).unwrap();
+    dev.memory_write(0x20000, &write_bytes).unwrap();
+    assert_eq!(dev.memory_read(0x20000, write_bytes.len()).unwrap(), write_bytes);
 
     // a SEND with immediate, then a WRITE into the region
     let send = POST
@@ -238,7 +256,7 @@ fn the_host_library_drives_the_engine_looped_on_itself() {
             ("queue", 2),
             ("op", PostOp::Write.code().into()),
             ("qp", 1),
-            ("local_addr", 0x2000),
+            ("local_addr", 0x20000 + 65_000),
             ("remote_addr", peer.region.base.into()),
             ("length", 2500),
         ])
@@ -283,6 +301,10 @@ fn the_host_library_drives_the_engine_looped_on_itself() {
         .expect("four payloads written");
     assert_eq!(counters["responder_packets_executed"], 4, "{counters:?}");
     assert!(counters["responder_acks"] >= 1, "{counters:?}");
+    // the bytes stored for each are where they landed
+    assert_eq!(dev.memory_read(0x5000, 300).unwrap(), send_bytes);
+    let written = dev.memory_read(peer.region.base, 2500).unwrap();
+    assert_eq!(written, write_bytes[65_000..67_500]);
 }
 
 /// `ferroce-sim serve --serial`: the register file's RTL behind the serial bridge's RTL on a

@@ -949,16 +949,12 @@ enum LinuxTool {
     /// RC only.
     ReadBw,
     SendBw,
-    /// With the engine as the client only.
+    /// As the server, the engine writes perftest's counter into its memory before each WRITE
+    /// (through the served `store` request).
     WriteLat,
 }
 
 impl ToolRun {
-    /// Whether the engine runs it as the server too (`ib_write_lat` as the client only).
-    fn engine_serves(&self) -> bool {
-        self.tool != LinuxTool::WriteLat
-    }
-
     /// The command in the VM (its server's address when the VM is the client).
     fn command(&self, server: Option<&str>) -> String {
         // local ACK timeout 4.096 µs × 2^20 (4 s): the simulated engine answers in wall time
@@ -1086,8 +1082,9 @@ impl ToolRun {
 /// The runs of each role: over RC, ping-pongs of 1 B, 4 KiB and 64 KiB (the engine's PSNs
 /// wrapping in the last), `ib_write_bw` of 64 KiB and of 1 MiB (five messages, perftest's
 /// fewest), `ib_send_bw` of 4 KiB and of 2 B, both again with `-b` (duplex: both sides send at
-/// once; the engine's PSNs wrap in the SENDs), `ib_write_lat` of 2 B × 20 and 4 KiB × 5 (the
-/// engine as the client only; PSNs wrapping in the first); over UC, a ping-pong of 4 KiB (5 iterations, so
+/// once; the engine's PSNs wrap in the SENDs), `ib_write_lat` of 2 B × 20 and 4 KiB × 5 (as
+/// the server, the engine's counter written into its memory before each WRITE; PSNs wrapping
+/// in the first); over UC, a ping-pong of 4 KiB (5 iterations, so
 /// its lines are told from the RC one's) and `ib_send_bw` of 1 KiB, the engine's PSNs wrapping
 /// in both, and `ib_write_bw` of 16 KiB.
 const TOOL_RUNS: [ToolRun; 14] = [
@@ -1434,8 +1431,8 @@ fn tool_session(name: &'static str, runs: &'static [ToolRun], limit: Duration, l
         let oob = TcpListener::bind("127.0.0.1:0").unwrap();
         let oob_port = oob.local_addr().unwrap().port();
         let forward = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let served = || runs.iter().filter(|r| r.engine_serves());
-        let run: Vec<String> = served()
+        let run: Vec<String> = runs
+            .iter()
             .map(|r| r.command(Some("10.0.2.100")))
             .chain(runs.iter().map(|r| r.command(None)))
             .chain(["stats".to_string()])
@@ -1445,7 +1442,7 @@ fn tool_session(name: &'static str, runs: &'static [ToolRun], limit: Duration, l
         let said = with_ferroce_ctl(bridge, &mut vm, name, move |dev| {
             let mut said = Vec::new();
             for role in [Role::Server, Role::Client] {
-                for r in runs.iter().filter(|r| role == Role::Client || r.engine_serves()) {
+                for r in runs {
                     let mut stream = match role {
                         Role::Server => connect::accept(&oob, VM_TIMEOUT).unwrap(),
                         Role::Client => connect::connect_to(&format!("127.0.0.1:{forward}"), VM_TIMEOUT).unwrap(),
@@ -1457,7 +1454,7 @@ fn tool_session(name: &'static str, runs: &'static [ToolRun], limit: Duration, l
             }
             said
         });
-        assert_eq!(said.len(), served().count() + runs.len());
+        assert_eq!(said.len(), 2 * runs.len());
         let stats = vm.expect(bridge, "STATS");
         let counters = rxe_counters(&stats);
         eprintln!("rxe: {stats}");

@@ -4,6 +4,7 @@
 //! ([`SimBus`]). [`open`] takes the device names of the command line.
 
 use ferroce_contracts::serial::{self, Answer, Request};
+use ferroce_contracts::served::MEMORY_BYTES;
 use std::fmt;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::UnixStream;
@@ -44,6 +45,8 @@ pub enum Cause {
     },
     /// A request refused before any access (an argument the register file can't take).
     Invalid(String),
+    /// The device reaches the register file only, not the memory behind the engine.
+    NoMemory,
     /// Anything else from the operating system or the simulator.
     Io(String),
 }
@@ -87,6 +90,11 @@ impl fmt::Display for Error {
                 f,
                 "the device's register map (hash {device:#010x}) is not this tool's ({tool:#010x}): use a ferroce-ctl built from the same revision"
             ),
+            Cause::NoMemory => write!(
+                f,
+                "this device reaches the registers only, not the engine's memory (sim:PATH of `ferroce-sim serve --top engine` \
+                 or `ferroce-sim wire` does; on a board, the buffer is the host's own memory or the card's, written by its DMA)"
+            ),
             Cause::Invalid(what) | Cause::Io(what) => write!(f, "{what}"),
         }
     }
@@ -102,6 +110,18 @@ pub trait Bus {
     fn read32(&mut self, address: u32) -> Result<u32, Error>;
     /// Writes the word at byte address `address` (all four bytes).
     fn write32(&mut self, address: u32, value: u32) -> Result<(), Error>;
+    /// Writes `bytes` into the memory behind the engine at `address`, where the device reaches
+    /// it.
+    fn memory_write(&mut self, address: u64, bytes: &[u8]) -> Result<(), Error> {
+        let _ = (address, bytes);
+        Err(self.error(None, Cause::NoMemory))
+    }
+    /// Reads `length` bytes of the memory behind the engine at `address`, where the device
+    /// reaches it.
+    fn memory_read(&mut self, address: u64, length: usize) -> Result<Vec<u8>, Error> {
+        let _ = (address, length);
+        Err(self.error(None, Cause::NoMemory))
+    }
 
     /// An error of this device at `address`.
     fn error(&self, address: Option<u32>, cause: Cause) -> Error {
@@ -227,7 +247,8 @@ impl Drop for MmapBus {
 /// The simulated register file of `ferroce-sim serve --socket PATH`: one line per access,
 /// `read ADDRESS` → `ok RESP DATA`, `write ADDRESS DATA STROBES` → `ok RESP` (hexadecimal
 /// numbers with `0x`), `error MESSAGE` when the simulator fails. A response other than OKAY
-/// is [`Cause::SlaveError`].
+/// is [`Cause::SlaveError`]. The engine's memory: `store ADDRESS BYTES` → `ok 0x0`, `load
+/// ADDRESS LENGTH` → `ok 0x0 BYTES` ([`ferroce_contracts::served`]).
 pub struct SimBus {
     name: String,
     reader: BufReader<UnixStream>,
@@ -246,28 +267,27 @@ impl SimBus {
         })
     }
 
-    fn call(&mut self, address: u32, line: String) -> Result<(u8, u32), Error> {
+    /// Sends `line`, returns the words after `ok RESP` (`address`, when there is one, for errors).
+    fn call(&mut self, address: Option<u32>, line: String) -> Result<Vec<String>, Error> {
         let io = |e: std::io::Error| Error {
             device: self.name.clone(),
-            address: Some(address),
+            address,
             cause: Cause::Io(format!("simulator: {e}")),
         };
         self.writer.write_all(line.as_bytes()).map_err(io)?;
         let mut answer = String::new();
         self.reader.read_line(&mut answer).map_err(io)?;
         let parts: Vec<&str> = answer.split_whitespace().collect();
-        let number = |s: &str| u32::from_str_radix(s.trim_start_matches("0x"), 16).ok();
         match parts.as_slice() {
             ["ok", resp, rest @ ..] => {
-                let resp = number(resp).unwrap_or(u32::MAX) as u8;
-                let data = rest.first().and_then(|d| number(d)).unwrap_or(0);
+                let resp = u8::from_str_radix(resp.trim_start_matches("0x"), 16).unwrap_or(u8::MAX);
                 if resp != 0 {
-                    return Err(self.error(Some(address), Cause::SlaveError(resp)));
+                    return Err(self.error(address, Cause::SlaveError(resp)));
                 }
-                Ok((resp, data))
+                Ok(rest.iter().map(|word| word.to_string()).collect())
             }
             _ => Err(self.error(
-                Some(address),
+                address,
                 Cause::Io(format!(
                     "simulator: {}",
                     if answer.is_empty() {
@@ -279,6 +299,14 @@ impl SimBus {
             )),
         }
     }
+
+    /// A number the simulator answered.
+    fn number(&self, address: u32, words: &[String]) -> Result<u32, Error> {
+        words
+            .first()
+            .and_then(|d| u32::from_str_radix(d.trim_start_matches("0x"), 16).ok())
+            .ok_or_else(|| self.error(Some(address), Cause::Io(format!("simulator: no number in {words:?}"))))
+    }
 }
 
 impl Bus for SimBus {
@@ -287,11 +315,44 @@ impl Bus for SimBus {
     }
 
     fn read32(&mut self, address: u32) -> Result<u32, Error> {
-        Ok(self.call(address, format!("read {address:#x}\n"))?.1)
+        let words = self.call(Some(address), format!("read {address:#x}\n"))?;
+        self.number(address, &words)
     }
 
     fn write32(&mut self, address: u32, value: u32) -> Result<(), Error> {
-        self.call(address, format!("write {address:#x} {value:#x} 0xf\n")).map(|_| ())
+        self.call(Some(address), format!("write {address:#x} {value:#x} 0xf\n")).map(|_| ())
+    }
+
+    fn memory_write(&mut self, address: u64, bytes: &[u8]) -> Result<(), Error> {
+        for (k, chunk) in bytes.chunks(MEMORY_BYTES).enumerate() {
+            let at = address.wrapping_add((k * MEMORY_BYTES) as u64);
+            let hex: String = chunk.iter().map(|b| format!("{b:02x}")).collect();
+            self.call(None, format!("store {at:#x} {hex}\n"))?;
+        }
+        Ok(())
+    }
+
+    fn memory_read(&mut self, address: u64, length: usize) -> Result<Vec<u8>, Error> {
+        let mut bytes = Vec::with_capacity(length);
+        while bytes.len() < length {
+            let at = address.wrapping_add(bytes.len() as u64);
+            let n = (length - bytes.len()).min(MEMORY_BYTES);
+            let words = self.call(None, format!("load {at:#x} {n:#x}\n"))?;
+            let hex = words.first().map_or("", String::as_str);
+            let chunk: Option<Vec<u8>> = (0..hex.len() / 2)
+                .map(|k| hex.get(2 * k..2 * k + 2).and_then(|d| u8::from_str_radix(d, 16).ok()))
+                .collect();
+            match chunk {
+                Some(chunk) if chunk.len() == n => bytes.extend(chunk),
+                _ => {
+                    return Err(self.error(
+                        None,
+                        Cause::Io(format!("simulator: {n} bytes asked at {at:#x}, not what it answered")),
+                    ))
+                }
+            }
+        }
+        Ok(bytes)
     }
 }
 

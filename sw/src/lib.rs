@@ -258,6 +258,18 @@ impl Ferroce {
         self.bus.name()
     }
 
+    /// Writes `bytes` into the memory behind the engine at `address` (the simulated engine's
+    /// `sim:` device only: [`Cause::NoMemory`] elsewhere).
+    pub fn memory_write(&mut self, address: u64, bytes: &[u8]) -> Result<(), Error> {
+        self.bus.memory_write(address, bytes)
+    }
+
+    /// Reads `length` bytes of the memory behind the engine at `address` (as
+    /// [`Ferroce::memory_write`]).
+    pub fn memory_read(&mut self, address: u64, length: usize) -> Result<Vec<u8>, Error> {
+        self.bus.memory_read(address, length)
+    }
+
     /// Finds a register element: `name`, `name[index]`, or a byte address (`0x120`).
     pub fn target(&self, spec: &str) -> Result<Target<'_>, Error> {
         let err = |cause| Error {

@@ -79,10 +79,18 @@ enum Cmd {
         #[command(subcommand)]
         what: RecvCmd,
     },
+    /// The memory behind the engine, as the host sees it (the simulated engine of
+    /// `ferroce-sim serve --top engine` or `ferroce-sim wire` only: on a board the buffers are
+    /// the host's own memory or the card's).
+    Memory {
+        #[command(subcommand)]
+        what: MemoryCmd,
+    },
     /// Connect the engine with a stock Linux RDMA tool over the tool's out-of-band TCP exchange,
     /// program the QP (and memory region) from it, and run the engine's side of the test:
     /// `pingpong` (ibv_rc_pingpong, ibv_uc_pingpong with --uc), `write-bw` (ib_write_bw),
-    /// `read-bw` (ib_read_bw, RC), `send-bw` (ib_send_bw), `write-lat` (ib_write_lat, the engine as the client). Without --server the engine's side listens: run the Linux tool
+    /// `read-bw` (ib_read_bw, RC), `send-bw` (ib_send_bw), `write-lat` (ib_write_lat; as its server the engine needs a device that
+    /// reaches its memory: sim:PATH of ferroce-sim wire). Without --server the engine's side listens: run the Linux tool
     /// with this host's address as its server. With --server the engine's side connects: start
     /// the Linux tool without a host name first. Give the Linux tool a GID index of its IPv4
     /// address (ibv_rc_pingpong -g N, perftest -x N), and both sides the same -s (or -a), -b
@@ -255,6 +263,29 @@ enum RecvCmd {
     },
 }
 
+#[derive(Subcommand)]
+enum MemoryCmd {
+    /// Read LENGTH bytes at ADDRESS: a hex dump, 16 bytes a line (with --json, the bytes in
+    /// hexadecimal).
+    Read {
+        /// Address of the first byte.
+        address: String,
+        /// Bytes to read.
+        length: String,
+    },
+    /// Write bytes at ADDRESS: given in hexadecimal, or a file's.
+    Write {
+        /// Address of the first byte.
+        address: String,
+        /// The bytes, two hexadecimal digits each (spaces and a 0x prefix allowed).
+        #[arg(required_unless_present = "file", conflicts_with = "file")]
+        hex: Option<String>,
+        /// Write this file's bytes instead.
+        #[arg(long, value_name = "PATH")]
+        file: Option<std::path::PathBuf>,
+    },
+}
+
 #[derive(clap::Args)]
 struct QpSetArgs {
     /// QP number.
@@ -308,8 +339,9 @@ enum Tool {
     ReadBw,
     /// perftest's ib_send_bw: the client SENDs into the server's receive buffers.
     SendBw,
-    /// perftest's ib_write_lat: WRITEs back and forth, each when the other's has arrived (the
-    /// engine as the client: --server).
+    /// perftest's ib_write_lat: WRITEs back and forth, each when the other's has arrived (as
+    /// the server, the engine's counter is written into its memory before each WRITE: a sim:
+    /// device only).
     WriteLat,
 }
 
@@ -559,6 +591,53 @@ fn register_text(label: &str, address: u32, r: &Register, value: u32) -> String 
         s.push_str(&format!("  {n:<16} {bits:<8} {v:#x}{m}\n"));
     }
     s
+}
+
+/// Bytes a `memory read` shows at most.
+const MEMORY_READ_MOST: u64 = 1 << 24;
+
+fn memory(dev: &mut Ferroce, what: &MemoryCmd, json_out: bool) -> Result<(), Error> {
+    match what {
+        MemoryCmd::Read { address, length } => {
+            let address = number_of::<u64>(address, "ADDRESS")?;
+            let length = number_of::<u64>(length, "LENGTH")?;
+            if length > MEMORY_READ_MOST {
+                return Err(usage(format!("LENGTH {length}: at most {MEMORY_READ_MOST} bytes a read")));
+            }
+            let bytes = dev.memory_read(address, length as usize)?;
+            let hex = |b: &[u8]| b.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>();
+            let text: String = bytes
+                .chunks(16)
+                .enumerate()
+                .map(|(k, line)| format!("{:#014x}  {}\n", address + 16 * k as u64, hex(line).join(" ")))
+                .collect();
+            print(json_out, json!({"address": address, "bytes": hex(&bytes).concat()}), text);
+        }
+        MemoryCmd::Write { address, hex, file } => {
+            let address = number_of::<u64>(address, "ADDRESS")?;
+            let bytes = match (hex, file) {
+                (Some(hex), _) => {
+                    let digits: String = hex.split_whitespace().map(|w| w.trim_start_matches("0x")).collect();
+                    let bytes: Option<Vec<u8>> = (0..digits.len() / 2)
+                        .map(|k| digits.get(2 * k..2 * k + 2).and_then(|d| u8::from_str_radix(d, 16).ok()))
+                        .collect();
+                    match bytes {
+                        Some(bytes) if digits.len().is_multiple_of(2) => bytes,
+                        _ => return Err(usage(format!("'{hex}': two hexadecimal digits a byte"))),
+                    }
+                }
+                (None, Some(path)) => std::fs::read(path).map_err(|e| usage(format!("--file {}: {e}", path.display())))?,
+                (None, None) => unreachable!("clap requires HEX or --file"),
+            };
+            dev.memory_write(address, &bytes)?;
+            print(
+                json_out,
+                json!({"address": address, "written": bytes.len()}),
+                format!("{} bytes written at {address:#x}\n", bytes.len()),
+            );
+        }
+    }
+    Ok(())
 }
 
 fn print(json_out: bool, value: Value, text: String) {
@@ -1113,6 +1192,7 @@ fn run(cli: &Cli) -> Result<bool, Error> {
         Cmd::Recv {
             what: RecvCmd::Completions { max, wait },
         } => return recv_completions(&mut dev, *max, *wait, json_out),
+        Cmd::Memory { what } => memory(&mut dev, what, json_out)?,
         Cmd::Poll { channels } => {
             let last = dev.map().config.channels - 1;
             let (first, end) = match channels {
@@ -1207,13 +1287,6 @@ fn connect(dev: &mut Ferroce, a: &ConnectArgs, json_out: bool) -> Result<(), Err
     if a.bidirectional && matches!(a.tool, Tool::Pingpong | Tool::WriteLat) {
         return Err(usage("--bidirectional: a ping-pong or latency test is both ways already".into()));
     }
-    if a.tool == Tool::WriteLat && a.server.is_none() {
-        return Err(usage(
-            "write-lat: the engine runs ib_write_lat's client only (its server writes first, from memory the \
-             registers cannot fill): start ib_write_lat without a host name and give --server HOST"
-                .into(),
-        ));
-    }
     if !c::channels_fit_a_poll_group(a.channel, a.channels) {
         return Err(usage(format!(
             "--channel {} --channels {}: the channels must be within one group of 32 (0-31, 32-63, ...)",
@@ -1236,7 +1309,38 @@ fn connect(dev: &mut Ferroce, a: &ConnectArgs, json_out: bool) -> Result<(), Err
     };
     let patience = std::time::Duration::from_secs_f64(a.timeout.max(0.1));
     let buffer = number_of::<u64>(&a.buffer, "--buffer")?;
-    let (role, mut stream) = match &a.server {
+    let perftest = match a.tool {
+        Tool::Pingpong => None,
+        _ => {
+            let (kind, size, iterations) = match a.tool {
+                Tool::WriteBw => (PerftestKind::WriteBw, 65536, 5000),
+                Tool::ReadBw => (PerftestKind::ReadBw, 65536, 1000),
+                Tool::SendBw => (PerftestKind::SendBw, 65536, 5000),
+                _ => (PerftestKind::WriteLat, 2, 1000),
+            };
+            Some(PerftestTest {
+                kind,
+                size: a.size.unwrap_or(size),
+                all_sizes: a.all,
+                duplex: a.bidirectional,
+                iterations: a.iters.unwrap_or(iterations),
+                buffer,
+                region: a.region,
+                channels: Channels {
+                    first: a.channel,
+                    count: a.channels,
+                    queue: a.queue,
+                },
+                patience,
+            })
+        }
+    };
+    // refused before any connection: what the engine (or this device) can't run
+    let role = if a.server.is_some() { Role::Client } else { Role::Server };
+    if let Some(test) = &perftest {
+        test.check(dev, role, &end).map_err(|e| connect_error(dev, e))?;
+    }
+    let mut stream = match &a.server {
         Some(server) => {
             let server = if server.contains(':') {
                 server.clone()
@@ -1244,13 +1348,12 @@ fn connect(dev: &mut Ferroce, a: &ConnectArgs, json_out: bool) -> Result<(), Err
                 format!("{server}:{}", c::DEFAULT_PORT)
             };
             eprintln!("connecting to {server}");
-            (Role::Client, c::connect_to(&server, patience).map_err(|e| connect_error(dev, e))?)
+            c::connect_to(&server, patience).map_err(|e| connect_error(dev, e))?
         }
         None => {
             let listener = std::net::TcpListener::bind(&a.listen).map_err(|e| usage(format!("--listen {}: {e}", a.listen)))?;
             eprintln!("waiting for the {} client on {}", tool_name(a.tool, a.uc), a.listen);
-            let stream = c::accept(&listener, std::time::Duration::from_secs(3600)).map_err(|e| connect_error(dev, e))?;
-            (Role::Server, stream)
+            c::accept(&listener, std::time::Duration::from_secs(3600)).map_err(|e| connect_error(dev, e))?
         }
     };
     let say = |line: &str| {
@@ -1277,27 +1380,7 @@ fn connect(dev: &mut Ferroce, a: &ConnectArgs, json_out: bool) -> Result<(), Err
             );
         }
         Tool::WriteBw | Tool::ReadBw | Tool::SendBw | Tool::WriteLat => {
-            let (kind, size, iterations) = match a.tool {
-                Tool::WriteBw => (PerftestKind::WriteBw, 65536, 5000),
-                Tool::ReadBw => (PerftestKind::ReadBw, 65536, 1000),
-                Tool::SendBw => (PerftestKind::SendBw, 65536, 5000),
-                _ => (PerftestKind::WriteLat, 2, 1000),
-            };
-            let test = PerftestTest {
-                kind,
-                size: a.size.unwrap_or(size),
-                all_sizes: a.all,
-                duplex: a.bidirectional,
-                iterations: a.iters.unwrap_or(iterations),
-                buffer,
-                region: a.region,
-                channels: Channels {
-                    first: a.channel,
-                    count: a.channels,
-                    queue: a.queue,
-                },
-                patience,
-            };
+            let test = perftest.expect("a perftest tool");
             let outcome = c::perftest(dev, &mut stream, role, &end, &test, say).map_err(|e| connect_error(dev, e))?;
             if json_out {
                 let reports: Vec<_> = outcome

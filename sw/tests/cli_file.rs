@@ -172,6 +172,22 @@ fn errors_name_the_device_the_address_and_the_cause() {
     let (code, _, err) = ctl(&bar, &["read", "no_such_register"]);
     assert_eq!(code, 2);
     assert!(err.contains("no_such_register"), "{err}");
+
+    // the engine's memory is the simulated engine's only; bad bytes are refused before that
+    for args in [&["memory", "read", "0x1000", "16"][..], &["memory", "write", "0x1000", "00 a5"]] {
+        let (code, _, err) = ctl(&bar, args);
+        assert_eq!(code, 2);
+        assert!(
+            err.contains("reaches the registers only, not the engine's memory"),
+            "{args:?}: {err}"
+        );
+    }
+    let (code, _, err) = ctl(&bar, &["memory", "write", "0x1000", "0xabc"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("two hexadecimal digits a byte"), "{err}");
+    let (code, _, err) = ctl(&bar, &["memory", "read", "0x1000", "0x2000000"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("at most 16777216 bytes a read"), "{err}");
     let o = Command::new(env!("CARGO_BIN_EXE_ferroce-ctl"))
         .args(["--device", "bogus:1", "info"])
         .output()
@@ -595,9 +611,16 @@ fn connect_refuses_bad_arguments_before_any_connection() {
         err.contains("--bidirectional: a ping-pong or latency test is both ways already"),
         "{err}"
     );
-    let (code, _, err) = ctl(&bar, &["connect", "write-lat"]);
+    // as ib_write_lat's server the engine needs its memory reached: refused before listening
+    let (code, _, err) = ctl(&bar, &["connect", "write-lat", "--listen", "127.0.0.1:0"]);
     assert_eq!(code, 2);
-    assert!(err.contains("write-lat: the engine runs ib_write_lat's client only"), "{err}");
+    assert!(
+        err.contains("ib_write_lat with the engine as its server") && err.contains("reaches the registers only"),
+        "{err}"
+    );
+    let (code, _, err) = ctl(&bar, &["connect", "write-lat", "-b", "--server", "127.0.0.1:1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("a ping-pong or latency test is both ways already"), "{err}");
 }
 
 #[test]

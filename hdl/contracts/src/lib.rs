@@ -13,6 +13,8 @@
 //! * [`icrc`]: the ICRC's masked fields, prefix and constants.
 //! * [`rx`]: the RX drop reasons with their codes, the verdict codes of the ICRC check, and the
 //!   schema of the RX header record (field names, widths, meanings).
+//! * [`served`]: the line protocol of the simulated device (`ferroce-ctl --device sim:PATH`),
+//!   registers and the engine's memory.
 //! * [`serial`]: the serial register protocol (AXI4-Lite accesses over a UART) and the reasons
 //!   its bridge discards bytes.
 //! * [`schema`]: records as tables of fields, and how a record is packed into 32-bit words.
@@ -43,6 +45,7 @@ pub mod rx;
 pub mod sched;
 pub mod schema;
 pub mod serial;
+pub mod served;
 pub mod stream;
 pub mod tx;
 

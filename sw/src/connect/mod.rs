@@ -624,7 +624,8 @@ pub enum PerftestKind {
     /// `ib_send_bw`: the client SENDs into the server's receive buffers.
     SendBw,
     /// `ib_write_lat`: each side RDMA WRITEs into the other's buffer when the other's write
-    /// has arrived (the engine as the client only).
+    /// has arrived (the server first; as the server the engine needs its memory reachable
+    /// from the host: [`PerftestTest::latency_source`]).
     WriteLat,
 }
 
@@ -686,6 +687,39 @@ impl PerftestTest {
         } else {
             self.buffer
         }
+    }
+
+    /// Where the engine's WRITEs come from as `ib_write_lat`'s server: a page past its largest
+    /// message (the peer's land at its buffer). Before each, the counter perftest polls for
+    /// (the iteration, from 1, modulo 256) is written into the message's last byte there
+    /// through the host's view of the engine's memory ([`Ferroce::memory_write`]).
+    pub fn latency_source(&self) -> u64 {
+        let largest = self.sizes().iter().copied().max().unwrap_or(0);
+        self.buffer + u64::from(largest).next_multiple_of(4096).max(4096)
+    }
+
+    /// Refuses what the engine can't run (before any connection is made): `ib_read_bw` over
+    /// UC, `ib_write_lat` with `-b`, and `ib_write_lat` as the server on a device that does
+    /// not reach the engine's memory.
+    pub fn check(&self, dev: &mut Ferroce, role: Role, end: &Endpoint) -> Result<(), ConnectError> {
+        if self.kind == PerftestKind::ReadBw && end.unreliable {
+            return Err(ConnectError::Unsupported(
+                "ib_read_bw over UC: RDMA READ needs an RC connection".into(),
+            ));
+        }
+        if self.kind == PerftestKind::WriteLat && self.duplex {
+            return Err(ConnectError::Unsupported("ib_write_lat has no -b: both sides write already".into()));
+        }
+        if self.kind == PerftestKind::WriteLat && role == Role::Server {
+            dev.memory_read(self.latency_source(), 1).map_err(|e| {
+                ConnectError::Unsupported(format!(
+                    "ib_write_lat with the engine as its server (it writes the counter perftest polls for into \
+                     each message before sending it, through the host's view of the engine's memory): {e}; or \
+                     start ib_write_lat without a host name and connect the engine to it as the client"
+                ))
+            })?;
+        }
+        Ok(())
     }
 
     /// The message sizes, in the order the test runs them.
@@ -815,8 +849,11 @@ const PERFTEST_SYNC_AFTER_A_SIZE: f64 = 4.6;
 ///   buffers are posted (with `-a`, one more key exchange after each size).
 /// - `ib_send_bw` server: `iterations` receive buffers posted (as many at a time as the QP's
 ///   receive queue takes) before that key, then their completions.
-/// - `ib_write_lat` (the engine as the client only): each time the server's WRITE has been
-///   executed, the same bytes written back from where they landed; no report exchanged.
+/// - `ib_write_lat` client: each time the server's WRITE has been executed, the same bytes
+///   written back from where they landed; no report exchanged.
+/// - `ib_write_lat` server: the first WRITE at once, then one each time the client's has been
+///   executed, from [`PerftestTest::latency_source`] with the counter written into its last
+///   byte; then the client's last WRITE awaited.
 /// - With `-b` (duplex), both roles alike, for each size: `ib_write_bw` exposes the engine's
 ///   buffer, shakes hands and writes (with `-a`, shaking hands again after a size when the
 ///   peer's perftest is 4.6 or later); `ib_send_bw` posts its receive buffers (after the largest
@@ -830,19 +867,7 @@ pub fn perftest(
     test: &PerftestTest,
     mut progress: impl FnMut(&str),
 ) -> Result<PerftestOutcome, ConnectError> {
-    if test.kind == PerftestKind::ReadBw && end.unreliable {
-        return Err(ConnectError::Unsupported(
-            "ib_read_bw over UC: RDMA READ needs an RC connection".into(),
-        ));
-    }
-    if test.kind == PerftestKind::WriteLat && (role == Role::Server || test.duplex) {
-        return Err(ConnectError::Unsupported(
-            "ib_write_lat with the engine as its server (the server writes first, a counter in its last byte, \
-             and the host cannot put that in the engine's memory through the registers): start ib_write_lat \
-             without a host name and connect the engine to it as the client"
-                .into(),
-        ));
-    }
+    test.check(dev, role, end)?;
     let (_, ip) = local_address(dev)?;
     let prefix = PerftestPrefix::exchange(
         stream,
@@ -948,7 +973,7 @@ pub fn perftest(
     match (test.kind, role, test.duplex) {
         (PerftestKind::WriteLat, _, _) => {
             for &size in test.sizes() {
-                let report = write_latency(dev, end, test, size, pmtu, theirs.vaddr, &mut executed)?;
+                let report = write_latency(dev, end, test, role, size, pmtu, theirs.vaddr, &mut executed)?;
                 progress(&report.latency_line(size));
                 outcome.reports.push((size, report));
             }
@@ -1035,14 +1060,16 @@ fn exchange_report(stream: &mut TcpStream, role: Role, ours: &[u8]) -> Result<(u
     ))
 }
 
-/// Posts one of the test's messages on `channel`: `size` bytes from the engine's buffer, to
-/// `remote` for a WRITE.
+/// Posts one of the test's messages on `channel`: `size` bytes from `local` in the engine's
+/// memory to `remote` (a WRITE; a READ the other way; a SEND ignores it).
+#[allow(clippy::too_many_arguments)]
 fn post_message(
     dev: &mut Ferroce,
     end: &Endpoint,
     test: &PerftestTest,
     channel: u32,
     op: PostOp,
+    local: u64,
     remote: u64,
     size: u32,
 ) -> Result<(), ConnectError> {
@@ -1053,7 +1080,7 @@ fn post_message(
             ("queue", test.channels.queue.into()),
             ("op", op.code().into()),
             ("qp", end.qp.into()),
-            ("local_addr", test.buffer.into()),
+            ("local_addr", local.into()),
             ("remote_addr", remote.into()),
             ("length", size.into()),
         ],
@@ -1061,37 +1088,61 @@ fn post_message(
     )
 }
 
-/// `ib_write_lat`'s client: `iterations` times, waits until the server's WRITE of `size`
-/// bytes has been executed (the responder's executed packets, `executed` before it, grow by
-/// the message's packets) and RDMA WRITEs the same bytes from where they landed to the
-/// server's buffer, so the counter in their last byte goes back as perftest's client sends it,
-/// then waits for its completion. The engine's QP must be the only one receiving meanwhile.
+/// `ib_write_lat`, `iterations` WRITEs of `size` bytes each way. The client, each time the
+/// server's WRITE has been executed (the responder's executed packets, `executed` before it,
+/// grow by the message's packets), RDMA WRITEs the same bytes from where they landed to the
+/// server's buffer, so the counter in their last byte goes back as perftest's client sends it.
+/// The server writes the counter (1, 2, ... modulo 256) into the last byte at
+/// [`PerftestTest::latency_source`] and WRITEs from there: first at once, then each time the
+/// client's WRITE has been executed; and it waits for the client's last. Each WRITE's
+/// completion is awaited. The engine's QP must be the only one receiving meanwhile.
+#[allow(clippy::too_many_arguments)]
 fn write_latency(
     dev: &mut Ferroce,
     end: &Endpoint,
     test: &PerftestTest,
+    role: Role,
     size: u32,
     pmtu: Pmtu,
     remote: u64,
     executed: &mut u32,
 ) -> Result<Report, ConnectError> {
     let packets = size.div_ceil(pmtu.bytes()).max(1);
+    let channel = test.channels.first;
     let started = Instant::now();
-    for iteration in 0..test.iterations {
+    let mut await_peer = |dev: &mut Ferroce, iteration: u32| -> Result<(), ConnectError> {
         *executed = executed.wrapping_add(packets);
         let arrived = *executed;
-        let what = || format!("the server's WRITE {} of {}", iteration + 1, test.iterations);
+        let what = || format!("the peer's WRITE {} of {}", iteration + 1, test.iterations);
         wait_for(dev, test.patience, what, |dev| {
             let now = dev.responder_counter(ResponderCounter::PacketsExecuted)?;
             Ok((now.wrapping_sub(arrived) as i32 >= 0).then_some(()))
-        })?;
-        let channel = test.channels.first;
-        post_message(dev, end, test, channel, PostOp::Write, remote, size)?;
+        })
+    };
+    for iteration in 0..test.iterations {
+        let source = match role {
+            Role::Client => {
+                await_peer(dev, iteration)?;
+                test.buffer
+            }
+            Role::Server => {
+                if iteration > 0 {
+                    await_peer(dev, iteration - 1)?;
+                }
+                let source = test.latency_source();
+                dev.memory_write(source + u64::from(size) - 1, &[(iteration + 1) as u8])?;
+                source
+            }
+        };
+        post_message(dev, end, test, channel, PostOp::Write, source, remote, size)?;
         let what = || format!("the completion of WRITE {} of {}", iteration + 1, test.iterations);
         wait_for(dev, test.patience, what, |dev| {
             let done = test.channels.finished(dev)?;
             Ok(done.contains(&channel).then_some(()))
         })?;
+    }
+    if role == Role::Server && test.iterations > 0 {
+        await_peer(dev, test.iterations - 1)?;
     }
     Ok(Report {
         bytes: 2 * u64::from(size) * u64::from(test.iterations),
@@ -1133,7 +1184,7 @@ fn send_messages(
                 Some((op, va, _)) => (op, va),
                 None => (PostOp::Send, 0),
             };
-            post_message(dev, end, test, channel, op, address, size)?;
+            post_message(dev, end, test, channel, op, test.buffer, address, size)?;
             posted += 1;
         }
         let (sending, taking) = (completed < test.iterations, receiving_more(&receiving));
