@@ -15,7 +15,7 @@ use crate::engine_rtl::{EngineHost, EngineLoop};
 use crate::models::tx::{LocalMemory, SparseMemory};
 use crate::regs_rtl::{RegsRtl, Request};
 use crate::wire_bridge::WireBridge;
-use ferroce_contracts::served::MEMORY_BYTES;
+use ferroce_contracts::served::{hex_bytes, hex_string, MEMORY_BYTES};
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 
@@ -89,15 +89,15 @@ pub fn answer(rtl: &mut impl Served, line: &str) -> String {
             }),
             _ => {
                 return format!(
-                    "error bad store '{}' (ADDRESS, then at most {MEMORY_BYTES} bytes in hexadecimal)",
+                    "error bad store '{}' (ADDRESS, then at most {MEMORY_BYTES:#x} bytes in hexadecimal)",
                     line.trim()
                 )
             }
         },
         ["load", a, n] => match (wide_number(a), number(n)) {
             (Some(a), Some(n)) if n as usize <= MEMORY_BYTES => memory(rtl).map(|m| {
-                let bytes: String = (0..u64::from(n)).map(|k| format!("{:02x}", m.byte(a.wrapping_add(k)))).collect();
-                format!("ok 0x0 {bytes}").trim_end().to_string()
+                let bytes: Vec<u8> = (0..u64::from(n)).map(|k| m.byte(a.wrapping_add(k))).collect();
+                format!("ok 0x0 {}", hex_string(&bytes)).trim_end().to_string()
             }),
             _ => return format!("error bad load '{}' (ADDRESS, then at most {MEMORY_BYTES:#x} bytes)", line.trim()),
         },
@@ -108,14 +108,6 @@ pub fn answer(rtl: &mut impl Served, line: &str) -> String {
 
 fn wide_number(s: &str) -> Option<u64> {
     u64::from_str_radix(s.trim_start_matches("0x"), 16).ok()
-}
-
-/// Two hexadecimal digits a byte.
-fn hex_bytes(s: &str) -> Option<Vec<u8>> {
-    if !s.len().is_multiple_of(2) || !s.is_ascii() {
-        return None;
-    }
-    (0..s.len()).step_by(2).map(|k| u8::from_str_radix(&s[k..k + 2], 16).ok()).collect()
 }
 
 fn memory(rtl: &mut impl Served) -> Result<&mut SparseMemory, String> {
@@ -245,7 +237,7 @@ mod tests {
         };
         assert_eq!(
             answer(&mut engine, "store 0x1_0000_0000 00a5ff"),
-            "error bad store 'store 0x1_0000_0000 00a5ff' (ADDRESS, then at most 65536 bytes in hexadecimal)"
+            "error bad store 'store 0x1_0000_0000 00a5ff' (ADDRESS, then at most 0x10000 bytes in hexadecimal)"
         );
         assert_eq!(answer(&mut engine, "store 0x100000000 00a5ff"), "ok 0x0");
         assert_eq!(answer(&mut engine, "load 0xffffffff 0x5"), "ok 0x0 0000a5ff00");

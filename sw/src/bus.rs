@@ -4,7 +4,7 @@
 //! ([`SimBus`]). [`open`] takes the device names of the command line.
 
 use ferroce_contracts::serial::{self, Answer, Request};
-use ferroce_contracts::served::MEMORY_BYTES;
+use ferroce_contracts::served::{hex_bytes, hex_string, MEMORY_BYTES};
 use std::fmt;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::UnixStream;
@@ -326,8 +326,7 @@ impl Bus for SimBus {
     fn memory_write(&mut self, address: u64, bytes: &[u8]) -> Result<(), Error> {
         for (k, chunk) in bytes.chunks(MEMORY_BYTES).enumerate() {
             let at = address.wrapping_add((k * MEMORY_BYTES) as u64);
-            let hex: String = chunk.iter().map(|b| format!("{b:02x}")).collect();
-            self.call(None, format!("store {at:#x} {hex}\n"))?;
+            self.call(None, format!("store {at:#x} {}\n", hex_string(chunk)))?;
         }
         Ok(())
     }
@@ -338,11 +337,7 @@ impl Bus for SimBus {
             let at = address.wrapping_add(bytes.len() as u64);
             let n = (length - bytes.len()).min(MEMORY_BYTES);
             let words = self.call(None, format!("load {at:#x} {n:#x}\n"))?;
-            let hex = words.first().map_or("", String::as_str);
-            let chunk: Option<Vec<u8>> = (0..hex.len() / 2)
-                .map(|k| hex.get(2 * k..2 * k + 2).and_then(|d| u8::from_str_radix(d, 16).ok()))
-                .collect();
-            match chunk {
+            match hex_bytes(words.first().map_or("", String::as_str)) {
                 Some(chunk) if chunk.len() == n => bytes.extend(chunk),
                 _ => {
                     return Err(self.error(

@@ -605,26 +605,23 @@ fn memory(dev: &mut Ferroce, what: &MemoryCmd, json_out: bool) -> Result<(), Err
                 return Err(usage(format!("LENGTH {length}: at most {MEMORY_READ_MOST} bytes a read")));
             }
             let bytes = dev.memory_read(address, length as usize)?;
-            let hex = |b: &[u8]| b.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>();
             let text: String = bytes
                 .chunks(16)
                 .enumerate()
-                .map(|(k, line)| format!("{:#014x}  {}\n", address + 16 * k as u64, hex(line).join(" ")))
+                .map(|(k, line)| {
+                    let words: Vec<String> = line.iter().map(|b| format!("{b:02x}")).collect();
+                    format!("{:#014x}  {}\n", address + 16 * k as u64, words.join(" "))
+                })
                 .collect();
-            print(json_out, json!({"address": address, "bytes": hex(&bytes).concat()}), text);
+            let hex = ferroce_contracts::served::hex_string(&bytes);
+            print(json_out, json!({"address": address, "bytes": hex}), text);
         }
         MemoryCmd::Write { address, hex, file } => {
             let address = number_of::<u64>(address, "ADDRESS")?;
             let bytes = match (hex, file) {
                 (Some(hex), _) => {
                     let digits: String = hex.split_whitespace().map(|w| w.trim_start_matches("0x")).collect();
-                    let bytes: Option<Vec<u8>> = (0..digits.len() / 2)
-                        .map(|k| digits.get(2 * k..2 * k + 2).and_then(|d| u8::from_str_radix(d, 16).ok()))
-                        .collect();
-                    match bytes {
-                        Some(bytes) if digits.len().is_multiple_of(2) => bytes,
-                        _ => return Err(usage(format!("'{hex}': two hexadecimal digits a byte"))),
-                    }
+                    ferroce_contracts::served::hex_bytes(&digits).ok_or_else(|| usage(format!("'{hex}': two hexadecimal digits a byte")))?
                 }
                 (None, Some(path)) => std::fs::read(path).map_err(|e| usage(format!("--file {}: {e}", path.display())))?,
                 (None, None) => unreachable!("clap requires HEX or --file"),

@@ -1130,7 +1130,7 @@ fn write_latency(
                     await_peer(dev, iteration - 1)?;
                 }
                 let source = test.latency_source();
-                dev.memory_write(source + u64::from(size) - 1, &[(iteration + 1) as u8])?;
+                dev.memory_write(source + u64::from(size.max(1)) - 1, &[(iteration + 1) as u8])?;
                 source
             }
         };
