@@ -1258,9 +1258,9 @@ const READ_RUNS: [ToolRun; 4] = [
     },
 ];
 
-/// perftest's `-a` over RC: `ib_write_bw` and `ib_send_bw` with every power of two from 2 B to
-/// 8 MiB, five messages of each (perftest's fewest).
-const ALL_SIZES_RUNS: [ToolRun; 2] = [
+/// perftest's `-a` over RC: `ib_write_bw`, `ib_send_bw` and `ib_write_lat` with every power of
+/// two from 2 B to 8 MiB, five messages of each (perftest's fewest).
+const ALL_SIZES_RUNS: [ToolRun; 3] = [
     ToolRun {
         tool: LinuxTool::WriteBw,
         uc: false,
@@ -1278,6 +1278,15 @@ const ALL_SIZES_RUNS: [ToolRun; 2] = [
         duplex: false,
         iterations: 5,
         engine_psn: 0x76_5432,
+    },
+    ToolRun {
+        tool: LinuxTool::WriteLat,
+        uc: false,
+        size: 0,
+        all_sizes: true,
+        duplex: false,
+        iterations: 5,
+        engine_psn: 0xff_fff8,
     },
 ];
 
@@ -1361,11 +1370,11 @@ fn ib_read_bw_runs_against_ferroce_ctl_connect_as_server_and_as_client() {
 }
 
 /// The same with perftest's `-a` ([`ALL_SIZES_RUNS`]): 80 MiB a run in each direction, about
-/// 80 s each at the simulated engine's pace against rxe without KVM, so not in the test
+/// 80 to 140 s each at the simulated engine's pace against rxe without KVM, so not in the test
 /// command; the runs above take sizes from 2 B to 1 MiB. `cargo test -p ferroce-sim --test
 /// interop_rxe -- --ignored perftest_all_sizes`.
 #[test]
-#[ignore = "about 7 minutes: perftest -a moves 80 MiB a run through the simulated engine and rxe without KVM"]
+#[ignore = "about 11 minutes: perftest -a moves 80 MiB a run through the simulated engine and rxe without KVM"]
 fn perftest_all_sizes_run_against_ferroce_ctl_connect_as_server_and_as_client() {
     run_tools("interop_all_sizes", &ALL_SIZES_RUNS, Duration::from_secs(900));
 }
