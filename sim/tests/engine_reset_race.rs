@@ -11,7 +11,10 @@
 //! failed with `TransportRetryExceeded` after its timeouts (the responder counting 60 to 130
 //! duplicates, the requester ignoring its ACKs) and both channels BUSY for ever; from about
 //! 255 reads on, both complete. `DELAYS=0,20,255 cargo test -p ferroce-sim --test
-//! engine_reset_race -- --ignored --nocapture` prints a line per delay.
+//! engine_reset_race -- --ignored --nocapture` prints a line per delay; with `TRACE=1`, also
+//! the frames on the loop (cycle, opcode, destination QP, PSN, an ACK's AETH). At delay 0 they
+//! show QP 1's next block after its reset continuing the old PSNs (0x140 after 0x100–0x13f)
+//! instead of restarting from 0x5000, and QP 2 (reset to 0x5000) acknowledging 0x4fff.
 
 use ferroce_ctl::{bus, Ferroce, PostOutcome, Region};
 use ferroce_sim::contracts::responder::Access;
@@ -39,9 +42,12 @@ fn trial(delay: u32) -> Outcome {
     let path = std::env::temp_dir().join(format!("ferroce-reset-race-{}-{delay}.sock", std::process::id()));
     let _ = std::fs::remove_file(&path);
     let listener = UnixListener::bind(&path).unwrap();
-    std::thread::spawn(move || {
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stopped = stop.clone();
+    let server = std::thread::spawn(move || {
         let mut engine = EngineLoop::new(&ENGINE_W512).unwrap();
-        let _ = ferroce_sim::serve::serve(listener, &mut engine);
+        let _ = ferroce_sim::serve::serve_running(listener, &mut engine, |_| Ok(!stopped.load(std::sync::atomic::Ordering::Relaxed)));
+        engine
     });
     let mut dev = Ferroce::open(bus::open(&format!("sim:{}", path.display())).unwrap()).unwrap();
     // timeouts of 4.096 µs × 2^4 in ticks of 16 cycles, 3 retries: a failure shows in time
@@ -99,11 +105,51 @@ fn trial(delay: u32) -> Outcome {
         .collect();
     let mut counters: Vec<(String, u32)> = dev.counters().unwrap().into_iter().filter(|(_, v)| *v != 0).collect();
     counters.sort();
+    let failure = dev.qp_failure(1).unwrap();
+    if std::env::var("TRACE").is_ok() {
+        drop(dev);
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let engine = server.join().unwrap();
+        trace(&engine.engine);
+    }
     Outcome {
         finished,
         busy,
-        failure: dev.qp_failure(1).unwrap(),
+        failure,
         counters,
+    }
+}
+
+/// The frames on the loop, one line a run of packets in sequence: cycle, opcode, destination
+/// QP, PSN (and an ACK's syndrome and MSN).
+fn trace(engine: &ferroce_sim::engine_rtl::EngineRtl) {
+    let mut last: Option<(u8, u32, u32)> = None;
+    for (frame, cycle) in engine.frames_out_with_cycles() {
+        if frame.len() < 54 {
+            continue;
+        }
+        let opcode = frame[42];
+        let qp = u32::from_be_bytes([0, frame[47], frame[48], frame[49]]);
+        let psn = u32::from_be_bytes([0, frame[51], frame[52], frame[53]]);
+        let ack = opcode == 0x11;
+        if let Some((o, q, p)) = last {
+            if !ack && o & 0xe0 == opcode & 0xe0 && q == qp && psn == p + 1 {
+                last = Some((opcode, qp, psn));
+                continue;
+            }
+            eprintln!("            .. {p:#x}");
+        }
+        let extra = if ack {
+            format!(
+                " AETH {:#04x} MSN {:#x}",
+                frame[54],
+                u32::from_be_bytes([0, frame[55], frame[56], frame[57]])
+            )
+        } else {
+            String::new()
+        };
+        eprintln!("  {cycle:7} op {opcode:#04x} QP {qp} PSN {psn:#x}{extra}");
+        last = Some((opcode, qp, psn));
     }
 }
 
