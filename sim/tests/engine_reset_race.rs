@@ -14,7 +14,11 @@
 //! engine_reset_race -- --ignored --nocapture` prints a line per delay; with `TRACE=1`, also
 //! the frames on the loop (cycle, opcode, destination QP, PSN, an ACK's AETH). At delay 0 they
 //! show QP 1's next block after its reset continuing the old PSNs (0x140 after 0x100–0x13f)
-//! instead of restarting from 0x5000, and QP 2 (reset to 0x5000) acknowledging 0x4fff.
+//! instead of restarting from 0x5000, and QP 2 (reset to 0x5000) acknowledging 0x4fff. With
+//! `VIA_RESET=1` each QP goes through a context of zeros first (state RESET, as `Ferroce::
+//! qp_commit` and a verbs host do): then every delay fails, 400 included, and the responder
+//! also counts P_Key, QP number and QP state failures: the transfer's blocks keep being cut
+//! while QP 1's context is zeros (destination QP 0, P_Key 0).
 
 use ferroce_ctl::{bus, Ferroce, PostOutcome, Region};
 use ferroce_sim::contracts::responder::Access;
@@ -53,10 +57,16 @@ fn trial(delay: u32) -> Outcome {
     // timeouts of 4.096 µs × 2^4 in ticks of 16 cycles, 3 retries: a failure shows in time
     let tick = dev.target("retry_tick").unwrap().address();
     dev.write(tick, 16).unwrap();
+    let via_reset = std::env::var("VIA_RESET").is_ok();
     let connect = |dev: &mut Ferroce, psn: u32| {
         let mut peer = Peer::new(2, Transport::Rc, Pmtu::B1024, 7, 1, psn);
         peer.requester.timeout = 4;
         peer.requester.retry_count = 3;
+        if via_reset {
+            let zeros = vec![0; peer.requester.to_words().unwrap().len()];
+            dev.qp_write(1, &zeros).unwrap();
+            dev.qp_write(2, &zeros).unwrap();
+        }
         dev.qp_write(1, &peer.requester.to_words().unwrap()).unwrap();
         dev.qp_write(2, &b_context(&peer, 1).to_words().unwrap()).unwrap();
         peer
