@@ -2,6 +2,8 @@
 //! the host tool's view end to end (open and map check, registers, the QP table, posting with the
 //! transfer-table stand-in, the poll, the counters, slave errors).
 
+mod common;
+
 use ferroce_ctl::{bus, Cause, Ferroce, PostOutcome};
 use ferroce_sim::contracts::regs::Config;
 use ferroce_sim::contracts::tx::{ChannelStatus, PostError, QpState, POST, QP_CONTEXT};
@@ -197,8 +199,7 @@ fn ferroce_sim_wire_runs_a_lossy_wire_and_refuses_a_bad_rate() {
 /// request's worth).
 #[test]
 fn the_host_library_drives_the_engine_looped_on_itself() {
-    use ferroce_ctl::{ReceiveKind, ReceiveOutcome, Region};
-    use ferroce_sim::contracts::responder::Access;
+    use ferroce_ctl::{ReceiveKind, ReceiveOutcome};
     use ferroce_sim::contracts::tx::{Pmtu, PostOp};
     use ferroce_sim::engine_rtl::{EngineLoop, ENGINE_W512};
     use ferroce_sim::loopback_bench::b_context;
@@ -218,17 +219,7 @@ fn the_host_library_drives_the_engine_looped_on_itself() {
     let peer = Peer::new(2, Transport::Rc, Pmtu::B1024, 7, 1, 0x42);
     dev.qp_write(1, &peer.requester.to_words().unwrap()).unwrap();
     dev.qp_write(2, &b_context(&peer, 1).to_words().unwrap()).unwrap();
-    let region = Region {
-        valid: true,
-        access: Access {
-            remote_write: true,
-            remote_read: false,
-        },
-        pd: peer.region.pd,
-        rkey: peer.region.rkey,
-        base: peer.region.base,
-        length: peer.region.length,
-    };
+    let region = common::host_region(&peer.region);
     dev.region_write(1, &region).unwrap();
     assert_eq!(dev.receive_post(2, 0x5000, 4096, 100).unwrap(), ReceiveOutcome::Accepted);
     let pattern = |n: usize, seed: usize| -> Vec<u8> { (0..n).map(|k| (k * 7 + seed) as u8).collect() };

@@ -20,8 +20,9 @@
 //! also counts P_Key, QP number and QP state failures: the transfer's blocks keep being cut
 //! while QP 1's context is zeros (destination QP 0, P_Key 0).
 
-use ferroce_ctl::{bus, Ferroce, PostOutcome, Region};
-use ferroce_sim::contracts::responder::Access;
+mod common;
+
+use ferroce_ctl::{bus, Ferroce, PostOutcome};
 use ferroce_sim::contracts::tx::{ChannelStatus, CompletionStatus, Pmtu, PostOp, POST};
 use ferroce_sim::engine_rtl::{EngineLoop, ENGINE_W512};
 use ferroce_sim::loopback_bench::b_context;
@@ -72,17 +73,7 @@ fn trial(delay: u32) -> Outcome {
         peer
     };
     let peer = connect(&mut dev, 0x100);
-    let region = Region {
-        valid: true,
-        access: Access {
-            remote_write: true,
-            remote_read: false,
-        },
-        pd: peer.region.pd,
-        rkey: peer.region.rkey,
-        base: peer.region.base,
-        length: peer.region.length,
-    };
+    let region = common::host_region(&peer.region);
     dev.region_write(1, &region).unwrap();
     let post = |dev: &mut Ferroce, channel: u128, length: u128| {
         let words = POST

@@ -1,7 +1,9 @@
-//! What several co-simulations share.
+//! What several co-simulations share (each test that includes this module uses part of it).
+#![allow(dead_code)]
 
-use ferroce_ctl::{Bus, Cause, Error};
+use ferroce_ctl::{Bus, Cause, Error, Region};
 use ferroce_sim::engine_rtl::EngineHost;
+use ferroce_sim::models::responder::MemoryRegion;
 use ferroce_sim::regs_rtl::Request;
 
 /// A unit's AXI4-Lite port as `ferroce-ctl` sees a device: its host functions (`ferroce_ctl`)
@@ -27,5 +29,17 @@ impl<H: EngineHost> Bus for HostBus<H> {
             Ok((resp, _)) => Err(self.error(Some(address), Cause::Io(format!("{}: write answered {resp}", self.0.label())))),
             Err(e) => Err(self.error(Some(address), Cause::Io(e))),
         }
+    }
+}
+
+/// A model's memory region as `ferroce-ctl` writes it into the region table (a valid entry).
+pub fn host_region(region: &MemoryRegion) -> Region {
+    Region {
+        valid: true,
+        access: region.access,
+        pd: region.pd,
+        rkey: region.rkey,
+        base: region.base,
+        length: region.length,
     }
 }
