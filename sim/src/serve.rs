@@ -68,7 +68,7 @@ impl Served for EngineLoop {
 /// The answer to one request line.
 pub fn answer(rtl: &mut impl Served, line: &str) -> String {
     let parts: Vec<&str> = line.split_whitespace().collect();
-    let number = |s: &str| u32::from_str_radix(s.trim_start_matches("0x"), 16).ok();
+    let number = |s: &str| wide_number(s).and_then(|v| u32::try_from(v).ok());
     let result = match parts.as_slice() {
         ["read", a] => match number(a) {
             Some(a) => rtl.read(a).map(|(r, d)| format!("ok {r:#x} {d:#x}")),
@@ -106,6 +106,7 @@ pub fn answer(rtl: &mut impl Served, line: &str) -> String {
     result.unwrap_or_else(|e| format!("error {e}"))
 }
 
+/// A number of the protocol: hexadecimal, `0x` first.
 fn wide_number(s: &str) -> Option<u64> {
     u64::from_str_radix(s.trim_start_matches("0x"), 16).ok()
 }
