@@ -192,12 +192,22 @@ impl RcRequester {
     }
 
     /// Back to the state of [`RcRequester::new`] with `context` (the host reset the QP and
-    /// connected it again): nothing of before survives, the timer included.
-    pub fn reset(&mut self, context: QpContext) {
+    /// connected it again): nothing of before survives, the timer included. Every transfer whose
+    /// last packet was posted and is not acknowledged completes `Flushed` (returned, in PSN
+    /// order), as a verbs reset flushes its work requests; nothing of it is sent again.
+    pub fn reset(&mut self, context: QpContext) -> Vec<Completion> {
+        let flushed = self
+            .unacked
+            .iter()
+            .chain(&self.waiting)
+            .filter(|o| o.last_of_transfer)
+            .map(|o| (o.packet.channel, CompletionStatus::Flushed))
+            .collect();
         *self = RcRequester {
             counters: self.counters,
             ..RcRequester::new(context)
         };
+        flushed
     }
 
     /// The counters.
@@ -587,9 +597,30 @@ mod tests {
             r.post(&part(1), (6, 0, 1), true),
             Some((6, CompletionStatus::TransportRetryExceeded))
         );
-        r.reset(r.context);
+        assert_eq!(r.reset(r.context), []);
         assert_eq!(r.post(&part(1), (6, 0, 1), true), None);
         assert_eq!(send_all(&mut r, 30), [100]);
+    }
+
+    #[test]
+    fn a_reset_flushes_what_was_posted_and_starts_again_from_the_context() {
+        let mut r = requester(1);
+        r.post(&part(2048), (5, 0, 1), true);
+        r.post(&part(1024), (6, 0, 1), false);
+        r.post(&part(1024), (7, 0, 1), true);
+        // 5's first packet leaves; the rest waits
+        assert_eq!(r.next_packet(0).map(|p| p.bth.psn), Some(100));
+        assert_eq!(
+            r.reset(r.context),
+            [(5, CompletionStatus::Flushed), (7, CompletionStatus::Flushed)],
+            "5 sent in part, 7 not sent; 6 has no last part yet"
+        );
+        assert!(r.is_idle());
+        assert_eq!(r.deadline(), None);
+        // an ACK of the old PSNs completes nothing
+        assert_eq!(r.acknowledge(100, ACK, 1), []);
+        r.post(&part(1), (8, 0, 1), true);
+        assert_eq!(send_all(&mut r, 2), [100]);
     }
 
     #[test]
