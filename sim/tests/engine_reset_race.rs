@@ -3,22 +3,16 @@
 //! library. QP 1 (RC requester) WRITEs 192 KiB (three 64 KiB blocks at PMTU 1024) to QP 2;
 //! after `delay` register reads (about six cycles each) both contexts are written again from
 //! PSN 0x5000 (a reset of each: word 0 last), and QP 1 WRITEs 8 KiB more. A reset connection
-//! must work: both transfers complete (the first one may fail as flushed), the QP is not in
-//! error, and nothing stays busy for ever.
+//! works: the first transfer completes (flushed if the reset caught it), the second one
+//! completes successfully, the QP is not in error, and nothing stays busy.
 //!
-//! Found 2026-12-04 and not fixed yet (the RC reliability issue's open item): a reset while
-//! the first transfer's blocks are still being cut or sent (up to about 240 reads) leaves QP 1
-//! failed with `TransportRetryExceeded` after its timeouts (the responder counting 60 to 130
-//! duplicates, the requester ignoring its ACKs) and both channels BUSY for ever; from about
-//! 255 reads on, both complete. `DELAYS=0,20,255 cargo test -p ferroce-sim --test
-//! engine_reset_race -- --ignored --nocapture` prints a line per delay; with `TRACE=1`, also
-//! the frames on the loop (cycle, opcode, destination QP, PSN, an ACK's AETH). At delay 0 they
-//! show QP 1's next block after its reset continuing the old PSNs (0x140 after 0x100–0x13f)
-//! instead of restarting from 0x5000, and QP 2 (reset to 0x5000) acknowledging 0x4fff. With
-//! `VIA_RESET=1` each QP goes through a context of zeros first (state RESET, as `Ferroce::
-//! qp_commit` and a verbs host do): then every delay fails, 400 included, and the responder
-//! also counts P_Key, QP number and QP state failures: the transfer's blocks keep being cut
-//! while QP 1's context is zeros (destination QP 0, P_Key 0).
+//! Found 2026-12-04: a reset while the first transfer's blocks were still being cut or sent
+//! left QP 1 failed with `TransportRetryExceeded` and both channels busy for ever (blocks cut
+//! before the reset sent and recorded after it, with the old PSNs). `DELAYS=0,20,255 cargo
+//! test -p ferroce-sim --test engine_reset_race -- --nocapture` picks the delays and prints a
+//! line per trial; with `TRACE=1`, also the frames on the loop (cycle, opcode, destination QP,
+//! PSN, an ACK's AETH). The second test resets each QP through a context of zeros first (state
+//! RESET, as `Ferroce::qp_commit` and a verbs host do).
 
 mod common;
 
@@ -43,8 +37,8 @@ struct Outcome {
     counters: Vec<(String, u32)>,
 }
 
-fn trial(delay: u32) -> Outcome {
-    let path = std::env::temp_dir().join(format!("ferroce-reset-race-{}-{delay}.sock", std::process::id()));
+fn trial(delay: u32, via_reset: bool) -> Outcome {
+    let path = std::env::temp_dir().join(format!("ferroce-reset-race-{}-{delay}-{via_reset}.sock", std::process::id()));
     let _ = std::fs::remove_file(&path);
     let listener = UnixListener::bind(&path).unwrap();
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -58,7 +52,6 @@ fn trial(delay: u32) -> Outcome {
     // timeouts of 4.096 µs × 2^4 in ticks of 16 cycles, 3 retries: a failure shows in time
     let tick = dev.target("retry_tick").unwrap().address();
     dev.write(tick, 16).unwrap();
-    let via_reset = std::env::var("VIA_RESET").is_ok();
     let connect = |dev: &mut Ferroce, psn: u32| {
         let mut peer = Peer::new(2, Transport::Rc, Pmtu::B1024, 7, 1, psn);
         peer.requester.timeout = 4;
@@ -97,8 +90,17 @@ fn trial(delay: u32) -> Outcome {
     post(&mut dev, 6, 8192);
     // long enough for both transfers, or for a timeout and its retries
     let mut finished = Vec::new();
-    for _ in 0..25_000 {
+    // until both have completed, then as long again as a timeout and its retries take (a
+    // stale PSN would fail the QP then)
+    let mut after = None;
+    for poll in 0..25_000 {
         finished.extend(dev.poll(0, 63).unwrap().into_iter().map(|f| (f.channel, f.error)));
+        if after.is_none() && finished.len() >= 2 {
+            after = Some(poll + 1_000);
+        }
+        if after == Some(poll) {
+            break;
+        }
     }
     let busy = [5, 6]
         .into_iter()
@@ -154,9 +156,9 @@ fn trace(engine: &ferroce_sim::engine_rtl::EngineRtl) {
     }
 }
 
-#[test]
-#[ignore = "fails today: a QP reset while a transfer's blocks are in flight (the RC reliability issue's open item)"]
-fn a_connection_reset_while_a_transfer_is_in_flight_works_afterwards() {
+/// Runs a trial per delay (`DELAYS`, or 0, 20, 120, 240 and 400 reads) and fails with those
+/// that broke the connection.
+fn reset_in_flight(via_reset: bool) {
     let delays: Vec<u32> = std::env::var("DELAYS")
         .map(|d| {
             d.split(',')
@@ -166,7 +168,7 @@ fn a_connection_reset_while_a_transfer_is_in_flight_works_afterwards() {
         .unwrap_or_else(|_| vec![0, 20, 120, 240, 400]);
     let mut broken = Vec::new();
     for delay in delays {
-        let outcome = trial(delay);
+        let outcome = trial(delay, via_reset);
         eprintln!("delay {delay}: {outcome:?}");
         let completed: Vec<u32> = outcome.finished.iter().map(|&(channel, _)| channel).collect();
         if outcome.failure.is_some() || !outcome.busy.is_empty() || completed != [5, 6] || outcome.finished[1].1 {
@@ -177,4 +179,14 @@ fn a_connection_reset_while_a_transfer_is_in_flight_works_afterwards() {
         broken.is_empty(),
         "broken after a reset {broken:?} register reads into the transfer"
     );
+}
+
+#[test]
+fn a_connection_reset_while_a_transfer_is_in_flight_works_afterwards() {
+    reset_in_flight(false);
+}
+
+#[test]
+fn a_connection_reset_through_a_context_of_zeros_while_a_transfer_is_in_flight_works_afterwards() {
+    reset_in_flight(true);
 }

@@ -78,7 +78,14 @@ const NOT_YET_PIPELINED: &[(&str, usize)] = &[
     // alone). 7 in stop 54: the history reads `queued` at `rewind_qp` in every cycle and the
     // segmenter's busy-bit write port is registered; the seventh level is spread over the
     // scheduler, the ICRC core, the ACK tracker and the history, each at 6 or less alone.
-    ("ferroce_tx_path_c64_q16_w64", 7),
+    // 8 on 2026-12-04 (a QP reset flushes what was posted before it: the segmenter's epochs,
+    // the packetizer's stale blocks), in the scheduler's cone as in the 64-bit engine below:
+    // the arbiter's pop into the lists' parity LUTRAM write address, logic unchanged. That
+    // eighth level is `lut_levels.py`'s conservative count of a RAM64M8 (any address to any
+    // data output): the write address reads port H, the lists read port G; with the ports
+    // told apart this netlist is 7 deep. (`(* keep *)` on the lists' pop selects measured 7
+    // here but moved the scheduler's own arbiter to 7.)
+    ("ferroce_tx_path_c64_q16_w64", 8),
     // 7 since RDMA READ responses (2026-11-28, stop 46); 8 since the flush of a failed QP's
     // transfers (stop 52): the segmenter's state decode into the flush's `valid`, through the
     // completion port's `ready` back into the flush's busy-bit write address; that loop is
@@ -94,7 +101,8 @@ const NOT_YET_PIPELINED: &[(&str, usize)] = &[
     // (6 in `sched` alone, unchanged; 7 in this engine with the line alone), as in stop 46. The
     // 64-bit engine is the ZCU102 build's, at 156.25 MHz (10GbE), where 8 levels close; the
     // fix is the parity RAM's write port from registers, which moves the duplicate guard's
-    // forwarding by a cycle.
+    // forwarding by a cycle; or counting a RAM64M8's read ports apart in `lut_levels.py`
+    // (the path is 7 deep so counted, see the 64-bit TX path above).
     ("ferroce_engine_c64_q16_w64", 8),
     // 7 in stop 49 (the RX front end's ICRC core in the flattened whole), 6 in stop 50, 7
     // again in stop 51 (2026-11-29) with changes only in the ACK tracker and the packetizer:

@@ -678,9 +678,15 @@ pub mod packet {
         1,
         "RC: the packet is sent again (going back N): the ACK tracker does not count it as new",
     );
+    /// Its QP was reset after its block was cut.
+    pub const FLUSHED: RecordField = f(
+        "flushed",
+        1,
+        "the host reset the packet's QP after its block was cut: the block is not in the send history, and its transfer completes flushed",
+    );
 
     /// Every field, in packing order.
-    pub const FIELDS: [RecordField; 18] = [
+    pub const FIELDS: [RecordField; 19] = [
         QP,
         OPCODE,
         PSN,
@@ -699,6 +705,7 @@ pub mod packet {
         IMMEDIATE,
         VA,
         LAST_PSN,
+        FLUSHED,
     ];
 }
 

@@ -64,6 +64,8 @@ mod entries {
         pub last_psn: Bits<24>,
         /// RC: the transfer waits for its acknowledgement.
         pub reliable: Bit,
+        /// Its QP was reset after its last block was cut: it completes flushed when sent.
+        pub flushed: Bit,
     }
 
     /// A QP's waiting list, acknowledged PSN and failed state.
@@ -173,6 +175,8 @@ pub struct AckTracker<const CB: usize, const QB: usize> {
     pub packet_last: Signal<In, Bit>,
     /// Its transport is RC.
     pub packet_reliable: Signal<In, Bit>,
+    /// The packet is `flushed` (its QP was reset after its block was cut).
+    pub packet_flushed: Signal<In, Bit>,
     /// A new RC block is recorded (before its first packet): valid.
     pub record_valid: Signal<In, Bit>,
     /// Taken: the tracker is between operations, in the record's turn (every other cycle).
@@ -275,6 +279,7 @@ pub struct AckTracker<const CB: usize, const QB: usize> {
     tap_psn: DFF<Bits<24>>,
     tap_last: DFF<Bit>,
     tap_reliable: DFF<Bit>,
+    tap_flushed: DFF<Bit>,
     transfers: RAM<TransferEntry, CB>,
     links: RAM<Bits<16>, CB>,
     qps: RAM<QpEntry, QB>,
@@ -395,6 +400,7 @@ impl<const CB: usize, const QB: usize> Default for AckTracker<CB, QB> {
             packet_psn: Default::default(),
             packet_last: Default::default(),
             packet_reliable: Default::default(),
+            packet_flushed: Default::default(),
             sent_valid: Default::default(),
             sent_ready: Default::default(),
             sent_channel: Default::default(),
@@ -448,6 +454,7 @@ impl<const CB: usize, const QB: usize> Default for AckTracker<CB, QB> {
             tap_psn: Default::default(),
             tap_last: Default::default(),
             tap_reliable: Default::default(),
+            tap_flushed: Default::default(),
             transfers: Default::default(),
             links: Default::default(),
             qps: Default::default(),
@@ -545,6 +552,7 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
             tap_psn,
             tap_last,
             tap_reliable,
+            tap_flushed,
             state,
             idle,
             initialized,
@@ -612,11 +620,13 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
         self.tap_psn.d.next = self.packet_psn.val();
         self.tap_last.d.next = self.packet_last.val();
         self.tap_reliable.d.next = self.packet_reliable.val();
+        self.tap_flushed.d.next = self.packet_flushed.val();
         self.transfers.write_address.next = self.tap_channel.q.val().get_bits::<CB>(0);
         self.transfers.write_enable.next = self.tap_valid.q.val() && self.tap_last.q.val();
         self.transfers.write_data.next.qp = self.tap_qp.q.val().get_bits::<16>(0);
         self.transfers.write_data.next.last_psn = self.tap_psn.q.val();
         self.transfers.write_data.next.reliable = self.tap_reliable.q.val();
+        self.transfers.write_data.next.flushed = self.tap_flushed.q.val();
         // ---- a record (registered): a QP's last request PSN ----
         // (taken between operations in its turn; the next cycle takes no ACK, clear or action)
         self.record_turn.d.next = !self.record_turn.q.val();
@@ -738,6 +748,9 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
             }
             TrackerState::SentRead => {
                 self.transfer.d.next = self.transfers.read_data.val();
+                if self.transfers.read_data.val().flushed {
+                    self.status.d.next = self.flushed.val();
+                }
                 self.qp.d.next = self.read_qp.val().get_bits::<QB>(0);
                 self.qps.read_address.next = self.read_qp.val().get_bits::<QB>(0);
                 self.state.d.next = TrackerState::SentQp;

@@ -19,8 +19,14 @@
 //! **PSN and AckReq** (as `ferroce_models::tx::packetize`): per QP `{next PSN, packets since the
 //! last AckReq}`. A QP is *fresh* after reset and after the host rewrites its context
 //! (`commit_valid`): its next block starts from the context's `sq_psn` (carried by the block
-//! command) with the counter at 0, and clears the fresh bit. A commit that arrives while a block
-//! of that QP is being loaded leaves the bit set, so the next block restarts again.
+//! command) with the counter at 0, and clears the fresh bit. A block of a QP committed after
+//! the block was taken (`commit_seen`: cut with the context before the reset) leaves the bit
+//! set, so the next block restarts again; it is not recorded (the send history's clear may
+//! be done already; a record offered and not taken before the commit is withdrawn). From the
+//! commit on, the packets of such a block, of a block under way and of a replay are walked
+//! but not sent (no stale PSN reaches the peer, reset too), but for a new block's packet that
+//! ends its transfer, which leaves marked `flushed`: its transfer completes flushed, not on an
+//! ACK of the old PSNs.
 //!
 //! **Going back N.** A new block of an RC QP is recorded before its first packet is pushed
 //! (`record_*`: its `SENT_BLOCK` record, first and last PSN, and the QP's timeout and retry
@@ -353,7 +359,8 @@ pub struct TxPacketizer<const QB: usize> {
     ack_request: Signal<Local, Bit>,
     operation: Signal<Local, Bits<5>>,
     descriptor: Signal<Local, Bits<DESCRIPTOR_BITS>>,
-    /// The current packet is skipped (a replay's packet before the rewind PSN).
+    /// The current packet is skipped: a replay's packet before the rewind PSN, or a stale
+    /// block's (`commit_seen`).
     skipping: Signal<Local, Bit>,
     /// The replayed block's fields (`replay_block` unpacked).
     replay_local: Signal<Local, Bits<64>>,
@@ -385,7 +392,7 @@ pub struct TxPacketizer<const QB: usize> {
     pmtu_log2: [Constant<Bits<5>>; 5],
     /// READ: the response's packets minus one at each PMTU.
     read_span_at: [Signal<Local, Bits<13>>; 5],
-    at: [Constant<Bits<9>>; 18],
+    at: [Constant<Bits<9>>; 19],
     descriptors: Fifo<Bits<DESCRIPTOR_BITS>>,
     reads: Fifo<Bits<READ_COMMAND_BITS>>,
 }
@@ -412,7 +419,7 @@ const BLOCK_FIELDS: [&str; 17] = [
 ];
 
 /// Indices into [`TxPacketizer`]'s `at`: the `PACKET` fields.
-const PACKET_FIELDS: [&str; 18] = [
+const PACKET_FIELDS: [&str; 19] = [
     "qp",
     "opcode",
     "psn",
@@ -431,6 +438,7 @@ const PACKET_FIELDS: [&str; 18] = [
     "retransmitted",
     "read_response",
     "last_psn",
+    "flushed",
 ];
 
 impl<const QB: usize> Default for TxPacketizer<QB> {
@@ -862,7 +870,16 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             .descriptor
             .val()
             .replace_bit(self.at[16].val().index(), self.read_response.q.val());
-        self.skipping.next = self.skip_left.q.val().any();
+        self.descriptor.next = self
+            .descriptor
+            .val()
+            .replace_bit(self.at[18].val().index(), self.commit_seen.q.val() && !self.replay.q.val());
+        // (a block whose QP was reset after it was cut is walked, not sent, but for its
+        // transfer's last packet: the transfer completes, flushed, when it has left)
+        self.skipping.next = self.skip_left.q.val().any()
+            || (self.commit_seen.q.val()
+                && !self.read_response.q.val()
+                && (self.replay.q.val() || !(self.last.q.val() && self.transfer_ends.q.val())));
 
         // the block's record, for the send history
         self.record_entry.next = (bit_cast::<SENT_BLOCK_BITS, 64>(self.va.q.val()) << self.block_at[0].val())
@@ -933,7 +950,8 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
 
         self.block_ready.next = false;
         self.replay_ready.next = false;
-        if self.record_ready.val() {
+        // (a record not taken before its QP's commit is withdrawn: the clear may be done)
+        if self.record_ready.val() || self.commit_seen.q.val() {
             self.record_pending.d.next = false;
         }
         self.init_done.next = self.state.q.val() != PacketizerState::Init;
@@ -1014,7 +1032,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                     self.local_upper[0].d.next = self.block_local.val().get_bits::<15>(23);
                     self.local_upper[1].d.next = self.block_local.val().get_bits::<15>(38);
                     self.local_top.d.next = self.block_local.val().get_bits::<11>(53);
-                    self.commit_seen.d.next = false;
+                    self.commit_seen.d.next = self.commit_valid.val() && (self.commit_index.val() == self.block_qp.val());
                     self.state.d.next = PacketizerState::Load;
                 }
             }
@@ -1035,8 +1053,12 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                 self.first_psn.d.next = self.sender.read_data.val().get_bits::<24>(0);
                 self.first_since_ack.d.next = self.sender.read_data.val().get_bits::<8>(24);
                 self.state.d.next = PacketizerState::Prepare;
-                if self.recorded.q.val() && !self.read_request.q.val() {
+                if self.recorded.q.val() && !self.read_request.q.val() && !self.commit_seen.q.val() {
                     self.state.d.next = PacketizerState::ReadMove;
+                }
+                if self.commit_seen.q.val() {
+                    // its QP was reset after it was cut: not recorded, its packets not sent
+                    self.recorded.d.next = false;
                 }
                 if self.replay.q.val() || self.read_response.q.val() {
                     self.psn.d.next = self.first_psn.q.val();
@@ -1058,6 +1080,10 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                             self.fresh.write_data.next = false;
                         }
                     }
+                }
+                if self.commit_valid.val() && (self.commit_index.val() == self.qp.q.val()) {
+                    // a commit of the block's QP this cycle: decided again next cycle, stale
+                    self.state.d.next = PacketizerState::Start;
                 }
             }
             PacketizerState::Prepare => {
@@ -1081,7 +1107,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                 } else if (self.room.val() && !self.record_pending.q.val()) || self.skipping.val() {
                     self.descriptors.push.next = !self.skipping.val();
                     self.reads.push.next = self.payload_len.q.val().any() && !self.skipping.val();
-                    if self.skipping.val() {
+                    if self.skip_left.q.val().any() {
                         self.skip_left.d.next = self.skip_left.q.val() - 1;
                     }
                     self.psn_next.d.next = self.psn.q.val() + 1;
@@ -1154,7 +1180,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                     | bit_cast::<24, 12>(self.read_last_low.q.val().get_bits::<12>(0));
                 self.read_moved_high.d.next = bit_cast::<16, 5>(self.read_moved.q.val().get_bits::<5>(16))
                     + bit_cast::<16, 1>(self.read_va_sum[0].q.val().get_bit(16).into());
-                self.record_pending.d.next = self.recorded.q.val();
+                self.record_pending.d.next = self.recorded.q.val() && !self.commit_seen.q.val();
                 self.state.d.next = PacketizerState::Prepare;
                 if self.read_request.q.val() {
                     self.state.d.next = PacketizerState::ReadAdd1;

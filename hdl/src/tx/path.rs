@@ -335,6 +335,7 @@ pub struct TxPath<
     room_limit: Constant<Bits<5>>,
     at_retransmitted: Constant<Bits<9>>,
     at_read_response: Constant<Bits<9>>,
+    at_flushed: Constant<Bits<9>>,
     at_opcode: Constant<Bits<9>>,
     /// A READ response's last packet was taken (the cycle before).
     read_done: DFF<Bit>,
@@ -503,6 +504,7 @@ impl<
             room_limit: c::<5>((CAPACITY - 3) as u64),
             at_retransmitted: c::<9>(PACKET.offset("retransmitted") as u64),
             at_read_response: c::<9>(PACKET.offset("read_response") as u64),
+            at_flushed: c::<9>(PACKET.offset("flushed") as u64),
             at_opcode: c::<9>(PACKET.offset("opcode") as u64),
             read_done: Default::default(),
             read_last_op: [Operation::ReadResponseLast, Operation::ReadResponseOnly].map(|o| c::<5>(u64::from(o.bits()))),
@@ -811,6 +813,7 @@ impl<
         self.ack_tracker.packet_last.next = self.descriptor.val().get_bit(self.at_last_of_transfer.val().index());
         self.ack_tracker.packet_reliable.next =
             self.descriptor.val().get_bits::<3>(self.at_transport.val().index()) == self.reliable_transport.val();
+        self.ack_tracker.packet_flushed.next = self.descriptor.val().get_bit(self.at_flushed.val().index());
         self.ack_tracker.sent_valid.next = self.generator.cpl_valid.val();
         self.generator.cpl_ready.next = self.ack_tracker.sent_ready.val();
         self.ack_tracker.sent_channel.next = self.generator.cpl_channel.val();

@@ -32,6 +32,13 @@
 //! the hold checks: a READ waiting for the QP's outstanding one is flushed too). A READ
 //! response, the responder's, is neither refused nor flushed.
 //!
+//! **A QP reset.** A commit (`qp_commit_*`, the host rewrote a context) stamps its QP's
+//! `epoch` with the count of commits; a post keeps its QP's epoch with the transfer, and a
+//! decision that finds it moved cuts nothing and completes the transfer `Flushed`, as a verbs
+//! QP reset flushes the work requests posted before it (not a READ response). A commit of the
+//! decision's QP after its epoch was read sends the transfer back to its queue uncut
+//! (`context_stale`): its next decision flushes it.
+//!
 //! **Per-QP order.** A SEND message spread over several blocks holds its QP (the hold RAM,
 //! `{valid, channel}` per QP): a decision that picks another transfer of that QP cuts nothing
 //! and re-enqueues it, as the model does; so does a WRITE as one message (`write-message`,
@@ -85,7 +92,8 @@ use crate::common::elab::c;
 use ferroce_contracts::opcode::Transport;
 use ferroce_contracts::reliability::SENT_BLOCK_BITS;
 use ferroce_contracts::tx::{
-    Pmtu, PostError, QpState, COMPLETION_STATUS_BITS, MAX_MESSAGE_BYTES, POST, POST_BITS, QP_CONTEXT, QP_CONTEXT_BITS, READS_PER_QP,
+    CompletionStatus, Pmtu, PostError, QpState, COMPLETION_STATUS_BITS, MAX_MESSAGE_BYTES, POST, POST_BITS, QP_CONTEXT, QP_CONTEXT_BITS,
+    READS_PER_QP,
 };
 use rust_hdl::prelude::*;
 
@@ -143,6 +151,10 @@ pub enum SegmenterState {
     /// Decision: the transfer's QP is failed; it completes with the QP's status, unsent.
     Flush,
 }
+
+/// Bits of a QP's epoch (`epoch`): a transfer survives a reset of its QP unflushed only if
+/// exactly a multiple of 2^16 commits came between its post and its decision.
+const EPOCH_BITS: usize = 16;
 
 /// Indices into `post_at`: the `POST` fields used, in schema order.
 const POST_FIELDS: [&str; 10] = [
@@ -390,6 +402,21 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     /// imm_every_block (3), solicited (2), op (1:0)}`; a READ's op bits are a WRITE's (it is
     /// cut as one), a WRITE as one message's a SEND's (it is cut as one).
     table_flags: RAM<Bits<8>, CB>,
+    /// Per channel: its QP's `epoch` when the transfer was posted.
+    table_epoch: RAM<Bits<EPOCH_BITS>, CB>,
+    /// Per QP: the count of commits (`qp_commit_*`, the host rewrote a context) when its own was
+    /// last rewritten; read at the post's QP, and at the decision's in `CutEntry`. A decision
+    /// that finds its QP's epoch moved since the post (the QP was reset since) flushes the
+    /// transfer, as a verbs reset flushes the work requests posted before it.
+    epoch: RAM<Bits<EPOCH_BITS>, QB>,
+    /// Commits counted since reset (modulo 2^`EPOCH_BITS`; a QP's first commit stamps 1).
+    commits: DFF<Bits<EPOCH_BITS>>,
+    /// The decision's transfer was posted before its QP's last commit (taken in the first cycle
+    /// of `CutWait`; never a READ response).
+    stale: DFF<Bit>,
+    /// A commit of the decision's QP came after its epoch was read: its block is not issued
+    /// and the transfer goes back to its queue (its next decision flushes it).
+    context_stale: DFF<Bit>,
     /// Per QP: READ requests cut (modulo 8), read at the decision's QP and, as a copy, at a
     /// `done`'s.
     reads_cut: RAM<Bits<3>, QB>,
@@ -572,6 +599,8 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     code_not_ready: Constant<Bits<3>>,
     code_bad_operation: Constant<Bits<3>>,
     code_too_long: Constant<Bits<3>>,
+    /// `CompletionStatus::Flushed`.
+    code_flushed: Constant<Bits<COMPLETION_STATUS_BITS>>,
     refused: [EventCounter; 7],
     packetizer: TxPacketizer<QB>,
 }
@@ -698,6 +727,11 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             table_immediate: Default::default(),
             table_qp: Default::default(),
             table_flags: Default::default(),
+            table_epoch: Default::default(),
+            epoch: Default::default(),
+            commits: Default::default(),
+            stale: Default::default(),
+            context_stale: Default::default(),
             reads_cut: Default::default(),
             reads_cut_at_done: Default::default(),
             reads_done: Default::default(),
@@ -822,6 +856,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             code_not_ready: code(PostError::QpNotReady),
             code_bad_operation: code(PostError::BadOperation),
             code_too_long: code(PostError::TooLong),
+            code_flushed: c::<COMPLETION_STATUS_BITS>(u64::from(CompletionStatus::Flushed.code())),
             refused: Default::default(),
             packetizer: Default::default(),
         }
@@ -842,6 +877,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             self,
             clock,
             state,
+            commits,
+            stale,
+            context_stale,
             line_write_enable,
             line_write_address,
             line_write_data,
@@ -954,6 +992,10 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.table_qp.write_clock.next = self.clock.val();
         self.table_flags.read_clock.next = self.clock.val();
         self.table_flags.write_clock.next = self.clock.val();
+        self.table_epoch.read_clock.next = self.clock.val();
+        self.table_epoch.write_clock.next = self.clock.val();
+        self.epoch.read_clock.next = self.clock.val();
+        self.epoch.write_clock.next = self.clock.val();
         self.busy.read_clock.next = self.clock.val();
         self.busy.write_clock.next = self.clock.val();
         self.busy.write_enable.next = self.busy_write_enable.q.val();
@@ -1013,6 +1055,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.table_immediate.read_address.next = self.cut_channel.q.val();
         self.table_qp.read_address.next = self.cut_channel.q.val();
         self.table_flags.read_address.next = self.cut_channel.q.val();
+        self.table_epoch.read_address.next = self.cut_channel.q.val();
         self.hold.read_address.next = self.table_qp.read_data.val();
         self.line.read_address.next = bit_cast::<QB, 24>(self.post_qp.q.val());
         self.follower.read_address.next = self.cut_channel.q.val();
@@ -1070,17 +1113,20 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.table_immediate.write_enable.next = false;
         self.table_qp.write_enable.next = false;
         self.table_flags.write_enable.next = false;
+        self.table_epoch.write_enable.next = false;
         self.table_local.write_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
         self.table_remote.write_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
         self.table_remaining.write_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
         self.table_immediate.write_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
         self.table_qp.write_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
         self.table_flags.write_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
+        self.table_epoch.write_address.next = bit_cast::<CB, 16>(self.post_channel.q.val());
         self.table_local.write_data.next = self.post_local.q.val();
         self.table_remote.write_data.next = self.post_remote.q.val();
         self.table_remaining.write_data.next = self.post_length.q.val();
         self.table_immediate.write_data.next = self.post_immediate.q.val();
         self.table_qp.write_data.next = bit_cast::<QB, 24>(self.post_qp.q.val());
+        self.table_epoch.write_data.next = self.epoch.read_data.val();
         self.table_flags.write_data.next = bit_cast::<8, 2>(self.post_op.q.val().get_bits::<2>(0));
         if self.post_op.q.val().get_bit(2) {
             // a READ: cut as a WRITE; a WRITE as one message: cut as a SEND
@@ -1223,6 +1269,21 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.enq_queue.next = self.cut_queue.q.val();
         self.enq_elem.next = self.cut_channel.q.val();
         self.deq_req.next = false;
+        // QP resets: a commit stamps its QP with the count of commits (the init stamps 0); the
+        // epoch is read at the post's QP, in `CutEntry` at the decision's
+        self.epoch.write_enable.next = self.qp_commit_valid.val();
+        self.epoch.write_address.next = self.qp_commit_index.val();
+        self.epoch.write_data.next = self.commits.q.val() + 1;
+        if self.qp_commit_valid.val() {
+            self.commits.d.next = self.commits.q.val() + 1;
+        }
+        self.epoch.read_address.next = bit_cast::<QB, 24>(self.post_qp.q.val());
+        if self.state.q.val() == SegmenterState::CutEntry {
+            self.epoch.read_address.next = self.table_qp.read_data.val();
+        }
+        if self.qp_commit_valid.val() && (self.qp_commit_index.val() == self.table_qp.read_data.val()) {
+            self.context_stale.d.next = true;
+        }
         self.refusing.next = false;
         self.enqueued_last_cycle.d.next = false;
         self.context_wait.d.next = self.context_wait.q.val() - 1;
@@ -1251,6 +1312,11 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 self.reads_done_at_cut.write_enable.next = true;
                 self.reads_done_at_cut.write_address.next = self.init_qp.q.val();
                 self.reads_done_at_cut.write_data.next = 0.into();
+                if !self.qp_commit_valid.val() {
+                    self.epoch.write_enable.next = true;
+                    self.epoch.write_address.next = self.init_qp.q.val();
+                    self.epoch.write_data.next = 0.into();
+                }
                 if !self.init_channels_done.q.val() {
                     self.init_channel.d.next = self.init_channel.q.val() + 1;
                 }
@@ -1388,6 +1454,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.table_immediate.write_enable.next = true;
                     self.table_qp.write_enable.next = true;
                     self.table_flags.write_enable.next = true;
+                    self.table_epoch.write_enable.next = true;
                     self.table_queue.write_enable.next = true;
                     self.table_in_line.write_enable.next = true;
                     self.state.d.next = SegmenterState::PostEnqueue;
@@ -1427,6 +1494,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 }
             }
             SegmenterState::CutTable => {
+                self.context_stale.d.next = false;
                 self.paced_cut.d.next = self.paced_queues.val().get_bit(self.cut_queue.q.val().index());
                 self.state.d.next = SegmenterState::CutEntry;
                 self.reading_context.d.next = true;
@@ -1441,6 +1509,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     if self.read_response.val() {
                         self.failure.d.next = 0.into();
                     }
+                    self.stale.d.next = (self.epoch.read_data.val() != self.table_epoch.read_data.val()) && !self.read_response.val();
                 }
                 if self.context_wait.q.val() == 1 {
                     self.transport.d.next = self.qp_read_entry.val().get_bits::<3>(self.context_at[1].val().index());
@@ -1481,7 +1550,12 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     + bit_cast::<17, 16>(self.offset_inverted.val().get_bits::<16>(0))
                     + 1;
                 self.state.d.next = SegmenterState::CutRoomHigh;
-                if self.failure.q.val().any() {
+                if self.stale.q.val() {
+                    // posted before its QP's reset: flushed (whatever failed the QP since)
+                    self.failure.d.next = self.code_flushed.val();
+                    self.flush_pending.d.next = true;
+                    self.state.d.next = SegmenterState::Flush;
+                } else if self.failure.q.val().any() {
                     self.flush_pending.d.next = true;
                     self.state.d.next = SegmenterState::Flush;
                 } else if self.held.q.val() {
@@ -1556,7 +1630,10 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 self.state.d.next = SegmenterState::CutIssue;
             }
             SegmenterState::CutIssue => {
-                if self.packetizer.block_ready.val() && !(self.read_request.val() && self.clear_window.val()) {
+                if self.context_stale.q.val() {
+                    // its QP was reset after its context was read: nothing cut
+                    self.state.d.next = SegmenterState::Requeue;
+                } else if self.packetizer.block_ready.val() && !(self.read_request.val() && self.clear_window.val()) {
                     self.packetizer.block_valid.next = true;
                     self.charge_valid_reg.d.next = self.paced_cut.q.val();
                     self.table_local.write_address.next = self.cut_channel.q.val();
