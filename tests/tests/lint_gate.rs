@@ -83,8 +83,8 @@ const NOT_YET_PIPELINED: &[(&str, usize)] = &[
     // the arbiter's pop into the lists' parity LUTRAM write address, logic unchanged. That
     // eighth level is `lut_levels.py`'s conservative count of a RAM64M8 (any address to any
     // data output): the write address reads port H, the lists read port G; with the ports
-    // told apart this netlist is 7 deep. (`(* keep *)` on the lists' pop selects measured 7
-    // here but moved the scheduler's own arbiter to 7.)
+    // told apart (`scripts/split_lutram_ports.py`) this netlist is 7 deep. (`(* keep *)` on
+    // the lists' pop selects measured 7 here but moved the scheduler's own arbiter to 7.)
     ("ferroce_tx_path_c64_q16_w64", 8),
     // 7 since RDMA READ responses (2026-11-28, stop 46); 8 since the flush of a failed QP's
     // transfers (stop 52): the segmenter's state decode into the flush's `valid`, through the
@@ -353,4 +353,43 @@ fn lut_levels_at_default_width() {
         }
     }
     assert!(failures.is_empty(), "levels gate:\n{}", failures.join("\n"));
+}
+
+/// `scripts/split_lutram_ports.py` on a netlist of one RAM64M8: a flip-flop through a LUT into
+/// the write address (port H), and port G read at a flip-flop's address into a flip-flop.
+/// `lut_levels.py` counts the LUT and a read of port G behind it (2); split, the write address
+/// ends its path and port G's read is one level (1).
+#[test]
+fn split_lutram_ports_counts_only_real_reads() {
+    const NETLIST: &str = r#"{"modules": {"top": {"attributes": {"top": 1}, "netnames": {}, "cells": {
+        "write_source": {"type": "FDRE", "connections": {"C": [1], "D": [40], "Q": [2]},
+                         "port_directions": {"C": "input", "D": "input", "Q": "output"}},
+        "read_source": {"type": "FDRE", "connections": {"C": [1], "D": [41], "Q": [3]},
+                        "port_directions": {"C": "input", "D": "input", "Q": "output"}},
+        "decode": {"type": "LUT1", "connections": {"I0": [2], "O": [4]},
+                   "port_directions": {"I0": "input", "O": "output"}},
+        "ram": {"type": "RAM64M8",
+                "connections": {"ADDRH": [4, 4, 4, 4, 4, 4], "ADDRG": [3, 3, 3, 3, 3, 3], "DIG": [42],
+                                "WE": [43], "WCLK": [1], "DOG": [30]},
+                "port_directions": {"ADDRH": "input", "ADDRG": "input", "DIG": "input", "WE": "input",
+                                    "WCLK": "input", "DOG": "output"}},
+        "sink": {"type": "FDRE", "connections": {"C": [1], "D": [30], "Q": [31]},
+                 "port_directions": {"C": "input", "D": "input", "Q": "output"}}}}}}"#;
+    let dir = std::env::temp_dir().join(format!("ferroce-split-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (whole, split) = (dir.join("whole.json"), dir.join("split.json"));
+    std::fs::write(&whole, NETLIST).unwrap();
+    let scripts = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts");
+    let levels = |json: &Path| {
+        let (ok, out) = run(Command::new("python3").arg(scripts.join("lut_levels.py")).arg(json).arg("top"));
+        assert!(ok, "lut_levels.py failed: {out}");
+        out.lines().next().unwrap().trim().parse::<usize>().unwrap()
+    };
+    let (ok, out) = run(Command::new("python3")
+        .arg(scripts.join("split_lutram_ports.py"))
+        .arg(&whole)
+        .arg(&split));
+    assert!(ok, "split_lutram_ports.py failed: {out}");
+    assert_eq!((levels(&whole), levels(&split)), (2, 1));
+    std::fs::remove_dir_all(&dir).ok();
 }
