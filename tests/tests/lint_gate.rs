@@ -11,9 +11,11 @@
 //! docs/performance.md) has at most [`MAX_LEVELS`] LUT levels between registers, the depth that
 //! closes the 322 MHz CMAC clock. Tops still being pipelined are held to the depth measured when
 //! the gate was added ([`NOT_YET_PIPELINED`]), so nothing gets deeper meanwhile. Synthesis is
-//! slow (about 23 CPU-minutes for the seven tops), so its results are recorded in
-//! `tests/levels.lock` by fingerprint and only a top whose Verilog changed is synthesized again
-//! ([`LEVELS_RECORD`]); so are the structural checks' ([`STRUCTURE_RECORD`]).
+//! slow (minutes for a unit, about an hour for each 512-bit engine), so its results are
+//! recorded in `tests/levels.lock` by fingerprint and only a top whose Verilog changed is
+//! synthesized again ([`LEVELS_RECORD`]), largest first, the record rewritten as each one ends
+//! (a run stopped midway keeps what it finished); so are the structural checks'
+//! ([`STRUCTURE_RECORD`]).
 //!
 //! The tops are elaborated once (in parallel) and shared by the tests; the checks of the tops run
 //! in parallel, one tool process per core.
@@ -23,7 +25,7 @@ use ferroce_hdl::tops::TOPS;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 /// LUT levels allowed between registers at 512 bits: what UltraScale+ closes at 322 MHz.
 const MAX_LEVELS: usize = 6;
@@ -230,6 +232,7 @@ fn yosys_check_clean() {
     if results.iter().any(|r| r.4) && results.iter().all(|r| r.2) {
         let lines: Vec<(String, String, String)> = results.iter().map(|r| (r.0.clone(), r.1.clone(), "ok".to_string())).collect();
         record.write(STRUCTURE_RECORD_HEADER, &lines);
+        println!("{} rewritten: commit it", record.path.display());
     }
     for (m, _, ok, log, _) in results {
         assert!(ok, "yosys check of {m}:\n{log}");
@@ -263,20 +266,28 @@ impl Record {
         })
     }
 
+    /// The fingerprint and result recorded for `module`, whatever the fingerprint.
+    fn line(&self, module: &str) -> Option<(String, String)> {
+        self.text.lines().find_map(|line| {
+            let mut parts = line.splitn(3, ' ');
+            (parts.next() == Some(module)).then(|| (parts.next().unwrap_or("").to_string(), parts.next().unwrap_or("").to_string()))
+        })
+    }
+
     /// Rewrites the file: `header`, then one line per `(module, fingerprint, result)`.
     fn write(&self, header: &str, lines: &[(String, String, String)]) {
         let body: Vec<String> = lines.iter().map(|(m, print, result)| format!("{m} {print} {result}")).collect();
         std::fs::write(&self.path, format!("{header}{}\n", body.join("\n"))).unwrap();
-        println!("{} rewritten: commit it", self.path.display());
     }
 }
 
 /// Synthesis results of the levels gate, one line per top: module, fingerprint of what was
 /// synthesized (the Verilog, `synth_verilog.sh`, `lut_levels.py`, yosys's version), and the summary line of
 /// `scripts/synth_verilog.sh`. A top whose fingerprint is recorded is not synthesized again
-/// (synthesis at 512 bits takes 1–8 minutes per top on these machines); any change to a unit
-/// changes its Verilog, so the gate synthesizes it and rewrites this file, to be committed
-/// with the change. `FERROCE_LEVELS_FRESH=1` synthesizes every top.
+/// (synthesis at 512 bits takes minutes per unit and about an hour per engine on these
+/// machines); any change to a unit changes its Verilog, so the gate synthesizes it and
+/// rewrites this file as each synthesis ends, to be committed with the change.
+/// `FERROCE_LEVELS_FRESH=1` synthesizes every top.
 const LEVELS_RECORD: &str = "levels.lock";
 
 /// The first lines of the record.
@@ -317,28 +328,58 @@ fn lut_levels_at_default_width() {
     let record = Record::open(LEVELS_RECORD);
 
     let tops: Vec<&Emitted> = emitted().iter().filter(|e| e.width.is_none_or(|w| w == 512)).collect();
-    let results = parallel_map(&tops, |e| {
-        let print = fingerprint(&[e.verilog.as_bytes(), &flow[0], &flow[1], &flow[2]]);
-        if let Some(summary) = record.get(&e.module, &print) {
-            return (e.module.clone(), print, summary, false);
-        }
+    let prints: Vec<String> = tops
+        .iter()
+        .map(|e| fingerprint(&[e.verilog.as_bytes(), &flow[0], &flow[1], &flow[2]]))
+        .collect();
+    // The lines of the record as this run leaves them: a recorded result where its fingerprint
+    // matches, else the old line until the top is synthesized again. The file is rewritten as
+    // each synthesis ends, so a run stopped midway keeps what it finished and the next run
+    // synthesizes only the rest.
+    let lines = Mutex::new(
+        tops.iter()
+            .map(|e| {
+                let (print, summary) = record.line(&e.module).unwrap_or_default();
+                (e.module.clone(), print, summary)
+            })
+            .collect::<Vec<_>>(),
+    );
+    let pending: Vec<usize> = (0..tops.len())
+        .filter(|&i| record.get(&tops[i].module, &prints[i]).is_none())
+        .collect();
+    // Largest Verilog first: the engines take an hour each on these machines, so they start
+    // first and the small tops fill the other core around them.
+    let mut order = pending.clone();
+    order.sort_by_key(|&i| std::cmp::Reverse(tops[i].verilog.len()));
+    if !order.is_empty() {
+        println!("levels gate: {} of {} tops to synthesize, largest first", order.len(), tops.len());
+    }
+    let started = std::time::Instant::now();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    parallel_map(&order, |&i| {
+        let e = tops[i];
         let dir = e.path.with_extension("synth");
         let (ok, log) = run(Command::new("bash").arg(&script).arg(&e.path).arg(&e.module).arg(&dir));
         let summary = log.lines().rev().find(|l| l.starts_with(&format!("{}: ", e.module)));
-        match (ok, summary) {
-            (true, Some(summary)) => (e.module.clone(), print, summary.to_string(), true),
-            _ => panic!("synthesis of {} failed:\n{log}", e.module),
-        }
-    });
-
-    let synthesized = results.iter().filter(|r| r.3).count();
-    if synthesized > 0 {
-        println!("{synthesized} tops synthesized");
-        let lines: Vec<(String, String, String)> = results.iter().map(|r| (r.0.clone(), r.1.clone(), r.2.clone())).collect();
+        let Some(summary) = summary.filter(|_| ok) else {
+            panic!("synthesis of {} failed:\n{log}", e.module)
+        };
+        let mut lines = lines.lock().unwrap();
+        lines[i] = (e.module.clone(), prints[i].clone(), summary.to_string());
         record.write(LEVELS_RECORD_HEADER, &lines);
+        let finished = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        println!(
+            "levels gate: {finished} of {} synthesized after {} s: {summary}",
+            order.len(),
+            started.elapsed().as_secs()
+        );
+    });
+    let results: Vec<(String, String, String)> = lines.into_inner().unwrap();
+    if !pending.is_empty() {
+        println!("{} tops synthesized; {} rewritten: commit it", pending.len(), record.path.display());
     }
     let mut failures = Vec::new();
-    for (module, _, summary, _) in &results {
+    for (module, _, summary) in &results {
         println!("{summary}");
         let levels = levels_of(summary);
         match NOT_YET_PIPELINED.iter().find(|(m, _)| m == module) {
