@@ -286,6 +286,13 @@ impl EngineRtl {
         self.incoming.len() + self.injected.iter().map(Vec::len).sum::<usize>()
     }
 
+    /// Beats on the wire into the MAC RX, without the injected frames that wait for the frame
+    /// on it to end: the rest of that frame needs the room (counted, an injected frame of
+    /// [`WIRE_BEATS`] beats or more held the frame it waits for, for ever).
+    fn wire_beats(&self) -> usize {
+        self.incoming.len()
+    }
+
     /// Handshakes so far, on every port (a count that moves while the engine works).
     pub(crate) fn events(&self) -> u64 {
         self.events
@@ -764,7 +771,7 @@ impl EnginePair {
         // a lossy wire holds a whole frame more than a perfect one
         let lossy_room = LOSSY_FRAME_BYTES.div_ceil(self.a.input.bytes_per_beat);
         let room =
-            |into: &EngineRtl, lossy: &Option<LossyWire>| into.incoming_beats() < WIRE_BEATS + if lossy.is_some() { lossy_room } else { 0 };
+            |into: &EngineRtl, lossy: &Option<LossyWire>| into.wire_beats() < WIRE_BEATS + if lossy.is_some() { lossy_room } else { 0 };
         let (room_ab, room_ba) = (room(&self.b, &self.lossy[0]), room(&self.a, &self.lossy[1]));
         self.a.drive(&mut self.rng, self.cycle, room_ab);
         self.b.drive(&mut self.rng, self.cycle, room_ba);
