@@ -260,10 +260,9 @@ impl Record {
 
     /// The result recorded for `module` with fingerprint `print`.
     fn get(&self, module: &str, print: &str) -> Option<String> {
-        self.text.lines().find_map(|line| {
-            let mut parts = line.splitn(3, ' ');
-            (parts.next() == Some(module) && parts.next() == Some(print)).then(|| parts.next().unwrap_or("").to_string())
-        })
+        self.line(module)
+            .filter(|(recorded, _)| recorded == print)
+            .map(|(_, result)| result)
     }
 
     /// The fingerprint and result recorded for `module`, whatever the fingerprint.
@@ -344,12 +343,11 @@ fn lut_levels_at_default_width() {
             })
             .collect::<Vec<_>>(),
     );
-    let pending: Vec<usize> = (0..tops.len())
-        .filter(|&i| record.get(&tops[i].module, &prints[i]).is_none())
-        .collect();
     // Largest Verilog first: the engines take an hour each on these machines, so they start
     // first and the small tops fill the other core around them.
-    let mut order = pending.clone();
+    let mut order: Vec<usize> = (0..tops.len())
+        .filter(|&i| record.get(&tops[i].module, &prints[i]).is_none())
+        .collect();
     order.sort_by_key(|&i| std::cmp::Reverse(tops[i].verilog.len()));
     if !order.is_empty() {
         println!("levels gate: {} of {} tops to synthesize, largest first", order.len(), tops.len());
@@ -375,8 +373,8 @@ fn lut_levels_at_default_width() {
         );
     });
     let results: Vec<(String, String, String)> = lines.into_inner().unwrap();
-    if !pending.is_empty() {
-        println!("{} tops synthesized; {} rewritten: commit it", pending.len(), record.path.display());
+    if !order.is_empty() {
+        println!("{} tops synthesized; {} rewritten: commit it", order.len(), record.path.display());
     }
     let mut failures = Vec::new();
     for (module, _, summary) in &results {
