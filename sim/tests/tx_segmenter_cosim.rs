@@ -375,23 +375,28 @@ fn pace_of_descriptors_and_decisions() {
     assert_eq!(long.descriptors.len(), 4096);
     assert!(per_descriptor < 2.01, "{per_descriptor} cycles per descriptor");
 
-    setup.posts = (0..48)
-        .map(|channel| Post {
-            channel,
-            queue: 1 + channel as u8 % 3,
-            op: PostOp::Send.code(),
-            qp: 0,
-            length: 64,
-            ..Post::default()
-        })
-        .collect();
-    let small = check(0, &setup, &Environment::eager(0));
-    let per_decision = small.cycles as f64 / small.descriptors.len() as f64;
-    println!(
-        "48 one-packet transfers: {} cycles, {per_decision:.1} cycles per decision",
-        small.cycles
-    );
-    assert_eq!(small.descriptors.len(), 48);
+    // One-packet transfers: WRITEs join no QP's line, so each costs one decision; SENDs on one
+    // QP each wait in its line for the one before (a release, an enqueue, then the decision).
+    for (op, what) in [(PostOp::Write, "WRITEs"), (PostOp::Send, "SENDs on one QP")] {
+        setup.posts = (0..48)
+            .map(|channel| Post {
+                channel,
+                queue: 1 + channel as u8 % 3,
+                op: op.code(),
+                qp: 0,
+                remote_addr: 0x10_0000 + 64 * u64::from(channel),
+                length: 64,
+                ..Post::default()
+            })
+            .collect();
+        let small = check(0, &setup, &Environment::eager(0));
+        let per_decision = small.cycles as f64 / small.descriptors.len() as f64;
+        println!(
+            "48 one-packet {what}: {} cycles, {per_decision:.1} cycles per decision",
+            small.cycles
+        );
+        assert_eq!(small.descriptors.len(), 48);
+    }
 }
 
 /// A descriptor the segmenter gave and its read command (when it has payload).

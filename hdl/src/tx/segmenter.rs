@@ -13,8 +13,10 @@
 //! ```
 //!
 //! One control state machine serves posts and decisions, one at a time: a post takes six
-//! cycles plus the enqueue, a decision about twelve cycles plus the re-enqueue (eight for a
-//! transfer's last block: no next addresses to add), while the packetizer emits the previous block (a block is ≥ 4 KiB, at least one 4 KiB packet or sixteen
+//! cycles plus the enqueue, a decision twelve cycles from the request for a transfer's last
+//! block (no next addresses to add) and eighteen by its states for another (four 16-bit
+//! stages of next addresses, the write-back, the re-enqueue and the wait for it), while the
+//! packetizer emits the previous block (a block is ≥ 4 KiB, at least one 4 KiB packet or sixteen
 //! 256-byte ones). A decision is requested only two cycles after the last enqueue was accepted,
 //! so it sees every enqueue made before it, as the model's decisions do. Each cutter stage feeds
 //! its registers through at most one adder or comparator.
