@@ -119,21 +119,17 @@ pub enum SegmenterState {
     PostCommit,
     /// Post: enqueued in its queue.
     PostEnqueue,
-    /// Decision: waiting for the scheduler's answer.
+    /// Decision: waiting for the scheduler's answer; the transfer table is read at the
+    /// answer's channel.
     Decide,
-    /// Decision: the transfer table is read.
-    CutTable,
-    /// Decision: the QP context and the QP's hold are read.
+    /// Decision: the QP context and the QP's hold are read; the block's room is computed
+    /// from the table entry (unless paced).
     CutEntry,
     /// Decision: waiting for the QP context.
     CutWait,
-    /// Decision: the hold check; the room left in the remote block, bits 15:0.
-    CutRoomLow,
-    /// Decision: the room, bits 20:16.
-    CutRoomHigh,
-    /// Decision: the remaining bytes against the room, by halves.
-    CutCompare,
-    /// Decision: the block's length.
+    /// Decision: the checks that cut nothing (stale, failed QP, held).
+    CutCheck,
+    /// Decision: the block's length, once the room and its comparison are computed.
     CutLength,
     /// Decision: bits 15:0 of the next addresses, remaining bytes and immediate.
     CutAdd0,
@@ -377,6 +373,17 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     init_channels_done: DFF<Bit>,
     init_qps_done: DFF<Bit>,
     enqueued_last_cycle: DFF<Bit>,
+    /// The next decision, asked while this one's last block is cut (it enqueues nothing):
+    /// `deq_req` the next cycle.
+    ask_early: DFF<Bit>,
+    /// A decision was asked and its answer has not come.
+    decision_asked: DFF<Bit>,
+    /// An answer that came before `Decide` (the block of the decision before still waiting
+    /// for the packetizer), kept until `Decide` takes it.
+    answer_held: DFF<Bit>,
+    held_ok: DFF<Bit>,
+    held_queue: DFF<Bits<5>>,
+    held_elem: DFF<Bits<CB>>,
     /// The QP context is read this cycle (the state is `PostRead` or `CutEntry`), from a
     /// register: the TX path gates the generator's read with it.
     reading_context: DFF<Bit>,
@@ -388,6 +395,9 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     paced_cut: DFF<Bit>,
     /// The block size of this decision: `block_size`, or the PMTU when paced.
     cut_block_size: DFF<Bits<BLOCK_LEN_BITS>>,
+    /// Cycles since `cut_block_size` and `offset` were set, up to 3: the room, its
+    /// comparison with the remaining bytes (`upper_zero` … `low_fits`) are then computed.
+    room_age: DFF<Bits<2>>,
     /// `charge_*`.
     charge_valid_reg: DFF<Bit>,
     charge_queue_reg: DFF<Bits<5>>,
@@ -544,6 +554,18 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     offset_inverted: Signal<Local, Bits<20>>,
     length_inverted: Signal<Local, Bits<BLOCK_LEN_BITS>>,
     room_high: Signal<Local, Bits<5>>,
+    /// The transfer table's read address: the scheduler's answer while deciding, then the
+    /// decision's channel.
+    table_read_channel: Signal<Local, Bits<CB>>,
+    /// The scheduler's answer, as it comes or as held: valid, served, queue, channel.
+    answer_valid: Signal<Local, Bit>,
+    answer_ok: Signal<Local, Bit>,
+    answer_queue: Signal<Local, Bits<5>>,
+    answer_elem: Signal<Local, Bits<CB>>,
+    /// The transfer's remaining bytes fit in the room (`room` computed): its last block.
+    fits_now: Signal<Local, Bit>,
+    /// `Idle`: a decision was asked early.
+    asked: Signal<Local, Bit>,
     /// The decision's transfer is cut into blocks by the remote address (WRITE, READ).
     write: Signal<Local, Bit>,
     /// The decision's transfer is a WRITE as one message (cut into groups like a SEND).
@@ -713,12 +735,19 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             init_channels_done: Default::default(),
             init_qps_done: Default::default(),
             enqueued_last_cycle: Default::default(),
+            ask_early: Default::default(),
+            decision_asked: Default::default(),
+            answer_held: Default::default(),
+            held_ok: Default::default(),
+            held_queue: Default::default(),
+            held_elem: Default::default(),
             reading_context: Default::default(),
             context_wait: Default::default(),
             block_size: Default::default(),
             block_mask: Default::default(),
             paced_cut: Default::default(),
             cut_block_size: Default::default(),
+            room_age: Default::default(),
             charge_valid_reg: Default::default(),
             charge_queue_reg: Default::default(),
             charge_bytes_reg: Default::default(),
@@ -813,6 +842,13 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             offset_inverted: Default::default(),
             length_inverted: Default::default(),
             room_high: Default::default(),
+            table_read_channel: Default::default(),
+            answer_valid: Default::default(),
+            answer_ok: Default::default(),
+            answer_queue: Default::default(),
+            answer_elem: Default::default(),
+            fits_now: Default::default(),
+            asked: Default::default(),
             write: Default::default(),
             message_write: Default::default(),
             immediate_op: Default::default(),
@@ -900,12 +936,19 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             init_channels_done,
             init_qps_done,
             enqueued_last_cycle,
+            ask_early,
+            decision_asked,
+            answer_held,
+            held_ok,
+            held_queue,
+            held_elem,
             reading_context,
             context_wait,
             block_size,
             block_mask,
             paced_cut,
             cut_block_size,
+            room_age,
             charge_valid_reg,
             charge_queue_reg,
             charge_bytes_reg,
@@ -973,10 +1016,27 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         }
         self.offset_inverted.next = !self.offset.q.val();
         self.length_inverted.next = !self.length.q.val();
-        // the room's bits 20:16 (used in CutRoomHigh): block_size − offset − borrow
+        // the block's room, `cut_block_size − offset` (bits 15:0, then 20:16), and the remaining
+        // bytes against it by halves: computed every cycle, read once `room_age` is 3
+        self.room_low.d.next = bit_cast::<17, 16>(self.cut_block_size.q.val().get_bits::<16>(0))
+            + bit_cast::<17, 16>(self.offset_inverted.val().get_bits::<16>(0))
+            + 1;
         self.room_high.next = self.cut_block_size.q.val().get_bits::<5>(16)
             + (bit_cast::<5, 4>(self.offset_inverted.val().get_bits::<4>(16)) | 0x10)
             + bit_cast::<5, 1>(self.room_low.q.val().get_bits::<1>(16));
+        self.room.d.next = (bit_cast::<BLOCK_LEN_BITS, 5>(self.room_high.val()) << 16)
+            | bit_cast::<BLOCK_LEN_BITS, 16>(self.room_low.q.val().get_bits::<16>(0));
+        self.fits_now.next = !self.table_remaining.read_data.val().get_bits::<11>(21).any()
+            && ((self.table_remaining.read_data.val().get_bits::<5>(16) < self.room.q.val().get_bits::<5>(16))
+                || ((self.table_remaining.read_data.val().get_bits::<5>(16) == self.room.q.val().get_bits::<5>(16))
+                    && (self.table_remaining.read_data.val().get_bits::<16>(0) <= self.room.q.val().get_bits::<16>(0))));
+        self.upper_zero.d.next = !self.table_remaining.read_data.val().get_bits::<11>(21).any();
+        self.high_below.d.next = self.table_remaining.read_data.val().get_bits::<5>(16) < self.room.q.val().get_bits::<5>(16);
+        self.high_equal.d.next = self.table_remaining.read_data.val().get_bits::<5>(16) == self.room.q.val().get_bits::<5>(16);
+        self.low_fits.d.next = self.table_remaining.read_data.val().get_bits::<16>(0) <= self.room.q.val().get_bits::<16>(0);
+        if self.room_age.q.val() != 3 {
+            self.room_age.d.next = self.room_age.q.val() + 1;
+        }
         clock!(self, clock, packetizer);
         for k in 0..7 {
             self.refused[k].clock.next = self.clock.val();
@@ -1049,15 +1109,37 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.block_size.d.next = self.one.val() << self.cfg_block_log2.val();
         self.block_mask.d.next = bit_cast::<20, BLOCK_LEN_BITS>(self.block_size.q.val() - 1);
 
-        // RAM read addresses: the table by the decision's channel, the hold by its QP, the
-        // busy bit by the post's channel
-        self.table_local.read_address.next = self.cut_channel.q.val();
-        self.table_remote.read_address.next = self.cut_channel.q.val();
-        self.table_remaining.read_address.next = self.cut_channel.q.val();
-        self.table_immediate.read_address.next = self.cut_channel.q.val();
-        self.table_qp.read_address.next = self.cut_channel.q.val();
-        self.table_flags.read_address.next = self.cut_channel.q.val();
-        self.table_epoch.read_address.next = self.cut_channel.q.val();
+        // RAM read addresses: the table by the decision's channel (the scheduler's answer in
+        // the cycle it comes), the hold by its QP, the busy bit by the post's channel
+        self.answer_valid.next = self.deq_valid.val() || self.answer_held.q.val();
+        self.answer_ok.next = self.deq_ok.val();
+        self.answer_queue.next = self.deq_queue.val();
+        self.answer_elem.next = self.deq_elem.val();
+        if self.answer_held.q.val() {
+            self.answer_ok.next = self.held_ok.q.val();
+            self.answer_queue.next = self.held_queue.q.val();
+            self.answer_elem.next = self.held_elem.q.val();
+        }
+        if self.deq_valid.val() && (self.state.q.val() != SegmenterState::Decide) {
+            self.answer_held.d.next = true;
+            self.held_ok.d.next = self.deq_ok.val();
+            self.held_queue.d.next = self.deq_queue.val();
+            self.held_elem.d.next = self.deq_elem.val();
+        }
+        if self.deq_valid.val() {
+            self.decision_asked.d.next = false;
+        }
+        self.table_read_channel.next = self.cut_channel.q.val();
+        if self.state.q.val() == SegmenterState::Decide {
+            self.table_read_channel.next = self.answer_elem.val();
+        }
+        self.table_local.read_address.next = self.table_read_channel.val();
+        self.table_remote.read_address.next = self.table_read_channel.val();
+        self.table_remaining.read_address.next = self.table_read_channel.val();
+        self.table_immediate.read_address.next = self.table_read_channel.val();
+        self.table_qp.read_address.next = self.table_read_channel.val();
+        self.table_flags.read_address.next = self.table_read_channel.val();
+        self.table_epoch.read_address.next = self.table_read_channel.val();
         self.hold.read_address.next = self.table_qp.read_data.val();
         self.line.read_address.next = bit_cast::<QB, 24>(self.post_qp.q.val());
         self.follower.read_address.next = self.cut_channel.q.val();
@@ -1270,7 +1352,8 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.enq_valid.next = false;
         self.enq_queue.next = self.cut_queue.q.val();
         self.enq_elem.next = self.cut_channel.q.val();
-        self.deq_req.next = false;
+        self.deq_req.next = self.ask_early.q.val();
+        self.ask_early.d.next = false;
         // QP resets: a commit stamps its QP with the count of commits (the init stamps 0); the
         // epoch is read at the post's QP, in `CutEntry` at the decision's
         self.epoch.write_enable.next = self.qp_commit_valid.val();
@@ -1336,12 +1419,17 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 }
             }
             SegmenterState::Idle => {
-                // a READ response first (the responder channel free), then a post
-                self.read_ready.next = self.packetizer.init_done.val() && !self.responder_busy.q.val();
-                self.taking_read.next = self.read_valid.val() && self.packetizer.init_done.val() && !self.responder_busy.q.val();
-                self.post_ready.next = self.packetizer.init_done.val() && !self.taking_read.val();
+                // a decision asked early first (its block's transfer was sent back to its
+                // queue), then a READ response (the responder channel free), then a post
+                self.asked.next = self.decision_asked.q.val() || self.answer_held.q.val();
+                self.read_ready.next = self.packetizer.init_done.val() && !self.responder_busy.q.val() && !self.asked.val();
+                self.taking_read.next =
+                    self.read_valid.val() && self.packetizer.init_done.val() && !self.responder_busy.q.val() && !self.asked.val();
+                self.post_ready.next = self.packetizer.init_done.val() && !self.taking_read.val() && !self.asked.val();
                 self.internal.d.next = false;
-                if self.taking_read.val() {
+                if self.asked.val() {
+                    self.state.d.next = SegmenterState::Decide;
+                } else if self.taking_read.val() {
                     self.post_channel.d.next = self.responder_channel.val();
                     self.post_queue.d.next = self.cfg_read_queue.val();
                     self.post_op.d.next = 0.into();
@@ -1372,6 +1460,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.reading_context.d.next = true;
                 } else if !self.enqueued_last_cycle.q.val() && self.packetizer.init_done.val() {
                     self.deq_req.next = true;
+                    self.decision_asked.d.next = true;
                     self.state.d.next = SegmenterState::Decide;
                 }
             }
@@ -1486,23 +1575,29 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 }
             }
             SegmenterState::Decide => {
-                if self.deq_valid.val() {
-                    self.cut_channel.d.next = self.deq_elem.val();
-                    self.cut_queue.d.next = self.deq_queue.val();
+                if self.answer_valid.val() {
+                    self.answer_held.d.next = false;
+                    self.cut_channel.d.next = self.answer_elem.val();
+                    self.cut_queue.d.next = self.answer_queue.val();
+                    self.context_stale.d.next = false;
+                    self.paced_cut.d.next = self.paced_queues.val().get_bit(self.answer_queue.val().index());
                     self.state.d.next = SegmenterState::Idle;
-                    if self.deq_ok.val() {
-                        self.state.d.next = SegmenterState::CutTable;
+                    if self.answer_ok.val() {
+                        self.state.d.next = SegmenterState::CutEntry;
+                        self.reading_context.d.next = true;
                     }
                 }
             }
-            SegmenterState::CutTable => {
-                self.context_stale.d.next = false;
-                self.paced_cut.d.next = self.paced_queues.val().get_bit(self.cut_queue.q.val().index());
-                self.state.d.next = SegmenterState::CutEntry;
-                self.reading_context.d.next = true;
-            }
             SegmenterState::CutEntry => {
                 self.context_wait.d.next = self.latency.val();
+                // a block of `block_size` aligned to the remote address (WRITE, READ); a paced
+                // queue's block is set again from the context
+                self.cut_block_size.d.next = self.block_size.q.val();
+                self.offset.d.next = 0.into();
+                if self.write.val() {
+                    self.offset.d.next = self.table_remote.read_data.val().get_bits::<20>(0) & self.block_mask.q.val();
+                }
+                self.room_age.d.next = 0.into();
                 self.state.d.next = SegmenterState::CutWait;
             }
             SegmenterState::CutWait => {
@@ -1531,27 +1626,20 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                                 && (self.hold.read_data.val().get_bits::<16>(0) != bit_cast::<16, CB>(self.cut_channel.q.val())))
                             || (self.history_full.val()
                                 && (self.qp_read_entry.val().get_bits::<3>(self.context_at[1].val().index()) == self.rc.val())));
-                    self.offset.d.next = 0.into();
-                    self.cut_block_size.d.next = self.block_size.q.val();
                     if self.paced_cut.q.val() {
                         self.cut_block_size.d.next = bit_cast::<BLOCK_LEN_BITS, 13>(
                             self.pmtu_unit.val() << self.qp_read_entry.val().get_bits::<3>(self.context_at[2].val().index()),
                         );
-                    }
-                    if self.write.val() {
-                        self.offset.d.next = self.table_remote.read_data.val().get_bits::<20>(0) & self.block_mask.q.val();
-                        if self.paced_cut.q.val() {
+                        if self.write.val() {
                             self.offset.d.next = self.table_remote.read_data.val().get_bits::<20>(0) & self.pmtu_mask.val();
                         }
+                        self.room_age.d.next = 0.into();
                     }
-                    self.state.d.next = SegmenterState::CutRoomLow;
+                    self.state.d.next = SegmenterState::CutCheck;
                 }
             }
-            SegmenterState::CutRoomLow => {
-                self.room_low.d.next = bit_cast::<17, 16>(self.cut_block_size.q.val().get_bits::<16>(0))
-                    + bit_cast::<17, 16>(self.offset_inverted.val().get_bits::<16>(0))
-                    + 1;
-                self.state.d.next = SegmenterState::CutRoomHigh;
+            SegmenterState::CutCheck => {
+                self.state.d.next = SegmenterState::CutLength;
                 if self.stale.q.val() {
                     // posted before its QP's reset: flushed (whatever failed the QP since)
                     self.failure.d.next = self.code_flushed.val();
@@ -1562,19 +1650,20 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.state.d.next = SegmenterState::Flush;
                 } else if self.held.q.val() {
                     self.state.d.next = SegmenterState::Requeue;
+                } else if self.fits_now.val()
+                    && self.room_age.q.val().get_bit(1)
+                    && !self.paced_cut.q.val()
+                    && !self.context_stale.q.val()
+                    && !(self.in_line.val() && self.follower.read_data.val().get_bit(16))
+                    && !self.post_valid.val()
+                    && !self.read_valid.val()
+                {
+                    // the transfer's last block, no line to release, nothing waiting to be
+                    // taken in `Idle`: this decision enqueues nothing, so the next one is
+                    // asked now and answered while this block is cut
+                    self.ask_early.d.next = true;
+                    self.decision_asked.d.next = true;
                 }
-            }
-            SegmenterState::CutRoomHigh => {
-                self.room.d.next = (bit_cast::<BLOCK_LEN_BITS, 5>(self.room_high.val()) << 16)
-                    | bit_cast::<BLOCK_LEN_BITS, 16>(self.room_low.q.val().get_bits::<16>(0));
-                self.state.d.next = SegmenterState::CutCompare;
-            }
-            SegmenterState::CutCompare => {
-                self.upper_zero.d.next = !self.table_remaining.read_data.val().get_bits::<11>(21).any();
-                self.high_below.d.next = self.table_remaining.read_data.val().get_bits::<5>(16) < self.room.q.val().get_bits::<5>(16);
-                self.high_equal.d.next = self.table_remaining.read_data.val().get_bits::<5>(16) == self.room.q.val().get_bits::<5>(16);
-                self.low_fits.d.next = self.table_remaining.read_data.val().get_bits::<16>(0) <= self.room.q.val().get_bits::<16>(0);
-                self.state.d.next = SegmenterState::CutLength;
             }
             SegmenterState::CutLength => {
                 self.last.d.next =
@@ -1589,6 +1678,10 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                 self.immediate_step.d.next = 0.into();
                 if self.table_flags.read_data.val().get_bit(3) && self.write.val() && self.immediate_op.val() {
                     self.immediate_step.d.next = 1.into();
+                }
+                if self.room_age.q.val() != 3 {
+                    // a paced block's room, from the context, is not computed yet
+                    self.state.d.next = SegmenterState::CutLength;
                 }
             }
             SegmenterState::CutAdd0 => {
@@ -1673,6 +1766,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.state.d.next = SegmenterState::Requeue;
                     if self.last.q.val() {
                         self.state.d.next = SegmenterState::Idle;
+                        if self.decision_asked.q.val() || self.answer_held.q.val() {
+                            self.state.d.next = SegmenterState::Decide;
+                        }
                         if self.in_line.val() && self.follower.read_data.val().get_bit(16) {
                             self.state.d.next = SegmenterState::Release;
                         }
@@ -1721,6 +1817,9 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         }
         if self.reset.val() {
             self.state.d.next = SegmenterState::Init;
+            self.ask_early.d.next = false;
+            self.decision_asked.d.next = false;
+            self.answer_held.d.next = false;
             self.charge_valid_reg.d.next = false;
             self.responder_busy.d.next = false;
             self.reading_context.d.next = false;
