@@ -13,13 +13,19 @@
 //! ```
 //!
 //! One control state machine serves posts and decisions, one at a time: a post takes six
-//! cycles plus the enqueue, a decision twelve cycles from the request for a transfer's last
-//! block (no next addresses to add) and eighteen by its states for another (four 16-bit
-//! stages of next addresses, the write-back, the re-enqueue and the wait for it), while the
-//! packetizer emits the previous block (a block is ≥ 4 KiB, at least one 4 KiB packet or sixteen
-//! 256-byte ones). A decision is requested only two cycles after the last enqueue was accepted,
-//! so it sees every enqueue made before it, as the model's decisions do. Each cutter stage feeds
-//! its registers through at most one adder or comparator.
+//! cycles plus the enqueue. A decision: the scheduler's answer addresses the transfer table
+//! (`Decide`), the QP context is read while the block's room is computed from the table entry
+//! (`CutEntry`, `CutWait`), the checks that cut nothing (`CutCheck`), the length (`CutLength`)
+//! and the hand-over (`CutIssue`). A transfer's last block enqueues nothing, so the next
+//! decision is asked in `CutCheck` (unless a post or a READ response waits) and answered while
+//! the block is handed over: one-packet transfers take a decision every seven cycles (nine
+//! when asked from `Idle`). Another block adds four 16-bit stages of next addresses, the
+//! write-back, the re-enqueue and the wait for it, while the packetizer emits the previous block
+//! (a block is ≥ 4 KiB, at least one 4 KiB packet or sixteen 256-byte ones); a paced queue's
+//! block waits for its room, computed from the context's PMTU. A decision is requested only
+//! two cycles after the last enqueue was accepted, so it sees every enqueue made before it, as
+//! the model's decisions do. Each cutter stage feeds its registers through at most one adder or
+//! comparator.
 //!
 //! **Busy channels.** A channel is busy from its accepted post until the packet generator
 //! reports its last packet gone (`done_valid`); `done` has priority on the busy RAM's write
@@ -1654,7 +1660,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     && self.room_age.q.val().get_bit(1)
                     && !self.paced_cut.q.val()
                     && !self.context_stale.q.val()
-                    && !(self.in_line.val() && self.follower.read_data.val().get_bit(16))
+                    && (!self.in_line.val() || !self.follower.read_data.val().get_bit(16))
                     && !self.post_valid.val()
                     && !self.read_valid.val()
                 {
