@@ -6,10 +6,16 @@
 //!  block command ──► Load ─► Start ─► Prepare ─► Emit ◄──► Advance
 //!  (from the cutter)  read    pick PSN  first      push       next packet's
 //!                     QP RAMs  (fresh?)  packet     descriptor length, PSN,
-//!                                │        ▲         + read cmd address
-//!                   new RC block └► ReadMove ─► ReadSpan ─► ReadLast: its last PSN, its record
-//!                                          Emit of the last packet ─► Finish: store PSN, counter
+//!                     span     │        ▲         + read cmd address
+//!                   new RC block └► ReadSpan ─► ReadLast: its last PSN, its record
+//!                                          Emit of the last packet ─► Finish: store PSN, counter,
+//!                                                                    take the next block
 //! ```
+//!
+//! A block takes five cycles and one per packet pair (`Emit`, `Advance`) beyond the first: the
+//! next block is taken as `Finish` ends (unless a READ request waits for the READ tracker); a
+//! new RC block's record adds two (`ReadSpan`, `ReadLast`; the span's inputs are loaded in
+//! `Load`).
 //!
 //! One packet per two cycles (Emit, Advance): at 512 bits a 256-byte packet takes five beats,
 //! so the generator, not the packetizer, sets the pace. Stage by stage every register is fed by
@@ -31,7 +37,7 @@
 //! **Going back N.** A new block of an RC QP is recorded before its first packet is pushed
 //! (`record_*`: its `SENT_BLOCK` record, first and last PSN, and the QP's timeout and retry
 //! limits for the retry timer's `sent` and the ACK tracker's last PSN sent): its last PSN is
-//! computed first (`ReadMove` … `ReadLast`: one PSN per PMTU of the length, at least one) and
+//! computed first (`ReadSpan`, `ReadLast`: one PSN per PMTU of the length, at least one) and
 //! no packet of the block is pushed until the record is taken, so every answer to the block
 //! comes after its record. A
 //! replayed block (`replay_*`, from the send history) is taken before the cutter's next block,
@@ -88,8 +94,8 @@ pub enum PacketizerState {
     Emit,
     /// The next packet's address, length and flags.
     Advance,
-    /// READ: the move's bits 20:12; the response's packets and the PMTU code (a new RC block:
-    /// its packets).
+    /// READ: the move's bits 20:12 (the response's packets and the PMTU code are computed
+    /// from the span's inputs loaded the cycle before).
     ReadMove,
     /// READ: the VA's bits 15:0; the last PSN's bits 11:0.
     ReadSpan,
@@ -104,7 +110,8 @@ pub enum PacketizerState {
     ReadAdd3,
     /// READ: the request is pushed once the FIFO has room and its record is taken.
     ReadEmit,
-    /// The QP's PSN and counter are stored.
+    /// The QP's PSN and counter are stored; the next block or replay is taken (as in `Idle`)
+    /// unless a READ request waits for the READ tracker.
     Finish,
 }
 
@@ -311,6 +318,8 @@ pub struct TxPacketizer<const QB: usize> {
     read_va: Signal<Local, Bits<64>>,
     /// The bytes left go to the span's inputs this cycle (a new block's record, a READ request).
     span_load: Signal<Local, Bit>,
+    /// A replay or a block can be taken this cycle.
+    taking: Signal<Local, Bit>,
     /// READ: `2 × length[20:12] − (2 × left[20:12] + borrow)`: bits 9:1 are the move's 20:12.
     read_moved_high_diff: Signal<Local, Bits<10>>,
     /// READ: the last PSN's bits 23:12.
@@ -560,6 +569,7 @@ impl<const QB: usize> Default for TxPacketizer<QB> {
             read_pmtu_is: Default::default(),
             read_left_zero: Default::default(),
             span_load: Default::default(),
+            taking: Default::default(),
             read_span: Default::default(),
             read_last_low: Default::default(),
             read_last_psn: Default::default(),
@@ -965,85 +975,16 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                     self.state.d.next = PacketizerState::Idle;
                 }
             }
-            PacketizerState::Idle => {
-                self.replay_ready.next = true;
-                self.block_ready.next = !self.replay_valid.val() && !self.replaying.val();
-                if self.replay_valid.val() {
-                    self.qp.d.next = self.replay_qp.val();
-                    self.channel.d.next = self.replay_block.val().get_bits::<16>(self.block_at[3].val().index());
-                    self.transport.d.next = self.replay_block.val().get_bits::<3>(self.block_at[13].val().index());
-                    self.pmtu.d.next = self.replay_block.val().get_bits::<13>(self.block_at[15].val().index());
-                    self.ack_every.d.next = self.replay_block.val().get_bits::<8>(self.block_at[14].val().index());
-                    self.rkey.d.next = self.replay_block.val().get_bits::<32>(self.block_at[12].val().index());
-                    self.write.d.next = self.replay_block.val().get_bit(self.block_at[4].val().index());
-                    self.message_first.d.next = self.replay_block.val().get_bit(self.block_at[5].val().index());
-                    self.message_ends.d.next = self.replay_block.val().get_bit(self.block_at[6].val().index());
-                    self.transfer_ends.d.next = self.replay_block.val().get_bit(self.block_at[7].val().index());
-                    self.has_immediate.d.next = self.replay_block.val().get_bit(self.block_at[8].val().index());
-                    self.immediate.d.next = self.replay_block.val().get_bits::<32>(self.block_at[2].val().index());
-                    self.solicited.d.next = self.replay_block.val().get_bit(self.block_at[9].val().index());
-                    self.va.d.next = self.replay_block.val().get_bits::<64>(self.block_at[0].val().index());
-                    self.length.d.next = self.replay_block.val().get_bits::<BLOCK_LEN_BITS>(self.block_at[11].val().index());
-                    self.local_start.d.next = self.replay_local.val();
-                    self.local_byte.d.next = self.replay_local.val().get_bits::<8>(0);
-                    self.local_mid.d.next = self.replay_local.val().get_bits::<15>(8);
-                    self.local_upper[0].d.next = self.replay_local.val().get_bits::<15>(23);
-                    self.local_upper[1].d.next = self.replay_local.val().get_bits::<15>(38);
-                    self.local_top.d.next = self.replay_local.val().get_bits::<11>(53);
-                    self.first_psn.d.next = self.replay_first_psn.val();
-                    self.first_since_ack.d.next = self.replay_block.val().get_bits::<8>(self.block_at[10].val().index());
-                    self.skip_left.d.next = self.replay_skip.val().get_bits::<13>(0);
-                    self.replay.d.next = true;
-                    self.recorded.d.next = false;
-                    self.read_response.d.next = false;
-                    self.read_request.d.next = self.replay_block.val().get_bit(self.block_at[16].val().index());
-                    self.commit_seen.d.next = false;
-                    self.state.d.next = PacketizerState::Load;
-                } else if self.block_valid.val() && !self.replaying.val() {
-                    self.timeout.d.next = self.block_timeout.val();
-                    self.retry.d.next = self.block_retry.val();
-                    self.rnr_retry.d.next = self.block_rnr_retry.val();
-                    self.local_start.d.next = self.block_local.val();
-                    self.replay.d.next = false;
-                    self.recorded.d.next = (self.block_transport.val() == self.rc.val()) && !self.block_read_response.val();
-                    self.read_response.d.next = self.block_read_response.val();
-                    self.read_request.d.next = self.block_read_request.val();
-                    self.read_sent_generation_held.d.next = self.block_read_generation.val();
-                    self.first_psn.d.next = self.block_psn.val();
-                    self.skip_left.d.next = 0.into();
-                    self.qp.d.next = self.block_qp.val();
-                    self.channel.d.next = self.block_channel.val();
-                    self.transport.d.next = self.block_transport.val();
-                    self.pmtu.d.next = self.block_pmtu.val();
-                    self.ack_every.d.next = self.block_ack_every.val();
-                    self.sq_psn.d.next = self.block_sq_psn.val();
-                    self.rkey.d.next = self.block_rkey.val();
-                    self.write.d.next = self.block_write.val() && !self.block_read_request.val();
-                    self.message_first.d.next = self.block_message_first.val();
-                    self.message_ends.d.next = self.block_message_ends.val();
-                    self.transfer_ends.d.next = self.block_transfer_ends.val();
-                    self.has_immediate.d.next = self.block_has_immediate.val();
-                    self.immediate.d.next = self.block_immediate.val();
-                    self.solicited.d.next = self.block_solicited.val();
-                    self.va.d.next = self.block_va.val();
-                    self.length.d.next = self.block_len.val();
-                    self.local_byte.d.next = self.block_local.val().get_bits::<8>(0);
-                    self.local_mid.d.next = self.block_local.val().get_bits::<15>(8);
-                    self.local_upper[0].d.next = self.block_local.val().get_bits::<15>(23);
-                    self.local_upper[1].d.next = self.block_local.val().get_bits::<15>(38);
-                    self.local_top.d.next = self.block_local.val().get_bits::<11>(53);
-                    self.commit_seen.d.next = self.commit_valid.val() && (self.commit_index.val() == self.block_qp.val());
-                    self.state.d.next = PacketizerState::Load;
-                }
-            }
+            PacketizerState::Idle => {}
             PacketizerState::Load => {
+                // a new RC block's span for its record (`left` is the block's length)
+                self.span_load.next = true;
                 self.ack_every_minus_one.d.next = self.ack_every.q.val() - 1;
                 self.left.d.next = self.length.q.val();
                 self.state.d.next = PacketizerState::Start;
             }
             PacketizerState::Start => {
                 // a new RC block's packets (as a READ request's response's): its record first
-                self.span_load.next = true;
                 self.left.d.next = self.length.q.val();
                 self.over.d.next =
                     (bit_cast::<22, 14>(self.over_start_high.val()) << 8) | bit_cast::<22, 8>(self.length.q.val().get_bits::<8>(0));
@@ -1054,7 +995,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                 self.first_since_ack.d.next = self.sender.read_data.val().get_bits::<8>(24);
                 self.state.d.next = PacketizerState::Prepare;
                 if self.recorded.q.val() && !self.read_request.q.val() && !self.commit_seen.q.val() {
-                    self.state.d.next = PacketizerState::ReadMove;
+                    self.state.d.next = PacketizerState::ReadSpan;
                 }
                 if self.commit_seen.q.val() {
                     // its QP was reset after it was cut: not recorded, its packets not sent
@@ -1155,17 +1096,6 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             PacketizerState::ReadMove => {
                 self.read_moved.d.next = (bit_cast::<BLOCK_LEN_BITS, 9>(self.read_moved_high_diff.val().get_bits::<9>(1)) << 12)
                     | bit_cast::<BLOCK_LEN_BITS, 12>(self.read_moved_low.q.val().get_bits::<12>(0));
-                self.read_span.d.next = 0.into();
-                self.read_sent_code.d.next = 0.into();
-                for i in 0..5 {
-                    if self.read_pmtu_is[i].q.val() {
-                        self.read_span.d.next = self.read_span_at[i].val();
-                        self.read_sent_code.d.next = self.pmtu_code[i].val();
-                    }
-                }
-                if self.read_left_zero.q.val() {
-                    self.read_span.d.next = 0.into();
-                }
                 self.state.d.next = PacketizerState::ReadSpan;
             }
             PacketizerState::ReadSpan => {
@@ -1224,6 +1154,96 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                     self.state.d.next = PacketizerState::Idle;
                 }
             }
+        }
+        // a replay or a block is taken in `Idle`, or as `Finish` ends when no READ request
+        // waits for the tracker
+        self.taking.next = (self.state.q.val() == PacketizerState::Idle)
+            || ((self.state.q.val() == PacketizerState::Finish) && !self.read_sent_pending.q.val());
+        if self.taking.val() {
+            self.replay_ready.next = true;
+            self.block_ready.next = !self.replay_valid.val() && !self.replaying.val();
+            if self.replay_valid.val() {
+                self.qp.d.next = self.replay_qp.val();
+                self.channel.d.next = self.replay_block.val().get_bits::<16>(self.block_at[3].val().index());
+                self.transport.d.next = self.replay_block.val().get_bits::<3>(self.block_at[13].val().index());
+                self.pmtu.d.next = self.replay_block.val().get_bits::<13>(self.block_at[15].val().index());
+                self.ack_every.d.next = self.replay_block.val().get_bits::<8>(self.block_at[14].val().index());
+                self.rkey.d.next = self.replay_block.val().get_bits::<32>(self.block_at[12].val().index());
+                self.write.d.next = self.replay_block.val().get_bit(self.block_at[4].val().index());
+                self.message_first.d.next = self.replay_block.val().get_bit(self.block_at[5].val().index());
+                self.message_ends.d.next = self.replay_block.val().get_bit(self.block_at[6].val().index());
+                self.transfer_ends.d.next = self.replay_block.val().get_bit(self.block_at[7].val().index());
+                self.has_immediate.d.next = self.replay_block.val().get_bit(self.block_at[8].val().index());
+                self.immediate.d.next = self.replay_block.val().get_bits::<32>(self.block_at[2].val().index());
+                self.solicited.d.next = self.replay_block.val().get_bit(self.block_at[9].val().index());
+                self.va.d.next = self.replay_block.val().get_bits::<64>(self.block_at[0].val().index());
+                self.length.d.next = self.replay_block.val().get_bits::<BLOCK_LEN_BITS>(self.block_at[11].val().index());
+                self.left.d.next = self.replay_block.val().get_bits::<BLOCK_LEN_BITS>(self.block_at[11].val().index());
+                self.local_start.d.next = self.replay_local.val();
+                self.local_byte.d.next = self.replay_local.val().get_bits::<8>(0);
+                self.local_mid.d.next = self.replay_local.val().get_bits::<15>(8);
+                self.local_upper[0].d.next = self.replay_local.val().get_bits::<15>(23);
+                self.local_upper[1].d.next = self.replay_local.val().get_bits::<15>(38);
+                self.local_top.d.next = self.replay_local.val().get_bits::<11>(53);
+                self.first_psn.d.next = self.replay_first_psn.val();
+                self.first_since_ack.d.next = self.replay_block.val().get_bits::<8>(self.block_at[10].val().index());
+                self.skip_left.d.next = self.replay_skip.val().get_bits::<13>(0);
+                self.replay.d.next = true;
+                self.recorded.d.next = false;
+                self.read_response.d.next = false;
+                self.read_request.d.next = self.replay_block.val().get_bit(self.block_at[16].val().index());
+                self.commit_seen.d.next = false;
+                self.state.d.next = PacketizerState::Load;
+            } else if self.block_valid.val() && !self.replaying.val() {
+                self.timeout.d.next = self.block_timeout.val();
+                self.retry.d.next = self.block_retry.val();
+                self.rnr_retry.d.next = self.block_rnr_retry.val();
+                self.local_start.d.next = self.block_local.val();
+                self.replay.d.next = false;
+                self.recorded.d.next = (self.block_transport.val() == self.rc.val()) && !self.block_read_response.val();
+                self.read_response.d.next = self.block_read_response.val();
+                self.read_request.d.next = self.block_read_request.val();
+                self.read_sent_generation_held.d.next = self.block_read_generation.val();
+                self.first_psn.d.next = self.block_psn.val();
+                self.skip_left.d.next = 0.into();
+                self.qp.d.next = self.block_qp.val();
+                self.channel.d.next = self.block_channel.val();
+                self.transport.d.next = self.block_transport.val();
+                self.pmtu.d.next = self.block_pmtu.val();
+                self.ack_every.d.next = self.block_ack_every.val();
+                self.sq_psn.d.next = self.block_sq_psn.val();
+                self.rkey.d.next = self.block_rkey.val();
+                self.write.d.next = self.block_write.val() && !self.block_read_request.val();
+                self.message_first.d.next = self.block_message_first.val();
+                self.message_ends.d.next = self.block_message_ends.val();
+                self.transfer_ends.d.next = self.block_transfer_ends.val();
+                self.has_immediate.d.next = self.block_has_immediate.val();
+                self.immediate.d.next = self.block_immediate.val();
+                self.solicited.d.next = self.block_solicited.val();
+                self.va.d.next = self.block_va.val();
+                self.length.d.next = self.block_len.val();
+                self.left.d.next = self.block_len.val();
+                self.local_byte.d.next = self.block_local.val().get_bits::<8>(0);
+                self.local_mid.d.next = self.block_local.val().get_bits::<15>(8);
+                self.local_upper[0].d.next = self.block_local.val().get_bits::<15>(23);
+                self.local_upper[1].d.next = self.block_local.val().get_bits::<15>(38);
+                self.local_top.d.next = self.block_local.val().get_bits::<11>(53);
+                self.commit_seen.d.next = self.commit_valid.val() && (self.commit_index.val() == self.block_qp.val());
+                self.state.d.next = PacketizerState::Load;
+            }
+        }
+        // the span (packets − 1) and the PMTU's code from the span's inputs, a cycle after they
+        // are loaded
+        self.read_span.d.next = 0.into();
+        self.read_sent_code.d.next = 0.into();
+        for i in 0..5 {
+            if self.read_pmtu_is[i].q.val() {
+                self.read_span.d.next = self.read_span_at[i].val();
+                self.read_sent_code.d.next = self.pmtu_code[i].val();
+            }
+        }
+        if self.read_left_zero.q.val() {
+            self.read_span.d.next = 0.into();
         }
         if self.span_load.val() {
             // the span's inputs: the bytes left minus one, the PMTU one-hot, no bytes left

@@ -570,7 +570,7 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     answer_elem: Signal<Local, Bits<CB>>,
     /// The transfer's remaining bytes fit in the room (`room` computed): its last block.
     fits_now: Signal<Local, Bit>,
-    /// `Idle`: a decision was asked early.
+    /// A decision was asked early: `Idle` goes to `Decide` first.
     asked: Signal<Local, Bit>,
     /// The decision's transfer is cut into blocks by the remote address (WRITE, READ).
     write: Signal<Local, Bit>,
@@ -1135,6 +1135,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         if self.deq_valid.val() {
             self.decision_asked.d.next = false;
         }
+        self.asked.next = self.decision_asked.q.val() || self.answer_held.q.val();
         self.table_read_channel.next = self.cut_channel.q.val();
         if self.state.q.val() == SegmenterState::Decide {
             self.table_read_channel.next = self.answer_elem.val();
@@ -1427,7 +1428,6 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             SegmenterState::Idle => {
                 // a decision asked early first (its block's transfer was sent back to its
                 // queue), then a READ response (the responder channel free), then a post
-                self.asked.next = self.decision_asked.q.val() || self.answer_held.q.val();
                 self.read_ready.next = self.packetizer.init_done.val() && !self.responder_busy.q.val() && !self.asked.val();
                 self.taking_read.next =
                     self.read_valid.val() && self.packetizer.init_done.val() && !self.responder_busy.q.val() && !self.asked.val();
