@@ -375,16 +375,16 @@ fn pace_of_descriptors_and_decisions() {
     assert_eq!(long.descriptors.len(), 4096);
     assert!(per_descriptor < 2.01, "{per_descriptor} cycles per descriptor");
 
-    // One-packet transfers: WRITEs join no QP's line, so each costs one decision (on a UC QP
-    // the decision loop's pace; an RC block also takes the packetizer's record of it); SENDs on
-    // one QP each wait in its line for the one before (a release, an enqueue, then the decision).
+    // One-packet transfers: WRITEs join no QP's line, so each costs one decision (an RC block
+    // also takes the packetizer's record of it, within the decision's time); SENDs on one QP
+    // each wait in its line for the one before (a release, an enqueue, then the decision).
     let uc = QpContext {
         transport: Transport::Uc.bits(),
         ..rc_context(Pmtu::B256, 0)
     };
     for (context, op, what, most) in [
         (uc, PostOp::Write, "UC WRITEs", 7.5),
-        (rc_context(Pmtu::B256, 0), PostOp::Write, "RC WRITEs", 9.5),
+        (rc_context(Pmtu::B256, 0), PostOp::Write, "RC WRITEs", 7.5),
         (rc_context(Pmtu::B256, 0), PostOp::Send, "RC SENDs on one QP", 11.5),
     ] {
         setup.contexts.insert(0, context);

@@ -958,8 +958,6 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
         self.room.next = !self.descriptors.fill.val().get_bit(self.room_limit.val().index())
             && !self.reads.fill.val().get_bit(self.room_limit.val().index());
 
-        self.block_ready.next = false;
-        self.replay_ready.next = false;
         // (a record not taken before its QP's commit is withdrawn: the clear may be done)
         if self.record_ready.val() || self.commit_seen.q.val() {
             self.record_pending.d.next = false;
@@ -1159,9 +1157,15 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
         // waits for the tracker
         self.taking.next = (self.state.q.val() == PacketizerState::Idle)
             || ((self.state.q.val() == PacketizerState::Finish) && !self.read_sent_pending.q.val());
+        // (each `ready` from registers and inputs alone, not from `taking`, a signal of this
+        // block: Verilator would see the cutter's `valid`, which depends on it, go round)
+        self.replay_ready.next = (self.state.q.val() == PacketizerState::Idle)
+            || ((self.state.q.val() == PacketizerState::Finish) && !self.read_sent_pending.q.val());
+        self.block_ready.next = ((self.state.q.val() == PacketizerState::Idle)
+            || ((self.state.q.val() == PacketizerState::Finish) && !self.read_sent_pending.q.val()))
+            && !self.replay_valid.val()
+            && !self.replaying.val();
         if self.taking.val() {
-            self.replay_ready.next = true;
-            self.block_ready.next = !self.replay_valid.val() && !self.replaying.val();
             if self.replay_valid.val() {
                 self.qp.d.next = self.replay_qp.val();
                 self.channel.d.next = self.replay_block.val().get_bits::<16>(self.block_at[3].val().index());
