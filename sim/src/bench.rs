@@ -192,7 +192,8 @@ pub enum TxLoad {
     ReadResponses,
 }
 
-/// Runs the TX path RTL (`variant`) over every PMTU and transfer size: per row, transfers of
+/// Runs the TX path RTL (`variant`) over each PMTU and transfer size of `(pmtus, sizes)` (the
+/// figures': [`TX_PMTUS`], [`TX_SIZES`]): per row, transfers of
 /// `size` bytes on one QP (`load`: UC WRITE posts on one channel each, or READ responses),
 /// about `bytes` in all (at least 64 transfers), given before the first decision; the memory
 /// answers after `latency` cycles with up to `outstanding` reads in flight; nothing pushes
@@ -201,6 +202,7 @@ pub enum TxLoad {
 pub fn tx_path(
     variant: &crate::tx_path_rtl::PathVariant,
     load: TxLoad,
+    (pmtus, sizes): (&[u32], &[u32]),
     bytes: u64,
     latency: u64,
     outstanding: usize,
@@ -224,8 +226,8 @@ pub fn tx_path(
     );
     let (mut rows, mut sim_cycles) = (Vec::new(), 0u64);
     let t0 = Instant::now();
-    for pmtu in TX_PMTUS {
-        for size in TX_SIZES {
+    for &pmtu in pmtus {
+        for &size in sizes {
             // one channel per WRITE; the responder channel is the last
             let transfers = (bytes / u64::from(size)).clamp(64, u64::from(variant.channels) - 1) as usize;
             let mut setup = variant.fit(&TxSetup::default());

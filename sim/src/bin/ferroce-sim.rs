@@ -347,6 +347,12 @@ enum BenchWhat {
         /// Payload bytes per row (at least 64 transfers).
         #[arg(long, default_value = "4M", value_parser = parse_byte_count)]
         bytes: u64,
+        /// Path MTUs of the rows, comma-separated.
+        #[arg(long, value_delimiter = ',', default_values_t = bench::TX_PMTUS, value_parser = parse_pmtu_bytes)]
+        pmtus: Vec<u32>,
+        /// Transfer sizes of the rows, comma-separated (K, M suffixes: 1K = 1024).
+        #[arg(long, value_delimiter = ',', default_values_t = bench::TX_SIZES, value_parser = parse_transfer_size)]
+        sizes: Vec<u32>,
         /// Send the responder's RDMA READ responses (one QP, one after another, in queue 1)
         /// instead of host-posted UC WRITEs.
         #[arg(long)]
@@ -394,6 +400,10 @@ fn parse_pmtu(s: &str) -> Result<ferroce_sim::contracts::tx::Pmtu, String> {
         .ok()
         .and_then(Pmtu::from_bytes)
         .ok_or_else(|| format!("'{s}' is not a PMTU (256, 512, 1024, 2048 or 4096)"))
+}
+
+fn parse_pmtu_bytes(s: &str) -> Result<u32, String> {
+    parse_pmtu(s).map(|p| p.bytes())
 }
 
 fn parse_transfer_size(s: &str) -> Result<u32, String> {
@@ -714,6 +724,8 @@ fn main() -> ExitCode {
                     latency,
                     outstanding,
                     bytes,
+                    pmtus,
+                    sizes,
                     read_responses,
                 },
         } => {
@@ -723,7 +735,7 @@ fn main() -> ExitCode {
             } else {
                 (bench::TxLoad::Writes, "UC WRITEs on one QP posted")
             };
-            let rows = bench::tx_path(&DEFAULT, load, bytes, latency, outstanding, |r| {
+            let rows = bench::tx_path(&DEFAULT, load, (&pmtus, &sizes), bytes, latency, outstanding, |r| {
                 eprintln!("PMTU {} × {} bytes: {:.3} beats/cycle", r.pmtu, r.size, r.occupancy());
             });
             match rows {
