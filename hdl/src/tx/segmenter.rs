@@ -1686,7 +1686,8 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.immediate_step.d.next = 1.into();
                 }
                 if self.room_age.q.val() != 3 {
-                    // a paced block's room, from the context, is not computed yet
+                    // the room is not computed yet (a paced block's, from the context; or the
+                    // context came a cycle after the table)
                     self.state.d.next = SegmenterState::CutLength;
                 }
             }
