@@ -383,9 +383,9 @@ fn pace_of_descriptors_and_decisions() {
         ..rc_context(Pmtu::B256, 0)
     };
     for (context, op, what, most) in [
-        (uc, PostOp::Write, "UC WRITEs", 7.5),
-        (rc_context(Pmtu::B256, 0), PostOp::Write, "RC WRITEs", 7.5),
-        (rc_context(Pmtu::B256, 0), PostOp::Send, "RC SENDs on one QP", 11.5),
+        (uc, PostOp::Write, "UC WRITEs", 6.5),
+        (rc_context(Pmtu::B256, 0), PostOp::Write, "RC WRITEs", 6.5),
+        (rc_context(Pmtu::B256, 0), PostOp::Send, "RC SENDs on one QP", 10.5),
     ] {
         setup.contexts.insert(0, context);
         setup.posts = (0..48)

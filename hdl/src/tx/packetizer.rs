@@ -285,8 +285,13 @@ pub struct TxPacketizer<const QB: usize> {
     read_response: DFF<Bit>,
     /// The block is a new RC one (a READ too): it is recorded before its first packet.
     recorded: DFF<Bit>,
-    /// Its record is offered (from `ReadLast` until taken).
+    /// Its record is offered (from `ReadLast`, or `Start` for one packet, until taken).
     record_pending: DFF<Bit>,
+    /// The block is one packet at most (`left` ≤ `pmtu`, from `Load`'s registers): a new RC
+    /// block's record, last PSN its first, is offered from `Start`.
+    one_packet: DFF<Bit>,
+    /// The block's first PSN as `Start` chooses it.
+    start_psn: Signal<Local, Bits<24>>,
     /// The block is an RDMA READ's: one request.
     read_request: DFF<Bit>,
     /// READ: the request is offered on `read_sent_*` (in `Finish`).
@@ -398,6 +403,8 @@ pub struct TxPacketizer<const QB: usize> {
     /// `Pmtu` codes and their bytes.
     pmtu_code: [Constant<Bits<3>>; 5],
     pmtu_size: [Constant<Bits<13>>; 5],
+    /// The same, as wide as a block's length.
+    pmtu_bytes: [Constant<Bits<BLOCK_LEN_BITS>>; 5],
     pmtu_log2: [Constant<Bits<5>>; 5],
     /// READ: the response's packets minus one at each PMTU.
     read_span_at: [Signal<Local, Bits<13>>; 5],
@@ -560,6 +567,8 @@ impl<const QB: usize> Default for TxPacketizer<QB> {
             replay: Default::default(),
             read_response: Default::default(),
             recorded: Default::default(),
+            one_packet: Default::default(),
+            start_psn: Default::default(),
             record_pending: Default::default(),
             read_request: Default::default(),
             read_sent_pending: Default::default(),
@@ -636,6 +645,7 @@ impl<const QB: usize> Default for TxPacketizer<QB> {
             },
             pmtu_code: Pmtu::ALL.map(|p| c::<3>(u64::from(p.code()))),
             pmtu_size: Pmtu::ALL.map(|p| c::<13>(u64::from(p.bytes()))),
+            pmtu_bytes: Pmtu::ALL.map(|p| c::<BLOCK_LEN_BITS>(u64::from(p.bytes()))),
             pmtu_log2: Pmtu::ALL.map(|p| c::<5>(u64::from(p.log2()))),
             read_span_at: Default::default(),
             at: std::array::from_fn(|i| c::<9>(PACKET.offset(PACKET_FIELDS[i]) as u64)),
@@ -677,6 +687,7 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
             replay,
             read_response,
             recorded,
+            one_packet,
             record_pending,
             read_request,
             read_sent_pending,
@@ -964,6 +975,19 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
         }
         self.init_done.next = self.state.q.val() != PacketizerState::Init;
         self.span_load.next = false;
+        self.one_packet.d.next = false;
+        for i in 0..5 {
+            if (self.pmtu.q.val() == self.pmtu_size[i].val())
+                && (((self.left.q.val() >> self.pmtu_log2[i].val()) == 0) || (self.left.q.val() == self.pmtu_bytes[i].val()))
+            {
+                self.one_packet.d.next = true;
+            }
+        }
+        // a new block's first PSN (`Start`): the context's for a QP not sent on since its commit
+        self.start_psn.next = self.sender.read_data.val().get_bits::<24>(0);
+        if self.fresh.read_data.val() {
+            self.start_psn.next = self.sq_psn.q.val();
+        }
         match self.state.q.val() {
             PacketizerState::Init => {
                 self.fresh.write_enable.next = true;
@@ -994,6 +1018,13 @@ impl<const QB: usize> Logic for TxPacketizer<QB> {
                 self.state.d.next = PacketizerState::Prepare;
                 if self.recorded.q.val() && !self.read_request.q.val() && !self.commit_seen.q.val() {
                     self.state.d.next = PacketizerState::ReadSpan;
+                    if self.one_packet.q.val() && !self.commit_valid.val() {
+                        // one packet (no commit to decide again for): its last PSN is its first,
+                        // the record offered now
+                        self.read_last_psn.d.next = self.start_psn.val();
+                        self.record_pending.d.next = true;
+                        self.state.d.next = PacketizerState::Prepare;
+                    }
                 }
                 if self.commit_seen.q.val() {
                     // its QP was reset after it was cut: not recorded, its packets not sent

@@ -15,14 +15,14 @@
 //! One control state machine serves posts and decisions, one at a time: a post takes six
 //! cycles plus the enqueue. A decision: the scheduler's answer addresses the transfer table
 //! (`Decide`), the QP context is read while the block's room is computed from the table entry
-//! (`CutEntry`, `CutWait`), the checks that cut nothing (`CutCheck`), the length (`CutLength`)
-//! and the hand-over (`CutIssue`). A transfer's last block enqueues nothing, so the next
-//! decision is asked in `CutCheck` (unless a post or a READ response waits) and answered while
-//! the block is handed over: one-packet transfers take a decision every seven cycles (nine
-//! when asked from `Idle`). Another block adds four 16-bit stages of next addresses, the
-//! write-back, the re-enqueue and the wait for it, while the packetizer emits the previous block
-//! (a block is ≥ 4 KiB, at least one 4 KiB packet or sixteen 256-byte ones); a paced queue's
-//! block waits for its room, computed from the context's PMTU. A decision is requested only
+//! (`CutEntry`, `CutWait`; its low half in `CutEntry` itself), the checks that cut nothing and
+//! the length (`CutCheck`) and the hand-over (`CutIssue`). A transfer's last block enqueues
+//! nothing, so the next decision is asked in `CutCheck` (unless a post or a READ response
+//! waits) and answered while the block is handed over: one-packet transfers take a decision
+//! every six cycles (eight when asked from `Idle`). Another block adds four 16-bit stages of
+//! next addresses, the write-back, the re-enqueue and the wait for it, while the packetizer
+//! emits the previous block (a block is ≥ 4 KiB, at least one 4 KiB packet or sixteen 256-byte
+//! ones); a paced queue's block waits for its room, computed from the context's PMTU. A decision is requested only
 //! two cycles after the last enqueue was accepted, so it sees every enqueue made before it, as
 //! the model's decisions do. Each cutter stage feeds its registers through at most one adder or
 //! comparator.
@@ -133,10 +133,9 @@ pub enum SegmenterState {
     CutEntry,
     /// Decision: waiting for the QP context.
     CutWait,
-    /// Decision: the checks that cut nothing (stale, failed QP, held).
+    /// Decision: the checks that cut nothing (stale, failed QP, held), then the block's length
+    /// once the room and its comparison are computed.
     CutCheck,
-    /// Decision: the block's length, once the room and its comparison are computed.
-    CutLength,
     /// Decision: bits 15:0 of the next addresses, remaining bytes and immediate.
     CutAdd0,
     /// Decision: bits 31:16.
@@ -379,8 +378,9 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     init_channels_done: DFF<Bit>,
     init_qps_done: DFF<Bit>,
     enqueued_last_cycle: DFF<Bit>,
-    /// The next decision, asked while this one's last block is cut (it enqueues nothing):
-    /// `deq_req` the next cycle.
+    /// The next decision may be asked while this one's last block is cut (it enqueues
+    /// nothing): set as the context comes, `deq_req` in `CutCheck` unless the block is held,
+    /// stale or its QP failed.
     ask_early: DFF<Bit>,
     /// A decision was asked and its answer has not come.
     decision_asked: DFF<Bit>,
@@ -403,6 +403,7 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     cut_block_size: DFF<Bits<BLOCK_LEN_BITS>>,
     /// Cycles since `cut_block_size` and `offset` were set, up to 3: the room, its
     /// comparison with the remaining bytes (`upper_zero` … `low_fits`) are then computed.
+    /// `CutEntry` computes the room's low half from the table entry itself and starts it at 1.
     room_age: DFF<Bits<2>>,
     /// `charge_*`.
     charge_valid_reg: DFF<Bit>,
@@ -533,8 +534,8 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     sq_psn: DFF<Bits<24>>,
     held: DFF<Bit>,
     offset: DFF<Bits<20>>,
-    /// `block_size − offset`, bits 15:0, and the carry (no borrow) in bit 16.
-    room_low: DFF<Bits<17>>,
+    /// `cut_block_size − offset`, bits 11:0, and the carry (no borrow) in bit 12.
+    room_low: DFF<Bits<13>>,
     room: DFF<Bits<BLOCK_LEN_BITS>>,
     /// The remaining bytes' bits 31:21 are 0.
     upper_zero: DFF<Bit>,
@@ -558,8 +559,13 @@ pub struct TxSegmenter<const CB: usize, const QB: usize, const QL: usize> {
     immediate_sum: [DFF<Bits<17>>; 2],
     /// In Locals: Verilog would widen an inverted part-select to the sum's width.
     offset_inverted: Signal<Local, Bits<20>>,
+    /// The state is `CutEntry` (from a register): `room_low` from the table entry.
+    cut_entering: DFF<Bit>,
+    /// `offset`, inverted, or in `CutEntry` the table entry's (0 unless a WRITE or READ).
+    room_offset_inverted: Signal<Local, Bits<12>>,
     length_inverted: Signal<Local, Bits<BLOCK_LEN_BITS>>,
-    room_high: Signal<Local, Bits<5>>,
+    /// The room's bits 20:12.
+    room_high: Signal<Local, Bits<9>>,
     /// The transfer table's read address: the scheduler's answer while deciding, then the
     /// decision's channel.
     table_read_channel: Signal<Local, Bits<CB>>,
@@ -846,6 +852,8 @@ impl<const CB: usize, const QB: usize, const QL: usize> TxSegmenter<CB, QB, QL> 
             remaining_sum: Default::default(),
             immediate_sum: Default::default(),
             offset_inverted: Default::default(),
+            cut_entering: Default::default(),
+            room_offset_inverted: Default::default(),
             length_inverted: Default::default(),
             room_high: Default::default(),
             table_read_channel: Default::default(),
@@ -999,6 +1007,7 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
             rnr_retry,
             offset,
             room_low,
+            cut_entering,
             room,
             upper_zero,
             high_below,
@@ -1022,16 +1031,25 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         }
         self.offset_inverted.next = !self.offset.q.val();
         self.length_inverted.next = !self.length.q.val();
-        // the block's room, `cut_block_size − offset` (bits 15:0, then 20:16), and the remaining
-        // bytes against it by halves: computed every cycle, read once `room_age` is 3
-        self.room_low.d.next = bit_cast::<17, 16>(self.cut_block_size.q.val().get_bits::<16>(0))
-            + bit_cast::<17, 16>(self.offset_inverted.val().get_bits::<16>(0))
-            + 1;
-        self.room_high.next = self.cut_block_size.q.val().get_bits::<5>(16)
-            + (bit_cast::<5, 4>(self.offset_inverted.val().get_bits::<4>(16)) | 0x10)
-            + bit_cast::<5, 1>(self.room_low.q.val().get_bits::<1>(16));
-        self.room.d.next = (bit_cast::<BLOCK_LEN_BITS, 5>(self.room_high.val()) << 16)
-            | bit_cast::<BLOCK_LEN_BITS, 16>(self.room_low.q.val().get_bits::<16>(0));
+        // the block's room, `cut_block_size − offset` (bits 11:0, then 20:12), and the remaining
+        // bytes against it by halves: computed every cycle, read once `room_age` is 3. In
+        // `CutEntry`, which sets `offset` (`Decide` set `cut_block_size`), bits 11:0 from the
+        // table entry (`write`, flag bit 1, is not set yet in this order)
+        self.room_offset_inverted.next = self.offset_inverted.val().get_bits::<12>(0);
+        if self.cut_entering.q.val() {
+            self.room_offset_inverted.next = 0xFFF.into();
+            if self.table_flags.read_data.val().get_bit(1) {
+                self.room_offset_inverted.next =
+                    !(self.table_remote.read_data.val().get_bits::<12>(0) & self.block_mask.q.val().get_bits::<12>(0));
+            }
+        }
+        self.room_low.d.next =
+            bit_cast::<13, 12>(self.cut_block_size.q.val().get_bits::<12>(0)) + bit_cast::<13, 12>(self.room_offset_inverted.val()) + 1;
+        self.room_high.next = self.cut_block_size.q.val().get_bits::<9>(12)
+            + (bit_cast::<9, 8>(self.offset_inverted.val().get_bits::<8>(12)) | 0x100)
+            + bit_cast::<9, 1>(self.room_low.q.val().get_bits::<1>(12));
+        self.room.d.next = (bit_cast::<BLOCK_LEN_BITS, 9>(self.room_high.val()) << 12)
+            | bit_cast::<BLOCK_LEN_BITS, 12>(self.room_low.q.val().get_bits::<12>(0));
         self.fits_now.next = !self.table_remaining.read_data.val().get_bits::<11>(21).any()
             && ((self.table_remaining.read_data.val().get_bits::<5>(16) < self.room.q.val().get_bits::<5>(16))
                 || ((self.table_remaining.read_data.val().get_bits::<5>(16) == self.room.q.val().get_bits::<5>(16))
@@ -1355,11 +1373,12 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
         self.flush_status.next = self.failure.q.val();
         self.qp_read_valid.next = self.reading_context.q.val();
         self.reading_context.d.next = false;
+        self.cut_entering.d.next = false;
         self.qp_read_index.next = self.table_qp.read_data.val();
         self.enq_valid.next = false;
         self.enq_queue.next = self.cut_queue.q.val();
         self.enq_elem.next = self.cut_channel.q.val();
-        self.deq_req.next = self.ask_early.q.val();
+        self.deq_req.next = self.ask_early.q.val() && !self.held.q.val() && !self.stale.q.val() && !self.failure.q.val().any();
         self.ask_early.d.next = false;
         // QP resets: a commit stamps its QP with the count of commits (the init stamps 0); the
         // epoch is read at the post's QP, in `CutEntry` at the decision's
@@ -1587,23 +1606,25 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.cut_queue.d.next = self.answer_queue.val();
                     self.context_stale.d.next = false;
                     self.paced_cut.d.next = self.paced_queues.val().get_bit(self.answer_queue.val().index());
+                    // a block of `block_size` (a paced queue's is set again from the context)
+                    self.cut_block_size.d.next = self.block_size.q.val();
                     self.state.d.next = SegmenterState::Idle;
                     if self.answer_ok.val() {
                         self.state.d.next = SegmenterState::CutEntry;
                         self.reading_context.d.next = true;
+                        self.cut_entering.d.next = true;
                     }
                 }
             }
             SegmenterState::CutEntry => {
                 self.context_wait.d.next = self.latency.val();
-                // a block of `block_size` aligned to the remote address (WRITE, READ); a paced
-                // queue's block is set again from the context
-                self.cut_block_size.d.next = self.block_size.q.val();
+                // the block aligned to the remote address (WRITE, READ)
                 self.offset.d.next = 0.into();
                 if self.write.val() {
                     self.offset.d.next = self.table_remote.read_data.val().get_bits::<20>(0) & self.block_mask.q.val();
                 }
-                self.room_age.d.next = 0.into();
+                // the room's low half is computed in this cycle (`cut_entering`)
+                self.room_age.d.next = 1.into();
                 self.state.d.next = SegmenterState::CutWait;
             }
             SegmenterState::CutWait => {
@@ -1641,11 +1662,21 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                         }
                         self.room_age.d.next = 0.into();
                     }
+                    // the transfer's last block, no line to release, nothing waiting to be
+                    // taken in `Idle`: unless `CutCheck` finds it held, stale or failed, this
+                    // decision enqueues nothing, so the next one is asked there and answered
+                    // while this block is handed over
+                    self.ask_early.d.next = self.fits_now.val()
+                        && self.room_age.q.val().get_bit(1)
+                        && !self.paced_cut.q.val()
+                        && !self.context_stale.q.val()
+                        && (!self.in_line.val() || !self.follower.read_data.val().get_bit(16))
+                        && !self.post_valid.val()
+                        && !self.read_valid.val();
                     self.state.d.next = SegmenterState::CutCheck;
                 }
             }
             SegmenterState::CutCheck => {
-                self.state.d.next = SegmenterState::CutLength;
                 if self.stale.q.val() {
                     // posted before its QP's reset: flushed (whatever failed the QP since)
                     self.failure.d.next = self.code_flushed.val();
@@ -1656,39 +1687,28 @@ impl<const CB: usize, const QB: usize, const QL: usize> Logic for TxSegmenter<CB
                     self.state.d.next = SegmenterState::Flush;
                 } else if self.held.q.val() {
                     self.state.d.next = SegmenterState::Requeue;
-                } else if self.fits_now.val()
-                    && self.room_age.q.val().get_bit(1)
-                    && !self.paced_cut.q.val()
-                    && !self.context_stale.q.val()
-                    && (!self.in_line.val() || !self.follower.read_data.val().get_bit(16))
-                    && !self.post_valid.val()
-                    && !self.read_valid.val()
-                {
-                    // the transfer's last block, no line to release, nothing waiting to be
-                    // taken in `Idle`: this decision enqueues nothing, so the next one is
-                    // asked now and answered while this block is cut
-                    self.ask_early.d.next = true;
-                    self.decision_asked.d.next = true;
-                }
-            }
-            SegmenterState::CutLength => {
-                self.last.d.next =
-                    self.upper_zero.q.val() && (self.high_below.q.val() || (self.high_equal.q.val() && self.low_fits.q.val()));
-                self.length.d.next = self.room.q.val();
-                self.state.d.next = SegmenterState::CutAdd0;
-                if self.upper_zero.q.val() && (self.high_below.q.val() || (self.high_equal.q.val() && self.low_fits.q.val())) {
-                    self.length.d.next = self.table_remaining.read_data.val().get_bits::<BLOCK_LEN_BITS>(0);
-                    // the transfer's last block: nothing goes back into the table, no sums
-                    self.state.d.next = SegmenterState::CutIssue;
-                }
-                self.immediate_step.d.next = 0.into();
-                if self.table_flags.read_data.val().get_bit(3) && self.write.val() && self.immediate_op.val() {
-                    self.immediate_step.d.next = 1.into();
-                }
-                if self.room_age.q.val() != 3 {
-                    // the room is not computed yet (a paced block's, from the context; or the
-                    // context came a cycle after the table)
-                    self.state.d.next = SegmenterState::CutLength;
+                } else {
+                    if self.ask_early.q.val() {
+                        // `deq_req` is high
+                        self.decision_asked.d.next = true;
+                    }
+                    self.last.d.next =
+                        self.upper_zero.q.val() && (self.high_below.q.val() || (self.high_equal.q.val() && self.low_fits.q.val()));
+                    self.length.d.next = self.room.q.val();
+                    self.state.d.next = SegmenterState::CutAdd0;
+                    if self.upper_zero.q.val() && (self.high_below.q.val() || (self.high_equal.q.val() && self.low_fits.q.val())) {
+                        self.length.d.next = self.table_remaining.read_data.val().get_bits::<BLOCK_LEN_BITS>(0);
+                        // the transfer's last block: nothing goes back into the table, no sums
+                        self.state.d.next = SegmenterState::CutIssue;
+                    }
+                    self.immediate_step.d.next = 0.into();
+                    if self.table_flags.read_data.val().get_bit(3) && self.write.val() && self.immediate_op.val() {
+                        self.immediate_step.d.next = 1.into();
+                    }
+                    if self.room_age.q.val() != 3 {
+                        // the room is not computed yet (a paced block's, from the context)
+                        self.state.d.next = SegmenterState::CutCheck;
+                    }
                 }
             }
             SegmenterState::CutAdd0 => {
