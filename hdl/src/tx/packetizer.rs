@@ -15,7 +15,8 @@
 //! A block takes five cycles and one per packet pair (`Emit`, `Advance`) beyond the first: the
 //! next block is taken as `Finish` ends (unless a READ request waits for the READ tracker); a
 //! new RC block's record adds two (`ReadSpan`, `ReadLast`; the span's inputs are loaded in
-//! `Load`).
+//! `Load`) unless the block is one packet (`one_packet`, from `Load`'s registers): its last
+//! PSN is its first, and `Start` offers its record.
 //!
 //! One packet per two cycles (Emit, Advance): at 512 bits a 256-byte packet takes five beats,
 //! so the generator, not the packetizer, sets the pace. Stage by stage every register is fed by
@@ -37,7 +38,8 @@
 //! **Going back N.** A new block of an RC QP is recorded before its first packet is pushed
 //! (`record_*`: its `SENT_BLOCK` record, first and last PSN, and the QP's timeout and retry
 //! limits for the retry timer's `sent` and the ACK tracker's last PSN sent): its last PSN is
-//! computed first (`ReadSpan`, `ReadLast`: one PSN per PMTU of the length, at least one) and
+//! computed first (`ReadSpan`, `ReadLast`: one PSN per PMTU of the length, at least one; in
+//! `Start` for one packet) and
 //! no packet of the block is pushed until the record is taken, so every answer to the block
 //! comes after its record. A
 //! replayed block (`replay_*`, from the send history) is taken before the cutter's next block,
