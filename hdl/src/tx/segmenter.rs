@@ -22,10 +22,10 @@
 //! every six cycles (eight when asked from `Idle`). Another block adds four 16-bit stages of
 //! next addresses, the write-back, the re-enqueue and the wait for it, while the packetizer
 //! emits the previous block (a block is ≥ 4 KiB, at least one 4 KiB packet or sixteen 256-byte
-//! ones); a paced queue's block waits for its room, computed from the context's PMTU. A decision is requested only
-//! two cycles after the last enqueue was accepted, so it sees every enqueue made before it, as
-//! the model's decisions do. Each cutter stage feeds its registers through at most one adder or
-//! comparator.
+//! ones); a paced queue's block waits for its room, computed from the context's PMTU. A
+//! decision is requested only two cycles after the last enqueue was accepted, so it sees every
+//! enqueue made before it, as the model's decisions do. Each cutter stage feeds its registers
+//! through at most one adder or comparator.
 //!
 //! **Busy channels.** A channel is busy from its accepted post until the packet generator
 //! reports its last packet gone (`done_valid`); `done` has priority on the busy RAM's write
