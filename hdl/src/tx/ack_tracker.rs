@@ -28,7 +28,11 @@
 //!   its status, so do the QP's later transfers, everything it sent is released and the timer
 //!   is told `idle`.
 //! - Each step of an operation is a state; a compare of two PSNs takes two states of its own
-//!   ([`PsnOrder`]'s two stages) before the state that decides on it.
+//!   ([`PsnOrder`]'s two stages) before the state that decides on it. An ACK's three compares
+//!   overlap: the window (its PSN at or before the last sent) and the progress (the last PSN
+//!   acknowledged before the one it covers) run side by side, and the list's head is read and
+//!   compared meanwhile, so an ACK that covers one transfer takes 8 cycles, its transfer's
+//!   `sent` 4.
 //! - **Going back N**: per QP the last PSN acknowledged. An answer that acknowledges new PSNs
 //!   releases them from the send history (`release_*`) and tells the retry timer `progress` or
 //!   `idle` (`notice_*`), then a PSN sequence error or RNR NAK tells it so, unless it is stale
@@ -112,20 +116,16 @@ pub enum TrackerState {
     SentQp,
     /// Sent: appended to the QP's list.
     SentDecide,
-    /// ACK: the QP's entry and sent PSN are read, the syndrome decoded; the window compare.
+    /// ACK: the QP's entry and sent PSN are read, the syndrome decoded, the PSN it covers
+    /// chosen; the list's head is asked for.
     AckRead,
-    /// ACK: the compare's first stage.
+    /// ACK: the window and progress compares' first stage; the head's last PSN and link arrive.
     AckCompare,
-    /// ACK: the compare's second stage.
+    /// ACK: their second stage; the drain's compare of the head starts.
     AckWait,
-    /// ACK: ignored, or the last PSN acknowledged and this one go to the compare.
+    /// ACK: ignored, or new PSNs acknowledged (the release and the timer's `progress` or
+    /// `idle`, then straight to the head's `DrainDecide` for an ACK), or a NAK's notice.
     AckDecide,
-    /// ACK: the progress compare's first stage.
-    ProgressCompare,
-    /// ACK: the progress compare's second stage.
-    ProgressWait,
-    /// ACK: new PSNs acknowledged: the release and the timer's `progress` or `idle`.
-    ProgressDecide,
     /// ACK: a sequence or RNR NAK is told to the timer, or a fatal NAK's release and `idle`;
     /// the drain starts.
     NakNotice,
@@ -149,7 +149,8 @@ pub enum TrackerState {
     Finish,
     /// A completion waits for `cpl_ready`; then `Idle`.
     EmitThenIdle,
-    /// A completion waits for `cpl_ready`; then the drain goes on.
+    /// A completion waits for `cpl_ready`; then the drain goes on with the next head (its
+    /// entry read meanwhile), or ends.
     EmitThenDrain,
 }
 
@@ -311,17 +312,21 @@ pub struct AckTracker<const CB: usize, const QB: usize> {
     psn: DFF<Bits<24>>,
     psn_before: DFF<Bits<24>>,
     syndrome: DFF<Bits<8>>,
-    /// The syndrome, decoded: reserved; an ACK; the failure's status (0: none).
+    /// The syndrome, decoded: reserved; the failure's status (0: none).
     reserved: DFF<Bit>,
-    is_ack: DFF<Bit>,
     failure: DFF<Bits<COMPLETION_STATUS_BITS>>,
     /// The PSN the ACK or NAK covers (itself, or the one before a NAK).
     acknowledged: DFF<Bits<24>>,
     sent_psn: DFF<SentPsn>,
-    /// The PSN compare (two cycles from `first`, `second` to `at_or_before`).
+    /// The window compare: the ACK's PSN at or before the last request PSN sent (two cycles
+    /// from its operands to `at_or_before`, as each compare below).
     order: PsnOrder,
-    first: DFF<Bits<24>>,
-    second: DFF<Bits<24>>,
+    /// The progress compare: the last PSN acknowledged at or before the one this ACK covers.
+    progress_order: PsnOrder,
+    /// The drain's compare: the head's last PSN at or before the one acknowledged.
+    drain_order: PsnOrder,
+    /// The head's last PSN.
+    head_psn: DFF<Bits<24>>,
     /// The head's link (its successor in the list).
     next: DFF<Bits<16>>,
     out_valid: DFF<Bit>,
@@ -356,6 +361,8 @@ pub struct AckTracker<const CB: usize, const QB: usize> {
     ack_qp_high: Signal<Local, Bit>,
     tail_channel: Signal<Local, Bits<16>>,
     read_qp: Signal<Local, Bits<16>>,
+    /// The head of the QP entry read (its channel).
+    read_head: Signal<Local, Bits<16>>,
     decoded_failure: Signal<Local, Bits<COMPLETION_STATUS_BITS>>,
     /// Over the 256 syndromes: bit `s` is set when `s` is reserved.
     reserved_table: Constant<Bits<256>>,
@@ -476,13 +483,13 @@ impl<const CB: usize, const QB: usize> Default for AckTracker<CB, QB> {
             psn_before: Default::default(),
             syndrome: Default::default(),
             reserved: Default::default(),
-            is_ack: Default::default(),
             failure: Default::default(),
             acknowledged: Default::default(),
             sent_psn: Default::default(),
             order: Default::default(),
-            first: Default::default(),
-            second: Default::default(),
+            progress_order: Default::default(),
+            drain_order: Default::default(),
+            head_psn: Default::default(),
             next: Default::default(),
             out_valid: Default::default(),
             out_channel: Default::default(),
@@ -511,6 +518,7 @@ impl<const CB: usize, const QB: usize> Default for AckTracker<CB, QB> {
             ack_qp_high: Default::default(),
             tail_channel: Default::default(),
             read_qp: Default::default(),
+            read_head: Default::default(),
             decoded_failure: Default::default(),
             reserved_table: syndrome_table(|s| Syndrome::decode(s).is_none()),
             ack_table: syndrome_table(|s| matches!(Syndrome::decode(s), Some(Syndrome::Ack { .. }))),
@@ -566,12 +574,10 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
             psn_before,
             syndrome,
             reserved,
-            is_ack,
             failure,
             acknowledged,
             sent_psn,
-            first,
-            second,
+            head_psn,
             next,
             out_valid,
             out_channel,
@@ -610,8 +616,14 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
         self.failures_for_posts.read_clock.next = self.clock.val();
         self.failures_for_posts.write_clock.next = self.clock.val();
         self.order.clock.next = self.clock.val();
-        self.order.first.next = self.first.q.val();
-        self.order.second.next = self.second.q.val();
+        self.order.first.next = self.psn.q.val();
+        self.order.second.next = self.sent_psn.q.val().psn;
+        self.progress_order.clock.next = self.clock.val();
+        self.progress_order.first.next = self.entry.q.val().acked_psn;
+        self.progress_order.second.next = self.acknowledged.q.val();
+        self.drain_order.clock.next = self.clock.val();
+        self.drain_order.first.next = self.head_psn.q.val();
+        self.drain_order.second.next = self.acknowledged.q.val();
 
         // ---- the packet tap (registered): a transfer's last packet ----
         self.tap_valid.d.next = self.packet_valid.val() && !self.reset.val();
@@ -648,6 +660,7 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
         self.links.write_enable.next = false;
         self.tail_channel.next = self.entry.q.val().tail;
         self.read_qp.next = self.transfers.read_data.val().qp;
+        self.read_head.next = self.qps.read_data.val().head;
         self.links.write_address.next = self.tail_channel.val().get_bits::<CB>(0);
         self.links.write_data.next = self.channel.q.val();
         self.qps.write_enable.next = false;
@@ -667,7 +680,7 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
         if self.rewind_ready.val() {
             self.rewind_out_valid.d.next = false;
         }
-        self.progress.next = !self.entry.q.val().acked_valid || (self.order.at_or_before.val() && !self.same.q.val());
+        self.progress.next = !self.entry.q.val().acked_valid || (self.progress_order.at_or_before.val() && !self.same.q.val());
         self.ack_qp_high.next = self.ack_qp.val() >= self.qp_limit.val();
         self.decoded_failure.next =
             bit_cast::<COMPLETION_STATUS_BITS, 1>(self.failure_table[0].val().get_bit(self.syndrome.q.val().index()).into())
@@ -785,71 +798,72 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                 self.entry.d.next = self.qps.read_data.val();
                 self.sent_psn.d.next = self.sent_psns.read_data.val();
                 self.reserved.d.next = self.reserved_table.val().get_bit(self.syndrome.q.val().index());
-                self.is_ack.d.next = self.ack_table.val().get_bit(self.syndrome.q.val().index());
                 self.failure.d.next = self.decoded_failure.val();
                 self.sequence_nak.d.next = self.sequence_table.val().get_bit(self.syndrome.q.val().index());
                 self.rnr_nak.d.next = self.rnr_table.val().get_bit(self.syndrome.q.val().index());
-                // in the window: the PSN at or before the last request PSN sent
-                self.first.d.next = self.psn.q.val();
-                self.second.d.next = self.sent_psns.read_data.val().psn;
+                // the PSN it covers: itself (an ACK) or the one before (a NAK)
+                self.acknowledged.d.next = self.psn_before.q.val();
+                if self.ack_table.val().get_bit(self.syndrome.q.val().index()) {
+                    self.acknowledged.d.next = self.psn.q.val();
+                }
+                // the list's head: its transfer entry and link are read
+                self.transfers.read_address.next = self.read_head.val().get_bits::<CB>(0);
+                self.links.read_address.next = self.read_head.val().get_bits::<CB>(0);
                 self.state.d.next = TrackerState::AckCompare;
             }
             TrackerState::AckCompare => {
-                self.acknowledged.d.next = self.psn_before.q.val();
-                if self.is_ack.q.val() {
-                    self.acknowledged.d.next = self.psn.q.val();
-                }
+                // the window and progress compares' first stage; the head's last PSN goes to
+                // the drain's compare
+                self.same.d.next = self.entry.q.val().acked_psn == self.acknowledged.q.val();
+                self.everything.d.next = self.acknowledged.q.val() == self.sent_psn.q.val().psn;
+                self.head_psn.d.next = self.transfers.read_data.val().last_psn;
+                self.next.d.next = self.links.read_data.val();
+                self.channel.d.next = self.entry.q.val().head;
                 self.state.d.next = TrackerState::AckWait;
             }
             TrackerState::AckWait => {
                 self.state.d.next = TrackerState::AckDecide;
             }
             TrackerState::AckDecide => {
-                if self.sent_psn.q.val().valid && self.order.at_or_before.val() && !self.reserved.q.val() {
-                    // progress: the last PSN acknowledged strictly before this one
-                    self.first.d.next = self.entry.q.val().acked_psn;
-                    self.second.d.next = self.acknowledged.q.val();
-                    self.same.d.next = self.entry.q.val().acked_psn == self.acknowledged.q.val();
-                    self.everything.d.next = self.acknowledged.q.val() == self.sent_psn.q.val().psn;
-                    self.state.d.next = TrackerState::ProgressCompare;
-                } else {
+                if !(self.sent_psn.q.val().valid && self.order.at_or_before.val() && !self.reserved.q.val()) {
                     self.ignore.d.next = true;
                     self.state.d.next = TrackerState::Idle;
                     self.idle.d.next = true;
-                }
-            }
-            TrackerState::ProgressCompare => {
-                self.state.d.next = TrackerState::ProgressWait;
-            }
-            TrackerState::ProgressWait => {
-                self.state.d.next = TrackerState::ProgressDecide;
-            }
-            TrackerState::ProgressDecide => {
-                if self.entry.q.val().acked_valid && !self.order.at_or_before.val() {
-                    // stale: a NAK of a PSN before one already acknowledged tells the timer nothing
-                    self.sequence_nak.d.next = false;
-                    self.rnr_nak.d.next = false;
-                }
-                if !self.progress.val() {
-                    self.state.d.next = TrackerState::NakNotice;
-                } else if self.failure.q.val() != self.success.val() {
-                    // a fatal NAK: its release and notice come next
-                    self.entry.d.next.acked_valid = true;
-                    self.entry.d.next.acked_psn = self.acknowledged.q.val();
-                    self.state.d.next = TrackerState::NakNotice;
-                } else if !self.release_out_valid.q.val() && !self.notice_out_valid.q.val() {
-                    self.entry.d.next.acked_valid = true;
-                    self.entry.d.next.acked_psn = self.acknowledged.q.val();
-                    self.release_out_valid.d.next = true;
-                    self.release_out_qp.d.next = self.qp.q.val();
-                    self.release_out_psn.d.next = self.acknowledged.q.val();
-                    self.notice_out_valid.d.next = true;
-                    self.notice_out_qp.d.next = self.qp.q.val();
-                    self.notice_out_kind.d.next = self.event_code[0].val();
-                    if self.everything.q.val() {
-                        self.notice_out_kind.d.next = self.event_code[1].val();
+                } else {
+                    if self.entry.q.val().acked_valid && !self.progress_order.at_or_before.val() {
+                        // stale: a NAK of a PSN before one already acknowledged tells the timer nothing
+                        self.sequence_nak.d.next = false;
+                        self.rnr_nak.d.next = false;
                     }
-                    self.state.d.next = TrackerState::NakNotice;
+                    if !self.progress.val() {
+                        self.state.d.next = TrackerState::NakNotice;
+                    } else if self.failure.q.val() != self.success.val() {
+                        // a fatal NAK: its release and notice come next
+                        self.entry.d.next.acked_valid = true;
+                        self.entry.d.next.acked_psn = self.acknowledged.q.val();
+                        self.state.d.next = TrackerState::NakNotice;
+                    } else if !self.release_out_valid.q.val() && !self.notice_out_valid.q.val() {
+                        self.entry.d.next.acked_valid = true;
+                        self.entry.d.next.acked_psn = self.acknowledged.q.val();
+                        self.release_out_valid.d.next = true;
+                        self.release_out_qp.d.next = self.qp.q.val();
+                        self.release_out_psn.d.next = self.acknowledged.q.val();
+                        self.notice_out_valid.d.next = true;
+                        self.notice_out_qp.d.next = self.qp.q.val();
+                        self.notice_out_kind.d.next = self.event_code[0].val();
+                        if self.everything.q.val() {
+                            self.notice_out_kind.d.next = self.event_code[1].val();
+                        }
+                        if self.sequence_nak.q.val() || self.rnr_nak.q.val() {
+                            self.state.d.next = TrackerState::NakNotice;
+                        } else if self.entry.q.val().waiting {
+                            // the head's compare ran meanwhile
+                            self.state.d.next = TrackerState::DrainDecide;
+                        } else {
+                            self.state.d.next = TrackerState::Finish;
+                            self.finishing.d.next = true;
+                        }
+                    }
                 }
             }
             TrackerState::NakNotice => {
@@ -928,8 +942,7 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
             }
             TrackerState::DrainLoad => {
                 // the head's last PSN at or before the acknowledged PSN
-                self.first.d.next = self.transfers.read_data.val().last_psn;
-                self.second.d.next = self.acknowledged.q.val();
+                self.head_psn.d.next = self.transfers.read_data.val().last_psn;
                 self.next.d.next = self.links.read_data.val();
                 self.state.d.next = TrackerState::DrainCompare;
             }
@@ -942,11 +955,11 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
             TrackerState::DrainDecide => {
                 self.state.d.next = TrackerState::Finish;
                 self.finishing.d.next = true;
-                if self.order.at_or_before.val() || (self.failure.q.val() != self.success.val()) {
+                if self.drain_order.at_or_before.val() || (self.failure.q.val() != self.success.val()) {
                     self.out_valid.d.next = true;
                     self.out_channel.d.next = self.channel.q.val();
                     self.out_status.d.next = self.success.val();
-                    if self.fail_all.q.val() || !self.order.at_or_before.val() {
+                    if self.fail_all.q.val() || !self.drain_order.at_or_before.val() {
                         // failed: the rest of the list too
                         self.out_status.d.next = self.failure.q.val();
                         self.fail_all.d.next = true;
@@ -987,8 +1000,14 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
             }
             TrackerState::EmitThenDrain => {
                 if self.cpl_ready.val() {
+                    // the next head's entry and link are read at `channel` (the defaults)
                     self.out_valid.d.next = false;
-                    self.state.d.next = TrackerState::DrainRead;
+                    if self.entry.q.val().waiting {
+                        self.state.d.next = TrackerState::DrainLoad;
+                    } else {
+                        self.state.d.next = TrackerState::Finish;
+                        self.finishing.d.next = true;
+                    }
                 }
             }
         }
