@@ -372,8 +372,9 @@ fn a_stale_sequence_or_rnr_nak_tells_the_timer_nothing() {
     compare_stalled_and_not("stale NAKs", &events, 11);
 }
 
-/// Cycles per RC transfer, printed for docs/performance.md and bounded: single-packet transfers on one QP,
-/// each sent and then acknowledged alone, or all sent and then acknowledged by one ACK.
+/// Cycles per RC transfer, printed for docs/performance.md and bounded: single-packet
+/// transfers on one QP, each sent and then acknowledged alone, or all sent and then
+/// acknowledged by one ACK.
 #[test]
 fn cycles_per_transfer() {
     let transfers = 200u16;
