@@ -22,8 +22,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// Cycles from a payload's last beat to its decision when decisions come as from the responder
-/// (it takes about 16 cycles per packet).
-const RESPONDER_DELAY: u64 = 16;
+/// (it takes about 12 cycles per packet).
+const RESPONDER_DELAY: u64 = 12;
 
 /// A run's inputs.
 struct Case {

@@ -16,7 +16,7 @@
 //!   the PSNs each consumes, duplicates executed again (and failing at their own PSN), the
 //!   checks a READ has (R_Key, read access, bounds, payload, DMA length, opcode sequence).
 //!
-//! The RTL handles one record at a time today: 16 cycles a record back to back, one more for a
+//! The RTL handles one record at a time today: 12 cycles a record back to back, one more for a
 //! header record (`Lockstep::last` has the cycle counts of a batch).
 
 use ferroce_sim::contracts::responder::RECEIVING_STATES;

@@ -6,31 +6,35 @@
 //! decision is one packed [`DECISION`] entry.
 //!
 //! ```text
-//!  r_* (final record) ─► Lookup ─► Wait ─► Connection ─► Psn ─► Sum ×4 ─► Compare ×2 ─► Flags
-//!                          │ QP context, state, pointers,        │ 64-bit adders          │
-//!                          │ region and ring RAMs read           │ (16 bits a cycle)      ▼
-//!  recv ─► PostRead ─► PostCheck ─► PostWrite (ring, tail)  Emit ◄── Execute ◄── Classify ◄── Decide
-//!  qp_commit ─► FIFO ─► (Idle) state and pointers cleared    │ d_entry    │ state, pointers written
+//!  r_* (final record) ─► Idle ─► Lookup ─► [Wait] ─► Connection ─► Psn ─► Sum ×3 ─► Compare ×2
+//!                         │ QP context asked for;       │ adders loaded   │ 64-bit adders    │
+//!                         │ state, pointer, region RAMs │                 │ (16 bits a cycle)▼
+//!                         │ read, then the ring         │   d_entry ◄── Execute ◄── Decide ◄── Flags
+//!  recv ─► PostRead ─► PostCheck ─► PostWrite (ring, tail)               │ state, pointers written
+//!  qp_commit ─► FIFO ─► (Idle) state and pointers cleared
 //! ```
 //!
-//! - **Lookup** asks for the QP context (`QL` cycles) and reads the responder's own RAMs: the
-//!   per-QP state (block RAM, [`STATE_BITS`] bits), the receive queue pointers, the head receive
-//!   buffer (read with the head pointer one cycle later) and the memory region the R_Key names.
-//!   The opcode is classified from tables computed from the contracts.
+//! - **Idle** takes a record, asks for its QP context (`QL` cycles) and reads the responder's
+//!   own RAMs by the record's fields: the per-QP state (block RAM, [`STATE_BITS`] bits), the
+//!   receive queue pointers and the memory region the R_Key names.
+//! - **Lookup** reads the head receive buffer with the head pointer and classifies the opcode
+//!   from tables computed from the contracts; **Wait** (a context latency above 2) waits.
 //! - **Connection** takes the context and the state (a QP whose state is not live starts from
-//!   the context: the expected PSN is `rq_psn`) and makes the connection checks.
-//! - **Psn** computes the PSN distance and the 16-bit checks, and loads the 64-bit adders: the
-//!   write address, the RETH's end, the region's end and the message's bytes so far.
-//! - **Sum** (four cycles) adds 16 bits a cycle; **Compare** (two cycles) compares the sums.
-//! - **Flags** makes every request check, **Decide** takes the first failing one in precedence
-//!   order, **Classify** decodes its answer (tables from `CheckFailure::rc_answer`).
-//! - **Execute** writes the QP's state and pointers back and builds the decision; **Emit** holds
-//!   it until `d_ready`.
+//!   the context: the expected PSN is `rq_psn`), makes the connection checks and loads the
+//!   64-bit adders from the RAMs: the write address, the RETH's end, the region's end and the
+//!   message's bytes so far.
+//! - **Psn** computes the PSN distance and the 16-bit checks while the adders take their first
+//!   16 bits; **Sum** (three cycles) adds the rest; **Compare** (two cycles) compares the sums.
+//! - **Flags** makes every request check; **Decide** takes the first failing one in precedence
+//!   order and decodes its answer (tables from `CheckFailure::rc_answer`).
+//! - **Execute** writes the QP's state and pointers back and builds the decision, once the
+//!   last one is taken; the decision waits for `d_ready` while the next record goes on.
 //!
-//! One record takes 14 + `QL` cycles from its acceptance to the next (16 with the register
+//! One record takes 10 + `QL` cycles from its acceptance to the next (12 with the register
 //! file's latency); every register is fed through at most one 16-bit adder or comparator (the
 //! 24-bit PSN distance is added 12 bits a cycle). Header records (`r_final` = 0) are taken and
-//! ignored in one cycle.
+//! ignored in one cycle. The next record's state is read after this one's is written (in
+//! Execute), so records of one QP follow each other without forwarding.
 //!
 //! **Commits.** A rewrite of a QP's context (`qp_commit_valid`) restarts its responder: the state
 //! is no longer live (the next packet starts from the context) and its receive queue is empty.
@@ -85,28 +89,26 @@ pub enum ResponderState {
     Init,
     /// Applying commits, or waiting for a post or a record.
     Idle,
-    /// A record is taken: the QP context is asked for, the RAMs read, the opcode classified.
+    /// The RAMs are read (the context was asked for as the record was taken), the opcode
+    /// classified.
     Lookup,
-    /// Waiting for the QP context.
+    /// Waiting for the QP context (a context latency above 2).
     Wait,
-    /// The context, state, region and head buffer arrive: the connection checks.
+    /// The context, state, region and head buffer arrive: the connection checks; the adders
+    /// are loaded.
     Connection,
-    /// The PSN distance, the 16-bit checks; the adders are loaded.
+    /// The PSN distance, the 16-bit checks; the adders' first step.
     Psn,
-    /// The adders run (four cycles).
+    /// The adders run (three more cycles).
     Sum,
     /// The comparators run (two cycles).
     Compare,
     /// Every check.
     Flags,
-    /// The first failing check.
+    /// The first failing check and its answer.
     Decide,
-    /// Its answer.
-    Classify,
-    /// The state is written back, the decision built.
+    /// The state is written back, the decision built (once the last one is taken).
     Execute,
-    /// The decision waits for `d_ready`.
-    Emit,
     /// A post: the QP's pointers are read.
     PostRead,
     /// A post: the pointers are kept and the ring's fullness computed.
@@ -408,8 +410,18 @@ pub struct Responder<const QB: usize, const RB: usize, const RA: usize, const QL
     counter_read: DFF<Bits<32>>,
     result_valid: DFF<Bit>,
     result_full: DFF<Bit>,
+    /// A decision waits for `d_ready` (the next record goes on meanwhile).
+    pending: DFF<Bit>,
+    /// The decision's payload length and QP (the record's fields move on with the next record).
+    out_payload_length: DFF<Bits<16>>,
+    out_dest_qp: DFF<Bits<24>>,
 
     // combinational pieces
+    /// The QP's state word as read, or zero when it is not live (it starts from the context).
+    stored: Signal<Local, Bits<STATE_BITS>>,
+    /// The first failing check's code (0: none) and whether the packet is forwarded.
+    failure_now: Signal<Local, Bits<5>>,
+    forwarded_now: Signal<Local, Bit>,
     /// The PSN inverted (in a signal of its own: in Verilog `~` would act on the widened value).
     psn_inverted: Signal<Local, Bits<24>>,
     duplicate: Signal<Local, Bit>,
@@ -750,6 +762,12 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Default
             counter_read: Default::default(),
             result_valid: Default::default(),
             result_full: Default::default(),
+            pending: Default::default(),
+            out_payload_length: Default::default(),
+            out_dest_qp: Default::default(),
+            stored: Default::default(),
+            failure_now: Default::default(),
+            forwarded_now: Default::default(),
             psn_inverted: Default::default(),
             duplicate: Default::default(),
             ahead: Default::default(),
@@ -988,7 +1006,10 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
             counter_events,
             counter_read,
             result_valid,
-            result_full
+            result_full,
+            pending,
+            out_payload_length,
+            out_dest_qp
         );
         clock!(
             self,
@@ -1021,9 +1042,15 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
         // pointer; the region by the R_Key; the host writes the region table
         self.state_ram.read_address.next = self.qp.q.val();
         self.pointer_ram.read_address.next = self.qp.q.val();
+        self.region_ram.read_address.next = self.rkey.q.val().get_bits::<RB>(self.region_key_bits.val().index());
+        if self.state.q.val() == ResponderState::Idle {
+            // a record taken now: its QP's words and its region are read at once
+            self.state_ram.read_address.next = self.r_bth_dqpn.val().get_bits::<QB>(0);
+            self.pointer_ram.read_address.next = self.r_bth_dqpn.val().get_bits::<QB>(0);
+            self.region_ram.read_address.next = self.r_reth_rkey.val().get_bits::<RB>(self.region_key_bits.val().index());
+        }
         self.ring_ram.read_address.next = (bit_cast::<RA, QB>(self.qp.q.val()) << self.ring_shift.val())
             | bit_cast::<RA, 8>(self.pointer_ram.read_data.val().get_bits::<8>(0) & self.ring_mask.val());
-        self.region_ram.read_address.next = self.rkey.q.val().get_bits::<RB>(self.region_key_bits.val().index());
         self.region_ram.write.next = self.region_write_valid.val();
         self.region_ram.write_address.next = self.region_write_index.val();
         self.region_ram.write_data.next = self.region_write_entry.val();
@@ -1038,23 +1065,30 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
         self.ring_ram.write_data.next =
             (bit_cast::<BUFFER_BITS, 32>(self.post_length.q.val()) << 64) | bit_cast::<BUFFER_BITS, 64>(self.post_address.q.val());
 
-        // adders (loaded in Psn): the payload's address is the message's target plus its bytes
-        // so far; the target is the RETH's VA (first or only), the open WRITE's, or the buffer
-        self.address_adder.a.next = self.buffer_address.q.val();
+        // the QP's state word as it arrives in Connection (see `STATE_BITS`)
+        self.stored.next = 0.into();
+        if self.state_ram.read_data.val().get_bit(0) {
+            self.stored.next = self.state_ram.read_data.val();
+        }
+
+        // adders (loaded in Connection, from the RAMs): the payload's address is the message's
+        // target plus its bytes so far; the target is the RETH's VA (first or only), the open
+        // WRITE's, or the head receive buffer
+        self.address_adder.a.next = self.ring_ram.read_data.val().get_bits::<64>(0);
         if self.is_write.q.val() && self.starts.q.val() {
             self.address_adder.a.next = self.va.q.val();
         }
         if self.is_write.q.val() && !self.starts.q.val() {
-            self.address_adder.a.next = self.open_va.q.val();
+            self.address_adder.a.next = self.stored.val().get_bits::<64>(192);
         }
         self.address_adder.b.next = 0.into();
-        if self.open.q.val() && !self.starts.q.val() {
-            self.address_adder.b.next = bit_cast::<64, 32>(self.bytes.q.val());
+        if self.stored.val().get_bit(3) && !self.starts.q.val() {
+            self.address_adder.b.next = bit_cast::<64, 32>(self.stored.val().get_bits::<32>(96));
         }
         self.request_end_adder.a.next = self.va.q.val();
         self.request_end_adder.b.next = bit_cast::<64, 32>(self.dma_length.q.val());
-        self.region_end_adder.a.next = self.region_base.q.val();
-        self.region_end_adder.b.next = self.region_length.q.val();
+        self.region_end_adder.a.next = self.region_ram.read_data.val().get_bits::<64>(self.region_at[4].val().index());
+        self.region_end_adder.b.next = self.region_ram.read_data.val().get_bits::<64>(self.region_at[5].val().index());
         self.bytes_adder.a.next = self.address_adder.b.val();
         self.bytes_adder.b.next = bit_cast::<64, 16>(self.payload_length.q.val());
         self.address_adder.load.next = false;
@@ -1181,13 +1215,74 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
             | (bit_cast::<STATE_BITS, 64>(self.new_open_va.val()) << 192);
         self.failure_bit.next = self.one.val() << self.failure.q.val();
 
+        // Decide: the first failing check in precedence order (the last assignment wins)
+        self.failure_now.next = 0.into();
+        if self.fail_receive_buffer_too_small.q.val() {
+            self.failure_now.next = self.code_receive_buffer_too_small.val();
+        }
+        if self.fail_no_receive_buffer.q.val() {
+            self.failure_now.next = self.code_no_receive_buffer.val();
+        }
+        if self.fail_dma_length.q.val() {
+            self.failure_now.next = self.code_dma_length.val();
+        }
+        if self.fail_payload_length.q.val() {
+            self.failure_now.next = self.code_payload_length.val();
+        }
+        if self.fail_rkey_bounds.q.val() {
+            self.failure_now.next = self.code_rkey_bounds.val();
+        }
+        if self.fail_rkey_access.q.val() {
+            self.failure_now.next = self.code_rkey_access.val();
+        }
+        if self.fail_rkey_domain.q.val() {
+            self.failure_now.next = self.code_rkey_domain.val();
+        }
+        if self.fail_rkey_invalid.q.val() {
+            self.failure_now.next = self.code_rkey_invalid.val();
+        }
+        if self.fail_opcode_sequence.q.val() {
+            self.failure_now.next = self.code_opcode_sequence.val();
+        }
+        if self.fail_unsupported_opcode.q.val() {
+            self.failure_now.next = self.code_unsupported_opcode.val();
+        }
+        if self.fail_psn_out_of_sequence.q.val() {
+            self.failure_now.next = self.code_psn_out_of_sequence.val();
+        }
+        if self.fail_psn_duplicate.q.val() {
+            self.failure_now.next = self.code_psn_duplicate.val();
+        }
+        if !self.transport_ok.q.val() {
+            self.failure_now.next = self.code_transport.val();
+        }
+        if !self.pkey_ok.q.val() {
+            self.failure_now.next = self.code_pkey.val();
+        }
+        if !self.state_ok.q.val() {
+            self.failure_now.next = self.code_qp_state.val();
+        }
+        if !self.qp_in_range.q.val() {
+            self.failure_now.next = self.code_qp_number.val();
+        }
+        // a response or CNP is forwarded before the connection checks
+        self.forwarded_now.next = !self.malformed.q.val() && !self.is_request.q.val();
+        if !self.malformed.q.val() && !self.is_request.q.val() {
+            self.failure_now.next = 0.into();
+        }
+        if self.malformed.q.val() {
+            self.failure_now.next = self.code_malformed.val();
+        }
+
         // ports driven by the states below
         self.init_done.next = self.state.q.val() != ResponderState::Init;
         self.r_ready.next = false;
         self.recv_ready.next = false;
         self.qp_read_valid.next = false;
-        self.qp_read_index.next = self.qp.q.val();
-        self.d_valid.next = false;
+        // asked for as a record is taken (`qp_read_valid` in Idle)
+        self.qp_read_index.next = self.r_bth_dqpn.val().get_bits::<QB>(0);
+        self.d_valid.next = self.pending.q.val();
+        self.pending.d.next = self.pending.q.val() && !self.d_ready.val();
         self.result_valid.d.next = false;
         self.counter_events.d.next = 0.into();
 
@@ -1248,13 +1343,13 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                         self.payload_length.d.next = self.r_pay_len.val();
                         self.qp.d.next = self.r_bth_dqpn.val().get_bits::<QB>(0);
                         if self.r_final.val() {
+                            self.qp_read_valid.next = true;
                             self.state.d.next = ResponderState::Lookup;
                         }
                     }
                 }
             }
             ResponderState::Lookup => {
-                self.qp_read_valid.next = true;
                 self.is_request.d.next = self.request_table.val().get_bit(self.opcode.q.val().index());
                 self.executable.d.next = self.executable_table.val().get_bit(self.opcode.q.val().index());
                 self.is_write.d.next = self.write_table.val().get_bit(self.opcode.q.val().index());
@@ -1265,8 +1360,11 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                 self.qp_in_range.d.next =
                     ((self.dest_qp.q.val() & self.above_qps.val()) == 0) && ((self.dest_qp.q.val() & self.first_qps.val()) != 0);
                 self.region_in_range.d.next = (self.rkey.q.val() & self.above_regions.val()) == 0;
-                self.countdown.d.next = self.wait_cycles.val();
-                self.state.d.next = ResponderState::Wait;
+                self.countdown.d.next = self.wait_cycles.val() - 1;
+                self.state.d.next = ResponderState::Connection;
+                if self.wait_cycles.val() != 0 {
+                    self.state.d.next = ResponderState::Wait;
+                }
             }
             ResponderState::Wait => {
                 self.countdown.d.next = self.countdown.q.val() - 1;
@@ -1280,7 +1378,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                     .receiving_table
                     .val()
                     .get_bit(self.qp_read_entry.val().get_bits::<3>(self.context_at[0].val().index()).index())
-                    && !(self.state_ram.read_data.val().get_bit(0) && self.state_ram.read_data.val().get_bit(1));
+                    && !self.stored.val().get_bit(1);
                 self.pkey_ok.d.next = (self.pkey.q.val().get_bits::<15>(0)
                     == self.qp_read_entry.val().get_bits::<15>(self.context_at[3].val().index()))
                     && (self.pkey.q.val().get_bits::<15>(0) != 0)
@@ -1296,25 +1394,17 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                 self.ack_every.d.next = self.qp_read_entry.val().get_bits::<8>(self.context_at[7].val().index());
                 // the QP's state word, or (not live) its start from the context
                 self.expected.d.next = self.qp_read_entry.val().get_bits::<24>(self.context_at[5].val().index());
-                self.msn.d.next = 0.into();
-                self.nak_sent.d.next = false;
-                self.open.d.next = false;
-                self.open_write.d.next = false;
-                self.unacknowledged.d.next = 0.into();
-                self.bytes.d.next = 0.into();
-                self.open_dma_length.d.next = 0.into();
-                self.open_va.d.next = 0.into();
                 if self.state_ram.read_data.val().get_bit(0) {
-                    self.nak_sent.d.next = self.state_ram.read_data.val().get_bit(2);
-                    self.open.d.next = self.state_ram.read_data.val().get_bit(3);
-                    self.open_write.d.next = self.state_ram.read_data.val().get_bit(4);
-                    self.unacknowledged.d.next = self.state_ram.read_data.val().get_bits::<8>(8);
-                    self.expected.d.next = self.state_ram.read_data.val().get_bits::<24>(32);
-                    self.msn.d.next = self.state_ram.read_data.val().get_bits::<24>(64);
-                    self.bytes.d.next = self.state_ram.read_data.val().get_bits::<32>(96);
-                    self.open_dma_length.d.next = self.state_ram.read_data.val().get_bits::<32>(128);
-                    self.open_va.d.next = self.state_ram.read_data.val().get_bits::<64>(192);
+                    self.expected.d.next = self.stored.val().get_bits::<24>(32);
                 }
+                self.nak_sent.d.next = self.stored.val().get_bit(2);
+                self.open.d.next = self.stored.val().get_bit(3);
+                self.open_write.d.next = self.stored.val().get_bit(4);
+                self.unacknowledged.d.next = self.stored.val().get_bits::<8>(8);
+                self.msn.d.next = self.stored.val().get_bits::<24>(64);
+                self.bytes.d.next = self.stored.val().get_bits::<32>(96);
+                self.open_dma_length.d.next = self.stored.val().get_bits::<32>(128);
+                self.open_va.d.next = self.stored.val().get_bits::<64>(192);
                 // the region, the head receive buffer and the ring pointers
                 self.region_valid.d.next = self.region_ram.read_data.val().get_bit(self.region_at[0].val().index());
                 self.region_writable.d.next = self.region_ram.read_data.val().get_bit(self.write_access_at.val().index());
@@ -1327,6 +1417,10 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                 self.buffer_length.d.next = self.ring_ram.read_data.val().get_bits::<32>(64);
                 self.head.d.next = self.pointer_ram.read_data.val().get_bits::<8>(0);
                 self.tail.d.next = self.pointer_ram.read_data.val().get_bits::<8>(8);
+                self.address_adder.load.next = true;
+                self.request_end_adder.load.next = true;
+                self.region_end_adder.load.next = true;
+                self.bytes_adder.load.next = true;
                 self.state.d.next = ResponderState::Psn;
             }
             ResponderState::Psn => {
@@ -1349,11 +1443,11 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                 if self.starts.q.val() {
                     self.target_dma_length.d.next = self.dma_length.q.val();
                 }
-                self.address_adder.load.next = true;
-                self.request_end_adder.load.next = true;
-                self.region_end_adder.load.next = true;
-                self.bytes_adder.load.next = true;
-                self.countdown.d.next = 3.into();
+                self.address_adder.step.next = true;
+                self.request_end_adder.step.next = true;
+                self.region_end_adder.step.next = true;
+                self.bytes_adder.step.next = true;
+                self.countdown.d.next = 2.into();
                 self.state.d.next = ResponderState::Sum;
             }
             ResponderState::Sum => {
@@ -1424,212 +1518,153 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                 self.state.d.next = ResponderState::Decide;
             }
             ResponderState::Decide => {
-                // the first failing check in precedence order (the last assignment wins)
-                self.failure.d.next = 0.into();
-                if self.fail_receive_buffer_too_small.q.val() {
-                    self.failure.d.next = self.code_receive_buffer_too_small.val();
-                }
-                if self.fail_no_receive_buffer.q.val() {
-                    self.failure.d.next = self.code_no_receive_buffer.val();
-                }
-                if self.fail_dma_length.q.val() {
-                    self.failure.d.next = self.code_dma_length.val();
-                }
-                if self.fail_payload_length.q.val() {
-                    self.failure.d.next = self.code_payload_length.val();
-                }
-                if self.fail_rkey_bounds.q.val() {
-                    self.failure.d.next = self.code_rkey_bounds.val();
-                }
-                if self.fail_rkey_access.q.val() {
-                    self.failure.d.next = self.code_rkey_access.val();
-                }
-                if self.fail_rkey_domain.q.val() {
-                    self.failure.d.next = self.code_rkey_domain.val();
-                }
-                if self.fail_rkey_invalid.q.val() {
-                    self.failure.d.next = self.code_rkey_invalid.val();
-                }
-                if self.fail_opcode_sequence.q.val() {
-                    self.failure.d.next = self.code_opcode_sequence.val();
-                }
-                if self.fail_unsupported_opcode.q.val() {
-                    self.failure.d.next = self.code_unsupported_opcode.val();
-                }
-                if self.fail_psn_out_of_sequence.q.val() {
-                    self.failure.d.next = self.code_psn_out_of_sequence.val();
-                }
-                if self.fail_psn_duplicate.q.val() {
-                    self.failure.d.next = self.code_psn_duplicate.val();
-                }
-                if !self.transport_ok.q.val() {
-                    self.failure.d.next = self.code_transport.val();
-                }
-                if !self.pkey_ok.q.val() {
-                    self.failure.d.next = self.code_pkey.val();
-                }
-                if !self.state_ok.q.val() {
-                    self.failure.d.next = self.code_qp_state.val();
-                }
-                if !self.qp_in_range.q.val() {
-                    self.failure.d.next = self.code_qp_number.val();
-                }
-                // a response or CNP is forwarded before the connection checks
-                self.forwarded.d.next = !self.malformed.q.val() && !self.is_request.q.val();
-                if !self.malformed.q.val() && !self.is_request.q.val() {
-                    self.failure.d.next = 0.into();
-                }
-                if self.malformed.q.val() {
-                    self.failure.d.next = self.code_malformed.val();
-                }
-                self.state.d.next = ResponderState::Classify;
-            }
-            ResponderState::Classify => {
-                self.executed.d.next = (self.failure.q.val() == 0) && !self.forwarded.q.val();
-                self.checked.d.next = self.failure.q.val() > self.last_connection_code.val();
-                self.answer_reack.d.next = self.reliable.q.val() && self.reack_codes.val().get_bit(self.failure.q.val().index());
-                self.answer_psn_nak.d.next = self.reliable.q.val() && self.psn_nak_codes.val().get_bit(self.failure.q.val().index());
-                self.answer_rnr_nak.d.next = self.reliable.q.val() && self.rnr_nak_codes.val().get_bit(self.failure.q.val().index());
+                self.failure.d.next = self.failure_now.val();
+                self.forwarded.d.next = self.forwarded_now.val();
+                self.executed.d.next = (self.failure_now.val() == 0) && !self.forwarded_now.val();
+                self.checked.d.next = self.failure_now.val() > self.last_connection_code.val();
+                self.answer_reack.d.next = self.reliable.q.val() && self.reack_codes.val().get_bit(self.failure_now.val().index());
+                self.answer_psn_nak.d.next = self.reliable.q.val() && self.psn_nak_codes.val().get_bit(self.failure_now.val().index());
+                self.answer_rnr_nak.d.next = self.reliable.q.val() && self.rnr_nak_codes.val().get_bit(self.failure_now.val().index());
                 self.answer_invalid_request.d.next =
-                    self.reliable.q.val() && self.invalid_request_codes.val().get_bit(self.failure.q.val().index());
+                    self.reliable.q.val() && self.invalid_request_codes.val().get_bit(self.failure_now.val().index());
                 self.answer_remote_access.d.next =
-                    self.reliable.q.val() && self.remote_access_codes.val().get_bit(self.failure.q.val().index());
-                self.too_small.d.next = self.failure.q.val() == self.code_receive_buffer_too_small.val();
+                    self.reliable.q.val() && self.remote_access_codes.val().get_bit(self.failure_now.val().index());
+                self.too_small.d.next = self.failure_now.val() == self.code_receive_buffer_too_small.val();
                 self.state.d.next = ResponderState::Execute;
             }
             ResponderState::Execute => {
-                // the QP's state (not for a packet that failed a connection check: it may not be
-                // the QP's at all) and the receive queue's head
-                self.state_ram.write.next = self.executed.q.val() || self.checked.q.val();
-                self.pointer_ram.write.next = self.success_completion.val() || self.error_completion.val();
-                // the decision
-                self.out_failure.d.next = self.failure.q.val();
-                self.out_forwarded.d.next = self.forwarded.q.val();
-                self.out_acknowledgement.d.next = self.forwarded.q.val() && self.aeth_present.q.val();
-                self.out_dropped_message.d.next = self.dropped_message.val();
-                self.out_write.d.next = self.executed.q.val() && !self.payload_empty.q.val();
-                self.out_write_address.d.next = 0.into();
-                if self.executed.q.val() && !self.payload_empty.q.val() {
-                    self.out_write_address.d.next = self.address_adder.sum.val();
-                }
-                self.out_completion.d.next = self.success_completion.val() || self.error_completion.val();
-                self.out_completion_write.d.next = self.success_completion.val() && self.is_write.q.val();
-                self.out_completion_status.d.next = 0.into();
-                self.out_completion_solicited.d.next = self.success_completion.val() && self.solicited.q.val();
-                self.out_completion_immediate_valid.d.next = self.success_completion.val() && self.has_immediate.q.val();
-                self.out_completion_immediate.d.next = 0.into();
-                self.out_completion_length.d.next = 0.into();
-                self.out_completion_buffer_length.d.next = 0.into();
-                self.out_completion_buffer_address.d.next = 0.into();
-                if self.success_completion.val() && self.has_immediate.q.val() {
-                    self.out_completion_immediate.d.next = self.immediate.q.val();
-                }
-                if self.success_completion.val() || self.error_completion.val() {
-                    self.out_completion_buffer_length.d.next = self.buffer_length.q.val();
-                    self.out_completion_buffer_address.d.next = self.buffer_address.q.val();
-                }
-                if self.success_completion.val() {
-                    self.out_completion_length.d.next = self.bytes_adder.sum.val().get_bits::<32>(0);
-                }
-                if self.error_completion.val() {
-                    self.out_completion_status.d.next = self.status_invalid_request.val();
-                    if self.too_small.q.val() {
-                        self.out_completion_status.d.next = self.status_length_error.val();
+                // once the last decision is taken (or as it is)
+                if !self.pending.q.val() || self.d_ready.val() {
+                    // the QP's state (not for a packet that failed a connection check: it may not be
+                    // the QP's at all) and the receive queue's head
+                    self.state_ram.write.next = self.executed.q.val() || self.checked.q.val();
+                    self.pointer_ram.write.next = self.success_completion.val() || self.error_completion.val();
+                    // the decision
+                    self.out_failure.d.next = self.failure.q.val();
+                    self.out_forwarded.d.next = self.forwarded.q.val();
+                    self.out_acknowledgement.d.next = self.forwarded.q.val() && self.aeth_present.q.val();
+                    self.out_dropped_message.d.next = self.dropped_message.val();
+                    self.out_write.d.next = self.executed.q.val() && !self.payload_empty.q.val();
+                    self.out_write_address.d.next = 0.into();
+                    if self.executed.q.val() && !self.payload_empty.q.val() {
+                        self.out_write_address.d.next = self.address_adder.sum.val();
                     }
-                    if self.open.q.val() && !self.open_write.q.val() {
-                        self.out_completion_length.d.next = self.bytes.q.val();
+                    self.out_completion.d.next = self.success_completion.val() || self.error_completion.val();
+                    self.out_completion_write.d.next = self.success_completion.val() && self.is_write.q.val();
+                    self.out_completion_status.d.next = 0.into();
+                    self.out_completion_solicited.d.next = self.success_completion.val() && self.solicited.q.val();
+                    self.out_completion_immediate_valid.d.next = self.success_completion.val() && self.has_immediate.q.val();
+                    self.out_completion_immediate.d.next = 0.into();
+                    self.out_completion_length.d.next = 0.into();
+                    self.out_completion_buffer_length.d.next = 0.into();
+                    self.out_completion_buffer_address.d.next = 0.into();
+                    if self.success_completion.val() && self.has_immediate.q.val() {
+                        self.out_completion_immediate.d.next = self.immediate.q.val();
                     }
-                }
-                self.out_response.d.next = self.respond.val();
-                self.out_response_syndrome.d.next = 0.into();
-                self.out_response_psn.d.next = 0.into();
-                self.out_response_msn.d.next = 0.into();
-                self.out_forwarded_opcode.d.next = 0.into();
-                // a forwarded packet's opcode, PSN and AETH, for the requester (it has no response)
-                if self.forwarded.q.val() {
-                    self.out_forwarded_opcode.d.next = self.opcode.q.val();
-                    self.out_response_syndrome.d.next = self.aeth_syndrome.q.val();
-                    self.out_response_psn.d.next = self.psn.q.val();
-                    self.out_response_msn.d.next = self.aeth_msn.q.val();
-                }
-                if self.respond.val() {
-                    self.out_response_psn.d.next = self.expected.q.val();
-                    self.out_response_msn.d.next = self.msn.q.val();
-                    if self.answer_remote_access.q.val() {
-                        self.out_response_syndrome.d.next = self.syndrome_remote_access.val();
+                    if self.success_completion.val() || self.error_completion.val() {
+                        self.out_completion_buffer_length.d.next = self.buffer_length.q.val();
+                        self.out_completion_buffer_address.d.next = self.buffer_address.q.val();
                     }
-                    if self.answer_invalid_request.q.val() {
-                        self.out_response_syndrome.d.next = self.syndrome_invalid_request.val();
+                    if self.success_completion.val() {
+                        self.out_completion_length.d.next = self.bytes_adder.sum.val().get_bits::<32>(0);
                     }
-                    if self.answer_rnr_nak.q.val() {
-                        self.out_response_syndrome.d.next = self.syndrome_rnr_nak.val() | bit_cast::<8, 5>(self.rnr_timer.q.val());
+                    if self.error_completion.val() {
+                        self.out_completion_status.d.next = self.status_invalid_request.val();
+                        if self.too_small.q.val() {
+                            self.out_completion_status.d.next = self.status_length_error.val();
+                        }
+                        if self.open.q.val() && !self.open_write.q.val() {
+                            self.out_completion_length.d.next = self.bytes.q.val();
+                        }
                     }
-                    if self.answer_psn_nak.q.val() {
-                        self.out_response_syndrome.d.next = self.syndrome_psn_nak.val();
+                    self.out_response.d.next = self.respond.val();
+                    self.out_response_syndrome.d.next = 0.into();
+                    self.out_response_psn.d.next = 0.into();
+                    self.out_response_msn.d.next = 0.into();
+                    self.out_forwarded_opcode.d.next = 0.into();
+                    // a forwarded packet's opcode, PSN and AETH, for the requester (it has no response)
+                    if self.forwarded.q.val() {
+                        self.out_forwarded_opcode.d.next = self.opcode.q.val();
+                        self.out_response_syndrome.d.next = self.aeth_syndrome.q.val();
+                        self.out_response_psn.d.next = self.psn.q.val();
+                        self.out_response_msn.d.next = self.aeth_msn.q.val();
                     }
-                    if self.answer_reack.q.val() {
-                        self.out_response_syndrome.d.next = self.syndrome_ack.val();
-                        self.out_response_psn.d.next = self.expected_previous.q.val();
+                    if self.respond.val() {
+                        self.out_response_psn.d.next = self.expected.q.val();
+                        self.out_response_msn.d.next = self.msn.q.val();
+                        if self.answer_remote_access.q.val() {
+                            self.out_response_syndrome.d.next = self.syndrome_remote_access.val();
+                        }
+                        if self.answer_invalid_request.q.val() {
+                            self.out_response_syndrome.d.next = self.syndrome_invalid_request.val();
+                        }
+                        if self.answer_rnr_nak.q.val() {
+                            self.out_response_syndrome.d.next = self.syndrome_rnr_nak.val() | bit_cast::<8, 5>(self.rnr_timer.q.val());
+                        }
+                        if self.answer_psn_nak.q.val() {
+                            self.out_response_syndrome.d.next = self.syndrome_psn_nak.val();
+                        }
+                        if self.answer_reack.q.val() {
+                            self.out_response_syndrome.d.next = self.syndrome_ack.val();
+                            self.out_response_psn.d.next = self.expected_previous.q.val();
+                        }
+                        if self.executed.q.val() {
+                            self.out_response_syndrome.d.next = self.syndrome_ack.val();
+                            self.out_response_psn.d.next = self.psn.q.val();
+                            self.out_response_msn.d.next = self.new_msn.val();
+                        }
+                        // a duplicate READ's NAK is at its own PSN
+                        if self.is_read.q.val() && self.duplicate.val() {
+                            self.out_response_psn.d.next = self.psn.q.val();
+                        }
                     }
-                    if self.executed.q.val() {
+                    // a READ response: from the request's PSN, its AETH an ACK with the MSN
+                    self.out_read.d.next = self.read_executed.val();
+                    self.out_read_length.d.next = 0.into();
+                    self.out_read_va.d.next = 0.into();
+                    if self.read_executed.val() {
+                        self.out_read_length.d.next = self.dma_length.q.val();
+                        self.out_read_va.d.next = self.va.q.val();
                         self.out_response_syndrome.d.next = self.syndrome_ack.val();
                         self.out_response_psn.d.next = self.psn.q.val();
                         self.out_response_msn.d.next = self.new_msn.val();
                     }
-                    // a duplicate READ's NAK is at its own PSN
-                    if self.is_read.q.val() && self.duplicate.val() {
-                        self.out_response_psn.d.next = self.psn.q.val();
-                    }
-                }
-                // a READ response: from the request's PSN, its AETH an ACK with the MSN
-                self.out_read.d.next = self.read_executed.val();
-                self.out_read_length.d.next = 0.into();
-                self.out_read_va.d.next = 0.into();
-                if self.read_executed.val() {
-                    self.out_read_length.d.next = self.dma_length.q.val();
-                    self.out_read_va.d.next = self.va.q.val();
-                    self.out_response_syndrome.d.next = self.syndrome_ack.val();
-                    self.out_response_psn.d.next = self.psn.q.val();
-                    self.out_response_msn.d.next = self.new_msn.val();
-                }
-                // counters (`ResponderCounter::ALL` order): failures from index 11 = 10 + code
-                self.counter_events.d.next = bit_cast::<COUNTERS, 32>(self.failure_bit.val() & 0xFFFF_FFFE_u64) << 10;
-                self.counter_events.d.next = self.counter_events.d.val().replace_bit(0, self.executed.q.val());
-                self.counter_events.d.next = self.counter_events.d.val().replace_bit(1, self.forwarded.q.val());
-                self.counter_events.d.next = self
-                    .counter_events
-                    .d
-                    .val()
-                    .replace_bit(2, self.success_completion.val() || self.error_completion.val());
-                self.counter_events.d.next = self
-                    .counter_events
-                    .d
-                    .val()
-                    .replace_bit(3, self.respond.val() && (self.executed.q.val() || self.answer_reack.q.val()));
-                self.counter_events.d.next = self.counter_events.d.val().replace_bit(4, self.answer_rnr_nak.q.val());
-                self.counter_events.d.next = self
-                    .counter_events
-                    .d
-                    .val()
-                    .replace_bit(5, self.answer_psn_nak.q.val() && !self.nak_sent.q.val());
-                self.counter_events.d.next = self.counter_events.d.val().replace_bit(6, self.answer_invalid_request.q.val());
-                self.counter_events.d.next = self.counter_events.d.val().replace_bit(7, self.answer_remote_access.q.val());
-                self.counter_events.d.next = self.counter_events.d.val().replace_bit(10, self.dropped_message.val());
-                self.counter_events.d.next = self
-                    .counter_events
-                    .d
-                    .val()
-                    .replace_bit(28, self.read_executed.val() && !self.duplicate.val());
-                self.counter_events.d.next = self
-                    .counter_events
-                    .d
-                    .val()
-                    .replace_bit(29, self.read_executed.val() && self.duplicate.val());
-                self.state.d.next = ResponderState::Emit;
-            }
-            ResponderState::Emit => {
-                self.d_valid.next = true;
-                if self.d_ready.val() {
+                    // counters (`ResponderCounter::ALL` order): failures from index 11 = 10 + code
+                    self.counter_events.d.next = bit_cast::<COUNTERS, 32>(self.failure_bit.val() & 0xFFFF_FFFE_u64) << 10;
+                    self.counter_events.d.next = self.counter_events.d.val().replace_bit(0, self.executed.q.val());
+                    self.counter_events.d.next = self.counter_events.d.val().replace_bit(1, self.forwarded.q.val());
+                    self.counter_events.d.next = self
+                        .counter_events
+                        .d
+                        .val()
+                        .replace_bit(2, self.success_completion.val() || self.error_completion.val());
+                    self.counter_events.d.next = self
+                        .counter_events
+                        .d
+                        .val()
+                        .replace_bit(3, self.respond.val() && (self.executed.q.val() || self.answer_reack.q.val()));
+                    self.counter_events.d.next = self.counter_events.d.val().replace_bit(4, self.answer_rnr_nak.q.val());
+                    self.counter_events.d.next = self
+                        .counter_events
+                        .d
+                        .val()
+                        .replace_bit(5, self.answer_psn_nak.q.val() && !self.nak_sent.q.val());
+                    self.counter_events.d.next = self.counter_events.d.val().replace_bit(6, self.answer_invalid_request.q.val());
+                    self.counter_events.d.next = self.counter_events.d.val().replace_bit(7, self.answer_remote_access.q.val());
+                    self.counter_events.d.next = self.counter_events.d.val().replace_bit(10, self.dropped_message.val());
+                    self.counter_events.d.next = self
+                        .counter_events
+                        .d
+                        .val()
+                        .replace_bit(28, self.read_executed.val() && !self.duplicate.val());
+                    self.counter_events.d.next = self
+                        .counter_events
+                        .d
+                        .val()
+                        .replace_bit(29, self.read_executed.val() && self.duplicate.val());
+                    self.out_payload_length.d.next = self.payload_length.q.val();
+                    self.out_dest_qp.d.next = self.dest_qp.q.val();
+                    self.pending.d.next = true;
                     self.state.d.next = ResponderState::Idle;
                 }
             }
@@ -1665,6 +1700,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
             self.init_address.d.next = 0.into();
             self.result_valid.d.next = false;
             self.counter_events.d.next = 0.into();
+            self.pending.d.next = false;
         }
 
         // outputs
@@ -1682,7 +1718,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
             | (bit_cast::<DECISION_BITS, 1>(self.out_acknowledgement.q.val().into()) << self.decision_at[2].val())
             | (bit_cast::<DECISION_BITS, 1>(self.out_dropped_message.q.val().into()) << self.decision_at[3].val())
             | (bit_cast::<DECISION_BITS, 1>(self.out_write.q.val().into()) << self.decision_at[4].val())
-            | (bit_cast::<DECISION_BITS, 16>(self.payload_length.q.val()) << self.decision_at[5].val())
+            | (bit_cast::<DECISION_BITS, 16>(self.out_payload_length.q.val()) << self.decision_at[5].val())
             | (bit_cast::<DECISION_BITS, 1>(self.out_completion.q.val().into()) << self.decision_at[6].val())
             | (bit_cast::<DECISION_BITS, 1>(self.out_completion_write.q.val().into()) << self.decision_at[7].val())
             | (bit_cast::<DECISION_BITS, 2>(self.out_completion_status.q.val()) << self.decision_at[8].val())
@@ -1690,7 +1726,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
             | (bit_cast::<DECISION_BITS, 1>(self.out_completion_immediate_valid.q.val().into()) << self.decision_at[10].val())
             | (bit_cast::<DECISION_BITS, 1>(self.out_response.q.val().into()) << self.decision_at[11].val())
             | (bit_cast::<DECISION_BITS, 8>(self.out_response_syndrome.q.val()) << self.decision_at[12].val())
-            | (bit_cast::<DECISION_BITS, 24>(self.dest_qp.q.val()) << self.decision_at[13].val())
+            | (bit_cast::<DECISION_BITS, 24>(self.out_dest_qp.q.val()) << self.decision_at[13].val())
             | (bit_cast::<DECISION_BITS, 24>(self.out_response_psn.q.val()) << self.decision_at[14].val())
             | (bit_cast::<DECISION_BITS, 24>(self.out_response_msn.q.val()) << self.decision_at[15].val())
             | (bit_cast::<DECISION_BITS, 32>(self.out_completion_length.q.val()) << self.decision_at[16].val())
