@@ -67,7 +67,7 @@ cat target/tmp/clippy.log
 # Most test binaries keep one core busy: cargo runs them one after the other, so the longest
 # ones run beside it in a second `cargo test` (the same workspace and build), and the first one's
 # runner (scripts/test_runner.sh) passes them by. Both get this command's arguments.
-beside=(interop_rxe rx_front_cosim tx_path_cosim loopback_cosim loopback_lossy)
+beside=(interop_rxe rx_front_cosim tx_path_cosim)
 step "cargo test, with ${beside[*]} beside it"
 runner_variable="CARGO_TARGET_$(rustc -vV | sed -n 's/^host: //p' | tr 'a-z.-' 'A-Z__')_RUNNER"
 beside_log=target/tmp/tests-beside.log

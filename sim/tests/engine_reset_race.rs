@@ -1,6 +1,6 @@
 //! A QP reset of both ends of a connection while a transfer is in flight on it: the engine looped
 //! back on itself (`ferroce-sim serve --top engine`'s model), driven through `ferroce-ctl`'s
-//! library. QP 1 (RC requester) WRITEs 192 KiB (three 64 KiB blocks at PMTU 1024) to QP 2;
+//! library (in this process: [`common::LoopBus`]). QP 1 (RC requester) WRITEs 192 KiB (three 64 KiB blocks at PMTU 1024) to QP 2;
 //! after `delay` register reads (about six cycles each) both contexts are written again from
 //! PSN 0x5000 (a reset of each: word 0 last), and QP 1 WRITEs 8 KiB more. A reset connection
 //! works: the first transfer completes (flushed if the reset caught it), the second one
@@ -16,13 +16,15 @@
 
 mod common;
 
-use ferroce_ctl::{bus, Ferroce, PostOutcome};
+use common::LoopBus;
+use ferroce_ctl::{Ferroce, PostOutcome};
 use ferroce_sim::contracts::tx::{ChannelStatus, CompletionStatus, Pmtu, PostOp, POST};
 use ferroce_sim::engine_rtl::{EngineLoop, ENGINE_W512};
 use ferroce_sim::loopback_bench::b_context;
 use ferroce_sim::peers::Peer;
 use ferroce_sim::wire::Transport;
-use std::os::unix::net::UnixListener;
+use std::cell::RefCell;
+use std::rc::Rc;
 
 /// What a trial ended with.
 #[derive(Debug)]
@@ -38,17 +40,8 @@ struct Outcome {
 }
 
 fn trial(delay: u32, via_reset: bool) -> Outcome {
-    let path = std::env::temp_dir().join(format!("ferroce-reset-race-{}-{delay}-{via_reset}.sock", std::process::id()));
-    let _ = std::fs::remove_file(&path);
-    let listener = UnixListener::bind(&path).unwrap();
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let stopped = stop.clone();
-    let server = std::thread::spawn(move || {
-        let mut engine = EngineLoop::new(&ENGINE_W512).unwrap();
-        let _ = ferroce_sim::serve::serve_running(listener, &mut engine, |_| Ok(!stopped.load(std::sync::atomic::Ordering::Relaxed)));
-        engine
-    });
-    let mut dev = Ferroce::open(bus::open(&format!("sim:{}", path.display())).unwrap()).unwrap();
+    let engine = Rc::new(RefCell::new(EngineLoop::new(&ENGINE_W512).unwrap()));
+    let mut dev = Ferroce::open(Box::new(LoopBus(engine.clone()))).unwrap();
     // timeouts of 4.096 µs × 2^4 in ticks of 16 cycles, 3 retries: a failure shows in time
     let tick = dev.target("retry_tick").unwrap().address();
     dev.write(tick, 16).unwrap();
@@ -110,10 +103,7 @@ fn trial(delay: u32, via_reset: bool) -> Outcome {
     counters.sort();
     let failure = dev.qp_failure(1).unwrap();
     if std::env::var("TRACE").is_ok() {
-        drop(dev);
-        stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        let engine = server.join().unwrap();
-        trace(&engine.engine);
+        trace(&engine.borrow().engine);
     }
     Outcome {
         finished,

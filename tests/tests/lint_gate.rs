@@ -3,8 +3,10 @@
 //! that are not width-generic) a yosys structural check too (no latches, no undriven or
 //! multiply-driven nets, no logic loops; no `opt_clean` first, so an unused undriven wire counts
 //! too): a width changes the vectors, not the structure rust-hdl emits, and the check of the
-//! 1024-bit tops took minutes of the test command. All module names are unique `ferroce_`
-//! names so every file loads into one Vivado project.
+//! 1024-bit tops took minutes of the test command. Both results are recorded by the
+//! fingerprint of the Verilog, the command and the tool's version ([`LINT_RECORD`],
+//! [`STRUCTURE_RECORD`]), so a top is checked again only when one of them changed. All module
+//! names are unique `ferroce_` names so every file loads into one Vivado project.
 //!
 //! The levels gate: every top at the default width (512 bits; the scheduler in each
 //! configuration) synthesized for UltraScale+ (`scripts/synth_verilog.sh`, the flow of
@@ -181,17 +183,29 @@ fn module_names_unique_and_prefixed() {
     assert!(seen.len() > TOPS.iter().map(|t| t.variants.len()).sum::<usize>());
 }
 
+/// Tops that passed `verilator --lint-only`, one line per top: module, fingerprint of the
+/// Verilog, the command and Verilator's version, `ok`. A recorded top is not linted again; a
+/// top whose Verilog changed is, and the file is rewritten, to be committed with the change.
+/// `FERROCE_LEVELS_FRESH=1` lints every top.
+const LINT_RECORD: &str = "lint.lock";
+
+/// The first lines of the lint record.
+const LINT_RECORD_HEADER: &str = "\
+# Written by the lint gate (tests/tests/lint_gate.rs, verilator_lint_clean): module, fingerprint
+# of the Verilog, the command and Verilator's version, result. Commit it when a test run rewrites it.
+";
+
 #[test]
 fn verilator_lint_clean() {
-    let results = parallel_map(emitted(), |e| {
-        let (ok, log) = run(Command::new("verilator")
-            .args(["--lint-only", "-Wno-WIDTH", "--top-module", &e.module])
-            .arg(&e.path));
-        (e.module.clone(), ok && !log.contains("%Warning") && !log.contains("%Error"), log)
+    let tops: Vec<&Emitted> = emitted().iter().collect();
+    checked_by_record(LINT_RECORD, LINT_RECORD_HEADER, &tops, "verilator", |e| {
+        let args: Vec<String> = ["--lint-only", "-Wno-WIDTH", "--top-module", &e.module].map(String::from).into();
+        Check {
+            recipe: args.join(" "),
+            args: [args, vec![e.path.display().to_string()]].concat(),
+            log_ok: |log| !log.contains("%Warning") && !log.contains("%Error"),
+        }
     });
-    for (m, ok, log) in results {
-        assert!(ok, "verilator lint of {m}:\n{log}");
-    }
 }
 
 /// Tops that passed the yosys structural check, one line per top: module, fingerprint of the
@@ -208,34 +222,56 @@ const STRUCTURE_RECORD_HEADER: &str = "\
 
 #[test]
 fn yosys_check_clean() {
-    let record = Record::open(STRUCTURE_RECORD);
-    let version = run(Command::new("yosys").arg("-V")).1;
     let tops: Vec<&Emitted> = emitted().iter().filter(|e| e.width.is_none_or(|w| w == 64 || w == 512)).collect();
-    let results = parallel_map(&tops, |e| {
-        let script = format!(
-            "read_verilog {}; hierarchy -check -top {m}; proc; flatten; \
-             check -assert; select -assert-none t:$dlatch t:$adlatch t:$dlatchsr t:$sr",
-            e.path.display(),
-            m = e.module
-        );
-        let print = fingerprint(&[
-            e.verilog.as_bytes(),
-            script.replace(&e.path.display().to_string(), "").as_bytes(),
-            version.as_bytes(),
-        ]);
+    checked_by_record(STRUCTURE_RECORD, STRUCTURE_RECORD_HEADER, &tops, "yosys", |e| {
+        let script = |path: &str| {
+            format!(
+                "read_verilog {path}; hierarchy -check -top {m}; proc; flatten; \
+                 check -assert; select -assert-none t:$dlatch t:$adlatch t:$dlatchsr t:$sr",
+                m = e.module
+            )
+        };
+        Check {
+            recipe: script(""),
+            args: vec!["-q".into(), "-p".into(), script(&e.path.display().to_string())],
+            log_ok: |_| true,
+        }
+    });
+}
+
+/// A tool's check of one top.
+struct Check {
+    /// The tool's arguments.
+    args: Vec<String>,
+    /// What the record's fingerprint covers of them (the file's path left out).
+    recipe: String,
+    /// Whether the tool's log (when it succeeded) passes.
+    log_ok: fn(&str) -> bool,
+}
+
+/// Runs `tool` with the [`Check`] `check` gives for each of `tops` whose result the record
+/// `name` does not hold by the fingerprint of its Verilog, the check's recipe and the tool's
+/// version. When any top ran and all passed, the record is rewritten; every failure fails the
+/// test with its log.
+fn checked_by_record(name: &str, header: &str, tops: &[&Emitted], tool: &str, check: impl Fn(&Emitted) -> Check + Sync) {
+    let record = Record::open(name);
+    let version = run(Command::new(tool).arg("--version")).1;
+    let results = parallel_map(tops, |e| {
+        let check = check(e);
+        let print = fingerprint(&[e.verilog.as_bytes(), check.recipe.as_bytes(), version.as_bytes()]);
         if record.get(&e.module, &print).is_some_and(|r| r == "ok") {
             return (e.module.clone(), print, true, String::new(), false);
         }
-        let (ok, log) = run(Command::new("yosys").args(["-q", "-p", &script]));
-        (e.module.clone(), print, ok, log, true)
+        let (ok, log) = run(Command::new(tool).args(&check.args));
+        (e.module.clone(), print, ok && (check.log_ok)(&log), log, true)
     });
     if results.iter().any(|r| r.4) && results.iter().all(|r| r.2) {
         let lines: Vec<(String, String, String)> = results.iter().map(|r| (r.0.clone(), r.1.clone(), "ok".to_string())).collect();
-        record.write(STRUCTURE_RECORD_HEADER, &lines);
+        record.write(header, &lines);
         println!("{} rewritten: commit it", record.path.display());
     }
     for (m, _, ok, log, _) in results {
-        assert!(ok, "yosys check of {m}:\n{log}");
+        assert!(ok, "{tool} check of {m}:\n{log}");
     }
 }
 
