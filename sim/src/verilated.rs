@@ -86,6 +86,12 @@ pub enum SimError {
 impl fmt::Display for SimError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            SimError::UnknownModel(m) if MODELS.is_empty() => {
+                write!(
+                    f,
+                    "no Verilator model named '{m}': ferroce-sim was built without its `models` feature"
+                )
+            }
             SimError::UnknownModel(m) => write!(f, "no Verilator model named '{m}' (built: {})", MODELS.join(", ")),
             SimError::UnknownPort { model, port } => write!(f, "model '{model}' has no port '{port}'"),
             SimError::Hang {
