@@ -627,9 +627,7 @@ pub static TOPS: [Top; 28] = [
         name: "engine",
         description: "The engine: register file (AXI4-Lite), TX path and RX path joined: posts and QP contexts over AXI-Lite, RoCEv2 frames to and from the MAC, payload read from and written to memory, ACKs and NAKs sent for the RX side, receive posts and completions, memory regions, counters (c2048_q256_w512: 2048 channels, 256 QPs, 32 queues, 64 regions, 512 bits; c2048_q2048_w512: 2048 QPs, 4 receive buffers each; c64_q16_w64: 64 channels, 16 QPs, 8 queues, 64 bits)",
         variants: &["c2048_q256_w512", "c2048_q2048_w512", "c64_q16_w64"],
-        // the 64-bit engine's units are co-simulated at 64 bits in `tx_path`, `rx_path` and
-        // `host_responder`; its own model is built with FERROCE_SIM_ALL=1
-        simulated: &["c2048_q256_w512"],
+        simulated: &["c2048_q256_w512", "c64_q16_w64"],
         build: engine,
     },
     Top {

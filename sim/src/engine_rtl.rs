@@ -54,8 +54,7 @@ pub const ENGINE_W512: EngineVariant = EngineVariant {
     variant: "c2048_q256_w512",
 };
 
-/// The 64-bit engine with 64 channels, 8 queues and 16 QPs (its model is built with
-/// `FERROCE_SIM_ALL=1`).
+/// The 64-bit engine with 64 channels, 8 queues and 16 QPs (the ZCU102 build's).
 pub const ENGINE_W64: EngineVariant = EngineVariant {
     config: Config {
         data_width: 64,
@@ -67,8 +66,8 @@ pub const ENGINE_W64: EngineVariant = EngineVariant {
     variant: "c64_q16_w64",
 };
 
-/// The engines whose Verilator model is built: [`ENGINE_W512`] always, [`ENGINE_W64`] with
-/// `FERROCE_SIM_ALL=1`.
+/// The engines whose Verilator model is built into this binary (both by default; a build
+/// with `FERROCE_SIM_TOPS` may leave one out).
 pub fn built_engines() -> Vec<EngineVariant> {
     [ENGINE_W512, ENGINE_W64]
         .into_iter()

@@ -1,5 +1,5 @@
-//! Two engine tops back to back (each built engine: `ferroce_engine_c2048_q256_w512`, and
-//! `ferroce_engine_c64_q16_w64` with `FERROCE_SIM_ALL=1`), driven only through their
+//! Two engine tops back to back (each built engine: `ferroce_engine_c2048_q256_w512` and the
+//! ZCU102 build's `ferroce_engine_c64_q16_w64`), driven only through their
 //! ports: set up over AXI4-Lite (QP contexts, memory regions, receive buffers), transfers posted
 //! through the post words and the doorbell, completions polled, receive completions read from
 //! the registers, with random backpressure on every stream and random memory latency. Checked

@@ -10,10 +10,13 @@
 //!   file is missing, and (ZCU102) when the board files its processor preset needs are missing;
 //! - the top passes Verilator's lint with every warning on (the generated modules are linted by
 //!   the lint gate; the AMD IP as blackboxes with their documented ports,
-//!   `tests/boards/vendor_ip.v`), and yosys synthesizes it for its family.
+//!   `tests/boards/vendor_ip.v`), and yosys synthesizes it for its family; both results are
+//!   recorded by fingerprint in `tests/boards.lock`, so a board is checked again only when its
+//!   files, the commands or the tools changed.
 
 use ferroce_hdl::boards::{Board, FileKind, BOARDS};
 use ferroce_hdl::emit::parallel_map;
+use ferroce_tests::{fingerprint, Record};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -290,8 +293,32 @@ fn build_script_stops_when_timing_fails_a_run_fails_or_a_file_is_missing() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Board tops that passed the lint and the synthesis below, one line per board: board,
+/// fingerprint of what was checked (the top, the generated Verilog, `vendor_ip.v`, the lint
+/// configuration and command, the synthesis script, Verilator's and yosys's versions), `ok`. A
+/// recorded board is not checked again (the four take about a minute); a board whose files
+/// changed is, and the file is rewritten, to be committed with the change.
+/// `FERROCE_LEVELS_FRESH=1` checks every board.
+const BOARDS_RECORD: &str = "boards.lock";
+
+/// The first lines of the record.
+const BOARDS_RECORD_HEADER: &str = "\
+# Written by tests/tests/boards.rs (board_tops_lint_clean_and_synthesize): board, fingerprint
+# of the checked files, commands and tool versions, result. Commit it when a test run rewrites it.
+";
+
 #[test]
 fn board_tops_lint_clean_and_synthesize() {
+    let record = Record::open(BOARDS_RECORD);
+    let version = |tool: &str, arg: &str| {
+        let out = Command::new(tool)
+            .arg(arg)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {tool}: {e}"));
+        out.stdout
+    };
+    let versions = [version("verilator", "--version"), version("yosys", "-V")];
+    let vendor_ip = std::fs::read(here("vendor_ip.v")).unwrap();
     let results = parallel_map(&BOARDS, |board| {
         let dir = build_of(board);
         let top = board.files_of(FileKind::Source).next().unwrap().name;
@@ -302,16 +329,39 @@ fn board_tops_lint_clean_and_synthesize() {
         for f in generated.iter().map(String::as_str).chain(["vendor_ip.v"]) {
             vlt.push_str(&format!("lint_off -file \"*/{f}\"\n"));
         }
-        std::fs::write(&config, vlt).unwrap();
+        std::fs::write(&config, &vlt).unwrap();
+        let lint_args = [
+            "--lint-only",
+            "-Wall",
+            "-Wno-DECLFILENAME",
+            "-Wno-PINCONNECTEMPTY",
+            "--top-module",
+            board.top,
+        ];
+        let script = |vendor: &str| {
+            format!(
+                "read_verilog -lib {vendor}; read_verilog -lib {generated}; read_verilog {top}; \
+                 synth_xilinx -family xcup -top {module}; check -assert",
+                generated = generated.join(" "),
+                module = board.top,
+            )
+        };
+        let sources: Vec<Vec<u8>> = std::iter::once(top.to_string())
+            .chain(generated.iter().cloned())
+            .map(|f| std::fs::read(dir.join(f)).unwrap())
+            .collect();
+        let recipe = format!("{}\n{}", lint_args.join(" "), script("vendor_ip.v"));
+        let parts: Vec<&[u8]> = sources
+            .iter()
+            .map(Vec::as_slice)
+            .chain([vendor_ip.as_slice(), vlt.as_bytes(), recipe.as_bytes(), &versions[0], &versions[1]])
+            .collect();
+        let print = fingerprint(&parts);
+        if record.get(board.name, &print).is_some_and(|r| r == "ok") {
+            return (board.name, print, true, String::new(), true, String::new(), false);
+        }
         let lint = Command::new("verilator")
-            .args([
-                "--lint-only",
-                "-Wall",
-                "-Wno-DECLFILENAME",
-                "-Wno-PINCONNECTEMPTY",
-                "--top-module",
-                board.top,
-            ])
+            .args(lint_args)
             .arg(&config)
             .arg(dir.join(top))
             .arg(here("vendor_ip.v"))
@@ -319,15 +369,8 @@ fn board_tops_lint_clean_and_synthesize() {
             .output()
             .expect("cannot run verilator");
         let lint_log = format!("{}{}", String::from_utf8_lossy(&lint.stdout), String::from_utf8_lossy(&lint.stderr));
-        let script = format!(
-            "read_verilog -lib {vendor}; read_verilog -lib {generated}; read_verilog {top}; \
-             synth_xilinx -family xcup -top {module}; check -assert",
-            vendor = here("vendor_ip.v").display(),
-            generated = generated.join(" "),
-            module = board.top,
-        );
         let synth = Command::new("yosys")
-            .args(["-q", "-p", &script])
+            .args(["-q", "-p", &script(&here("vendor_ip.v").display().to_string())])
             .current_dir(dir)
             .output()
             .expect("cannot run yosys");
@@ -338,13 +381,20 @@ fn board_tops_lint_clean_and_synthesize() {
         );
         (
             board.name,
+            print,
             lint.status.success() && !lint_log.contains("%Warning"),
             lint_log,
             synth.status.success(),
             synth_log,
+            true,
         )
     });
-    for (name, lint_ok, lint_log, synth_ok, synth_log) in results {
+    if results.iter().any(|r| r.6) && results.iter().all(|r| r.2 && r.4) {
+        let lines: Vec<(String, String, String)> = results.iter().map(|r| (r.0.to_string(), r.1.clone(), "ok".to_string())).collect();
+        record.write(BOARDS_RECORD_HEADER, &lines);
+        println!("{} rewritten: commit it", record.path.display());
+    }
+    for (name, _, lint_ok, lint_log, synth_ok, synth_log, _) in results {
         assert!(lint_ok, "{name}: verilator lint of the board top:\n{lint_log}");
         assert!(synth_ok, "{name}: yosys synthesis of the board top:\n{synth_log}");
     }

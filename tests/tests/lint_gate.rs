@@ -24,6 +24,7 @@
 
 use ferroce_hdl::emit::parallel_map;
 use ferroce_hdl::tops::TOPS;
+use ferroce_tests::{fingerprint, Record};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -275,47 +276,6 @@ fn checked_by_record(name: &str, header: &str, tops: &[&Emitted], tool: &str, ch
     }
 }
 
-/// Results kept by fingerprint in a file beside this crate's manifest: one line per top,
-/// `module fingerprint result`.
-struct Record {
-    path: PathBuf,
-    text: String,
-}
-
-impl Record {
-    fn open(name: &str) -> Record {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(name);
-        let fresh = std::env::var("FERROCE_LEVELS_FRESH").is_ok_and(|v| v == "1");
-        let text = if fresh {
-            String::new()
-        } else {
-            std::fs::read_to_string(&path).unwrap_or_default()
-        };
-        Record { path, text }
-    }
-
-    /// The result recorded for `module` with fingerprint `print`.
-    fn get(&self, module: &str, print: &str) -> Option<String> {
-        self.line(module)
-            .filter(|(recorded, _)| recorded == print)
-            .map(|(_, result)| result)
-    }
-
-    /// The fingerprint and result recorded for `module`, whatever the fingerprint.
-    fn line(&self, module: &str) -> Option<(String, String)> {
-        self.text.lines().find_map(|line| {
-            let mut parts = line.splitn(3, ' ');
-            (parts.next() == Some(module)).then(|| (parts.next().unwrap_or("").to_string(), parts.next().unwrap_or("").to_string()))
-        })
-    }
-
-    /// Rewrites the file: `header`, then one line per `(module, fingerprint, result)`.
-    fn write(&self, header: &str, lines: &[(String, String, String)]) {
-        let body: Vec<String> = lines.iter().map(|(m, print, result)| format!("{m} {print} {result}")).collect();
-        std::fs::write(&self.path, format!("{header}{}\n", body.join("\n"))).unwrap();
-    }
-}
-
 /// Synthesis results of the levels gate, one line per top: module, fingerprint of what was
 /// synthesized (the Verilog, `synth_verilog.sh`, `lut_levels.py`, yosys's version), and the summary line of
 /// `scripts/synth_verilog.sh`. A top whose fingerprint is recorded is not synthesized again
@@ -330,17 +290,6 @@ const LEVELS_RECORD_HEADER: &str = "\
 # Written by the levels gate (tests/tests/lint_gate.rs): module, fingerprint of the synthesis
 # inputs, summary of scripts/synth_verilog.sh. Commit it when a test run rewrites it.
 ";
-
-/// CRC-64 (XZ) of the inputs of a synthesis, in hex.
-fn fingerprint(parts: &[&[u8]]) -> String {
-    let crc = crc::Crc::<u64>::new(&crc::CRC_64_XZ);
-    let mut digest = crc.digest();
-    for part in parts {
-        digest.update(&(part.len() as u64).to_le_bytes());
-        digest.update(part);
-    }
-    format!("{:016x}", digest.finalize())
-}
 
 /// The LUT-level count at the end of a summary line.
 fn levels_of(summary: &str) -> usize {

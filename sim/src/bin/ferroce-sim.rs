@@ -109,8 +109,7 @@ enum Cmd {
         #[arg(long, default_value = "registers")]
         top: String,
         /// Configuration: for registers c2048_q256 (default) or c64_q16; for the engine
-        /// c2048_q256_w512 (default, the one built for the tests) or c64_q16_w64 (built with
-        /// FERROCE_SIM_ALL=1).
+        /// c2048_q256_w512 (default, 512 bits) or c64_q16_w64 (64 bits, the ZCU102 build's).
         #[arg(long)]
         variant: Option<String>,
         /// Registers only: cycles from an accepted post to its completion.
@@ -140,8 +139,8 @@ enum Cmd {
         /// Socket path of the register file (an existing socket file there is replaced).
         #[arg(long, value_name = "PATH")]
         socket: PathBuf,
-        /// Engine configuration: c2048_q256_w512 (the one built for the tests) or c64_q16_w64
-        /// (built with FERROCE_SIM_ALL=1).
+        /// Engine configuration: c2048_q256_w512 (512 bits) or c64_q16_w64 (64 bits, the ZCU102
+        /// build's).
         #[arg(long, default_value = "c2048_q256_w512")]
         variant: String,
         /// Write every frame, both ways, to this pcap at the end (and every --report seconds).
@@ -294,8 +293,8 @@ enum Cmd {
         /// (at most queues − 1 streams); the report gives each stream's rate. Default: not paced.
         #[arg(long, value_parser = parse_rate)]
         rate: Option<u64>,
-        /// Bus width of both engines: 512 (the default build) or 64 (the small one, built into
-        /// ferroce-sim with FERROCE_SIM_ALL=1).
+        /// Bus width of both engines: 512 (the default build) or 64 (the small one, the ZCU102
+        /// build's).
         #[arg(long, default_value_t = 512)]
         width: usize,
         /// The probability that a RoCEv2 frame is lost, on both wires (UC: the messages it
