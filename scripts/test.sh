@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Ferroce test command: installs what the tests need when it is missing (Debian packages:
-# verilator, clang (it compiles the Verilator models in 60 % of gcc's time), yosys, python3
-# with venv, tshark, iverilog, z3, tcl, qemu-system-x86; the Python
+# verilator, clang (it compiles the Verilator models in 60 % of gcc's time), yosys,
+# nextpnr-ice40 and fpga-icestorm (the Alchitry Cu's bitstream), python3 with venv, tshark,
+# iverilog, z3, tcl, qemu-system-x86; the Python
 # environment of cocotb, cocotbext-axi and PeakRDL from PyPI; the interop test's VM image from
 # Debian packages), then checks formatting and lints, and runs every test of the workspace. CI
 # runs exactly this (.ci/run).
@@ -12,6 +13,8 @@ missing=()
 command -v verilator >/dev/null 2>&1 || missing+=(verilator)
 command -v clang++ >/dev/null 2>&1 || missing+=(clang)
 command -v yosys >/dev/null 2>&1 || missing+=(yosys)
+command -v nextpnr-ice40 >/dev/null 2>&1 || missing+=(nextpnr-ice40)
+command -v icepack >/dev/null 2>&1 || missing+=(fpga-icestorm)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 command -v tshark >/dev/null 2>&1 || missing+=(tshark)
 command -v iverilog >/dev/null 2>&1 || missing+=(iverilog)

@@ -1,14 +1,17 @@
 //! The boards `gen-verilog --board` writes a build for: the engine's tops in the configuration
-//! the board takes, a board top that joins them to the board's MAC, PCIe or processor and
-//! memory, its constraints and a Vivado script.
+//! the board takes (the scheduler build on a board too small for the engine), a board top that
+//! joins them to the board's MAC, PCIe, processor, memory or UART, its constraints and the
+//! script of its [`Flow`].
 //!
 //! The board tops and scripts are in `bsp/<family>/`, the constraints in `constraints/`; they
-//! are compiled into `gen-verilog`, which writes them next to the generated Verilog with a
-//! `board.tcl` of this board's settings (part, top, file lists, the Tcl variables of
-//! [`Board::settings`]). `build.tcl` reads `board.tcl` from its own folder, so the output folder
-//! can be copied anywhere. docs/boards.md is the user's guide.
+//! are compiled into `gen-verilog`, which writes them next to the generated Verilog with the
+//! board's settings (part, top, file lists, the variables of [`Board::settings`]): `board.tcl`
+//! for Vivado's `build.tcl`, `board.sh` for the iCE40 boards' `build.sh`. The script reads them
+//! from its own folder, so the output folder can be copied anywhere. docs/boards.md is the
+//! user's guide.
 
 use crate::tops;
+use ferroce_contracts::regs::Map;
 use std::path::{Path, PathBuf};
 
 /// What a file a board adds to its build is.
@@ -16,10 +19,60 @@ use std::path::{Path, PathBuf};
 pub enum FileKind {
     /// Verilog source (the board top).
     Source,
-    /// Constraints (XDC).
+    /// Constraints (XDC for Vivado, PCF for nextpnr).
     Constraints,
-    /// The Vivado script `vivado -mode batch -source build.tcl` runs.
+    /// A script of the board's [`Flow`] (`build.tcl` and what it sources, `build.sh`).
     Script,
+}
+
+/// The tools that build a board's bitstream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// AMD Vivado: `vivado -mode batch -source build.tcl`, settings in `board.tcl`.
+    Vivado,
+    /// yosys, nextpnr-ice40 and icepack (Lattice iCE40): `bash build.sh`, settings in
+    /// `board.sh` (with `ferroce_clock_mhz`, the first clock's frequency, the target of place
+    /// and route).
+    Icestorm,
+}
+
+impl Flow {
+    /// The command that builds the bitstream in the output folder.
+    pub fn command(self) -> &'static str {
+        match self {
+            Flow::Vivado => "vivado -mode batch -source build.tcl",
+            Flow::Icestorm => "bash build.sh",
+        }
+    }
+}
+
+/// The register map written with a board's build (C header and SystemRDL).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegisterMap {
+    /// The engine's, in the configuration of a variant of the `engine` top (its register file's map hash).
+    Engine(&'static str),
+    /// The scheduler build's ([`Map::scheduler`]): `2^node_bits` nodes, `queues` queues.
+    Scheduler {
+        /// Node address bits.
+        node_bits: u32,
+        /// Queues.
+        queues: u32,
+    },
+}
+
+impl RegisterMap {
+    /// The map.
+    pub fn map(self) -> Map {
+        match self {
+            RegisterMap::Engine(variant) => Map::new(tops::engine_config(variant)),
+            RegisterMap::Scheduler { node_bits, queues } => Map::scheduler(node_bits, queues),
+        }
+    }
+
+    /// Its files: (name, text, what it is).
+    pub fn files(self) -> [(&'static str, String, String); 2] {
+        tops::map_files(&self.map())
+    }
 }
 
 /// A file of a board's build that is not generated: written out as it is.
@@ -48,18 +101,20 @@ pub struct Board {
     pub name: &'static str,
     /// One line for `--list-boards`.
     pub description: &'static str,
-    /// The FPGA part Vivado targets.
+    /// The tools that build it.
+    pub flow: Flow,
+    /// The FPGA part (as Vivado names it; for iCE40 boards, device and package).
     pub part: &'static str,
     /// The board top's module name.
     pub top: &'static str,
     /// The generated tops the board top instantiates: (top, variant).
     pub generated: &'static [(&'static str, &'static str)],
-    /// The register map's configuration (a variant of the `registers` top) whose C header and
-    /// SystemRDL description are written with the build.
-    pub register_map: &'static str,
+    /// The register map whose C header and SystemRDL description are written with the build.
+    pub register_map: RegisterMap,
     /// The files written as they are.
     pub files: &'static [BoardFile],
-    /// Tcl variables of this board for `build.tcl` (name, value), written to `board.tcl`.
+    /// Variables of this board for its script (name, value), written to `board.tcl` (Tcl) or
+    /// `board.sh` (shell).
     pub settings: &'static [(&'static str, &'static str)],
     /// The clock domains.
     pub clocks: &'static [BoardClock],
@@ -112,9 +167,35 @@ impl Board {
         t
     }
 
+    /// The text of `board.sh`: this board's settings for `build.sh` (shell variables; the
+    /// sources separated by spaces).
+    pub fn settings_sh(&self) -> String {
+        let mut sources = self.generated_files();
+        sources.extend(self.files_of(FileKind::Source).map(|f| f.name.to_string()));
+        let constraints: Vec<_> = self.files_of(FileKind::Constraints).map(|f| f.name).collect();
+        let mut t = format!(
+            "# {}: the settings build.sh reads (written by gen-verilog --board {}).\n",
+            self.description, self.name
+        );
+        let mut set = |name: &str, value: &str| {
+            assert!(!value.contains('\''), "board.sh: {name} has a quote");
+            t.push_str(&format!("{name}='{value}'\n"));
+        };
+        set("ferroce_board", self.name);
+        set("ferroce_part", self.part);
+        set("ferroce_top", self.top);
+        set("ferroce_sources", &sources.join(" "));
+        set("ferroce_constraints", &constraints.join(" "));
+        set("ferroce_clock_mhz", &self.clocks[0].mhz.to_string());
+        for (name, value) in self.settings {
+            set(name, value);
+        }
+        t
+    }
+
     /// Writes this board's build into `dir` (which must exist): the generated tops, the board
-    /// files, `board.tcl`, and the register map as a C header and SystemRDL; calls `progress`
-    /// after each file.
+    /// files, `board.tcl` or `board.sh`, and the register map as a C header and SystemRDL; calls
+    /// `progress` after each file.
     pub fn write(&self, dir: &Path, mut progress: impl FnMut(&Written)) -> std::io::Result<()> {
         let mut put = |name: &str, text: &str, what: String| -> std::io::Result<()> {
             let path = dir.join(name);
@@ -137,15 +218,19 @@ impl Board {
             )?;
         }
         for f in self.files {
-            let what = match f.kind {
-                FileKind::Source => "board top",
-                FileKind::Constraints => "constraints",
-                FileKind::Script => "Vivado script",
+            let what = match (f.kind, self.flow) {
+                (FileKind::Source, _) => "board top",
+                (FileKind::Constraints, _) => "constraints",
+                (FileKind::Script, Flow::Vivado) => "Vivado script",
+                (FileKind::Script, Flow::Icestorm) => "build script (yosys, nextpnr-ice40, icepack)",
             };
             put(f.name, f.text, what.into())?;
         }
-        put("board.tcl", &self.settings_tcl(), "the board's settings for build.tcl".into())?;
-        for (name, text, what) in tops::register_map_files(self.register_map) {
+        match self.flow {
+            Flow::Vivado => put("board.tcl", &self.settings_tcl(), "the board's settings for build.tcl".into())?,
+            Flow::Icestorm => put("board.sh", &self.settings_sh(), "the board's settings for build.sh".into())?,
+        }
+        for (name, text, what) in self.register_map.files() {
             put(name, &text, what)?;
         }
         Ok(())
@@ -205,14 +290,15 @@ const ALVEO_CLOCKS: &[BoardClock] = &[
 ];
 
 /// Every board, in `--list-boards` order.
-pub static BOARDS: [Board; 3] = [
+pub static BOARDS: [Board; 4] = [
     Board {
         name: "alveo-u280",
         description: "AMD Alveo U280: 100GbE on QSFP28 port 0 (CMAC, RS-FEC), AXI4-Lite BAR and host memory over PCIe Gen3 x16 (XDMA bridge), the 512-bit engine at 322.265625 MHz",
+        flow: Flow::Vivado,
         part: "xcu280-fsvh2892-2L-e",
         top: "ferroce_board_alveo",
         generated: ALVEO_GENERATED,
-        register_map: "c2048_q256",
+        register_map: RegisterMap::Engine("c2048_q256_w512"),
         files: &[
             ALVEO_TOP,
             BoardFile { name: "alveo-u280.xdc", kind: FileKind::Constraints, text: include_str!("../../constraints/alveo-u280.xdc") },
@@ -232,10 +318,11 @@ pub static BOARDS: [Board; 3] = [
     Board {
         name: "alveo-u55c",
         description: "AMD Alveo U55C: 100GbE on QSFP28 port 0 (CMAC, RS-FEC), AXI4-Lite BAR and host memory over PCIe Gen3 x16 (XDMA bridge), the 512-bit engine at 322.265625 MHz",
+        flow: Flow::Vivado,
         part: "xcu55c-fsvh2892-2L-e",
         top: "ferroce_board_alveo",
         generated: ALVEO_GENERATED,
-        register_map: "c2048_q256",
+        register_map: RegisterMap::Engine("c2048_q256_w512"),
         files: &[
             ALVEO_TOP,
             BoardFile { name: "alveo-u55c.xdc", kind: FileKind::Constraints, text: include_str!("../../constraints/alveo-u55c.xdc") },
@@ -255,10 +342,11 @@ pub static BOARDS: [Board; 3] = [
     Board {
         name: "zcu102",
         description: "AMD ZCU102 (Zynq UltraScale+): 10GBASE-R on SFP+ cage 0 (XXV Ethernet), the register file on the processor's M_AXI_HPM0_FPD at 0xA000_0000, the engine's memory on its DDR (S_AXI_HP0_FPD), the 64-bit engine at 156.25 MHz",
+        flow: Flow::Vivado,
         part: "xczu9eg-ffvb1156-2-e",
         top: "ferroce_board_zcu102",
         generated: &[("engine", "c64_q16_w64"), ("axi4_master", "w64"), ("mac_ingress", "w64")],
-        register_map: "c64_q16",
+        register_map: RegisterMap::Engine("c64_q16_w64"),
         files: &[
             BoardFile {
                 name: "ferroce_board_zcu102.v",
@@ -285,6 +373,34 @@ pub static BOARDS: [Board; 3] = [
             BoardClock { net: "control_clock", mhz: 125.0, what: "the XXV core's DRP and reset logic (the board's 125 MHz system clock)" },
         ],
         placed_by_ip: &["sfp0_rx_p", "sfp0_rx_n", "sfp0_tx_p", "sfp0_tx_n"],
+    },
+    Board {
+        name: "alchitry-cu",
+        description: "Alchitry Cu (Lattice iCE40-HX8K): the scheduler build (the QoS scheduler of 64 nodes and 5 queues, its register file) on the FTDI USB UART at 1 Mbaud (the serial bridge), its state on the eight LEDs, at 50 MHz (a PLL from the board's 100 MHz); the engine does not fit",
+        flow: Flow::Icestorm,
+        part: "iCE40-HX8K-CB132",
+        top: "ferroce_board_alchitry_cu",
+        generated: &[("serial_sched", "n64_q5")],
+        register_map: RegisterMap::Scheduler { node_bits: 6, queues: 5 },
+        files: &[
+            BoardFile {
+                name: "ferroce_board_alchitry_cu.v",
+                kind: FileKind::Source,
+                text: include_str!("../../bsp/alchitry-cu/ferroce_board_alchitry_cu.v"),
+            },
+            BoardFile { name: "alchitry-cu.pcf", kind: FileKind::Constraints, text: include_str!("../../constraints/alchitry-cu.pcf") },
+            BoardFile { name: "build.sh", kind: FileKind::Script, text: include_str!("../../bsp/alchitry-cu/build.sh") },
+        ],
+        // nextpnr-ice40 --hx8k --package cb132
+        settings: &[("ferroce_device", "hx8k"), ("ferroce_package", "cb132")],
+        clocks: &[
+            BoardClock {
+                net: "core_clock",
+                mhz: 50.0,
+                what: "everything (the PLL's output, from the board's 100 MHz oscillator on clk)",
+            },
+        ],
+        placed_by_ip: &[],
     },
 ];
 

@@ -12,6 +12,7 @@ use crate::registers::Registers;
 use crate::rx::front::data_depth;
 use crate::rx::{IcrcCheck, MacIngress, RxFront, RxHeader};
 use crate::sched::pacers::QueuePacers;
+use crate::sched::serial::SerialSched;
 use crate::sched::{self, Sched};
 use crate::stream::{StreamPort, StreamReadRouter, StreamReader, StreamSender, StreamSet};
 use crate::tx::{AckTracker, IcrcInsert, RetryTimer, SendHistory, TxGenerator, TxPath, TxSegmenter};
@@ -160,17 +161,22 @@ pub fn registers_config(variant: &str) -> Config {
 /// The register map of a variant of the `registers` top as files for drivers and PeakRDL:
 /// (file name, text, what it is), the C header and the SystemRDL description.
 pub fn register_map_files(variant: &str) -> [(&'static str, String, String); 2] {
-    let map = ferroce_contracts::regs::Map::new(registers_config(variant));
+    map_files(&ferroce_contracts::regs::Map::new(registers_config(variant)))
+}
+
+/// A register map as files for drivers and PeakRDL: the C header and the SystemRDL
+/// description, (file name, text, what it is).
+pub fn map_files(map: &ferroce_contracts::regs::Map) -> [(&'static str, String, String); 2] {
     let hash = map.hash();
     [
         (
             "ferroce_regs.h",
-            ferroce_contracts::regs::render::c_header(&map),
+            ferroce_contracts::regs::render::c_header(map),
             format!("C header of the register map, hash {hash:#010x}"),
         ),
         (
             "ferroce_regs.rdl",
-            ferroce_contracts::regs::render::systemrdl(&map),
+            ferroce_contracts::regs::render::systemrdl(map),
             format!("SystemRDL 2.0 register map, hash {hash:#010x}"),
         ),
     ]
@@ -417,6 +423,13 @@ fn serial_bridge(variant: &str, module: &str) -> String {
     }
 }
 
+fn serial_sched(variant: &str, module: &str) -> String {
+    match variant {
+        "n64_q5" => sched::synthesis_attributes(emit::verilog(&mut SerialSched::<6, 7, 5>::new(), module), false),
+        v => panic!("unsupported variant {v}"),
+    }
+}
+
 /// Buffer bits of the `stream_port` variants: 32 KiB at every width (two 16 KiB slots).
 pub const fn stream_buffer_bits(lanes: usize) -> usize {
     15 - lanes.trailing_zeros() as usize
@@ -481,7 +494,7 @@ fn axil_split(variant: &str, module: &str) -> String {
 }
 
 /// Every top, in emission order.
-pub static TOPS: [Top; 28] = [
+pub static TOPS: [Top; 29] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
@@ -643,6 +656,13 @@ pub static TOPS: [Top; 28] = [
         variants: &["8n1"],
         simulated: &["8n1"],
         build: serial_bridge,
+    },
+    Top {
+        name: "serial_sched",
+        description: "Scheduler build (the Alchitry Cu's): the QoS scheduler (64 nodes, 5 queues) and its register file behind the serial bridge; ferroce-ctl --device serial: configures the queues, enqueues nodes and asks for decisions",
+        variants: &["n64_q5"],
+        simulated: &["n64_q5"],
+        build: serial_sched,
     },
     Top {
         name: "stream_port",

@@ -43,6 +43,7 @@ pub mod responder_rtl;
 pub mod retry_timer_rtl;
 pub mod rx_path_rtl;
 pub mod rx_rtl;
+pub mod sched_build_rtl;
 pub mod sched_rtl;
 pub mod send_history_rtl;
 pub mod serial_rtl;

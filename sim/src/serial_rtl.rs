@@ -379,26 +379,67 @@ pub fn settle_cycles(clocks_per_bit: u32) -> u64 {
     u64::from((TIMEOUT_BYTE_TIMES + 7) * BIT_TIMES_PER_BYTE * clocks_per_bit)
 }
 
-/// Serves the bridge behind a pseudo-terminal until `stop` says so (checked at least twice a
-/// second): bytes written to the terminal's other end go to the bridge's `rx` as the host's UART
+/// A design with a UART on each of its lines (the host's into it, its own back), run a cycle at
+/// a time: the serial bridge with a register file behind it ([`BridgeAndTarget`]), or a design
+/// with the bridge inside (the scheduler build).
+pub trait SerialDevice {
+    /// The host's line into the design.
+    fn driver(&mut self) -> &mut LineDriver;
+    /// The design's line to the host.
+    fn decoder(&mut self) -> &mut LineDecoder;
+    /// One clock cycle.
+    fn step_cycle(&mut self) -> Result<(), String>;
+    /// Something is in flight besides the lines (an access on a bus the harness serves).
+    fn busy(&self) -> bool;
+}
+
+/// The bridge with the register file its accesses go to.
+pub struct BridgeAndTarget<'a, T: Served> {
+    /// The bridge.
+    pub bridge: &'a mut SerialBridgeRtl,
+    /// What its master port reaches.
+    pub target: &'a mut T,
+}
+
+impl<T: Served> SerialDevice for BridgeAndTarget<'_, T> {
+    fn driver(&mut self) -> &mut LineDriver {
+        &mut self.bridge.driver
+    }
+
+    fn decoder(&mut self) -> &mut LineDecoder {
+        &mut self.bridge.decoder
+    }
+
+    fn step_cycle(&mut self) -> Result<(), String> {
+        self.bridge.step(self.target)
+    }
+
+    fn busy(&self) -> bool {
+        self.bridge.bus_busy()
+    }
+}
+
+/// Serves a design behind a pseudo-terminal until `stop` says so (checked at least twice a
+/// second): bytes written to the terminal's other end go to its `rx` as the host's UART
 /// would send them, bytes from its `tx` come back. The clock runs while there is something to
 /// do; a silence of the host between bytes becomes as many idle bit times on the line (one per
 /// microsecond, as at 1 Mbaud, up to the bridge's timeout and an answer), so that a host that
 /// waits out the timeout finds the bridge ready, however fast the simulation runs.
-pub fn serve_pty(bridge: &mut SerialBridgeRtl, target: &mut impl Served, terminal: &Pty, stop: &dyn Fn() -> bool) -> Result<(), String> {
-    let cpb = bridge.driver.clocks_per_bit;
+pub fn serve_pty(device: &mut impl SerialDevice, terminal: &Pty, stop: &dyn Fn() -> bool) -> Result<(), String> {
+    let cpb = device.driver().clocks_per_bit;
     let byte_time = u64::from(cpb * BIT_TIMES_PER_BYTE);
     let mut last_byte = std::time::Instant::now();
-    let mut take = |bridge: &mut SerialBridgeRtl, bytes: Vec<u8>| {
+    let mut take = |device: &mut dyn SerialDevice, bytes: Vec<u8>| {
         if bytes.is_empty() {
             return;
         }
-        if bridge.driver.queued() == 0 {
+        let driver = device.driver();
+        if driver.queued() == 0 {
             let silent_bits = last_byte.elapsed().as_micros().min(u128::from(u32::MAX)) as u64;
-            bridge.driver.idle((silent_bits * u64::from(cpb)).min(settle_cycles(cpb)));
+            driver.idle((silent_bits * u64::from(cpb)).min(settle_cycles(cpb)));
         }
         for b in bytes {
-            bridge.driver.send(b, true);
+            driver.send(b, true);
         }
         last_byte = std::time::Instant::now();
     };
@@ -407,19 +448,19 @@ pub fn serve_pty(bridge: &mut SerialBridgeRtl, target: &mut impl Served, termina
         if bytes.is_empty() {
             continue;
         }
-        take(bridge, bytes);
-        // Run until the bridge has answered, taking the host's further bytes as they come.
+        take(device, bytes);
+        // Run until the design has answered, taking the host's further bytes as they come.
         let mut calm = 0;
         while calm < settle_cycles(cpb) {
             for _ in 0..byte_time {
-                bridge.step(target)?;
+                device.step_cycle()?;
             }
-            let answer: Vec<u8> = bridge.decoder.bytes.drain(..).map(|(b, _)| b).collect();
+            let answer: Vec<u8> = device.decoder().bytes.drain(..).map(|(b, _)| b).collect();
             if !answer.is_empty() {
                 terminal.write(&answer)?;
             }
-            take(bridge, terminal.read(0)?);
-            let active = bridge.driver.queued() > 0 || bridge.bus_busy() || bridge.decoder.busy();
+            take(device, terminal.read(0)?);
+            let active = device.driver().queued() > 0 || device.busy() || device.decoder().busy();
             calm = if active { 0 } else { calm + byte_time };
         }
     }

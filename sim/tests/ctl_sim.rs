@@ -370,3 +370,62 @@ fn a_silent_serial_line_is_an_error_not_a_hang() {
     let e = bus::open(&format!("serial:{}@12345", terminal.path.display())).err().unwrap();
     assert!(e.to_string().contains("baud rate 12345"), "{e}");
 }
+
+/// `ferroce-sim serve --top serial_sched --serial`: the scheduler build's RTL (the Alchitry
+/// Cu's design, its serial bridge inside) on a pseudo-terminal, driven by `ferroce-ctl`'s
+/// library as on the board: the device id and map check on open, QoS words, enqueues with
+/// their refusals, decisions in weighted round-robin order, engine calls refused.
+#[test]
+fn the_host_library_drives_the_scheduler_build_over_its_serial_line() {
+    use ferroce_ctl::EnqueueOutcome::{BadQueue, Duplicate, Queued};
+    let link = std::env::temp_dir().join(format!("ferroce-serial-sched-{}", std::process::id()));
+    let _ = std::fs::remove_file(&link);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ferroce-sim"))
+        .args(["serve", "--top", "serial_sched", "--clocks-per-bit", "8", "--serial"])
+        .arg(&link)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while !link.exists() {
+        assert!(
+            start.elapsed().as_secs() < 20,
+            "ferroce-sim serve --top serial_sched did not create its terminal"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let result = std::panic::catch_unwind(|| {
+        let name = format!("serial:{}@1000000", link.display());
+        let mut dev = Ferroce::open(bus::open(&name).unwrap()).unwrap();
+        assert!(dev.is_scheduler());
+        assert_eq!(dev.map().config.queues, 5);
+        // queue 1 weight 2, queue 2 weight 1, both in the low table
+        let queue_config = dev.map().reg("queue_config").clone();
+        dev.write(queue_config.address(1), 2).unwrap();
+        dev.write(queue_config.address(2), 1).unwrap();
+        assert_eq!(dev.read(queue_config.address(1)).unwrap(), 2);
+        let outcome = dev.sched_enqueue_nodes(1, &[10, 11, 12]).unwrap();
+        assert_eq!(outcome, [(10, Queued), (11, Queued), (12, Queued)]);
+        let outcome = dev.sched_enqueue_nodes(2, &[20, 21, 20]).unwrap();
+        assert_eq!(outcome, [(20, Queued), (21, Queued), (20, Duplicate)]);
+        assert_eq!(dev.sched_enqueue_nodes(7, &[30]).unwrap(), [(30, BadQueue)]);
+        let mut served = Vec::new();
+        for n in 1..=6 {
+            let d = dev.sched_decide().unwrap();
+            assert_eq!(d.number, n);
+            if d.served {
+                served.push((d.queue, d.node));
+            }
+        }
+        assert_eq!(served, [(1, 10), (1, 11), (2, 20), (1, 12), (2, 21)]);
+        let counters = dev.sched_counters().unwrap();
+        assert_eq!((counters.duplicate, counters.bad_queue), (1, 1));
+        assert!(dev.qp_read(0).is_err(), "the scheduler build has no QP table");
+        let e = dev.write(dev.map().reg("decision").offset, 1).unwrap_err();
+        assert_eq!(e.cause, Cause::SlaveError(2), "SLVERR comes back through the bridge");
+    });
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let _ = std::fs::remove_file(&link);
+    result.unwrap_or_else(|_| panic!("ferroce-sim serve --top serial_sched --serial"));
+}

@@ -43,6 +43,20 @@ pub enum Cause {
         /// This tool's.
         tool: u32,
     },
+    /// The call or command is another build's: an engine call on the scheduler build (it has no
+    /// QP table, posts, ...), or a scheduler build call on the engine.
+    WrongBuild(String),
+    /// The scheduler build's `decide` was written but `decision.number` did not advance by one:
+    /// the decision was not seen (a device that makes no decisions, such as a file, or another
+    /// host deciding at the same time).
+    DecisionNotSeen {
+        /// `decision.number` before the write.
+        before: u32,
+        /// After it.
+        after: u32,
+        /// What it should have read after it.
+        expected: u32,
+    },
     /// A request refused before any access (an argument the register file can't take).
     Invalid(String),
     /// The device reaches the register file only, not the memory behind the engine.
@@ -85,7 +99,12 @@ impl fmt::Display for Error {
                 f,
                 "read 0xFFFFFFFF from the ID block: the device's memory space is disabled or the card is gone (not taken for data)"
             ),
-            Cause::NotFerroce(id) => write!(f, "device id {id:#010x} is not Ferroce's ({:#010x})", ferroce_contracts::regs::DEVICE_ID),
+            Cause::NotFerroce(id) => write!(
+                f,
+                "device id {id:#010x} is not Ferroce's ({:#010x} the engine, {:#010x} the scheduler build)",
+                ferroce_contracts::regs::DEVICE_ID,
+                ferroce_contracts::regs::SCHEDULER_DEVICE_ID
+            ),
             Cause::MapMismatch { device, tool } => write!(
                 f,
                 "the device's register map (hash {device:#010x}) is not this tool's ({tool:#010x}): use a ferroce-ctl built from the same revision"
@@ -95,7 +114,12 @@ impl fmt::Display for Error {
                 "this device reaches the registers only, not the engine's memory (sim:PATH of `ferroce-sim serve --top engine` \
                  or `ferroce-sim wire` does; on a board, the buffer is the host's own memory or the card's, written by its DMA)"
             ),
-            Cause::Invalid(what) | Cause::Io(what) => write!(f, "{what}"),
+            Cause::DecisionNotSeen { before, after, expected } => write!(
+                f,
+                "the decision was not seen: decision.number read {before} before the write of decide and {after} after it, \
+                 not {expected} (a device that makes no decisions, such as a file, or another host deciding too)"
+            ),
+            Cause::WrongBuild(what) | Cause::Invalid(what) | Cause::Io(what) => write!(f, "{what}"),
         }
     }
 }

@@ -7,6 +7,14 @@
 //! table, receive buffer posts and receive completions (the `MEMORY_REGION`, `RECEIVE_POST` and
 //! `RECEIVE_COMPLETION` schemas), the counters. Opening a device reads its ID block and refuses a
 //! device built from another map.
+//!
+//! Two builds answer: the engine (device id "FRCE", `Map::new`) and the scheduler build (device
+//! id "FRCQ", `Map::scheduler`: the QoS scheduler alone behind the serial bridge, for boards too
+//! small for the engine such as the Alchitry Cu). [`Ferroce::open`] builds the map of either;
+//! the register, field, dump and counter calls work on both, the engine's calls (QP table,
+//! posts, poll, regions, receive buffers, streams) answer [`Cause::WrongBuild`] on the scheduler
+//! build, and the scheduler build's calls ([`Ferroce::sched_enqueue`], [`Ferroce::sched_decide`])
+//! answer it on the engine.
 #![warn(missing_docs)]
 
 pub mod bus;
@@ -14,7 +22,7 @@ pub mod connect;
 pub mod stream;
 
 pub use bus::{Bus, Cause, Error};
-use ferroce_contracts::regs::{Config, Kind, Map, PostState, Register, DEVICE_ID, POLL_CHANNELS, QP_STATUS};
+use ferroce_contracts::regs::{Config, Device, Kind, Map, PostState, Register, DEVICE_ID, POLL_CHANNELS, QP_STATUS, SCHEDULER_DEVICE_ID};
 use ferroce_contracts::responder::{
     completion_kind, receive_state, region_index, Access, ReceiveStatus, ResponderCounter, MEMORY_REGION, RECEIVE_COMPLETION, RECEIVE_POST,
     REGION_KEY_BITS,
@@ -185,6 +193,69 @@ impl ReceiveCompletion {
     }
 }
 
+/// What an engine call answers on the scheduler build ([`Cause::WrongBuild`]), before what the
+/// build lacks.
+pub const SCHEDULER_BUILD: &str = "this device is the scheduler build (FRCQ: the QoS scheduler alone, as on the Alchitry Cu)";
+
+/// One decision of the scheduler build's arbiter (its `decision` register, decoded).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decision {
+    /// A queue was served; false: nothing was eligible (every queue empty or held back), and
+    /// `queue` and `node` mean nothing.
+    pub served: bool,
+    /// The queue served.
+    pub queue: u32,
+    /// The node that left it.
+    pub node: u32,
+    /// Decisions made since reset, this one included (wraps at 2^width of the `number` field:
+    /// 256).
+    pub number: u32,
+}
+
+impl Decision {
+    /// The decision in a value of `register` (the map's `decision`), by its field names.
+    pub fn decode(register: &Register, value: u32) -> Decision {
+        let field = |name: &str| register.field(name).map_or(0, |f| f.get(value));
+        Decision {
+            served: field("served") == 1,
+            queue: field("queue"),
+            node: field("node"),
+            number: field("number"),
+        }
+    }
+}
+
+/// What became of an enqueue, as the scheduler's counters say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EnqueueOutcome {
+    /// Neither counter moved: the node is on its queue.
+    Queued,
+    /// Refused: the node was already queued (`sched_duplicate` counted it).
+    Duplicate,
+    /// Refused: the queue is beyond the build's queues (`sched_bad_queue` counted it).
+    BadQueue,
+}
+
+impl EnqueueOutcome {
+    /// Lower-case name (JSON).
+    pub const fn name(self) -> &'static str {
+        match self {
+            EnqueueOutcome::Queued => "queued",
+            EnqueueOutcome::Duplicate => "duplicate",
+            EnqueueOutcome::BadQueue => "bad_queue",
+        }
+    }
+}
+
+/// The scheduler's refusal counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SchedCounters {
+    /// Enqueues refused because the node was already queued (`sched_duplicate`).
+    pub duplicate: u32,
+    /// Enqueues refused because the queue was beyond the build's queues (`sched_bad_queue`).
+    pub bad_queue: u32,
+}
+
 /// A Ferroce register file on a bus.
 pub struct Ferroce {
     bus: Box<dyn Bus>,
@@ -202,21 +273,43 @@ pub fn parse_number(s: &str) -> Option<u64> {
 
 impl Ferroce {
     /// Opens the register file on `bus`: reads the ID block (0xFFFFFFFF is an error, not data),
-    /// checks the device id and the map hash, and builds the map of the device's configuration.
+    /// checks the device id and the map hash, and builds the map of the device's build: the
+    /// engine's configuration (device id "FRCE": `build_bus`, `build_tables`, `build_streams`)
+    /// or the scheduler build's (device id "FRCQ": `build_sched`). Any other id is
+    /// [`Cause::NotFerroce`]; a build this tool can't describe or another map hash is
+    /// [`Cause::MapMismatch`].
     pub fn open(mut bus: Box<dyn Bus>) -> Result<Ferroce, Error> {
+        let id_at = Map::new(Config::SMALL).reg("device_id").offset;
+        let id = bus.read32(id_at)?;
+        if id == u32::MAX {
+            return Err(bus.error(Some(id_at), Cause::AllOnes));
+        }
+        let map = match id {
+            DEVICE_ID => Ferroce::engine_map(bus.as_mut())?,
+            SCHEDULER_DEVICE_ID => Ferroce::scheduler_map(bus.as_mut())?,
+            other => return Err(bus.error(Some(id_at), Cause::NotFerroce(other))),
+        };
+        let hash_at = map.reg("map_hash").offset;
+        let hash = bus.read32(hash_at)?;
+        if map.hash() != hash {
+            return Err(bus.error(
+                Some(hash_at),
+                Cause::MapMismatch {
+                    device: hash,
+                    tool: map.hash(),
+                },
+            ));
+        }
+        Ok(Ferroce { bus, map })
+    }
+
+    /// The engine's map, from its build registers.
+    fn engine_map(bus: &mut dyn Bus) -> Result<Map, Error> {
         let layout = Map::new(Config::SMALL);
         let at = |name: &str| layout.reg(name).offset;
-        let id = bus.read32(at("device_id"))?;
-        if id == u32::MAX {
-            return Err(bus.error(Some(at("device_id")), Cause::AllOnes));
-        }
-        if id != DEVICE_ID {
-            return Err(bus.error(Some(at("device_id")), Cause::NotFerroce(id)));
-        }
-        let (bus_word, tables, hash, streams) = (
+        let (bus_word, tables, streams) = (
             bus.read32(at("build_bus"))?,
             bus.read32(at("build_tables"))?,
-            bus.read32(at("map_hash"))?,
             bus.read32(at("build_streams"))?,
         );
         let field = |reg: &str, f: &str, word: u32| layout.reg(reg).field(f).expect("ID field").get(word);
@@ -228,19 +321,62 @@ impl Ferroce {
             streams: field("build_streams", "streams", streams),
         };
         if config.check().is_err() {
+            let hash = bus.read32(at("map_hash"))?;
             return Err(bus.error(Some(at("build_tables")), Cause::MapMismatch { device: hash, tool: 0 }));
         }
-        let map = Map::new(config);
-        if map.hash() != hash {
-            return Err(bus.error(
-                Some(at("map_hash")),
-                Cause::MapMismatch {
-                    device: hash,
-                    tool: map.hash(),
-                },
-            ));
+        Ok(Map::new(config))
+    }
+
+    /// The scheduler build's map, from `build_sched`.
+    fn scheduler_map(bus: &mut dyn Bus) -> Result<Map, Error> {
+        // the ID block's layout is the same for every scheduler build: any valid one finds it
+        let layout = Map::scheduler(6, 5);
+        let build = layout.reg("build_sched");
+        let word = bus.read32(build.offset)?;
+        let field = |f: &str| build.field(f).expect("build_sched field").get(word);
+        let (node_bits, queues) = (field("node_bits"), field("queues"));
+        let config = Config {
+            data_width: 0,
+            channels: 0,
+            queues,
+            qps: 0,
+            streams: 0,
+        };
+        if (Device::Scheduler { node_bits }).check(&config).is_err() {
+            let hash = bus.read32(layout.reg("map_hash").offset)?;
+            return Err(bus.error(Some(build.offset), Cause::MapMismatch { device: hash, tool: 0 }));
         }
-        Ok(Ferroce { bus, map })
+        Ok(Map::scheduler(node_bits, queues))
+    }
+
+    /// The device is the scheduler build (device id "FRCQ"), not the engine.
+    pub fn is_scheduler(&self) -> bool {
+        matches!(self.map.device, Device::Scheduler { .. })
+    }
+
+    /// Refuses an engine call on the scheduler build: it has no `lacks`.
+    fn engine_only(&self, lacks: &str) -> Result<(), Error> {
+        match self.map.device {
+            Device::Engine => Ok(()),
+            Device::Scheduler { .. } => Err(self
+                .bus
+                .error(None, Cause::WrongBuild(format!("{SCHEDULER_BUILD}: it has no {lacks}")))),
+        }
+    }
+
+    /// Refuses a scheduler build call on the engine.
+    fn scheduler_only(&self) -> Result<(), Error> {
+        match self.map.device {
+            Device::Scheduler { .. } => Ok(()),
+            Device::Engine => Err(self.bus.error(
+                None,
+                Cause::WrongBuild(
+                    "this device is the engine (FRCE): its scheduler is fed by its TX path (posted transfers); enqueues and \
+                     decisions by hand are the scheduler build's (FRCQ)"
+                        .into(),
+                ),
+            )),
+        }
     }
 
     /// The register map of the device.
@@ -329,6 +465,7 @@ impl Ferroce {
 
     /// The QP context entry of `qp` (its words).
     pub fn qp_read(&mut self, qp: u32) -> Result<Vec<u32>, Error> {
+        self.engine_only("QP table")?;
         (0..QP_CONTEXT.words())
             .map(|w| {
                 let a = self.at(&format!("qp_word{w}"), qp);
@@ -340,6 +477,7 @@ impl Ferroce {
     /// QP `qp`'s error state (`qp_status`): the status its transfers failed with, or `None`
     /// when it is not in error. A QP in error refuses posts until its context is written again.
     pub fn qp_failure(&mut self, qp: u32) -> Result<Option<CompletionStatus>, Error> {
+        self.engine_only("QP table")?;
         let a = self.at(QP_STATUS, qp);
         let value = self.read(a)?;
         let code = self.map.reg(QP_STATUS).field("failure").expect("qp_status.failure").get(value);
@@ -349,6 +487,7 @@ impl Ferroce {
     /// Writes the QP context entry of `qp`: words 1 and up first, word 0 last (it commits the
     /// entry to the TX path).
     pub fn qp_write(&mut self, qp: u32, words: &[u32]) -> Result<(), Error> {
+        self.engine_only("QP table")?;
         for w in (0..QP_CONTEXT.words()).rev() {
             let a = self.at(&format!("qp_word{w}"), qp);
             self.write(a, words[w])?;
@@ -360,6 +499,7 @@ impl Ferroce {
     /// `fields` (by `QP_CONTEXT` name; the others 0): as a verbs host moves a QP through RESET for
     /// a new connection, so nothing of an earlier one (PSNs above all) survives.
     pub fn qp_commit(&mut self, qp: u32, fields: &[(&str, u128)]) -> Result<(), Error> {
+        self.engine_only("QP table")?;
         let words = QP_CONTEXT.encode(fields).map_err(|e| self.invalid(format!("QP {qp}: {e}")))?;
         self.qp_write(qp, &vec![0; QP_CONTEXT.words()])?;
         self.qp_write(qp, &words)
@@ -367,6 +507,7 @@ impl Ferroce {
 
     /// The engine's own addresses: MAC (`local_mac_high`, `local_mac_low`) and IPv4 (`local_ipv4`).
     pub fn local_address(&mut self) -> Result<([u8; 6], std::net::Ipv4Addr), Error> {
+        self.engine_only("MAC or IP address (the engine's configuration)")?;
         let high = self.read(self.at("local_mac_high", 0))?;
         let low = self.read(self.at("local_mac_low", 0))?;
         let ip = self.read(self.at("local_ipv4", 0))?;
@@ -376,6 +517,7 @@ impl Ferroce {
 
     /// The post state and code of `post_status`.
     pub fn post_status(&mut self) -> Result<(PostState, u8, u32), Error> {
+        self.engine_only("transfer posting")?;
         let v = self.read(self.at("post_status", 0))?;
         let r = self.map.reg("post_status");
         let state = PostState::from_code(r.field("state").expect("state").get(v)).expect("2-bit state");
@@ -385,6 +527,7 @@ impl Ferroce {
     /// Posts a transfer (a packed `POST` entry): the eight words, the doorbell, then the
     /// register file's answer (read until the post is no longer pending, at most `tries` reads).
     pub fn post(&mut self, words: &[u32], tries: usize) -> Result<PostOutcome, Error> {
+        self.engine_only("transfer posting")?;
         let status = self.at("post_status", 0);
         let r = self.map.reg("post_status").clone();
         // clear the sequence error bits so that this post's are seen
@@ -417,6 +560,7 @@ impl Ferroce {
 
     /// A channel's status: state and cause.
     pub fn channel_status(&mut self, channel: u32) -> Result<(ChannelStatus, u8), Error> {
+        self.engine_only("channels")?;
         let r = self.map.reg("channel_status").clone();
         let v = self.read(r.address(channel))?;
         let state = ChannelStatus::from_code(r.field("state").expect("state").get(v) as u8).expect("2-bit state");
@@ -426,6 +570,7 @@ impl Ferroce {
     /// Polls the groups of the channels `first..=last`: the finished channels of those groups
     /// (all of them, also outside the range: a poll clears its whole group).
     pub fn poll(&mut self, first: u32, last: u32) -> Result<Vec<Finished>, Error> {
+        self.engine_only("channels")?;
         let mut out = Vec::new();
         for g in first / POLL_CHANNELS..=last / POLL_CHANNELS {
             let finished = self.read(self.at("poll", g))?;
@@ -446,9 +591,13 @@ impl Ferroce {
         self.bus.error(None, Cause::Invalid(message))
     }
 
-    /// Entries of the memory region table (the `index` field of `region_write`).
+    /// Entries of the memory region table (the `index` field of `region_write`; 0 on the
+    /// scheduler build).
     pub fn region_entries(&self) -> u32 {
-        1 << self.map.reg("region_write").field("index").expect("index").width
+        self.map
+            .get("region_write")
+            .and_then(|r| r.field("index"))
+            .map_or(0, |f| 1 << f.width)
     }
 
     /// Writes entry `index` of the memory region table: the staging words, then `index` to
@@ -457,6 +606,7 @@ impl Ferroce {
     /// finds a region by the R_Key's bits above `REGION_KEY_BITS`), a region that ends beyond
     /// 2^64. The table is write-only from the host.
     pub fn region_write(&mut self, index: u32, region: &Region) -> Result<(), Error> {
+        self.engine_only("memory region table")?;
         let entries = self.region_entries();
         if index >= entries {
             return Err(self.invalid(format!(
@@ -497,6 +647,7 @@ impl Ferroce {
     /// Posts a receive buffer to `qp`'s receive queue: the staging words, `receive_post`, then
     /// `receive_status` until the post is no longer pending (at most `tries` reads).
     pub fn receive_post(&mut self, qp: u32, address: u64, length: u32, tries: usize) -> Result<ReceiveOutcome, Error> {
+        self.engine_only("receive queues")?;
         let words = RECEIVE_POST
             .encode(&[("qp", qp.into()), ("length", length.into()), ("address", address.into())])
             .map_err(|e| self.invalid(format!("receive post: {e}")))?;
@@ -524,6 +675,7 @@ impl Ferroce {
 
     /// Writes the fields `fields` of `receive_completion_pop` (`pop`, `clear_overflow`).
     fn completion_pop(&mut self, fields: &[&str]) -> Result<(), Error> {
+        self.engine_only("receive completions")?;
         let r = self.map.reg("receive_completion_pop");
         let v = fields.iter().fold(0, |v, f| v | r.field(f).expect("pop field").mask());
         let a = r.offset;
@@ -533,6 +685,7 @@ impl Ferroce {
     /// The oldest receive completion, popped (`None` when the queue is empty), and the overflow
     /// flag (completions were lost since it was last cleared).
     pub fn receive_completion(&mut self) -> Result<(Option<ReceiveCompletion>, bool), Error> {
+        self.engine_only("receive completions")?;
         // word 0 has `valid`: the other words are read only when it is set (the head stays
         // until popped)
         let mut words = vec![self.read(self.at("receive_completion0", 0))?];
@@ -571,11 +724,13 @@ impl Ferroce {
 
     /// Receive completions lost because the queue was full (`receive_completions_lost`).
     pub fn receive_completions_lost(&mut self) -> Result<u32, Error> {
+        self.engine_only("receive completions")?;
         self.read(self.at("receive_completions_lost", 0))
     }
 
     /// The responder's counters (`responder_counter[i]`), named by `ResponderCounter::name`.
     pub fn responder_counters(&mut self) -> Result<Vec<(String, u32)>, Error> {
+        self.engine_only("responder")?;
         ResponderCounter::ALL
             .iter()
             .map(|&c| Ok((c.name(), self.responder_counter(c)?)))
@@ -584,12 +739,13 @@ impl Ferroce {
 
     /// One responder counter.
     pub fn responder_counter(&mut self, counter: ResponderCounter) -> Result<u32, Error> {
+        self.engine_only("responder")?;
         let address = self.map.reg("responder_counter").address(counter.index() as u32);
         self.read(address)
     }
 
-    /// Every counter: the readable registers of the `counters` block, `receive_completions_lost`
-    /// and the responder's counters (named `responder_<name>`).
+    /// Every counter: the readable registers of the `counters` block; on the engine also
+    /// `receive_completions_lost` and the responder's counters (named `responder_<name>`).
     pub fn counters(&mut self) -> Result<Vec<(String, u32)>, Error> {
         let mut regs: Vec<(String, u32)> = self.map.blocks.iter().find(|b| b.name == "counters").map_or_else(Vec::new, |b| {
             b.registers
@@ -598,13 +754,156 @@ impl Ferroce {
                 .map(|r| (r.name.clone(), r.offset))
                 .collect()
         });
-        regs.push(("receive_completions_lost".into(), self.at("receive_completions_lost", 0)));
+        let engine = self.map.device == Device::Engine;
+        if engine {
+            regs.push(("receive_completions_lost".into(), self.at("receive_completions_lost", 0)));
+        }
         let mut out = regs
             .into_iter()
             .map(|(n, a)| Ok((n, self.read(a)?)))
             .collect::<Result<Vec<_>, Error>>()?;
-        out.extend(self.responder_counters()?.into_iter().map(|(n, v)| (format!("responder_{n}"), v)));
+        if engine {
+            out.extend(self.responder_counters()?.into_iter().map(|(n, v)| (format!("responder_{n}"), v)));
+        }
         Ok(out)
+    }
+
+    /// The scheduler's refusal counters (`sched_duplicate`, `sched_bad_queue`; both builds).
+    pub fn sched_counters(&mut self) -> Result<SchedCounters, Error> {
+        Ok(SchedCounters {
+            duplicate: self.read(self.at("sched_duplicate", 0))?,
+            bad_queue: self.read(self.at("sched_bad_queue", 0))?,
+        })
+    }
+
+    /// The `enqueue` register and the value that enqueues `node` on `queue`; refused before any
+    /// access when either does not fit its field (a queue that fits but is beyond the build's
+    /// queues is written: the scheduler refuses and counts it).
+    fn enqueue_word(&self, node: u32, queue: u32) -> Result<(u32, u32), Error> {
+        self.scheduler_only()?;
+        let r = self.map.reg("enqueue");
+        let mut value = 0;
+        for (name, v) in [("node", node), ("queue", queue)] {
+            let f = r.field(name).expect("enqueue field");
+            if u64::from(v) > u64::from(f.mask() >> f.lsb) {
+                let why = if name == "node" {
+                    format!("is beyond the build's {} nodes (0 to {})", 1u64 << f.width, (1u64 << f.width) - 1)
+                } else {
+                    format!("does not fit the {}-bit queue field", f.width)
+                };
+                return Err(self.invalid(format!("enqueue: {name} {v} {why}")));
+            }
+            value = f.set(value, v);
+        }
+        Ok((r.offset, value))
+    }
+
+    /// The scheduler build: enqueues `node` on `queue` (one write of `enqueue`). The scheduler
+    /// refuses a node already queued and a queue beyond the build's, and counts them
+    /// ([`Ferroce::sched_counters`]; [`Ferroce::sched_enqueue_nodes`] says which). On the
+    /// engine: [`Cause::WrongBuild`] (its scheduler is fed by its TX path).
+    pub fn sched_enqueue(&mut self, node: u32, queue: u32) -> Result<(), Error> {
+        let (address, value) = self.enqueue_word(node, queue)?;
+        self.write(address, value)
+    }
+
+    /// The scheduler build: enqueues `nodes` on `queue` in order, each followed by a read of the
+    /// refusal counters, and says what became of each (the counters are read once before the
+    /// first). Every node is checked against its field before the first write. A counter that
+    /// moves by more than one enqueue explains is an error.
+    pub fn sched_enqueue_nodes(&mut self, queue: u32, nodes: &[u32]) -> Result<Vec<(u32, EnqueueOutcome)>, Error> {
+        let words = nodes
+            .iter()
+            .map(|&n| self.enqueue_word(n, queue))
+            .collect::<Result<Vec<_>, Error>>()?;
+        let mut before = self.sched_counters()?;
+        let mut out = Vec::with_capacity(nodes.len());
+        for (&node, (address, value)) in nodes.iter().zip(words) {
+            self.write(address, value)?;
+            let after = self.sched_counters()?;
+            let moved = (
+                after.duplicate.wrapping_sub(before.duplicate),
+                after.bad_queue.wrapping_sub(before.bad_queue),
+            );
+            let outcome = match moved {
+                (0, 0) => EnqueueOutcome::Queued,
+                (1, 0) => EnqueueOutcome::Duplicate,
+                (0, 1) => EnqueueOutcome::BadQueue,
+                (d, b) => {
+                    return Err(self.bus.error(
+                        None,
+                        Cause::Io(format!(
+                            "enqueue of node {node}: sched_duplicate moved by {d} and sched_bad_queue by {b}, more than one \
+                             enqueue explains (another requester?)"
+                        )),
+                    ))
+                }
+            };
+            out.push((node, outcome));
+            before = after;
+        }
+        Ok(out)
+    }
+
+    /// The scheduler build: the last decision (the `decision` register), without making one.
+    pub fn sched_decision(&mut self) -> Result<Decision, Error> {
+        self.scheduler_only()?;
+        let address = self.at("decision", 0);
+        let value = self.bus.read32(address)?;
+        Ok(Decision::decode(self.map.reg("decision"), value))
+    }
+
+    /// The scheduler build: makes one arbiter decision and returns it: reads `decision`,
+    /// writes `decide`, reads `decision` again; its `number` must have advanced by exactly one
+    /// (modulo 2^width), else [`Cause::DecisionNotSeen`] (a device that makes no decisions,
+    /// such as a file, or another host deciding at the same time). Three accesses. On the
+    /// engine: [`Cause::WrongBuild`].
+    pub fn sched_decide(&mut self) -> Result<Decision, Error> {
+        let before = self.sched_decision()?;
+        let decide = self.map.reg("decide");
+        let (address, value) = (decide.offset, decide.field("go").map_or(1, |f| f.set(0, 1)));
+        self.write(address, value)?;
+        let after = self.sched_decision()?;
+        let wrap = self.map.reg("decision").field("number").map_or(256, |f| 1u64 << f.width);
+        let expected = ((u64::from(before.number) + 1) % wrap) as u32;
+        if after.number != expected {
+            return Err(self.bus.error(
+                Some(self.map.reg("decision").offset),
+                Cause::DecisionNotSeen {
+                    before: before.number,
+                    after: after.number,
+                    expected,
+                },
+            ));
+        }
+        Ok(after)
+    }
+
+    /// Sets fields of queue `queue`'s configuration word (`queue_config[queue]`, the
+    /// `ferroce_contracts::sched::QUEUE_CONFIG` fields by name: `weight`, `rate`, `burst`,
+    /// `high_table`, `bucket_enable`), keeping the others: reads the word, writes it back
+    /// changed, and returns the value written. Both builds (the `qos` block is the same).
+    /// Refused before any access: a queue beyond the build's, a field the word does not have,
+    /// a value that does not fit.
+    pub fn queue_config_set(&mut self, queue: u32, fields: &[(&str, u32)]) -> Result<u32, Error> {
+        let r = self.map.reg("queue_config").clone();
+        if queue >= r.count {
+            return Err(self.invalid(format!("queue {queue}: the build has {} queues (0 to {})", r.count, r.count - 1)));
+        }
+        for (name, v) in fields {
+            let f = r
+                .field(name)
+                .ok_or_else(|| self.invalid(format!("queue_config has no field '{name}'")))?;
+            if u64::from(*v) > u64::from(f.mask() >> f.lsb) {
+                return Err(self.invalid(format!("queue_config.{name}: {v} does not fit {} bits", f.width)));
+            }
+        }
+        let address = r.address(queue);
+        let word = fields
+            .iter()
+            .fold(self.read(address)?, |w, (name, v)| r.field(name).expect("checked").set(w, *v));
+        self.write(address, word)?;
+        Ok(word)
     }
 
     /// A register may be read without side effects and returns something: not a poll register

@@ -1,21 +1,31 @@
 //! `ferroce-ctl`: read and write a Ferroce register file from the host (in the manner of
-//! `devmem2`, `ethtool` and `ibv_devinfo`).
+//! `devmem2`, `ethtool` and `ibv_devinfo`). The engine's commands, and on the scheduler build
+//! (device id "FRCQ": the QoS scheduler alone, as on the Alchitry Cu) `info`, `read`, `write`,
+//! `dump`, `counters` and `sched`; docs/ctl.md lists them.
 
 use clap::{Parser, Subcommand};
-use ferroce_contracts::regs::Register;
+use ferroce_contracts::regs::{Device, Register};
 use ferroce_contracts::responder::{receive_state, Access, REGION_KEY_BITS};
+use ferroce_contracts::sched::queue as queue_field;
 use ferroce_contracts::tx::{udp_source_port_hash, ChannelStatus, Pmtu, PostOp, QpState, POST, QP_CONTEXT};
 use ferroce_ctl::connect::ConnectError;
 use ferroce_ctl::stream::{refusal_text, StreamSettings};
 use ferroce_ctl::{
-    bus, parse_number, receive_status_name, refusal_name, status_name, Error, Ferroce, PostOutcome, ReceiveCompletion, ReceiveKind,
-    ReceiveOutcome, Region,
+    bus, parse_number, receive_status_name, refusal_name, status_name, Decision, EnqueueOutcome, Error, Ferroce, PostOutcome,
+    ReceiveCompletion, ReceiveKind, ReceiveOutcome, Region, SCHEDULER_BUILD,
 };
 use serde_json::{json, Value};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "ferroce-ctl", version, about = "Read and write a Ferroce register file")]
+#[command(
+    name = "ferroce-ctl",
+    version,
+    about = "Read and write a Ferroce register file",
+    long_about = "Read and write a Ferroce register file: the engine's (device id FRCE), or the scheduler build's (FRCQ: \
+                  the QoS scheduler alone behind the serial bridge, as on the Alchitry Cu), whose commands are info, read, \
+                  write, dump, counters and sched."
+)]
 struct Cli {
     /// The device: pci:DOMAIN:BUS:DEV.FN[/barN] or a bare BDF (the BAR through sysfs),
     /// uio:/dev/uioN, mem:0xADDRESS (/dev/mem), serial:PATH[@BAUD] (a board's UART bridge,
@@ -31,7 +41,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// The device: id, version, build configuration, map hash, configuration registers.
+    /// The device: id, version, build configuration, map hash, configuration registers (the
+    /// scheduler build: its nodes and queues, the limit of high priority, the last decision).
     Info,
     /// Read a register (by name, name[index], or byte address) and decode its fields.
     Read {
@@ -49,7 +60,9 @@ enum Cmd {
     /// registers whose read clears them (poll) and write-only ones (doorbell, strobes: a write
     /// is an action, a read returns 0) are not read.
     Dump {
-        /// Block name (id, config, qos, counters, post, receive, responder, poll, channel, qp).
+        /// Block name: the engine's id, config, qos, counters, post, receive, responder, pacing,
+        /// poll, channel, stream (with stream ports), qp; the scheduler build's id, qos,
+        /// counters, scheduler.
         block: Option<String>,
         /// Elements shown per array.
         #[arg(long, default_value_t = 4)]
@@ -102,9 +115,18 @@ enum Cmd {
         #[command(subcommand)]
         what: StreamCmd,
     },
+    /// The QoS scheduler by hand on the scheduler build (FRCQ): enqueue nodes, make decisions;
+    /// and a queue's QoS configuration word on either build (`sched config`). On the engine its
+    /// scheduler is fed by its TX path: `enqueue` and `decide` are refused there.
+    Sched {
+        #[command(subcommand)]
+        what: SchedCmd,
+    },
     /// The counters of the RX front end, the scheduler, the status table, the host path (ARP
     /// and echo replies), the ACK tracker, the READ tracker (`rx_read_*`), the receive
-    /// completion queue and the responder (`responder_<name>`).
+    /// completion queue and the responder (`responder_<name>`); on the scheduler build its
+    /// `counters` block (the scheduler's refusals; the serial bridge's discards where the build
+    /// has them).
     Counters {
         /// Repeat every SECONDS, with the change since the last time.
         #[arg(long, value_name = "SECONDS")]
@@ -113,6 +135,58 @@ enum Cmd {
         #[arg(long)]
         count: Option<u64>,
     },
+}
+
+#[derive(Subcommand)]
+enum SchedCmd {
+    /// Enqueue each NODE on queue Q, in order (a write of `enqueue` each). The scheduler refuses
+    /// a node already queued and a queue beyond the build's, and counts them: the counters are
+    /// read after each write, and each refused node is named (exit status 1 if any was).
+    Enqueue {
+        /// The queue (0 to queues − 1; queue 0 is the control queue, served first).
+        #[arg(long, value_name = "Q")]
+        queue: u32,
+        /// The nodes (0 to nodes − 1; `info` says how many).
+        #[arg(required = true, value_name = "NODE")]
+        nodes: Vec<String>,
+    },
+    /// Make N arbiter decisions (a write of `decide` each), one line each: `decision 17: queue 3
+    /// node 42`, or `decision 18: nothing eligible`. Each decision's number must follow the
+    /// last one: otherwise the decision was not seen (a file device makes none) and it is an
+    /// error.
+    Decide {
+        /// Decisions to make.
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        count: u32,
+    },
+    /// Show queue QUEUE's configuration word (`queue_config[QUEUE]`), or change the fields given
+    /// (the others kept). Both builds.
+    Config(SchedConfigArgs),
+}
+
+#[derive(clap::Args)]
+struct SchedConfigArgs {
+    /// The queue.
+    queue: u32,
+    /// WRR weight in decisions, 0 to 255 (0 takes the queue out of arbitration; ignored for
+    /// queue 0).
+    #[arg(long)]
+    weight: Option<u32>,
+    /// Token bucket rate: tokens added per cycle, in 1/256 token (0 to 255).
+    #[arg(long)]
+    rate: Option<u32>,
+    /// Token bucket capacity in whole tokens (0 to 255).
+    #[arg(long)]
+    burst: Option<u32>,
+    /// Put the queue in the high-priority table.
+    #[arg(long, conflicts_with = "low")]
+    high: bool,
+    /// Put the queue in the low-priority table.
+    #[arg(long)]
+    low: bool,
+    /// The token bucket: on (the queue is eligible only with a whole token) or off.
+    #[arg(long, value_name = "on|off")]
+    bucket: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -550,6 +624,8 @@ fn meaning(register: &str, field: &str, value: u32) -> Option<String> {
         ("qp_word0", "state") => QpState::from_code(value as u8).map(|s| s.name().to_string()),
         ("qp_word0", "pmtu") => Pmtu::from_code(value as u8).map(|p| format!("{} bytes", p.bytes())),
         ("block_size", "log2") => Some(format!("{} KiB", (1u64 << value) / 1024)),
+        ("build_sched", "node_bits") => Some(format!("{} nodes", 1u64 << value)),
+        ("decision", "served") => Some(if value == 1 { "a queue was served" } else { "nothing eligible" }.into()),
         ("receive_status", "state") => Some(
             match value {
                 receive_state::IDLE => "idle",
@@ -645,23 +721,11 @@ fn print(json_out: bool, value: Value, text: String) {
     }
 }
 
-fn info(dev: &mut Ferroce, json_out: bool) -> Result<(), Error> {
+/// Reads the registers `names` for `info`: their fields into `values` and a line each into
+/// `text`.
+fn info_registers(dev: &mut Ferroce, names: &[&str], values: &mut serde_json::Map<String, Value>, text: &mut String) -> Result<(), Error> {
     let map = dev.map().clone();
-    let mut values = serde_json::Map::new();
-    let mut text = format!("device {}\n", dev.device());
-    for name in [
-        "device_id",
-        "version",
-        "build_bus",
-        "build_tables",
-        "map_hash",
-        "block_size",
-        "read_response_queue",
-        "local_mac_low",
-        "local_mac_high",
-        "local_ipv4",
-        "post_status",
-    ] {
+    for &name in names {
         let r = map.reg(name);
         let v = dev.read(r.offset)?;
         values.insert(name.into(), register_json(name, r.offset, r, v)["fields"].clone());
@@ -674,6 +738,56 @@ fn info(dev: &mut Ferroce, json_out: bool) -> Result<(), Error> {
             .collect();
         text.push_str(&format!("{name:<14} {}\n", fields.join(" ")));
     }
+    Ok(())
+}
+
+fn info(dev: &mut Ferroce, json_out: bool) -> Result<(), Error> {
+    let map = dev.map().clone();
+    let mut values = serde_json::Map::new();
+    let mut text = format!("device {}\n", dev.device());
+    if let Device::Scheduler { node_bits } = map.device {
+        // the ID block as the map has it, then the QoS limit and the last decision
+        let mut names: Vec<&str> = map
+            .blocks
+            .iter()
+            .filter(|b| b.name == "id")
+            .flat_map(|b| b.registers.iter())
+            .filter(|r| Ferroce::safe_to_read(r))
+            .map(|r| r.name.as_str())
+            .collect();
+        names.extend(["high_limit", "decision"].into_iter().filter(|n| map.get(n).is_some()));
+        info_registers(dev, &names, &mut values, &mut text)?;
+        text.push_str(&format!(
+            "build          the scheduler build (FRCQ: the QoS scheduler alone): {} nodes, {} queues; map hash {:#010x} matches this tool\n",
+            1u64 << node_bits,
+            map.config.queues,
+            map.hash()
+        ));
+        values.insert("build".into(), json!("scheduler"));
+        values.insert("nodes".into(), json!(1u64 << node_bits));
+        values.insert("queues".into(), json!(map.config.queues));
+        values.insert("map_matches".into(), json!(true));
+        print(json_out, Value::Object(values), text);
+        return Ok(());
+    }
+    info_registers(
+        dev,
+        &[
+            "device_id",
+            "version",
+            "build_bus",
+            "build_tables",
+            "map_hash",
+            "block_size",
+            "read_response_queue",
+            "local_mac_low",
+            "local_mac_high",
+            "local_ipv4",
+            "post_status",
+        ],
+        &mut values,
+        &mut text,
+    )?;
     let c = map.config;
     text.push_str(&format!(
         "build          {}-bit data path, {} channels, {} queues, {} QPs; map hash {:#010x} matches this tool\n",
@@ -683,9 +797,132 @@ fn info(dev: &mut Ferroce, json_out: bool) -> Result<(), Error> {
         c.qps,
         map.hash()
     ));
+    values.insert("build".into(), json!("engine"));
     values.insert("map_matches".into(), json!(true));
     print(json_out, Value::Object(values), text);
     Ok(())
+}
+
+/// A decision as `sched decide` prints it.
+fn decision_text(d: &Decision) -> String {
+    if d.served {
+        format!("decision {}: queue {} node {}\n", d.number, d.queue, d.node)
+    } else {
+        format!("decision {}: nothing eligible\n", d.number)
+    }
+}
+
+fn decision_json(d: &Decision) -> Value {
+    json!({"number": d.number, "served": d.served, "queue": d.served.then_some(d.queue), "node": d.served.then_some(d.node)})
+}
+
+fn sched(dev: &mut Ferroce, what: &SchedCmd, json_out: bool) -> Result<bool, Error> {
+    match what {
+        SchedCmd::Enqueue { queue, nodes } => {
+            let nodes = nodes
+                .iter()
+                .map(|n| number_of::<u32>(n, "NODE"))
+                .collect::<Result<Vec<_>, Error>>()?;
+            let queues = dev.map().config.queues;
+            let before = dev.sched_counters()?;
+            let outcomes = dev.sched_enqueue_nodes(*queue, &nodes)?;
+            let after = dev.sched_counters()?;
+            let mut text = String::new();
+            for (node, outcome) in &outcomes {
+                text.push_str(&match outcome {
+                    EnqueueOutcome::Queued => format!("node {node}: queued on queue {queue}\n"),
+                    EnqueueOutcome::Duplicate => format!("node {node}: refused: already queued (counted in sched_duplicate)\n"),
+                    EnqueueOutcome::BadQueue => {
+                        format!("node {node}: refused: queue {queue} is beyond the build's {queues} queues (counted in sched_bad_queue)\n")
+                    }
+                });
+            }
+            let refused: Vec<u32> = outcomes
+                .iter()
+                .filter(|(_, o)| *o != EnqueueOutcome::Queued)
+                .map(|(n, _)| *n)
+                .collect();
+            text.push_str(&format!(
+                "{} queued, {} refused; sched_duplicate {} -> {}, sched_bad_queue {} -> {}\n",
+                outcomes.len() - refused.len(),
+                refused.len(),
+                before.duplicate,
+                after.duplicate,
+                before.bad_queue,
+                after.bad_queue
+            ));
+            let list: Vec<Value> = outcomes.iter().map(|(node, o)| json!({"node": node, "result": o.name()})).collect();
+            print(
+                json_out,
+                json!({"queue": queue, "nodes": list, "refused": refused,
+                       "sched_duplicate": {"before": before.duplicate, "after": after.duplicate},
+                       "sched_bad_queue": {"before": before.bad_queue, "after": after.bad_queue}}),
+                text,
+            );
+            Ok(refused.is_empty())
+        }
+        SchedCmd::Decide { count } => {
+            let mut made = Vec::new();
+            let mut failure = None;
+            for _ in 0..*count {
+                match dev.sched_decide() {
+                    Ok(d) => {
+                        if !json_out {
+                            print!("{}", decision_text(&d));
+                        }
+                        made.push(d);
+                    }
+                    Err(e) => {
+                        failure = Some(e);
+                        break;
+                    }
+                }
+            }
+            if json_out && (failure.is_none() || !made.is_empty()) {
+                println!("{}", Value::Array(made.iter().map(decision_json).collect()));
+            }
+            match failure {
+                Some(e) => Err(e),
+                None => Ok(true),
+            }
+        }
+        SchedCmd::Config(a) => {
+            let mut fields: Vec<(&str, u32)> = Vec::new();
+            for (value, field) in [
+                (a.weight, queue_field::WEIGHT.name),
+                (a.rate, queue_field::RATE.name),
+                (a.burst, queue_field::BURST.name),
+            ] {
+                if let Some(v) = value {
+                    fields.push((field, v));
+                }
+            }
+            if a.high || a.low {
+                fields.push((queue_field::HIGH_TABLE.name, u32::from(a.high)));
+            }
+            if let Some(b) = &a.bucket {
+                let on = match b.as_str() {
+                    "on" => 1,
+                    "off" => 0,
+                    other => return Err(usage(format!("--bucket {other}: on or off"))),
+                };
+                fields.push((queue_field::BUCKET_ENABLE.name, on));
+            }
+            let target = dev.target(&format!("queue_config[{}]", a.queue))?;
+            let (label, address, r) = (target.label(), target.address(), target.register.clone());
+            let value = if fields.is_empty() {
+                dev.read(address)?
+            } else {
+                dev.queue_config_set(a.queue, &fields)?
+            };
+            print(
+                json_out,
+                register_json(&label, address, &r, value),
+                register_text(&label, address, &r, value),
+            );
+            Ok(true)
+        }
+    }
 }
 
 fn qp_show(dev: &mut Ferroce, qp: u32, json_out: bool) -> Result<(), Error> {
@@ -1101,9 +1338,36 @@ fn recv_completions(dev: &mut Ferroce, max: usize, wait: Option<f64>, json_out: 
     Ok(!timeout)
 }
 
+impl Cmd {
+    /// The command needs the engine (its QP table, posts, channels, memory, streams): refused on
+    /// the scheduler build.
+    fn engine_only(&self) -> bool {
+        match self {
+            Cmd::Info | Cmd::Read { .. } | Cmd::Write { .. } | Cmd::Dump { .. } | Cmd::Counters { .. } | Cmd::Sched { .. } => false,
+            Cmd::Qp { .. }
+            | Cmd::Post(_)
+            | Cmd::Poll { .. }
+            | Cmd::Region { .. }
+            | Cmd::Recv { .. }
+            | Cmd::Memory { .. }
+            | Cmd::Connect(_)
+            | Cmd::Stream { .. } => true,
+        }
+    }
+}
+
 fn run(cli: &Cli) -> Result<bool, Error> {
     let mut dev = Ferroce::open(bus::open(&cli.device)?)?;
     let json_out = cli.json;
+    if dev.is_scheduler() && cli.cmd.engine_only() {
+        return Err(Error {
+            device: dev.device().into(),
+            address: None,
+            cause: ferroce_ctl::Cause::WrongBuild(format!(
+                "{SCHEDULER_BUILD}: it has no QP table; its commands: info, read, write, dump, counters, sched"
+            )),
+        });
+    }
     match &cli.cmd {
         Cmd::Info => info(&mut dev, json_out)?,
         Cmd::Connect(a) => connect(&mut dev, a, json_out)?,
@@ -1219,6 +1483,7 @@ fn run(cli: &Cli) -> Result<bool, Error> {
             );
         }
         Cmd::Stream { what } => stream(&mut dev, what, json_out)?,
+        Cmd::Sched { what } => return sched(&mut dev, what, json_out),
         Cmd::Counters { watch, count } => {
             let mut previous: Option<Vec<(String, u32)>> = None;
             let mut reports = 0u64;

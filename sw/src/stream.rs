@@ -7,7 +7,7 @@
 //! device applies all of them or none, and a refusal comes back as an error naming its reason.
 
 use crate::bus::{Bus, Cause, Error};
-use ferroce_contracts::regs::{Map, STREAM_STRIDE};
+use ferroce_contracts::regs::{Map, Register, STREAM_STRIDE};
 pub use ferroce_contracts::stream::StreamSettings;
 use ferroce_contracts::stream::{StreamCommand, StreamRefusal, MAX_SLOTS, MAX_SLOT_BYTES};
 
@@ -112,6 +112,13 @@ impl<'a> Streams<'a> {
         }
     }
 
+    /// The pacers' `pace_cost` register (the engine's; the scheduler build has no pacers).
+    fn pace_cost(&self) -> Result<&'a Register, Error> {
+        let map: &'a Map = self.map;
+        map.get("pace_cost")
+            .ok_or_else(|| self.invalid("this build has no queue pacers (pace_cost)".into()))
+    }
+
     fn address(&self, index: u32, register: &str) -> u32 {
         let r = self.map.reg(register);
         debug_assert_eq!(r.stride, STREAM_STRIDE);
@@ -191,7 +198,7 @@ impl<'a> Streams<'a> {
     /// second on an engine clocked at `clock_hz`, a packet at a time (`None`: not paced); returns
     /// the cost written to `pace_cost`. A rate [`pace_cost_for`] refuses writes nothing.
     pub fn pace(&mut self, queue: u32, rate: Option<u64>, clock_hz: u64) -> Result<u32, Error> {
-        let register = self.map.reg("pace_cost");
+        let register = self.pace_cost()?;
         if queue >= register.count {
             return Err(self.invalid(format!("queue {queue}: the build has {} queues", register.count)));
         }
@@ -208,8 +215,8 @@ impl<'a> Streams<'a> {
     /// decisions: a paced queue skipped while paused waits out their turns of the round, so
     /// bulk traffic on them delays its packets (docs/sched.md, "Pacing").
     pub fn unpaced_table_mates(&mut self, queue: u32) -> Result<Vec<u32>, Error> {
+        let costs = self.pace_cost()?;
         let config = self.map.reg("queue_config");
-        let costs = self.map.reg("pace_cost");
         let table = |word: u32| ferroce_contracts::sched::QUEUE_CONFIG.decode(&[word], "high_table");
         let own = table(self.bus.read32(config.address(queue))?);
         let mut mates = Vec::new();

@@ -1,58 +1,65 @@
-//! docs/registers.md carries the register map's tables as `contracts::regs::render::markdown`
-//! renders them for the default build. `FERROCE_UPDATE_DOCS=1` rewrites them.
+//! The docs carry the register maps' tables as `contracts::regs::render` renders them:
+//! docs/registers.md the default build's map and the scheduler build's, docs/stream.md the
+//! stream block. `FERROCE_UPDATE_DOCS=1` rewrites them.
 
 use ferroce_contracts::regs::{render, Config, Map};
 use std::path::Path;
 
-const BEGIN: &str = "<!-- generated from contracts::regs: do not edit below";
-const END: &str = "<!-- end of the generated map -->";
-
-#[test]
-fn registers_md_has_the_maps_tables() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/registers.md");
-    let doc = std::fs::read_to_string(&path).unwrap();
-    let begin = doc.find(BEGIN).expect("the generated section's first marker");
-    let begin = begin + doc[begin..].find('\n').expect("marker line") + 1;
-    let end = doc.find(END).expect("the generated section's last marker");
-    let tables = render::markdown(&Map::new(Config::DEFAULT));
-    if doc[begin..end] == tables {
+/// Checks that `doc` (under docs/) holds `text` between the line of `begin` and `end`, or
+/// rewrites it there with `FERROCE_UPDATE_DOCS=1`.
+fn section_is(doc: &str, begin: &str, end: &str, text: &str, what: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs").join(doc);
+    let content = std::fs::read_to_string(&path).unwrap();
+    let first = content.find(begin).expect("the generated section's first marker");
+    let first = first + content[first..].find('\n').expect("marker line") + 1;
+    let last = content.find(end).expect("the generated section's last marker");
+    if content[first..last] == *text {
         return;
     }
     if std::env::var("FERROCE_UPDATE_DOCS").is_ok_and(|v| v == "1") {
-        std::fs::write(&path, format!("{}{tables}{}", &doc[..begin], &doc[end..])).unwrap();
+        std::fs::write(&path, format!("{}{text}{}", &content[..first], &content[last..])).unwrap();
         return;
     }
     panic!(
-        "docs/registers.md does not show the register map as contracts::regs defines it: \
+        "docs/{doc} does not show {what} as contracts::regs defines it: \
          run FERROCE_UPDATE_DOCS=1 cargo test -p ferroce-tests --test registers_doc and commit the file"
     );
 }
 
-const STREAM_BEGIN: &str = "<!-- generated from contracts::regs (the stream block of a build with 8 streams): do not edit below";
-const STREAM_END: &str = "<!-- end of the generated stream block -->";
+#[test]
+fn registers_md_has_the_maps_tables() {
+    section_is(
+        "registers.md",
+        "<!-- generated from contracts::regs: do not edit below",
+        "<!-- end of the generated map -->",
+        &render::markdown(&Map::new(Config::DEFAULT)),
+        "the register map",
+    );
+}
+
+#[test]
+fn registers_md_has_the_scheduler_builds_map() {
+    section_is(
+        "registers.md",
+        "<!-- generated from contracts::regs (Map::scheduler(6, 5), the Alchitry Cu's): do not edit below",
+        "<!-- end of the generated scheduler build's map -->",
+        &render::markdown(&Map::scheduler(6, 5)),
+        "the scheduler build's map",
+    );
+}
 
 #[test]
 fn stream_md_has_the_stream_block() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/stream.md");
-    let doc = std::fs::read_to_string(&path).unwrap();
-    let begin = doc.find(STREAM_BEGIN).expect("the generated section's first marker");
-    let begin = begin + doc[begin..].find('\n').expect("marker line") + 1;
-    let end = doc.find(STREAM_END).expect("the generated section's last marker");
     let map = Map::new(Config {
         streams: 8,
         ..Config::DEFAULT
     });
     let block = map.blocks.iter().find(|b| b.name == "stream").expect("a stream block");
-    let table = render::block_markdown(block);
-    if doc[begin..end] == table {
-        return;
-    }
-    if std::env::var("FERROCE_UPDATE_DOCS").is_ok_and(|v| v == "1") {
-        std::fs::write(&path, format!("{}{table}{}", &doc[..begin], &doc[end..])).unwrap();
-        return;
-    }
-    panic!(
-        "docs/stream.md does not show the stream block as contracts::regs defines it: \
-         run FERROCE_UPDATE_DOCS=1 cargo test -p ferroce-tests --test registers_doc and commit the file"
+    section_is(
+        "stream.md",
+        "<!-- generated from contracts::regs (the stream block of a build with 8 streams): do not edit below",
+        "<!-- end of the generated stream block -->",
+        &render::block_markdown(block),
+        "the stream block",
     );
 }

@@ -26,6 +26,11 @@ pub const ADDRESS_BITS: usize = 19;
 /// The device id in the ID block: ASCII "FRCE".
 pub const DEVICE_ID: u32 = 0x4652_4345;
 
+/// The device id of the scheduler build, the QoS scheduler alone behind a serial bridge for
+/// boards too small for the engine (the Alchitry Cu): ASCII "FRCQ". Its map is
+/// [`Map::scheduler`].
+pub const SCHEDULER_DEVICE_ID: u32 = 0x4652_4351;
+
 /// Cycles from `qp_read_index` to `qp_read_entry` on the register file's QP table read port.
 pub const QP_READ_LATENCY: usize = 2;
 
@@ -325,6 +330,36 @@ impl Register {
     }
 }
 
+/// What a register map belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Device {
+    /// The RoCEv2 engine ([`DEVICE_ID`], [`Map::new`]).
+    Engine,
+    /// The scheduler build ([`SCHEDULER_DEVICE_ID`], [`Map::scheduler`]): `2^node_bits` nodes.
+    Scheduler {
+        /// log2 of the node count.
+        node_bits: u32,
+    },
+}
+
+impl Device {
+    /// Checks the limits of a build of this device.
+    pub fn check(&self, config: &Config) -> Result<(), String> {
+        match *self {
+            Device::Engine => config.check(),
+            Device::Scheduler { node_bits } => {
+                if !(1..=16).contains(&node_bits) {
+                    return Err(format!("{node_bits} node bits: 1 to 16"));
+                }
+                if !(2..=sched::MAX_QUEUES as u32).contains(&config.queues) {
+                    return Err(format!("{} queues: 2 to {}", config.queues, sched::MAX_QUEUES));
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
 /// A block of registers (a heading of the docs, a regfile of the SystemRDL).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Block {
@@ -449,10 +484,18 @@ impl PostState {
 /// The register map of one build configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Map {
-    /// The configuration it describes.
+    /// The device it describes.
+    pub device: Device,
+    /// The configuration it describes (the scheduler build: its `queues` only, the rest 0).
     pub config: Config,
     /// Its blocks, by address.
     pub blocks: Vec<Block>,
+}
+
+/// The crate's (major, minor) version, as the `version` register reports it.
+fn version() -> (u32, u32) {
+    let number = |s: &str| s.parse::<u32>().unwrap_or(0);
+    (number(env!("CARGO_PKG_VERSION_MAJOR")), number(env!("CARGO_PKG_VERSION_MINOR")))
 }
 
 fn ro(name: &str, lsb: u32, width: u32, reset: u32, doc: &str) -> FieldDef {
@@ -493,8 +536,7 @@ impl Map {
     pub fn new(config: Config) -> Map {
         config.check().expect("register file configuration");
         let mut blocks = Vec::new();
-        let version = |s: &str| s.parse::<u32>().unwrap_or(0);
-        let (major, minor) = (version(env!("CARGO_PKG_VERSION_MAJOR")), version(env!("CARGO_PKG_VERSION_MINOR")));
+        let (major, minor) = version();
 
         blocks.push(Block {
             name: "id".into(),
@@ -656,31 +698,7 @@ impl Map {
             registers: config_regs,
         });
 
-        let queue_fields = schema_word_fields(&sched::QUEUE_CONFIG, 0, Access::Rw, None)
-            .into_iter()
-            .map(|mut f| {
-                f.reset = Some(f.get(sched::QUEUE_CONFIG_RESET));
-                f
-            })
-            .collect();
-        let limit_fields = schema_word_fields(&sched::HIGH_LIMIT, 0, Access::Rw, Some(sched::HIGH_LIMIT_RESET));
-        blocks.push(Block {
-            name: "qos".into(),
-            offset: 0x200,
-            size: 0x100,
-            doc: "The scheduler's QoS configuration: a write is passed to the scheduler (`sched_cfg_*`) and read back here.".into(),
-            registers: vec![
-                Register::single(
-                    "queue_config",
-                    0x200,
-                    Kind::QueueConfig,
-                    "queue q's configuration word",
-                    queue_fields,
-                )
-                .array(config.queues, sched::MAX_QUEUES as u32, 4),
-                Register::single("high_limit", 0x280, Kind::Flops, "limit of high priority", limit_fields),
-            ],
-        });
+        blocks.push(Self::qos_block(config.queues));
 
         let mut counters = Vec::new();
         let rx_counters = [
@@ -1043,11 +1061,181 @@ impl Map {
             registers: qp_words,
         });
 
-        let mut map = Map { config, blocks };
+        Map::hashed(Device::Engine, config, blocks)
+    }
+
+    /// The map with its hash in the `map_hash` register.
+    fn hashed(device: Device, config: Config, blocks: Vec<Block>) -> Map {
+        let mut map = Map { device, config, blocks };
         let hash = map.hash();
         let id = map.register_mut("map_hash");
         id.fields[0].reset = Some(hash);
         map
+    }
+
+    /// The map of the scheduler build: `2^node_bits` nodes (elements), `queues` queues (which
+    /// must pass [`Device::check`]). Its `qos` block is the engine's; the `scheduler` block
+    /// enqueues nodes and asks for decisions, so a host drives the QoS arbiter by hand.
+    pub fn scheduler(node_bits: u32, queues: u32) -> Map {
+        let device = Device::Scheduler { node_bits };
+        let config = Config {
+            data_width: 0,
+            channels: 0,
+            queues,
+            qps: 0,
+            streams: 0,
+        };
+        device.check(&config).expect("scheduler build configuration");
+        let (major, minor) = version();
+        let id = Block {
+            name: "id".into(),
+            offset: 0x0,
+            size: 0x100,
+            doc: "Identifies the device and its build; `ferroce-ctl` reads it first.".into(),
+            registers: vec![
+                Register::single(
+                    "device_id",
+                    0x00,
+                    Kind::Constant,
+                    "device id: ASCII \"FRCQ\" (the scheduler build)",
+                    vec![ro("id", 0, 32, SCHEDULER_DEVICE_ID, "0x46524351")],
+                ),
+                Register::single(
+                    "version",
+                    0x04,
+                    Kind::Constant,
+                    "version of the register file",
+                    vec![
+                        ro("minor", 0, 16, minor, "minor version"),
+                        ro("major", 16, 16, major, "major version"),
+                    ],
+                ),
+                Register::single(
+                    "build_sched",
+                    0x08,
+                    Kind::Constant,
+                    "build configuration: the scheduler",
+                    vec![
+                        ro("node_bits", 0, 5, node_bits, "log2 of the node count"),
+                        ro("queues", 16, 8, queues, "scheduler queues"),
+                    ],
+                ),
+                Register::single(
+                    "map_hash",
+                    0x10,
+                    Kind::Constant,
+                    "hash of this register map (Map::hash): a host tool built from another map says so",
+                    vec![ro("hash", 0, 32, 0, "FNV-1a of the map's layout")],
+                ),
+            ],
+        };
+        let count = |name: &str, offset, port: &str, doc: &str| {
+            Register::single(name, offset, Kind::Input, doc, vec![ro("count", 0, 32, 0, "count (wraps)")]).port(port)
+        };
+        let mut counters = vec![
+            count(
+                "sched_duplicate",
+                0x300,
+                "cnt_dup",
+                "scheduler counter: enqueues refused because the element was already queued",
+            ),
+            count(
+                "sched_bad_queue",
+                0x304,
+                "cnt_bad_queue",
+                "scheduler counter: enqueues refused because the queue was beyond the queues",
+            ),
+        ];
+        for (k, reason) in crate::serial::Discard::ALL.iter().enumerate() {
+            counters.push(count(
+                &format!("serial_{}", reason.name()),
+                0x308 + 4 * k as u32,
+                &format!("discards_{}", reason.name()),
+                &format!("serial bridge counter: {}", reason.description()),
+            ));
+        }
+        let counters = Block {
+            name: "counters".into(),
+            offset: 0x300,
+            size: 0x100,
+            doc: "The scheduler's counters and the serial bridge's discards.".into(),
+            registers: counters,
+        };
+        let wo = |name: &str, lsb, width, doc: &str| FieldDef::new(name, lsb, width, Access::Wo, None, doc);
+        let scheduler = Block {
+            name: "scheduler".into(),
+            offset: 0x400,
+            size: 0x100,
+            doc: "The scheduler's requester and decision ports, driven by hand: `enqueue` queues a node, `decide` makes \
+                  one arbiter decision, `decision` shows the last one."
+                .into(),
+            registers: vec![
+                Register::single(
+                    "enqueue",
+                    0x400,
+                    Kind::Strobe,
+                    "a write enqueues `node` on `queue` (the scheduler refuses and counts a node already queued or a \
+                     queue beyond the queues)",
+                    vec![
+                        wo("node", 0, node_bits.max(1), "the node (element) to enqueue"),
+                        wo("queue", 16, 5, "its queue"),
+                    ],
+                )
+                .port("enqueue"),
+                Register::single(
+                    "decide",
+                    0x404,
+                    Kind::Strobe,
+                    "a write makes one arbiter decision (the value is ignored); `decision` shows it",
+                    vec![wo("go", 0, 1, "any value")],
+                )
+                .port("decide"),
+                Register::single(
+                    "decision",
+                    0x408,
+                    Kind::Input,
+                    "the last decision (two cycles after its `decide`: before the next access can read)",
+                    vec![
+                        ro("node", 0, node_bits.max(1), 0, "the node that left its queue"),
+                        ro("queue", 16, 5, 0, "its queue"),
+                        ro("served", 23, 1, 0, "1: a queue was served; 0: every queue was empty or held back"),
+                        ro("number", 24, 8, 0, "decisions made since reset (wraps at 256)"),
+                    ],
+                )
+                .port("decision"),
+            ],
+        };
+        Map::hashed(device, config, vec![id, Self::qos_block(queues), counters, scheduler])
+    }
+
+    /// The scheduler's QoS words (`queue_config` per queue, `high_limit`): the same block, at the
+    /// same addresses, in the engine's map and the scheduler build's.
+    fn qos_block(queues: u32) -> Block {
+        let queue_fields = schema_word_fields(&sched::QUEUE_CONFIG, 0, Access::Rw, None)
+            .into_iter()
+            .map(|mut f| {
+                f.reset = Some(f.get(sched::QUEUE_CONFIG_RESET));
+                f
+            })
+            .collect();
+        let limit_fields = schema_word_fields(&sched::HIGH_LIMIT, 0, Access::Rw, Some(sched::HIGH_LIMIT_RESET));
+        Block {
+            name: "qos".into(),
+            offset: 0x200,
+            size: 0x100,
+            doc: "The scheduler's QoS configuration: a write is passed to the scheduler (`sched_cfg_*`) and read back here.".into(),
+            registers: vec![
+                Register::single(
+                    "queue_config",
+                    0x200,
+                    Kind::QueueConfig,
+                    "queue q's configuration word",
+                    queue_fields,
+                )
+                .array(queues, sched::MAX_QUEUES as u32, 4),
+                Register::single("high_limit", 0x280, Kind::Flops, "limit of high priority", limit_fields),
+            ],
+        }
     }
 
     /// Memory regions, receive buffer posts and receive completions (the engine's RX side).

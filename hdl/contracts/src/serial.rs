@@ -72,6 +72,16 @@ impl Discard {
             Discard::Overrun => "overrun",
         }
     }
+
+    /// What is dropped, in a few words (the counters' documentation).
+    pub const fn description(self) -> &'static str {
+        match self {
+            Discard::UnknownCommand => "first bytes that are neither R nor W",
+            Discard::Framing => "bytes whose stop bit was low, and the request they were part of",
+            Discard::Timeout => "requests whose bytes stopped before their last one",
+            Discard::Overrun => "bytes that arrived while a request was executed or answered",
+        }
+    }
 }
 
 /// A request from the host.

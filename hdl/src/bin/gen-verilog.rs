@@ -12,8 +12,9 @@ use std::process::ExitCode;
 /// Module names are unique and start with `ferroce_` (name plus `_w<width>`), so the files of
 /// several widths and tops load into one Vivado project.
 ///
-/// With --board, the build of one board instead: the engine in the board's configuration, the
-/// board top, its constraints and a Vivado script (`vivado -mode batch -source build.tcl`).
+/// With --board, the build of one board instead: the engine (or, on a board too small for it,
+/// the scheduler build) in the board's configuration, the board top, its constraints and its
+/// script (`vivado -mode batch -source build.tcl`; `bash build.sh` for the iCE40 boards).
 #[derive(Parser)]
 #[command(name = "gen-verilog", version, about, long_about = None)]
 struct Args {
@@ -34,7 +35,7 @@ struct Args {
     #[arg(long, value_name = "NAME")]
     variant: Option<String>,
     /// Write the build of a board (names as printed by --list-boards): its tops, board top,
-    /// constraints, board.tcl, build.tcl and flow.tcl.
+    /// constraints and scripts (board.tcl, build.tcl and flow.tcl; board.sh and build.sh).
     #[arg(long, value_name = "NAME", conflicts_with_all = ["only", "variant", "list", "width"])]
     board: Option<String>,
     /// List the boards with their part and clock domains, and exit.
@@ -78,10 +79,7 @@ fn write_board(board: &Board, dir: &Path) -> Result<(), ExitCode> {
             eprintln!("error: cannot write the build of {} into {}: {e}", board.name, dir.display());
             ExitCode::FAILURE
         })?;
-    println!(
-        "next: cd {} && vivado -mode batch -source build.tcl (docs/boards.md)",
-        dir.display()
-    );
+    println!("next: cd {} && {} (docs/boards.md)", dir.display(), board.flow.command());
     Ok(())
 }
 

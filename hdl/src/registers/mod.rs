@@ -35,6 +35,7 @@
 pub mod axil;
 pub mod decode;
 pub mod posting;
+pub mod scheduler;
 pub mod serial;
 pub mod split;
 pub mod status;

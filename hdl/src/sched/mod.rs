@@ -29,6 +29,7 @@ pub mod arbiter;
 pub mod buckets;
 pub mod lists;
 pub mod pacers;
+pub mod serial;
 
 use crate::common::attributes::{is_one_bit_memory, with_attributes, BLOCK_RAM};
 use crate::common::counter::EventCounter;

@@ -34,6 +34,7 @@ pub mod regs;
 pub mod responder;
 pub mod rx;
 pub mod sched;
+pub mod sched_build;
 pub mod serial;
 pub mod stream;
 pub mod tx;

@@ -97,9 +97,14 @@ pub struct RegsModel {
 impl RegsModel {
     /// The register file of `config` after reset (its QP table all zero, as after power-up).
     pub fn new(config: Config) -> RegsModel {
-        let map = Map::new(config);
+        RegsModel::from_map(Map::new(config))
+    }
+
+    /// The register file of any map (the engine's, or the scheduler build's
+    /// [`Map::scheduler`]) after reset.
+    pub fn from_map(map: Map) -> RegsModel {
         let mut m = RegsModel {
-            channels: vec![ChannelState::default(); config.channels as usize],
+            channels: vec![ChannelState::default(); map.config.channels as usize],
             map,
             stored: HashMap::new(),
             inputs: HashMap::new(),

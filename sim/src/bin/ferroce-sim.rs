@@ -105,7 +105,8 @@ enum Cmd {
         /// 1 Mbaud; fewer run faster).
         #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(4..=65535))]
         clocks_per_bit: u32,
-        /// What to serve: registers or engine.
+        /// What to serve: registers, engine, or serial_sched (the scheduler build, the Alchitry
+        /// Cu's design, with --serial only: its serial bridge is its own).
         #[arg(long, default_value = "registers")]
         top: String,
         /// Configuration: for registers c2048_q256 (default) or c64_q16; for the engine
@@ -856,7 +857,7 @@ enum ServeOn {
 impl ServeOn {
     /// Serves `model` until the process ends.
     fn serve(&self, model: &mut impl ferroce_sim::serve::Served, what: &str) -> Result<(), String> {
-        use ferroce_sim::serial_rtl::{serve_pty, Pty, SerialBridgeRtl};
+        use ferroce_sim::serial_rtl::{serve_pty, BridgeAndTarget, SerialBridgeRtl};
         match self {
             ServeOn::Socket(socket) => {
                 let listener = bind(socket)?;
@@ -864,25 +865,55 @@ impl ServeOn {
                 ferroce_sim::serve::serve(listener, model).map_err(|e| e.to_string())
             }
             ServeOn::Serial { link, clocks_per_bit } => {
-                let terminal = Pty::open()?;
                 let mut bridge = SerialBridgeRtl::new(*clocks_per_bit, 1).map_err(|e| e.to_string())?;
-                // the link appears once the bridge runs: a client that finds it is served at once
-                match std::fs::symlink_metadata(link) {
-                    Ok(m) if m.file_type().is_symlink() => std::fs::remove_file(link).map_err(|e| format!("{}: {e}", link.display()))?,
-                    Ok(_) => return Err(format!("{} exists and is not a symbolic link: not replacing it", link.display())),
-                    Err(_) => {}
-                }
-                std::os::unix::fs::symlink(&terminal.path, link).map_err(|e| format!("{}: {e}", link.display()))?;
+                let terminal = linked_terminal(link)?;
                 eprintln!(
                     "serving {what} through the serial bridge ({} clocks per bit) on {} -> {}",
                     clocks_per_bit,
                     link.display(),
                     terminal.path.display()
                 );
-                serve_pty(&mut bridge, model, &terminal, &|| false)
+                serve_pty(
+                    &mut BridgeAndTarget {
+                        bridge: &mut bridge,
+                        target: model,
+                    },
+                    &terminal,
+                    &|| false,
+                )
             }
         }
     }
+}
+
+/// A pseudo-terminal linked from `link` (a link already there is replaced). Made once the
+/// design to serve is built, so that a client that finds the link is served at once.
+fn linked_terminal(link: &std::path::Path) -> Result<ferroce_sim::serial_rtl::Pty, String> {
+    let terminal = ferroce_sim::serial_rtl::Pty::open()?;
+    match std::fs::symlink_metadata(link) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::remove_file(link).map_err(|e| format!("{}: {e}", link.display()))?,
+        Ok(_) => return Err(format!("{} exists and is not a symbolic link: not replacing it", link.display())),
+        Err(_) => {}
+    }
+    std::os::unix::fs::symlink(&terminal.path, link).map_err(|e| format!("{}: {e}", link.display()))?;
+    Ok(terminal)
+}
+
+/// `ferroce-sim serve --top serial_sched`: the scheduler build, its own serial bridge on a
+/// pseudo-terminal.
+fn serve_scheduler_build(endpoint: &ServeOn) -> Result<(), String> {
+    use ferroce_sim::sched_build_rtl::{SerialSchedRtl, MODEL};
+    let ServeOn::Serial { link, clocks_per_bit } = endpoint else {
+        return Err("--top serial_sched is reached through its own serial bridge: serve it with --serial PATH".into());
+    };
+    let mut rtl = SerialSchedRtl::new(*clocks_per_bit).map_err(|e| e.to_string())?;
+    let terminal = linked_terminal(link)?;
+    eprintln!(
+        "serving {MODEL} (the scheduler build: its serial bridge, {clocks_per_bit} clocks per bit) on {} -> {}",
+        link.display(),
+        terminal.path.display()
+    );
+    ferroce_sim::serial_rtl::serve_pty(&mut rtl, &terminal, &|| false)
 }
 
 /// `ferroce-sim serve`: runs until killed; errors on stderr with exit code 2.
@@ -896,14 +927,17 @@ fn run_serve(endpoint: &ServeOn, top: &str, variant: Option<&str>, latency: u64)
     let default = match top {
         "registers" => "c2048_q256",
         "engine" => "c2048_q256_w512",
-        t => return fail(format!("--top {t}: registers or engine")),
+        "serial_sched" => "n64_q5",
+        t => return fail(format!("--top {t}: registers, engine or serial_sched")),
     };
     let variant = variant.unwrap_or(default);
     let known = ferroce_hdl::tops::find(top).map_or(&[][..], |t| t.variants);
     if !known.contains(&variant) {
         return fail(format!("no {top} variant '{variant}' (known: {})", known.join(", ")));
     }
-    let served = if top == "engine" {
+    let served = if top == "serial_sched" {
+        serve_scheduler_build(endpoint)
+    } else if top == "engine" {
         let v = EngineVariant {
             config: ferroce_hdl::tops::engine_config(variant),
             variant: ferroce_hdl::tops::find("engine")
