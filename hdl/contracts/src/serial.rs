@@ -15,7 +15,7 @@
 //! and a host that lost its place (an unplugged cable, a killed tool) waits
 //! [`TIMEOUT_BYTE_TIMES`] byte times of silence and starts again.
 
-/// The baud rate of the boards' bridges: 100 clocks per bit at the Alchitry Cu's 100 MHz.
+/// The baud rate of the boards' bridges: 1 Mbaud, 50 clocks per bit at the Alchitry Cu's 50 MHz.
 pub const DEFAULT_BAUD: u32 = 1_000_000;
 
 /// Bit times per byte on the line: start, eight data bits, stop.

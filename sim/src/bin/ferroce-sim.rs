@@ -101,8 +101,8 @@ enum Cmd {
         /// (an existing link there is replaced).
         #[arg(long, value_name = "PATH")]
         serial: Option<PathBuf>,
-        /// With --serial: the bridge's clocks per bit (100: the Alchitry Cu's 100 MHz at
-        /// 1 Mbaud; fewer run faster).
+        /// With --serial: the bridge's clocks per bit (100: 1 Mbaud at 100 MHz; the Alchitry
+        /// Cu's build ties 50 at its 50 MHz; fewer run faster).
         #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(4..=65535))]
         clocks_per_bit: u32,
         /// What to serve: registers, engine, or serial_sched (the scheduler build, the Alchitry
