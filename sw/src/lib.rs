@@ -207,7 +207,7 @@ pub struct Decision {
     pub queue: u32,
     /// The node that left it.
     pub node: u32,
-    /// Decisions made since reset, this one included (wraps at 2^width of the `number` field:
+    /// Decisions made since reset, this one included (wraps at 2^width of the `sequence` field:
     /// 256).
     pub number: u32,
 }
@@ -220,7 +220,7 @@ impl Decision {
             served: field("served") == 1,
             queue: field("queue"),
             node: field("node"),
-            number: field("number"),
+            number: field("sequence"),
         }
     }
 }
@@ -854,7 +854,7 @@ impl Ferroce {
     }
 
     /// The scheduler build: makes one arbiter decision and returns it: reads `decision`,
-    /// writes `decide`, reads `decision` again; its `number` must have advanced by exactly one
+    /// writes `decide`, reads `decision` again; its `sequence` must have advanced by exactly one
     /// (modulo 2^width), else [`Cause::DecisionNotSeen`] (a device that makes no decisions,
     /// such as a file, or another host deciding at the same time). Three accesses. On the
     /// engine: [`Cause::WrongBuild`].
@@ -864,7 +864,7 @@ impl Ferroce {
         let (address, value) = (decide.offset, decide.field("go").map_or(1, |f| f.set(0, 1)));
         self.write(address, value)?;
         let after = self.sched_decision()?;
-        let wrap = self.map.reg("decision").field("number").map_or(256, |f| 1u64 << f.width);
+        let wrap = self.map.reg("decision").field("sequence").map_or(256, |f| 1u64 << f.width);
         let expected = ((u64::from(before.number) + 1) % wrap) as u32;
         if after.number != expected {
             return Err(self.bus.error(

@@ -106,14 +106,14 @@ fn info_read_dump_and_counters_show_the_scheduler_build() {
     set_word(
         &file,
         decision,
-        value(&map, "decision", &[("node", 42), ("queue", 3), ("served", 1), ("number", 17)]),
+        value(&map, "decision", &[("node", 42), ("queue", 3), ("served", 1), ("sequence", 17)]),
     );
     let (code, out, err) = ctl(&file, &["--json", "read", "decision"]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(v["fields"]["node"], 42);
     assert_eq!(v["fields"]["queue"], 3);
-    assert_eq!(v["fields"]["number"], 17);
+    assert_eq!(v["fields"]["sequence"], 17);
     assert_eq!(v["fields"]["served"]["meaning"], "a queue was served");
     let (_, out, _) = ctl(&file, &["read", &format!("{decision:#x}")]);
     assert!(out.starts_with("decision @") && out.contains("0x2a"), "{out}");
@@ -281,7 +281,7 @@ fn sched_on_a_file_decides_nothing_and_enqueues_by_the_fields() {
     let map = scheduler_map();
     let file = image(dir.path(), &map, "sched.bin");
     let (decision, decide, enqueue) = (map.reg("decision").offset, map.reg("decide").offset, map.reg("enqueue").offset);
-    let stale = value(&map, "decision", &[("node", 42), ("queue", 3), ("served", 1), ("number", 17)]);
+    let stale = value(&map, "decision", &[("node", 42), ("queue", 3), ("served", 1), ("sequence", 17)]);
     set_word(&file, decision, stale);
 
     // a file makes no decision: the number does not advance, so no stale decision is printed
@@ -439,8 +439,8 @@ impl StandIn {
                 .enumerate()
                 .find_map(|(q, list)| Some((q as u32, list.pop_front()?)));
             let word = match served {
-                Some((queue, node)) => value_of(&self.map, &[("node", node), ("queue", queue), ("served", 1), ("number", number)]),
-                None => value_of(&self.map, &[("number", number)]),
+                Some((queue, node)) => value_of(&self.map, &[("node", node), ("queue", queue), ("served", 1), ("sequence", number)]),
+                None => value_of(&self.map, &[("sequence", number)]),
             };
             self.words.insert(self.map.reg("decision").offset, word);
         } else {

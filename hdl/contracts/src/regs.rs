@@ -1199,7 +1199,7 @@ impl Map {
                         ro("node", 0, node_bits.max(1), 0, "the node that left its queue"),
                         ro("queue", 16, 5, 0, "its queue"),
                         ro("served", 23, 1, 0, "1: a queue was served; 0: every queue was empty or held back"),
-                        ro("number", 24, 8, 0, "decisions made since reset (wraps at 256)"),
+                        ro("sequence", 24, 8, 0, "decisions made since reset (wraps at 256): this one's number"),
                     ],
                 )
                 .port("decision"),

@@ -200,9 +200,9 @@ impl<const AW: usize> SchedulerRegisters<AW> {
         let decision = map.reg("decision");
         let field = |name: &str| decision.field(name).expect("decision field");
         assert_eq!(
-            (field("node").lsb, field("queue").lsb, field("served").lsb, field("number").lsb),
+            (field("node").lsb, field("queue").lsb, field("served").lsb, field("sequence").lsb),
             (0, 16, 23, 24),
-            "decision: node, queue, served, number at the bits the RTL packs"
+            "decision: node, queue, served, sequence at the bits the RTL packs"
         );
         Self {
             clock: Default::default(),
@@ -276,8 +276,8 @@ impl<const AW: usize> SchedulerRegisters<AW> {
             limit_reset: mask32(reset("high_limit")),
             limit_mask: mask32(map.reg("high_limit").write_mask()),
             limit_cfg_address: c::<7>(u64::from(contract::HIGH_LIMIT_ADDR)),
-            one_decision: mask32(1 << field("number").lsb),
-            number_mask: mask32(field("number").mask()),
+            one_decision: mask32(1 << field("sequence").lsb),
+            number_mask: mask32(field("sequence").mask()),
             window_mask: c::<WORD_BITS>(((1u64 << WORD_BITS) - 1) & !31),
             first_queue: mask32(1),
             hit_constant: Default::default(),

@@ -112,8 +112,8 @@ impl SchedulerBuildModel {
         if out.deq_valid {
             let register: Register = self.map().reg("decision").clone();
             let field = |name: &str| register.field(name).expect("decision field");
-            let number = (field("number").get(self.decision) + 1) & 0xff;
-            let mut word = field("number").set(0, number);
+            let number = (field("sequence").get(self.decision) + 1) & 0xff;
+            let mut word = field("sequence").set(0, number);
             if out.deq_ok {
                 word = field("served").set(word, 1);
                 word = field("queue").set(word, out.deq_queue);
