@@ -304,23 +304,7 @@ fn the_host_library_drives_the_engine_looped_on_itself() {
 /// errors, and a client that comes after one that left a request half sent.
 #[test]
 fn the_host_library_drives_the_register_file_over_the_serial_bridge() {
-    let link = std::env::temp_dir().join(format!("ferroce-serial-{}", std::process::id()));
-    let _ = std::fs::remove_file(&link);
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ferroce-sim"))
-        .args(["serve", "--variant", "c64_q16", "--clocks-per-bit", "8", "--serial"])
-        .arg(&link)
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let start = std::time::Instant::now();
-    while !link.exists() {
-        assert!(
-            start.elapsed().as_secs() < 20,
-            "ferroce-sim serve --serial did not create its terminal"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let result = std::panic::catch_unwind(|| {
+    serve_on_terminal("serial", &["--variant", "c64_q16"], |link| {
         // a client that sends half a write and goes away
         {
             use std::io::Write;
@@ -347,10 +331,34 @@ fn the_host_library_drives_the_register_file_over_the_serial_bridge() {
         let e = dev.write(block, 30).unwrap_err();
         assert_eq!(e.cause, Cause::SlaveError(2), "SLVERR comes back through the bridge");
     });
+}
+
+/// Runs `ferroce-sim serve ARGS --clocks-per-bit 8 --serial LINK` (LINK a fresh path named after
+/// `name`), calls `client` with LINK once the terminal is there, then stops the server.
+fn serve_on_terminal(name: &str, args: &[&str], client: impl FnOnce(&std::path::Path) + std::panic::UnwindSafe) {
+    let link = std::env::temp_dir().join(format!("ferroce-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_file(&link);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ferroce-sim"))
+        .arg("serve")
+        .args(args)
+        .args(["--clocks-per-bit", "8", "--serial"])
+        .arg(&link)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while !link.exists() {
+        assert!(
+            start.elapsed().as_secs() < 20,
+            "ferroce-sim serve {args:?} --serial did not create its terminal"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let result = std::panic::catch_unwind(|| client(&link));
     child.kill().unwrap();
     child.wait().unwrap();
     let _ = std::fs::remove_file(&link);
-    result.unwrap_or_else(|_| panic!("ferroce-sim serve --serial"));
+    result.unwrap_or_else(|_| panic!("ferroce-sim serve {args:?} --serial"));
 }
 
 /// A serial line where nothing answers: an error that says what to check, after the timeout.
@@ -378,23 +386,7 @@ fn a_silent_serial_line_is_an_error_not_a_hang() {
 #[test]
 fn the_host_library_drives_the_scheduler_build_over_its_serial_line() {
     use ferroce_ctl::EnqueueOutcome::{BadQueue, Duplicate, Queued};
-    let link = std::env::temp_dir().join(format!("ferroce-serial-sched-{}", std::process::id()));
-    let _ = std::fs::remove_file(&link);
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ferroce-sim"))
-        .args(["serve", "--top", "serial_sched", "--clocks-per-bit", "8", "--serial"])
-        .arg(&link)
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let start = std::time::Instant::now();
-    while !link.exists() {
-        assert!(
-            start.elapsed().as_secs() < 20,
-            "ferroce-sim serve --top serial_sched did not create its terminal"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let result = std::panic::catch_unwind(|| {
+    serve_on_terminal("serial-sched", &["--top", "serial_sched"], |link| {
         let name = format!("serial:{}@1000000", link.display());
         let mut dev = Ferroce::open(bus::open(&name).unwrap()).unwrap();
         assert!(dev.is_scheduler());
@@ -424,8 +416,4 @@ fn the_host_library_drives_the_scheduler_build_over_its_serial_line() {
         let e = dev.write(dev.map().reg("decision").offset, 1).unwrap_err();
         assert_eq!(e.cause, Cause::SlaveError(2), "SLVERR comes back through the bridge");
     });
-    child.kill().unwrap();
-    child.wait().unwrap();
-    let _ = std::fs::remove_file(&link);
-    result.unwrap_or_else(|_| panic!("ferroce-sim serve --top serial_sched --serial"));
 }

@@ -335,13 +335,7 @@ impl Ferroce {
         let word = bus.read32(build.offset)?;
         let field = |f: &str| build.field(f).expect("build_sched field").get(word);
         let (node_bits, queues) = (field("node_bits"), field("queues"));
-        let config = Config {
-            data_width: 0,
-            channels: 0,
-            queues,
-            qps: 0,
-            streams: 0,
-        };
+        let config = Config::scheduler(queues);
         if (Device::Scheduler { node_bits }).check(&config).is_err() {
             let hash = bus.read32(layout.reg("map_hash").offset)?;
             return Err(bus.error(Some(build.offset), Cause::MapMismatch { device: hash, tool: 0 }));

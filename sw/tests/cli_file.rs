@@ -1,6 +1,9 @@
 //! The mmap backend and the command line against a temporary file standing in for a BAR: a
 //! memory image with a Ferroce ID block, read and written through `--device file:PATH`.
 
+mod common;
+
+use common::{set_word, word};
 use ferroce_contracts::regs::{Config, Map, QP_STATUS};
 use ferroce_contracts::responder::{
     completion_kind, receive_state, NakCode, ResponderCounter, MEMORY_REGION, RECEIVE_COMPLETION, RECEIVE_POST,
@@ -22,17 +25,6 @@ fn image(dir: &Path, size: usize, config: Config) -> std::path::PathBuf {
     let path = dir.join(format!("bar-{size}.bin"));
     std::fs::write(&path, bytes).unwrap();
     path
-}
-
-fn word(path: &Path, address: u32) -> u32 {
-    let b = std::fs::read(path).unwrap();
-    u32::from_le_bytes(b[address as usize..address as usize + 4].try_into().unwrap())
-}
-
-fn set_word(path: &Path, address: u32, value: u32) {
-    let mut b = std::fs::read(path).unwrap();
-    b[address as usize..address as usize + 4].copy_from_slice(&value.to_le_bytes());
-    std::fs::write(path, b).unwrap();
 }
 
 /// The words of a packed entry staged in the registers `<prefix>0..`.

@@ -5,6 +5,9 @@
 //! behaviour, the RTL through the serial bridge, is the lead's `sim/tests`; this stand-in only
 //! gives the tool something that answers.
 
+mod common;
+
+use common::{set_word, word};
 use ferroce_contracts::regs::{Config, Map, DEVICE_ID, SCHEDULER_DEVICE_ID};
 use ferroce_contracts::sched::queue as queue_field;
 use ferroce_ctl::{bus, Cause, Decision, EnqueueOutcome, Ferroce};
@@ -36,17 +39,6 @@ fn image(dir: &Path, map: &Map, name: &str) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, bytes).unwrap();
     path
-}
-
-fn word(path: &Path, address: u32) -> u32 {
-    let b = std::fs::read(path).unwrap();
-    u32::from_le_bytes(b[address as usize..address as usize + 4].try_into().unwrap())
-}
-
-fn set_word(path: &Path, address: u32, value: u32) {
-    let mut b = std::fs::read(path).unwrap();
-    b[address as usize..address as usize + 4].copy_from_slice(&value.to_le_bytes());
-    std::fs::write(path, b).unwrap();
 }
 
 /// A value of register `name` with its fields set by name.

@@ -160,15 +160,16 @@ fn run_build(dir: &Path, env: &[(&str, &str)]) -> (bool, String, Vec<String>) {
         .args(["-jobs", "2"])
         .current_dir(dir)
         .env("FERROCE_STUB_LOG", &log);
+    run_logged(cmd, &log, env, "tclsh (scripts/test.sh installs it)")
+}
+
+/// Runs `cmd` with `env` added: (exit success, output, the lines the stubs logged in `log`).
+fn run_logged(mut cmd: Command, log: &Path, env: &[(&str, &str)], what: &str) -> (bool, String, Vec<String>) {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let o = cmd.output().expect("cannot run tclsh (scripts/test.sh installs it)");
-    let calls = std::fs::read_to_string(&log)
-        .unwrap_or_default()
-        .lines()
-        .map(String::from)
-        .collect();
+    let o = cmd.output().unwrap_or_else(|e| panic!("cannot run {what}: {e}"));
+    let calls = std::fs::read_to_string(log).unwrap_or_default().lines().map(String::from).collect();
     (
         o.status.success(),
         format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)),
@@ -332,20 +333,7 @@ fn run_icestorm_stubbed(dir: &Path, env: &[(&str, &str)]) -> (bool, String, Vec<
         .current_dir(std::env::temp_dir())
         .env("PATH", path)
         .env("FERROCE_STUB_LOG", &log);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let o = cmd.output().expect("cannot run bash");
-    let calls = std::fs::read_to_string(&log)
-        .unwrap_or_default()
-        .lines()
-        .map(String::from)
-        .collect();
-    (
-        o.status.success(),
-        format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)),
-        calls,
-    )
+    run_logged(cmd, &log, env, "bash")
 }
 
 /// The modules of `ice40_cells.v` (the iCE40 primitives a board top may instantiate) that the

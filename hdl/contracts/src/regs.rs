@@ -409,6 +409,18 @@ impl Config {
         streams: 2,
     };
 
+    /// The scheduler build's ([`Map::scheduler`]): its `queues`, no data path, tables or
+    /// streams.
+    pub const fn scheduler(queues: u32) -> Config {
+        Config {
+            data_width: 0,
+            channels: 0,
+            queues,
+            qps: 0,
+            streams: 0,
+        }
+    }
+
     /// Checks the limits.
     pub fn check(&self) -> Result<(), String> {
         if !self.channels.is_power_of_two() || !(POLL_CHANNELS..=MAX_CHANNELS).contains(&self.channels) {
@@ -498,6 +510,43 @@ fn version() -> (u32, u32) {
     (number(env!("CARGO_PKG_VERSION_MAJOR")), number(env!("CARGO_PKG_VERSION_MINOR")))
 }
 
+/// The ID block's `device_id` (0x00): `id`, ASCII `ascii`.
+fn id_register(id: u32, ascii: &str) -> Register {
+    Register::single(
+        "device_id",
+        0x00,
+        Kind::Constant,
+        format!("device id: ASCII \"{ascii}\""),
+        vec![ro("id", 0, 32, id, &format!("{id:#010x}"))],
+    )
+}
+
+/// The ID block's `version` (0x04).
+fn version_register() -> Register {
+    let (major, minor) = version();
+    Register::single(
+        "version",
+        0x04,
+        Kind::Constant,
+        "version of the register file",
+        vec![
+            ro("minor", 0, 16, minor, "minor version"),
+            ro("major", 16, 16, major, "major version"),
+        ],
+    )
+}
+
+/// The ID block's `map_hash` (0x10); [`Map::hashed`] sets its value.
+fn map_hash_register() -> Register {
+    Register::single(
+        "map_hash",
+        0x10,
+        Kind::Constant,
+        "hash of this register map (Map::hash): a host tool built from another map says so",
+        vec![ro("hash", 0, 32, 0, "FNV-1a of the map's layout")],
+    )
+}
+
 fn ro(name: &str, lsb: u32, width: u32, reset: u32, doc: &str) -> FieldDef {
     FieldDef::new(name, lsb, width, Access::Ro, Some(reset), doc)
 }
@@ -536,7 +585,6 @@ impl Map {
     pub fn new(config: Config) -> Map {
         config.check().expect("register file configuration");
         let mut blocks = Vec::new();
-        let (major, minor) = version();
 
         blocks.push(Block {
             name: "id".into(),
@@ -546,23 +594,8 @@ impl Map {
                   device's memory space is off or the card is gone."
                 .into(),
             registers: vec![
-                Register::single(
-                    "device_id",
-                    0x00,
-                    Kind::Constant,
-                    "device id: ASCII \"FRCE\"",
-                    vec![ro("id", 0, 32, DEVICE_ID, "0x46524345")],
-                ),
-                Register::single(
-                    "version",
-                    0x04,
-                    Kind::Constant,
-                    "version of the register file",
-                    vec![
-                        ro("minor", 0, 16, minor, "minor version"),
-                        ro("major", 16, 16, major, "major version"),
-                    ],
-                ),
+                id_register(DEVICE_ID, "FRCE"),
+                version_register(),
                 Register::single(
                     "build_bus",
                     0x08,
@@ -583,13 +616,7 @@ impl Map {
                         ro("qps", 16, 16, config.qps, "QP context table entries"),
                     ],
                 ),
-                Register::single(
-                    "map_hash",
-                    0x10,
-                    Kind::Constant,
-                    "hash of this register map (Map::hash): a host tool built from another map says so",
-                    vec![ro("hash", 0, 32, 0, "FNV-1a of the map's layout")],
-                ),
+                map_hash_register(),
                 Register::single(
                     "build_streams",
                     0x14,
@@ -1078,38 +1105,16 @@ impl Map {
     /// enqueues nodes and asks for decisions, so a host drives the QoS arbiter by hand.
     pub fn scheduler(node_bits: u32, queues: u32) -> Map {
         let device = Device::Scheduler { node_bits };
-        let config = Config {
-            data_width: 0,
-            channels: 0,
-            queues,
-            qps: 0,
-            streams: 0,
-        };
+        let config = Config::scheduler(queues);
         device.check(&config).expect("scheduler build configuration");
-        let (major, minor) = version();
         let id = Block {
             name: "id".into(),
             offset: 0x0,
             size: 0x100,
             doc: "Identifies the device and its build; `ferroce-ctl` reads it first.".into(),
             registers: vec![
-                Register::single(
-                    "device_id",
-                    0x00,
-                    Kind::Constant,
-                    "device id: ASCII \"FRCQ\" (the scheduler build)",
-                    vec![ro("id", 0, 32, SCHEDULER_DEVICE_ID, "0x46524351")],
-                ),
-                Register::single(
-                    "version",
-                    0x04,
-                    Kind::Constant,
-                    "version of the register file",
-                    vec![
-                        ro("minor", 0, 16, minor, "minor version"),
-                        ro("major", 16, 16, major, "major version"),
-                    ],
-                ),
+                id_register(SCHEDULER_DEVICE_ID, "FRCQ"),
+                version_register(),
                 Register::single(
                     "build_sched",
                     0x08,
@@ -1120,13 +1125,7 @@ impl Map {
                         ro("queues", 16, 8, queues, "scheduler queues"),
                     ],
                 ),
-                Register::single(
-                    "map_hash",
-                    0x10,
-                    Kind::Constant,
-                    "hash of this register map (Map::hash): a host tool built from another map says so",
-                    vec![ro("hash", 0, 32, 0, "FNV-1a of the map's layout")],
-                ),
+                map_hash_register(),
             ],
         };
         let count = |name: &str, offset, port: &str, doc: &str| {
