@@ -308,7 +308,7 @@ fn the_host_library_drives_the_register_file_over_the_serial_bridge() {
         // a client that sends half a write and goes away
         {
             use std::io::Write;
-            let mut tty = std::fs::OpenOptions::new().write(true).open(&link).unwrap();
+            let mut tty = std::fs::OpenOptions::new().write(true).open(link).unwrap();
             tty.write_all(b"W\x00\x00").unwrap();
         }
         // (a while ago: the simulation turns the host's silence into idle line only once it
