@@ -1193,7 +1193,7 @@ impl Map {
                     "decision",
                     0x408,
                     Kind::Input,
-                    "the last decision (two cycles after its `decide`: before the next access can read)",
+                    "the last decision: in place 4 cycles after its `decide` is executed (a read issued after the `decide`'s write response sees it; `sequence` tells)",
                     vec![
                         ro("node", 0, node_bits.max(1), 0, "the node that left its queue"),
                         ro("queue", 16, 5, 0, "its queue"),
