@@ -12,7 +12,7 @@
 
 use crate::contracts::regs::{Map, Register};
 use crate::regs::{RegsModel, Resp};
-use crate::sched::{reset_and_init, SchedConfig, SchedEngine, SchedIn, SchedModel, SchedOut};
+use crate::sched::{reset_and_init, SchedConfig, SchedEngine, SchedIn, SchedModel};
 use crate::serial::RegisterTarget;
 
 /// Cycles the scheduler runs idle after each access.
@@ -25,7 +25,6 @@ pub struct SchedulerBuildModel {
     sched: SchedModel,
     /// The `decision` register.
     decision: u32,
-    last: SchedOut,
 }
 
 impl SchedulerBuildModel {
@@ -42,18 +41,12 @@ impl SchedulerBuildModel {
             registers: RegsModel::from_map(map),
             sched,
             decision: 0,
-            last: SchedOut::default(),
         }
     }
 
     /// The register map.
     pub fn map(&self) -> &Map {
         self.registers.map()
-    }
-
-    /// The scheduler's queues (their nodes, head first).
-    pub fn queue(&self, queue: usize) -> Vec<u32> {
-        self.sched.queue(queue)
     }
 
     /// Sets the serial bridge's discard counter of `reason` (its port, `discards_<name>`).
@@ -124,7 +117,6 @@ impl SchedulerBuildModel {
         }
         self.registers.set_input("cnt_dup", out.cnt_dup);
         self.registers.set_input("cnt_bad_queue", out.cnt_bad_queue);
-        self.last = out;
     }
 
     /// The `decision` register.
