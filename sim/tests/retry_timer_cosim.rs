@@ -3,7 +3,7 @@
 //! backpressure; and its waits against the InfiniBand numbers themselves (4.096 µs × 2^n for the
 //! local ACK timeout, the RNR timer table in milliseconds), not against the contract's tables.
 
-use ferroce_sim::contracts::reliability::{TimerAction, TimerEvent, TICK_NANOS};
+use ferroce_sim::contracts::reliability::{TimerAction, TimerEvent, EVENTS_PER_SCAN, TICK_NANOS};
 use ferroce_sim::models::tx::retry::{Event, RawEvent, OPERATION_CYCLES};
 use ferroce_sim::retry_timer_rtl::{run, Exchange, Stimulus, TimerRun, QPS};
 use ferroce_sim::verilated::Traffic;
@@ -83,9 +83,10 @@ fn cycles_of(run: &TimerRun, f: impl Fn(&Exchange) -> bool) -> Vec<u64> {
 }
 
 /// How late an expiry may be seen: the tick's phase, a scan round with events in between
-/// (two operations per QP), and the action's hand-over.
+/// (`EVENTS_PER_SCAN + 1` operations per QP), and the action's hand-over.
 fn lateness(tick_cycles: u16) -> u64 {
-    nanos(2 * u64::from(tick_cycles), tick_cycles) + nanos(u64::from(QPS) * 2 * u64::from(OPERATION_CYCLES + 1) + 4, tick_cycles)
+    let round = u64::from(QPS) * u64::from(EVENTS_PER_SCAN + 1) * u64::from(OPERATION_CYCLES + 1);
+    nanos(2 * u64::from(tick_cycles), tick_cycles) + nanos(round + 4, tick_cycles)
 }
 
 fn sent(qp: u32, timeout: u8, retry: u8, rnr_retry: u8) -> Stimulus {

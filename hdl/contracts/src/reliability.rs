@@ -55,6 +55,12 @@ pub const fn rnr_wait_ticks(code: u8) -> u64 {
 /// An RNR retry count of 7 retries for ever.
 pub const RNR_RETRY_FOREVER: u8 = 7;
 
+/// The retry timer's events and its scan over the QPs share one operation at a time: while
+/// events keep coming, the scan takes one turn after every `EVENTS_PER_SCAN` events (an RC
+/// transfer brings two events, its block's `sent` and its ACK's notice; a scan round then takes
+/// `EVENTS_PER_SCAN + 1` operations per QP).
+pub const EVENTS_PER_SCAN: u32 = 3;
+
 /// What the requester tells the retry timer about a QP. The discriminant is the code on the
 /// timer's event port.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

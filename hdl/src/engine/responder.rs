@@ -305,7 +305,6 @@ pub struct Responder<const QB: usize, const RB: usize, const RA: usize, const QL
     region_writable: DFF<Bit>,
     region_readable: DFF<Bit>,
     region_base: DFF<Bits<64>>,
-    region_length: DFF<Bits<64>>,
     buffer_address: DFF<Bits<64>>,
     buffer_length: DFF<Bits<32>>,
     head: DFF<Bits<8>>,
@@ -684,7 +683,6 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Default
             region_writable: Default::default(),
             region_readable: Default::default(),
             region_base: Default::default(),
-            region_length: Default::default(),
             buffer_address: Default::default(),
             buffer_length: Default::default(),
             head: Default::default(),
@@ -930,7 +928,6 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
             region_writable,
             region_readable,
             region_base,
-            region_length,
             buffer_address,
             buffer_length,
             head,
@@ -1412,7 +1409,6 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                 self.region_pd.d.next = self.region_ram.read_data.val().get_bits::<16>(self.region_at[2].val().index());
                 self.region_rkey.d.next = self.region_ram.read_data.val().get_bits::<32>(self.region_at[3].val().index());
                 self.region_base.d.next = self.region_ram.read_data.val().get_bits::<64>(self.region_at[4].val().index());
-                self.region_length.d.next = self.region_ram.read_data.val().get_bits::<64>(self.region_at[5].val().index());
                 self.buffer_address.d.next = self.ring_ram.read_data.val().get_bits::<64>(0);
                 self.buffer_length.d.next = self.ring_ram.read_data.val().get_bits::<32>(64);
                 self.head.d.next = self.pointer_ram.read_data.val().get_bits::<8>(0);

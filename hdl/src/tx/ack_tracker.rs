@@ -30,9 +30,11 @@
 //! - Each step of an operation is a state; a compare of two PSNs takes two states of its own
 //!   ([`PsnOrder`]'s two stages) before the state that decides on it. An ACK's three compares
 //!   overlap: the window (its PSN at or before the last sent) and the progress (the last PSN
-//!   acknowledged before the one it covers) run side by side, and the list's head is read and
-//!   compared meanwhile, so an ACK that covers one transfer takes 8 cycles, its transfer's
-//!   `sent` 4.
+//!   acknowledged before the one it covers) run side by side with the head's (its last PSN is
+//!   kept in the QP's entry), and the ACK completes a covered head in the state that decides;
+//!   an operation that empties a list without a failure writes the QP's entry while its
+//!   completion waits. So an ACK that covers one transfer takes 6 cycles, its transfer's
+//!   `sent` 3 (the QP's entry and the link written as the entry arrives).
 //! - **Going back N**: per QP the last PSN acknowledged. An answer that acknowledges new PSNs
 //!   releases them from the send history (`release_*`) and tells the retry timer `progress` or
 //!   `idle` (`notice_*`), then a PSN sequence error or RNR NAK tells it so, unless it is stale
@@ -81,6 +83,9 @@ mod entries {
         pub head: Bits<16>,
         /// The newest waiting transfer's channel.
         pub tail: Bits<16>,
+        /// The oldest waiting transfer's last PSN (as `transfers` holds it), so an ACK compares
+        /// it without reading the head's transfer entry first.
+        pub head_psn: Bits<24>,
         /// A PSN was acknowledged since reset or the last clear.
         pub acked_valid: Bit,
         /// The last PSN acknowledged.
@@ -112,19 +117,20 @@ pub enum TrackerState {
     Idle,
     /// Sent: the channel's transfer entry is read.
     SentRead,
-    /// Sent: the QP's entry is read; a UC, failed or failed-QP transfer completes.
+    /// Sent: the QP's entry arrives; a UC, failed or failed-QP transfer completes, any other
+    /// is appended to the QP's list (the entry and the link written as they arrive).
     SentQp,
-    /// Sent: appended to the QP's list.
-    SentDecide,
     /// ACK: the QP's entry and sent PSN are read, the syndrome decoded, the PSN it covers
-    /// chosen; the list's head is asked for.
+    /// chosen; the list's head's link is asked for.
     AckRead,
-    /// ACK: the window and progress compares' first stage; the head's last PSN and link arrive.
+    /// ACK: the three compares' first stage (window, progress, and the head's cached last
+    /// PSN); the head's link arrives.
     AckCompare,
-    /// ACK: their second stage; the drain's compare of the head starts.
+    /// ACK: their second stage.
     AckWait,
     /// ACK: ignored, or new PSNs acknowledged (the release and the timer's `progress` or
-    /// `idle`, then straight to the head's `DrainDecide` for an ACK), or a NAK's notice.
+    /// `idle`; an ACK that covers the head completes it at once, as `DrainDecide` would), or a
+    /// NAK's notice.
     AckDecide,
     /// ACK: a sequence or RNR NAK is told to the timer, or a fatal NAK's release and `idle`;
     /// the drain starts.
@@ -150,7 +156,8 @@ pub enum TrackerState {
     /// A completion waits for `cpl_ready`; then `Idle`.
     EmitThenIdle,
     /// A completion waits for `cpl_ready`; then the drain goes on with the next head (its
-    /// entry read meanwhile), or ends.
+    /// entry read meanwhile), or ends (an ACK's drain that emptied the list writes the QP's
+    /// entry meanwhile and goes straight to `Idle`).
     EmitThenDrain,
 }
 
@@ -329,6 +336,11 @@ pub struct AckTracker<const CB: usize, const QB: usize> {
     head_psn: DFF<Bits<24>>,
     /// The head's link (its successor in the list).
     next: DFF<Bits<16>>,
+    /// The head read is the tail: popping it empties the list.
+    head_is_tail: DFF<Bit>,
+    /// In `EmitThenDrain`: the list is empty and the QP neither fails nor is cleared, so the
+    /// entry is written there and no `Finish` follows.
+    done_at_emit: Signal<Local, Bit>,
     out_valid: DFF<Bit>,
     out_channel: DFF<Bits<16>>,
     out_status: DFF<Bits<COMPLETION_STATUS_BITS>>,
@@ -491,6 +503,8 @@ impl<const CB: usize, const QB: usize> Default for AckTracker<CB, QB> {
             drain_order: Default::default(),
             head_psn: Default::default(),
             next: Default::default(),
+            head_is_tail: Default::default(),
+            done_at_emit: Default::default(),
             out_valid: Default::default(),
             out_channel: Default::default(),
             out_status: Default::default(),
@@ -579,6 +593,7 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
             sent_psn,
             head_psn,
             next,
+            head_is_tail,
             out_valid,
             out_channel,
             out_status,
@@ -658,7 +673,7 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
         self.qps.read_address.next = self.qp.q.val();
         self.sent_psns.read_address.next = self.qp.q.val();
         self.links.write_enable.next = false;
-        self.tail_channel.next = self.entry.q.val().tail;
+        self.tail_channel.next = self.qps.read_data.val().tail;
         self.read_qp.next = self.transfers.read_data.val().qp;
         self.read_head.next = self.qps.read_data.val().head;
         self.links.write_address.next = self.tail_channel.val().get_bits::<CB>(0);
@@ -680,6 +695,7 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
         if self.rewind_ready.val() {
             self.rewind_out_valid.d.next = false;
         }
+        self.done_at_emit.next = !self.entry.q.val().waiting && !self.clearing.q.val() && (self.failure.q.val() == self.success.val());
         self.progress.next = !self.entry.q.val().acked_valid || (self.progress_order.at_or_before.val() && !self.same.q.val());
         self.ack_qp_high.next = self.ack_qp.val() >= self.qp_limit.val();
         self.decoded_failure.next =
@@ -769,30 +785,33 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                 self.state.d.next = TrackerState::SentQp;
             }
             TrackerState::SentQp => {
-                self.entry.d.next = self.qps.read_data.val();
-                self.state.d.next = TrackerState::SentDecide;
+                self.state.d.next = TrackerState::Idle;
+                self.idle.d.next = true;
                 if !self.transfer.q.val().reliable || self.status.q.val() != self.success.val() {
                     self.out_valid.d.next = true;
                     self.out_channel.d.next = self.channel.q.val();
                     self.out_status.d.next = self.status.q.val();
                     self.state.d.next = TrackerState::EmitThenIdle;
+                    self.idle.d.next = false;
                 } else if self.qps.read_data.val().failed {
                     self.out_valid.d.next = true;
                     self.out_channel.d.next = self.channel.q.val();
                     self.out_status.d.next = self.qps.read_data.val().failed_status;
                     self.state.d.next = TrackerState::EmitThenIdle;
+                    self.idle.d.next = false;
+                } else {
+                    // appended: the entry as read, with this transfer as its tail (and head
+                    // when none waits), the old tail linked to it
+                    self.qps.write_enable.next = true;
+                    self.qps.write_data.next = self.qps.read_data.val();
+                    self.qps.write_data.next.waiting = true;
+                    self.qps.write_data.next.tail = self.channel.q.val();
+                    self.links.write_enable.next = self.qps.read_data.val().waiting;
+                    if !self.qps.read_data.val().waiting {
+                        self.qps.write_data.next.head = self.channel.q.val();
+                        self.qps.write_data.next.head_psn = self.transfer.q.val().last_psn;
+                    }
                 }
-            }
-            TrackerState::SentDecide => {
-                self.qps.write_enable.next = true;
-                self.links.write_enable.next = self.entry.q.val().waiting;
-                self.qps.write_data.next.waiting = true;
-                self.qps.write_data.next.tail = self.channel.q.val();
-                if !self.entry.q.val().waiting {
-                    self.qps.write_data.next.head = self.channel.q.val();
-                }
-                self.state.d.next = TrackerState::Idle;
-                self.idle.d.next = true;
             }
             TrackerState::AckRead => {
                 self.entry.d.next = self.qps.read_data.val();
@@ -806,17 +825,16 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                 if self.ack_table.val().get_bit(self.syndrome.q.val().index()) {
                     self.acknowledged.d.next = self.psn.q.val();
                 }
-                // the list's head: its transfer entry and link are read
-                self.transfers.read_address.next = self.read_head.val().get_bits::<CB>(0);
+                // the list's head: its last PSN to the drain's compare, its link read
+                self.head_psn.d.next = self.qps.read_data.val().head_psn;
+                self.head_is_tail.d.next = self.qps.read_data.val().head == self.qps.read_data.val().tail;
                 self.links.read_address.next = self.read_head.val().get_bits::<CB>(0);
                 self.state.d.next = TrackerState::AckCompare;
             }
             TrackerState::AckCompare => {
-                // the window and progress compares' first stage; the head's last PSN goes to
-                // the drain's compare
+                // the three compares' first stage
                 self.same.d.next = self.entry.q.val().acked_psn == self.acknowledged.q.val();
                 self.everything.d.next = self.acknowledged.q.val() == self.sent_psn.q.val().psn;
-                self.head_psn.d.next = self.transfers.read_data.val().last_psn;
                 self.next.d.next = self.links.read_data.val();
                 self.channel.d.next = self.entry.q.val().head;
                 self.state.d.next = TrackerState::AckWait;
@@ -856,9 +874,18 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                         }
                         if self.sequence_nak.q.val() || self.rnr_nak.q.val() {
                             self.state.d.next = TrackerState::NakNotice;
-                        } else if self.entry.q.val().waiting {
-                            // the head's compare ran meanwhile
-                            self.state.d.next = TrackerState::DrainDecide;
+                        } else if self.entry.q.val().waiting && self.drain_order.at_or_before.val() {
+                            // the head's compare ran meanwhile: it is covered, it completes
+                            // and leaves the list (as in `DrainDecide`)
+                            self.out_valid.d.next = true;
+                            self.out_channel.d.next = self.channel.q.val();
+                            self.out_status.d.next = self.success.val();
+                            if self.head_is_tail.q.val() {
+                                self.entry.d.next.waiting = false;
+                            }
+                            self.entry.d.next.head = self.next.q.val();
+                            self.channel.d.next = self.next.q.val();
+                            self.state.d.next = TrackerState::EmitThenDrain;
                         } else {
                             self.state.d.next = TrackerState::Finish;
                             self.finishing.d.next = true;
@@ -943,6 +970,7 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
             TrackerState::DrainLoad => {
                 // the head's last PSN at or before the acknowledged PSN
                 self.head_psn.d.next = self.transfers.read_data.val().last_psn;
+                self.entry.d.next.head_psn = self.transfers.read_data.val().last_psn;
                 self.next.d.next = self.links.read_data.val();
                 self.state.d.next = TrackerState::DrainCompare;
             }
@@ -999,11 +1027,17 @@ impl<const CB: usize, const QB: usize> Logic for AckTracker<CB, QB> {
                 }
             }
             TrackerState::EmitThenDrain => {
+                // a list emptied without a failure or a clear: the entry is written meanwhile,
+                // so the operation ends with the completion taken (no `Finish`)
+                self.qps.write_enable.next = self.done_at_emit.val();
                 if self.cpl_ready.val() {
                     // the next head's entry and link are read at `channel` (the defaults)
                     self.out_valid.d.next = false;
                     if self.entry.q.val().waiting {
                         self.state.d.next = TrackerState::DrainLoad;
+                    } else if self.done_at_emit.val() {
+                        self.state.d.next = TrackerState::Idle;
+                        self.idle.d.next = true;
                     } else {
                         self.state.d.next = TrackerState::Finish;
                         self.finishing.d.next = true;

@@ -11,9 +11,10 @@
 //! - Per QP, in block RAM: armed, waiting out an RNR NAK, the deadline (a tick count), the
 //!   timeout exponent and both retry limits kept from the last `Sent`, and the retries left.
 //! - Deadlines are against the global tick count, so a timeout does not stretch when the unit is
-//!   busy; an expiry is seen when the scan reaches the QP: at most one scan round late (two
-//!   operations per QP when events keep coming, six cycles each).
-//! - Events and the scan take turns when both are waiting, so neither starves the other.
+//!   busy; an expiry is seen when the scan reaches the QP: at most one scan round late
+//!   (`EVENTS_PER_SCAN + 1` operations per QP when events keep coming, six cycles each).
+//! - Events go first, [`EVENTS_PER_SCAN`] in a row at most, then the scan takes a turn, so
+//!   neither starves the other and an RC transfer's two events cost less than four operations.
 //! - Each operation is six states: the entry is read, its deadline compared in two stages
 //!   (32-bit serial arithmetic), the new deadline (`now` + the wait) added in two 16-bit halves,
 //!   then the entry is written and the action, if any, is offered.
@@ -21,9 +22,13 @@
 use crate::common::counter::EventCounter;
 use crate::common::elab::{bits_from, c};
 use ferroce_contracts::reliability::{
-    rnr_wait_ticks, timeout_ticks, TimerAction, TimerEvent, RNR_RETRY_FOREVER, TIMER_ACTION_BITS, TIMER_EVENT_BITS, TIME_BITS,
+    rnr_wait_ticks, timeout_ticks, TimerAction, TimerEvent, EVENTS_PER_SCAN, RNR_RETRY_FOREVER, TIMER_ACTION_BITS, TIMER_EVENT_BITS,
+    TIME_BITS,
 };
 use rust_hdl::prelude::*;
+
+// `events_in_a_row` counts up to it in 4 bits
+const _: () = assert!(EVENTS_PER_SCAN >= 1 && EVENTS_PER_SCAN <= 16);
 
 mod entries {
     // the methods `LogicStruct` derives have no docs
@@ -120,8 +125,12 @@ pub struct RetryTimer<const QB: usize> {
     init_index: DFF<Bits<QB>>,
     /// The next QP the scan looks at.
     scan_index: DFF<Bits<QB>>,
-    /// An event goes first when both wait (flips after each operation).
+    /// An event goes first when both wait: until [`EVENTS_PER_SCAN`] in a row, then the scan.
     event_turn: DFF<Bit>,
+    /// Events taken since the scan's last turn.
+    events_in_a_row: DFF<Bits<4>>,
+    /// [`EVENTS_PER_SCAN`] − 1: the count at which an event ends the events' turn.
+    last_event_in_turn: Constant<Bits<4>>,
     /// The operation: an event (else the scan), its QP, kind and values.
     from_event: DFF<Bit>,
     qp: DFF<Bits<QB>>,
@@ -252,6 +261,8 @@ impl<const QB: usize> Default for RetryTimer<QB> {
             init_index: Default::default(),
             scan_index: Default::default(),
             event_turn: Default::default(),
+            events_in_a_row: Default::default(),
+            last_event_in_turn: c::<4>(u64::from(EVENTS_PER_SCAN) - 1),
             from_event: Default::default(),
             qp: Default::default(),
             kind: Default::default(),
@@ -307,6 +318,7 @@ impl<const QB: usize> Logic for RetryTimer<QB> {
             init_index,
             scan_index,
             event_turn,
+            events_in_a_row,
             from_event,
             qp,
             kind,
@@ -439,7 +451,12 @@ impl<const QB: usize> Logic for RetryTimer<QB> {
             TimerState::Decide => {
                 self.entries.write_enable.next = true;
                 self.state.d.next = TimerState::Idle;
-                self.event_turn.d.next = !self.from_event.q.val();
+                self.events_in_a_row.d.next = 0.into();
+                self.event_turn.d.next = true;
+                if self.from_event.q.val() {
+                    self.events_in_a_row.d.next = self.events_in_a_row.q.val() + 1;
+                    self.event_turn.d.next = self.events_in_a_row.q.val() != self.last_event_in_turn.val();
+                }
                 if !self.from_event.q.val() {
                     // the scan: a deadline passed
                     self.entries.write_enable.next = self.due.q.val();
@@ -527,6 +544,7 @@ impl<const QB: usize> Logic for RetryTimer<QB> {
             self.init_index.d.next = 0.into();
             self.scan_index.d.next = 0.into();
             self.event_turn.d.next = true;
+            self.events_in_a_row.d.next = 0.into();
             self.out_valid.d.next = false;
             self.ignore.d.next = false;
         }

@@ -9,7 +9,9 @@
 //!   scan over the QPs, an operation's six cycles, the action held until taken), for the
 //!   co-simulation to compare every output of every cycle.
 
-use crate::contracts::reliability::{rnr_wait_ticks, timeout_ticks, TimerAction, TimerEvent, MAX_WAIT_TICKS, RNR_RETRY_FOREVER};
+use crate::contracts::reliability::{
+    rnr_wait_ticks, timeout_ticks, TimerAction, TimerEvent, EVENTS_PER_SCAN, MAX_WAIT_TICKS, RNR_RETRY_FOREVER,
+};
 
 /// A QP's timer state.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -252,7 +254,8 @@ pub struct RetryTimer {
     tick: bool,
     count: u32,
     scan: u32,
-    event_turn: bool,
+    /// Events taken since the scan's last turn (up to `EVENTS_PER_SCAN`).
+    events_in_a_row: u32,
     action: Option<(u32, TimerAction)>,
     ignored: bool,
 }
@@ -268,10 +271,16 @@ impl RetryTimer {
             tick: false,
             count: 0,
             scan: 0,
-            event_turn: true,
+            events_in_a_row: 0,
             action: None,
             ignored: false,
         }
+    }
+
+    /// An event is taken when one waits (else the scan goes on): until `EVENTS_PER_SCAN` in a
+    /// row, then the scan's turn.
+    fn event_turn(&self) -> bool {
+        self.events_in_a_row < EVENTS_PER_SCAN
     }
 
     /// A QP's entry.
@@ -284,7 +293,7 @@ impl RetryTimer {
         TimerOutputs {
             init_done: !matches!(self.step, Step::Init(_)),
             now: self.count,
-            event_ready: self.step == Step::Idle && self.event_turn,
+            event_ready: self.step == Step::Idle && self.event_turn(),
             action: if self.step == Step::Emit { self.action } else { None },
             ignored: self.ignored,
         }
@@ -316,7 +325,7 @@ impl RetryTimer {
                     Step::Init(index + 1)
                 }
             }
-            Step::Idle => match inputs.event.filter(|_| self.event_turn) {
+            Step::Idle => match inputs.event.filter(|_| self.event_turn()) {
                 Some(raw) => match TimerEvent::from_code(raw.kind).filter(|_| raw.qp < qps) {
                     None => {
                         self.ignored = true;
@@ -361,7 +370,10 @@ impl RetryTimer {
             Step::Busy {
                 qp, operation, started_at, ..
             } => {
-                self.event_turn = operation == Operation::Scan;
+                self.events_in_a_row = match operation {
+                    Operation::Scan => 0,
+                    _ => self.events_in_a_row + 1,
+                };
                 match self.entries[qp as usize].apply(operation, started_at) {
                     Some(action) => {
                         self.action = Some((qp, action));
@@ -376,7 +388,7 @@ impl RetryTimer {
         if inputs.reset {
             self.step = Step::Init(0);
             self.scan = 0;
-            self.event_turn = true;
+            self.events_in_a_row = 0;
             self.prescale = 0;
             self.ignored = false;
         }
