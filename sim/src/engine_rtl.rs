@@ -12,11 +12,15 @@
 //! blocking: [`EnginePair::write`] and [`EnginePair::read`] run both engines until the answer.
 //!
 //! [`EngineLoop`] is one engine whose MAC TX comes back to its own MAC RX (a transfer from one
-//! of its QPs to another of its QPs), behind `ferroce-sim serve --top engine`.
+//! of its QPs to another of its QPs), behind `ferroce-sim serve --top engine`. Its wire is a
+//! board's: the MAC TX is never held, and frames reach the RX through a buffer of the MAC
+//! ingress's size that drops a frame it may not hold (as `ferroce_mac_ingress` in the board
+//! tops does).
 
 use crate::axis::{AxisPorts, Channel, FrameSink};
 use crate::contracts::regs::{Config, Map, PostState, POLL_CHANNELS};
 use crate::contracts::responder::{receive_state, ResponderCounter, RECEIVE_COMPLETION, RECEIVE_POST};
+use crate::contracts::rx::ingress::BUFFER_BYTES;
 use crate::contracts::stream::{StreamCommand, StreamRefusal, StreamSettings};
 use crate::contracts::tx::PostError;
 use crate::faults::{FaultCounts, FaultInjector, Faults};
@@ -899,15 +903,30 @@ impl EnginePair {
     }
 }
 
-/// One engine with its MAC TX looped back to its MAC RX, nothing pushing back, memory answering
-/// at once: what `ferroce-sim serve --top engine` serves (a host tool posts from one of its QPs
-/// to another and reads the receive completions back).
+/// One engine with its MAC TX looped back to its MAC RX, memory answering at once: what
+/// `ferroce-sim serve --top engine` serves (a host tool posts from one of its QPs to another
+/// and reads the receive completions back).
+///
+/// The wire is a board's, not a lossless link: a MAC's TX is never held by the far end, and a
+/// board top's MAC ingress never holds the MAC RX (it drops what it has no room for). So the
+/// TX is never held here either; frames wait for the RX in a buffer of the ingress's
+/// [`BUFFER_BYTES`], and a frame that arrives when the buffer may not hold one of
+/// [`LOOP_FRAME_BYTES`] is dropped whole ([`EngineLoop::dropped_frames`]). A wire that pushed
+/// back would close a loop the engine cannot leave: its RX waits for its TX to take an ACK,
+/// its TX for the wire to take the frame it is sending, the wire for the RX.
 pub struct EngineLoop {
     /// The engine.
     pub engine: EngineRtl,
     rng: ChaCha8Rng,
     cycle: u64,
+    /// The frame arriving is dropped (its first beat found no room).
+    dropping: bool,
+    /// Frames dropped for want of room.
+    dropped: u64,
 }
+
+/// The longest frame on the loop: a 4,096-byte payload and every header.
+pub const LOOP_FRAME_BYTES: usize = LOSSY_FRAME_BYTES;
 
 impl EngineLoop {
     /// The engine of `variant`, reset, its RAMs cleared, its memory empty (reads of bytes never
@@ -923,21 +942,36 @@ impl EngineLoop {
             engine: EngineRtl::new("loop", variant, &surroundings)?,
             rng: ChaCha8Rng::seed_from_u64(1),
             cycle: 0,
+            dropping: false,
+            dropped: 0,
         })
     }
 
-    /// One cycle; a beat out on MAC TX comes back on MAC RX.
+    /// One cycle; a beat out on MAC TX comes back on MAC RX, unless its frame is dropped.
     pub fn step(&mut self) -> Result<(), String> {
         let e = &mut self.engine;
-        let room = e.incoming.len() < WIRE_BEATS;
-        e.drive(&mut self.rng, self.cycle, room);
+        e.drive(&mut self.rng, self.cycle, true);
         e.m.eval();
         if let Some(beat) = e.sample(self.cycle)? {
-            e.incoming.push_back(beat);
+            if !e.incoming_mid_frame {
+                let bytes = e.incoming.len() * e.input.bytes_per_beat;
+                self.dropping = bytes + LOOP_FRAME_BYTES > BUFFER_BYTES;
+                self.dropped += u64::from(self.dropping);
+            }
+            if self.dropping {
+                e.incoming_mid_frame = !beat.2;
+            } else {
+                e.arrive(beat);
+            }
         }
         e.m.tick();
         self.cycle += 1;
         Ok(())
+    }
+
+    /// Frames the loop dropped because the buffer into the RX had no room for them.
+    pub fn dropped_frames(&self) -> u64 {
+        self.dropped
     }
 
     /// One AXI4-Lite transaction, the clock running until its answer: `(resp, data)`.

@@ -87,7 +87,9 @@ enum Cmd {
     /// (it checks them and completes accepted ones LATENCY cycles later). With `--top engine`,
     /// posts send real frames, which come back to the engine itself: post from one of its QPs
     /// to another (set the first's DestQP to the second) and read the second's receive
-    /// completions; its memory reads 0 where nothing was written. Runs until killed; clients
+    /// completions; its memory reads 0 where nothing was written. The loop is a board's wire: the
+    /// TX is never held, and a frame the MAC ingress's buffer has no room for is dropped (as
+    /// `ferroce_mac_ingress` drops it). Runs until killed; clients
     /// are served one after the other. Protocol: ferroce_sim::serve.
     ///
     /// With --serial, the register file is reached through the serial bridge's Verilog
