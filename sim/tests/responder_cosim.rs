@@ -16,8 +16,9 @@
 //!   the PSNs each consumes, duplicates executed again (and failing at their own PSN), the
 //!   checks a READ has (R_Key, read access, bounds, payload, DMA length, opcode sequence).
 //!
-//! The RTL handles one record at a time today: 12 cycles a record back to back, one more for a
-//! header record (`Lockstep::last` has the cycle counts of a batch).
+//! The RTL takes 10 cycles a record back to back (the next one taken as the last is executed, a
+//! QP's state and pointers forwarded when it is the same QP); header records are taken and
+//! ignored beside them (`Lockstep::last` has the cycle counts of a batch).
 
 use ferroce_sim::contracts::responder::RECEIVING_STATES;
 use ferroce_sim::contracts::tx::{Pmtu, PostOp};

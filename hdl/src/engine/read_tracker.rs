@@ -40,8 +40,8 @@
 //! - `Output`: the entry and the ring written back; the decision rebuilt; `done` when the READ
 //!   is over.
 //!
-//! The responder takes 12 cycles per record, as many as a forwarded decision here, so the
-//! tracker never slows the receive side.
+//! The responder takes 10 cycles per record back to back: a run of forwarded packets (READ
+//! responses, ACKs) goes at the tracker's 12, anything else at the responder's pace.
 
 use crate::common::counter::EventCounter;
 use crate::common::elab::{bits_from, c};

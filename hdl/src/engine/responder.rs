@@ -1,24 +1,29 @@
-//! [`Responder`]: the RX transport layer's checks and per-QP state, one record at a time. For
-//! each final record of `RxFront` it decides what happens to the packet: executed (where its
-//! payload goes, the receive completion, the coalesced ACK), failed (the first check that fails,
-//! the NAK or the dropped message) or forwarded (a response, for the requester). The
-//! specification is `docs/engine.md`; the golden model is `ferroce_models::responder`; the
-//! decision is one packed [`DECISION`] entry.
+//! [`Responder`]: the RX transport layer's checks and per-QP state, a record at a time (the next
+//! one taken as the last is executed). For each final record of `RxFront` it decides what happens
+//! to the packet: executed (where its payload goes, the receive completion, the coalesced ACK),
+//! failed (the first check that fails, the NAK or the dropped message) or forwarded (a response,
+//! for the requester). The specification is `docs/engine.md`; the golden model is
+//! `ferroce_models::responder`; the decision is one packed [`DECISION`] entry.
 //!
 //! ```text
-//!  r_* (final record) ─► Idle ─► Lookup ─► [Wait] ─► Connection ─► Psn ─► Sum ×3 ─► Compare ×2
-//!                         │ QP context asked for;       │ adders loaded   │ 64-bit adders    │
-//!                         │ state, pointer, region RAMs │                 │ (16 bits a cycle)▼
-//!                         │ read, then the ring         │   d_entry ◄── Execute ◄── Decide ◄── Flags
-//!  recv ─► PostRead ─► PostCheck ─► PostWrite (ring, tail)               │ state, pointers written
+//!  r_* (final record) ─► look ─► Take ─► [Wait] ─► Connection ─► Psn ─► Sum ×3 ─► Compare ×2
+//!        │ (Idle, or Decide and  │ fields,        │ adders loaded   │ 64-bit adders    │
+//!        │ Execute of the last)  │ class; ring    │                 │ (16 bits a cycle)▼
+//!        │ context, state,       │ read           │   d_entry ◄── Execute ◄── Decide ◄── Flags
+//!        │ pointer, region asked for              │               │ state, pointers written;
+//!        └────────────────────────────────────────┴── next taken ─┘ (the next record's Take)
+//!  recv ─► PostRead ─► PostCheck ─► PostWrite (ring, tail)
 //!  qp_commit ─► FIFO ─► (Idle) state and pointers cleared
 //! ```
 //!
-//! - **Idle** takes a record, asks for its QP context (`QL` cycles) and reads the responder's
-//!   own RAMs by the record's fields: the per-QP state (block RAM, [`STATE_BITS`] bits), the
-//!   receive queue pointers and the memory region the R_Key names.
-//! - **Lookup** reads the head receive buffer with the head pointer and classifies the opcode
-//!   from tables computed from the contracts; **Wait** (a context latency above 2) waits.
+//! - A final record is **looked at** in Idle, or while the one in progress is in Decide or
+//!   Execute: its QP context is asked for (`QL` cycles) and the responder's own RAMs are read
+//!   by its fields: the per-QP state (block RAM, [`STATE_BITS`] bits), the receive queue
+//!   pointers and the memory region the R_Key names.
+//! - It is **taken** the next cycle: in **Take** from Idle, or as Execute finishes the last
+//!   one. Its fields are registered, its opcode classified (tables computed from the
+//!   contracts), the head receive buffer read with the head pointer; **Wait** (a context
+//!   latency above 2) waits.
 //! - **Connection** takes the context and the state (a QP whose state is not live starts from
 //!   the context: the expected PSN is `rq_psn`), makes the connection checks and loads the
 //!   64-bit adders from the RAMs: the write address, the RETH's end, the region's end and the
@@ -30,11 +35,14 @@
 //! - **Execute** writes the QP's state and pointers back and builds the decision, once the
 //!   last one is taken; the decision waits for `d_ready` while the next record goes on.
 //!
-//! One record takes 10 + `QL` cycles from its acceptance to the next (12 with the register
-//! file's latency); every register is fed through at most one 16-bit adder or comparator (the
-//! 24-bit PSN distance is added 12 bits a cycle). Header records (`r_final` = 0) are taken and
-//! ignored in one cycle. The next record's state is read after this one's is written (in
-//! Execute), so records of one QP follow each other without forwarding.
+//! Back to back, one record takes 8 + `QL` cycles (10 with the register file's latency: its
+//! Connection follows the last one's Execute); from Idle 10 + `QL`. Every register is fed
+//! through at most one 16-bit adder or comparator (the 24-bit PSN distance is added 12 bits a
+//! cycle). Header records (`r_final` = 0) are taken and ignored at once. A record of the QP the
+//! last one wrote reads its state word and pointers as that Execute writes them: a RAM read of
+//! the word written in the same cycle gives the old one, so the written words are kept for a
+//! cycle (`written_word`, `written_pointers`) and used instead, and the ring is read at the
+//! head Execute writes.
 //!
 //! **Commits.** A rewrite of a QP's context (`qp_commit_valid`) restarts its responder: the state
 //! is no longer live (the next packet starts from the context) and its receive queue is empty.
@@ -89,9 +97,9 @@ pub enum ResponderState {
     Init,
     /// Applying commits, or waiting for a post or a record.
     Idle,
-    /// The RAMs are read (the context was asked for as the record was taken), the opcode
-    /// classified.
-    Lookup,
+    /// The record is taken: its fields and its opcode's class registered (its RAM words and
+    /// context were asked for the cycle before, as it was looked at).
+    Take,
     /// Waiting for the QP context (a context latency above 2).
     Wait,
     /// The context, state, region and head buffer arrive: the connection checks; the adders
@@ -267,7 +275,7 @@ pub struct Responder<const QB: usize, const RB: usize, const RA: usize, const QL
     post_address: DFF<Bits<64>>,
     post_length: DFF<Bits<32>>,
 
-    // Lookup: the opcode's class
+    // Take: the opcode's class
     is_request: DFF<Bit>,
     executable: DFF<Bit>,
     is_write: DFF<Bit>,
@@ -411,6 +419,16 @@ pub struct Responder<const QB: usize, const RB: usize, const RA: usize, const QL
     result_full: DFF<Bit>,
     /// A decision waits for `d_ready` (the next record goes on meanwhile).
     pending: DFF<Bit>,
+    /// The record on `r_*` was looked at last cycle (its RAM words and context asked for).
+    looked: DFF<Bit>,
+    /// Last cycle the record on `r_*` was of the QP in progress.
+    same_qp: DFF<Bit>,
+    /// Last cycle's state RAM read was of the word written then: `written_word` holds it.
+    state_forward: DFF<Bit>,
+    written_word: DFF<Bits<STATE_BITS>>,
+    /// Last cycle's pointer RAM read was of the pointers written then: `written_pointers`.
+    pointer_forward: DFF<Bit>,
+    written_pointers: DFF<Bits<16>>,
     /// The decision's payload length and QP (the record's fields move on with the next record).
     out_payload_length: DFF<Bits<16>>,
     out_dest_qp: DFF<Bits<24>>,
@@ -445,6 +463,27 @@ pub struct Responder<const QB: usize, const RB: usize, const RA: usize, const QL
     new_open_dma_length: Signal<Local, Bits<32>>,
     /// An executed READ request (at the expected PSN, or a duplicate).
     read_executed: Signal<Local, Bit>,
+    /// Execute is done with its decision (the last one taken, or taken now).
+    completing: Signal<Local, Bit>,
+    /// No commit and no receive post waits (they come before the next record).
+    records_turn: Signal<Local, Bit>,
+    /// The final record on `r_*` is looked at: its RAM words and its context asked for.
+    look: Signal<Local, Bit>,
+    /// The record on `r_*` (looked at last cycle) is taken into the registers.
+    take: Signal<Local, Bit>,
+    /// The QP of the record on `r_*`, and its DestQP (0 without a BTH).
+    record_qp: Signal<Local, Bits<QB>>,
+    record_dest_qp: Signal<Local, Bits<24>>,
+    /// The state and pointer RAMs' read address.
+    read_qp: Signal<Local, Bits<QB>>,
+    /// The pointers as read, or as written last cycle when that was the same QP.
+    pointers: Signal<Local, Bits<16>>,
+    /// The receive queue's head the ring is read at.
+    ring_head: Signal<Local, Bits<8>>,
+    /// Execute writes the receive queue's head (a completion).
+    pointer_write: Signal<Local, Bit>,
+    /// The QP's state word as Execute writes it.
+    state_word: Signal<Local, Bits<STATE_BITS>>,
 
     // constants (from the contracts)
     request_table: Constant<Bits<256>>,
@@ -761,6 +800,12 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Default
             result_valid: Default::default(),
             result_full: Default::default(),
             pending: Default::default(),
+            looked: Default::default(),
+            same_qp: Default::default(),
+            state_forward: Default::default(),
+            written_word: Default::default(),
+            pointer_forward: Default::default(),
+            written_pointers: Default::default(),
             out_payload_length: Default::default(),
             out_dest_qp: Default::default(),
             stored: Default::default(),
@@ -788,6 +833,17 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Default
             new_open_va: Default::default(),
             new_open_dma_length: Default::default(),
             read_executed: Default::default(),
+            completing: Default::default(),
+            records_turn: Default::default(),
+            look: Default::default(),
+            take: Default::default(),
+            record_qp: Default::default(),
+            record_dest_qp: Default::default(),
+            read_qp: Default::default(),
+            pointers: Default::default(),
+            ring_head: Default::default(),
+            pointer_write: Default::default(),
+            state_word: Default::default(),
             request_table: opcode_table(|o| is_request(o.operation())),
             executable_table: opcode_table(|o| operation(o).is_some() || o.operation() == Operation::ReadRequest),
             write_table: opcode_table(|o| operation(o).is_some_and(|(kind, _)| kind == MessageKind::Write)),
@@ -1005,6 +1061,12 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
             result_valid,
             result_full,
             pending,
+            looked,
+            same_qp,
+            state_forward,
+            written_word,
+            pointer_forward,
+            written_pointers,
             out_payload_length,
             out_dest_qp
         );
@@ -1035,19 +1097,50 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
         self.commits.push_value.next = self.qp_commit_index.val();
         self.commits.pop.next = false;
 
-        // RAMs: the record's (or post's) QP; the ring by the QP and its head (or, to post, tail)
-        // pointer; the region by the R_Key; the host writes the region table
-        self.state_ram.read_address.next = self.qp.q.val();
-        self.pointer_ram.read_address.next = self.qp.q.val();
+        // The next record: looked at (its RAM words and context asked for) in Idle, or while the
+        // one in progress is decided; taken the next cycle, in Take or as Execute finishes, so
+        // that its Connection follows the last one's Execute (commits and posts come first)
+        self.completing.next = !self.pending.q.val() || self.d_ready.val();
+        self.records_turn.next = !self.commits.head_valid.val() && !self.recv_valid.val();
+        self.look.next = false;
+        self.take.next = false;
+        if (self.state.q.val() == ResponderState::Idle) || (self.state.q.val() == ResponderState::Decide) {
+            self.look.next = self.r_valid.val() && self.r_final.val() && self.records_turn.val();
+        }
+        if self.state.q.val() == ResponderState::Execute {
+            if self.completing.val() && self.looked.q.val() && self.records_turn.val() {
+                self.take.next = true;
+            } else {
+                self.look.next = self.r_valid.val() && self.r_final.val() && self.records_turn.val();
+            }
+        }
+        if self.state.q.val() == ResponderState::Take {
+            self.take.next = true;
+        }
+        self.looked.d.next = self.look.val();
+        self.record_qp.next = self.r_bth_dqpn.val().get_bits::<QB>(0);
+        self.record_dest_qp.next = self.r_bth_dqpn.val();
+        if !self.r_bth_ok.val() {
+            self.record_dest_qp.next = 0.into();
+        }
+        self.same_qp.d.next = self.record_qp.val() == self.qp.q.val();
+
+        // RAMs: the record's (or post's) QP, the record's on `r_*` while it is looked at and
+        // taken; the ring by the QP and its head (or, to post, tail) pointer; the region by the
+        // R_Key; the host writes the region table
+        self.read_qp.next = self.qp.q.val();
         self.region_ram.read_address.next = self.rkey.q.val().get_bits::<RB>(self.region_key_bits.val().index());
-        if self.state.q.val() == ResponderState::Idle {
-            // a record taken now: its QP's words and its region are read at once
-            self.state_ram.read_address.next = self.r_bth_dqpn.val().get_bits::<QB>(0);
-            self.pointer_ram.read_address.next = self.r_bth_dqpn.val().get_bits::<QB>(0);
+        if self.look.val() || self.take.val() {
+            self.read_qp.next = self.record_qp.val();
             self.region_ram.read_address.next = self.r_reth_rkey.val().get_bits::<RB>(self.region_key_bits.val().index());
         }
-        self.ring_ram.read_address.next = (bit_cast::<RA, QB>(self.qp.q.val()) << self.ring_shift.val())
-            | bit_cast::<RA, 8>(self.pointer_ram.read_data.val().get_bits::<8>(0) & self.ring_mask.val());
+        self.state_ram.read_address.next = self.read_qp.val();
+        self.pointer_ram.read_address.next = self.read_qp.val();
+        // a read of what was written the cycle before gives the old word: the new one instead
+        self.pointers.next = self.pointer_ram.read_data.val();
+        if self.pointer_forward.q.val() {
+            self.pointers.next = self.written_pointers.q.val();
+        }
         self.region_ram.write.next = self.region_write_valid.val();
         self.region_ram.write_address.next = self.region_write_index.val();
         self.region_ram.write_data.next = self.region_write_entry.val();
@@ -1066,6 +1159,9 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
         self.stored.next = 0.into();
         if self.state_ram.read_data.val().get_bit(0) {
             self.stored.next = self.state_ram.read_data.val();
+        }
+        if self.state_forward.q.val() {
+            self.stored.next = self.written_word.q.val();
         }
 
         // adders (loaded in Connection, from the RAMs): the payload's address is the message's
@@ -1199,7 +1295,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
             }
         }
         // the state word (see `STATE_BITS`)
-        self.state_ram.write_data.next = bit_cast::<STATE_BITS, 1>(true.into())
+        self.state_word.next = bit_cast::<STATE_BITS, 1>(true.into())
             | (bit_cast::<STATE_BITS, 1>(self.answer_fatal.val().into()) << 1)
             | (bit_cast::<STATE_BITS, 1>(self.new_nak_sent.val().into()) << 2)
             | (bit_cast::<STATE_BITS, 1>(self.new_open.val().into()) << 3)
@@ -1210,6 +1306,16 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
             | (bit_cast::<STATE_BITS, 32>(self.new_bytes.val()) << 96)
             | (bit_cast::<STATE_BITS, 32>(self.new_open_dma_length.val()) << 128)
             | (bit_cast::<STATE_BITS, 64>(self.new_open_va.val()) << 192);
+        self.state_ram.write_data.next = self.state_word.val();
+        self.pointer_write.next = self.success_completion.val() || self.error_completion.val();
+        // the ring is read at the head: the one Execute writes now when the record taken now is
+        // of the same QP
+        self.ring_head.next = self.pointers.val().get_bits::<8>(0);
+        if (self.state.q.val() == ResponderState::Execute) && self.pointer_write.val() && self.same_qp.q.val() {
+            self.ring_head.next = self.head_next.q.val();
+        }
+        self.ring_ram.read_address.next = (bit_cast::<RA, QB>(self.read_qp.val()) << self.ring_shift.val())
+            | bit_cast::<RA, 8>(self.ring_head.val() & self.ring_mask.val());
         self.failure_bit.next = self.one.val() << self.failure.q.val();
 
         // Decide: the first failing check in precedence order (the last assignment wins)
@@ -1273,11 +1379,14 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
 
         // ports driven by the states below
         self.init_done.next = self.state.q.val() != ResponderState::Init;
-        self.r_ready.next = false;
+        // a header record is taken and ignored at once, a final one when `take`
+        self.r_ready.next = (self.r_valid.val() && !self.r_final.val() && (self.state.q.val() != ResponderState::Init)) || self.take.val();
         self.recv_ready.next = false;
-        self.qp_read_valid.next = false;
-        // asked for as a record is taken (`qp_read_valid` in Idle)
-        self.qp_read_index.next = self.r_bth_dqpn.val().get_bits::<QB>(0);
+        // asked for as a record is looked at
+        self.qp_read_valid.next = self.look.val();
+        self.qp_read_index.next = self.record_qp.val();
+        self.state_forward.d.next = false;
+        self.pointer_forward.d.next = false;
         self.d_valid.next = self.pending.q.val();
         self.pending.d.next = self.pending.q.val() && !self.d_ready.val();
         self.result_valid.d.next = false;
@@ -1312,57 +1421,12 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                     self.post_address.d.next = self.recv_address.val();
                     self.post_length.d.next = self.recv_length.val();
                     self.state.d.next = ResponderState::PostRead;
-                } else {
-                    self.r_ready.next = true;
-                    if self.r_valid.val() {
-                        self.malformed.d.next = self.r_drop.val() || !self.r_bth_ok.val();
-                        self.opcode.d.next = self.r_bth_opcode.val();
-                        self.solicited.d.next = self.r_bth_se.val();
-                        self.pkey.d.next = self.r_bth_pkey.val();
-                        // the decision's QP: the record's DestQP, 0 without a BTH
-                        self.dest_qp.d.next = self.r_bth_dqpn.val();
-                        if !self.r_bth_ok.val() {
-                            self.dest_qp.d.next = 0.into();
-                        }
-                        self.ack_request.d.next = self.r_bth_ackreq.val();
-                        self.psn.d.next = self.r_bth_psn.val();
-                        self.va.d.next = self.r_reth_va.val();
-                        self.rkey.d.next = self.r_reth_rkey.val();
-                        self.dma_length.d.next = self.r_reth_dmalen.val();
-                        self.immediate.d.next = self.r_immdt.val();
-                        self.aeth_syndrome.d.next = 0.into();
-                        self.aeth_msn.d.next = 0.into();
-                        self.aeth_present.d.next = self.r_aeth_ok.val();
-                        if self.r_aeth_ok.val() {
-                            self.aeth_syndrome.d.next = self.r_aeth_syndrome.val();
-                            self.aeth_msn.d.next = self.r_aeth_msn.val();
-                        }
-                        self.payload_length.d.next = self.r_pay_len.val();
-                        self.qp.d.next = self.r_bth_dqpn.val().get_bits::<QB>(0);
-                        if self.r_final.val() {
-                            self.qp_read_valid.next = true;
-                            self.state.d.next = ResponderState::Lookup;
-                        }
-                    }
+                } else if self.look.val() {
+                    self.state.d.next = ResponderState::Take;
                 }
             }
-            ResponderState::Lookup => {
-                self.is_request.d.next = self.request_table.val().get_bit(self.opcode.q.val().index());
-                self.executable.d.next = self.executable_table.val().get_bit(self.opcode.q.val().index());
-                self.is_write.d.next = self.write_table.val().get_bit(self.opcode.q.val().index());
-                self.is_read.d.next = self.read_table.val().get_bit(self.opcode.q.val().index());
-                self.starts.d.next = self.starts_table.val().get_bit(self.opcode.q.val().index());
-                self.ends.d.next = self.ends_table.val().get_bit(self.opcode.q.val().index());
-                self.has_immediate.d.next = self.immediate_table.val().get_bit(self.opcode.q.val().index());
-                self.qp_in_range.d.next =
-                    ((self.dest_qp.q.val() & self.above_qps.val()) == 0) && ((self.dest_qp.q.val() & self.first_qps.val()) != 0);
-                self.region_in_range.d.next = (self.rkey.q.val() & self.above_regions.val()) == 0;
-                self.countdown.d.next = self.wait_cycles.val() - 1;
-                self.state.d.next = ResponderState::Connection;
-                if self.wait_cycles.val() != 0 {
-                    self.state.d.next = ResponderState::Wait;
-                }
-            }
+            // the record is taken below (`take`)
+            ResponderState::Take => {}
             ResponderState::Wait => {
                 self.countdown.d.next = self.countdown.q.val() - 1;
                 if self.countdown.q.val() == 0 {
@@ -1391,7 +1455,7 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                 self.ack_every.d.next = self.qp_read_entry.val().get_bits::<8>(self.context_at[7].val().index());
                 // the QP's state word, or (not live) its start from the context
                 self.expected.d.next = self.qp_read_entry.val().get_bits::<24>(self.context_at[5].val().index());
-                if self.state_ram.read_data.val().get_bit(0) {
+                if self.stored.val().get_bit(0) {
                     self.expected.d.next = self.stored.val().get_bits::<24>(32);
                 }
                 self.nak_sent.d.next = self.stored.val().get_bit(2);
@@ -1411,8 +1475,8 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                 self.region_base.d.next = self.region_ram.read_data.val().get_bits::<64>(self.region_at[4].val().index());
                 self.buffer_address.d.next = self.ring_ram.read_data.val().get_bits::<64>(0);
                 self.buffer_length.d.next = self.ring_ram.read_data.val().get_bits::<32>(64);
-                self.head.d.next = self.pointer_ram.read_data.val().get_bits::<8>(0);
-                self.tail.d.next = self.pointer_ram.read_data.val().get_bits::<8>(8);
+                self.head.d.next = self.pointers.val().get_bits::<8>(0);
+                self.tail.d.next = self.pointers.val().get_bits::<8>(8);
                 self.address_adder.load.next = true;
                 self.request_end_adder.load.next = true;
                 self.region_end_adder.load.next = true;
@@ -1534,7 +1598,12 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                     // the QP's state (not for a packet that failed a connection check: it may not be
                     // the QP's at all) and the receive queue's head
                     self.state_ram.write.next = self.executed.q.val() || self.checked.q.val();
-                    self.pointer_ram.write.next = self.success_completion.val() || self.error_completion.val();
+                    self.pointer_ram.write.next = self.pointer_write.val();
+                    // what a read of the same QP now gives a cycle late
+                    self.state_forward.d.next = (self.executed.q.val() || self.checked.q.val()) && (self.qp.q.val() == self.read_qp.val());
+                    self.written_word.d.next = self.state_word.val();
+                    self.pointer_forward.d.next = self.pointer_write.val() && (self.qp.q.val() == self.read_qp.val());
+                    self.written_pointers.d.next = (bit_cast::<16, 8>(self.tail.q.val()) << 8) | bit_cast::<16, 8>(self.head_next.q.val());
                     // the decision
                     self.out_failure.d.next = self.failure.q.val();
                     self.out_forwarded.d.next = self.forwarded.q.val();
@@ -1661,7 +1730,11 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                     self.out_payload_length.d.next = self.payload_length.q.val();
                     self.out_dest_qp.d.next = self.dest_qp.q.val();
                     self.pending.d.next = true;
+                    // the next record taken now (below), or looked at now, or none
                     self.state.d.next = ResponderState::Idle;
+                    if self.look.val() {
+                        self.state.d.next = ResponderState::Take;
+                    }
                 }
             }
             ResponderState::PostRead => {
@@ -1689,6 +1762,45 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
             }
             _ => {
                 self.state.d.next = ResponderState::Init;
+            }
+        }
+        // the record looked at last cycle: its fields and its opcode's class
+        if self.take.val() {
+            self.malformed.d.next = self.r_drop.val() || !self.r_bth_ok.val();
+            self.opcode.d.next = self.r_bth_opcode.val();
+            self.solicited.d.next = self.r_bth_se.val();
+            self.pkey.d.next = self.r_bth_pkey.val();
+            // the decision's QP: the record's DestQP, 0 without a BTH
+            self.dest_qp.d.next = self.record_dest_qp.val();
+            self.ack_request.d.next = self.r_bth_ackreq.val();
+            self.psn.d.next = self.r_bth_psn.val();
+            self.va.d.next = self.r_reth_va.val();
+            self.rkey.d.next = self.r_reth_rkey.val();
+            self.dma_length.d.next = self.r_reth_dmalen.val();
+            self.immediate.d.next = self.r_immdt.val();
+            self.aeth_syndrome.d.next = 0.into();
+            self.aeth_msn.d.next = 0.into();
+            self.aeth_present.d.next = self.r_aeth_ok.val();
+            if self.r_aeth_ok.val() {
+                self.aeth_syndrome.d.next = self.r_aeth_syndrome.val();
+                self.aeth_msn.d.next = self.r_aeth_msn.val();
+            }
+            self.payload_length.d.next = self.r_pay_len.val();
+            self.qp.d.next = self.record_qp.val();
+            self.is_request.d.next = self.request_table.val().get_bit(self.r_bth_opcode.val().index());
+            self.executable.d.next = self.executable_table.val().get_bit(self.r_bth_opcode.val().index());
+            self.is_write.d.next = self.write_table.val().get_bit(self.r_bth_opcode.val().index());
+            self.is_read.d.next = self.read_table.val().get_bit(self.r_bth_opcode.val().index());
+            self.starts.d.next = self.starts_table.val().get_bit(self.r_bth_opcode.val().index());
+            self.ends.d.next = self.ends_table.val().get_bit(self.r_bth_opcode.val().index());
+            self.has_immediate.d.next = self.immediate_table.val().get_bit(self.r_bth_opcode.val().index());
+            self.qp_in_range.d.next =
+                ((self.record_dest_qp.val() & self.above_qps.val()) == 0) && ((self.record_dest_qp.val() & self.first_qps.val()) != 0);
+            self.region_in_range.d.next = (self.r_reth_rkey.val() & self.above_regions.val()) == 0;
+            self.countdown.d.next = self.wait_cycles.val() - 1;
+            self.state.d.next = ResponderState::Connection;
+            if self.wait_cycles.val() != 0 {
+                self.state.d.next = ResponderState::Wait;
             }
         }
         if self.reset.val() {
