@@ -127,6 +127,14 @@ const NOT_YET_PIPELINED: &[(&str, usize)] = &[
     // the RX front end and the TX units, each at 6 or less in its unit (the scheduler with
     // `stall` an input port, `sched_n2048_q32`, at 6; the pacers at 6).
     ("ferroce_engine_c2048_q2048_w512", 7),
+    // 6 until stop 76 (2026-12-06, the responder takes its next record as Execute ends: 10
+    // cycles a record). Two cones at 7 as mapped flattened: the read tracker's state into the
+    // responder's record ready (a decode of both units' states now; the responder is at 6
+    // alone, and so are both 512-bit RX paths), and the RX front end's ICRC core (its CRC
+    // state from the beat's prefix, logic unchanged, a chain of LUT2s in this netlist). The
+    // 64-bit RX path is the ZCU102 build's, at 156.25 MHz, where 7 levels close; the fix is the
+    // record ready from registers (the read tracker's answer a cycle earlier).
+    ("ferroce_rx_path_q256_w64", 7),
 ];
 
 /// One emitted top: module name, Verilog file, Verilog text, bus width (if width-generic).
