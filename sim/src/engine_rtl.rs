@@ -3,7 +3,7 @@
 //! buffers, posts, polls, receive completions, counters, all by register name from the map),
 //! a local memory behind its read side (`m_read`, `s_pay`: [`Memory`]) and its write side
 //! (`m_cmd`, `m_wr`), the MAC. [`EnginePair`] puts two engines back to back (A's MAC TX to B's
-//! MAC RX and back, through beat FIFOs) and clocks both together; its co-simulation is
+//! MAC RX and back, through queues of beats) and clocks both together; its co-simulation is
 //! `sim/tests/engine_cosim.rs`. A lossy wire ([`EnginePair::set_faults`]) takes each frame
 //! whole and lets a [`FaultInjector`] lose, duplicate, hold back or corrupt it.
 //!
@@ -81,8 +81,6 @@ pub fn built_engines() -> Vec<EngineVariant> {
 
 /// Cycles without any handshake on either engine after which [`EnginePair::run_until`] fails.
 pub const PROGRESS_LIMIT: u64 = 20_000;
-/// Beats a wire between the engines holds.
-const WIRE_BEATS: usize = 8;
 /// Bytes of the longest frame a lossy wire takes whole before it passes it on: a 4,096-byte
 /// payload and every header.
 const LOSSY_FRAME_BYTES: usize = 4096 + 128;
@@ -289,13 +287,6 @@ impl EngineRtl {
         self.incoming.len() + self.injected.iter().map(Vec::len).sum::<usize>()
     }
 
-    /// Beats on the wire into the MAC RX, without the injected frames that wait for the frame
-    /// on it to end: the rest of that frame needs the room (counted, an injected frame of
-    /// [`WIRE_BEATS`] beats or more held the frame it waits for, for ever).
-    fn wire_beats(&self) -> usize {
-        self.incoming.len()
-    }
-
     /// Handshakes so far, on every port (a count that moves while the engine works).
     pub(crate) fn events(&self) -> u64 {
         self.events
@@ -349,8 +340,9 @@ impl EngineRtl {
         }
     }
 
-    /// Drives this cycle's inputs; `output_room`: the wire out has room for a beat.
-    pub(crate) fn drive(&mut self, rng: &mut ChaCha8Rng, cycle: u64, output_room: bool) {
+    /// Drives this cycle's inputs (nothing outside holds the MAC TX but its random
+    /// backpressure: a wire never does).
+    pub(crate) fn drive(&mut self, rng: &mut ChaCha8Rng, cycle: u64) {
         let m = &mut self.m;
         self.axil.drive(m, rng);
         self.read_memory.drive(m, rng, cycle);
@@ -362,9 +354,6 @@ impl EngineRtl {
         self.data.drive(m, rng);
         self.pass.drive(m, rng);
         self.mac.drive(m, rng);
-        if !output_room {
-            self.mac.hold(m);
-        }
         self.streams.drive(m, rng);
         let p = &self.input;
         if !self.presenting {
@@ -676,6 +665,13 @@ pub enum Side {
 }
 
 /// Two engines back to back; see the module docs.
+///
+/// Each wire is a lossless link whose buffer holds whatever the run puts on it: the MAC TX is
+/// never held by the wire (only by the random backpressure of [`Surroundings`], as a MAC's
+/// TX is now and then), and frames wait in the wire's queue until the far MAC RX takes them.
+/// A wire that pushed back when a few beats waited would close a loop no board has: each
+/// engine's RX waiting for its TX to take an ACK, each TX for its wire, each wire for the far
+/// RX.
 pub struct EnginePair {
     /// Engine A.
     pub a: EngineRtl,
@@ -769,15 +765,10 @@ impl EnginePair {
         }
     }
 
-    /// One cycle of both engines and both wires.
+    /// One cycle of both engines and both wires (neither wire holds the MAC TX).
     pub fn step(&mut self) -> Result<(), String> {
-        // a lossy wire holds a whole frame more than a perfect one
-        let lossy_room = LOSSY_FRAME_BYTES.div_ceil(self.a.input.bytes_per_beat);
-        let room =
-            |into: &EngineRtl, lossy: &Option<LossyWire>| into.wire_beats() < WIRE_BEATS + if lossy.is_some() { lossy_room } else { 0 };
-        let (room_ab, room_ba) = (room(&self.b, &self.lossy[0]), room(&self.a, &self.lossy[1]));
-        self.a.drive(&mut self.rng, self.cycle, room_ab);
-        self.b.drive(&mut self.rng, self.cycle, room_ba);
+        self.a.drive(&mut self.rng, self.cycle);
+        self.b.drive(&mut self.rng, self.cycle);
         self.a.m.eval();
         self.b.m.eval();
         let cycle = self.cycle;
@@ -950,7 +941,7 @@ impl EngineLoop {
     /// One cycle; a beat out on MAC TX comes back on MAC RX, unless its frame is dropped.
     pub fn step(&mut self) -> Result<(), String> {
         let e = &mut self.engine;
-        e.drive(&mut self.rng, self.cycle, true);
+        e.drive(&mut self.rng, self.cycle);
         e.m.eval();
         if let Some(beat) = e.sample(self.cycle)? {
             if !e.incoming_mid_frame {

@@ -196,7 +196,7 @@ impl WireBridge {
             self.release_held();
         }
         let e = &mut self.engine;
-        e.drive(&mut self.rng, self.cycle, true);
+        e.drive(&mut self.rng, self.cycle);
         e.m.eval();
         let beat_out = e.sample(self.cycle)?;
         e.m.tick();

@@ -16,7 +16,7 @@
 //!   the PSNs each consumes, duplicates executed again (and failing at their own PSN), the
 //!   checks a READ has (R_Key, read access, bounds, payload, DMA length, opcode sequence).
 //!
-//! The RTL takes 10 cycles a record back to back (the next one taken as the last is executed, a
+//! The RTL takes 7 cycles a record back to back (the next one taken as the last is executed, a
 //! QP's state and pointers forwarded when it is the same QP); header records are taken and
 //! ignored beside them (`Lockstep::last` has the cycle counts of a batch).
 

@@ -90,7 +90,8 @@ const NOT_YET_PIPELINED: &[(&str, usize)] = &[
     // data output): the write address reads port H, the lists read port G; with the ports
     // told apart (`scripts/split_lutram_ports.py`) this netlist is 7 deep. (`(* keep *)` on
     // the lists' pop selects measured 7 here but moved the scheduler's own arbiter to 7.)
-    ("ferroce_tx_path_c64_q16_w64", 8),
+    // 7 in every run since stop 69 (2026-12-05), as mapped; bounded at 7 since stop 78.
+    ("ferroce_tx_path_c64_q16_w64", 7),
     // 7 since RDMA READ responses (2026-11-28, stop 46); 8 since the flush of a failed QP's
     // transfers (stop 52): the segmenter's state decode into the flush's `valid`, through the
     // completion port's `ready` back into the flush's busy-bit write address; that loop is
@@ -108,7 +109,8 @@ const NOT_YET_PIPELINED: &[(&str, usize)] = &[
     // fix is the parity RAM's write port from registers, which moves the duplicate guard's
     // forwarding by a cycle; or counting a RAM64M8's read ports apart in `lut_levels.py`
     // (the path is 7 deep so counted, see the 64-bit TX path above).
-    ("ferroce_engine_c64_q16_w64", 8),
+    // 7 in every run since 2026-12-03 (AckReq per block), as mapped; bounded at 7 since stop 78.
+    ("ferroce_engine_c64_q16_w64", 7),
     // 7 in stop 49 (the RX front end's ICRC core in the flattened whole), 6 in stop 50, 7
     // again in stop 51 (2026-11-29) with changes only in the ACK tracker and the packetizer:
     // the TX ICRC core's state update, the RX front end's and 160-odd other registers at 7,
@@ -127,14 +129,6 @@ const NOT_YET_PIPELINED: &[(&str, usize)] = &[
     // the RX front end and the TX units, each at 6 or less in its unit (the scheduler with
     // `stall` an input port, `sched_n2048_q32`, at 6; the pacers at 6).
     ("ferroce_engine_c2048_q2048_w512", 7),
-    // 6 until stop 76 (2026-12-06, the responder takes its next record as Execute ends: 10
-    // cycles a record). Two cones at 7 as mapped flattened: the read tracker's state into the
-    // responder's record ready (a decode of both units' states now; the responder is at 6
-    // alone, and so are both 512-bit RX paths), and the RX front end's ICRC core (its CRC
-    // state from the beat's prefix, logic unchanged, a chain of LUT2s in this netlist). The
-    // 64-bit RX path is the ZCU102 build's, at 156.25 MHz, where 7 levels close; the fix is the
-    // record ready from registers (the read tracker's answer a cycle earlier).
-    ("ferroce_rx_path_q256_w64", 7),
 ];
 
 /// One emitted top: module name, Verilog file, Verilog text, bus width (if width-generic).

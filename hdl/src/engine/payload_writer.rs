@@ -12,7 +12,7 @@
 //! `tkeep` and drop mark are not read: the decision, made from the packet's final record, is
 //! authoritative, and its length says the last beat's bytes.
 //!
-//! The buffer lets `RxFront` deliver the next payloads while the responder decides (10 cycles a
+//! The buffer lets `RxFront` deliver the next payloads while the responder decides (7 cycles a
 //! packet). A decision is taken in one cycle; the payload then leaves one beat a cycle as
 //! `m_wr_tready` allows; the command waits for `m_cmd_ready` beside it.
 //!

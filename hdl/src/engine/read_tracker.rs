@@ -40,7 +40,7 @@
 //! - `Output`: the entry and the ring written back; the decision rebuilt; `done` when the READ
 //!   is over.
 //!
-//! The responder takes 10 cycles per record back to back: a run of forwarded packets (READ
+//! The responder takes 7 cycles per record back to back: a run of forwarded packets (READ
 //! responses, ACKs) goes at the tracker's 12, anything else at the responder's pace.
 
 use crate::common::counter::EventCounter;

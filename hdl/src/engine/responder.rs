@@ -6,9 +6,9 @@
 //! `ferroce_models::responder`; the decision is one packed [`DECISION`] entry.
 //!
 //! ```text
-//!  r_* (final record) ─► look ─► Take ─► [Wait] ─► Connection ─► Psn ─► Sum ×3 ─► Compare ×2
-//!        │ (Idle, or Decide and  │ fields,        │ adders loaded   │ 64-bit adders    │
-//!        │ Execute of the last)  │ class; ring    │                 │ (16 bits a cycle)▼
+//!  r_* (final record) ─► look ─► Take ─► [Wait] ─► Connection ─► Psn ─► Sum ─► Compare
+//!        │ (Idle, or Decide and  │ fields,        │ adders loaded   │ 64-bit adders  │
+//!        │ Execute of the last)  │ class; ring    │                 │ (carry select) ▼
 //!        │ context, state,       │ read           │   d_entry ◄── Execute ◄── Decide ◄── Flags
 //!        │ pointer, region asked for              │               │ state, pointers written;
 //!        └────────────────────────────────────────┴── next taken ─┘ (the next record's Take)
@@ -28,17 +28,20 @@
 //!   the context: the expected PSN is `rq_psn`), makes the connection checks and loads the
 //!   64-bit adders from the RAMs: the write address, the RETH's end, the region's end and the
 //!   message's bytes so far.
-//! - **Psn** computes the PSN distance and the 16-bit checks while the adders take their first
-//!   16 bits; **Sum** (three cycles) adds the rest; **Compare** (two cycles) compares the sums.
+//! - **Psn** computes the PSN distance and the 16-bit checks while the adders add their 16-bit
+//!   pieces with carry in 0 and 1; **Sum** selects each piece by its carry in
+//!   (`common::wide::SelectAdder`); **Compare** compares the sums' 16-bit pieces
+//!   (`WideCompare`), which Flags combines.
 //! - **Flags** makes every request check; **Decide** takes the first failing one in precedence
 //!   order and decodes its answer (tables from `CheckFailure::rc_answer`).
 //! - **Execute** writes the QP's state and pointers back and builds the decision, once the
-//!   last one is taken; the decision waits for `d_ready` while the next record goes on.
+//!   last one has been taken (a cycle before, at the latest: `d_ready` reaches no enable);
+//!   the decision waits for `d_ready` while the next record goes on.
 //!
-//! Back to back, one record takes 8 + `QL` cycles (10 with the register file's latency: its
-//! Connection follows the last one's Execute); from Idle 10 + `QL`. Every register is fed
-//! through at most one 16-bit adder or comparator (the 24-bit PSN distance is added 12 bits a
-//! cycle). Header records (`r_final` = 0) are taken and ignored at once. A record of the QP the
+//! Back to back, one record takes 5 + `QL` cycles (7 with the register file's latency: its
+//! Connection follows the last one's Execute); from Idle 7 + `QL`. Every register is fed
+//! through at most one 16-bit adder or comparator, a selection by carries, or a check on
+//! compared pieces (the 24-bit PSN distance is added 12 bits a cycle). Header records (`r_final` = 0) are taken and ignored at once. A record of the QP the
 //! last one wrote reads its state word and pointers as that Execute writes them: a RAM read of
 //! the word written in the same cycle gives the old one, so the written words are kept for a
 //! cycle (`written_word`, `written_pointers`) and used instead, and the ring is read at the
@@ -55,7 +58,7 @@ use crate::common::counter::EventCounter;
 use crate::common::dual_port_ram::BlockRam;
 use crate::common::elab::{bits_from, c};
 use crate::common::fifo::Fifo;
-use crate::common::wide::{PieceAdder, WideCompare};
+use crate::common::wide::{SelectAdder, WideCompare};
 use ferroce_contracts::opcode::{Opcode, Operation, Transport};
 use ferroce_contracts::responder::{
     is_request, message_operation, Access, CheckFailure, MessageKind, NakCode, RcAnswer, ReceiveStatus, ResponderCounter, Syndrome,
@@ -105,11 +108,11 @@ pub enum ResponderState {
     /// The context, state, region and head buffer arrive: the connection checks; the adders
     /// are loaded.
     Connection,
-    /// The PSN distance, the 16-bit checks; the adders' first step.
+    /// The PSN distance, the 16-bit checks; the adders' pieces.
     Psn,
-    /// The adders run (three more cycles).
+    /// The adders' pieces selected: the sums.
     Sum,
-    /// The comparators run (two cycles).
+    /// The comparators' pieces (Flags combines them).
     Compare,
     /// Every check.
     Flags,
@@ -229,13 +232,13 @@ pub struct Responder<const QB: usize, const RB: usize, const RA: usize, const QL
     ring_ram: BlockRam<Bits<BUFFER_BITS>, RA>,
     region_ram: BlockRam<Bits<MEMORY_REGION_BITS>, RB>,
     /// The payload's address: the message's target plus its bytes so far.
-    address_adder: PieceAdder,
+    address_adder: SelectAdder,
     /// The RETH's end: VA + DMA length.
-    request_end_adder: PieceAdder,
+    request_end_adder: SelectAdder,
     /// The region's end: base + length.
-    region_end_adder: PieceAdder,
+    region_end_adder: SelectAdder,
     /// The message's bytes with this packet: bytes so far + payload.
-    bytes_adder: PieceAdder,
+    bytes_adder: SelectAdder,
     /// The region's base against the VA.
     base_compare: WideCompare,
     /// The RETH's end against the region's end.
@@ -1100,7 +1103,8 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
         // The next record: looked at (its RAM words and context asked for) in Idle, or while the
         // one in progress is decided; taken the next cycle, in Take or as Execute finishes, so
         // that its Connection follows the last one's Execute (commits and posts come first)
-        self.completing.next = !self.pending.q.val() || self.d_ready.val();
+        // (the last decision taken in a cycle before: `d_ready` reaches no take nor write enable)
+        self.completing.next = !self.pending.q.val();
         self.records_turn.next = !self.commits.head_valid.val() && !self.recv_valid.val();
         self.look.next = false;
         self.take.next = false;
@@ -1188,10 +1192,6 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
         self.request_end_adder.load.next = false;
         self.region_end_adder.load.next = false;
         self.bytes_adder.load.next = false;
-        self.address_adder.step.next = false;
-        self.request_end_adder.step.next = false;
-        self.region_end_adder.step.next = false;
-        self.bytes_adder.step.next = false;
         // comparators (from the sums, held while Compare runs)
         self.base_compare.a.next = self.region_base.q.val();
         self.base_compare.b.next = self.va.q.val();
@@ -1503,18 +1503,9 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                 if self.starts.q.val() {
                     self.target_dma_length.d.next = self.dma_length.q.val();
                 }
-                self.address_adder.step.next = true;
-                self.request_end_adder.step.next = true;
-                self.region_end_adder.step.next = true;
-                self.bytes_adder.step.next = true;
-                self.countdown.d.next = 2.into();
                 self.state.d.next = ResponderState::Sum;
             }
             ResponderState::Sum => {
-                self.address_adder.step.next = true;
-                self.request_end_adder.step.next = true;
-                self.region_end_adder.step.next = true;
-                self.bytes_adder.step.next = true;
                 self.behind.d.next = (bit_cast::<24, 12>(
                     self.expected.q.val().get_bits::<12>(12)
                         + self.psn_inverted.val().get_bits::<12>(12)
@@ -1524,17 +1515,10 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                 self.psn_next.d.next = self.psn.q.val() + 1;
                 self.msn_next.d.next = self.msn.q.val() + 1;
                 self.expected_previous.d.next = self.expected.q.val() - 1;
-                self.countdown.d.next = self.countdown.q.val() - 1;
-                if self.countdown.q.val() == 0 {
-                    self.countdown.d.next = 1.into();
-                    self.state.d.next = ResponderState::Compare;
-                }
+                self.state.d.next = ResponderState::Compare;
             }
             ResponderState::Compare => {
-                self.countdown.d.next = self.countdown.q.val() - 1;
-                if self.countdown.q.val() == 0 {
-                    self.state.d.next = ResponderState::Flags;
-                }
+                self.state.d.next = ResponderState::Flags;
             }
             ResponderState::Flags => {
                 // a duplicate READ request is executed again
@@ -1593,8 +1577,8 @@ impl<const QB: usize, const RB: usize, const RA: usize, const QL: usize> Logic f
                 self.state.d.next = ResponderState::Execute;
             }
             ResponderState::Execute => {
-                // once the last decision is taken (or as it is)
-                if !self.pending.q.val() || self.d_ready.val() {
+                // once the last decision is taken
+                if self.completing.val() {
                     // the QP's state (not for a packet that failed a connection check: it may not be
                     // the QP's at all) and the receive queue's head
                     self.state_ram.write.next = self.executed.q.val() || self.checked.q.val();

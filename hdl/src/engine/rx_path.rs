@@ -29,8 +29,8 @@
 //!   writer has retired it (`PayloadWriter::retired`: memory has taken the payload's command and
 //!   last beat, or there was nothing to write). So the ACK the TX path sends and the receive
 //!   completion the host reads never speak for a payload memory does not have yet.
-//! - The responder handles one final record in 12 cycles (`docs/engine.md`, Timing): packets
-//!   shorter than 12 beats back-pressure `RxFront`, once the record FIFO is full, and through it
+//! - The responder handles one final record in 7 cycles (`docs/engine.md`, Timing): packets
+//!   shorter than 7 beats back-pressure `RxFront`, once the record FIFO is full, and through it
 //!   `s_axis`.
 
 use super::{PayloadWriter, ReadTracker, Responder};

@@ -10,7 +10,12 @@
 //!                                                                                          └─► completion FIFO ─► cpl
 //! ```
 //!
-//! - A descriptor is taken when the header FIFO has room for it and everything in flight; its
+//! - A descriptor is taken when the header FIFO has room for it and everything in flight, and
+//!   the frames taken and not yet started add up to fewer than [`PENDING_BEATS`] beats (each
+//!   counted from its payload length and the longest header, [`TxGenerator::estimate`]): what
+//!   keeps frames back to back, not more, so a frame that jumps the queue before the
+//!   generator (the responder's ACK in the TX path) waits behind a few frames, not behind
+//!   the header FIFO's 32 (about 380 cycles of 1 KiB frames at 512 bits before). Its
 //!   QP is read from the QP context table at once (`qp_read_index`, the entry on
 //!   `qp_read_entry` `QL` cycles later). [`HeaderBuilder`] builds the headers and plans the frame
 //!   in beats.
@@ -36,7 +41,7 @@
 //! `payload_len` bytes on `s_pay`, realigned to lane 0, `tlast` on the last beat, in descriptor
 //! order (the packetizer issues the reads).
 
-use super::header_builder::{base_header_bytes, HeaderBuilder, HeaderEntry, HEADER_BITS, PACKET_BITS, QP_CONTEXT_BITS};
+use super::header_builder::{base_header_bytes, HeaderBuilder, HeaderEntry, HEADER_BITS, HEADER_BYTES, PACKET_BITS, QP_CONTEXT_BITS};
 use super::icrc_insert::IcrcInsert;
 use super::payload_buffer::PayloadBuffer;
 use crate::common::delay::Delay;
@@ -47,6 +52,13 @@ use ferroce_contracts::icrc::ICRC_LEN;
 use ferroce_contracts::tx::PACKET;
 use num_bigint::BigUint;
 use rust_hdl::prelude::*;
+
+/// Beats of frames taken and not yet started at which no descriptor is taken (the count is two
+/// cycles late, so two more frames may be taken): at 512 bits a 4 KiB frame or sixteen of 64
+/// bytes (the 8 cycles or so of the QP read and the header builder must be covered to keep
+/// small frames back to back).
+pub const PENDING_BEATS: usize = 64;
+const _: () = assert!(PENDING_BEATS.is_power_of_two() && PENDING_BEATS < 1 << 11);
 
 /// A command of the sequencer: how to make one output beat.
 #[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
@@ -457,6 +469,25 @@ pub struct TxGenerator<const W: usize, const K: usize, const QL: usize> {
     /// `fill` bits: the header FIFO may take a descriptor; the others have room.
     header_room_bit: Constant<Bits<8>>,
     room_bit: Constant<Bits<8>>,
+    /// The beats estimated for each frame taken and not yet started, in order.
+    estimates: Fifo<Bits<12>>,
+    /// The estimate of the descriptor on `s_desc` (payload beats and the longest header's).
+    estimate: Signal<Local, Bits<12>>,
+    /// The estimate of the descriptor on `s_desc` last cycle (taken if `valid_line[0]`).
+    line_estimate: DFF<Bits<12>>,
+    /// The estimate of the descriptor taken last cycle, 0 when none was.
+    taken_estimate: Signal<Local, Bits<12>>,
+    /// The sequencer started a frame last cycle: its estimate.
+    started_estimate: DFF<Bits<12>>,
+    /// The estimated beats of the frames taken and not yet started (two cycles late).
+    pending_beats: DFF<Bits<12>>,
+    at_payload_len: Constant<Bits<10>>,
+    /// log2 K: payload bytes to beats.
+    beat_shift: Constant<Bits<4>>,
+    /// Beats of the longest header and the ICRC, and one for the payload's partial beat.
+    header_beats: Constant<Bits<12>>,
+    /// log2 [`PENDING_BEATS`].
+    pending_shift: Constant<Bits<4>>,
 }
 
 impl<const W: usize, const K: usize, const QL: usize> TxGenerator<W, K, QL> {
@@ -465,6 +496,16 @@ impl<const W: usize, const K: usize, const QL: usize> TxGenerator<W, K, QL> {
     /// Beats that may need MAC padding: the shortest frame (IPv4, no extension header, no
     /// payload) ends in the beat where `MIN_FRAME_LEN` does, so padding only widens `tkeep`.
     const PADDED_BEATS: usize = ethernet::MIN_FRAME_LEN.div_ceil(K);
+
+    /// The beats a frame of `payload_len` bytes is counted for while it waits: its payload's
+    /// and the longest header's with the ICRC, one more for the beat they share (never fewer
+    /// than the frame has). The RTL computes the same from the descriptor.
+    pub fn estimate(payload_len: usize) -> usize {
+        payload_len / K + Self::HEADER_AND_ICRC_BEATS + 1
+    }
+
+    /// Beats of the longest header and the ICRC.
+    const HEADER_AND_ICRC_BEATS: usize = (HEADER_BYTES + ICRC_LEN).div_ceil(K);
 }
 
 impl<const W: usize, const K: usize, const QL: usize> Default for TxGenerator<W, K, QL> {
@@ -523,6 +564,16 @@ impl<const W: usize, const K: usize, const QL: usize> Default for TxGenerator<W,
             at_qp: c::<10>(PACKET.offset("qp") as u64),
             header_room_bit: c::<8>(header_room as u64 - 1),
             room_bit: c::<8>((CAPACITY - ROOM_MARGIN) as u64 - 1),
+            estimates: Default::default(),
+            estimate: Default::default(),
+            line_estimate: Default::default(),
+            taken_estimate: Default::default(),
+            started_estimate: Default::default(),
+            pending_beats: Default::default(),
+            at_payload_len: c::<10>(PACKET.offset("payload_len") as u64),
+            beat_shift: c::<4>(K.trailing_zeros() as u64),
+            header_beats: c::<12>((Self::HEADER_AND_ICRC_BEATS + 1) as u64),
+            pending_shift: c::<4>(PENDING_BEATS.trailing_zeros() as u64),
         }
     }
 }
@@ -555,10 +606,13 @@ impl<const W: usize, const K: usize, const QL: usize> Logic for TxGenerator<W, K
         self.completion_fifo.reset.next = self.reset.val();
         self.icrc_insert.clock.next = self.clock.val();
         self.icrc_insert.reset.next = self.reset.val();
-        dff_setup!(self, clock, output_beat);
+        self.estimates.clock.next = self.clock.val();
+        self.estimates.reset.next = self.reset.val();
+        dff_setup!(self, clock, output_beat, line_estimate, started_estimate, pending_beats);
 
         // ---- descriptors: the QP read, then the header builder ----
-        self.s_desc_ready.next = !self.header_fifo.fill.val().get_bit(self.header_room_bit.val().index());
+        self.s_desc_ready.next = !self.header_fifo.fill.val().get_bit(self.header_room_bit.val().index())
+            && ((self.pending_beats.q.val() >> self.pending_shift.val()) == 0);
         self.qp_read_index.next = self.s_desc.val().get_bits::<24>(self.at_qp.val().index());
         self.descriptor_line.d.next = self.s_desc.val();
         self.valid_line[0].d.next = self.s_desc_valid.val() && self.s_desc_ready.val();
@@ -577,6 +631,30 @@ impl<const W: usize, const K: usize, const QL: usize> Logic for TxGenerator<W, K
         self.header_builder.qp_context.next = self.qp_read_entry.val();
         self.header_fifo.push.next = self.header_builder.out_valid.val();
         self.header_fifo.push_value.next = self.header_builder.entry.val();
+
+        // ---- the beats of the frames taken and not yet started: each frame's estimate added
+        // a cycle after its take, taken off a cycle after the sequencer's first command of it ----
+        // (registered whether or not it is taken: `s_desc_ready` does not reach it)
+        self.estimate.next = (bit_cast::<12, 13>(self.s_desc.val().get_bits::<13>(self.at_payload_len.val().index()))
+            >> self.beat_shift.val())
+            + self.header_beats.val();
+        self.line_estimate.d.next = self.estimate.val();
+        self.taken_estimate.next = 0.into();
+        if self.valid_line[0].q.val() {
+            self.taken_estimate.next = self.line_estimate.q.val();
+        }
+        self.estimates.push.next = self.valid_line[0].q.val();
+        self.estimates.push_value.next = self.line_estimate.q.val();
+        self.estimates.pop.next = self.sequencer.push.val() && self.sequencer.command.val().first;
+        self.started_estimate.d.next = 0.into();
+        if self.sequencer.push.val() && self.sequencer.command.val().first {
+            self.started_estimate.d.next = self.estimates.head.val();
+        }
+        self.pending_beats.d.next = self.pending_beats.q.val() + self.taken_estimate.val() - self.started_estimate.q.val();
+        if self.reset.val() {
+            self.started_estimate.d.next = 0.into();
+            self.pending_beats.d.next = 0.into();
+        }
 
         // ---- sequencer ----
         self.sequencer.entry_valid.next = self.header_fifo.head_valid.val();

@@ -26,8 +26,8 @@
 //! - **Responses** (`s_resp_*`, the responder's ACKs and NAKs): the control class at packet
 //!   grain. A response waits in a register (QP, PSN, AETH); its descriptor (opcode
 //!   Acknowledge, its PSN, its AETH in the ImmDt place, no payload, no transfer) goes to the
-//!   generator before the segmenter's next descriptor: it waits at most for the frame being
-//!   started, not for a block decision. It never splits a frame; it may leave between two
+//!   generator before the segmenter's next descriptor: it waits behind the frames the
+//!   generator holds (fewer than its `PENDING_BEATS` beats' worth), not for a block decision. It never splits a frame; it may leave between two
 //!   packets of a message, which is legal (it is in the responder's PSN space).
 //!   `m_packet_response` marks its frame.
 //! - **Completions** ([`AckTracker`]): a UC transfer completes when its last frame has left

@@ -11,6 +11,17 @@ macro_rules! tick {
     }};
 }
 
+/// An adder takes operands `a` and `b` in one cycle.
+macro_rules! load {
+    ($sim:ident, $x:ident, $a:expr, $b:expr) => {{
+        $x.a.next = $a.to_bits();
+        $x.b.next = $b.to_bits();
+        $x.load.next = true;
+        tick!($sim, $x);
+        $x.load.next = false;
+    }};
+}
+
 /// Random operands, carries across every piece boundary included.
 fn operands(rng: &mut rand::rngs::StdRng) -> (u64, u64) {
     match rng.gen_range(0..4) {
@@ -37,11 +48,7 @@ fn piece_adder_adds_64_bits_in_four_steps() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(11);
         for _ in 0..500 {
             let (a, b) = operands(&mut rng);
-            x.a.next = a.to_bits();
-            x.b.next = b.to_bits();
-            x.load.next = true;
-            tick!(sim, x);
-            x.load.next = false;
+            load!(sim, x, a, b);
             for _ in 0..4 {
                 x.step.next = true;
                 tick!(sim, x);
@@ -54,6 +61,35 @@ fn piece_adder_adds_64_bits_in_four_steps() {
             let (sum, carry) = a.overflowing_add(b);
             sim_assert_eq!(sim, x.sum.val().to_u64(), sum, x);
             sim_assert_eq!(sim, x.carry.val(), carry, x);
+        }
+        sim.done(x)
+    });
+    sim.run(Box::new(uut), 100_000).unwrap();
+}
+
+#[test]
+fn select_adder_adds_64_bits_in_two_stages() {
+    let mut uut = SelectAdder::default();
+    uut.connect_all();
+    let mut sim = Simulation::new();
+    sim.add_testbench(move |mut sim: Sim<SelectAdder>| {
+        let mut x = sim.init()?;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(13);
+        for _ in 0..500 {
+            let (a, b) = operands(&mut rng);
+            load!(sim, x, a, b);
+            // other operands on the inputs after the load change nothing
+            x.a.next = rng.gen::<u64>().to_bits();
+            tick!(sim, x);
+            tick!(sim, x);
+            let (sum, carry) = a.overflowing_add(b);
+            sim_assert_eq!(sim, x.sum.val().to_u64(), sum, x);
+            sim_assert_eq!(sim, x.carry.val(), carry, x);
+            // and the sum stays until the next load
+            if rng.gen_bool(0.3) {
+                tick!(sim, x);
+                sim_assert_eq!(sim, x.sum.val().to_u64(), sum, x);
+            }
         }
         sim.done(x)
     });
@@ -75,7 +111,6 @@ fn wide_compare_orders_64_bit_values() {
             }
             x.a.next = a.to_bits();
             x.b.next = b.to_bits();
-            tick!(sim, x);
             tick!(sim, x);
             sim_assert_eq!(sim, x.greater.val(), a > b, x);
             sim_assert_eq!(sim, x.equal.val(), a == b, x);
