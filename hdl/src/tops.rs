@@ -16,7 +16,7 @@ use crate::sched::serial::SerialSched;
 use crate::sched::{self, Sched};
 use crate::stream::{StreamPort, StreamReadRouter, StreamReader, StreamSender, StreamSet};
 use crate::tx::{AckTracker, IcrcInsert, RetryTimer, SendHistory, TxGenerator, TxPath, TxSegmenter};
-use ferroce_contracts::regs::{self, Config, QP_READ_LATENCY};
+use ferroce_contracts::regs::{self, Config, DEFAULT_STREAM_BUFFER_BYTES, MAX_STREAM_BUFFER_BYTES, QP_READ_LATENCY};
 use ferroce_contracts::rx::ingress::address_bits;
 
 /// Bus widths every width-generic top supports.
@@ -337,6 +337,11 @@ pub fn engine_config(variant: &str) -> Config {
             qps: 2048,
             ..Config::DEFAULT
         },
+        "c2048_q256_w512_slot1m" => Config {
+            streams: 2,
+            stream_buffer_bytes: MAX_STREAM_BUFFER_BYTES,
+            ..Config::DEFAULT
+        },
         "c64_q16_w64" => Config {
             data_width: 64,
             queues: TX_SEGMENTER_SMALL_QUEUES as u32,
@@ -358,6 +363,19 @@ fn engine(variant: &str, module: &str) -> String {
             sched::synthesis_attributes(
                 emit::verilog(
                     &mut Engine::<512, 64, { data_depth(64) }, 11, 6, 12, 8, 32, Q256, 13, { stream_buffer_bits(64) }, 8, 4096, 512>::new(
+                        config,
+                    ),
+                    module,
+                ),
+                true,
+            ),
+            8192,
+        ),
+        // two stream ports whose buffers hold two 1 MiB slots each
+        "c2048_q256_w512_slot1m" => attributes::deep_memories_in_block_ram(
+            sched::synthesis_attributes(
+                emit::verilog(
+                    &mut Engine::<512, 64, { data_depth(64) }, 11, 6, 12, 8, 32, Q256, 13, { big_stream_buffer_bits(64) }, 2, 1024, 128>::new(
                         config,
                     ),
                     module,
@@ -432,7 +450,12 @@ fn serial_sched(variant: &str, module: &str) -> String {
 
 /// Buffer bits of the `stream_port` variants: 32 KiB at every width (two 16 KiB slots).
 pub const fn stream_buffer_bits(lanes: usize) -> usize {
-    15 - lanes.trailing_zeros() as usize
+    DEFAULT_STREAM_BUFFER_BYTES.trailing_zeros() as usize - lanes.trailing_zeros() as usize
+}
+
+/// Buffer bits of the engine builds for 1 MiB slots: 2 MiB (two slots of the largest size).
+pub const fn big_stream_buffer_bits(lanes: usize) -> usize {
+    MAX_STREAM_BUFFER_BYTES.trailing_zeros() as usize - lanes.trailing_zeros() as usize
 }
 
 fn stream_port(variant: &str, module: &str) -> String {
@@ -596,9 +619,9 @@ pub static TOPS: [Top; 29] = [
     },
     Top {
         name: "tx_path",
-        description: "TX path: segmenter, scheduler and packet generator joined: posts in, RoCEv2 frames out, payload read from memory, completions, QP context reads shared on one port (c2048_q256_w512: 2048 channels, 256 QPs, 32 queues, 512 bits; c2048_q2048_w512: 2048 QPs; c64_q16_w64: 64 channels, 16 QPs, 8 queues, 64 bits)",
-        variants: &["c2048_q256_w512", "c2048_q2048_w512", "c64_q16_w64"],
-        simulated: &["c2048_q256_w512", "c64_q16_w64"],
+        description: "TX path: segmenter, scheduler and packet generator joined: posts in, RoCEv2 frames out, payload read from memory, completions, QP context reads shared on one port (c2048_q256_w512: 2048 channels, 256 QPs, 32 queues, 512 bits; c2048_q2048_w512: 2048 QPs; c2048_q256_w512_slot1m: 2 stream ports with 2 MiB buffers, for slots up to 1 MiB; c64_q16_w64: 64 channels, 16 QPs, 8 queues, 64 bits)",
+        variants: &["c2048_q256_w512", "c2048_q2048_w512", "c2048_q256_w512_slot1m", "c64_q16_w64"],
+        simulated: &["c2048_q256_w512", "c2048_q256_w512_slot1m", "c64_q16_w64"],
         build: tx_path,
     },
     Top {
@@ -638,9 +661,9 @@ pub static TOPS: [Top; 29] = [
     },
     Top {
         name: "engine",
-        description: "The engine: register file (AXI4-Lite), TX path and RX path joined: posts and QP contexts over AXI-Lite, RoCEv2 frames to and from the MAC, payload read from and written to memory, ACKs and NAKs sent for the RX side, receive posts and completions, memory regions, counters (c2048_q256_w512: 2048 channels, 256 QPs, 32 queues, 64 regions, 512 bits; c2048_q2048_w512: 2048 QPs, 4 receive buffers each; c64_q16_w64: 64 channels, 16 QPs, 8 queues, 64 bits)",
-        variants: &["c2048_q256_w512", "c2048_q2048_w512", "c64_q16_w64"],
-        simulated: &["c2048_q256_w512", "c64_q16_w64"],
+        description: "The engine: register file (AXI4-Lite), TX path and RX path joined: posts and QP contexts over AXI-Lite, RoCEv2 frames to and from the MAC, payload read from and written to memory, ACKs and NAKs sent for the RX side, receive posts and completions, memory regions, counters (c2048_q256_w512: 2048 channels, 256 QPs, 32 queues, 64 regions, 512 bits; c2048_q2048_w512: 2048 QPs, 4 receive buffers each; c2048_q256_w512_slot1m: 2 stream ports with 2 MiB buffers, for slots up to 1 MiB; c64_q16_w64: 64 channels, 16 QPs, 8 queues, 64 bits)",
+        variants: &["c2048_q256_w512", "c2048_q2048_w512", "c2048_q256_w512_slot1m", "c64_q16_w64"],
+        simulated: &["c2048_q256_w512", "c2048_q256_w512_slot1m", "c64_q16_w64"],
         build: engine,
     },
     Top {

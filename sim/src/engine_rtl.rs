@@ -18,7 +18,7 @@
 //! tops does).
 
 use crate::axis::{AxisPorts, Channel, FrameSink};
-use crate::contracts::regs::{Config, Map, PostState, POLL_CHANNELS};
+use crate::contracts::regs::{Config, Map, PostState, DEFAULT_STREAM_BUFFER_BYTES, MAX_STREAM_BUFFER_BYTES, POLL_CHANNELS};
 use crate::contracts::responder::{receive_state, ResponderCounter, RECEIVE_COMPLETION, RECEIVE_POST};
 use crate::contracts::rx::ingress::BUFFER_BYTES;
 use crate::contracts::stream::{StreamCommand, StreamRefusal, StreamSettings};
@@ -49,6 +49,11 @@ impl EngineVariant {
     pub fn model_name(&self) -> String {
         format!("ferroce_engine_{}", self.variant)
     }
+
+    /// Whether its Verilator model is built into this binary.
+    pub fn is_built(&self) -> bool {
+        crate::verilated::MODELS.contains(&self.model_name().as_str())
+    }
 }
 
 /// The default engine: 512 bits, 2048 channels, 32 queues, 256 QPs (its model is built for
@@ -66,17 +71,25 @@ pub const ENGINE_W64: EngineVariant = EngineVariant {
         queues: 8,
         qps: 16,
         streams: 2,
+        stream_buffer_bytes: DEFAULT_STREAM_BUFFER_BYTES,
     },
     variant: "c64_q16_w64",
 };
 
+/// The default engine with two stream ports whose 2 MiB buffers hold two 1 MiB slots each.
+pub const ENGINE_W512_SLOT1M: EngineVariant = EngineVariant {
+    config: Config {
+        streams: 2,
+        stream_buffer_bytes: MAX_STREAM_BUFFER_BYTES,
+        ..Config::DEFAULT
+    },
+    variant: "c2048_q256_w512_slot1m",
+};
+
 /// The engines whose Verilator model is built into this binary (both by default; a build
-/// with `FERROCE_SIM_TOPS` may leave one out).
+/// with `FERROCE_SIM_TOPS` may leave one out): the default one at 512 bits and the one at 64.
 pub fn built_engines() -> Vec<EngineVariant> {
-    [ENGINE_W512, ENGINE_W64]
-        .into_iter()
-        .filter(|v| crate::verilated::MODELS.contains(&v.model_name().as_str()))
-        .collect()
+    [ENGINE_W512, ENGINE_W64].into_iter().filter(EngineVariant::is_built).collect()
 }
 
 /// Cycles without any handshake on either engine after which [`EnginePair::run_until`] fails.

@@ -20,6 +20,7 @@
 //! a 100GbE wire against the RoCEv2 limit.
 
 use crate::bench::{CMAC_CLOCK_HZ, LINE_RATE, WIRE_OVERHEAD};
+use crate::contracts::regs::MAX_STREAM_BUFFER_BYTES;
 use crate::contracts::responder::{completion_kind, message_operation, CheckFailure, ReceiveStatus, ResponderCounter};
 use crate::contracts::sched::pace_cost;
 use crate::contracts::stream::{StreamCommand, StreamSettings};
@@ -51,8 +52,8 @@ pub struct StreamRunConfig {
     pub engine: EngineVariant,
     /// Streams that run (A's stream ports 0..): 1 to the build's stream ports.
     pub streams: usize,
-    /// Bytes of a slot (a multiple of the bus width, no larger than the stream buffer takes:
-    /// the engine refuses other sizes and the run says why).
+    /// Bytes of a slot: whole beats, at most half a stream port's buffer (16 KiB in the
+    /// default builds, 1 MiB in `c2048_q256_w512_slot1m`).
     pub slot_bytes: u32,
     /// Slots of each ring.
     pub slots: u32,
@@ -85,6 +86,19 @@ impl StreamRunConfig {
         let ports = self.engine.config.streams as usize;
         if self.streams == 0 || self.streams > ports {
             return Err(format!("{} streams: this engine build has {ports} stream ports", self.streams));
+        }
+        let (beat, buffer) = (self.engine.config.data_width / 8, self.engine.config.stream_buffer_bytes);
+        if self.slot_bytes == 0 || !self.slot_bytes.is_multiple_of(beat) || self.slot_bytes > buffer / 2 {
+            return Err(format!(
+                "a slot of {} bytes: this engine build takes whole {beat}-byte beats up to {} KiB (half a stream port's buffer{})",
+                self.slot_bytes,
+                buffer / 2048,
+                if buffer < MAX_STREAM_BUFFER_BYTES {
+                    "; the engine build c2048_q256_w512_slot1m takes slots up to 1 MiB"
+                } else {
+                    ""
+                }
+            ));
         }
         if self.messages == 0 || self.slots == 0 {
             return Err("no message to send (messages and slots from 1)".into());

@@ -14,7 +14,9 @@ use common::HostBus;
 use ferroce_ctl::stream::{StreamSettings, Streams};
 use ferroce_hdl::tops::stream_buffer_bits;
 use ferroce_sim::contracts::tx::Pmtu;
-use ferroce_sim::engine_rtl::{built_engines, EnginePair, EngineVariant, HostCompletion, Side, Surroundings};
+use ferroce_sim::engine_rtl::{
+    built_engines, EnginePair, EngineVariant, HostCompletion, Side, Surroundings, ENGINE_W512, ENGINE_W512_SLOT1M,
+};
 use ferroce_sim::faults::Faults;
 use ferroce_sim::loopback_bench::b_context;
 use ferroce_sim::models::stream::{ImmediateFormat, MessageEnd, StreamConfig, StreamCutter, StreamMessage};
@@ -363,4 +365,58 @@ fn the_stream_command_prints_figures_and_writes_a_pcap() {
     let (code, _, stderr) = sim(&["--streams", "9"]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("9 streams: this engine build has 8 stream ports"), "{stderr}");
+}
+
+/// The build for large slots (`c2048_q256_w512_slot1m`: two stream ports with 2 MiB buffers):
+/// two streams of 1 MiB slots on UC, each past two buffers of data (so messages are read from
+/// the buffers' rings after they wrapped), then one on RC, whose 16 groups of a slot (64 KiB
+/// blocks) are more than its send history holds unacknowledged; every slot holds its message.
+/// The default build refuses such a slot before the run, saying which build takes it.
+#[test]
+fn megabyte_slots_land_whole_in_the_big_slot_build() {
+    let beat = ENGINE_W512_SLOT1M.config.data_width / 8;
+    let too_large = StreamRunConfig {
+        engine: ENGINE_W512,
+        streams: 1,
+        slot_bytes: 1 << 20,
+        slots: 3,
+        messages: 5,
+        transport: Transport::Uc,
+        pmtu: Pmtu::B4096,
+        immediate: ImmediateFormat::Sequence,
+        solicited_every: 2,
+        channels: 2,
+        rate: None,
+        faults: None,
+        surroundings: Surroundings::stalling(21, 10),
+    };
+    let refusal = too_large.check().expect_err("1 MiB slots in the default build");
+    assert!(refusal.contains("up to 16 KiB") && refusal.contains("c2048_q256_w512_slot1m"), "{refusal}");
+    if !ENGINE_W512_SLOT1M.is_built() {
+        eprintln!("{} is not built into this binary (FERROCE_SIM_TOPS): skipped", ENGINE_W512_SLOT1M.model_name());
+        return;
+    }
+    let uc = StreamRunConfig {
+        engine: ENGINE_W512_SLOT1M,
+        streams: 2,
+        ..too_large
+    };
+    let report = bench(uc);
+    let bytes = (uc.streams * uc.messages) as u64 * u64::from(uc.slot_bytes);
+    assert_eq!(report.payload_bytes(), bytes, "{report:?}");
+    assert!(
+        uc.messages as u64 * u64::from(uc.slot_bytes) > 2 * u64::from(ENGINE_W512_SLOT1M.config.stream_buffer_bytes),
+        "past two buffers"
+    );
+    assert!(report.streams.iter().all(|s| s.completed == 5 && s.frames == 5 * (1 << 20) / 4096), "{report:?}");
+    let rc = bench(StreamRunConfig {
+        streams: 1,
+        slot_bytes: (1 << 20) - beat,
+        messages: 3,
+        transport: Transport::Rc,
+        immediate: ImmediateFormat::SlotAndWrap,
+        surroundings: Surroundings::stalling(22, 10),
+        ..uc
+    });
+    assert!(rc.streams.iter().all(|s| s.completed == 3 && s.lost.is_empty()), "{rc:?}");
 }

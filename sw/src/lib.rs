@@ -319,6 +319,7 @@ impl Ferroce {
             channels: field("build_tables", "channels", tables),
             qps: field("build_tables", "qps", tables),
             streams: field("build_streams", "streams", streams),
+            stream_buffer_bytes: 1 << field("build_streams", "buffer_log2", streams).min(31),
         };
         if config.check().is_err() {
             let hash = bus.read32(at("map_hash"))?;

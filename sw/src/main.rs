@@ -235,7 +235,8 @@ struct StreamSetArgs {
     /// The remote region's R_Key, checked against the QP's (the QP's context holds it: `qp set --rkey`).
     #[arg(long)]
     rkey: Option<String>,
-    /// Bytes of a slot: a multiple of the data path's beat, at most half the port's buffer (16 KiB).
+    /// Bytes of a slot: a multiple of the data path's beat, at most half the port's buffer (16 KiB;
+    /// 1 MiB in the engine build c2048_q256_w512_slot1m).
     #[arg(long)]
     slot: String,
     /// Slots in the ring (1 to 65536).
@@ -777,6 +778,7 @@ fn info(dev: &mut Ferroce, json_out: bool) -> Result<(), Error> {
             "version",
             "build_bus",
             "build_tables",
+            "build_streams",
             "map_hash",
             "block_size",
             "read_response_queue",
@@ -790,11 +792,14 @@ fn info(dev: &mut Ferroce, json_out: bool) -> Result<(), Error> {
     )?;
     let c = map.config;
     text.push_str(&format!(
-        "build          {}-bit data path, {} channels, {} queues, {} QPs; map hash {:#010x} matches this tool\n",
+        "build          {}-bit data path, {} channels, {} queues, {} QPs, {} stream ports ({} KiB buffers: slots up to {} KiB); map hash {:#010x} matches this tool\n",
         c.data_width,
         c.channels,
         c.queues,
         c.qps,
+        c.streams,
+        c.stream_buffer_bytes / 1024,
+        c.stream_buffer_bytes / 2048,
         map.hash()
     ));
     values.insert("build".into(), json!("engine"));

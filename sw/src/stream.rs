@@ -51,7 +51,7 @@ pub fn refusal_text(code: u8) -> String {
         Some(StreamRefusal::SlotNotMultipleOfBeat) => {
             "slot_not_multiple_of_beat: the slot size must be a non-zero multiple of the data path's beat".into()
         }
-        Some(StreamRefusal::SlotTooLarge) => "slot_too_large: the slot must fit twice in the port's buffer".into(),
+        Some(StreamRefusal::SlotTooLarge) => "slot_too_large: the slot must fit twice in the port's buffer (`build_streams.buffer_log2`)".into(),
         Some(StreamRefusal::LengthBitsTooFew) => "length_bits_too_few: the immediate's length bits cannot hold a full slot's length".into(),
         Some(StreamRefusal::NotConfigured) => "not_configured: configure the stream before starting it".into(),
         Some(StreamRefusal::UnknownCommand) => "unknown_command".into(),
@@ -141,6 +141,14 @@ impl<'a> Streams<'a> {
         let s = settings;
         if s.slot_bytes == 0 || !s.slot_bytes.is_multiple_of(4) || s.slot_bytes > MAX_SLOT_BYTES {
             return Err(format!("slot of {} bytes: a multiple of 4 bytes, 4 B to 1 MiB", s.slot_bytes));
+        }
+        let buffer = self.map.config.stream_buffer_bytes;
+        if s.slot_bytes > buffer / 2 {
+            return Err(format!(
+                "slot of {} bytes: at most half a stream port's buffer, {} KiB in this build",
+                s.slot_bytes,
+                buffer / 2048
+            ));
         }
         if !(1..=MAX_SLOTS).contains(&s.slots) {
             return Err(format!("{} slots: 1 to {MAX_SLOTS}", s.slots));

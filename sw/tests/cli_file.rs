@@ -714,6 +714,14 @@ fn stream_set_writes_the_settings_then_configure() {
         assert!(err.contains("a multiple of 4 bytes, 4 B to 1 MiB"), "{err}");
         assert_eq!(word(&bar, map.reg("stream_slot").address(0)), 0, "nothing written");
     }
+    // refused before any write: a slot over half the port's buffer (32 KiB in this build)
+    let (code, _, err) = ctl(
+        &bar,
+        &["stream", "set", "0", "--qp", "3", "--va", "0x1800", "--slot", "32768", "--slots", "2"],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("at most half a stream port's buffer, 16 KiB in this build"), "{err}");
+    assert_eq!(word(&bar, map.reg("stream_slot").address(0)), 0, "nothing written");
     let (code, out, _) = ctl(&bar, &["--json", "stream", "status"]);
     assert_eq!(code, 0);
     assert!(out.contains("\"stream\":1") && out.contains("\"configured\":false"), "{out}");

@@ -129,6 +129,9 @@ const NOT_YET_PIPELINED: &[(&str, usize)] = &[
     // the RX front end and the TX units, each at 6 or less in its unit (the scheduler with
     // `stall` an input port, `sched_n2048_q32`, at 6; the pacers at 6).
     ("ferroce_engine_c2048_q2048_w512", 7),
+    // Added at 7 in stop 80 (2026-12-06): the default engine with two stream ports of 2 MiB
+    // buffers (slots up to 1 MiB); its cones are the default engine's.
+    ("ferroce_engine_c2048_q256_w512_slot1m", 7),
 ];
 
 /// One emitted top: module name, Verilog file, Verilog text, bus width (if width-generic).

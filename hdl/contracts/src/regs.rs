@@ -56,6 +56,14 @@ pub const MAX_STREAMS: u32 = 256;
 pub const STREAM_BLOCK: u32 = 0x10000;
 /// Bytes between two streams' registers.
 pub const STREAM_STRIDE: u32 = 0x80;
+/// Bytes of a stream port's buffer in the default builds: two 16 KiB slots.
+pub const DEFAULT_STREAM_BUFFER_BYTES: u32 = 32 * 1024;
+/// Smallest stream port buffer.
+pub const MIN_STREAM_BUFFER_BYTES: u32 = 4096;
+/// Largest stream port buffer: two slots of the largest size.
+pub const MAX_STREAM_BUFFER_BYTES: u32 = 2 * crate::stream::MAX_SLOT_BYTES;
+/// Most beats a stream port's buffer holds (its beat numbers are 16 bits).
+pub const MAX_STREAM_BUFFER_BEATS: u32 = 1 << 16;
 
 /// How software may access a field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -388,6 +396,9 @@ pub struct Config {
     pub qps: u32,
     /// Stream ports (0 to [`MAX_STREAMS`]; their registers are the `stream` block).
     pub streams: u32,
+    /// Bytes of each stream port's buffer (a power of two, [`MIN_STREAM_BUFFER_BYTES`] to
+    /// [`MAX_STREAM_BUFFER_BYTES`]): a slot is at most half of it.
+    pub stream_buffer_bytes: u32,
 }
 
 impl Config {
@@ -398,6 +409,7 @@ impl Config {
         queues: 32,
         qps: 256,
         streams: 8,
+        stream_buffer_bytes: DEFAULT_STREAM_BUFFER_BYTES,
     };
 
     /// A small build for tests: 64 channels, 5 queues, 16 QPs, 2 stream ports.
@@ -407,6 +419,7 @@ impl Config {
         queues: 5,
         qps: 16,
         streams: 2,
+        stream_buffer_bytes: DEFAULT_STREAM_BUFFER_BYTES,
     };
 
     /// The scheduler build's ([`Map::scheduler`]): its `queues`, no data path, tables or
@@ -418,6 +431,7 @@ impl Config {
             queues,
             qps: 0,
             streams: 0,
+            stream_buffer_bytes: DEFAULT_STREAM_BUFFER_BYTES,
         }
     }
 
@@ -437,6 +451,18 @@ impl Config {
         }
         if self.streams > MAX_STREAMS {
             return Err(format!("streams {} (0 to {MAX_STREAMS})", self.streams));
+        }
+        if !self.stream_buffer_bytes.is_power_of_two() || !(MIN_STREAM_BUFFER_BYTES..=MAX_STREAM_BUFFER_BYTES).contains(&self.stream_buffer_bytes) {
+            return Err(format!(
+                "stream buffer {} bytes (a power of two, {MIN_STREAM_BUFFER_BYTES} to {MAX_STREAM_BUFFER_BYTES})",
+                self.stream_buffer_bytes
+            ));
+        }
+        if self.data_width >= 8 && self.stream_buffer_bytes / (self.data_width / 8) > MAX_STREAM_BUFFER_BEATS {
+            return Err(format!(
+                "stream buffer {} bytes: more than {MAX_STREAM_BUFFER_BEATS} beats of {} bits",
+                self.stream_buffer_bytes, self.data_width
+            ));
         }
         if self.data_width == 0 || self.data_width > 0xFFFF {
             return Err(format!("data width {}", self.data_width));
@@ -622,13 +648,16 @@ impl Map {
                     0x14,
                     Kind::Constant,
                     "build configuration: stream ports",
-                    vec![ro(
-                        "streams",
-                        0,
-                        16,
-                        config.streams,
-                        "stream ports (their registers: the stream block)",
-                    )],
+                    vec![
+                        ro("streams", 0, 16, config.streams, "stream ports (their registers: the stream block)"),
+                        ro(
+                            "buffer_log2",
+                            16,
+                            5,
+                            config.stream_buffer_bytes.trailing_zeros(),
+                            "log2 of the bytes of each stream port's buffer (a slot is at most half of it)",
+                        ),
+                    ],
                 ),
             ],
         });

@@ -314,6 +314,11 @@ impl<
     pub fn new(config: Config) -> Self {
         assert_eq!(config.queues as usize, Q, "Engine: the map's queues are the scheduler's");
         assert_eq!(config.streams as usize, S, "Engine: the map's streams are the stream set's");
+        assert_eq!(
+            config.stream_buffer_bytes as usize,
+            K << BB,
+            "Engine: the map's stream buffer is the stream ports'"
+        );
         let at = |field: RecordField| c::<9>(DECISION.offset(field.name) as u64);
         Self {
             clock: Default::default(),

@@ -267,7 +267,8 @@ enum Cmd {
         /// Streams (A's stream ports 0..N): at most the build's, 8 at 512 bits, 2 at 64.
         #[arg(long, default_value_t = 1)]
         streams: usize,
-        /// Bytes of a slot: a multiple of the bus width, at most 16 KiB (K suffix: 4K = 4096).
+        /// Bytes of a slot: a multiple of the bus width, at most 16 KiB, 1 MiB with `--engine
+        /// c2048_q256_w512_slot1m` (K and M suffixes: 4K = 4096).
         #[arg(long, default_value = "4K", value_parser = parse_transfer_size)]
         slot: u32,
         /// Slots of each ring.
@@ -300,6 +301,10 @@ enum Cmd {
         /// build's).
         #[arg(long, default_value_t = 512)]
         width: usize,
+        /// The engine build instead of the default one at --width: an `engine` variant of
+        /// gen-verilog (c2048_q256_w512_slot1m: two stream ports that take slots up to 1 MiB).
+        #[arg(long, value_name = "VARIANT")]
+        engine: Option<String>,
         /// The probability that a RoCEv2 frame is lost, on both wires (UC: the messages it
         /// belonged to are lost; RC: sent again, its retry timer scaled down to a tick of 16
         /// cycles).
@@ -644,24 +649,32 @@ fn main() -> ExitCode {
             channels,
             rate,
             width,
+            engine,
             loss,
             burst,
             random,
             seed,
             out,
         } => {
-            use ferroce_sim::engine_rtl::{Surroundings, ENGINE_W512, ENGINE_W64};
+            use ferroce_sim::engine_rtl::{Surroundings, ENGINE_W512, ENGINE_W512_SLOT1M, ENGINE_W64};
             use ferroce_sim::models::stream::ImmediateFormat;
             use ferroce_sim::stream_bench::StreamRunConfig;
             use ferroce_sim::tx_path_rtl::MemoryTiming;
             use ferroce_sim::wire::Transport;
-            let engine = match width {
-                512 => ENGINE_W512,
-                64 => ENGINE_W64,
-                w => {
+            let engine = match (engine.as_deref(), width) {
+                (None, 512) => ENGINE_W512,
+                (None, 64) => ENGINE_W64,
+                (None, w) => {
                     eprintln!("error: no engine build at {w} bits (512 or 64)");
                     return ExitCode::from(2);
                 }
+                (Some(v), _) => match [ENGINE_W512, ENGINE_W512_SLOT1M, ENGINE_W64].into_iter().find(|e| e.variant == v) {
+                    Some(e) => e,
+                    None => {
+                        eprintln!("error: --engine {v}: c2048_q256_w512, c2048_q256_w512_slot1m or c64_q16_w64");
+                        return ExitCode::from(2);
+                    }
+                },
             };
             if !ferroce_sim::verilated::MODELS.contains(&engine.model_name().as_str()) {
                 eprintln!(
