@@ -619,9 +619,9 @@ pub static TOPS: [Top; 29] = [
     },
     Top {
         name: "tx_path",
-        description: "TX path: segmenter, scheduler and packet generator joined: posts in, RoCEv2 frames out, payload read from memory, completions, QP context reads shared on one port (c2048_q256_w512: 2048 channels, 256 QPs, 32 queues, 512 bits; c2048_q2048_w512: 2048 QPs; c2048_q256_w512_slot1m: 2 stream ports with 2 MiB buffers, for slots up to 1 MiB; c64_q16_w64: 64 channels, 16 QPs, 8 queues, 64 bits)",
-        variants: &["c2048_q256_w512", "c2048_q2048_w512", "c2048_q256_w512_slot1m", "c64_q16_w64"],
-        simulated: &["c2048_q256_w512", "c2048_q256_w512_slot1m", "c64_q16_w64"],
+        description: "TX path: segmenter, scheduler and packet generator joined: posts in, RoCEv2 frames out, payload read from memory, completions, QP context reads shared on one port (c2048_q256_w512: 2048 channels, 256 QPs, 32 queues, 512 bits; c2048_q2048_w512: 2048 QPs; c64_q16_w64: 64 channels, 16 QPs, 8 queues, 64 bits)",
+        variants: &["c2048_q256_w512", "c2048_q2048_w512", "c64_q16_w64"],
+        simulated: &["c2048_q256_w512", "c64_q16_w64"],
         build: tx_path,
     },
     Top {
