@@ -1781,6 +1781,25 @@ mod tests {
     }
 
     #[test]
+    fn the_stream_buffer_is_checked_and_reported() {
+        let with = |bytes: u32, data_width: u32| Config {
+            stream_buffer_bytes: bytes,
+            data_width,
+            ..Config::DEFAULT
+        };
+        assert!(with(MAX_STREAM_BUFFER_BYTES, 512).check().is_ok());
+        assert!(with(MIN_STREAM_BUFFER_BYTES, 64).check().is_ok());
+        for (bytes, width) in [(3 << 12, 512), (MIN_STREAM_BUFFER_BYTES / 2, 512), (2 * MAX_STREAM_BUFFER_BYTES, 512), (1 << 20, 64)] {
+            assert!(with(bytes, width).check().is_err(), "{bytes} bytes at {width} bits");
+        }
+        let map = Map::new(with(MAX_STREAM_BUFFER_BYTES, 512));
+        let build = map.reg("build_streams");
+        let word = build.fields.iter().fold(0, |w, f| f.set(w, f.reset.expect("a constant")));
+        assert_eq!(build.field("buffer_log2").unwrap().get(word), 21);
+        assert_eq!(build.field("streams").unwrap().get(word), 8);
+    }
+
+    #[test]
     fn decode_finds_every_element_and_nothing_else() {
         let map = Map::new(Config::SMALL);
         for r in map.registers() {
