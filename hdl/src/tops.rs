@@ -351,52 +351,29 @@ pub fn engine_config(variant: &str) -> Config {
     }
 }
 
+/// A 512-bit engine of 2048 channels and 32 queues (`2^QB` QPs, `S` stream ports of `2^BB`
+/// beats) with the TX path's attributes (`tx_path`: the scheduler's, its parity RAMs and the
+/// segmenter's busy bits in block RAM) and its memories `deep` words deep or more in block RAM.
+fn engine_w512<const QB: usize, const RA: usize, const HB: usize, const BB: usize, const S: usize, const SW: usize, const SK: usize>(
+    config: Config,
+    module: &str,
+    deep: usize,
+) -> String {
+    let mut engine = Engine::<512, 64, { data_depth(64) }, 11, 6, 12, QB, 32, RA, HB, BB, S, SW, SK>::new(config);
+    attributes::deep_memories_in_block_ram(sched::synthesis_attributes(emit::verilog(&mut engine, module), true), deep)
+}
+
 fn engine(variant: &str, module: &str) -> String {
     const Q256: usize = 8 + RESPONDER_RECEIVE_QUEUE_LOG2[0].1;
     const Q2048: usize = 11 + RESPONDER_RECEIVE_QUEUE_LOG2[1].1;
     let config = engine_config(variant);
     match variant {
-        // the TX path's attributes (`tx_path`): the scheduler's, its parity RAMs and the
-        // segmenter's busy bits in block RAM
-        // and the send history, 8,192 blocks deep, in block RAM
-        "c2048_q256_w512" => attributes::deep_memories_in_block_ram(
-            sched::synthesis_attributes(
-                emit::verilog(
-                    &mut Engine::<512, 64, { data_depth(64) }, 11, 6, 12, 8, 32, Q256, 13, { stream_buffer_bits(64) }, 8, 4096, 512>::new(
-                        config,
-                    ),
-                    module,
-                ),
-                true,
-            ),
-            8192,
-        ),
+        // the send history, 8,192 blocks deep, in block RAM
+        "c2048_q256_w512" => engine_w512::<8, Q256, 13, { stream_buffer_bits(64) }, 8, 4096, 512>(config, module, 8192),
         // two stream ports whose buffers hold two 1 MiB slots each
-        "c2048_q256_w512_slot1m" => attributes::deep_memories_in_block_ram(
-            sched::synthesis_attributes(
-                emit::verilog(
-                    &mut Engine::<512, 64, { data_depth(64) }, 11, 6, 12, 8, 32, Q256, 13, { big_stream_buffer_bits(64) }, 2, 1024, 128>::new(
-                        config,
-                    ),
-                    module,
-                ),
-                true,
-            ),
-            8192,
-        ),
-        // and the per-QP RAMs, 2048 words deep, in block RAM (as `tx_path` c2048_q2048_w512)
-        "c2048_q2048_w512" => attributes::deep_memories_in_block_ram(
-            sched::synthesis_attributes(
-                emit::verilog(
-                    &mut Engine::<512, 64, { data_depth(64) }, 11, 6, 12, 11, 32, Q2048, 14, { stream_buffer_bits(64) }, 8, 4096, 512>::new(
-                        config,
-                    ),
-                    module,
-                ),
-                true,
-            ),
-            2048,
-        ),
+        "c2048_q256_w512_slot1m" => engine_w512::<8, Q256, 13, { big_stream_buffer_bits(64) }, 2, 1024, 128>(config, module, 8192),
+        // and the per-QP RAMs, 2048 words deep (as `tx_path` c2048_q2048_w512)
+        "c2048_q2048_w512" => engine_w512::<11, Q2048, 14, { stream_buffer_bits(64) }, 8, 4096, 512>(config, module, 2048),
         "c64_q16_w64" => sched::synthesis_attributes(
             emit::verilog(
                 &mut Engine::<

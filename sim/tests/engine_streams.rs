@@ -391,9 +391,15 @@ fn megabyte_slots_land_whole_in_the_big_slot_build() {
         surroundings: Surroundings::stalling(21, 10),
     };
     let refusal = too_large.check().expect_err("1 MiB slots in the default build");
-    assert!(refusal.contains("up to 16 KiB") && refusal.contains("c2048_q256_w512_slot1m"), "{refusal}");
+    assert!(
+        refusal.contains("up to 16 KiB") && refusal.contains("c2048_q256_w512_slot1m"),
+        "{refusal}"
+    );
     if !ENGINE_W512_SLOT1M.is_built() {
-        eprintln!("{} is not built into this binary (FERROCE_SIM_TOPS): skipped", ENGINE_W512_SLOT1M.model_name());
+        eprintln!(
+            "{} is not built into this binary (FERROCE_SIM_TOPS): skipped",
+            ENGINE_W512_SLOT1M.model_name()
+        );
         return;
     }
     let uc = StreamRunConfig {
@@ -408,7 +414,10 @@ fn megabyte_slots_land_whole_in_the_big_slot_build() {
         uc.messages as u64 * u64::from(uc.slot_bytes) > 2 * u64::from(ENGINE_W512_SLOT1M.config.stream_buffer_bytes),
         "past two buffers"
     );
-    assert!(report.streams.iter().all(|s| s.completed == 5 && s.frames == 5 * (1 << 20) / 4096), "{report:?}");
+    assert!(
+        report.streams.iter().all(|s| s.completed == 5 && s.frames == 5 * (1 << 20) / 4096),
+        "{report:?}"
+    );
     let rc = bench(StreamRunConfig {
         streams: 1,
         slot_bytes: (1 << 20) - beat,

@@ -51,7 +51,9 @@ pub fn refusal_text(code: u8) -> String {
         Some(StreamRefusal::SlotNotMultipleOfBeat) => {
             "slot_not_multiple_of_beat: the slot size must be a non-zero multiple of the data path's beat".into()
         }
-        Some(StreamRefusal::SlotTooLarge) => "slot_too_large: the slot must fit twice in the port's buffer (`build_streams.buffer_log2`)".into(),
+        Some(StreamRefusal::SlotTooLarge) => {
+            "slot_too_large: the slot must fit twice in the port's buffer (`build_streams.buffer_log2`)".into()
+        }
         Some(StreamRefusal::LengthBitsTooFew) => "length_bits_too_few: the immediate's length bits cannot hold a full slot's length".into(),
         Some(StreamRefusal::NotConfigured) => "not_configured: configure the stream before starting it".into(),
         Some(StreamRefusal::UnknownCommand) => "unknown_command".into(),

@@ -717,7 +717,9 @@ fn stream_set_writes_the_settings_then_configure() {
     // refused before any write: a slot over half the port's buffer (32 KiB in this build)
     let (code, _, err) = ctl(
         &bar,
-        &["stream", "set", "0", "--qp", "3", "--va", "0x1800", "--slot", "32768", "--slots", "2"],
+        &[
+            "stream", "set", "0", "--qp", "3", "--va", "0x1800", "--slot", "32768", "--slots", "2",
+        ],
     );
     assert_eq!(code, 2);
     assert!(err.contains("at most half a stream port's buffer, 16 KiB in this build"), "{err}");

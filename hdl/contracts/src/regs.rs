@@ -452,7 +452,9 @@ impl Config {
         if self.streams > MAX_STREAMS {
             return Err(format!("streams {} (0 to {MAX_STREAMS})", self.streams));
         }
-        if !self.stream_buffer_bytes.is_power_of_two() || !(MIN_STREAM_BUFFER_BYTES..=MAX_STREAM_BUFFER_BYTES).contains(&self.stream_buffer_bytes) {
+        if !self.stream_buffer_bytes.is_power_of_two()
+            || !(MIN_STREAM_BUFFER_BYTES..=MAX_STREAM_BUFFER_BYTES).contains(&self.stream_buffer_bytes)
+        {
             return Err(format!(
                 "stream buffer {} bytes (a power of two, {MIN_STREAM_BUFFER_BYTES} to {MAX_STREAM_BUFFER_BYTES})",
                 self.stream_buffer_bytes
@@ -1789,7 +1791,12 @@ mod tests {
         };
         assert!(with(MAX_STREAM_BUFFER_BYTES, 512).check().is_ok());
         assert!(with(MIN_STREAM_BUFFER_BYTES, 64).check().is_ok());
-        for (bytes, width) in [(3 << 12, 512), (MIN_STREAM_BUFFER_BYTES / 2, 512), (2 * MAX_STREAM_BUFFER_BYTES, 512), (1 << 20, 64)] {
+        for (bytes, width) in [
+            (3 << 12, 512),
+            (MIN_STREAM_BUFFER_BYTES / 2, 512),
+            (2 * MAX_STREAM_BUFFER_BYTES, 512),
+            (1 << 20, 64),
+        ] {
             assert!(with(bytes, width).check().is_err(), "{bytes} bytes at {width} bits");
         }
         let map = Map::new(with(MAX_STREAM_BUFFER_BYTES, 512));
