@@ -9,10 +9,28 @@
 //!
 //! The Verilog is written by hand (as rust-hdl's `RAM` is) in the template that Vivado and yosys
 //! infer as a true dual-port block RAM; the memory is marked `ram_style = "block"` and starts
-//! all zero (the block RAM's power-up contents; reset does not clear it).
+//! all zero (the block RAM's power-up contents, written out as an `initial` loop up to
+//! [`INITIALIZED_BITS_MAX`] bits; reset does not clear it).
 
 use rust_hdl::prelude::*;
 use std::collections::BTreeMap;
+
+/// Bits of the largest memory whose zeros the Verilog writes in an `initial` loop. yosys
+/// unrolls the loop into a cell per word, which takes it hours on a 2 MiB stream buffer; a
+/// larger memory is left to the device's power-up zeros (UltraScale+ block RAM and URAM start
+/// at zero unless given an INIT), and Verilator models start at zero too (`--x-initial 0`).
+pub const INITIALIZED_BITS_MAX: usize = 1 << 20;
+
+/// The Verilog that sets the `last + 1` words (`bits` in all) of `mem` to zero at power-up.
+fn power_up_zeros(bits: usize, last: usize) -> String {
+    if bits <= INITIALIZED_BITS_MAX {
+        format!(
+            "// power-up contents: all zero (the block RAM's initial value)\ninteger i;\ninitial begin\n   for (i = 0; i <= {last}; i = i + 1) mem[i] = 0;\nend\n"
+        )
+    } else {
+        "// power-up contents: all zero, the block RAM's own (too large for an initial loop)\n".to_string()
+    }
+}
 
 /// `2^N` entries of `D`: port A reads and writes, port B reads.
 #[derive(LogicBlock, Default)]
@@ -56,12 +74,7 @@ impl<D: Synth, const N: usize> Logic for DualPortRam<D, N> {
             "\
 (* ram_style = \"block\" *) reg[{D}:0] mem[{last}:0];
 
-// power-up contents: all zero (the block RAM's initial value)
-integer i;
-initial begin
-   for (i = 0; i <= {last}; i = i + 1) mem[i] = 0;
-end
-
+{power_up}
 always @(posedge clock) begin
    if (a_write) begin
       mem[a_address] <= a_write_data;
@@ -75,6 +88,7 @@ end
 ",
             D = D::BITS - 1,
             last = (1usize << N) - 1,
+            power_up = power_up_zeros(D::BITS << N, (1usize << N) - 1),
         ))
     }
 }
@@ -118,12 +132,7 @@ impl<D: Synth, const N: usize> Logic for BlockRam<D, N> {
             "\
 (* ram_style = \"block\" *) reg[{D}:0] mem[{last}:0];
 
-// power-up contents: all zero (the block RAM's initial value)
-integer i;
-initial begin
-   for (i = 0; i <= {last}; i = i + 1) mem[i] = 0;
-end
-
+{power_up}
 always @(posedge clock) begin
    if (write) begin
       mem[write_address] <= write_data;
@@ -133,6 +142,7 @@ end
 ",
             D = D::BITS - 1,
             last = (1usize << N) - 1,
+            power_up = power_up_zeros(D::BITS << N, (1usize << N) - 1),
         ))
     }
 }
