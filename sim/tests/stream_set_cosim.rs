@@ -8,7 +8,9 @@
 mod common;
 
 use common::HostBus;
+use ferroce_ctl::bus::Bus;
 use ferroce_ctl::stream::{StreamSettings, Streams};
+use ferroce_sim::contracts::stream::StreamCommand;
 use ferroce_sim::engine_rtl::EngineHost;
 use ferroce_sim::stream_set_rtl::{run, VARIANTS};
 use ferroce_sim::verilated::Traffic;
@@ -92,7 +94,7 @@ fn ferroce_ctl_sets_starts_and_stops_a_stream() {
     let e = streams.set(1, &off_beat).unwrap_err().to_string();
     assert!(e.contains("slot_not_multiple_of_beat"), "{e}");
     assert!(!streams.status(1).unwrap().configured);
-    // refused by the device: larger than the port's buffer allows at 64 bits (16 KiB at most)
+    // refused by the tool before any write: larger than half the port's buffer (16 KiB)
     let large = StreamSettings {
         slot_bytes: 32768,
         base_va: 0x2_0000_0000,
@@ -100,6 +102,13 @@ fn ferroce_ctl_sets_starts_and_stops_a_stream() {
         ..settings
     };
     let e = streams.set(1, &large).unwrap_err().to_string();
+    assert!(e.contains("at most half a stream port's buffer, 16 KiB in this build"), "{e}");
+    // and by the device, its words written past the tool's check
+    for (register, value) in large.register_words(&map) {
+        bus.write32(map.reg(register).address(1), value).unwrap();
+    }
+    let mut streams = Streams::new(&mut bus, &map);
+    let e = streams.command(1, StreamCommand::Configure).unwrap_err().to_string();
     assert!(e.contains("slot_too_large"), "{e}");
     assert!(!streams.status(1).unwrap().configured, "a refused configure applies nothing");
     streams.set(1, &settings).unwrap();
