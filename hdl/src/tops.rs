@@ -14,7 +14,7 @@ use crate::rx::{IcrcCheck, MacIngress, RxFront, RxHeader};
 use crate::sched::pacers::QueuePacers;
 use crate::sched::serial::SerialSched;
 use crate::sched::{self, Sched};
-use crate::stream::{StreamPort, StreamReadRouter, StreamReader, StreamSender, StreamSet};
+use crate::stream::{StreamBus, StreamPort, StreamReadRouter, StreamReader, StreamSender, StreamSet};
 use crate::tx::{AckTracker, IcrcInsert, RetryTimer, SendHistory, TxGenerator, TxPath, TxSegmenter};
 use ferroce_contracts::regs::{self, Config, DEFAULT_STREAM_BUFFER_BYTES, MAX_STREAM_BUFFER_BYTES, QP_READ_LATENCY};
 use ferroce_contracts::rx::ingress::address_bits;
@@ -446,6 +446,17 @@ fn stream_port(variant: &str, module: &str) -> String {
     }
 }
 
+/// Buffer bits of the `stream_bus` variants: 2^12 beats of 8 bytes for 8 streams (4 KiB each,
+/// slots up to 2 KiB); 2^16 beats of 64 bytes for 256 streams (4 MiB: 16 KiB each, slots up
+/// to 8 KiB).
+fn stream_bus(variant: &str, module: &str) -> String {
+    match variant {
+        "s8_w64" => emit::verilog(&mut StreamBus::<64, 8, 12, 8, 3>::default(), module),
+        "s256_w512" => emit::verilog(&mut StreamBus::<512, 64, 16, 256, 8>::default(), module),
+        v => panic!("unsupported variant {v}"),
+    }
+}
+
 fn stream_sender(variant: &str, module: &str) -> String {
     match variant {
         "w64" => emit::verilog(&mut StreamSender::<8>::default(), module),
@@ -494,7 +505,7 @@ fn axil_split(variant: &str, module: &str) -> String {
 }
 
 /// Every top, in emission order.
-pub static TOPS: [Top; 29] = [
+pub static TOPS: [Top; 30] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
@@ -670,6 +681,13 @@ pub static TOPS: [Top; 29] = [
         variants: &WIDTH_VARIANTS,
         simulated: &["w64", "w512"],
         build: stream_port,
+    },
+    Top {
+        name: "stream_bus",
+        description: "Stream bus: S streams on one AXI-Stream, a packet (tdest, to tlast) at a time, each cut into messages of one remote slot as a stream port cuts its own, in its region of one shared block-RAM buffer; each stream's settings and state in LUT RAM between its packets; packets of streams not running discarded and counted; commands per stream with refusals; per-stream status and counters",
+        variants: &["s8_w64", "s256_w512"],
+        simulated: &["s8_w64", "s256_w512"],
+        build: stream_bus,
     },
     Top {
         name: "stream_sender",

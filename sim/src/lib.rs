@@ -49,6 +49,7 @@ pub mod send_history_rtl;
 pub mod serial_rtl;
 pub mod serve;
 pub mod stream_bench;
+pub mod stream_bus_rtl;
 pub mod stream_feed;
 pub mod stream_port_rtl;
 pub mod stream_reader_rtl;

@@ -7,6 +7,8 @@
 //! posts (the contracts:
 //! `ferroce_contracts::stream`; the golden model: `ferroce_models::stream`).
 
+pub mod bus;
+pub mod bus_commands;
 pub mod commands;
 pub mod numbers;
 pub mod port;
@@ -17,6 +19,7 @@ pub mod sender;
 pub mod set;
 pub mod turns;
 
+pub use bus::StreamBus;
 pub use port::StreamPort;
 pub use reader::StreamReader;
 pub use registers::StreamRegisters;

@@ -323,6 +323,73 @@ impl StreamPortModel {
     pub fn config(&self) -> &StreamConfig {
         self.cutter.config()
     }
+
+    /// Bytes of the message in progress (taken into the buffer, no message yet).
+    pub fn pending(&self) -> usize {
+        self.cutter.pending()
+    }
+}
+
+/// A stream bus (`StreamBus` in the RTL) packet by packet: `S` streams share one AXI-Stream,
+/// each packet (its beats to `tlast`) belongs to the stream its `tdest` names, and each running
+/// stream cuts its beats into messages as a [`StreamPortModel`] does, across its packets. The
+/// beats of a packet for a stream that is not running (or past the last one) are discarded.
+#[derive(Debug, Clone)]
+pub struct StreamBusModel {
+    streams: Vec<Option<StreamPortModel>>,
+    beat_bytes: usize,
+    discarded_beats: u64,
+}
+
+impl StreamBusModel {
+    /// A bus of `streams` streams of `beat_bytes`-byte beats, none running.
+    pub fn new(streams: usize, beat_bytes: usize) -> StreamBusModel {
+        StreamBusModel {
+            streams: vec![None; streams],
+            beat_bytes,
+            discarded_beats: 0,
+        }
+    }
+
+    /// Configures `stream` with `config` (from message 0) and starts it.
+    pub fn start(&mut self, stream: usize, config: StreamConfig) -> Result<(), StreamConfigError> {
+        self.streams[stream] = Some(StreamPortModel::new(config, self.beat_bytes)?);
+        Ok(())
+    }
+
+    /// Stops `stream` (between its messages).
+    pub fn stop(&mut self, stream: usize) {
+        self.streams[stream] = None;
+    }
+
+    /// Takes a packet of `stream` (each beat's bytes; the last beat carries `tlast`) and says
+    /// what became of the messages it ended.
+    pub fn packet(&mut self, stream: usize, beats: &[Vec<u8>]) -> Vec<PortEvent> {
+        match self.streams.get_mut(stream).and_then(Option::as_mut) {
+            Some(port) => beats
+                .iter()
+                .enumerate()
+                .filter_map(|(i, bytes)| port.beat(bytes, i + 1 == beats.len()))
+                .collect(),
+            None => {
+                self.discarded_beats += beats.len() as u64;
+                Vec::new()
+            }
+        }
+    }
+
+    /// Bytes of `stream`'s message in progress (0 when it does not run).
+    pub fn pending(&self, stream: usize) -> usize {
+        self.streams
+            .get(stream)
+            .and_then(Option::as_ref)
+            .map_or(0, StreamPortModel::pending)
+    }
+
+    /// Beats of packets discarded, their stream not running.
+    pub fn discarded_beats(&self) -> u64 {
+        self.discarded_beats
+    }
 }
 
 /// Where a stream's messages go: its sender's settings (`StreamSender` in the RTL).
