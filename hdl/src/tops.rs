@@ -451,8 +451,8 @@ fn stream_port(variant: &str, module: &str) -> String {
 /// to 8 KiB).
 fn stream_bus(variant: &str, module: &str) -> String {
     match variant {
-        "s8_w64" => emit::verilog(&mut StreamBus::<64, 8, 12, 8, 3>::default(), module),
-        "s256_w512" => emit::verilog(&mut StreamBus::<512, 64, 16, 256, 8>::default(), module),
+        "s8_w64" => emit::verilog(&mut StreamBus::<64, 8, 12, 8, 3, 10>::default(), module),
+        "s256_w512" => emit::verilog(&mut StreamBus::<512, 64, 16, 256, 8, 9>::default(), module),
         v => panic!("unsupported variant {v}"),
     }
 }

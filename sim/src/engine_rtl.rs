@@ -54,6 +54,21 @@ impl EngineVariant {
     pub fn is_built(&self) -> bool {
         crate::verilated::MODELS.contains(&self.model_name().as_str())
     }
+
+    /// The engine build `variant` (a variant of the `engine` top, as `gen-verilog --list`
+    /// prints them), with its configuration.
+    pub fn named(variant: &str) -> Option<EngineVariant> {
+        let variant = *ferroce_hdl::tops::find("engine")?.variants.iter().find(|v| **v == variant)?;
+        Some(EngineVariant {
+            config: ferroce_hdl::tops::engine_config(variant),
+            variant,
+        })
+    }
+
+    /// The engine builds' variants, as `gen-verilog --list` prints them.
+    pub fn names() -> &'static [&'static str] {
+        ferroce_hdl::tops::find("engine").map_or(&[], |t| t.variants)
+    }
 }
 
 /// The default engine: 512 bits, 2048 channels, 32 queues, 256 QPs (its model is built for
@@ -1001,4 +1016,18 @@ pub(crate) fn transact_stepping<S>(
         }
     }
     Err(format!("no answer to {request:x?} in {PROGRESS_LIMIT} cycles"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_named_engines_are_the_generated_builds() {
+        for engine in [ENGINE_W512, ENGINE_W64, ENGINE_W512_SLOT1M] {
+            assert_eq!(EngineVariant::named(engine.variant), Some(engine), "{}", engine.variant);
+        }
+        assert_eq!(EngineVariant::named("c1_q1_w8"), None);
+        assert!(EngineVariant::names().contains(&"c2048_q2048_w512"));
+    }
 }

@@ -94,14 +94,22 @@ fn start(bus: &mut Bus, stream: usize, settings: &PortSettings) {
 /// `streams` streams of random settings, `packets` packets each, interleaved at random with
 /// packets for `idle` streams that do not run; every stream checked against the model.
 /// Returns the messages dropped whole for want of room.
-fn interleaved(variant: BusVariant, streams: &[usize], idle: &[u8], packets: usize, options: Options) -> u64 {
+fn interleaved(
+    variant: BusVariant,
+    streams: &[usize],
+    idle: &[u8],
+    packets: usize,
+    options: Options,
+    adjust: fn(&mut PortSettings),
+) -> u64 {
     let mut rng = ChaCha8Rng::seed_from_u64(options.traffic.seed ^ 0x5eed);
     let mut bus = Bus::open(variant, options).unwrap_or_else(|e| panic!("{}: {e}", variant.name));
     let mut model = StreamBusModel::new(variant.streams.max(256), variant.lanes);
     let mut settings = Vec::new();
     let mut packets_of: HashMap<u8, VecDeque<Vec<Beat>>> = HashMap::new();
     for (i, &stream) in streams.iter().enumerate() {
-        let s = random_settings(&mut rng, variant);
+        let mut s = random_settings(&mut rng, variant);
+        adjust(&mut s);
         start(&mut bus, stream, &s);
         model.start(stream, s.config()).expect("settings the model takes");
         settings.push(s);
@@ -155,15 +163,19 @@ fn interleaved_streams_are_the_models_four_ways() {
             release_delay: 30,
         };
         // streams 0..6 run; stream 7 and tdest 200 (past the last stream) are discarded
-        interleaved(s8, &[0, 1, 2, 3, 4, 5, 6], &[7, 200], 12, options);
+        interleaved(s8, &[0, 1, 2, 3, 4, 5, 6], &[7, 200], 12, options, |_| {});
     }
-    // releases slow enough to fill regions: messages dropped whole (drop_on_overflow) or the
-    // bus held until there is room
+    // releases slow enough to fill regions: messages of the largest slots dropped whole
+    // (drop_on_overflow), never a part of one
     let slow = Options {
         traffic: Traffic::four_ways(22)[3],
         release_delay: 3_000,
     };
-    let dropped = interleaved(s8, &[0, 1, 2, 3, 4, 5, 6], &[7], 12, slow);
+    let dropped = interleaved(s8, &[0, 1, 2, 3, 4, 5, 6], &[7], 12, slow, |s| {
+        s.drop_on_overflow = true;
+        s.slot_bytes = VARIANTS[0].max_slot_bytes();
+        s.length_bits = 0;
+    });
     assert!(dropped > 0, "slow releases drop messages of streams with drop_on_overflow");
 }
 
@@ -183,7 +195,7 @@ fn many_streams_share_the_512_bit_bus() {
             traffic,
             release_delay: 20,
         };
-        interleaved(s256, &streams, &[idle], 4, options);
+        interleaved(s256, &streams, &[idle], 4, options, |_| {});
     }
 }
 

@@ -1,8 +1,8 @@
 //! [`StreamBus`]: `S` streams on one AXI-Stream, a packet at a time: `tdest` names the stream of
 //! each packet (held from its first beat to its `tlast`), and each stream is cut into messages
 //! of one remote slot as a [`StreamPort`](super::StreamPort) cuts its own, in its region of one
-//! shared buffer. What a stream needs between its packets lives in LUT RAM, so the bus costs
-//! little more for 256 streams than for 8; only the buffer grows.
+//! shared buffer. What a stream needs between its packets lives in LUT RAM: a stream costs a
+//! word of LUT RAM rather than a port, and the buffer a region.
 //!
 //! ```text
 //!  s_axis (tdest) ─► Idle ─► Loading: the stream's settings and context (LUT RAM) ─► Waiting (3)
@@ -51,9 +51,6 @@ use rust_hdl::prelude::*;
 
 /// Bits of a lane count (a beat's bytes up to 128).
 const LANE_COUNT_BITS: usize = 8;
-/// Bits of a position in a stream's ring (beats written or released, modulo 2^16: a region
-/// holds at most 2^15 beats).
-const BUS_POSITION_BITS: usize = 16;
 /// Bits of a message record with its stream above it.
 pub const BUS_RECORD_BITS: usize = STREAM_MESSAGE_BITS + 8;
 
@@ -146,9 +143,12 @@ pub enum BusState {
     Storing,
 }
 
-/// `S = 2^SB` streams at `W` bits (`K = W / 8` lanes) sharing a buffer of `2^BB` beats.
+/// `S = 2^SB` streams at `W` bits (`K = W / 8` lanes) sharing a buffer of `2^BB` beats; a
+/// position in a stream's ring (beats written or released) counts modulo `2^PB`, twice its
+/// region (`PB = BB − SB + 1`: the fewer its bits, the shorter the carry into them). The
+/// LUT RAM words keep 16 bits for each.
 #[derive(LogicBlock)]
-pub struct StreamBus<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: usize> {
+pub struct StreamBus<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: usize, const PB: usize> {
     /// Clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high: every stream stopped and not configured, counters at 0.
@@ -231,12 +231,13 @@ pub struct StreamBus<const W: usize, const K: usize, const BB: usize, const S: u
     current_running: DFF<Bit>,
     current_stop_requested: DFF<Bit>,
     current_fresh: DFF<Bit>,
+    loading_fresh: DFF<Bit>,
     current_counted: DFF<Bit>,
-    released_current: DFF<Bits<BUS_POSITION_BITS>>,
+    released_current: DFF<Bits<PB>>,
     // ---- the stream's settings (loaded) ----
     slot_last_beat: DFF<Bits<BEAT_BITS>>,
-    room_limit: DFF<Bits<BUS_POSITION_BITS>>,
-    exact_limit: DFF<Bits<BUS_POSITION_BITS>>,
+    room_limit: DFF<Bits<PB>>,
+    exact_limit: DFF<Bits<PB>>,
     last_slot: DFF<Bits<16>>,
     slot_and_wrap: DFF<Bit>,
     end_at_tlast: DFF<Bit>,
@@ -253,8 +254,8 @@ pub struct StreamBus<const W: usize, const K: usize, const BB: usize, const S: u
     dropping: DFF<Bit>,
     message_beats: DFF<Bits<BEAT_BITS>>,
     beats_left: DFF<Bits<BEAT_BITS>>,
-    write_position: DFF<Bits<BUS_POSITION_BITS>>,
-    message_start: DFF<Bits<BUS_POSITION_BITS>>,
+    write_position: DFF<Bits<PB>>,
+    message_start: DFF<Bits<PB>>,
     sequence_low: DFF<Bits<16>>,
     sequence_high: DFF<Bits<16>>,
     slot: DFF<Bits<16>>,
@@ -281,7 +282,7 @@ pub struct StreamBus<const W: usize, const K: usize, const BB: usize, const S: u
     /// The immediate's high half waits for its step and carry (added in `Storing`).
     immediate_pending: DFF<Bit>,
     // ---- room ----
-    held: DFF<Bits<BUS_POSITION_BITS>>,
+    held: DFF<Bits<PB>>,
     room_for_slot: DFF<Bit>,
     room_exact: DFF<Bit>,
     wrote_none: DFF<Bit>,
@@ -297,22 +298,22 @@ pub struct StreamBus<const W: usize, const K: usize, const BB: usize, const S: u
     release_pending: DFF<Bit>,
     release_stream_registered: DFF<Bits<8>>,
     release_beats_registered: DFF<Bits<BEAT_BITS>>,
-    released_read: DFF<Bits<BUS_POSITION_BITS>>,
+    released_read: DFF<Bits<PB>>,
     release_adding: DFF<Bit>,
     release_adding_stream: DFF<Bits<8>>,
     release_adding_beats: DFF<Bits<BEAT_BITS>>,
     release_forward: DFF<Bit>,
-    release_last_sum: DFF<Bits<BUS_POSITION_BITS>>,
+    release_last_sum: DFF<Bits<PB>>,
     // ---- status (two stages) ----
     status_word: DFF<Bits<STATUS_WORD_BITS>>,
-    status_released: DFF<Bits<BUS_POSITION_BITS>>,
+    status_released: DFF<Bits<PB>>,
     status_fresh: DFF<Bit>,
     status_counted: DFF<Bit>,
     status_running_read: DFF<Bit>,
     status_running_out: DFF<Bit>,
     status_sequence_out: DFF<Bits<32>>,
     status_slot_out: DFF<Bits<16>>,
-    status_held_out: DFF<Bits<BUS_POSITION_BITS>>,
+    status_held_out: DFF<Bits<PB>>,
     status_messages_out: DFF<Bits<32>>,
     status_overflow_out: DFF<Bits<32>>,
     status_partial_out: DFF<Bits<32>>,
@@ -334,16 +335,16 @@ pub struct StreamBus<const W: usize, const K: usize, const BB: usize, const S: u
     immediate_high_next: Signal<Local, Bits<16>>,
     settings_read: Signal<Local, Bits<SETTINGS_WORD_BITS>>,
     context_read: Signal<Local, Bits<CONTEXT_WORD_BITS>>,
-    release_sum: Signal<Local, Bits<BUS_POSITION_BITS>>,
+    release_sum: Signal<Local, Bits<PB>>,
     solicited_last_command: Signal<Local, Bits<16>>,
     // ---- sub-blocks ----
     commands: BusCommands,
     settings_ram: LutRam<Bits<SETTINGS_WORD_BITS>, SB>,
     context_ram: LutRam<Bits<CONTEXT_WORD_BITS>, SB>,
     status_ram: LutRam<Bits<STATUS_WORD_BITS>, SB>,
-    released_for_release: LutRam<Bits<BUS_POSITION_BITS>, SB>,
-    released_for_current: LutRam<Bits<BUS_POSITION_BITS>, SB>,
-    released_for_status: LutRam<Bits<BUS_POSITION_BITS>, SB>,
+    released_for_release: LutRam<Bits<PB>, SB>,
+    released_for_current: LutRam<Bits<PB>, SB>,
+    released_for_status: LutRam<Bits<PB>, SB>,
     buffer: BlockRam<Bits<W>, BB>,
     records: Fifo<Bits<BUS_RECORD_BITS>>,
     discarded_counter: EventCounter,
@@ -365,7 +366,9 @@ pub struct StreamBus<const W: usize, const K: usize, const BB: usize, const S: u
     records_nearly_full: Constant<Bits<8>>,
 }
 
-impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: usize> Default for StreamBus<W, K, BB, S, SB> {
+impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: usize, const PB: usize> Default
+    for StreamBus<W, K, BB, S, SB, PB>
+{
     fn default() -> Self {
         assert_eq!(W, 8 * K);
         assert!(K.is_power_of_two() && K <= 128, "lanes {K}");
@@ -373,6 +376,7 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
         assert!((SB + 2..=BEAT_BITS).contains(&BB), "buffer bits {BB}: a region of 4 beats at least");
         let beat_log2 = K.trailing_zeros() as usize;
         let region_bits = BB - SB;
+        assert_eq!(PB, region_bits + 1, "position bits: a region's and one");
         // the largest slot in beats: half a region, and 1 MiB
         let max_slot_beats = (1u64 << (region_bits - 1)).min(u64::from(MAX_SLOT_BYTES) >> beat_log2);
         StreamBus {
@@ -421,6 +425,7 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             current_running: Default::default(),
             current_stop_requested: Default::default(),
             current_fresh: Default::default(),
+            loading_fresh: Default::default(),
             current_counted: Default::default(),
             released_current: Default::default(),
             slot_last_beat: Default::default(),
@@ -546,7 +551,9 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
     }
 }
 
-impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: usize> Logic for StreamBus<W, K, BB, S, SB> {
+impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: usize, const PB: usize> Logic
+    for StreamBus<W, K, BB, S, SB, PB>
+{
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
@@ -565,6 +572,7 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             current_running,
             current_stop_requested,
             current_fresh,
+            loading_fresh,
             current_counted,
             released_current,
             slot_last_beat,
@@ -656,6 +664,12 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             self.running_streams.q.val().get_bit(self.current_index.val().index()) && (self.current.q.val() >> self.stream_bits.val()) == 0;
         self.current_stop_requested.d.next = self.stop_requested_streams.q.val().get_bit(self.current_index.val().index());
         self.current_fresh.d.next = self.fresh_streams.q.val().get_bit(self.current_index.val().index());
+        // (for `Loading`: the stream of the packet about to start)
+        self.loading_fresh.d.next = self
+            .fresh_streams
+            .q
+            .val()
+            .get_bit(bit_cast::<SB, 8>(self.s_axis_tdest.val()).index());
         self.current_counted.d.next = self.counted_streams.q.val().get_bit(self.current_index.val().index());
         self.released_for_current.read_address.next = self.current_index.val();
         self.released_current.d.next = self.released_for_current.read_data.val();
@@ -703,7 +717,7 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
         self.region_base.next = bit_cast::<BB, 8>(self.current.q.val()) << self.region_bits.val();
         self.buffer.write.next = false;
         self.buffer.write_address.next =
-            self.region_base.val() | (bit_cast::<BB, BUS_POSITION_BITS>(self.write_position.q.val()) & self.region_mask.val());
+            self.region_base.val() | (bit_cast::<BB, PB>(self.write_position.q.val()) & self.region_mask.val());
         self.buffer.write_data.next = self.s_axis_tdata.val();
         self.buffer.read_address.next = bit_cast::<BB, BEAT_BITS>(self.read_address.val());
         self.read_data.next = self.buffer.read_data.val();
@@ -734,8 +748,7 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
                     self.ending_overflow_drop.d.next = !self.beat_bad.val();
                 }
             } else if self.beat_bad.val() {
-                // the message is dropped: its beats are given back
-                self.write_position.d.next = self.message_start.q.val();
+                // the message is dropped: its beats are given back as it closes
                 self.state.d.next = BusState::Closing;
                 self.ending_partial_drop.d.next = true;
             } else {
@@ -789,7 +802,7 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             self.length_in_immediate.next = bit_cast::<32, SLOT_BYTE_BITS>(self.length.val());
         }
         self.records.push_value.next = (bit_cast::<BUS_RECORD_BITS, BB>(
-            self.region_base.val() | (bit_cast::<BB, BUS_POSITION_BITS>(self.message_start.q.val()) & self.region_mask.val()),
+            self.region_base.val() | (bit_cast::<BB, PB>(self.message_start.q.val()) & self.region_mask.val()),
         ) << self.message_at[0].val())
             | (bit_cast::<BUS_RECORD_BITS, BEAT_BITS>(self.ending_beats.q.val()) << self.message_at[1].val())
             | (bit_cast::<BUS_RECORD_BITS, SLOT_BYTE_BITS>(self.length.val()) << self.message_at[2].val())
@@ -827,6 +840,10 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
         if self.state.q.val() == BusState::Closing {
             self.records.push.next = self.ending_push.q.val();
             self.message_start.d.next = self.write_position.q.val();
+            if self.ending_partial_drop.q.val() {
+                self.write_position.d.next = self.message_start.q.val();
+                self.message_start.d.next = self.message_start.q.val();
+            }
             self.message_beats.d.next = 0.into();
             self.beats_left.d.next = self.slot_last_beat.q.val();
             self.sequence_low.d.next = self.sequence_low.q.val() + 1;
@@ -879,8 +896,8 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
         self.context_ram.write_data.next = (bit_cast::<CONTEXT_WORD_BITS, BEAT_BITS>(self.message_beats.q.val())
             << self.context_word_at[2].val())
             | (bit_cast::<CONTEXT_WORD_BITS, BEAT_BITS>(self.beats_left.q.val()) << self.context_word_at[3].val())
-            | (bit_cast::<CONTEXT_WORD_BITS, BUS_POSITION_BITS>(self.write_position.q.val()) << self.context_word_at[4].val())
-            | (bit_cast::<CONTEXT_WORD_BITS, BUS_POSITION_BITS>(self.message_start.q.val()) << self.context_word_at[5].val())
+            | (bit_cast::<CONTEXT_WORD_BITS, PB>(self.write_position.q.val()) << self.context_word_at[4].val())
+            | (bit_cast::<CONTEXT_WORD_BITS, PB>(self.message_start.q.val()) << self.context_word_at[5].val())
             | (bit_cast::<CONTEXT_WORD_BITS, 16>(self.sequence_low.q.val()) << self.context_word_at[6].val())
             | (bit_cast::<CONTEXT_WORD_BITS, 16>(self.sequence_high.q.val()) << self.context_word_at[7].val())
             | (bit_cast::<CONTEXT_WORD_BITS, 16>(self.slot.q.val()) << self.context_word_at[8].val())
@@ -906,7 +923,7 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
         self.status_ram.write_data.next = (bit_cast::<STATUS_WORD_BITS, 16>(self.sequence_low.q.val()) << self.status_word_at[0].val())
             | (bit_cast::<STATUS_WORD_BITS, 16>(self.sequence_high.q.val()) << (self.status_word_at[0].val() + 16))
             | (bit_cast::<STATUS_WORD_BITS, 16>(self.slot.q.val()) << self.status_word_at[1].val())
-            | (bit_cast::<STATUS_WORD_BITS, BUS_POSITION_BITS>(self.write_position.q.val()) << self.status_word_at[2].val())
+            | (bit_cast::<STATUS_WORD_BITS, PB>(self.write_position.q.val()) << self.status_word_at[2].val())
             | (bit_cast::<STATUS_WORD_BITS, 16>(self.messages_low.q.val()) << self.status_word_at[3].val())
             | (bit_cast::<STATUS_WORD_BITS, 16>(self.messages_high.q.val()) << (self.status_word_at[3].val() + 16))
             | (bit_cast::<STATUS_WORD_BITS, 16>(self.overflow_low.q.val()) << self.status_word_at[4].val())
@@ -971,8 +988,8 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
         self.context_read.next = self.context_ram.read_data.val();
         if self.state.q.val() == BusState::Loading {
             self.slot_last_beat.d.next = self.settings_read.val().get_bits::<16>(self.settings_word_at[0].val().index());
-            self.room_limit.d.next = self.settings_read.val().get_bits::<16>(self.settings_word_at[1].val().index());
-            self.exact_limit.d.next = self.settings_read.val().get_bits::<16>(self.settings_word_at[2].val().index());
+            self.room_limit.d.next = self.settings_read.val().get_bits::<PB>(self.settings_word_at[1].val().index());
+            self.exact_limit.d.next = self.settings_read.val().get_bits::<PB>(self.settings_word_at[2].val().index());
             self.last_slot.d.next = self.settings_read.val().get_bits::<16>(self.settings_word_at[3].val().index());
             self.slot_and_wrap.d.next = self.settings_read.val().get_bit(self.settings_word_at[4].val().index());
             self.end_at_tlast.d.next = self.settings_read.val().get_bit(self.settings_word_at[5].val().index());
@@ -987,8 +1004,13 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             self.dropping.d.next = self.context_read.val().get_bit(self.context_word_at[1].val().index());
             self.message_beats.d.next = self.context_read.val().get_bits::<16>(self.context_word_at[2].val().index());
             self.beats_left.d.next = self.context_read.val().get_bits::<16>(self.context_word_at[3].val().index());
-            self.write_position.d.next = self.context_read.val().get_bits::<16>(self.context_word_at[4].val().index());
-            self.message_start.d.next = self.context_read.val().get_bits::<16>(self.context_word_at[5].val().index());
+            self.write_position.d.next = self.context_read.val().get_bits::<PB>(self.context_word_at[4].val().index());
+            self.message_start.d.next = self.context_read.val().get_bits::<PB>(self.context_word_at[5].val().index());
+            if self.loading_fresh.q.val() {
+                // configured since its last packet: nothing held
+                self.write_position.d.next = self.released_for_current.read_data.val();
+                self.message_start.d.next = self.released_for_current.read_data.val();
+            }
             self.sequence_low.d.next = self.context_read.val().get_bits::<16>(self.context_word_at[6].val().index());
             self.sequence_high.d.next = self.context_read.val().get_bits::<16>(self.context_word_at[7].val().index());
             self.slot.d.next = self.context_read.val().get_bits::<16>(self.context_word_at[8].val().index());
@@ -1013,8 +1035,6 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
                     self.dropping.d.next = false;
                     self.message_beats.d.next = 0.into();
                     self.beats_left.d.next = self.slot_last_beat.q.val();
-                    self.write_position.d.next = self.released_current.q.val();
-                    self.message_start.d.next = self.released_current.q.val();
                     self.sequence_low.d.next = 0.into();
                     self.sequence_high.d.next = 0.into();
                     self.slot.d.next = 0.into();
@@ -1060,10 +1080,9 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
         // the stream's position was being written as it was read: the sum written instead
         self.release_forward.d.next =
             self.release_adding.q.val() && self.release_adding_stream.q.val() == self.release_stream_registered.q.val();
-        self.release_sum.next = self.released_read.q.val() + bit_cast::<BUS_POSITION_BITS, BEAT_BITS>(self.release_adding_beats.q.val());
+        self.release_sum.next = self.released_read.q.val() + bit_cast::<PB, BEAT_BITS>(self.release_adding_beats.q.val());
         if self.release_forward.q.val() {
-            self.release_sum.next =
-                self.release_last_sum.q.val() + bit_cast::<BUS_POSITION_BITS, BEAT_BITS>(self.release_adding_beats.q.val());
+            self.release_sum.next = self.release_last_sum.q.val() + bit_cast::<PB, BEAT_BITS>(self.release_adding_beats.q.val());
         }
         self.release_last_sum.d.next = self.release_sum.val();
         self.released_for_release.write_address.next = bit_cast::<SB, 8>(self.release_adding_stream.q.val());
@@ -1188,7 +1207,7 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             self.status_sequence_out.d.next = self.status_word.q.val().get_bits::<32>(self.status_word_at[0].val().index());
             self.status_slot_out.d.next = self.status_word.q.val().get_bits::<16>(self.status_word_at[1].val().index());
             self.status_held_out.d.next =
-                self.status_word.q.val().get_bits::<16>(self.status_word_at[2].val().index()) - self.status_released.q.val();
+                self.status_word.q.val().get_bits::<PB>(self.status_word_at[2].val().index()) - self.status_released.q.val();
         }
         self.status_messages_out.d.next = 0.into();
         self.status_overflow_out.d.next = 0.into();
@@ -1201,7 +1220,7 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
         self.status_running.next = self.status_running_out.q.val();
         self.status_next_sequence.next = self.status_sequence_out.q.val();
         self.status_next_slot.next = self.status_slot_out.q.val();
-        self.status_held_beats.next = bit_cast::<POSITION_BITS, BUS_POSITION_BITS>(self.status_held_out.q.val());
+        self.status_held_beats.next = bit_cast::<POSITION_BITS, PB>(self.status_held_out.q.val());
         self.status_messages.next = self.status_messages_out.q.val();
         self.status_dropped_overflow.next = self.status_overflow_out.q.val();
         self.status_dropped_partial_beat.next = self.status_partial_out.q.val();

@@ -656,7 +656,7 @@ fn main() -> ExitCode {
             seed,
             out,
         } => {
-            use ferroce_sim::engine_rtl::{Surroundings, ENGINE_W512, ENGINE_W512_SLOT1M, ENGINE_W64};
+            use ferroce_sim::engine_rtl::{EngineVariant, Surroundings, ENGINE_W512, ENGINE_W64};
             use ferroce_sim::models::stream::ImmediateFormat;
             use ferroce_sim::stream_bench::StreamRunConfig;
             use ferroce_sim::tx_path_rtl::MemoryTiming;
@@ -668,10 +668,13 @@ fn main() -> ExitCode {
                     eprintln!("error: no engine build at {w} bits (512 or 64)");
                     return ExitCode::from(2);
                 }
-                (Some(v), _) => match [ENGINE_W512, ENGINE_W512_SLOT1M, ENGINE_W64].into_iter().find(|e| e.variant == v) {
+                (Some(v), _) => match EngineVariant::named(v) {
                     Some(e) => e,
                     None => {
-                        eprintln!("error: --engine {v}: c2048_q256_w512, c2048_q256_w512_slot1m or c64_q16_w64");
+                        eprintln!(
+                            "error: --engine {v}: no such engine build (known: {})",
+                            EngineVariant::names().join(", ")
+                        );
                         return ExitCode::from(2);
                     }
                 },
@@ -953,12 +956,7 @@ fn run_serve(endpoint: &ServeOn, top: &str, variant: Option<&str>, latency: u64)
     let served = if top == "serial_sched" {
         serve_scheduler_build(endpoint)
     } else if top == "engine" {
-        let v = EngineVariant {
-            config: ferroce_hdl::tops::engine_config(variant),
-            variant: ferroce_hdl::tops::find("engine")
-                .and_then(|t| t.variants.iter().find(|v| **v == variant))
-                .expect("a known variant"),
-        };
+        let v = EngineVariant::named(variant).expect("a known variant");
         EngineLoop::new(&v).and_then(|mut e| endpoint.serve(&mut e, &format!("{} (MAC TX looped to MAC RX)", v.model_name())))
     } else {
         let config = ferroce_hdl::tops::registers_config(variant);
