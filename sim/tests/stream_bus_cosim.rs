@@ -312,7 +312,7 @@ fn figures(variant: BusVariant, streams: usize, slot_bytes: u32, packet_beats: u
     }
     let mut events: Vec<Vec<PortEvent>> = vec![Vec::new(); variant.streams];
     for round in 0..packets {
-        for stream in 0..streams {
+        for (stream, events) in events.iter_mut().enumerate().take(streams) {
             let mut packet: Vec<Beat> = (0..packet_beats)
                 .map(|i| Beat {
                     bytes: (0..variant.lanes).map(|j| (round * 31 + stream * 7 + i * 3 + j) as u8).collect(),
@@ -320,7 +320,7 @@ fn figures(variant: BusVariant, streams: usize, slot_bytes: u32, packet_beats: u
                 })
                 .collect();
             packet.last_mut().expect("a beat").last = true;
-            events[stream].extend(model.packet(stream, &bytes(&packet)));
+            events.extend(model.packet(stream, &bytes(&packet)));
             assert!(bus.packet(stream as u8, &packet), "stream {stream}: a beat not taken");
         }
     }

@@ -555,6 +555,8 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
     for StreamBus<W, K, BB, S, SB, PB>
 {
     #[hdl_gen]
+    // rust-hdl's kernel has no match guards: the `if` inside an arm stays as written.
+    #[allow(clippy::collapsible_match)]
     fn update(&mut self) {
         dff_setup!(
             self,
