@@ -9,7 +9,7 @@
 
 use crate::models::contracts::stream::{StreamCommand, STREAM_MESSAGE};
 use crate::models::stream::StreamMessage;
-use crate::stream_port_rtl::{Beat, PortRun};
+use crate::stream_port_rtl::{bytes_of, Beat, PortRun};
 use crate::verilated::{Model, Traffic};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -127,10 +127,6 @@ const PORTS: [&str; 30] = [
     "status_dropped_partial_beat",
     "discarded_beats",
 ];
-
-fn bytes_of(words: &[u32], n: usize) -> Vec<u8> {
-    words.iter().flat_map(|w| w.to_le_bytes()).take(n).collect()
-}
 
 /// A stream bus's Verilator model with the record sink, the buffer reader and the releases.
 pub struct Bus {
@@ -298,20 +294,11 @@ impl Bus {
                 self.set("s_axis_tvalid", 0);
                 self.tick();
             }
-            let mut words = vec![0u32; lanes / 4];
-            for (i, b) in beat.bytes.iter().enumerate() {
-                words[i / 4] |= u32::from(*b) << (8 * (i % 4));
-            }
+            let (data, keep) = beat.words(lanes);
             let p = self.ports["s_axis_tdata"];
-            self.m.set(p, &words);
-            let keep: u128 = if beat.bytes.len() >= 128 {
-                u128::MAX
-            } else {
-                (1u128 << beat.bytes.len()) - 1
-            };
+            self.m.set(p, &data);
             let p = self.ports["s_axis_tkeep"];
-            self.m
-                .set(p, &[keep as u32, (keep >> 32) as u32, (keep >> 64) as u32, (keep >> 96) as u32]);
+            self.m.set(p, &keep);
             self.set("s_axis_tlast", u64::from(beat.last));
             self.set("s_axis_tdest", u64::from(stream));
             self.set("s_axis_tvalid", 1);

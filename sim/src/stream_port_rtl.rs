@@ -89,6 +89,22 @@ pub struct Beat {
     pub last: bool,
 }
 
+impl Beat {
+    /// Its `tdata` words at `lanes` bytes a beat and its `tkeep` words (contiguous from lane 0).
+    pub fn words(&self, lanes: usize) -> (Vec<u32>, [u32; 4]) {
+        let mut data = vec![0u32; lanes / 4];
+        for (i, b) in self.bytes.iter().enumerate() {
+            data[i / 4] |= u32::from(*b) << (8 * (i % 4));
+        }
+        let keep: u128 = if self.bytes.len() >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << self.bytes.len()) - 1
+        };
+        (data, [keep as u32, (keep >> 32) as u32, (keep >> 64) as u32, (keep >> 96) as u32])
+    }
+}
+
 /// How the bench treats the port.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Options {
@@ -171,7 +187,8 @@ const PORTS: [&str; 24] = [
     "dropped_partial_beat",
 ];
 
-fn bytes_of(words: &[u32], n: usize) -> Vec<u8> {
+/// The first `n` bytes of little-endian words.
+pub fn bytes_of(words: &[u32], n: usize) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).take(n).collect()
 }
 
@@ -310,20 +327,11 @@ impl Bench {
         while self.rng.gen_range(0..100) < self.options.traffic.idle_pct {
             self.tick();
         }
-        let mut words = vec![0u32; lanes / 4];
-        for (i, b) in beat.bytes.iter().enumerate() {
-            words[i / 4] |= u32::from(*b) << (8 * (i % 4));
-        }
+        let (data, keep) = beat.words(lanes);
         let p = self.ports["s_axis_tdata"];
-        self.m.set(p, &words);
-        let keep: u128 = if beat.bytes.len() >= 128 {
-            u128::MAX
-        } else {
-            (1u128 << beat.bytes.len()) - 1
-        };
+        self.m.set(p, &data);
         let p = self.ports["s_axis_tkeep"];
-        self.m
-            .set(p, &[keep as u32, (keep >> 32) as u32, (keep >> 64) as u32, (keep >> 96) as u32]);
+        self.m.set(p, &keep);
         self.set("s_axis_tlast", u64::from(beat.last));
         self.set("s_axis_tvalid", 1);
         let start = self.cycle;
