@@ -535,6 +535,30 @@ mod tests {
     }
 
     #[test]
+    fn a_bus_cuts_each_stream_across_its_packets_and_discards_the_rest() {
+        let mut bus = StreamBusModel::new(4, 4);
+        bus.start(1, config(8, 2)).unwrap();
+        bus.start(2, config(4, 4)).unwrap();
+        let beat = |b: u8| vec![b; 4];
+        // stream 1's first message spans two packets; stream 2's packets interleave
+        assert!(bus.packet(1, &[beat(1)]).is_empty());
+        assert_eq!(bus.pending(1), 4);
+        let two = bus.packet(2, &[beat(2), beat(3)]);
+        assert_eq!(two.len(), 2, "two 4-byte messages of stream 2");
+        let one = bus.packet(1, &[beat(4), beat(5)]);
+        let PortEvent::Message(first) = &one[0] else { panic!("a message") };
+        assert_eq!((first.sequence, first.data.as_slice()), (0, &[1, 1, 1, 1, 4, 4, 4, 4][..]));
+        assert_eq!(bus.pending(1), 4, "the next message begun");
+        // a stream not running, and one past the last, have their beats discarded
+        assert!(bus.packet(3, &[beat(6), beat(7)]).is_empty());
+        assert!(bus.packet(9, &[beat(8)]).is_empty());
+        assert_eq!(bus.discarded_beats(), 3);
+        bus.stop(2);
+        assert!(bus.packet(2, &[beat(9)]).is_empty());
+        assert_eq!((bus.discarded_beats(), bus.pending(2)), (4, 0));
+    }
+
+    #[test]
     fn messages_fill_their_slots_round_the_ring() {
         let mut cutter = StreamCutter::new(config(8, 3)).unwrap();
         let bytes: Vec<u8> = (0..40).collect();
