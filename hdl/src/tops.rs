@@ -14,7 +14,7 @@ use crate::rx::{IcrcCheck, MacIngress, RxFront, RxHeader};
 use crate::sched::pacers::QueuePacers;
 use crate::sched::serial::SerialSched;
 use crate::sched::{self, Sched};
-use crate::stream::{StreamBus, StreamPort, StreamReadRouter, StreamReader, StreamSender, StreamSet};
+use crate::stream::{StreamBus, StreamBusSender, StreamPort, StreamReadRouter, StreamReader, StreamSender, StreamSet};
 use crate::tx::{AckTracker, IcrcInsert, RetryTimer, SendHistory, TxGenerator, TxPath, TxSegmenter};
 use ferroce_contracts::regs::{self, Config, DEFAULT_STREAM_BUFFER_BYTES, MAX_STREAM_BUFFER_BYTES, QP_READ_LATENCY};
 use ferroce_contracts::rx::ingress::address_bits;
@@ -457,6 +457,15 @@ fn stream_bus(variant: &str, module: &str) -> String {
     }
 }
 
+/// The `stream_bus_sender` variants: the senders of the `stream_bus` variants' streams.
+fn stream_bus_sender(variant: &str, module: &str) -> String {
+    match variant {
+        "s8_w64" => emit::verilog(&mut StreamBusSender::<8, 8, 3, 5, 9>::default(), module),
+        "s256_w512" => emit::verilog(&mut StreamBusSender::<64, 256, 8, 10, 8>::default(), module),
+        v => panic!("unsupported variant {v}"),
+    }
+}
+
 fn stream_sender(variant: &str, module: &str) -> String {
     match variant {
         "w64" => emit::verilog(&mut StreamSender::<8>::default(), module),
@@ -505,7 +514,7 @@ fn axil_split(variant: &str, module: &str) -> String {
 }
 
 /// Every top, in emission order.
-pub static TOPS: [Top; 30] = [
+pub static TOPS: [Top; 31] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
@@ -688,6 +697,13 @@ pub static TOPS: [Top; 30] = [
         variants: &["s8_w64", "s256_w512"],
         simulated: &["s8_w64", "s256_w512"],
         build: stream_bus,
+    },
+    Top {
+        name: "stream_bus_sender",
+        description: "Stream bus sender: the sender of every stream of a stream bus, each stream's target and messages in flight in LUT RAM: each record posted as one RDMA WRITE with immediate into its stream's remote slot on the stream's 1, 2 or 4 channels of four it owns, a busy channel tried again, completions (in order per stream) turned into releases by stream; counters",
+        variants: &["s8_w64", "s256_w512"],
+        simulated: &["s8_w64", "s256_w512"],
+        build: stream_bus_sender,
     },
     Top {
         name: "stream_sender",

@@ -50,6 +50,7 @@ pub mod serial_rtl;
 pub mod serve;
 pub mod stream_bench;
 pub mod stream_bus_rtl;
+pub mod stream_bus_sender_rtl;
 pub mod stream_feed;
 pub mod stream_port_rtl;
 pub mod stream_reader_rtl;

@@ -101,7 +101,7 @@ const PORTS: [&str; 27] = [
     "reset",
 ];
 
-fn decode_post(words: &[u32]) -> StreamPost {
+pub(crate) fn decode_post(words: &[u32]) -> StreamPost {
     let field = |name: &str| POST.decode(words, name);
     assert_eq!(
         field("op"),

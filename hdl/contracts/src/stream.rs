@@ -16,6 +16,26 @@ pub const MAX_SLOTS: u32 = 1 << 16;
 /// The largest slot in bytes (1 MiB).
 pub const MAX_SLOT_BYTES: u32 = 1 << 20;
 
+/// Channels each stream of a stream bus owns: stream `s` posts on `bus_first_channel(base, s)`
+/// and the channels after it (its channel count, 1, 2 or 4, of these). The bus's channels start
+/// at a multiple of 4 × its streams, so a completion's channel names its stream and place in
+/// its low bits.
+pub const BUS_STREAM_CHANNELS: u32 = 4;
+
+/// The first channel of stream `stream` of a stream bus whose channels start at `channel_base`.
+pub const fn bus_first_channel(channel_base: u32, stream: u32) -> u32 {
+    channel_base + stream * BUS_STREAM_CHANNELS
+}
+
+/// The beat of the stream window at which a stream bus's sender posts a message whose record
+/// gives `buffer_beat` (the bus buffer's beat) in regions of `2^region_bits` beats: the region of
+/// stream s is at window beat `s · 2^(region_bits + 1)`, twice its size from the next, so the TX
+/// path's reads of a message that passes its region's end stay in the stream's window, where
+/// the reader takes them from the region's start (as it does a port's buffer).
+pub const fn bus_window_beat(buffer_beat: u32, region_bits: u32) -> u32 {
+    ((buffer_beat >> region_bits) << (region_bits + 1)) | (buffer_beat & ((1 << region_bits) - 1))
+}
+
 /// The operation of a stream's posts: each message one RDMA WRITE with immediate wherever the
 /// TX path's blocks fall, so the receiver's one completion means the whole slot has come.
 pub const MESSAGE_OP: PostOp = PostOp::WriteImmMessage;

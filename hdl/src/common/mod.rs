@@ -5,6 +5,7 @@ pub mod attributes;
 pub mod checksum;
 pub mod classify;
 pub mod counter;
+pub mod counter_bank;
 pub mod crc;
 pub mod delay;
 pub mod dual_port_ram;

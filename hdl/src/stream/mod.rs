@@ -9,6 +9,7 @@
 
 pub mod bus;
 pub mod bus_commands;
+pub mod bus_sender;
 pub mod commands;
 pub mod numbers;
 pub mod port;
@@ -20,6 +21,7 @@ pub mod set;
 pub mod turns;
 
 pub use bus::StreamBus;
+pub use bus_sender::StreamBusSender;
 pub use port::StreamPort;
 pub use reader::StreamReader;
 pub use registers::StreamRegisters;

@@ -37,9 +37,9 @@ use ferroce_contracts::tx::{PostError, COMPLETION_STATUS_BITS, POST, POST_BITS, 
 use rust_hdl::prelude::*;
 
 /// The `STREAM_MESSAGE` fields the sender reads, in schema order.
-const MESSAGE_FIELDS: [&str; 6] = ["buffer_beat", "beats", "length", "solicited", "slot", "immediate"];
+pub(crate) const MESSAGE_FIELDS: [&str; 6] = ["buffer_beat", "beats", "length", "solicited", "slot", "immediate"];
 /// The `POST` fields the sender writes, in schema order.
-const POST_FIELDS: [&str; 10] = [
+pub(crate) const POST_FIELDS: [&str; 10] = [
     "channel",
     "queue",
     "op",
