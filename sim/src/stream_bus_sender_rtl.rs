@@ -14,14 +14,15 @@
 //! completion or refusal; each cycle the messages a stream holds by its status are those posted
 //! and not completed; at the end every stream holds nothing and its counters add up.
 
-use crate::models::contracts::stream::{bus_first_channel, bus_window_beat, BUS_STREAM_CHANNELS, STREAM_MESSAGE};
+use crate::models::contracts::stream::{bus_first_channel, bus_window_beat, BUS_STREAM_CHANNELS};
 use crate::models::contracts::tx::{CompletionStatus, PostError};
 use crate::models::stream::StreamTarget;
-use crate::stream_sender_rtl::decode_post;
-use crate::verilated::{Model, Traffic};
+pub use crate::stream_sender_rtl::Behaviour;
+use crate::stream_sender_rtl::{self as sender, decode_post};
+use crate::verilated::Model;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 
 /// A co-simulated variant of the sender: the senders of the `stream_bus` variants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,38 +55,14 @@ pub const VARIANTS: [BusSenderVariant; 2] = [
 /// Cycles without progress before a run is an error.
 pub const PROGRESS_LIMIT: u64 = 20_000;
 
-/// A message record as the bus gives it.
+/// A message record as the bus gives it: its stream, and the record (its `buffer_beat` in
+/// the whole buffer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Record {
     /// Its stream.
     pub stream: usize,
-    /// The buffer beat of its first byte.
-    pub buffer_beat: u32,
-    /// Its beats.
-    pub beats: u32,
-    /// Its bytes.
-    pub length: u32,
-    /// Its slot.
-    pub slot: u32,
-    /// Its immediate.
-    pub immediate: u32,
-    /// Its solicited bit.
-    pub solicited: bool,
-}
-
-/// How the TX path stand-in behaves.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Behaviour {
-    /// Source idle and post backpressure.
-    pub traffic: Traffic,
-    /// Percent of post attempts answered "channel busy".
-    pub busy_pct: u32,
-    /// Records whose post is refused `qp_not_ready` (by index).
-    pub refused: HashSet<usize>,
-    /// Completions come this many cycles after the post at most.
-    pub completion_delay: u64,
-    /// Percent of completions with an error status.
-    pub failed_pct: u32,
+    /// The record.
+    pub message: sender::Record,
 }
 
 /// What happened.
@@ -248,18 +225,7 @@ pub fn run(
     while released < records.len() {
         if !presenting && next_record < records.len() && rng.gen_range(0..100) >= behaviour.traffic.idle_pct {
             let r = &records[next_record];
-            let words = STREAM_MESSAGE
-                .encode(&[
-                    ("buffer_beat", u128::from(r.buffer_beat)),
-                    ("beats", u128::from(r.beats)),
-                    ("length", u128::from(r.length)),
-                    ("solicited", u128::from(r.solicited)),
-                    ("sequence", next_record as u128),
-                    ("slot", u128::from(r.slot)),
-                    ("immediate", u128::from(r.immediate)),
-                ])
-                .expect("record fields fit");
-            m.set(ports["s_message_entry"], &words);
+            m.set(ports["s_message_entry"], &r.message.words(next_record as u64));
             set(&mut m, "s_message_stream", r.stream as u64);
             presenting = true;
         }
@@ -271,34 +237,27 @@ pub fn run(
         if post_ready && get(&mut m, "post_valid") != 0 {
             let index = taken.ok_or("a post before any record was taken")?;
             let post = decode_post(&m.get(ports["post_entry"]));
-            let r = &records[index];
-            let t = &targets[&r.stream];
-            let accepted = accepted_of.get(&r.stream).copied().unwrap_or(0);
+            let (stream, r) = (records[index].stream, &records[index].message);
+            let t = &targets[&stream];
+            let accepted = accepted_of.get(&stream).copied().unwrap_or(0);
             let window_beat = bus_window_beat(r.buffer_beat, variant.region_bits);
             let want = t.post(accepted, window_beat, r.slot, r.length, r.immediate, r.solicited);
             if post != want {
                 return Err(format!(
-                    "cycle {cycle}: record {index} (stream {}) posted as {post:?}, the model's {want:?}",
-                    r.stream
+                    "cycle {cycle}: record {index} (stream {stream}) posted as {post:?}, the model's {want:?}"
                 ));
             }
-            let flying = in_flight.entry(r.stream).or_default();
+            let flying = in_flight.entry(stream).or_default();
             if flying.iter().any(|f| f.channel == post.channel) {
                 return Err(format!("cycle {cycle}: a post on channel {} while it is in flight", post.channel));
             }
             attempts_of[index] += 1;
-            let code = if behaviour.refused.contains(&index) {
-                u64::from(PostError::QpNotReady.code())
-            } else if attempts_of[index] < 4 && rng.gen_range(0..100) < behaviour.busy_pct {
-                got.busy += 1;
-                u64::from(PostError::ChannelBusy.code())
-            } else {
-                0
-            };
+            let code = behaviour.answer(index, attempts_of[index], &mut rng);
+            got.busy += u64::from(code == u64::from(PostError::ChannelBusy.code()));
             answer = Some((cycle + rng.gen_range(1..4), code, index));
             if code == 0 {
                 got.posted += 1;
-                *accepted_of.entry(r.stream).or_default() += 1;
+                *accepted_of.entry(stream).or_default() += 1;
                 let status = if rng.gen_range(0..100) < behaviour.failed_pct {
                     want_failed += 1;
                     CompletionStatus::TransportRetryExceeded.code()
@@ -314,7 +273,7 @@ pub fn run(
                 });
                 got.most_in_flight = got.most_in_flight.max(flying.len());
                 if flying.len() > t.channels as usize {
-                    return Err(format!("cycle {cycle}: stream {} has {} in flight", r.stream, flying.len()));
+                    return Err(format!("cycle {cycle}: stream {stream} has {} in flight", flying.len()));
                 }
             }
         }
@@ -413,10 +372,10 @@ pub fn run(
                     "cycle {cycle}: record {index} (stream {stream}) released before it finished"
                 ));
             }
-            if beats != records[index].beats {
+            if beats != records[index].message.beats {
                 return Err(format!(
                     "cycle {cycle}: record {index} released {beats} beats, it holds {}",
-                    records[index].beats
+                    records[index].message.beats
                 ));
             }
             released += 1;

@@ -39,6 +39,23 @@ pub struct Record {
     pub solicited: bool,
 }
 
+impl Record {
+    /// The record as the port gives it (`STREAM_MESSAGE`), message `sequence` of its stream.
+    pub fn words(&self, sequence: u64) -> Vec<u32> {
+        STREAM_MESSAGE
+            .encode(&[
+                ("buffer_beat", u128::from(self.buffer_beat)),
+                ("beats", u128::from(self.beats)),
+                ("length", u128::from(self.length)),
+                ("solicited", u128::from(self.solicited)),
+                ("sequence", u128::from(sequence)),
+                ("slot", u128::from(self.slot)),
+                ("immediate", u128::from(self.immediate)),
+            ])
+            .expect("record fields fit")
+    }
+}
+
 /// How the TX path stand-in behaves.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Behaviour {
@@ -52,6 +69,20 @@ pub struct Behaviour {
     pub completion_delay: u64,
     /// Percent of completions with an error status.
     pub failed_pct: u32,
+}
+
+impl Behaviour {
+    /// The answer to the `attempt`-th post of record `index`: refused (`qp_not_ready`) for the
+    /// records named, "channel busy" at random for its first three attempts, else accepted (0).
+    pub fn answer(&self, index: usize, attempt: u32, rng: &mut impl Rng) -> u64 {
+        if self.refused.contains(&index) {
+            u64::from(PostError::QpNotReady.code())
+        } else if attempt < 4 && rng.gen_range(0..100) < self.busy_pct {
+            u64::from(PostError::ChannelBusy.code())
+        } else {
+            0
+        }
+    }
 }
 
 /// What happened.
@@ -162,19 +193,7 @@ pub fn run(variant: &str, target: &StreamTarget, records: &[Record], behaviour: 
     while released < records.len() {
         // the source of records
         if !presenting && next_record < records.len() && rng.gen_range(0..100) >= behaviour.traffic.idle_pct {
-            let r = &records[next_record];
-            let words = STREAM_MESSAGE
-                .encode(&[
-                    ("buffer_beat", u128::from(r.buffer_beat)),
-                    ("beats", u128::from(r.beats)),
-                    ("length", u128::from(r.length)),
-                    ("solicited", u128::from(r.solicited)),
-                    ("sequence", next_record as u128),
-                    ("slot", u128::from(r.slot)),
-                    ("immediate", u128::from(r.immediate)),
-                ])
-                .expect("record fields fit");
-            m.set(ports["s_message_entry"], &words);
+            m.set(ports["s_message_entry"], &records[next_record].words(next_record as u64));
             presenting = true;
         }
         set(&mut m, "s_message_valid", u64::from(presenting));
@@ -194,14 +213,8 @@ pub fn run(variant: &str, target: &StreamTarget, records: &[Record], behaviour: 
                 return Err(format!("cycle {cycle}: a post on channel {} while it is in flight", post.channel));
             }
             attempts_of[index] += 1;
-            let code = if behaviour.refused.contains(&index) {
-                u64::from(PostError::QpNotReady.code())
-            } else if attempts_of[index] < 4 && rng.gen_range(0..100) < behaviour.busy_pct {
-                got.busy += 1;
-                u64::from(PostError::ChannelBusy.code())
-            } else {
-                0
-            };
+            let code = behaviour.answer(index, attempts_of[index], &mut rng);
+            got.busy += u64::from(code == u64::from(PostError::ChannelBusy.code()));
             answer = Some((cycle + rng.gen_range(1..4), code, index));
             if code == 0 {
                 got.posted += 1;

@@ -9,6 +9,7 @@
 
 use ferroce_sim::models::stream::StreamTarget;
 use ferroce_sim::stream_bus_sender_rtl::{run, target, Behaviour, Record, VARIANTS};
+use ferroce_sim::stream_sender_rtl::Record as Message;
 use ferroce_sim::verilated::Traffic;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -61,12 +62,14 @@ fn records_in_turns(turns: &[usize], region_bits: u32, seed: u64) -> Vec<Record>
             let beats = rng.gen_range(1..=16u32);
             let r = Record {
                 stream,
-                buffer_beat: ((stream as u32) << region_bits) + *beat,
-                beats,
-                length: beats * 8 - rng.gen_range(0..8),
-                slot: *slot,
-                immediate: rng.gen(),
-                solicited: rng.gen_range(0..3) == 0,
+                message: Message {
+                    buffer_beat: ((stream as u32) << region_bits) + *beat,
+                    beats,
+                    length: beats * 8 - rng.gen_range(0..8),
+                    slot: *slot,
+                    immediate: rng.gen(),
+                    solicited: rng.gen_range(0..3) == 0,
+                },
             };
             *beat = (*beat + beats) % (1 << region_bits);
             *slot = (*slot + 1) % 8;
