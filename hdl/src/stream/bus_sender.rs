@@ -613,7 +613,9 @@ impl<const K: usize, const S: usize, const SB: usize, const PL: usize, const RB:
         self.releasing.d.next = false;
         if self.completion_hits.val() {
             self.releasing.d.next = true;
-            self.released_stream.d.next = bit_cast::<8, SB>(self.completion_index.val());
+            // from the register, not `completion_index`: Verilator finds a loop through a local
+            // read under a condition on the LUT RAMs it addresses
+            self.released_stream.d.next = bit_cast::<8, PL>(self.place_offset.q.val() >> self.place_bits.val());
             self.released_beats.d.next = self.beats_of.read_data.val();
         } else if self.state.q.val() == BusSenderState::Draining && self.released_for_post.read_data.val() == self.pushed.q.val() {
             self.releasing.d.next = true;
