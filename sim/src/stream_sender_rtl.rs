@@ -234,14 +234,8 @@ pub fn run(variant: &str, target: &StreamTarget, records: &[Record], behaviour: 
                 ));
             }
         }
-        // post results
-        let mut result = None;
-        if let Some((at, code, index)) = answer {
-            if at <= cycle {
-                result = Some((code, index));
-                answer = None;
-            }
-        }
+        // the post's result, when due
+        let result = answer.take_if(|a| a.0 <= cycle).map(|(_, code, index)| (code, index));
         set(&mut m, "post_result_valid", u64::from(result.is_some()));
         set(&mut m, "post_result_code", result.map_or(0, |r| r.0));
         if let Some((code, index)) = result {
