@@ -14,7 +14,7 @@ use crate::rx::{IcrcCheck, MacIngress, RxFront, RxHeader};
 use crate::sched::pacers::QueuePacers;
 use crate::sched::serial::SerialSched;
 use crate::sched::{self, Sched};
-use crate::stream::{StreamBus, StreamBusSender, StreamPort, StreamReadRouter, StreamReader, StreamSender, StreamSet};
+use crate::stream::{StreamBus, StreamBusSender, StreamBusSet, StreamPort, StreamReadRouter, StreamReader, StreamSender, StreamSet};
 use crate::tx::{AckTracker, IcrcInsert, RetryTimer, SendHistory, TxGenerator, TxPath, TxSegmenter};
 use ferroce_contracts::regs::{self, Config, DEFAULT_STREAM_BUFFER_BYTES, MAX_STREAM_BUFFER_BYTES, QP_READ_LATENCY};
 use ferroce_contracts::rx::ingress::address_bits;
@@ -466,6 +466,16 @@ fn stream_bus_sender(variant: &str, module: &str) -> String {
     }
 }
 
+/// The `stream_bus_set` variants: the `stream_bus` variants with their sender, reader and
+/// registers.
+fn stream_bus_set(variant: &str, module: &str) -> String {
+    match variant {
+        "s8_w64" => emit::verilog(&mut StreamBusSet::<64, 8, 12, 8, 3, 10, 5, 9>::default(), module),
+        "s256_w512" => emit::verilog(&mut StreamBusSet::<512, 64, 16, 256, 8, 9, 10, 8>::default(), module),
+        v => panic!("unsupported variant {v}"),
+    }
+}
+
 fn stream_sender(variant: &str, module: &str) -> String {
     match variant {
         "w64" => emit::verilog(&mut StreamSender::<8>::default(), module),
@@ -514,7 +524,7 @@ fn axil_split(variant: &str, module: &str) -> String {
 }
 
 /// Every top, in emission order.
-pub static TOPS: [Top; 31] = [
+pub static TOPS: [Top; 32] = [
     Top {
         name: "icrc_check",
         description: "RX ICRC check: frames pass through, verdict (not RoCEv2 / bad / good) and computed ICRC on the last beat",
@@ -704,6 +714,13 @@ pub static TOPS: [Top; 31] = [
         variants: &["s8_w64", "s256_w512"],
         simulated: &["s8_w64", "s256_w512"],
         build: stream_bus_sender,
+    },
+    Top {
+        name: "stream_bus_set",
+        description: "Stream bus set: the streams of a stream bus (up to 256 on one AXI-Stream) with their sender, the reader of their regions and the register map's stream block (staged settings in LUT RAM, configure all or nothing, per-stream status and counters), the sender's and the host's posts in turn",
+        variants: &["s8_w64", "s256_w512"],
+        simulated: &["s8_w64", "s256_w512"],
+        build: stream_bus_set,
     },
     Top {
         name: "stream_sender",

@@ -1,7 +1,8 @@
-//! [`StreamFeed`]: the data sources of a unit's packed stream ports (`<prefix>_tvalid` bit `s`
-//! for stream `s`, `tdata` and `tkeep` packed `s × W` and `s × K` up, `tready`, `tlast`): each
-//! stream's bytes in full beats, presented under random idle, a beat held until taken (the
-//! AXI-Stream rule).
+//! The data sources of a unit's streams: [`StreamFeed`] for packed stream ports
+//! (`<prefix>_tvalid` bit `s` for stream `s`, `tdata` and `tkeep` packed `s × W` and `s × K`
+//! up, `tready`, `tlast`), [`BusFeed`] for streams sharing one AXI-Stream a packet at a time
+//! (`tdest`). Each stream's bytes go in full beats, presented under random idle, a beat held
+//! until taken (the AXI-Stream rule).
 
 use crate::verilated::{Model, SimError};
 use rand::Rng;
@@ -102,5 +103,110 @@ impl StreamFeed {
             }
         }
         self.presenting &= !taken;
+    }
+}
+
+/// The source of a stream bus (`<prefix>_tvalid`, `tready`, `tdata`, `tkeep`, `tlast`,
+/// `tdest`): each stream's bytes in whole beats, cut into packets of 1 to `packet_beats`
+/// beats, the packets of the streams with bytes taken in random turns, a packet's beats in a
+/// row (`tdest` its stream, `tlast` on its last beat) under random idle, a beat held until
+/// taken.
+pub struct BusFeed {
+    valid: usize,
+    ready: usize,
+    data: usize,
+    last: usize,
+    dest: usize,
+    beat_bytes: usize,
+    packet_beats: usize,
+    queues: Vec<VecDeque<u8>>,
+    /// The packet being sent: its stream and beats left.
+    packet: Option<(usize, usize)>,
+    presenting: bool,
+    /// Percent chance per cycle that the source idles before its next beat.
+    pub idle_pct: u32,
+    /// Bytes each stream has had taken.
+    pub taken: Vec<u64>,
+}
+
+impl BusFeed {
+    /// The source on `<prefix>_t*` of `m` for `streams` streams, `beat_bytes` bytes a beat.
+    pub fn new(
+        m: &mut Model,
+        prefix: &str,
+        streams: usize,
+        beat_bytes: usize,
+        packet_beats: usize,
+        idle_pct: u32,
+    ) -> Result<BusFeed, SimError> {
+        let port = |name: &str| m.port(&format!("{prefix}_{name}"));
+        let feed = BusFeed {
+            valid: port("tvalid")?,
+            ready: port("tready")?,
+            data: port("tdata")?,
+            last: port("tlast")?,
+            dest: port("tdest")?,
+            beat_bytes,
+            packet_beats,
+            queues: vec![VecDeque::new(); streams],
+            packet: None,
+            presenting: false,
+            idle_pct,
+            taken: vec![0; streams],
+        };
+        let keep = port("tkeep")?;
+        m.set(keep, &vec![u32::MAX; beat_bytes.div_ceil(32)]);
+        m.set_u64(feed.valid, 0);
+        Ok(feed)
+    }
+
+    /// Queues `bytes` (whole beats) on `stream`.
+    pub fn push(&mut self, stream: usize, bytes: &[u8]) {
+        assert!(bytes.len().is_multiple_of(self.beat_bytes), "whole beats");
+        self.queues[stream].extend(bytes);
+    }
+
+    /// Bytes not yet taken, over every stream.
+    pub fn pending(&self) -> usize {
+        self.queues.iter().map(VecDeque::len).sum()
+    }
+
+    /// Drives this cycle's beat: a beat presented stays; else the packet's next beat, or a new
+    /// packet of a stream with bytes, unless the source idles.
+    pub fn drive(&mut self, m: &mut Model, rng: &mut ChaCha8Rng) {
+        if !self.presenting && rng.gen_range(0..100) >= self.idle_pct {
+            if self.packet.is_none() {
+                let waiting: Vec<usize> = (0..self.queues.len()).filter(|&s| !self.queues[s].is_empty()).collect();
+                if !waiting.is_empty() {
+                    let stream = waiting[rng.gen_range(0..waiting.len())];
+                    let beats = (self.queues[stream].len() / self.beat_bytes).min(rng.gen_range(1..=self.packet_beats));
+                    self.packet = Some((stream, beats));
+                }
+            }
+            if let Some((stream, beats)) = self.packet {
+                let beat: Vec<u8> = self.queues[stream].iter().take(self.beat_bytes).copied().collect();
+                let words: Vec<u32> = beat
+                    .chunks(4)
+                    .map(|c| c.iter().rev().fold(0u32, |w, &b| w << 8 | u32::from(b)))
+                    .collect();
+                m.set(self.data, &words);
+                m.set_u64(self.dest, stream as u64);
+                m.set_u64(self.last, u64::from(beats == 1));
+                self.presenting = true;
+            }
+        }
+        m.set_u64(self.valid, u64::from(self.presenting));
+    }
+
+    /// After the evaluation: a beat taken leaves its queue.
+    pub fn sample(&mut self, m: &mut Model) {
+        if !self.presenting || m.peek_u64(self.ready) == 0 {
+            return;
+        }
+        let (stream, beats) = self.packet.expect("a packet presented");
+        self.queues[stream].drain(..self.beat_bytes);
+        self.taken[stream] += self.beat_bytes as u64;
+        self.packet = (beats > 1).then_some((stream, beats - 1));
+        self.presenting = false;
     }
 }

@@ -1,5 +1,7 @@
 //! Runner of the stream set's Verilator models (`ferroce_stream_set_s2_w64`, `_s8_w512`, top
-//! `stream_set`), used by its co-simulation (`sim/tests/stream_set_cosim.rs`).
+//! `stream_set`) and of the stream bus's set (`ferroce_stream_bus_set_s8_w64`, `_s256_w512`,
+//! top `stream_bus_set`: the same registers, the streams' packets on one bus), used by their
+//! co-simulations (`sim/tests/stream_set_cosim.rs`, `sim/tests/stream_bus_set_cosim.rs`).
 //!
 //! [`run`] programs streams over AXI4-Lite from the register map (`ferroce_contracts::regs`,
 //! block `stream`), checks the answers the map promises (DECERR, SLVERR, settings read back,
@@ -12,11 +14,11 @@
 
 use crate::engine_rtl::EngineHost;
 use crate::models::contracts::regs::{Config, Map, STREAM_BLOCK, STREAM_STRIDE};
-use crate::models::contracts::stream::{StreamCommand, StreamRefusal, MESSAGE_OP};
+use crate::models::contracts::stream::{bus_first_channel, StreamCommand, StreamRefusal, MESSAGE_OP};
 use crate::models::contracts::tx::{PostError, POST};
 use crate::models::stream::{ImmediateFormat, MessageEnd, StreamConfig, StreamCutter, StreamMessage};
 use crate::regs_rtl::{AxiLiteMaster, Request};
-use crate::stream_feed::StreamFeed;
+use crate::stream_feed::{BusFeed, StreamFeed};
 use crate::verilated::{Model, SimError, Traffic};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -24,6 +26,9 @@ use std::collections::VecDeque;
 
 /// The co-simulated variants: (variant, streams, bytes per beat, buffer beats).
 pub const VARIANTS: [(&str, usize, u32, u32); 2] = [("s2_w64", 2, 8, 4096), ("s8_w512", 8, 64, 512)];
+/// The co-simulated variants of the stream bus's set (`stream_bus_set`): (variant, streams,
+/// bytes per beat, beats of a stream's region).
+pub const BUS_VARIANTS: [(&str, usize, u32, u32); 2] = [("s8_w64", 8, 8, 512), ("s256_w512", 256, 64, 256)];
 /// Cycles without progress before a run is an error.
 pub const PROGRESS_LIMIT: u64 = 20_000;
 /// Largest packet the stand-in reads at once.
@@ -223,13 +228,100 @@ struct Read {
     last: bool,
 }
 
+/// The sources of a set's streams: ports of their own, or the bus.
+enum Sources {
+    Ports(StreamFeed),
+    Bus(BusFeed),
+}
+
+impl Sources {
+    fn push(&mut self, stream: usize, bytes: &[u8]) {
+        match self {
+            Sources::Ports(feed) => feed.push(stream, bytes, false),
+            Sources::Bus(feed) => feed.push(stream, bytes),
+        }
+    }
+
+    fn pending(&self) -> usize {
+        match self {
+            Sources::Ports(feed) => feed.pending(),
+            Sources::Bus(feed) => feed.pending(),
+        }
+    }
+
+    fn drive(&mut self, m: &mut Model, rng: &mut ChaCha8Rng) {
+        match self {
+            Sources::Ports(feed) => feed.drive(m, rng),
+            Sources::Bus(feed) => feed.drive(m, rng),
+        }
+    }
+
+    fn sample(&mut self, m: &mut Model) {
+        match self {
+            Sources::Ports(feed) => feed.sample(m),
+            Sources::Bus(feed) => feed.sample(m),
+        }
+    }
+
+    fn taken(&self) -> &[u64] {
+        match self {
+            Sources::Ports(feed) => &feed.taken,
+            Sources::Bus(feed) => &feed.taken,
+        }
+    }
+}
+
 /// Runs the register checks and `messages` messages on each of the first `used` streams of
-/// `variant` under `traffic`.
+/// the stream set's `variant` under `traffic`.
 pub fn run(variant: &str, used: usize, messages: usize, traffic: &Traffic) -> Result<SetRun, String> {
     let &(_, streams, beat_bytes, buffer_beats) = VARIANTS.iter().find(|v| v.0 == variant).ok_or(format!("no variant {variant}"))?;
+    run_on(
+        "ferroce_stream_set",
+        variant,
+        None,
+        (streams, beat_bytes, buffer_beats),
+        used,
+        messages,
+        traffic,
+    )
+}
+
+/// Runs the register checks and `messages` messages on each of the first `used` streams of
+/// the stream bus's set's `variant` under `traffic`: the streams' packets interleaved on the
+/// bus, their channels from 4 × streams (`bus_first_channel`), and a `configure` with another
+/// first channel refused.
+pub fn run_bus(variant: &str, used: usize, messages: usize, traffic: &Traffic) -> Result<SetRun, String> {
+    let &(_, streams, beat_bytes, region_beats) = BUS_VARIANTS
+        .iter()
+        .find(|v| v.0 == variant)
+        .ok_or(format!("no variant {variant}"))?;
+    let channel_base = 4 * streams as u32;
+    run_on(
+        "ferroce_stream_bus_set",
+        variant,
+        Some(channel_base),
+        (streams, beat_bytes, region_beats),
+        used,
+        messages,
+        traffic,
+    )
+}
+
+/// The run of [`run`] and [`run_bus`] on the module `prefix_variant` of `streams` streams,
+/// `beat_bytes` bytes a beat and `buffer_beats` beats a stream's buffer (or region), a bus's
+/// when `channel_base` is given.
+fn run_on(
+    prefix: &str,
+    variant: &str,
+    channel_base: Option<u32>,
+    (streams, beat_bytes, buffer_beats): (usize, u32, u32),
+    used: usize,
+    messages: usize,
+    traffic: &Traffic,
+) -> Result<SetRun, String> {
     assert!(used <= streams);
     let e = |e: SimError| e.to_string();
-    let mut m = Model::new(&format!("ferroce_stream_set_{variant}")).map_err(e)?;
+    let mut m = Model::new(&format!("{prefix}_{variant}")).map_err(e)?;
     let master = AxiLiteMaster::new(&mut m, traffic.idle_pct, traffic.bp_pct).map_err(e)?;
     let map = Map::new(Config {
         streams: streams as u32,
@@ -242,7 +334,14 @@ pub fn run(variant: &str, used: usize, messages: usize, traffic: &Traffic) -> Re
         cycle: 0,
         map,
     };
+    if let Some(base) = channel_base {
+        let port = b.port("channel_base");
+        b.m.set_u64(port, u64::from(base));
+    }
     b.m.reset(2);
+    // a bus's set clears its streams' settings, a stream a cycle, before it answers
+    b.m.step(streams as u64 + 4);
+    b.cycle += streams as u64 + 4;
 
     // ---- the map's answers ----
     let outside = STREAM_BLOCK + streams as u32 * STREAM_STRIDE;
@@ -278,7 +377,16 @@ pub fn run(variant: &str, used: usize, messages: usize, traffic: &Traffic) -> Re
             rate_bytes_per_second: 1,
         };
         let channels = [1, 2, 4][b.rng.gen_range(0..3)];
-        let (first_channel, queue) = (8 * s as u32, 1 + s as u32 % 4);
+        let queue = 1 + s as u32 % 4;
+        let first_channel = channel_base.map_or(8 * s as u32, |base| bus_first_channel(base, s as u32));
+        if channel_base.is_some() && s == 0 {
+            // on a bus a stream's channels are its own: another first channel is refused
+            b.settings(s, &config, first_channel + 4, channels, queue)?;
+            let result = b.command(s, StreamCommand::Configure)?;
+            if result != u32::from(StreamRefusal::ChannelsNotTheStreams.code()) {
+                return Err(format!("stream {s}: configure on another stream's channels answered {result}"));
+            }
+        }
         b.settings(s, &config, first_channel, channels, queue)?;
         for (command, want) in [
             (StreamCommand::Configure, 0),
@@ -321,9 +429,12 @@ pub fn run(variant: &str, used: usize, messages: usize, traffic: &Traffic) -> Re
     let (cpl_valid, cpl_channel, cpl_status) = (p("cpl_valid"), p("cpl_channel"), p("cpl_status"));
     let (read_valid, read_ready, read_addr, read_len) = (p("s_read_valid"), p("s_read_ready"), p("s_read_addr"), p("s_read_len"));
     let (pay_valid, pay_ready, pay_data, pay_last) = (p("m_pay_tvalid"), p("m_pay_tready"), p("m_pay_tdata"), p("m_pay_tlast"));
-    let mut feed = StreamFeed::new(&mut b.m, "s_axis", beat_bytes as usize, traffic.idle_pct).map_err(|e| e.to_string())?;
+    let mut feed = match channel_base {
+        None => Sources::Ports(StreamFeed::new(&mut b.m, "s_axis", beat_bytes as usize, traffic.idle_pct).map_err(e)?),
+        Some(_) => Sources::Bus(BusFeed::new(&mut b.m, "s_axis", streams, beat_bytes as usize, 8, traffic.idle_pct).map_err(e)?),
+    };
     for (s, stream) in set.iter().enumerate() {
-        feed.push(s, &stream.bytes, false);
+        feed.push(s, &stream.bytes);
     }
     let mut run = SetRun::default();
     let mut answers: VecDeque<(u64, u64, bool)> = VecDeque::new(); // (cycle, code, the host's)
@@ -410,14 +521,17 @@ pub fn run(variant: &str, used: usize, messages: usize, traffic: &Traffic) -> Re
             let entry = b.m.peek(post_entry);
             let field = |name: &str| POST.decode(&entry, name) as u64;
             let channel = field("channel") as u32;
-            if channel >= 1000 {
+            if (1000..1000 + host_posts as u32).contains(&channel) {
                 if field("length") != 100 + u64::from(channel - 1000) || field("op") != 0 || field("qp") != 3 {
                     return Err(format!("cycle {cycle}: the host's post on channel {channel} changed on its way"));
                 }
                 run.host_posts += 1;
                 answers.push_back((cycle + b.rng.gen_range(1..4), u64::from(PostError::BadQueue.code()), true));
             } else {
-                let s = (channel / 8) as usize;
+                let s = match channel_base {
+                    None => (channel / 8) as usize,
+                    Some(base) => (channel.wrapping_sub(base) / 4) as usize,
+                };
                 let stream = set.get_mut(s).ok_or(format!("cycle {cycle}: a post on channel {channel}"))?;
                 let index = stream.posted;
                 let message = stream
@@ -505,7 +619,7 @@ pub fn run(variant: &str, used: usize, messages: usize, traffic: &Traffic) -> Re
         b.m.tick();
         b.cycle += 1;
         if b.cycle - last_progress > PROGRESS_LIMIT {
-            let fed = &feed.taken;
+            let fed = feed.taken();
             let posted: Vec<usize> = set.iter().map(|s| s.posted).collect();
             let completed: Vec<usize> = set.iter().map(|s| s.completed).collect();
             return Err(format!(

@@ -57,6 +57,9 @@ pub fn refusal_text(code: u8) -> String {
         Some(StreamRefusal::LengthBitsTooFew) => "length_bits_too_few: the immediate's length bits cannot hold a full slot's length".into(),
         Some(StreamRefusal::NotConfigured) => "not_configured: configure the stream before starting it".into(),
         Some(StreamRefusal::UnknownCommand) => "unknown_command".into(),
+        Some(StreamRefusal::ChannelsNotTheStreams) => {
+            "channels_not_the_streams: on a stream bus each stream posts on channels of its own, from channel_base + 4 × stream, 1, 2 or 4 of them".into()
+        }
         None => format!("code {code}"),
     }
 }

@@ -250,17 +250,21 @@ pub enum StreamRefusal {
     NotConfigured = 5,
     /// An unknown command code (6).
     UnknownCommand = 6,
+    /// On a stream bus: the first channel is not the stream's own (`bus_first_channel`), or the
+    /// channel mask is 2 (7).
+    ChannelsNotTheStreams = 7,
 }
 
 impl StreamRefusal {
     /// Every refusal.
-    pub const ALL: [StreamRefusal; 6] = [
+    pub const ALL: [StreamRefusal; 7] = [
         StreamRefusal::Running,
         StreamRefusal::SlotNotMultipleOfBeat,
         StreamRefusal::SlotTooLarge,
         StreamRefusal::LengthBitsTooFew,
         StreamRefusal::NotConfigured,
         StreamRefusal::UnknownCommand,
+        StreamRefusal::ChannelsNotTheStreams,
     ];
 
     /// The code.
@@ -282,6 +286,7 @@ impl StreamRefusal {
             StreamRefusal::LengthBitsTooFew => "length_bits_too_few",
             StreamRefusal::NotConfigured => "not_configured",
             StreamRefusal::UnknownCommand => "unknown_command",
+            StreamRefusal::ChannelsNotTheStreams => "channels_not_the_streams",
         }
     }
 }

@@ -10,6 +10,7 @@
 pub mod bus;
 pub mod bus_commands;
 pub mod bus_sender;
+pub mod bus_set;
 pub mod commands;
 pub mod numbers;
 pub mod port;
@@ -22,6 +23,7 @@ pub mod turns;
 
 pub use bus::StreamBus;
 pub use bus_sender::StreamBusSender;
+pub use bus_set::StreamBusSet;
 pub use port::StreamPort;
 pub use reader::StreamReader;
 pub use registers::StreamRegisters;

@@ -41,14 +41,14 @@ impl Layout {
     }
 
     /// The least significant bit of field `field` of register `name`.
-    fn lsb(&self, name: &str, field: &str) -> Constant<Bits<8>> {
+    pub(super) fn lsb(&self, name: &str, field: &str) -> Constant<Bits<8>> {
         let register = self.map.reg(name);
         let field = register.field(field).unwrap_or_else(|| panic!("{name} has no field {field}"));
         c::<8>(u64::from(field.lsb))
     }
 
     /// The bits of register `name` a write changes.
-    fn write_mask(&self, name: &str) -> Constant<Bits<32>> {
+    pub(super) fn write_mask(&self, name: &str) -> Constant<Bits<32>> {
         c::<32>(u64::from(self.map.reg(name).write_mask()))
     }
 }
