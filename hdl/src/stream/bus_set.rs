@@ -205,6 +205,7 @@ pub struct StreamBusSet<
     command_code: DFF<Bits<STREAM_CODE_BITS>>,
     clearing: DFF<Bit>,
     clear_index: DFF<Bits<SB>>,
+    channels_wrong: DFF<Bit>,
     // ---- combinational ----
     index: Signal<Local, Bits<SB>>,
     written: Signal<Local, Bits<32>>,
@@ -212,7 +213,6 @@ pub struct StreamBusSet<
     result_valid: Signal<Local, Bit>,
     result_code: Signal<Local, Bits<STREAM_CODE_BITS>>,
     own_first_channel: Signal<Local, Bits<16>>,
-    channels_wrong: Signal<Local, Bit>,
     applied: Signal<Local, Bit>,
     result_word: Signal<Local, Bits<4>>,
     settings: Signal<Local, Bits<STREAM_SETTINGS_BITS>>,
@@ -281,7 +281,7 @@ impl<
 {
     fn default() -> Self {
         assert_eq!(RB + SB, BB, "regions of 2^{RB} beats, 2^{SB} of them in 2^{BB}");
-        assert!(S <= MAX_STREAMS as usize && S + 1 < POSTERS, "streams {S}");
+        assert!(S <= MAX_STREAMS as usize, "streams {S}");
         let layout = Layout::new(S);
         let words = [
             "stream_slot",
@@ -473,7 +473,8 @@ impl<
             finish_data,
             command_code,
             clearing,
-            clear_index
+            clear_index,
+            channels_wrong
         );
         for i in 0..7 {
             self.staged[i].write_clock.next = self.clock.val();
@@ -624,7 +625,8 @@ impl<
                     .get_bits::<1>(self.lsb_drop_on_overflow.val().index()),
             ) << self.at_drop_on_overflow.val());
         self.own_first_channel.next = self.channel_base.val() | (bit_cast::<16, 8>(self.op_stream.q.val()) << 2);
-        self.channels_wrong.next = (self.staged[4].read_data.val().get_bits::<16>(0) != self.own_first_channel.val())
+        // registered: the operation's stream holds from `Decoded` to its end
+        self.channels_wrong.d.next = (self.staged[4].read_data.val().get_bits::<16>(0) != self.own_first_channel.val())
             | (self.staged[4].read_data.val().get_bits::<2>(self.lsb_channel_mask.val().index()) == 2);
 
         // ---- the operation's steps ----
@@ -671,7 +673,7 @@ impl<
                 {
                     self.result_valid.next = true;
                     self.result_code.next = self.refused_running.val();
-                } else if (self.command_code.q.val() == self.configure.val()) & self.channels_wrong.val() {
+                } else if (self.command_code.q.val() == self.configure.val()) & self.channels_wrong.q.val() {
                     self.result_valid.next = true;
                     self.result_code.next = self.refused_channels.val();
                 } else {
