@@ -31,8 +31,9 @@
 //!   passes the region's end goes on at its start. A slot is at most half a region.
 //! - **Release**: `release_valid` frees `release_beats` of `release_stream`'s oldest beats.
 //! - **Commands** name their stream ([`BusCommands`]): `configure` (stopped streams only: it
-//!   restarts the stream at message 0, slot 0, its counters kept), `start`, `stop` (the message
-//!   in progress ends first). The result comes three cycles after the command.
+//!   restarts the stream at message 0, slot 0, its counters kept), `start`, `stop` (at once for
+//!   a stream between its messages and its packets; else the message in progress ends first, or
+//!   the packet, when it ends between messages). The result comes three cycles after the command.
 //! - **Status** of `status_stream`, two cycles later: as of its last message or packet end.
 
 use super::bus_commands::BusCommands;
@@ -216,6 +217,8 @@ pub struct StreamBus<const W: usize, const K: usize, const BB: usize, const S: u
 
     // ---- the streams, a bit each ----
     running_streams: DFF<Bits<S>>,
+    /// Per stream: a message runs on past its last store (a stop waits for its end).
+    mid_message_streams: DFF<Bits<S>>,
     stop_requested_streams: DFF<Bits<S>>,
     configured_streams: DFF<Bits<S>>,
     /// Configured since the stream's context was last loaded: it restarts at message 0.
@@ -413,6 +416,7 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             status_dropped_partial_beat: Default::default(),
             discarded_beats: Default::default(),
             running_streams: Default::default(),
+            mid_message_streams: Default::default(),
             stop_requested_streams: Default::default(),
             configured_streams: Default::default(),
             fresh_streams: Default::default(),
@@ -562,6 +566,7 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             self,
             clock,
             running_streams,
+            mid_message_streams,
             stop_requested_streams,
             configured_streams,
             fresh_streams,
@@ -966,6 +971,21 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
                         self.state.d.next = BusState::Idle;
                     }
                 }
+                // a message runs on past this store, or not (a stop of the stream waits for it)
+                self.mid_message_streams.d.next = self
+                    .mid_message_streams
+                    .q
+                    .val()
+                    .replace_bit(self.current_index.val().index(), self.receiving.q.val() || self.dropping.q.val());
+                // a stop asked for while its packet ran, the packet ended between messages
+                if self.packet_ended.q.val() && self.current_stop_requested.q.val() && !self.receiving.q.val() && !self.dropping.q.val() {
+                    self.running_streams.d.next = self.running_streams.q.val().replace_bit(self.current_index.val().index(), false);
+                    self.stop_requested_streams.d.next = self
+                        .stop_requested_streams
+                        .q
+                        .val()
+                        .replace_bit(self.current_index.val().index(), false);
+                }
                 if self.stopping.q.val() {
                     self.stopping.d.next = false;
                     self.running_streams.d.next = self.running_streams.q.val().replace_bit(self.current_index.val().index(), false);
@@ -1142,6 +1162,11 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
                 .replace_bit(self.settings_word_at[9].val().index(), true);
         }
         if self.commands.configure.val() {
+            self.mid_message_streams.d.next = self
+                .mid_message_streams
+                .d
+                .val()
+                .replace_bit(bit_cast::<SB, 8>(self.commands.stream.val()).index(), false);
             self.configured_streams.d.next = self
                 .configured_streams
                 .q
@@ -1177,6 +1202,25 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
                 .d
                 .val()
                 .replace_bit(bit_cast::<SB, 8>(self.commands.stream.val()).index(), true);
+            // between its messages and its packets, the stream stops at once
+            if !self
+                .mid_message_streams
+                .q
+                .val()
+                .get_bit(bit_cast::<SB, 8>(self.commands.stream.val()).index())
+                && (self.state.q.val() == BusState::Idle || self.current.q.val() != self.commands.stream.val())
+            {
+                self.running_streams.d.next = self
+                    .running_streams
+                    .d
+                    .val()
+                    .replace_bit(bit_cast::<SB, 8>(self.commands.stream.val()).index(), false);
+                self.stop_requested_streams.d.next = self
+                    .stop_requested_streams
+                    .d
+                    .val()
+                    .replace_bit(bit_cast::<SB, 8>(self.commands.stream.val()).index(), false);
+            }
         }
         self.command_result_valid.next = self.commands.result_valid.val();
         self.command_result_code.next = self.commands.result_code.val();
@@ -1241,6 +1285,7 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             self.packet_ended.d.next = false;
             self.running_streams.d.next = 0.into();
             self.stop_requested_streams.d.next = 0.into();
+            self.mid_message_streams.d.next = 0.into();
             self.configured_streams.d.next = 0.into();
             self.fresh_streams.d.next = 0.into();
             self.counted_streams.d.next = 0.into();
