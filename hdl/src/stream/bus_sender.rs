@@ -152,7 +152,6 @@ pub struct StreamBusSender<const K: usize, const S: usize, const SB: usize, cons
 
     state: DFF<BusSenderState>,
     clearing_counts: DFF<Bit>,
-    clear_index: DFF<Bits<SB>>,
     // ---- the record and its stream's target ----
     stream: DFF<Bits<8>>,
     buffer_beat: DFF<Bits<16>>,
@@ -230,6 +229,7 @@ pub struct StreamBusSender<const K: usize, const S: usize, const SB: usize, cons
     last_stream: Constant<Bits<SB>>,
     beyond_places: Constant<Bits<16>>,
     place_bits: Constant<Bits<8>>,
+    place_step: Constant<Bits<PL>>,
     region_mask: Constant<Bits<16>>,
     window_stream_shift: Constant<Bits<8>>,
 }
@@ -281,7 +281,6 @@ impl<const K: usize, const S: usize, const SB: usize, const PL: usize, const RB:
             status_refused: Default::default(),
             state: Default::default(),
             clearing_counts: Default::default(),
-            clear_index: Default::default(),
             stream: Default::default(),
             buffer_beat: Default::default(),
             beats: Default::default(),
@@ -353,6 +352,7 @@ impl<const K: usize, const S: usize, const SB: usize, const PL: usize, const RB:
             last_stream: c::<SB>(S as u64 - 1),
             beyond_places: c::<16>(0xFFFF & !((1u64 << PL) - 1)),
             place_bits: c::<8>(2),
+            place_step: c::<PL>(4),
             region_mask: c::<16>((1 << RB) - 1),
             window_stream_shift: c::<8>((RB + 1) as u64 + u64::from(K.trailing_zeros())),
         }
@@ -369,7 +369,6 @@ impl<const K: usize, const S: usize, const SB: usize, const PL: usize, const RB:
             clock,
             state,
             clearing_counts,
-            clear_index,
             stream,
             buffer_beat,
             beats,
@@ -555,7 +554,7 @@ impl<const K: usize, const S: usize, const SB: usize, const PL: usize, const RB:
         self.pushed_write_address.next = self.index.val();
         self.pushed_write_data.next = self.pushed.q.val() + 1;
         if self.clearing_counts.q.val() {
-            self.pushed_write_address.next = self.clear_index.q.val();
+            // the record's stream sweeps the streams while clearing: no multiplexer on the address
             self.pushed_write_data.next = 0.into();
         }
         self.pushed_for_post.write_enable.next = self.pushed_write.val();
@@ -584,6 +583,7 @@ impl<const K: usize, const S: usize, const SB: usize, const PL: usize, const RB:
         self.beats_of.read_address.next = self.place_offset.q.val();
         self.completion_released.next = self.released_for_completion.read_data.val();
         self.completion_hits.next = self.place_seen.q.val()
+            && !self.clearing_counts.q.val()
             && self.place_in_range.q.val()
             && self.pushed_for_completion.read_data.val() != self.completion_released.val()
             && bit_cast::<2, PL>(self.place_offset.q.val())
@@ -596,7 +596,7 @@ impl<const K: usize, const S: usize, const SB: usize, const PL: usize, const RB:
         self.released_write_address.next = self.completion_index.val();
         self.released_write_data.next = self.completion_released.val() + 1;
         if self.clearing_counts.q.val() {
-            self.released_write_address.next = self.clear_index.q.val();
+            // the completion's place sweeps the streams while clearing
             self.released_write_data.next = 0.into();
         }
         self.released_for_completion.write_enable.next = self.released_write.val();
@@ -636,8 +636,9 @@ impl<const K: usize, const S: usize, const SB: usize, const PL: usize, const RB:
 
         // ---- clearing the counts after reset, one stream a cycle ----
         if self.clearing_counts.q.val() {
-            self.clear_index.d.next = self.clear_index.q.val() + 1;
-            if self.clear_index.q.val() == self.last_stream.val() {
+            self.stream.d.next = self.stream.q.val() + 1;
+            self.place_offset.d.next = self.place_offset.q.val() + self.place_step.val();
+            if self.index.val() == self.last_stream.val() {
                 self.clearing_counts.d.next = false;
             }
         }
@@ -659,7 +660,8 @@ impl<const K: usize, const S: usize, const SB: usize, const PL: usize, const RB:
         if self.reset.val() {
             self.state.d.next = BusSenderState::Idle;
             self.clearing_counts.d.next = true;
-            self.clear_index.d.next = 0.into();
+            self.stream.d.next = 0.into();
+            self.place_offset.d.next = 0.into();
             self.releasing.d.next = false;
             self.completion_seen.d.next = false;
             self.place_seen.d.next = false;

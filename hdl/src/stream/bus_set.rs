@@ -204,7 +204,6 @@ pub struct StreamBusSet<
     finish_data: DFF<Bits<32>>,
     command_code: DFF<Bits<STREAM_CODE_BITS>>,
     clearing: DFF<Bit>,
-    clear_index: DFF<Bits<SB>>,
     channels_wrong: DFF<Bit>,
     // ---- combinational ----
     index: Signal<Local, Bits<SB>>,
@@ -380,7 +379,6 @@ impl<
             finish_data: Default::default(),
             command_code: Default::default(),
             clearing: Default::default(),
-            clear_index: Default::default(),
             index: Default::default(),
             written: Default::default(),
             word_value: Default::default(),
@@ -473,7 +471,6 @@ impl<
             finish_data,
             command_code,
             clearing,
-            clear_index,
             channels_wrong
         );
         for i in 0..7 {
@@ -541,7 +538,7 @@ impl<
             self.staged[i].write_data.next =
                 (self.staged[i].read_data.val() & !self.written.val()) | (self.op_data.q.val() & self.written.val());
             if self.clearing.q.val() {
-                self.staged[i].write_address.next = self.clear_index.q.val();
+                // the operation's stream sweeps the streams while clearing
                 self.staged[i].write_enable.next = true;
                 self.staged[i].write_data.next = 0.into();
             }
@@ -704,7 +701,6 @@ impl<
         }
         self.results.write_data.next = self.result_word.val();
         if self.clearing.q.val() {
-            self.results.write_address.next = self.clear_index.q.val();
             self.results.write_data.next = 0.into();
         }
         self.sender.settings_stream.next = self.op_stream.q.val();
@@ -777,8 +773,8 @@ impl<
 
         // ---- clearing the staged settings and results after reset, a stream a cycle ----
         if self.clearing.q.val() {
-            self.clear_index.d.next = self.clear_index.q.val() + 1;
-            if self.clear_index.q.val() == self.last_stream.val() {
+            self.op_stream.d.next = self.op_stream.q.val() + 1;
+            if self.index.val() == self.last_stream.val() {
                 self.clearing.d.next = false;
             }
         }
@@ -786,7 +782,7 @@ impl<
             self.state.d.next = BusSetState::Idle;
             self.finish.d.next = false;
             self.clearing.d.next = true;
-            self.clear_index.d.next = 0.into();
+            self.op_stream.d.next = 0.into();
         }
     }
 }
