@@ -310,7 +310,7 @@ pub fn run(
             let stream = due[rng.gen_range(0..due.len())];
             let f = in_flight.get_mut(&stream).and_then(VecDeque::pop_front).expect("due");
             finished[f.record] = true;
-            completions_counted.push_back((cycle + 2, stream));
+            completions_counted.push_back((cycle + 3, stream));
             counted.entry(stream).or_default()[if f.status == 0 { 1 } else { 2 }] += 1;
             if f.status == 0 {
                 got.completed += 1;

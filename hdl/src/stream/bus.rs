@@ -217,8 +217,6 @@ pub struct StreamBus<const W: usize, const K: usize, const BB: usize, const S: u
 
     // ---- the streams, a bit each ----
     running_streams: DFF<Bits<S>>,
-    /// Per stream: a message runs on past its last store (a stop waits for its end).
-    mid_message_streams: DFF<Bits<S>>,
     stop_requested_streams: DFF<Bits<S>>,
     configured_streams: DFF<Bits<S>>,
     /// Configured since the stream's context was last loaded: it restarts at message 0.
@@ -344,6 +342,9 @@ pub struct StreamBus<const W: usize, const K: usize, const BB: usize, const S: u
     commands: BusCommands,
     settings_ram: LutRam<Bits<SETTINGS_WORD_BITS>, SB>,
     context_ram: LutRam<Bits<CONTEXT_WORD_BITS>, SB>,
+    /// Per stream, beside its context: a message runs on past its last store (a stop waits for
+    /// its end); meaningless while the stream is fresh.
+    mid_message: LutRam<Bits<1>, SB>,
     status_ram: LutRam<Bits<STATUS_WORD_BITS>, SB>,
     released_for_release: LutRam<Bits<PB>, SB>,
     released_for_current: LutRam<Bits<PB>, SB>,
@@ -416,7 +417,6 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             status_dropped_partial_beat: Default::default(),
             discarded_beats: Default::default(),
             running_streams: Default::default(),
-            mid_message_streams: Default::default(),
             stop_requested_streams: Default::default(),
             configured_streams: Default::default(),
             fresh_streams: Default::default(),
@@ -528,6 +528,7 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             commands: BusCommands::new(beat_log2, max_slot_beats, 1u64 << region_bits),
             settings_ram: Default::default(),
             context_ram: Default::default(),
+            mid_message: Default::default(),
             status_ram: Default::default(),
             released_for_release: Default::default(),
             released_for_current: Default::default(),
@@ -566,7 +567,6 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             self,
             clock,
             running_streams,
-            mid_message_streams,
             stop_requested_streams,
             configured_streams,
             fresh_streams,
@@ -660,6 +660,7 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
         clock!(self, clock, commands, buffer, records, discarded_counter);
         self.settings_ram.write_clock.next = self.clock.val();
         self.context_ram.write_clock.next = self.clock.val();
+        self.mid_message.write_clock.next = self.clock.val();
         self.status_ram.write_clock.next = self.clock.val();
         self.released_for_release.write_clock.next = self.clock.val();
         self.released_for_current.write_clock.next = self.clock.val();
@@ -897,6 +898,12 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
 
         // ---- storing: the context back to LUT RAM, then the next packet ----
         self.context_ram.write_enable.next = false;
+        self.mid_message.write_enable.next = false;
+        self.mid_message.write_address.next = self.current_index.val();
+        self.mid_message.write_data.next = 0.into();
+        if self.receiving.q.val() || self.dropping.q.val() {
+            self.mid_message.write_data.next = 1.into();
+        }
         self.status_ram.write_enable.next = false;
         self.context_ram.write_address.next = self.current_index.val();
         self.status_ram.write_address.next = self.current_index.val();
@@ -954,6 +961,7 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             }
             BusState::Storing => {
                 self.context_ram.write_enable.next = true;
+                self.mid_message.write_enable.next = true;
                 self.status_ram.write_enable.next = true;
                 self.immediate_high.d.next = self.immediate_high_next.val();
                 self.immediate_pending.d.next = false;
@@ -971,12 +979,6 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
                         self.state.d.next = BusState::Idle;
                     }
                 }
-                // a message runs on past this store, or not (a stop of the stream waits for it)
-                self.mid_message_streams.d.next = self
-                    .mid_message_streams
-                    .q
-                    .val()
-                    .replace_bit(self.current_index.val().index(), self.receiving.q.val() || self.dropping.q.val());
                 // a stop asked for while its packet ran, the packet ended between messages
                 if self.packet_ended.q.val() && self.current_stop_requested.q.val() && !self.receiving.q.val() && !self.dropping.q.val() {
                     self.running_streams.d.next = self.running_streams.q.val().replace_bit(self.current_index.val().index(), false);
@@ -1162,11 +1164,6 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
                 .replace_bit(self.settings_word_at[9].val().index(), true);
         }
         if self.commands.configure.val() {
-            self.mid_message_streams.d.next = self
-                .mid_message_streams
-                .d
-                .val()
-                .replace_bit(bit_cast::<SB, 8>(self.commands.stream.val()).index(), false);
             self.configured_streams.d.next = self
                 .configured_streams
                 .q
@@ -1190,6 +1187,7 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
                 .val()
                 .replace_bit(bit_cast::<SB, 8>(self.commands.stream.val()).index(), false);
         }
+        self.mid_message.read_address.next = bit_cast::<SB, 8>(self.commands.stream.val());
         if self.commands.stop.val()
             && self
                 .running_streams
@@ -1203,11 +1201,12 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
                 .val()
                 .replace_bit(bit_cast::<SB, 8>(self.commands.stream.val()).index(), true);
             // between its messages and its packets, the stream stops at once
-            if !self
-                .mid_message_streams
-                .q
-                .val()
-                .get_bit(bit_cast::<SB, 8>(self.commands.stream.val()).index())
+            if !((self.mid_message.read_data.val() != 0)
+                && !self
+                    .fresh_streams
+                    .q
+                    .val()
+                    .get_bit(bit_cast::<SB, 8>(self.commands.stream.val()).index()))
                 && (self.state.q.val() == BusState::Idle || self.current.q.val() != self.commands.stream.val())
             {
                 self.running_streams.d.next = self
@@ -1285,7 +1284,6 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             self.packet_ended.d.next = false;
             self.running_streams.d.next = 0.into();
             self.stop_requested_streams.d.next = 0.into();
-            self.mid_message_streams.d.next = 0.into();
             self.configured_streams.d.next = 0.into();
             self.fresh_streams.d.next = 0.into();
             self.counted_streams.d.next = 0.into();

@@ -9,7 +9,7 @@
 //!  s_message (STREAM_MESSAGE, stream) ─► Loading: the stream's target and counts (LUT RAM)
 //!    ─► Checking: a channel free? ─► Multiply ─► Load ─► Add (4) ─► Post ─► Result ─┬─► pushed
 //!                                                                                  └─► refused: Draining
-//!  cpl (channel, status) ─► registered ─► stream and place ─► the stream's oldest? ─► release (stream, beats)
+//!  cpl (channel, status) ─► registered ─► stream and place ─► the stream's oldest? ─► counted ─► release (stream, beats)
 //! ```
 //!
 //! - **Channels**: the streams own 4·S channels from `channel_base` (a multiple of 4·S, so
@@ -26,7 +26,7 @@
 //!   serves the TX path's reads and wraps a message that passes its region's end.
 //! - **Completions** come in post order on a QP, so a stream's come in the order of its
 //!   messages: a completion for a stream's channel is its oldest message's when the channel is
-//!   the oldest's place, and frees that message's beats (`release_*` three cycles after it);
+//!   the oldest's place, and frees that message's beats (`release_*` four cycles after it);
 //!   others are ignored. The sender never
 //!   holds the completion stream up.
 //! - **Refusals**: a post refused because its channel is busy is offered again 64 cycles later;
@@ -37,7 +37,8 @@
 //!   cycle (`clearing`: S cycles), and takes no record meanwhile.
 //! - **Status** of `status_stream` two cycles later: its messages posted and not yet completed,
 //!   and its counters (in LUT RAM, [`CounterBank`]): posted, completed (success), failed (an
-//!   error status), refused; an event is in them three cycles after it.
+//!   error status), refused; a post's result is in them three cycles after it, a completion
+//!   four; a completion is out of the held messages three cycles after it.
 
 use super::sender::{BUSY_RETRY_CYCLES, MESSAGE_FIELDS, POST_FIELDS};
 use crate::common::counter_bank::CounterBank;
@@ -181,6 +182,14 @@ pub struct StreamBusSender<const K: usize, const S: usize, const SB: usize, cons
     place_in_range: DFF<Bit>,
     place_offset: DFF<Bits<PL>>,
     place_failed: DFF<Bit>,
+    same_stream: DFF<Bit>,
+    // ---- the stream's oldest message completed: counted, its count released ----
+    hit: DFF<Bit>,
+    hit_index: DFF<Bits<SB>>,
+    hit_failed: DFF<Bit>,
+    hit_released: DFF<Bits<COUNT_BITS>>,
+    hit_beats: DFF<Bits<16>>,
+    hit_clearing: DFF<Bit>,
     // ---- the release ----
     releasing: DFF<Bit>,
     released_stream: DFF<Bits<8>>,
@@ -199,8 +208,6 @@ pub struct StreamBusSender<const K: usize, const S: usize, const SB: usize, cons
     pushed_write_address: Signal<Local, Bits<SB>>,
     pushed_write_data: Signal<Local, Bits<COUNT_BITS>>,
     released_write: Signal<Local, Bit>,
-    released_write_address: Signal<Local, Bits<SB>>,
-    released_write_data: Signal<Local, Bits<COUNT_BITS>>,
     target: Signal<Local, Bits<TARGET_WORD_BITS>>,
     post: Signal<Local, Bits<POST_BITS>>,
     // ---- sub-blocks ----
@@ -308,6 +315,13 @@ impl<const K: usize, const S: usize, const SB: usize, const PL: usize, const RB:
             place_in_range: Default::default(),
             place_offset: Default::default(),
             place_failed: Default::default(),
+            same_stream: Default::default(),
+            hit: Default::default(),
+            hit_index: Default::default(),
+            hit_failed: Default::default(),
+            hit_released: Default::default(),
+            hit_beats: Default::default(),
+            hit_clearing: Default::default(),
             releasing: Default::default(),
             released_stream: Default::default(),
             released_beats: Default::default(),
@@ -324,8 +338,6 @@ impl<const K: usize, const S: usize, const SB: usize, const PL: usize, const RB:
             pushed_write_address: Default::default(),
             pushed_write_data: Default::default(),
             released_write: Default::default(),
-            released_write_address: Default::default(),
-            released_write_data: Default::default(),
             target: Default::default(),
             post: Default::default(),
             address: Default::default(),
@@ -396,6 +408,13 @@ impl<const K: usize, const S: usize, const SB: usize, const PL: usize, const RB:
             place_in_range,
             place_offset,
             place_failed,
+            same_stream,
+            hit,
+            hit_index,
+            hit_failed,
+            hit_released,
+            hit_beats,
+            hit_clearing,
             releasing,
             released_stream,
             released_beats,
@@ -577,46 +596,56 @@ impl<const K: usize, const S: usize, const SB: usize, const PL: usize, const RB:
         self.place_offset.d.next = bit_cast::<PL, 16>(self.completion_channel.q.val());
         self.place_failed.d.next = self.completion_failed.q.val();
         self.completion_index.next = bit_cast::<SB, PL>(self.place_offset.q.val() >> self.place_bits.val());
+        // the next completion's stream is this one's: its released count is one behind in LUT RAM
+        self.same_stream.d.next =
+            bit_cast::<SB, 16>(self.completion_channel.q.val() >> self.place_bits.val()) == self.completion_index.val();
         self.mask_for_completion.read_address.next = self.completion_index.val();
         self.pushed_for_completion.read_address.next = self.completion_index.val();
         self.released_for_completion.read_address.next = self.completion_index.val();
         self.beats_of.read_address.next = self.place_offset.q.val();
         self.completion_released.next = self.released_for_completion.read_data.val();
+        if self.hit.q.val() & self.same_stream.q.val() {
+            self.completion_released.next = self.hit_released.q.val();
+        }
         self.completion_hits.next = self.place_seen.q.val()
             && !self.clearing_counts.q.val()
             && self.place_in_range.q.val()
             && self.pushed_for_completion.read_data.val() != self.completion_released.val()
             && bit_cast::<2, PL>(self.place_offset.q.val())
                 == (bit_cast::<2, COUNT_BITS>(self.completion_released.val()) & self.mask_for_completion.read_data.val());
-        self.completed_counters.increment.next = self.completion_hits.val() && !self.place_failed.q.val();
-        self.failed_counters.increment.next = self.completion_hits.val() && self.place_failed.q.val();
-        self.completed_counters.index.next = self.completion_index.val();
-        self.failed_counters.index.next = self.completion_index.val();
-        self.released_write.next = self.completion_hits.val() || self.clearing_counts.q.val();
-        self.released_write_address.next = self.completion_index.val();
-        self.released_write_data.next = self.completion_released.val() + 1;
+
+        // ---- the stream's oldest completed: registered, then counted and its count released ----
+        self.hit.d.next = self.completion_hits.val();
+        self.hit_index.d.next = self.completion_index.val();
+        self.hit_failed.d.next = self.place_failed.q.val();
+        self.hit_released.d.next = self.completion_released.val() + 1;
         if self.clearing_counts.q.val() {
             // the completion's place sweeps the streams while clearing
-            self.released_write_data.next = 0.into();
+            self.hit_released.d.next = 0.into();
         }
+        self.hit_beats.d.next = self.beats_of.read_data.val();
+        self.hit_clearing.d.next = self.clearing_counts.q.val();
+        self.completed_counters.increment.next = self.hit.q.val() && !self.hit_failed.q.val();
+        self.failed_counters.increment.next = self.hit.q.val() && self.hit_failed.q.val();
+        self.completed_counters.index.next = self.hit_index.q.val();
+        self.failed_counters.index.next = self.hit_index.q.val();
+        self.released_write.next = self.hit.q.val() || self.hit_clearing.q.val();
         self.released_for_completion.write_enable.next = self.released_write.val();
-        self.released_for_completion.write_address.next = self.released_write_address.val();
-        self.released_for_completion.write_data.next = self.released_write_data.val();
+        self.released_for_completion.write_address.next = self.hit_index.q.val();
+        self.released_for_completion.write_data.next = self.hit_released.q.val();
         self.released_for_post.write_enable.next = self.released_write.val();
-        self.released_for_post.write_address.next = self.released_write_address.val();
-        self.released_for_post.write_data.next = self.released_write_data.val();
+        self.released_for_post.write_address.next = self.hit_index.q.val();
+        self.released_for_post.write_data.next = self.hit_released.q.val();
         self.released_for_status.write_enable.next = self.released_write.val();
-        self.released_for_status.write_address.next = self.released_write_address.val();
-        self.released_for_status.write_data.next = self.released_write_data.val();
+        self.released_for_status.write_address.next = self.hit_index.q.val();
+        self.released_for_status.write_data.next = self.hit_released.q.val();
 
         // ---- release: a completed message, or a refused one once the stream's earlier are ----
         self.releasing.d.next = false;
-        if self.completion_hits.val() {
+        if self.hit.q.val() {
             self.releasing.d.next = true;
-            // from the register, not `completion_index`: Verilator finds a loop through a local
-            // read under a condition on the LUT RAMs it addresses
-            self.released_stream.d.next = bit_cast::<8, PL>(self.place_offset.q.val() >> self.place_bits.val());
-            self.released_beats.d.next = self.beats_of.read_data.val();
+            self.released_stream.d.next = bit_cast::<8, SB>(self.hit_index.q.val());
+            self.released_beats.d.next = self.hit_beats.q.val();
         } else if self.state.q.val() == BusSenderState::Draining && self.released_for_post.read_data.val() == self.pushed.q.val() {
             self.releasing.d.next = true;
             self.released_stream.d.next = self.stream.q.val();
@@ -665,6 +694,7 @@ impl<const K: usize, const S: usize, const SB: usize, const PL: usize, const RB:
             self.releasing.d.next = false;
             self.completion_seen.d.next = false;
             self.place_seen.d.next = false;
+            self.hit.d.next = false;
         }
     }
 }
