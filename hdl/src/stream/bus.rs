@@ -328,6 +328,8 @@ pub struct StreamBus<const W: usize, const K: usize, const BB: usize, const S: u
     beat_ends: Signal<Local, Bit>,
     starts_dropped: Signal<Local, Bit>,
     room: Signal<Local, Bit>,
+    stop_running: Signal<Local, Bit>,
+    stop_at_once: Signal<Local, Bit>,
     region_base: Signal<Local, Bits<BB>>,
     partial_bytes: Signal<Local, Bits<LANE_COUNT_BITS>>,
     length: Signal<Local, Bits<SLOT_BYTE_BITS>>,
@@ -514,6 +516,8 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             beat_ends: Default::default(),
             starts_dropped: Default::default(),
             room: Default::default(),
+            stop_running: Default::default(),
+            stop_at_once: Default::default(),
             region_base: Default::default(),
             partial_bytes: Default::default(),
             length: Default::default(),
@@ -979,8 +983,11 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
                         self.state.d.next = BusState::Idle;
                     }
                 }
-                // a stop asked for while its packet ran, the packet ended between messages
-                if self.packet_ended.q.val() && self.current_stop_requested.q.val() && !self.receiving.q.val() && !self.dropping.q.val() {
+                // the stream stops: here, or at its packet's end between messages (a stop asked
+                // for while the packet ran)
+                if self.stopping.q.val()
+                    || (self.packet_ended.q.val() && self.current_stop_requested.q.val() && !self.receiving.q.val() && !self.dropping.q.val())
+                {
                     self.running_streams.d.next = self.running_streams.q.val().replace_bit(self.current_index.val().index(), false);
                     self.stop_requested_streams.d.next = self
                         .stop_requested_streams
@@ -990,12 +997,6 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
                 }
                 if self.stopping.q.val() {
                     self.stopping.d.next = false;
-                    self.running_streams.d.next = self.running_streams.q.val().replace_bit(self.current_index.val().index(), false);
-                    self.stop_requested_streams.d.next = self
-                        .stop_requested_streams
-                        .q
-                        .val()
-                        .replace_bit(self.current_index.val().index(), false);
                     self.state.d.next = BusState::Discarding;
                     if self.packet_ended.q.val() {
                         self.state.d.next = BusState::Idle;
@@ -1175,51 +1176,39 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
                 .val()
                 .replace_bit(bit_cast::<SB, 8>(self.commands.stream.val()).index(), true);
         }
-        if self.commands.start.val() {
-            self.running_streams.d.next = self
-                .running_streams
-                .d
-                .val()
-                .replace_bit(bit_cast::<SB, 8>(self.commands.stream.val()).index(), true);
-            self.stop_requested_streams.d.next = self
-                .stop_requested_streams
-                .d
-                .val()
-                .replace_bit(bit_cast::<SB, 8>(self.commands.stream.val()).index(), false);
-        }
+        // a start runs the stream; a stop of a running one takes effect at once between its
+        // messages and its packets, else is asked for
         self.mid_message.read_address.next = bit_cast::<SB, 8>(self.commands.stream.val());
-        if self.commands.stop.val()
+        self.stop_running.next = self.commands.stop.val()
             && self
                 .running_streams
                 .q
                 .val()
-                .get_bit(bit_cast::<SB, 8>(self.commands.stream.val()).index())
-        {
-            self.stop_requested_streams.d.next = self
-                .stop_requested_streams
-                .d
-                .val()
-                .replace_bit(bit_cast::<SB, 8>(self.commands.stream.val()).index(), true);
-            // between its messages and its packets, the stream stops at once
-            if !((self.mid_message.read_data.val() != 0)
+                .get_bit(bit_cast::<SB, 8>(self.commands.stream.val()).index());
+        self.stop_at_once.next = self.stop_running.val()
+            && !((self.mid_message.read_data.val() != 0)
                 && !self
                     .fresh_streams
                     .q
                     .val()
                     .get_bit(bit_cast::<SB, 8>(self.commands.stream.val()).index()))
-                && (self.state.q.val() == BusState::Idle || self.current.q.val() != self.commands.stream.val())
-            {
-                self.running_streams.d.next = self
-                    .running_streams
-                    .d
-                    .val()
-                    .replace_bit(bit_cast::<SB, 8>(self.commands.stream.val()).index(), false);
-                self.stop_requested_streams.d.next = self
-                    .stop_requested_streams
-                    .d
-                    .val()
-                    .replace_bit(bit_cast::<SB, 8>(self.commands.stream.val()).index(), false);
-            }
+            && (self.state.q.val() == BusState::Idle || self.current.q.val() != self.commands.stream.val());
+        if self.commands.start.val() || self.stop_at_once.val() {
+            self.running_streams.d.next = self
+                .running_streams
+                .d
+                .val()
+                .replace_bit(bit_cast::<SB, 8>(self.commands.stream.val()).index(), self.commands.start.val());
+        }
+        if self.commands.start.val() || self.stop_running.val() {
+            self.stop_requested_streams.d.next = self
+                .stop_requested_streams
+                .d
+                .val()
+                .replace_bit(
+                    bit_cast::<SB, 8>(self.commands.stream.val()).index(),
+                    self.stop_running.val() && !self.stop_at_once.val(),
+                );
         }
         self.command_result_valid.next = self.commands.result_valid.val();
         self.command_result_code.next = self.commands.result_code.val();

@@ -9,7 +9,7 @@
 //!  s_message (STREAM_MESSAGE, stream) ─► Loading: the stream's target and counts (LUT RAM)
 //!    ─► Checking: a channel free? ─► Multiply ─► Load ─► Add (4) ─► Post ─► Result ─┬─► pushed
 //!                                                                                  └─► refused: Draining
-//!  cpl (channel, status) ─► registered ─► stream and place ─► the stream's oldest? ─► counted ─► release (stream, beats)
+//!  cpl (channel, status) ─► BusCompletions: the stream's oldest? ─► counted ─► release (stream, beats)
 //! ```
 //!
 //! - **Channels**: the streams own 4·S channels from `channel_base` (a multiple of 4·S, so
@@ -41,6 +41,7 @@
 //!   four; a completion is out of the held messages three cycles after it.
 
 use super::sender::{BUSY_RETRY_CYCLES, MESSAGE_FIELDS, POST_FIELDS};
+use super::bus_completions::BusCompletions;
 use crate::common::counter_bank::CounterBank;
 use crate::common::elab::c;
 use crate::common::lut_ram::LutRam;
@@ -53,7 +54,7 @@ use rust_hdl::prelude::*;
 const TARGET_WORD: [(&str, usize); 5] = [("qp", 24), ("queue", 5), ("channel_mask", 2), ("base_va", 64), ("slot_beats", 16)];
 const TARGET_WORD_BITS: usize = 111;
 /// Bits of a stream's message count (modulo 8: at most 4 in flight).
-const COUNT_BITS: usize = 3;
+pub const COUNT_BITS: usize = 3;
 
 /// The bus sender's steps.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
@@ -174,22 +175,6 @@ pub struct StreamBusSender<const K: usize, const S: usize, const SB: usize, cons
     place: DFF<Bits<2>>,
     add_steps: DFF<Bits<3>>,
     retry_wait: DFF<Bits<8>>,
-    // ---- completions: registered, then their stream and place ----
-    completion_seen: DFF<Bit>,
-    completion_channel: DFF<Bits<16>>,
-    completion_failed: DFF<Bit>,
-    place_seen: DFF<Bit>,
-    place_in_range: DFF<Bit>,
-    place_offset: DFF<Bits<PL>>,
-    place_failed: DFF<Bit>,
-    same_stream: DFF<Bit>,
-    // ---- the stream's oldest message completed: counted, its count released ----
-    hit: DFF<Bit>,
-    hit_index: DFF<Bits<SB>>,
-    hit_failed: DFF<Bit>,
-    hit_released: DFF<Bits<COUNT_BITS>>,
-    hit_beats: DFF<Bits<16>>,
-    hit_clearing: DFF<Bit>,
     // ---- the release ----
     releasing: DFF<Bit>,
     released_stream: DFF<Bits<8>>,
@@ -200,27 +185,20 @@ pub struct StreamBusSender<const K: usize, const S: usize, const SB: usize, cons
     taken: Signal<Local, Bit>,
     pushed_now: Signal<Local, Bit>,
     index: Signal<Local, Bits<SB>>,
-    completion_index: Signal<Local, Bits<SB>>,
-    completion_released: Signal<Local, Bits<COUNT_BITS>>,
-    completion_hits: Signal<Local, Bit>,
     held: Signal<Local, Bits<COUNT_BITS>>,
     pushed_write: Signal<Local, Bit>,
     pushed_write_address: Signal<Local, Bits<SB>>,
     pushed_write_data: Signal<Local, Bits<COUNT_BITS>>,
-    released_write: Signal<Local, Bit>,
     target: Signal<Local, Bits<TARGET_WORD_BITS>>,
     post: Signal<Local, Bits<POST_BITS>>,
     // ---- sub-blocks ----
     address: PieceAdder,
+    completions: BusCompletions<SB, PL>,
     target_ram: LutRam<Bits<TARGET_WORD_BITS>, SB>,
-    mask_for_completion: LutRam<Bits<2>, SB>,
     pushed_for_post: LutRam<Bits<COUNT_BITS>, SB>,
-    pushed_for_completion: LutRam<Bits<COUNT_BITS>, SB>,
     pushed_for_status: LutRam<Bits<COUNT_BITS>, SB>,
     released_for_post: LutRam<Bits<COUNT_BITS>, SB>,
-    released_for_completion: LutRam<Bits<COUNT_BITS>, SB>,
     released_for_status: LutRam<Bits<COUNT_BITS>, SB>,
-    beats_of: LutRam<Bits<16>, PL>,
     posted_counters: CounterBank<SB>,
     completed_counters: CounterBank<SB>,
     failed_counters: CounterBank<SB>,
@@ -236,7 +214,6 @@ pub struct StreamBusSender<const K: usize, const S: usize, const SB: usize, cons
     last_stream: Constant<Bits<SB>>,
     beyond_places: Constant<Bits<16>>,
     place_bits: Constant<Bits<8>>,
-    place_step: Constant<Bits<PL>>,
     region_mask: Constant<Bits<16>>,
     window_stream_shift: Constant<Bits<8>>,
 }
@@ -308,20 +285,6 @@ impl<const K: usize, const S: usize, const SB: usize, const PL: usize, const RB:
             place: Default::default(),
             add_steps: Default::default(),
             retry_wait: Default::default(),
-            completion_seen: Default::default(),
-            completion_channel: Default::default(),
-            completion_failed: Default::default(),
-            place_seen: Default::default(),
-            place_in_range: Default::default(),
-            place_offset: Default::default(),
-            place_failed: Default::default(),
-            same_stream: Default::default(),
-            hit: Default::default(),
-            hit_index: Default::default(),
-            hit_failed: Default::default(),
-            hit_released: Default::default(),
-            hit_beats: Default::default(),
-            hit_clearing: Default::default(),
             releasing: Default::default(),
             released_stream: Default::default(),
             released_beats: Default::default(),
@@ -330,26 +293,19 @@ impl<const K: usize, const S: usize, const SB: usize, const PL: usize, const RB:
             taken: Default::default(),
             pushed_now: Default::default(),
             index: Default::default(),
-            completion_index: Default::default(),
-            completion_released: Default::default(),
-            completion_hits: Default::default(),
             held: Default::default(),
             pushed_write: Default::default(),
             pushed_write_address: Default::default(),
             pushed_write_data: Default::default(),
-            released_write: Default::default(),
             target: Default::default(),
             post: Default::default(),
             address: Default::default(),
+            completions: Default::default(),
             target_ram: Default::default(),
-            mask_for_completion: Default::default(),
             pushed_for_post: Default::default(),
-            pushed_for_completion: Default::default(),
             pushed_for_status: Default::default(),
             released_for_post: Default::default(),
-            released_for_completion: Default::default(),
             released_for_status: Default::default(),
-            beats_of: Default::default(),
             posted_counters: Default::default(),
             completed_counters: Default::default(),
             failed_counters: Default::default(),
@@ -364,7 +320,6 @@ impl<const K: usize, const S: usize, const SB: usize, const PL: usize, const RB:
             last_stream: c::<SB>(S as u64 - 1),
             beyond_places: c::<16>(0xFFFF & !((1u64 << PL) - 1)),
             place_bits: c::<8>(2),
-            place_step: c::<PL>(4),
             region_mask: c::<16>((1 << RB) - 1),
             window_stream_shift: c::<8>((RB + 1) as u64 + u64::from(K.trailing_zeros())),
         }
@@ -401,20 +356,6 @@ impl<const K: usize, const S: usize, const SB: usize, const PL: usize, const RB:
             place,
             add_steps,
             retry_wait,
-            completion_seen,
-            completion_channel,
-            completion_failed,
-            place_seen,
-            place_in_range,
-            place_offset,
-            place_failed,
-            same_stream,
-            hit,
-            hit_index,
-            hit_failed,
-            hit_released,
-            hit_beats,
-            hit_clearing,
             releasing,
             released_stream,
             released_beats,
@@ -425,20 +366,17 @@ impl<const K: usize, const S: usize, const SB: usize, const PL: usize, const RB:
             self,
             clock,
             address,
+            completions,
             posted_counters,
             completed_counters,
             failed_counters,
             refused_counters
         );
         self.target_ram.write_clock.next = self.clock.val();
-        self.mask_for_completion.write_clock.next = self.clock.val();
         self.pushed_for_post.write_clock.next = self.clock.val();
-        self.pushed_for_completion.write_clock.next = self.clock.val();
         self.pushed_for_status.write_clock.next = self.clock.val();
         self.released_for_post.write_clock.next = self.clock.val();
-        self.released_for_completion.write_clock.next = self.clock.val();
         self.released_for_status.write_clock.next = self.clock.val();
-        self.beats_of.write_clock.next = self.clock.val();
 
         // ---- targets: written by stream ----
         self.target_ram.write_enable.next = self.settings_valid.val();
@@ -448,9 +386,9 @@ impl<const K: usize, const S: usize, const SB: usize, const PL: usize, const RB:
             | (bit_cast::<TARGET_WORD_BITS, 2>(self.settings_channel_mask.val()) << self.target_at[2].val())
             | (bit_cast::<TARGET_WORD_BITS, 64>(self.settings_base_va.val()) << self.target_at[3].val())
             | (bit_cast::<TARGET_WORD_BITS, 16>(self.settings_slot_beats.val()) << self.target_at[4].val());
-        self.mask_for_completion.write_enable.next = self.settings_valid.val();
-        self.mask_for_completion.write_address.next = bit_cast::<SB, 8>(self.settings_stream.val());
-        self.mask_for_completion.write_data.next = self.settings_channel_mask.val();
+        self.completions.mask_write.next = self.settings_valid.val();
+        self.completions.mask_stream.next = bit_cast::<SB, 8>(self.settings_stream.val());
+        self.completions.mask.next = self.settings_channel_mask.val();
 
         // ---- take a record: idle, counts cleared ----
         self.s_message_ready.next = self.state.q.val() == BusSenderState::Idle && !self.clearing_counts.q.val();
@@ -565,10 +503,10 @@ impl<const K: usize, const S: usize, const SB: usize, const PL: usize, const RB:
                 self.state.d.next = BusSenderState::Draining;
             }
         }
-        self.beats_of.write_enable.next = self.pushed_now.val();
-        self.beats_of.write_address.next =
+        self.completions.beats_write.next = self.pushed_now.val();
+        self.completions.beats_place.next =
             (bit_cast::<PL, SB>(self.index.val()) << self.place_bits.val()) | bit_cast::<PL, 2>(self.place.q.val());
-        self.beats_of.write_data.next = self.beats.q.val();
+        self.completions.beats.next = self.beats.q.val();
         self.pushed_write.next = self.pushed_now.val() || self.clearing_counts.q.val();
         self.pushed_write_address.next = self.index.val();
         self.pushed_write_data.next = self.pushed.q.val() + 1;
@@ -579,73 +517,37 @@ impl<const K: usize, const S: usize, const SB: usize, const PL: usize, const RB:
         self.pushed_for_post.write_enable.next = self.pushed_write.val();
         self.pushed_for_post.write_address.next = self.pushed_write_address.val();
         self.pushed_for_post.write_data.next = self.pushed_write_data.val();
-        self.pushed_for_completion.write_enable.next = self.pushed_write.val();
-        self.pushed_for_completion.write_address.next = self.pushed_write_address.val();
-        self.pushed_for_completion.write_data.next = self.pushed_write_data.val();
+        self.completions.pushed_write.next = self.pushed_write.val();
+        self.completions.pushed_stream.next = self.pushed_write_address.val();
+        self.completions.pushed_count.next = self.pushed_write_data.val();
         self.pushed_for_status.write_enable.next = self.pushed_write.val();
         self.pushed_for_status.write_address.next = self.pushed_write_address.val();
         self.pushed_for_status.write_data.next = self.pushed_write_data.val();
 
-        // ---- completions: registered; then stream and place; then the stream's oldest? ----
-        self.completion_seen.d.next = self.cpl_valid.val();
-        self.completion_channel.d.next = self.cpl_channel.val();
-        self.completion_failed.d.next = self.cpl_status.val() != 0;
-        self.place_seen.d.next = self.completion_seen.q.val();
-        self.place_in_range.d.next =
-            (self.completion_channel.q.val() & self.beyond_places.val()) == (self.channel_base.val() & self.beyond_places.val());
-        self.place_offset.d.next = bit_cast::<PL, 16>(self.completion_channel.q.val());
-        self.place_failed.d.next = self.completion_failed.q.val();
-        self.completion_index.next = bit_cast::<SB, PL>(self.place_offset.q.val() >> self.place_bits.val());
-        // the next completion's stream is this one's: its released count is one behind in LUT RAM
-        self.same_stream.d.next =
-            bit_cast::<SB, 16>(self.completion_channel.q.val() >> self.place_bits.val()) == self.completion_index.val();
-        self.mask_for_completion.read_address.next = self.completion_index.val();
-        self.pushed_for_completion.read_address.next = self.completion_index.val();
-        self.released_for_completion.read_address.next = self.completion_index.val();
-        self.beats_of.read_address.next = self.place_offset.q.val();
-        self.completion_released.next = self.released_for_completion.read_data.val();
-        if self.hit.q.val() & self.same_stream.q.val() {
-            self.completion_released.next = self.hit_released.q.val();
-        }
-        self.completion_hits.next = self.place_seen.q.val()
-            && !self.clearing_counts.q.val()
-            && self.place_in_range.q.val()
-            && self.pushed_for_completion.read_data.val() != self.completion_released.val()
-            && bit_cast::<2, PL>(self.place_offset.q.val())
-                == (bit_cast::<2, COUNT_BITS>(self.completion_released.val()) & self.mask_for_completion.read_data.val());
-
-        // ---- the stream's oldest completed: registered, then counted and its count released ----
-        self.hit.d.next = self.completion_hits.val();
-        self.hit_index.d.next = self.completion_index.val();
-        self.hit_failed.d.next = self.place_failed.q.val();
-        self.hit_released.d.next = self.completion_released.val() + 1;
-        if self.clearing_counts.q.val() {
-            // the completion's place sweeps the streams while clearing
-            self.hit_released.d.next = 0.into();
-        }
-        self.hit_beats.d.next = self.beats_of.read_data.val();
-        self.hit_clearing.d.next = self.clearing_counts.q.val();
-        self.completed_counters.increment.next = self.hit.q.val() && !self.hit_failed.q.val();
-        self.failed_counters.increment.next = self.hit.q.val() && self.hit_failed.q.val();
-        self.completed_counters.index.next = self.hit_index.q.val();
-        self.failed_counters.index.next = self.hit_index.q.val();
-        self.released_write.next = self.hit.q.val() || self.hit_clearing.q.val();
-        self.released_for_completion.write_enable.next = self.released_write.val();
-        self.released_for_completion.write_address.next = self.hit_index.q.val();
-        self.released_for_completion.write_data.next = self.hit_released.q.val();
-        self.released_for_post.write_enable.next = self.released_write.val();
-        self.released_for_post.write_address.next = self.hit_index.q.val();
-        self.released_for_post.write_data.next = self.hit_released.q.val();
-        self.released_for_status.write_enable.next = self.released_write.val();
-        self.released_for_status.write_address.next = self.hit_index.q.val();
-        self.released_for_status.write_data.next = self.hit_released.q.val();
+        // ---- completions: the stream's oldest message's, counted and its count released ----
+        self.completions.reset.next = self.reset.val();
+        self.completions.clearing.next = self.clearing_counts.q.val();
+        self.completions.channel_base.next = self.channel_base.val();
+        self.completions.cpl_valid.next = self.cpl_valid.val();
+        self.completions.cpl_channel.next = self.cpl_channel.val();
+        self.completions.cpl_status.next = self.cpl_status.val();
+        self.completed_counters.increment.next = self.completions.hit.val() && !self.completions.hit_failed.val();
+        self.failed_counters.increment.next = self.completions.hit.val() && self.completions.hit_failed.val();
+        self.completed_counters.index.next = self.completions.hit_stream.val();
+        self.failed_counters.index.next = self.completions.hit_stream.val();
+        self.released_for_post.write_enable.next = self.completions.released_write.val();
+        self.released_for_post.write_address.next = self.completions.hit_stream.val();
+        self.released_for_post.write_data.next = self.completions.hit_released.val();
+        self.released_for_status.write_enable.next = self.completions.released_write.val();
+        self.released_for_status.write_address.next = self.completions.hit_stream.val();
+        self.released_for_status.write_data.next = self.completions.hit_released.val();
 
         // ---- release: a completed message, or a refused one once the stream's earlier are ----
         self.releasing.d.next = false;
-        if self.hit.q.val() {
+        if self.completions.hit.val() {
             self.releasing.d.next = true;
-            self.released_stream.d.next = bit_cast::<8, SB>(self.hit_index.q.val());
-            self.released_beats.d.next = self.hit_beats.q.val();
+            self.released_stream.d.next = bit_cast::<8, SB>(self.completions.hit_stream.val());
+            self.released_beats.d.next = self.completions.hit_beats.val();
         } else if self.state.q.val() == BusSenderState::Draining && self.released_for_post.read_data.val() == self.pushed.q.val() {
             self.releasing.d.next = true;
             self.released_stream.d.next = self.stream.q.val();
@@ -666,7 +568,6 @@ impl<const K: usize, const S: usize, const SB: usize, const PL: usize, const RB:
         // ---- clearing the counts after reset, one stream a cycle ----
         if self.clearing_counts.q.val() {
             self.stream.d.next = self.stream.q.val() + 1;
-            self.place_offset.d.next = self.place_offset.q.val() + self.place_step.val();
             if self.index.val() == self.last_stream.val() {
                 self.clearing_counts.d.next = false;
             }
@@ -690,11 +591,7 @@ impl<const K: usize, const S: usize, const SB: usize, const PL: usize, const RB:
             self.state.d.next = BusSenderState::Idle;
             self.clearing_counts.d.next = true;
             self.stream.d.next = 0.into();
-            self.place_offset.d.next = 0.into();
             self.releasing.d.next = false;
-            self.completion_seen.d.next = false;
-            self.place_seen.d.next = false;
-            self.hit.d.next = false;
         }
     }
 }

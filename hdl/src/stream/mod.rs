@@ -9,6 +9,7 @@
 
 pub mod bus;
 pub mod bus_commands;
+pub mod bus_completions;
 pub mod bus_sender;
 pub mod bus_set;
 pub mod commands;
