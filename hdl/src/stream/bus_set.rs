@@ -30,6 +30,7 @@
 
 use super::bus::StreamBus;
 use super::bus_sender::StreamBusSender;
+use super::bus_staged::BusStagedSettings;
 use super::port::{BEAT_BITS, POSITION_BITS};
 use super::reader::WINDOW_BEAT_BITS;
 use super::registers::Layout;
@@ -39,19 +40,22 @@ use crate::common::elab::c;
 use crate::common::lut_ram::LutRam;
 use crate::registers::axil::AxiLiteFront;
 use ferroce_contracts::regs::{ADDRESS_BITS, MAX_STREAMS, STREAM_BLOCK, STREAM_STRIDE};
-use ferroce_contracts::stream::{StreamCommand, StreamRefusal, STREAM_CODE_BITS, STREAM_SETTINGS, STREAM_SETTINGS_BITS};
+use ferroce_contracts::stream::{StreamCommand, StreamRefusal, STREAM_CODE_BITS};
 use ferroce_contracts::tx::{COMPLETION_STATUS_BITS, POST_BITS, POST_ERROR_BITS};
 use rust_hdl::prelude::*;
 
-/// The staged settings' registers, in the order of the staged LUT RAMs.
-const SETTING_WORDS: [&str; 7] = [
-    "stream_slot",
-    "stream_ring",
-    "stream_format",
-    "stream_target",
-    "stream_channels",
-    "stream_va_low",
-    "stream_va_high",
+/// The stream's status words read as a value of the bus or the sender, in the order of `counts`.
+const COUNT_WORDS: [&str; 10] = [
+    "stream_messages",
+    "stream_dropped_overflow",
+    "stream_dropped_partial_beat",
+    "stream_posted",
+    "stream_completed",
+    "stream_failed",
+    "stream_refused",
+    "stream_next_sequence",
+    "stream_next_slot",
+    "stream_held_beats",
 ];
 
 /// The register operation's steps.
@@ -187,8 +191,8 @@ pub struct StreamBusSet<
     sender: StreamBusSender<K, S, SB, PL, RB>,
     reader: StreamReader<W, K, RB>,
     turns: PostTurns,
-    /// The staged settings, a word each ([`SETTING_WORDS`]).
-    staged: [LutRam<Bits<32>, SB>; 7],
+    /// The staged settings, a word of LUT RAM each.
+    staged: BusStagedSettings<K, SB>,
     /// Each stream's last command result and whether a `configure` was applied.
     results: LutRam<Bits<4>, SB>,
     // ---- the register operation ----
@@ -204,62 +208,34 @@ pub struct StreamBusSet<
     finish_data: DFF<Bits<32>>,
     command_code: DFF<Bits<STREAM_CODE_BITS>>,
     clearing: DFF<Bit>,
-    channels_wrong: DFF<Bit>,
     // ---- combinational ----
     index: Signal<Local, Bits<SB>>,
-    written: Signal<Local, Bits<32>>,
     word_value: Signal<Local, Bits<32>>,
     result_valid: Signal<Local, Bit>,
     result_code: Signal<Local, Bits<STREAM_CODE_BITS>>,
-    own_first_channel: Signal<Local, Bits<16>>,
     applied: Signal<Local, Bit>,
     result_word: Signal<Local, Bits<4>>,
-    settings: Signal<Local, Bits<STREAM_SETTINGS_BITS>>,
     requests: Signal<Local, Bits<POSTERS>>,
+    /// The status words' values, as [`COUNT_WORDS`].
+    counts: [Signal<Local, Bits<32>>; 10],
     chosen_entry: Signal<Local, Bits<POST_BITS>>,
     // ---- constants ----
     last_stream: Constant<Bits<SB>>,
     stream_count: Constant<Bits<9>>,
     block_word: Constant<Bits<4>>,
     one: Constant<Bits<32>>,
-    beat_log2: Constant<Bits<8>>,
     configure: Constant<Bits<STREAM_CODE_BITS>>,
     refused_running: Constant<Bits<STREAM_CODE_BITS>>,
     refused_channels: Constant<Bits<STREAM_CODE_BITS>>,
     known_words: Constant<Bits<32>>,
     writable_words: Constant<Bits<32>>,
     word_command: Constant<Bits<5>>,
-    word_setting: [Constant<Bits<5>>; 7],
-    write_mask: [Constant<Bits<32>>; 7],
     word_state: Constant<Bits<5>>,
-    word_messages: Constant<Bits<5>>,
-    word_dropped_overflow: Constant<Bits<5>>,
-    word_dropped_partial_beat: Constant<Bits<5>>,
-    word_posted: Constant<Bits<5>>,
-    word_completed: Constant<Bits<5>>,
-    word_failed: Constant<Bits<5>>,
-    word_refused: Constant<Bits<5>>,
-    word_next_sequence: Constant<Bits<5>>,
-    word_next_slot: Constant<Bits<5>>,
-    word_held_beats: Constant<Bits<5>>,
-    lsb_last_slot: Constant<Bits<8>>,
-    lsb_solicited_every: Constant<Bits<8>>,
-    lsb_length_bits: Constant<Bits<8>>,
-    lsb_slot_and_wrap: Constant<Bits<8>>,
-    lsb_end_at_tlast: Constant<Bits<8>>,
-    lsb_drop_on_overflow: Constant<Bits<8>>,
-    lsb_queue: Constant<Bits<8>>,
-    lsb_channel_mask: Constant<Bits<8>>,
+    /// The status words of [`COUNT_WORDS`], in order.
+    word_count: [Constant<Bits<5>>; 10],
     lsb_running: Constant<Bits<8>>,
     lsb_configured: Constant<Bits<8>>,
     lsb_held_messages: Constant<Bits<8>>,
-    at_slot_bytes: Constant<Bits<8>>,
-    at_last_slot: Constant<Bits<8>>,
-    at_solicited_every: Constant<Bits<8>>,
-    at_length_bits: Constant<Bits<8>>,
-    at_slot_and_wrap: Constant<Bits<8>>,
-    at_end_at_tlast: Constant<Bits<8>>,
-    at_drop_on_overflow: Constant<Bits<8>>,
     window_base: Constant<Bits<64>>,
     region_mask: Constant<Bits<WINDOW_BEAT_BITS>>,
     region_shift: Constant<Bits<8>>,
@@ -310,7 +286,6 @@ impl<
         let bit_of = |name: &str| 1u64 << layout.word_index(name);
         let known = words.iter().fold(0, |m, n| m | bit_of(n));
         let writable = words.iter().filter(|n| layout.map.reg(n).writable()).fold(0, |m, n| m | bit_of(n));
-        let at = |field: &str| c::<8>(STREAM_SETTINGS.offset(field) as u64);
         StreamBusSet {
             clock: Default::default(),
             reset: Default::default(),
@@ -365,7 +340,7 @@ impl<
             sender: Default::default(),
             reader: Default::default(),
             turns: Default::default(),
-            staged: std::array::from_fn(|_| Default::default()),
+            staged: Default::default(),
             results: Default::default(),
             state: Default::default(),
             op_stream: Default::default(),
@@ -380,59 +355,29 @@ impl<
             command_code: Default::default(),
             clearing: Default::default(),
             index: Default::default(),
-            written: Default::default(),
             word_value: Default::default(),
             result_valid: Default::default(),
             result_code: Default::default(),
-            own_first_channel: Default::default(),
-            channels_wrong: Default::default(),
             applied: Default::default(),
             result_word: Default::default(),
-            settings: Default::default(),
             requests: Default::default(),
+            counts: std::array::from_fn(|_| Default::default()),
             chosen_entry: Default::default(),
             last_stream: c::<SB>(S as u64 - 1),
             stream_count: c::<9>(S as u64),
             block_word: c::<4>(u64::from(STREAM_BLOCK / (STREAM_STRIDE * MAX_STREAMS))),
             one: c::<32>(1),
-            beat_log2: c::<8>(u64::from(K.trailing_zeros())),
             configure: c::<STREAM_CODE_BITS>(StreamCommand::Configure as u64),
             refused_running: c::<STREAM_CODE_BITS>(u64::from(StreamRefusal::Running.code())),
             refused_channels: c::<STREAM_CODE_BITS>(u64::from(StreamRefusal::ChannelsNotTheStreams.code())),
             known_words: c::<32>(known),
             writable_words: c::<32>(writable),
             word_command: layout.word("stream_command"),
-            word_setting: std::array::from_fn(|i| layout.word(SETTING_WORDS[i])),
-            write_mask: std::array::from_fn(|i| layout.write_mask(SETTING_WORDS[i])),
             word_state: layout.word("stream_state"),
-            word_messages: layout.word("stream_messages"),
-            word_dropped_overflow: layout.word("stream_dropped_overflow"),
-            word_dropped_partial_beat: layout.word("stream_dropped_partial_beat"),
-            word_posted: layout.word("stream_posted"),
-            word_completed: layout.word("stream_completed"),
-            word_failed: layout.word("stream_failed"),
-            word_refused: layout.word("stream_refused"),
-            word_next_sequence: layout.word("stream_next_sequence"),
-            word_next_slot: layout.word("stream_next_slot"),
-            word_held_beats: layout.word("stream_held_beats"),
-            lsb_last_slot: layout.lsb("stream_ring", "last_slot"),
-            lsb_solicited_every: layout.lsb("stream_ring", "solicited_every"),
-            lsb_length_bits: layout.lsb("stream_format", "length_bits"),
-            lsb_slot_and_wrap: layout.lsb("stream_format", "slot_and_wrap"),
-            lsb_end_at_tlast: layout.lsb("stream_format", "end_at_tlast"),
-            lsb_drop_on_overflow: layout.lsb("stream_format", "drop_on_overflow"),
-            lsb_queue: layout.lsb("stream_target", "queue"),
-            lsb_channel_mask: layout.lsb("stream_channels", "channel_mask"),
+            word_count: std::array::from_fn(|i| layout.word(COUNT_WORDS[i])),
             lsb_running: layout.lsb("stream_state", "running"),
             lsb_configured: layout.lsb("stream_state", "configured"),
             lsb_held_messages: layout.lsb("stream_state", "held_messages"),
-            at_slot_bytes: at("slot_bytes"),
-            at_last_slot: at("last_slot"),
-            at_solicited_every: at("solicited_every"),
-            at_length_bits: at("length_bits"),
-            at_slot_and_wrap: at("slot_and_wrap"),
-            at_end_at_tlast: at("end_at_tlast"),
-            at_drop_on_overflow: at("drop_on_overflow"),
             window_base: c::<64>(1 << 63),
             region_mask: c::<WINDOW_BEAT_BITS>((1 << RB) - 1),
             region_shift: c::<8>(RB as u64),
@@ -455,7 +400,7 @@ impl<
 {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, axil, bus, sender, reader, turns);
+        clock!(self, clock, axil, bus, sender, reader, turns, staged);
         dff_setup!(
             self,
             clock,
@@ -470,12 +415,8 @@ impl<
             finish_response,
             finish_data,
             command_code,
-            clearing,
-            channels_wrong
+            clearing
         );
-        for i in 0..7 {
-            self.staged[i].write_clock.next = self.clock.val();
-        }
         self.results.write_clock.next = self.clock.val();
         self.axil.reset.next = self.reset.val();
         self.bus.reset.next = self.reset.val();
@@ -527,22 +468,14 @@ impl<
         self.index.next = bit_cast::<SB, 8>(self.op_stream.q.val());
 
         // ---- the staged settings: read at the operation's stream, a write merged in ----
-        for i in 0..7 {
-            self.staged[i].read_address.next = self.index.val();
-            self.staged[i].write_address.next = self.index.val();
-            self.staged[i].write_enable.next = (self.state.q.val() == BusSetState::Decoded)
-                & self.op_write.q.val()
-                & self.op_in_streams.q.val()
-                & self.op_word.q.val().get_bit(self.word_setting[i].val().index());
-            self.written.next = self.op_mask.q.val() & self.write_mask[i].val();
-            self.staged[i].write_data.next =
-                (self.staged[i].read_data.val() & !self.written.val()) | (self.op_data.q.val() & self.written.val());
-            if self.clearing.q.val() {
-                // the operation's stream sweeps the streams while clearing
-                self.staged[i].write_enable.next = true;
-                self.staged[i].write_data.next = 0.into();
-            }
-        }
+        self.staged.index.next = self.index.val();
+        self.staged.write.next = (self.state.q.val() == BusSetState::Decoded) & self.op_write.q.val() & self.op_in_streams.q.val();
+        self.staged.word.next = self.op_word.q.val();
+        self.staged.mask.next = self.op_mask.q.val();
+        self.staged.data.next = self.op_data.q.val();
+        // the operation's stream sweeps the streams while clearing
+        self.staged.clearing.next = self.clearing.q.val();
+        self.staged.channel_base.next = self.channel_base.val();
 
         // ---- the stream's status, two cycles after it is named; its last result ----
         self.bus.status_stream.next = self.op_stream.q.val();
@@ -550,12 +483,7 @@ impl<
         self.results.read_address.next = self.index.val();
 
         // ---- the word read (one word bit is set: the values OR together) ----
-        self.word_value.next = 0.into();
-        for i in 0..7 {
-            if self.op_word.q.val().get_bit(self.word_setting[i].val().index()) {
-                self.word_value.next = self.word_value.val() | self.staged[i].read_data.val();
-            }
-        }
+        self.word_value.next = self.staged.value.val();
         if self.op_word.q.val().get_bit(self.word_state.val().index()) {
             self.word_value.next = self.word_value.val()
                 | bit_cast::<32, STREAM_CODE_BITS>(self.results.read_data.val().get_bits::<STREAM_CODE_BITS>(0))
@@ -567,64 +495,21 @@ impl<
                 self.word_value.next = self.word_value.val() | (self.one.val() << self.lsb_configured.val());
             }
         }
-        if self.op_word.q.val().get_bit(self.word_messages.val().index()) {
-            self.word_value.next = self.word_value.val() | self.bus.status_messages.val();
+        self.counts[0].next = self.bus.status_messages.val();
+        self.counts[1].next = self.bus.status_dropped_overflow.val();
+        self.counts[2].next = self.bus.status_dropped_partial_beat.val();
+        self.counts[3].next = self.sender.status_posted.val();
+        self.counts[4].next = self.sender.status_completed.val();
+        self.counts[5].next = self.sender.status_failed.val();
+        self.counts[6].next = self.sender.status_refused.val();
+        self.counts[7].next = self.bus.status_next_sequence.val();
+        self.counts[8].next = bit_cast::<32, 16>(self.bus.status_next_slot.val());
+        self.counts[9].next = bit_cast::<32, POSITION_BITS>(self.bus.status_held_beats.val());
+        for i in 0..10 {
+            if self.op_word.q.val().get_bit(self.word_count[i].val().index()) {
+                self.word_value.next = self.word_value.val() | self.counts[i].val();
+            }
         }
-        if self.op_word.q.val().get_bit(self.word_dropped_overflow.val().index()) {
-            self.word_value.next = self.word_value.val() | self.bus.status_dropped_overflow.val();
-        }
-        if self.op_word.q.val().get_bit(self.word_dropped_partial_beat.val().index()) {
-            self.word_value.next = self.word_value.val() | self.bus.status_dropped_partial_beat.val();
-        }
-        if self.op_word.q.val().get_bit(self.word_posted.val().index()) {
-            self.word_value.next = self.word_value.val() | self.sender.status_posted.val();
-        }
-        if self.op_word.q.val().get_bit(self.word_completed.val().index()) {
-            self.word_value.next = self.word_value.val() | self.sender.status_completed.val();
-        }
-        if self.op_word.q.val().get_bit(self.word_failed.val().index()) {
-            self.word_value.next = self.word_value.val() | self.sender.status_failed.val();
-        }
-        if self.op_word.q.val().get_bit(self.word_refused.val().index()) {
-            self.word_value.next = self.word_value.val() | self.sender.status_refused.val();
-        }
-        if self.op_word.q.val().get_bit(self.word_next_sequence.val().index()) {
-            self.word_value.next = self.word_value.val() | self.bus.status_next_sequence.val();
-        }
-        if self.op_word.q.val().get_bit(self.word_next_slot.val().index()) {
-            self.word_value.next = self.word_value.val() | bit_cast::<32, 16>(self.bus.status_next_slot.val());
-        }
-        if self.op_word.q.val().get_bit(self.word_held_beats.val().index()) {
-            self.word_value.next = self.word_value.val() | bit_cast::<32, POSITION_BITS>(self.bus.status_held_beats.val());
-        }
-
-        // ---- a configure's settings (the bus's) and its channels' check ----
-        self.settings.next = (bit_cast::<STREAM_SETTINGS_BITS, 21>(self.staged[0].read_data.val().get_bits::<21>(0))
-            << self.at_slot_bytes.val())
-            | (bit_cast::<STREAM_SETTINGS_BITS, 16>(self.staged[1].read_data.val().get_bits::<16>(self.lsb_last_slot.val().index()))
-                << self.at_last_slot.val())
-            | (bit_cast::<STREAM_SETTINGS_BITS, 16>(
-                self.staged[1]
-                    .read_data
-                    .val()
-                    .get_bits::<16>(self.lsb_solicited_every.val().index()),
-            ) << self.at_solicited_every.val())
-            | (bit_cast::<STREAM_SETTINGS_BITS, 6>(self.staged[2].read_data.val().get_bits::<6>(self.lsb_length_bits.val().index()))
-                << self.at_length_bits.val())
-            | (bit_cast::<STREAM_SETTINGS_BITS, 1>(self.staged[2].read_data.val().get_bits::<1>(self.lsb_slot_and_wrap.val().index()))
-                << self.at_slot_and_wrap.val())
-            | (bit_cast::<STREAM_SETTINGS_BITS, 1>(self.staged[2].read_data.val().get_bits::<1>(self.lsb_end_at_tlast.val().index()))
-                << self.at_end_at_tlast.val())
-            | (bit_cast::<STREAM_SETTINGS_BITS, 1>(
-                self.staged[2]
-                    .read_data
-                    .val()
-                    .get_bits::<1>(self.lsb_drop_on_overflow.val().index()),
-            ) << self.at_drop_on_overflow.val());
-        self.own_first_channel.next = self.channel_base.val() | (bit_cast::<16, 8>(self.op_stream.q.val()) << 2);
-        // registered: the operation's stream holds from `Decoded` to its end
-        self.channels_wrong.d.next = (self.staged[4].read_data.val().get_bits::<16>(0) != self.own_first_channel.val())
-            | (self.staged[4].read_data.val().get_bits::<2>(self.lsb_channel_mask.val().index()) == 2);
 
         // ---- the operation's steps ----
         self.result_valid.next = false;
@@ -632,7 +517,7 @@ impl<
         self.bus.command_valid.next = false;
         self.bus.command_stream.next = self.op_stream.q.val();
         self.bus.command_code.next = self.command_code.q.val();
-        self.bus.command_settings.next = self.settings.val();
+        self.bus.command_settings.next = self.staged.settings.val();
         match self.state.q.val() {
             BusSetState::Idle => {}
             BusSetState::Decoded => {
@@ -670,7 +555,7 @@ impl<
                 {
                     self.result_valid.next = true;
                     self.result_code.next = self.refused_running.val();
-                } else if (self.command_code.q.val() == self.configure.val()) & self.channels_wrong.q.val() {
+                } else if (self.command_code.q.val() == self.configure.val()) & self.staged.channels_wrong.val() {
                     self.result_valid.next = true;
                     self.result_code.next = self.refused_channels.val();
                 } else {
@@ -704,12 +589,11 @@ impl<
             self.results.write_data.next = 0.into();
         }
         self.sender.settings_stream.next = self.op_stream.q.val();
-        self.sender.settings_qp.next = self.staged[3].read_data.val().get_bits::<24>(0);
-        self.sender.settings_queue.next = self.staged[3].read_data.val().get_bits::<5>(self.lsb_queue.val().index());
-        self.sender.settings_channel_mask.next = self.staged[4].read_data.val().get_bits::<2>(self.lsb_channel_mask.val().index());
-        self.sender.settings_base_va.next =
-            (bit_cast::<64, 32>(self.staged[6].read_data.val()) << 32) | bit_cast::<64, 32>(self.staged[5].read_data.val());
-        self.sender.settings_slot_beats.next = bit_cast::<16, 21>(self.staged[0].read_data.val().get_bits::<21>(0) >> self.beat_log2.val());
+        self.sender.settings_qp.next = self.staged.qp.val();
+        self.sender.settings_queue.next = self.staged.queue.val();
+        self.sender.settings_channel_mask.next = self.staged.channel_mask.val();
+        self.sender.settings_base_va.next = self.staged.base_va.val();
+        self.sender.settings_slot_beats.next = self.staged.slot_beats.val();
 
         // ---- the bus, its sender, the reader of its regions ----
         self.bus.s_axis_tvalid.next = self.s_axis_tvalid.val();

@@ -11,6 +11,7 @@ pub mod bus;
 pub mod bus_commands;
 pub mod bus_completions;
 pub mod bus_sender;
+pub mod bus_staged;
 pub mod bus_set;
 pub mod commands;
 pub mod numbers;
