@@ -553,9 +553,13 @@ fn run_on(
                 ];
                 for (name, value) in want {
                     if field(name) != value {
+                        let got = field(name);
+                        let mut counts = String::new();
+                        for register in ["stream_messages", "stream_dropped_overflow", "stream_dropped_partial_beat", "stream_refused"] {
+                            counts += &format!(", {register} {}", b.read(s, register)?);
+                        }
                         return Err(format!(
-                            "cycle {cycle}: stream {s} message {index}: {name} {:#x}, the model's {value:#x}",
-                            field(name)
+                            "cycle {cycle}: stream {s} message {index}: {name} {got:#x}, the model's {value:#x}{counts}"
                         ));
                     }
                 }

@@ -180,6 +180,26 @@ fn interleaved_streams_are_the_models_four_ways() {
 }
 
 #[test]
+fn records_held_back_while_many_messages_are_open_are_all_kept() {
+    // the record sink takes one now and then: the FIFO of records fills while 32 streams'
+    // messages stay open across the others' packets, each of which closes with a record
+    let s256 = VARIANTS[1];
+    let mut rng = ChaCha8Rng::seed_from_u64(32);
+    let mut streams: Vec<usize> = (0..256).collect();
+    streams.shuffle(&mut rng);
+    streams.truncate(32);
+    let options = Options {
+        traffic: Traffic {
+            idle_pct: 0,
+            bp_pct: 95,
+            seed: 32,
+        },
+        release_delay: 20,
+    };
+    interleaved(s256, &streams, &[], 4, options, |_| {});
+}
+
+#[test]
 fn many_streams_share_the_512_bit_bus() {
     let s256 = VARIANTS[1];
     let mut rng = ChaCha8Rng::seed_from_u64(256);

@@ -290,6 +290,13 @@ pub struct StreamBus<const W: usize, const K: usize, const BB: usize, const S: u
     settled: DFF<Bit>,
     // ---- the beat that ended a message ----
     ending_push: DFF<Bit>,
+    /// Records queued or promised: the FIFO's and one for each message kept that has begun
+    /// and not closed (a stream's message may stay open across other streams' packets).
+    records_reserved: DFF<Bits<6>>,
+    record_promised: DFF<Bit>,
+    record_abandoned: DFF<Bit>,
+    record_taken: DFF<Bit>,
+    records_nearly_full: DFF<Bit>,
     ending_partial_drop: DFF<Bit>,
     ending_overflow_drop: DFF<Bit>,
     ending_beats: DFF<Bits<BEAT_BITS>>,
@@ -369,7 +376,7 @@ pub struct StreamBus<const W: usize, const K: usize, const BB: usize, const S: u
     keep_count_mask: [Constant<Bits<K>>; 7],
     keep_count_shift: [Constant<Bits<8>>; 7],
     keep_count_bit: [Constant<Bits<LANE_COUNT_BITS>>; 7],
-    records_nearly_full: Constant<Bits<8>>,
+    records_reserve_limit: Constant<Bits<6>>,
 }
 
 impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: usize, const PB: usize> Default
@@ -481,6 +488,11 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             wrote_none: Default::default(),
             settled: Default::default(),
             ending_push: Default::default(),
+            records_reserved: Default::default(),
+            record_promised: Default::default(),
+            record_abandoned: Default::default(),
+            record_taken: Default::default(),
+            records_nearly_full: Default::default(),
             ending_partial_drop: Default::default(),
             ending_overflow_drop: Default::default(),
             ending_beats: Default::default(),
@@ -554,8 +566,9 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             keep_count_mask: std::array::from_fn(|b| Constant::new(count_mask::<K>(b))),
             keep_count_shift: std::array::from_fn(|b| c::<8>(1u64 << b)),
             keep_count_bit: std::array::from_fn(|b| c::<LANE_COUNT_BITS>(1u64 << b)),
-            // the FIFO's fill bit for 31 records: a message starts with room for its record to spare
-            records_nearly_full: c::<8>(CAPACITY as u64 - 2),
+            // a message begins while at most this many records are queued or promised: the
+            // count is two cycles old and one more message may have begun since
+            records_reserve_limit: c::<6>(CAPACITY as u64 - 4),
         }
     }
 }
@@ -634,6 +647,11 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             wrote_none,
             settled,
             ending_push,
+            records_reserved,
+            record_promised,
+            record_abandoned,
+            record_taken,
+            records_nearly_full,
             ending_partial_drop,
             ending_overflow_drop,
             ending_beats,
@@ -702,7 +720,7 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
         match self.state.q.val() {
             BusState::Between => {
                 self.s_axis_tready.next = !self.current_stop_requested.q.val()
-                    && !self.records.fill.val().get_bit(self.records_nearly_full.val().index())
+                    && !self.records_nearly_full.q.val()
                     && (self.room.val() || (self.drop_on_overflow.q.val() && self.settled.q.val()));
             }
             BusState::Receiving => {
@@ -781,6 +799,25 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
                 self.state.d.next = BusState::Storing;
             }
         }
+        // ---- the records promised: a kept message begins, or is dropped after it began; one is taken ----
+        self.record_promised.d.next = self.accept.val()
+            && self.state.q.val() == BusState::Between
+            && !(self.beat_empty.val() && self.ends_at_tlast.val())
+            && !self.starts_dropped.val()
+            && !self.beat_bad.val();
+        self.record_abandoned.d.next = self.accept.val() && self.state.q.val() == BusState::Receiving && self.beat_bad.val();
+        self.record_taken.d.next = self.records.head_valid.val() && self.m_message_ready.val();
+        if self.record_promised.q.val() {
+            if !self.record_taken.q.val() {
+                self.records_reserved.d.next = self.records_reserved.q.val() + 1;
+            }
+        } else if self.record_abandoned.q.val() && self.record_taken.q.val() {
+            self.records_reserved.d.next = self.records_reserved.q.val() - 2;
+        } else if self.record_abandoned.q.val() || self.record_taken.q.val() {
+            self.records_reserved.d.next = self.records_reserved.q.val() - 1;
+        }
+        self.records_nearly_full.d.next = self.records_reserved.q.val() > self.records_reserve_limit.val();
+
         self.wrote_none.d.next =
             !self.buffer.write.val() && self.state.q.val() != BusState::Loading && self.state.q.val() != BusState::Waiting;
         self.settled.d.next = self.wrote_none.d.val() && self.wrote_none.q.val();
@@ -1278,6 +1315,10 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             self.counted_streams.d.next = 0.into();
             self.release_pending.d.next = false;
             self.release_adding.d.next = false;
+            self.records_reserved.d.next = 0.into();
+            self.record_promised.d.next = false;
+            self.record_abandoned.d.next = false;
+            self.record_taken.d.next = false;
         }
     }
 }
