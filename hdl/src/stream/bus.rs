@@ -29,6 +29,9 @@
 //! - **Regions**: stream s holds beats `s·2^(BB−SB)` to `(s+1)·2^(BB−SB) − 1` of the buffer, a
 //!   ring; a record's `buffer_beat` is the absolute beat of its first byte, and a message that
 //!   passes the region's end goes on at its start. A slot is at most half a region.
+//! - **Records**: a message begins while the FIFO of records has room to spare, and closes
+//!   once its record has room (`Closing` waits): many streams' messages may be open at once,
+//!   each spanning packets, so more may close than there was room for as they began.
 //! - **Release**: `release_valid` frees `release_beats` of `release_stream`'s oldest beats.
 //! - **Commands** name their stream ([`BusCommands`]): `configure` (stopped streams only: it
 //!   restarts the stream at message 0, slot 0, its counters kept), `start`, `stop` (at once for
@@ -290,13 +293,6 @@ pub struct StreamBus<const W: usize, const K: usize, const BB: usize, const S: u
     settled: DFF<Bit>,
     // ---- the beat that ended a message ----
     ending_push: DFF<Bit>,
-    /// Records queued or promised: the FIFO's and one for each message kept that has begun
-    /// and not closed (a stream's message may stay open across other streams' packets).
-    records_reserved: DFF<Bits<6>>,
-    record_promised: DFF<Bit>,
-    record_abandoned: DFF<Bit>,
-    record_taken: DFF<Bit>,
-    records_nearly_full: DFF<Bit>,
     ending_partial_drop: DFF<Bit>,
     ending_overflow_drop: DFF<Bit>,
     ending_beats: DFF<Bits<BEAT_BITS>>,
@@ -335,6 +331,7 @@ pub struct StreamBus<const W: usize, const K: usize, const BB: usize, const S: u
     beat_ends: Signal<Local, Bit>,
     starts_dropped: Signal<Local, Bit>,
     room: Signal<Local, Bit>,
+    record_waits: Signal<Local, Bit>,
     stop_running: Signal<Local, Bit>,
     stop_at_once: Signal<Local, Bit>,
     region_base: Signal<Local, Bits<BB>>,
@@ -376,7 +373,8 @@ pub struct StreamBus<const W: usize, const K: usize, const BB: usize, const S: u
     keep_count_mask: [Constant<Bits<K>>; 7],
     keep_count_shift: [Constant<Bits<8>>; 7],
     keep_count_bit: [Constant<Bits<LANE_COUNT_BITS>>; 7],
-    records_reserve_limit: Constant<Bits<6>>,
+    records_nearly_full: Constant<Bits<8>>,
+    records_full: Constant<Bits<8>>,
 }
 
 impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: usize, const PB: usize> Default
@@ -488,11 +486,6 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             wrote_none: Default::default(),
             settled: Default::default(),
             ending_push: Default::default(),
-            records_reserved: Default::default(),
-            record_promised: Default::default(),
-            record_abandoned: Default::default(),
-            record_taken: Default::default(),
-            records_nearly_full: Default::default(),
             ending_partial_drop: Default::default(),
             ending_overflow_drop: Default::default(),
             ending_beats: Default::default(),
@@ -528,6 +521,7 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             beat_ends: Default::default(),
             starts_dropped: Default::default(),
             room: Default::default(),
+            record_waits: Default::default(),
             stop_running: Default::default(),
             stop_at_once: Default::default(),
             region_base: Default::default(),
@@ -566,9 +560,9 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             keep_count_mask: std::array::from_fn(|b| Constant::new(count_mask::<K>(b))),
             keep_count_shift: std::array::from_fn(|b| c::<8>(1u64 << b)),
             keep_count_bit: std::array::from_fn(|b| c::<LANE_COUNT_BITS>(1u64 << b)),
-            // a message begins while at most this many records are queued or promised: the
-            // count is two cycles old and one more message may have begun since
-            records_reserve_limit: c::<6>(CAPACITY as u64 - 4),
+            // the FIFO's fill bit for 31 records: a message starts with room for its record to spare
+            records_nearly_full: c::<8>(CAPACITY as u64 - 2),
+            records_full: c::<8>(CAPACITY as u64 - 1),
         }
     }
 }
@@ -647,11 +641,6 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             wrote_none,
             settled,
             ending_push,
-            records_reserved,
-            record_promised,
-            record_abandoned,
-            record_taken,
-            records_nearly_full,
             ending_partial_drop,
             ending_overflow_drop,
             ending_beats,
@@ -720,7 +709,7 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
         match self.state.q.val() {
             BusState::Between => {
                 self.s_axis_tready.next = !self.current_stop_requested.q.val()
-                    && !self.records_nearly_full.q.val()
+                    && !self.records.fill.val().get_bit(self.records_nearly_full.val().index())
                     && (self.room.val() || (self.drop_on_overflow.q.val() && self.settled.q.val()));
             }
             BusState::Receiving => {
@@ -799,25 +788,6 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
                 self.state.d.next = BusState::Storing;
             }
         }
-        // ---- the records promised: a kept message begins, or is dropped after it began; one is taken ----
-        self.record_promised.d.next = self.accept.val()
-            && self.state.q.val() == BusState::Between
-            && !(self.beat_empty.val() && self.ends_at_tlast.val())
-            && !self.starts_dropped.val()
-            && !self.beat_bad.val();
-        self.record_abandoned.d.next = self.accept.val() && self.state.q.val() == BusState::Receiving && self.beat_bad.val();
-        self.record_taken.d.next = self.records.head_valid.val() && self.m_message_ready.val();
-        if self.record_promised.q.val() {
-            if !self.record_taken.q.val() {
-                self.records_reserved.d.next = self.records_reserved.q.val() + 1;
-            }
-        } else if self.record_abandoned.q.val() && self.record_taken.q.val() {
-            self.records_reserved.d.next = self.records_reserved.q.val() - 2;
-        } else if self.record_abandoned.q.val() || self.record_taken.q.val() {
-            self.records_reserved.d.next = self.records_reserved.q.val() - 1;
-        }
-        self.records_nearly_full.d.next = self.records_reserved.q.val() > self.records_reserve_limit.val();
-
         self.wrote_none.d.next =
             !self.buffer.write.val() && self.state.q.val() != BusState::Loading && self.state.q.val() != BusState::Waiting;
         self.settled.d.next = self.wrote_none.d.val() && self.wrote_none.q.val();
@@ -886,7 +856,15 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
                 self.immediate_high_next.next = self.immediate_high_carried.q.val();
             }
         }
-        if self.state.q.val() == BusState::Closing {
+        // a message closes once its record has room: many streams' messages may be open at once
+        // (each may span packets), so more may close than the FIFO had room for when they began
+        self.record_waits.next = self.ending_push.q.val() && self.records.fill.val().get_bit(self.records_full.val().index());
+        if self.state.q.val() == BusState::Closing && self.record_waits.val() {
+            self.ending_push.d.next = true;
+            self.ending_beats.d.next = self.ending_beats.q.val();
+            self.ending_whole_beats.d.next = self.ending_whole_beats.q.val();
+            self.ending_partial_bytes.d.next = self.ending_partial_bytes.q.val();
+        } else if self.state.q.val() == BusState::Closing {
             self.records.push.next = self.ending_push.q.val();
             self.message_start.d.next = self.write_position.q.val();
             if self.ending_partial_drop.q.val() {
@@ -1315,10 +1293,6 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             self.counted_streams.d.next = 0.into();
             self.release_pending.d.next = false;
             self.release_adding.d.next = false;
-            self.records_reserved.d.next = 0.into();
-            self.record_promised.d.next = false;
-            self.record_abandoned.d.next = false;
-            self.record_taken.d.next = false;
         }
     }
 }
