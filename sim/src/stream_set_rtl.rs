@@ -555,7 +555,12 @@ fn run_on(
                     if field(name) != value {
                         let got = field(name);
                         let mut counts = String::new();
-                        for register in ["stream_messages", "stream_dropped_overflow", "stream_dropped_partial_beat", "stream_refused"] {
+                        for register in [
+                            "stream_messages",
+                            "stream_dropped_overflow",
+                            "stream_dropped_partial_beat",
+                            "stream_refused",
+                        ] {
                             counts += &format!(", {register} {}", b.read(s, register)?);
                         }
                         return Err(format!(

@@ -1001,7 +1001,10 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
                 // the stream stops: here, or at its packet's end between messages (a stop asked
                 // for while the packet ran)
                 if self.stopping.q.val()
-                    || (self.packet_ended.q.val() && self.current_stop_requested.q.val() && !self.receiving.q.val() && !self.dropping.q.val())
+                    || (self.packet_ended.q.val()
+                        && self.current_stop_requested.q.val()
+                        && !self.receiving.q.val()
+                        && !self.dropping.q.val())
                 {
                     self.running_streams.d.next = self.running_streams.q.val().replace_bit(self.current_index.val().index(), false);
                     self.stop_requested_streams.d.next = self
@@ -1201,8 +1204,8 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
                 .val()
                 .get_bit(bit_cast::<SB, 8>(self.commands.stream.val()).index());
         self.stop_at_once.next = self.stop_running.val()
-            && !((self.mid_message.read_data.val() != 0)
-                && !self
+            && ((self.mid_message.read_data.val() == 0)
+                || self
                     .fresh_streams
                     .q
                     .val()
@@ -1216,14 +1219,10 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
                 .replace_bit(bit_cast::<SB, 8>(self.commands.stream.val()).index(), self.commands.start.val());
         }
         if self.commands.start.val() || self.stop_running.val() {
-            self.stop_requested_streams.d.next = self
-                .stop_requested_streams
-                .d
-                .val()
-                .replace_bit(
-                    bit_cast::<SB, 8>(self.commands.stream.val()).index(),
-                    self.stop_running.val() && !self.stop_at_once.val(),
-                );
+            self.stop_requested_streams.d.next = self.stop_requested_streams.d.val().replace_bit(
+                bit_cast::<SB, 8>(self.commands.stream.val()).index(),
+                self.stop_running.val() && !self.stop_at_once.val(),
+            );
         }
         self.command_result_valid.next = self.commands.result_valid.val();
         self.command_result_code.next = self.commands.result_code.val();

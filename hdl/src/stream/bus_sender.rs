@@ -40,8 +40,8 @@
 //!   error status), refused; a post's result is in them three cycles after it, a completion
 //!   four; a completion is out of the held messages three cycles after it.
 
-use super::sender::{BUSY_RETRY_CYCLES, MESSAGE_FIELDS, POST_FIELDS};
 use super::bus_completions::BusCompletions;
+use super::sender::{BUSY_RETRY_CYCLES, MESSAGE_FIELDS, POST_FIELDS};
 use crate::common::counter_bank::CounterBank;
 use crate::common::elab::c;
 use crate::common::lut_ram::LutRam;
