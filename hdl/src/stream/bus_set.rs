@@ -33,7 +33,7 @@ use super::bus_sender::StreamBusSender;
 use super::bus_staged::BusStagedSettings;
 use super::port::{BEAT_BITS, POSITION_BITS};
 use super::reader::WINDOW_BEAT_BITS;
-use super::registers::Layout;
+use super::registers::{Layout, COUNT_WORDS};
 use super::turns::POSTERS;
 use super::{PostTurns, StreamReader};
 use crate::common::elab::c;
@@ -43,20 +43,6 @@ use ferroce_contracts::regs::{ADDRESS_BITS, MAX_STREAMS, STREAM_BLOCK, STREAM_ST
 use ferroce_contracts::stream::{StreamCommand, StreamRefusal, STREAM_CODE_BITS};
 use ferroce_contracts::tx::{COMPLETION_STATUS_BITS, POST_BITS, POST_ERROR_BITS};
 use rust_hdl::prelude::*;
-
-/// The stream's status words read as a value of the bus or the sender, in the order of `counts`.
-const COUNT_WORDS: [&str; 10] = [
-    "stream_messages",
-    "stream_dropped_overflow",
-    "stream_dropped_partial_beat",
-    "stream_posted",
-    "stream_completed",
-    "stream_failed",
-    "stream_refused",
-    "stream_next_sequence",
-    "stream_next_slot",
-    "stream_held_beats",
-];
 
 /// The register operation's steps.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
@@ -258,34 +244,8 @@ impl<
         assert_eq!(RB + SB, BB, "regions of 2^{RB} beats, 2^{SB} of them in 2^{BB}");
         assert!(S <= MAX_STREAMS as usize, "streams {S}");
         let layout = Layout::new(S);
-        let words = [
-            "stream_slot",
-            "stream_ring",
-            "stream_format",
-            "stream_target",
-            "stream_channels",
-            "stream_va_low",
-            "stream_va_high",
-            "stream_command",
-            "stream_state",
-            "stream_messages",
-            "stream_dropped_overflow",
-            "stream_dropped_partial_beat",
-            "stream_posted",
-            "stream_completed",
-            "stream_failed",
-            "stream_refused",
-            "stream_next_sequence",
-            "stream_next_slot",
-            "stream_held_beats",
-        ];
         // every register of the block is served, and only those
-        let stream_block = layout.map.blocks.iter().find(|b| b.name == "stream").expect("a stream block");
-        let block: Vec<&str> = stream_block.registers.iter().map(|r| r.name.as_str()).collect();
-        assert_eq!(block, words, "StreamBusSet: the stream block's registers");
-        let bit_of = |name: &str| 1u64 << layout.word_index(name);
-        let known = words.iter().fold(0, |m, n| m | bit_of(n));
-        let writable = words.iter().filter(|n| layout.map.reg(n).writable()).fold(0, |m, n| m | bit_of(n));
+        let (known, writable) = layout.served_words("StreamBusSet");
         StreamBusSet {
             clock: Default::default(),
             reset: Default::default(),

@@ -13,22 +13,11 @@
 //!
 //! While `clearing` every word at `index` is written zero (the parent sweeps `index`).
 
-use super::registers::Layout;
+use super::registers::{Layout, SETTING_WORDS};
 use crate::common::elab::c;
 use crate::common::lut_ram::LutRam;
 use ferroce_contracts::stream::{STREAM_SETTINGS, STREAM_SETTINGS_BITS};
 use rust_hdl::prelude::*;
-
-/// The staged settings' registers, in the order of the staged LUT RAMs.
-const SETTING_WORDS: [&str; 7] = [
-    "stream_slot",
-    "stream_ring",
-    "stream_format",
-    "stream_target",
-    "stream_channels",
-    "stream_va_low",
-    "stream_va_high",
-];
 
 /// The staged settings of `2^SB` streams whose beats are `K` bytes.
 #[derive(LogicBlock)]

@@ -15,6 +15,32 @@ use ferroce_contracts::regs::{Config, Map, STREAM_BLOCK};
 use ferroce_contracts::stream::{StreamCommand, STREAM_CODE_BITS, STREAM_SETTINGS, STREAM_SETTINGS_BITS};
 use rust_hdl::prelude::*;
 
+/// The stream block's settings registers (staged, applied by `configure`), in address order.
+pub(super) const SETTING_WORDS: [&str; 7] = [
+    "stream_slot",
+    "stream_ring",
+    "stream_format",
+    "stream_target",
+    "stream_channels",
+    "stream_va_low",
+    "stream_va_high",
+];
+
+/// The stream block's registers after `stream_command` and `stream_state`: the stream's counts
+/// and numbers, in address order.
+pub(super) const COUNT_WORDS: [&str; 10] = [
+    "stream_messages",
+    "stream_dropped_overflow",
+    "stream_dropped_partial_beat",
+    "stream_posted",
+    "stream_completed",
+    "stream_failed",
+    "stream_refused",
+    "stream_next_sequence",
+    "stream_next_slot",
+    "stream_held_beats",
+];
+
 /// The word offsets (in a stream's registers) and the fields of the stream block.
 pub(super) struct Layout {
     pub(super) map: Map,
@@ -45,6 +71,23 @@ impl Layout {
         let register = self.map.reg(name);
         let field = register.field(field).unwrap_or_else(|| panic!("{name} has no field {field}"));
         c::<8>(u64::from(field.lsb))
+    }
+
+    /// The words of a stream's registers, a bit each: those that are registers and those a
+    /// write may change. `unit` serves every register of the block, and only those.
+    pub(super) fn served_words(&self, unit: &str) -> (u64, u64) {
+        let words: Vec<&str> = SETTING_WORDS
+            .into_iter()
+            .chain(["stream_command", "stream_state"])
+            .chain(COUNT_WORDS)
+            .collect();
+        let stream_block = self.map.blocks.iter().find(|b| b.name == "stream").expect("a stream block");
+        let block: Vec<&str> = stream_block.registers.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(block, words, "{unit}: the stream block's registers");
+        let bit_of = |name: &str| 1u64 << self.word_index(name);
+        let known = words.iter().fold(0, |m, n| m | bit_of(n));
+        let writable = words.iter().filter(|n| self.map.reg(n).writable()).fold(0, |m, n| m | bit_of(n));
+        (known, writable)
     }
 
     /// The bits of register `name` a write changes.

@@ -215,34 +215,8 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SW: 
         assert_eq!(SW, S * W);
         assert_eq!(SK, S * K);
         let layout = Layout::new(S);
-        let words = [
-            "stream_slot",
-            "stream_ring",
-            "stream_format",
-            "stream_target",
-            "stream_channels",
-            "stream_va_low",
-            "stream_va_high",
-            "stream_command",
-            "stream_state",
-            "stream_messages",
-            "stream_dropped_overflow",
-            "stream_dropped_partial_beat",
-            "stream_posted",
-            "stream_completed",
-            "stream_failed",
-            "stream_refused",
-            "stream_next_sequence",
-            "stream_next_slot",
-            "stream_held_beats",
-        ];
         // every register of the block is served (here and by `StreamRegisters`), and only those
-        let stream_block = layout.map.blocks.iter().find(|b| b.name == "stream").expect("a stream block");
-        let block: Vec<&str> = stream_block.registers.iter().map(|r| r.name.as_str()).collect();
-        assert_eq!(block, words, "StreamSet: the stream block's registers");
-        let bit_of = |name: &str| 1u64 << layout.word_index(name);
-        let known = words.iter().fold(0, |m, n| m | bit_of(n));
-        let writable = words.iter().filter(|n| layout.map.reg(n).writable()).fold(0, |m, n| m | bit_of(n));
+        let (known, writable) = layout.served_words("StreamSet");
         let beat_log2 = K.trailing_zeros() as u64;
         StreamSet {
             clock: Default::default(),
