@@ -27,7 +27,7 @@ use crate::faults::{FaultCounts, FaultInjector, Faults};
 use crate::models::responder::MemoryRegion;
 use crate::models::tx::{LocalMemory, Post, QpContext, SparseMemory};
 use crate::regs_rtl::{AxiLiteMaster, Request};
-use crate::stream_feed::StreamFeed;
+use crate::stream_feed::StreamSources;
 use crate::tx_path_rtl::{Memory, MemoryTiming};
 use crate::verilated::{Model, SimError};
 use rand::{Rng, SeedableRng};
@@ -87,8 +87,32 @@ pub const ENGINE_W64: EngineVariant = EngineVariant {
         qps: 16,
         streams: 2,
         stream_buffer_bytes: DEFAULT_STREAM_BUFFER_BYTES,
+        stream_bus: false,
     },
     variant: "c64_q16_w64",
+};
+
+/// The 64-bit engine with 8 streams on one AXI-Stream, 4 KiB of buffer each (slots up to 2 KiB).
+pub const ENGINE_W64_BUS8: EngineVariant = EngineVariant {
+    config: Config {
+        streams: 8,
+        stream_buffer_bytes: 4096,
+        stream_bus: true,
+        ..ENGINE_W64.config
+    },
+    variant: "c64_q16_w64_bus8",
+};
+
+/// The default engine with 256 streams on one AXI-Stream, 16 KiB of buffer each (slots up to
+/// 8 KiB).
+pub const ENGINE_W512_BUS256: EngineVariant = EngineVariant {
+    config: Config {
+        streams: 256,
+        stream_buffer_bytes: 16384,
+        stream_bus: true,
+        ..Config::DEFAULT
+    },
+    variant: "c2048_q256_w512_bus256",
 };
 
 /// The default engine with two stream ports whose 2 MiB buffers hold two 1 MiB slots each.
@@ -106,6 +130,10 @@ pub const ENGINE_W512_SLOT1M: EngineVariant = EngineVariant {
 pub fn built_engines() -> Vec<EngineVariant> {
     [ENGINE_W512, ENGINE_W64].into_iter().filter(EngineVariant::is_built).collect()
 }
+
+/// Bytes of the packets into which a bus build's source cuts its streams' bytes at most (each
+/// packet 1 to this many, in random turns between the streams).
+pub const BUS_PACKET_BYTES: usize = 1024;
 
 /// Cycles without any handshake on either engine after which [`EnginePair::run_until`] fails.
 pub const PROGRESS_LIMIT: u64 = 20_000;
@@ -193,8 +221,8 @@ pub struct EngineRtl {
     pub source: Option<Arc<dyn LocalMemory>>,
     /// Memory writes `(address, bytes)`, in order.
     pub writes: Vec<(u64, usize)>,
-    /// The sources of the stream ports (`s_stream_*`).
-    pub streams: StreamFeed,
+    /// The sources of the streams (`s_stream_*`: ports, or a bus in a bus build).
+    pub streams: StreamSources,
 }
 
 impl EngineRtl {
@@ -223,7 +251,15 @@ impl EngineRtl {
             s.bp_pct,
         )
         .map_err(e)?;
-        let streams = StreamFeed::new(&mut m, "s_stream", bytes, s.idle_pct).map_err(e)?;
+        let streams = StreamSources::new(
+            &mut m,
+            "s_stream",
+            variant.config.streams as usize,
+            bytes,
+            (BUS_PACKET_BYTES / bytes).max(1),
+            s.idle_pct,
+        )
+        .map_err(e)?;
         let mut engine = EngineRtl {
             name,
             streams,
@@ -1024,7 +1060,7 @@ mod tests {
 
     #[test]
     fn the_named_engines_are_the_generated_builds() {
-        for engine in [ENGINE_W512, ENGINE_W64, ENGINE_W512_SLOT1M] {
+        for engine in [ENGINE_W512, ENGINE_W64, ENGINE_W512_SLOT1M, ENGINE_W64_BUS8, ENGINE_W512_BUS256] {
             assert_eq!(EngineVariant::named(engine.variant), Some(engine), "{}", engine.variant);
         }
         assert_eq!(EngineVariant::named("c1_q1_w8"), None);

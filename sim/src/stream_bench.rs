@@ -20,10 +20,10 @@
 //! a 100GbE wire against the RoCEv2 limit.
 
 use crate::bench::{CMAC_CLOCK_HZ, LINE_RATE, WIRE_OVERHEAD};
-use crate::contracts::regs::MAX_STREAM_BUFFER_BYTES;
+use crate::contracts::regs::{Config, MAX_STREAM_BUFFER_BYTES};
 use crate::contracts::responder::{completion_kind, message_operation, CheckFailure, ReceiveStatus, ResponderCounter};
 use crate::contracts::sched::pace_cost;
-use crate::contracts::stream::{StreamCommand, StreamSettings};
+use crate::contracts::stream::{bus_channel_base, bus_first_channel, StreamCommand, StreamSettings};
 use crate::contracts::tx::Pmtu;
 use crate::engine_rtl::{EngineHost, EnginePair, EngineVariant, HostCompletion, Side, Surroundings};
 use crate::faults::{FaultCounts, Faults};
@@ -85,12 +85,17 @@ impl StreamRunConfig {
     pub fn check(&self) -> Result<(), String> {
         let ports = self.engine.config.streams as usize;
         if self.streams == 0 || self.streams > ports {
-            return Err(format!("{} streams: this engine build has {ports} stream ports", self.streams));
+            let what = if self.engine.config.stream_bus {
+                "streams on its bus"
+            } else {
+                "stream ports"
+            };
+            return Err(format!("{} streams: this engine build has {ports} {what}", self.streams));
         }
         let (beat, buffer) = (self.engine.config.data_width / 8, self.engine.config.stream_buffer_bytes);
         if self.slot_bytes == 0 || !self.slot_bytes.is_multiple_of(beat) || self.slot_bytes > buffer / 2 {
             return Err(format!(
-                "a slot of {} bytes: this engine build takes whole {beat}-byte beats up to {} KiB (half a stream port's buffer{})",
+                "a slot of {} bytes: this engine build takes whole {beat}-byte beats up to {} KiB (half a stream's buffer{})",
                 self.slot_bytes,
                 buffer / 2048,
                 if buffer < MAX_STREAM_BUFFER_BYTES {
@@ -244,6 +249,17 @@ impl Stream {
     }
 }
 
+/// The first channel of stream `stream` of `channels` channels in an engine build of `config`:
+/// a stream port's are its place's (`channels × stream`), a bus stream's its own four
+/// (`bus_first_channel`).
+fn first_channel(config: &Config, stream: u32, channels: u32) -> u32 {
+    if config.stream_bus {
+        bus_first_channel(bus_channel_base(config.channels, config.streams), stream)
+    } else {
+        channels * stream
+    }
+}
+
 /// Runs `config`, its frames (both wires, as the engines sent them) written to the pcap file
 /// `pcap` when given; `progress(completed, total)` is called as receive completions come.
 pub fn run(config: &StreamRunConfig, pcap: Option<&Path>, mut progress: impl FnMut(usize, usize)) -> Result<StreamReport, String> {
@@ -288,7 +304,7 @@ pub fn run(config: &StreamRunConfig, pcap: Option<&Path>, mut progress: impl FnM
             } else {
                 1 + s as u32 % (config.engine.config.queues - 1)
             },
-            first_channel: config.channels * s as u32,
+            first_channel: first_channel(&config.engine.config, s as u32, config.channels),
             channels: config.channels,
             base_va: model.base_va,
             slot_bytes: config.slot_bytes,
@@ -311,7 +327,7 @@ pub fn run(config: &StreamRunConfig, pcap: Option<&Path>, mut progress: impl FnM
         for (i, m) in messages.iter().enumerate() {
             by_slot[m.slot as usize].push(i);
         }
-        let mut stream = Stream {
+        let stream = Stream {
             peer,
             messages,
             by_slot,
@@ -320,9 +336,10 @@ pub fn run(config: &StreamRunConfig, pcap: Option<&Path>, mut progress: impl FnM
             buffers: 0,
             fed: 0,
         };
-        post_buffers(&mut pair, &mut stream, waiting_buffers, &mut staged)?;
         streams.push(stream);
     }
+    let mut turn = 0;
+    post_buffers(&mut pair, &mut streams, waiting_buffers, &mut turn, &mut staged)?;
 
     let start = pair.cycle();
     for s in 0..config.streams {
@@ -357,8 +374,8 @@ pub fn run(config: &StreamRunConfig, pcap: Option<&Path>, mut progress: impl FnM
             if let Err(e) = complete(stream, c, lossy_uc) {
                 return Err(format!("{e} ({})", receiver_drops(&mut pair)?));
             }
-            post_buffers(&mut pair, stream, waiting_buffers, &mut staged)?;
         }
+        post_buffers(&mut pair, &mut streams, waiting_buffers, &mut turn, &mut staged)?;
         completed += completions.len();
         if !completions.is_empty() {
             progress(completed, total);
@@ -459,12 +476,29 @@ pub fn run(config: &StreamRunConfig, pcap: Option<&Path>, mut progress: impl FnM
 /// or every message has one.
 /// Every buffer is the same (a WRITE with immediate writes none), so that a post of the same
 /// QP's buffer rings the post register alone (`staged`: the receive words B holds).
-fn post_buffers(pair: &mut EnginePair, stream: &mut Stream, most: usize, staged: &mut Option<Vec<u32>>) -> Result<(), String> {
-    while stream.buffers < stream.messages.len() && stream.buffers - stream.completed.len() < most {
-        if !pair.host(Side::B).post_receive_staged(stream.peer.qp, BUFFER_BASE, 4096, staged)? {
-            break;
+/// Posts B's receive buffers: at most `most` waiting for each stream and [`COMPLETION_QUEUE`]
+/// over all of them (so B's completion queue never overflows), the streams served in turn from
+/// `turn` (more streams than the queue wait theirs).
+fn post_buffers(
+    pair: &mut EnginePair,
+    streams: &mut [Stream],
+    most: usize,
+    turn: &mut usize,
+    staged: &mut Option<Vec<u32>>,
+) -> Result<(), String> {
+    let mut waiting: usize = streams.iter().map(|s| s.buffers - s.completed.len()).sum();
+    let count = streams.len();
+    for k in 0..count {
+        let s = (*turn + k) % count;
+        let stream = &mut streams[s];
+        while waiting < COMPLETION_QUEUE && stream.buffers < stream.messages.len() && stream.buffers - stream.completed.len() < most {
+            if !pair.host(Side::B).post_receive_staged(stream.peer.qp, BUFFER_BASE, 4096, staged)? {
+                return Ok(());
+            }
+            stream.buffers += 1;
+            waiting += 1;
+            *turn = (s + 1) % count;
         }
-        stream.buffers += 1;
     }
     Ok(())
 }

@@ -1,8 +1,9 @@
 //! The data sources of a unit's streams: [`StreamFeed`] for packed stream ports
 //! (`<prefix>_tvalid` bit `s` for stream `s`, `tdata` and `tkeep` packed `s × W` and `s × K`
 //! up, `tready`, `tlast`), [`BusFeed`] for streams sharing one AXI-Stream a packet at a time
-//! (`tdest`). Each stream's bytes go in full beats, presented under random idle, a beat held
-//! until taken (the AXI-Stream rule).
+//! (`tdest`), and [`StreamSources`] for either, as the unit's ports have them. Each stream's
+//! bytes go in full beats, presented under random idle, a beat held until taken (the
+//! AXI-Stream rule).
 
 use crate::verilated::{Model, SimError};
 use rand::Rng;
@@ -208,5 +209,77 @@ impl BusFeed {
         self.taken[stream] += self.beat_bytes as u64;
         self.packet = (beats > 1).then_some((stream, beats - 1));
         self.presenting = false;
+    }
+}
+
+/// The sources of a unit's streams: ports of their own ([`StreamFeed`]), or one bus
+/// ([`BusFeed`]) where the unit has a `<prefix>_tdest`.
+pub enum StreamSources {
+    /// Packed stream ports.
+    Ports(StreamFeed),
+    /// Streams sharing one AXI-Stream.
+    Bus(BusFeed),
+}
+
+impl StreamSources {
+    /// The sources on `<prefix>_t*` of `m`: a bus of `streams` streams in packets of 1 to
+    /// `packet_beats` beats if `m` has `<prefix>_tdest`, else its packed ports.
+    pub fn new(
+        m: &mut Model,
+        prefix: &str,
+        streams: usize,
+        beat_bytes: usize,
+        packet_beats: usize,
+        idle_pct: u32,
+    ) -> Result<StreamSources, SimError> {
+        Ok(if m.port(&format!("{prefix}_tdest")).is_ok() {
+            StreamSources::Bus(BusFeed::new(m, prefix, streams, beat_bytes, packet_beats, idle_pct)?)
+        } else {
+            StreamSources::Ports(StreamFeed::new(m, prefix, beat_bytes, idle_pct)?)
+        })
+    }
+
+    /// Queues `bytes` (whole beats) on `stream`, with `tlast` on the last beat when `last` (a
+    /// port's; the bus cuts its own packets, so `last` is for ports only).
+    pub fn push(&mut self, stream: usize, bytes: &[u8], last: bool) {
+        match self {
+            StreamSources::Ports(feed) => feed.push(stream, bytes, last),
+            StreamSources::Bus(feed) => {
+                assert!(!last, "a bus's packets end where its source cuts them");
+                feed.push(stream, bytes)
+            }
+        }
+    }
+
+    /// Bytes not yet taken, over every stream.
+    pub fn pending(&self) -> usize {
+        match self {
+            StreamSources::Ports(feed) => feed.pending(),
+            StreamSources::Bus(feed) => feed.pending(),
+        }
+    }
+
+    /// Drives this cycle's beats.
+    pub fn drive(&mut self, m: &mut Model, rng: &mut ChaCha8Rng) {
+        match self {
+            StreamSources::Ports(feed) => feed.drive(m, rng),
+            StreamSources::Bus(feed) => feed.drive(m, rng),
+        }
+    }
+
+    /// After the evaluation: the beats taken leave their queues.
+    pub fn sample(&mut self, m: &mut Model) {
+        match self {
+            StreamSources::Ports(feed) => feed.sample(m),
+            StreamSources::Bus(feed) => feed.sample(m),
+        }
+    }
+
+    /// Bytes each stream has had taken.
+    pub fn taken(&self) -> &[u64] {
+        match self {
+            StreamSources::Ports(feed) => &feed.taken,
+            StreamSources::Bus(feed) => &feed.taken,
+        }
     }
 }

@@ -18,7 +18,7 @@ use crate::models::contracts::stream::{bus_first_channel, StreamCommand, StreamR
 use crate::models::contracts::tx::{PostError, POST};
 use crate::models::stream::{ImmediateFormat, MessageEnd, StreamConfig, StreamCutter, StreamMessage};
 use crate::regs_rtl::{AxiLiteMaster, Request};
-use crate::stream_feed::{BusFeed, StreamFeed};
+use crate::stream_feed::StreamSources;
 use crate::verilated::{Model, SimError, Traffic};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -228,49 +228,6 @@ struct Read {
     last: bool,
 }
 
-/// The sources of a set's streams: ports of their own, or the bus.
-enum Sources {
-    Ports(StreamFeed),
-    Bus(BusFeed),
-}
-
-impl Sources {
-    fn push(&mut self, stream: usize, bytes: &[u8]) {
-        match self {
-            Sources::Ports(feed) => feed.push(stream, bytes, false),
-            Sources::Bus(feed) => feed.push(stream, bytes),
-        }
-    }
-
-    fn pending(&self) -> usize {
-        match self {
-            Sources::Ports(feed) => feed.pending(),
-            Sources::Bus(feed) => feed.pending(),
-        }
-    }
-
-    fn drive(&mut self, m: &mut Model, rng: &mut ChaCha8Rng) {
-        match self {
-            Sources::Ports(feed) => feed.drive(m, rng),
-            Sources::Bus(feed) => feed.drive(m, rng),
-        }
-    }
-
-    fn sample(&mut self, m: &mut Model) {
-        match self {
-            Sources::Ports(feed) => feed.sample(m),
-            Sources::Bus(feed) => feed.sample(m),
-        }
-    }
-
-    fn taken(&self) -> &[u64] {
-        match self {
-            Sources::Ports(feed) => &feed.taken,
-            Sources::Bus(feed) => &feed.taken,
-        }
-    }
-}
-
 /// Runs the register checks and `messages` messages on each of the first `used` streams of
 /// the stream set's `variant` under `traffic`.
 pub fn run(variant: &str, used: usize, messages: usize, traffic: &Traffic) -> Result<SetRun, String> {
@@ -429,12 +386,9 @@ fn run_on(
     let (cpl_valid, cpl_channel, cpl_status) = (p("cpl_valid"), p("cpl_channel"), p("cpl_status"));
     let (read_valid, read_ready, read_addr, read_len) = (p("s_read_valid"), p("s_read_ready"), p("s_read_addr"), p("s_read_len"));
     let (pay_valid, pay_ready, pay_data, pay_last) = (p("m_pay_tvalid"), p("m_pay_tready"), p("m_pay_tdata"), p("m_pay_tlast"));
-    let mut feed = match channel_base {
-        None => Sources::Ports(StreamFeed::new(&mut b.m, "s_axis", beat_bytes as usize, traffic.idle_pct).map_err(e)?),
-        Some(_) => Sources::Bus(BusFeed::new(&mut b.m, "s_axis", streams, beat_bytes as usize, 8, traffic.idle_pct).map_err(e)?),
-    };
+    let mut feed = StreamSources::new(&mut b.m, "s_axis", streams, beat_bytes as usize, 8, traffic.idle_pct).map_err(e)?;
     for (s, stream) in set.iter().enumerate() {
-        feed.push(s, &stream.bytes);
+        feed.push(s, &stream.bytes, false);
     }
     let mut run = SetRun::default();
     let mut answers: VecDeque<(u64, u64, bool)> = VecDeque::new(); // (cycle, code, the host's)

@@ -13,9 +13,11 @@ mod common;
 use common::HostBus;
 use ferroce_ctl::stream::{StreamSettings, Streams};
 use ferroce_hdl::tops::stream_buffer_bits;
+use ferroce_sim::contracts::stream::{bus_channel_base, bus_first_channel};
 use ferroce_sim::contracts::tx::Pmtu;
 use ferroce_sim::engine_rtl::{
-    built_engines, EnginePair, EngineVariant, HostCompletion, Side, Surroundings, ENGINE_W512, ENGINE_W512_SLOT1M,
+    built_engines, EngineHost, EnginePair, EngineVariant, HostCompletion, Side, Surroundings, ENGINE_W512, ENGINE_W512_SLOT1M,
+    ENGINE_W64_BUS8,
 };
 use ferroce_sim::faults::Faults;
 use ferroce_sim::loopback_bench::b_context;
@@ -428,4 +430,86 @@ fn megabyte_slots_land_whole_in_the_big_slot_build() {
         ..uc
     });
     assert!(rc.streams.iter().all(|s| s.completed == 3 && s.lost.is_empty()), "{rc:?}");
+}
+
+/// The bus build at 64 bits (`c64_q16_w64_bus8`): its 8 streams on one AXI-Stream, in packets
+/// of 1 to 128 beats of random streams in turn under random idle and backpressure, each past
+/// two of its 4 KiB regions of data in slots that are not a power of two, on UC; then three on
+/// RC on all four of their channels. Every message lands in its slot and completes in order. A
+/// stream set up on another stream's channels is refused (`channels_not_the_streams`), and
+/// taken on its own.
+#[test]
+fn streams_on_one_bus_land_in_their_slots() {
+    let engine = ENGINE_W64_BUS8;
+    if !engine.is_built() {
+        eprintln!("{} is not built into this binary (FERROCE_SIM_TOPS): skipped", engine.model_name());
+        return;
+    }
+    let beat = engine.config.data_width / 8;
+    let uc = StreamRunConfig {
+        engine,
+        streams: engine.config.streams as usize,
+        slot_bytes: 131 * beat,
+        slots: 5,
+        messages: 12,
+        transport: Transport::Uc,
+        pmtu: Pmtu::B512,
+        immediate: ImmediateFormat::SlotAndWrap,
+        solicited_every: 3,
+        channels: 2,
+        rate: None,
+        faults: None,
+        surroundings: Surroundings::stalling(31, 20),
+    };
+    assert!(
+        uc.messages as u64 * u64::from(uc.slot_bytes) > 2 * u64::from(engine.config.stream_buffer_bytes),
+        "past two regions"
+    );
+    let report = bench(uc);
+    let bytes = (uc.streams * uc.messages) as u64 * u64::from(uc.slot_bytes);
+    assert_eq!(report.payload_bytes(), bytes, "{report:?}");
+    let rc = bench(StreamRunConfig {
+        streams: 3,
+        slot_bytes: 256 * beat,
+        slots: 3,
+        messages: 8,
+        transport: Transport::Rc,
+        pmtu: Pmtu::B1024,
+        immediate: ImmediateFormat::Sequence,
+        channels: 4,
+        surroundings: Surroundings::stalling(32, 10),
+        ..uc
+    });
+    assert!(rc.streams.iter().all(|s| s.completed == 8 && s.lost.is_empty()), "{rc:?}");
+
+    // a stream's channels are its own four
+    let mut pair = EnginePair::new(&engine, &Surroundings::stalling(33, 10)).unwrap();
+    let own = bus_first_channel(bus_channel_base(engine.config.channels, engine.config.streams), 5);
+    let settings = StreamSettings {
+        qp: 5,
+        queue: 1,
+        first_channel: own + 4,
+        channels: 2,
+        base_va: 0x10_0000,
+        slot_bytes: 64 * beat,
+        slots: 4,
+        slot_and_wrap: false,
+        end_at_tlast: None,
+        drop_on_overflow: false,
+        solicited_every: 0,
+    };
+    let refused = pair
+        .host(Side::A)
+        .configure_stream(5, &settings)
+        .expect_err("another stream's channels");
+    assert!(refused.contains("channels_not_the_streams"), "{refused}");
+    pair.host(Side::A)
+        .configure_stream(
+            5,
+            &StreamSettings {
+                first_channel: own,
+                ..settings
+            },
+        )
+        .unwrap();
 }

@@ -305,7 +305,11 @@ impl Ferroce {
 
     /// The engine's map, from its build registers.
     fn engine_map(bus: &mut dyn Bus) -> Result<Map, Error> {
-        let layout = Map::new(Config::SMALL);
+        // (a bus build's layout: the ID block of every engine build, with `build_streams.bus`)
+        let layout = Map::new(Config {
+            stream_bus: true,
+            ..Config::SMALL
+        });
         let at = |name: &str| layout.reg(name).offset;
         let (bus_word, tables, streams) = (
             bus.read32(at("build_bus"))?,
@@ -320,6 +324,7 @@ impl Ferroce {
             qps: field("build_tables", "qps", tables),
             streams: field("build_streams", "streams", streams),
             stream_buffer_bytes: 1 << field("build_streams", "buffer_log2", streams).min(31),
+            stream_bus: field("build_streams", "bus", streams) != 0,
         };
         if config.check().is_err() {
             let hash = bus.read32(at("map_hash"))?;

@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 use ferroce_contracts::regs::{Device, Register};
 use ferroce_contracts::responder::{receive_state, Access, REGION_KEY_BITS};
 use ferroce_contracts::sched::queue as queue_field;
+use ferroce_contracts::stream::{bus_channel_base, bus_first_channel};
 use ferroce_contracts::tx::{udp_source_port_hash, ChannelStatus, Pmtu, PostOp, QpState, POST, QP_CONTEXT};
 use ferroce_ctl::connect::ConnectError;
 use ferroce_ctl::stream::{refusal_text, StreamSettings};
@@ -257,7 +258,9 @@ struct StreamSetArgs {
     /// Channels the stream posts on (messages in flight at once): 1, 2 or 4.
     #[arg(long, default_value_t = 2)]
     channels: u32,
-    /// The first of its channels (default: four per stream from the build's last channel down).
+    /// The first of its channels (default: four per stream from the build's last channel down;
+    /// in a stream bus build the stream's own, channels − 4 × streams + 4 × N, the only ones it
+    /// takes).
     #[arg(long)]
     first_channel: Option<u32>,
     /// Scheduler queue of its posts (1 to queues − 1).
@@ -792,12 +795,20 @@ fn info(dev: &mut Ferroce, json_out: bool) -> Result<(), Error> {
     )?;
     let c = map.config;
     text.push_str(&format!(
-        "build          {}-bit data path, {} channels, {} queues, {} QPs, {} stream ports ({} KiB buffers: slots up to {} KiB); map hash {:#010x} matches this tool\n",
+        "build          {}-bit data path, {} channels, {} queues, {} QPs, {} ({} KiB buffers: slots up to {} KiB); map hash {:#010x} matches this tool\n",
         c.data_width,
         c.channels,
         c.queues,
         c.qps,
-        c.streams,
+        if c.stream_bus {
+            format!(
+                "{} streams on one AXI-Stream on channels {} up",
+                c.streams,
+                bus_channel_base(c.channels, c.streams)
+            )
+        } else {
+            format!("{} stream ports", c.streams)
+        },
         c.stream_buffer_bytes / 1024,
         c.stream_buffer_bytes / 2048,
         map.hash()
@@ -1100,11 +1111,18 @@ fn post(dev: &mut Ferroce, a: &PostArgs, json_out: bool) -> Result<bool, Error> 
 fn stream(dev: &mut Ferroce, what: &StreamCmd, json_out: bool) -> Result<(), Error> {
     match what {
         StreamCmd::Set(a) => {
-            let channels = dev.map().config.channels;
+            let config = dev.map().config;
+            let own_channels = || {
+                if config.stream_bus {
+                    bus_first_channel(bus_channel_base(config.channels, config.streams), a.index)
+                } else {
+                    config.channels.saturating_sub(4 * (a.index + 1))
+                }
+            };
             let settings = StreamSettings {
                 qp: a.qp,
                 queue: a.queue,
-                first_channel: a.first_channel.unwrap_or_else(|| channels.saturating_sub(4 * (a.index + 1))),
+                first_channel: a.first_channel.unwrap_or_else(own_channels),
                 channels: a.channels,
                 base_va: number_of(&a.va, "--va")?,
                 slot_bytes: number_of(&a.slot, "--slot")?,

@@ -54,6 +54,10 @@ pub const MAX_QPS: u32 = 2048;
 pub const MAX_STREAMS: u32 = 256;
 /// Byte address of the stream block (each stream's registers, [`STREAM_STRIDE`] apart).
 pub const STREAM_BLOCK: u32 = 0x10000;
+/// The bit of `build_streams` that is set in a stream bus build ([`Config::stream_bus`]): the
+/// field is in those builds' maps only, and the bit 0 in the others.
+pub const STREAM_BUS_BIT: u32 = 21;
+
 /// Bytes between two streams' registers.
 pub const STREAM_STRIDE: u32 = 0x80;
 /// Bytes of a stream port's buffer in the default builds: two 16 KiB slots.
@@ -399,6 +403,9 @@ pub struct Config {
     /// Bytes of each stream port's buffer (a power of two, [`MIN_STREAM_BUFFER_BYTES`] to
     /// [`MAX_STREAM_BUFFER_BYTES`]): a slot is at most half of it.
     pub stream_buffer_bytes: u32,
+    /// The streams share one AXI-Stream (a stream bus, `tdest` naming the stream) and own the
+    /// top 4 × `streams` channels; else each stream has a port of its own.
+    pub stream_bus: bool,
 }
 
 impl Config {
@@ -410,6 +417,7 @@ impl Config {
         qps: 256,
         streams: 8,
         stream_buffer_bytes: DEFAULT_STREAM_BUFFER_BYTES,
+        stream_bus: false,
     };
 
     /// A small build for tests: 64 channels, 5 queues, 16 QPs, 2 stream ports.
@@ -420,6 +428,7 @@ impl Config {
         qps: 16,
         streams: 2,
         stream_buffer_bytes: DEFAULT_STREAM_BUFFER_BYTES,
+        stream_bus: false,
     };
 
     /// The scheduler build's ([`Map::scheduler`]): its `queues`, no data path, tables or
@@ -432,6 +441,7 @@ impl Config {
             qps: 0,
             streams: 0,
             stream_buffer_bytes: DEFAULT_STREAM_BUFFER_BYTES,
+            stream_bus: false,
         }
     }
 
@@ -464,6 +474,12 @@ impl Config {
             return Err(format!(
                 "stream buffer {} bytes: more than {MAX_STREAM_BUFFER_BEATS} beats of {} bits",
                 self.stream_buffer_bytes, self.data_width
+            ));
+        }
+        if self.stream_bus && (!self.streams.is_power_of_two() || self.streams * 4 > self.channels) {
+            return Err(format!(
+                "a stream bus of {} streams (a power of two, 4 channels each of {})",
+                self.streams, self.channels
             ));
         }
         if self.data_width == 0 || self.data_width > 0xFFFF {
@@ -659,7 +675,19 @@ impl Map {
                             config.stream_buffer_bytes.trailing_zeros(),
                             "log2 of the bytes of each stream port's buffer (a slot is at most half of it)",
                         ),
-                    ],
+                    ]
+                    .into_iter()
+                    .chain(config.stream_bus.then(|| {
+                        ro(
+                            "bus",
+                            STREAM_BUS_BIT,
+                            1,
+                            1,
+                            "the streams share one AXI-Stream (tdest) and own the top 4 × streams channels, \
+                             stream s from channels − 4 × streams + 4s (a field of bus builds only: 0 in the others)",
+                        )
+                    }))
+                    .collect(),
                 ),
             ],
         });
@@ -1748,6 +1776,37 @@ mod tests {
             assert_eq!(map.of_kind(Kind::QpContext).len(), QP_CONTEXT.words());
             assert_eq!(map.reg("poll").count * POLL_CHANNELS, cfg.channels);
         }
+    }
+
+    #[test]
+    fn a_stream_bus_build_says_so_in_build_streams() {
+        let ports = Map::new(Config::DEFAULT);
+        let bus = Map::new(Config {
+            streams: MAX_STREAMS,
+            stream_bus: true,
+            ..Config::DEFAULT
+        });
+        bus.check().unwrap();
+        let field = bus.reg("build_streams").field("bus").expect("a bus build's field");
+        assert_eq!((field.lsb, field.width), (STREAM_BUS_BIT, 1));
+        assert_eq!(field.get(bus.reg("build_streams").reset().unwrap()), 1);
+        // a port build's map has no such field, its bit 0
+        assert!(ports.reg("build_streams").field("bus").is_none());
+        assert_eq!(field.get(ports.reg("build_streams").reset().unwrap()), 0);
+        assert!(Config {
+            streams: 3,
+            stream_bus: true,
+            ..Config::DEFAULT
+        }
+        .check()
+        .is_err());
+        assert!(Config {
+            streams: 32,
+            stream_bus: true,
+            ..Config::SMALL
+        }
+        .check()
+        .is_err());
     }
 
     #[test]

@@ -27,6 +27,13 @@ pub const fn bus_first_channel(channel_base: u32, stream: u32) -> u32 {
     channel_base + stream * BUS_STREAM_CHANNELS
 }
 
+/// The first channel of an engine's stream bus of `streams` streams: the bus owns the top
+/// `4 × streams` of the engine's `channels` (powers of two, so a multiple of 4 × streams), the
+/// host's posts the channels below.
+pub const fn bus_channel_base(channels: u32, streams: u32) -> u32 {
+    channels - streams * BUS_STREAM_CHANNELS
+}
+
 /// The beat of the stream window at which a stream bus's sender posts a message whose record
 /// gives `buffer_beat` (the bus buffer's beat) in regions of `2^region_bits` beats: the region of
 /// stream s is at window beat `s · 2^(region_bits + 1)`, twice its size from the next, so the TX

@@ -17,4 +17,4 @@ pub use payload_writer::PayloadWriter;
 pub use read_tracker::ReadTracker;
 pub use responder::Responder;
 pub use rx_path::RxPath;
-pub use top::Engine;
+pub use top::{Engine, EngineBus};
