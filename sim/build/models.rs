@@ -154,25 +154,51 @@ pub fn main() {
     };
 
     // Development shortcut: FERROCE_SIM_TOPS=sched builds only those tops (tests of the others
-    // then fail with SimError::UnknownModel).
-    let only: Option<Vec<String>> = std::env::var("FERROCE_SIM_TOPS")
-        .ok()
-        .filter(|v| !v.trim().is_empty())
-        .map(|v| v.split(',').map(|t| t.trim().to_string()).collect());
+    // then fail with SimError::UnknownModel); `top:variant` names one variant of a top, any of
+    // its variants (FERROCE_SIM_TOPS=engine:c2048_q256_w512_bus256).
+    let only: Option<Vec<(String, Option<String>)>> = std::env::var("FERROCE_SIM_TOPS").ok().filter(|v| !v.trim().is_empty()).map(|v| {
+        v.split(',')
+            .map(|t| match t.trim().split_once(':') {
+                Some((top, variant)) => (top.to_string(), Some(variant.to_string())),
+                None => (t.trim().to_string(), None),
+            })
+            .collect()
+    });
     // FERROCE_SIM_ALL=1: every variant of every top, not only the co-simulated ones
     // (`Top::simulated`), for the tests marked `#[ignore]` that need them.
     let all_variants = std::env::var("FERROCE_SIM_ALL").is_ok_and(|v| v == "1");
     let jobs: Vec<(&'static ferroce_hdl::tops::Top, &'static str)> = TOPS
         .iter()
-        .filter(|t| only.as_ref().is_none_or(|o| o.iter().any(|n| n == t.name)))
+        .filter(|t| only.as_ref().is_none_or(|o| o.iter().any(|(n, _)| n == t.name)))
         .flat_map(|t| {
-            let variants = if all_variants { t.variants } else { t.simulated };
+            let named: Vec<&str> = only
+                .iter()
+                .flatten()
+                .filter(|(n, _)| n == t.name)
+                .filter_map(|(_, v)| v.as_deref())
+                .collect();
+            let variants = if all_variants || !named.is_empty() {
+                t.variants
+            } else {
+                t.simulated
+            };
             variants
                 .iter()
+                .filter(|v| named.is_empty() || named.contains(*v))
                 .filter(|v| t.width_of(v).is_none_or(|w| widths.contains(&w)))
                 .map(move |v| (t, *v))
+                .collect::<Vec<_>>()
         })
         .collect();
+    for (top, variant) in only.iter().flatten() {
+        if let Some(variant) = variant {
+            let known = TOPS
+                .iter()
+                .find(|t| t.name == top.as_str())
+                .is_some_and(|t| t.variants.contains(&variant.as_str()));
+            assert!(known, "FERROCE_SIM_TOPS: no variant {variant} of a top {top}");
+        }
+    }
     // `cargo clippy` checks the Rust code and never links: it needs the list of models, not the
     // models, so it skips Verilator and the C++ compile (minutes instead of a quarter of an hour).
     if std::env::var("RUSTC_WORKSPACE_WRAPPER").is_ok_and(|w| w.contains("clippy")) {

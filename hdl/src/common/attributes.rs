@@ -9,7 +9,7 @@ pub fn with_attributes(verilog: String, mut attribute_of: impl FnMut(&str, &str)
     for line in verilog.split_inclusive('\n') {
         let t = line.trim_start();
         if t.starts_with("module ") {
-            module = t.split('(').next().unwrap_or("").to_string();
+            module = t.trim_end().to_string();
         }
         if let Some(a) = attribute_of(&module, t) {
             out.push_str(&line[..line.len() - t.len()]);
@@ -22,16 +22,25 @@ pub fn with_attributes(verilog: String, mut attribute_of: impl FnMut(&str, &str)
     out
 }
 
-/// Whether a declaration is a memory of one-bit words (`reg[0:0] mem[...]`).
-pub fn is_one_bit_memory(declaration: &str) -> bool {
-    declaration.starts_with("reg[0:0] mem[")
+/// Whether a declaration is a memory of one-bit words (`reg[0:0] mem[...]`) read on a clock,
+/// in the module of header `module`: a LUT RAM (`LutRam`, no `read_clock`) is read at once and
+/// cannot be block RAM.
+pub fn is_one_bit_memory(module: &str, declaration: &str) -> bool {
+    declaration.starts_with("reg[0:0] mem[") && !(module.contains("write_clock") && !module.contains("read_clock"))
 }
 
-/// `(* ram_style = "block" *)` on every memory of one-bit words: left alone, yosys maps a
-/// 2048×1 memory to 32 RAM64M8 (256 LUTs, and a deep read multiplexer); Vivado honours the
-/// attribute too.
+/// The name of a module of header `module` (`module NAME(ports);`).
+pub fn module_name(module: &str) -> &str {
+    module.split('(').next().unwrap_or(module)
+}
+
+/// `(* ram_style = "block" *)` on every memory of one-bit words read on a clock: left alone,
+/// yosys maps a 2048×1 memory to 32 RAM64M8 (256 LUTs, and a deep read multiplexer); Vivado
+/// honours the attribute too.
 pub fn one_bit_memories_in_block_ram(verilog: String) -> String {
-    with_attributes(verilog, |_, declaration| is_one_bit_memory(declaration).then_some(BLOCK_RAM))
+    with_attributes(verilog, |module, declaration| {
+        is_one_bit_memory(module, declaration).then_some(BLOCK_RAM)
+    })
 }
 
 /// Words of a memory declaration (`reg[W:0] mem[D:0];` has D + 1), if it is one.

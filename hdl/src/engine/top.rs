@@ -43,6 +43,12 @@
 //!   others go to `m_read` (so the host must not post local addresses, nor register memory
 //!   regions, at 2^63 and above).
 //! - `init_done` rises when both paths have cleared their RAMs after reset.
+//!
+//! Two builds share this body (`engine_build!`): [`Engine`], whose streams are ports of their
+//! own ([`StreamSet`], `s_stream_*` packed S wide), and [`EngineBus`], whose streams share one
+//! AXI-Stream, a packet (`tdest`) at a time ([`StreamBusSet`], up to 256 streams), on the top
+//! 4·S channels of the TX path (`ferroce_contracts::stream::bus_channel_base`); the register
+//! map's `build_streams.bus` tells them apart.
 
 use super::host::{CompletionQueue, ReceivePosting};
 use super::{HostResponder, RxPath};

@@ -31,7 +31,7 @@ pub mod lists;
 pub mod pacers;
 pub mod serial;
 
-use crate::common::attributes::{is_one_bit_memory, with_attributes, BLOCK_RAM};
+use crate::common::attributes::{is_one_bit_memory, module_name, with_attributes, BLOCK_RAM};
 use crate::common::counter::EventCounter;
 use crate::common::elab::c;
 use arbiter::Arbiter;
@@ -77,13 +77,17 @@ fn index_part(i: usize, queues: usize) -> Bits<32> {
 /// too).
 pub fn synthesis_attributes(verilog: String, parity_in_block_ram: bool) -> String {
     with_attributes(verilog, |module, declaration| {
-        let kept: &[&str] = if module.ends_with("__arbiter") { arbiter::KEPT } else { &[] };
+        let kept: &[&str] = if module_name(module).ends_with("__arbiter") {
+            arbiter::KEPT
+        } else {
+            &[]
+        };
         let name = declaration
             .strip_prefix("reg ")
             .and_then(|d| d.trim_end().strip_suffix(';'))
             .and_then(|d| d.rsplit(' ').next())
             .map(|n| n.split('$').next().unwrap_or(n));
-        if parity_in_block_ram && is_one_bit_memory(declaration) {
+        if parity_in_block_ram && is_one_bit_memory(module, declaration) {
             Some(BLOCK_RAM)
         } else if name.is_some_and(|n| kept.contains(&n)) {
             Some("(* keep *) ")
