@@ -21,7 +21,7 @@
 
 use crate::bench::{CMAC_CLOCK_HZ, LINE_RATE, WIRE_OVERHEAD};
 use crate::contracts::regs::{Config, MAX_STREAM_BUFFER_BYTES};
-use crate::contracts::responder::{completion_kind, message_operation, CheckFailure, ReceiveStatus, ResponderCounter};
+use crate::contracts::responder::{completion_kind, message_operation, CheckFailure, ReceiveStatus, ResponderCounter, DEFAULT_REGIONS};
 use crate::contracts::sched::pace_cost;
 use crate::contracts::stream::{bus_channel_base, bus_first_channel, StreamCommand, StreamSettings};
 use crate::contracts::tx::Pmtu;
@@ -226,6 +226,8 @@ impl StreamReport {
 /// One stream as the run follows it.
 struct Stream {
     peer: Peer,
+    /// The first slot's address in B's memory.
+    ring_base: u64,
     messages: Vec<StreamMessage>,
     /// The messages of each slot (indices into `messages`).
     by_slot: Vec<Vec<usize>>,
@@ -240,7 +242,7 @@ struct Stream {
 
 impl Stream {
     fn ring(&self) -> (u64, u64) {
-        let base = self.peer.region.base;
+        let base = self.ring_base;
         (base, base + self.by_slot.len() as u64 * self.slot_bytes())
     }
 
@@ -278,17 +280,27 @@ pub fn run(config: &StreamRunConfig, pcap: Option<&Path>, mut progress: impl FnM
     let waiting_buffers = (COMPLETION_QUEUE / config.streams).max(1);
     let mut staged = None;
     let qps = distinct_qps(&mut rng, config.streams, config.engine.config.qps);
+    // B's memory regions (entry 0 left unused): more streams than that share them, each
+    // stream's ring at a place of its own in its region, under the region's key and PD
+    let regions = DEFAULT_REGIONS as usize - 1;
+    let shares = config.streams.div_ceil(regions) as u64;
     let mut streams = Vec::new();
     for (s, &qp) in qps.iter().enumerate() {
-        let peer = Peer::new(qp, config.transport, config.pmtu, 1 + s as u16, 1 + s as u32, random_psn(&mut rng))
-            .region_length(ring_bytes)
+        let entry = 1 + (s % regions) as u32;
+        let mut peer = Peer::new(qp, config.transport, config.pmtu, entry as u16, entry, random_psn(&mut rng))
+            .region_length(ring_bytes * shares)
             .retries(if config.faults.is_some() { LOSSY_TIMEOUT } else { 0 }, 7, 7);
+        peer.region.rkey = entry << 8 | (0x40 + qps[s % regions] % 0x80);
+        peer.requester.rkey = peer.region.rkey;
+        let ring_base = peer.region.base + (s / regions) as u64 * ring_bytes;
         pair.commit(Side::A, s as u32, &peer.requester)?;
         pair.commit(Side::B, qp, &b_context(&peer, s as u32))?;
-        pair.add_region(Side::B, &peer.region)?;
+        if s < regions {
+            pair.add_region(Side::B, &peer.region)?;
+        }
         let model = StreamConfig {
             qp: s as u32,
-            base_va: peer.region.base,
+            base_va: ring_base,
             rkey: peer.region.rkey,
             slot_bytes: config.slot_bytes,
             slots: config.slots,
@@ -329,6 +341,7 @@ pub fn run(config: &StreamRunConfig, pcap: Option<&Path>, mut progress: impl FnM
         }
         let stream = Stream {
             peer,
+            ring_base,
             messages,
             by_slot,
             next: 0,
@@ -702,8 +715,9 @@ fn check_counters(pair: &mut EnginePair, figures: &mut [StreamFigures], config: 
 /// Why a run stopped moving: each stream's counters on A and completions on B.
 fn stall_report(pair: &mut EnginePair, streams: &[Stream], completed: usize, total: usize) -> String {
     let mut report = format!(
-        "nothing moved for {STALL_LIMIT} cycles (cycle {}): {completed} of {total} receive completions",
-        pair.cycle()
+        "nothing moved for {STALL_LIMIT} cycles (cycle {}): {completed} of {total} receive completions ({})",
+        pair.cycle(),
+        receiver_drops(pair).unwrap_or_else(|e| e)
     );
     for (s, stream) in streams.iter().enumerate() {
         let names = [

@@ -26,7 +26,8 @@ pub fn with_attributes(verilog: String, mut attribute_of: impl FnMut(&str, &str)
 /// in the module of header `module`: a LUT RAM (`LutRam`, no `read_clock`) is read at once and
 /// cannot be block RAM.
 pub fn is_one_bit_memory(module: &str, declaration: &str) -> bool {
-    declaration.starts_with("reg[0:0] mem[") && !(module.contains("write_clock") && !module.contains("read_clock"))
+    let read_at_once = module.contains("write_clock") && !module.contains("read_clock");
+    declaration.starts_with("reg[0:0] mem[") && !read_at_once
 }
 
 /// The name of a module of header `module` (`module NAME(ports);`).
