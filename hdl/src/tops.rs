@@ -342,6 +342,12 @@ pub fn engine_config(variant: &str) -> Config {
             stream_buffer_bytes: MAX_STREAM_BUFFER_BYTES,
             ..Config::DEFAULT
         },
+        "c2048_q256_w512_bus256" => Config {
+            streams: regs::MAX_STREAMS,
+            stream_buffer_bytes: BUS_STREAM_REGION_BYTES,
+            stream_bus: true,
+            ..Config::DEFAULT
+        },
         "c64_q16_w64" => Config {
             data_width: 64,
             queues: TX_SEGMENTER_SMALL_QUEUES as u32,
@@ -378,6 +384,17 @@ fn engine(variant: &str, module: &str) -> String {
         "c2048_q256_w512" => engine_w512::<8, Q256, 13, { stream_buffer_bits(64) }, 8, 4096, 512>(config, module, 8192),
         // two stream ports whose buffers hold two 1 MiB slots each
         "c2048_q256_w512_slot1m" => engine_w512::<8, Q256, 13, { big_stream_buffer_bits(64) }, 2, 1024, 128>(config, module, 8192),
+        // 256 streams on one AXI-Stream (the `stream_bus_set` s256_w512), 16 KiB each
+        "c2048_q256_w512_bus256" => attributes::deep_memories_in_block_ram(
+            sched::synthesis_attributes(
+                emit::verilog(
+                    &mut EngineBus::<512, 64, { data_depth(64) }, 11, 6, 12, 8, 32, Q256, 13, 16, 256, 8, 9, 10, 8>::new(config),
+                    module,
+                ),
+                true,
+            ),
+            8192,
+        ),
         // and the per-QP RAMs, 2048 words deep (as `tx_path` c2048_q2048_w512)
         "c2048_q2048_w512" => engine_w512::<11, Q2048, 14, { stream_buffer_bits(64) }, 8, 4096, 512>(config, module, 2048),
         "c64_q16_w64" => sched::synthesis_attributes(
@@ -461,6 +478,9 @@ fn stream_port(variant: &str, module: &str) -> String {
         v => panic!("unsupported variant {v}"),
     }
 }
+
+/// A stream's region of the 256-stream bus (`stream_bus` s256_w512: 2^8 beats of 64 bytes).
+const BUS_STREAM_REGION_BYTES: u32 = 64 << 8;
 
 /// Buffer bits of the `stream_bus` variants: 2^12 beats of 8 bytes for 8 streams (4 KiB each,
 /// slots up to 2 KiB); 2^16 beats of 64 bytes for 256 streams (4 MiB: 16 KiB each, slots up
@@ -684,8 +704,8 @@ pub static TOPS: [Top; 32] = [
     },
     Top {
         name: "engine",
-        description: "The engine: register file (AXI4-Lite), TX path and RX path joined: posts and QP contexts over AXI-Lite, RoCEv2 frames to and from the MAC, payload read from and written to memory, ACKs and NAKs sent for the RX side, receive posts and completions, memory regions, counters (c2048_q256_w512: 2048 channels, 256 QPs, 32 queues, 64 regions, 512 bits; c2048_q2048_w512: 2048 QPs, 4 receive buffers each; c2048_q256_w512_slot1m: 2 stream ports with 2 MiB buffers, for slots up to 1 MiB; c64_q16_w64: 64 channels, 16 QPs, 8 queues, 64 bits; c64_q16_w64_bus8: with 8 streams on one AXI-Stream, 4 KiB each, on the top 32 channels)",
-        variants: &["c2048_q256_w512", "c2048_q2048_w512", "c2048_q256_w512_slot1m", "c64_q16_w64", "c64_q16_w64_bus8"],
+        description: "The engine: register file (AXI4-Lite), TX path and RX path joined: posts and QP contexts over AXI-Lite, RoCEv2 frames to and from the MAC, payload read from and written to memory, ACKs and NAKs sent for the RX side, receive posts and completions, memory regions, counters (c2048_q256_w512: 2048 channels, 256 QPs, 32 queues, 64 regions, 512 bits; c2048_q2048_w512: 2048 QPs, 4 receive buffers each; c2048_q256_w512_slot1m: 2 stream ports with 2 MiB buffers, for slots up to 1 MiB; c2048_q256_w512_bus256: 256 streams on one AXI-Stream (tdest), 16 KiB of buffer each, on the top 1024 channels; c64_q16_w64: 64 channels, 16 QPs, 8 queues, 64 bits; c64_q16_w64_bus8: with 8 streams on one AXI-Stream, 4 KiB each, on the top 32 channels)",
+        variants: &["c2048_q256_w512", "c2048_q2048_w512", "c2048_q256_w512_slot1m", "c2048_q256_w512_bus256", "c64_q16_w64", "c64_q16_w64_bus8"],
         simulated: &["c2048_q256_w512", "c2048_q256_w512_slot1m", "c64_q16_w64", "c64_q16_w64_bus8"],
         build: engine,
     },

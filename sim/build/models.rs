@@ -155,7 +155,7 @@ pub fn main() {
 
     // Development shortcut: FERROCE_SIM_TOPS=sched builds only those tops (tests of the others
     // then fail with SimError::UnknownModel); `top:variant` names one variant of a top, any of
-    // its variants (FERROCE_SIM_TOPS=engine:c2048_q2048_w512).
+    // its variants (FERROCE_SIM_TOPS=engine:c2048_q256_w512_bus256).
     let only: Option<Vec<(String, Option<String>)>> = std::env::var("FERROCE_SIM_TOPS").ok().filter(|v| !v.trim().is_empty()).map(|v| {
         v.split(',')
             .map(|t| match t.trim().split_once(':') {

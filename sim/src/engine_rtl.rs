@@ -103,6 +103,18 @@ pub const ENGINE_W64_BUS8: EngineVariant = EngineVariant {
     variant: "c64_q16_w64_bus8",
 };
 
+/// The default engine with 256 streams on one AXI-Stream, 16 KiB of buffer each (slots up to
+/// 8 KiB).
+pub const ENGINE_W512_BUS256: EngineVariant = EngineVariant {
+    config: Config {
+        streams: 256,
+        stream_buffer_bytes: 16384,
+        stream_bus: true,
+        ..Config::DEFAULT
+    },
+    variant: "c2048_q256_w512_bus256",
+};
+
 /// The default engine with two stream ports whose 2 MiB buffers hold two 1 MiB slots each.
 pub const ENGINE_W512_SLOT1M: EngineVariant = EngineVariant {
     config: Config {
@@ -1048,7 +1060,7 @@ mod tests {
 
     #[test]
     fn the_named_engines_are_the_generated_builds() {
-        for engine in [ENGINE_W512, ENGINE_W64, ENGINE_W512_SLOT1M, ENGINE_W64_BUS8] {
+        for engine in [ENGINE_W512, ENGINE_W64, ENGINE_W512_SLOT1M, ENGINE_W64_BUS8, ENGINE_W512_BUS256] {
             assert_eq!(EngineVariant::named(engine.variant), Some(engine), "{}", engine.variant);
         }
         assert_eq!(EngineVariant::named("c1_q1_w8"), None);

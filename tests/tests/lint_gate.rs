@@ -132,11 +132,12 @@ const NOT_YET_PIPELINED: &[(&str, usize)] = &[
     // Added at 7 in stop 80 (2026-12-06): the default engine with two stream ports of 2 MiB
     // buffers (slots up to 1 MiB); its cones are the default engine's.
     ("ferroce_engine_c2048_q256_w512_slot1m", 7),
-    // Added at 7 in stop 84 (2026-12-07): the engine with its streams on one AXI-Stream (the
-    // stream bus set, 6 levels alone, in place of the stream ports), at 7 in the
+    // Added at 7 in stop 84 (2026-12-07): the engines with their streams on one AXI-Stream (the
+    // stream bus set, 6 levels alone, in place of the stream ports). The 64-bit one at 7 in the
     // 64-bit engine's cones (the scheduler's arbiter, the segmenter's tables, the register
     // file's read, the RX ICRC core) and in the bus's state and context, as mapped flattened.
     ("ferroce_engine_c64_q16_w64_bus8", 7),
+    ("ferroce_engine_c2048_q256_w512_bus256", 7),
 ];
 
 /// One emitted top: module name, Verilog file, Verilog text, bus width (if width-generic).

@@ -264,13 +264,13 @@ enum Cmd {
     /// CMAC clock and on 100GbE against the RoCEv2 limit. A mismatch exits with status 1.
     /// Rules: docs/stream.md.
     Stream {
-        /// Streams (A's streams 0..N): at most the build's, 8 ports at 512 bits, 2 at 64; 8 on
-        /// one AXI-Stream with `--engine c64_q16_w64_bus8`.
+        /// Streams (A's streams 0..N): at most the build's, 8 ports at 512 bits, 2 at 64; 256
+        /// on one AXI-Stream with `--engine c2048_q256_w512_bus256` (8 with c64_q16_w64_bus8).
         #[arg(long, default_value_t = 1)]
         streams: usize,
         /// Bytes of a slot: a multiple of the bus width, at most half a stream's buffer: 16 KiB,
-        /// 2 KiB in c64_q16_w64_bus8, 1 MiB with `--engine c2048_q256_w512_slot1m` (K and M
-        /// suffixes: 4K = 4096).
+        /// 8 KiB in c2048_q256_w512_bus256, 1 MiB with `--engine c2048_q256_w512_slot1m` (K and
+        /// M suffixes: 4K = 4096).
         #[arg(long, default_value = "4K", value_parser = parse_transfer_size)]
         slot: u32,
         /// Slots of each ring.
@@ -305,8 +305,8 @@ enum Cmd {
         width: usize,
         /// The engine build instead of the default one at --width: an `engine` variant of
         /// gen-verilog (c2048_q256_w512_slot1m: two stream ports that take slots up to 1 MiB;
-        /// c64_q16_w64_bus8: 8 streams on one AXI-Stream, in packets of up to 1 KiB of random
-        /// streams in turn).
+        /// c2048_q256_w512_bus256 and c64_q16_w64_bus8: streams on one AXI-Stream, in packets
+        /// of up to 1 KiB of random streams in turn).
         #[arg(long, value_name = "VARIANT")]
         engine: Option<String>,
         /// The probability that a RoCEv2 frame is lost, on both wires (UC: the messages it
