@@ -348,6 +348,12 @@ pub fn engine_config(variant: &str) -> Config {
             stream_bus: true,
             ..Config::DEFAULT
         },
+        "c2048_q256_w512_bus128" => Config {
+            streams: 128,
+            stream_buffer_bytes: 2 * BUS_STREAM_REGION_BYTES,
+            stream_bus: true,
+            ..Config::DEFAULT
+        },
         "c64_q16_w64" => Config {
             data_width: 64,
             queues: TX_SEGMENTER_SMALL_QUEUES as u32,
@@ -389,6 +395,17 @@ fn engine(variant: &str, module: &str) -> String {
             sched::synthesis_attributes(
                 emit::verilog(
                     &mut EngineBus::<512, 64, { data_depth(64) }, 11, 6, 12, 8, 32, Q256, 13, 16, 256, 8, 9, 10, 8>::new(config),
+                    module,
+                ),
+                true,
+            ),
+            8192,
+        ),
+        // 128 streams on one AXI-Stream, 32 KiB each (slots up to 16 KiB), the same 4 MiB
+        "c2048_q256_w512_bus128" => attributes::deep_memories_in_block_ram(
+            sched::synthesis_attributes(
+                emit::verilog(
+                    &mut EngineBus::<512, 64, { data_depth(64) }, 11, 6, 12, 8, 32, Q256, 13, 16, 128, 7, 10, 9, 9>::new(config),
                     module,
                 ),
                 true,
@@ -479,7 +496,8 @@ fn stream_port(variant: &str, module: &str) -> String {
     }
 }
 
-/// A stream's region of the 256-stream bus (`stream_bus` s256_w512: 2^8 beats of 64 bytes).
+/// A stream's region of the 256-stream bus (`stream_bus` s256_w512: 2^8 beats of 64 bytes);
+/// the 128-stream engine's are twice as large.
 const BUS_STREAM_REGION_BYTES: u32 = 64 << 8;
 
 /// Buffer bits of the `stream_bus` variants: 2^12 beats of 8 bytes for 8 streams (4 KiB each,
@@ -704,8 +722,8 @@ pub static TOPS: [Top; 32] = [
     },
     Top {
         name: "engine",
-        description: "The engine: register file (AXI4-Lite), TX path and RX path joined: posts and QP contexts over AXI-Lite, RoCEv2 frames to and from the MAC, payload read from and written to memory, ACKs and NAKs sent for the RX side, receive posts and completions, memory regions, counters (c2048_q256_w512: 2048 channels, 256 QPs, 32 queues, 64 regions, 512 bits; c2048_q2048_w512: 2048 QPs, 4 receive buffers each; c2048_q256_w512_slot1m: 2 stream ports with 2 MiB buffers, for slots up to 1 MiB; c2048_q256_w512_bus256: 256 streams on one AXI-Stream (tdest), 16 KiB of buffer each, on the top 1024 channels; c64_q16_w64: 64 channels, 16 QPs, 8 queues, 64 bits; c64_q16_w64_bus8: with 8 streams on one AXI-Stream, 4 KiB each, on the top 32 channels)",
-        variants: &["c2048_q256_w512", "c2048_q2048_w512", "c2048_q256_w512_slot1m", "c2048_q256_w512_bus256", "c64_q16_w64", "c64_q16_w64_bus8"],
+        description: "The engine: register file (AXI4-Lite), TX path and RX path joined: posts and QP contexts over AXI-Lite, RoCEv2 frames to and from the MAC, payload read from and written to memory, ACKs and NAKs sent for the RX side, receive posts and completions, memory regions, counters (c2048_q256_w512: 2048 channels, 256 QPs, 32 queues, 64 regions, 512 bits; c2048_q2048_w512: 2048 QPs, 4 receive buffers each; c2048_q256_w512_slot1m: 2 stream ports with 2 MiB buffers, for slots up to 1 MiB; c2048_q256_w512_bus256: 256 streams on one AXI-Stream (tdest), 16 KiB of buffer each, on the top 1024 channels; c2048_q256_w512_bus128: 128 streams on one AXI-Stream, 32 KiB each, on the top 512 channels; c64_q16_w64: 64 channels, 16 QPs, 8 queues, 64 bits; c64_q16_w64_bus8: with 8 streams on one AXI-Stream, 4 KiB each, on the top 32 channels)",
+        variants: &["c2048_q256_w512", "c2048_q2048_w512", "c2048_q256_w512_slot1m", "c2048_q256_w512_bus256", "c2048_q256_w512_bus128", "c64_q16_w64", "c64_q16_w64_bus8"],
         simulated: &["c2048_q256_w512", "c2048_q256_w512_slot1m", "c64_q16_w64", "c64_q16_w64_bus8"],
         build: engine,
     },

@@ -138,6 +138,9 @@ const NOT_YET_PIPELINED: &[(&str, usize)] = &[
     // file's read, the RX ICRC core) and in the bus's state and context, as mapped flattened.
     ("ferroce_engine_c64_q16_w64_bus8", 7),
     ("ferroce_engine_c2048_q256_w512_bus256", 7),
+    // Added in stop 85 (2026-12-07): 128 streams on the bus, regions twice as large (slots up
+    // to 16 KiB); the 256-stream engine's cones.
+    ("ferroce_engine_c2048_q256_w512_bus128", 7),
 ];
 
 /// One emitted top: module name, Verilog file, Verilog text, bus width (if width-generic).
