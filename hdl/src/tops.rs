@@ -304,8 +304,10 @@ fn host_responder(variant: &str, module: &str) -> String {
     at_width!(variant, module, HostResponder)
 }
 
+/// Bits of the receive queues' addresses of 256 QPs (the responder's `RA`).
+const Q256: usize = 8 + RESPONDER_RECEIVE_QUEUE_LOG2[0].1;
+
 fn rx_path(variant: &str, module: &str) -> String {
-    const Q256: usize = 8 + RESPONDER_RECEIVE_QUEUE_LOG2[0].1;
     const Q2048: usize = 11 + RESPONDER_RECEIVE_QUEUE_LOG2[1].1;
     match variant {
         "q256_w512" => emit::verilog(
@@ -381,8 +383,18 @@ fn engine_w512<const QB: usize, const RA: usize, const HB: usize, const BB: usiz
     attributes::deep_memories_in_block_ram(sched::synthesis_attributes(emit::verilog(&mut engine, module), true), deep)
 }
 
+/// The default engine with `S = 2^SB` streams on one AXI-Stream in its 4 MiB buffer (regions
+/// of `2^RB` beats, positions of `PB` bits, `PL` bits naming a stream's channel place), with
+/// the attributes of [`engine_w512`].
+fn engine_bus_w512<const S: usize, const SB: usize, const PB: usize, const PL: usize, const RB: usize>(
+    config: Config,
+    module: &str,
+) -> String {
+    let mut engine = EngineBus::<512, 64, { data_depth(64) }, 11, 6, 12, 8, 32, Q256, 13, 16, S, SB, PB, PL, RB>::new(config);
+    attributes::deep_memories_in_block_ram(sched::synthesis_attributes(emit::verilog(&mut engine, module), true), 8192)
+}
+
 fn engine(variant: &str, module: &str) -> String {
-    const Q256: usize = 8 + RESPONDER_RECEIVE_QUEUE_LOG2[0].1;
     const Q2048: usize = 11 + RESPONDER_RECEIVE_QUEUE_LOG2[1].1;
     let config = engine_config(variant);
     match variant {
@@ -391,27 +403,9 @@ fn engine(variant: &str, module: &str) -> String {
         // two stream ports whose buffers hold two 1 MiB slots each
         "c2048_q256_w512_slot1m" => engine_w512::<8, Q256, 13, { big_stream_buffer_bits(64) }, 2, 1024, 128>(config, module, 8192),
         // 256 streams on one AXI-Stream (the `stream_bus_set` s256_w512), 16 KiB each
-        "c2048_q256_w512_bus256" => attributes::deep_memories_in_block_ram(
-            sched::synthesis_attributes(
-                emit::verilog(
-                    &mut EngineBus::<512, 64, { data_depth(64) }, 11, 6, 12, 8, 32, Q256, 13, 16, 256, 8, 9, 10, 8>::new(config),
-                    module,
-                ),
-                true,
-            ),
-            8192,
-        ),
+        "c2048_q256_w512_bus256" => engine_bus_w512::<256, 8, 9, 10, 8>(config, module),
         // 128 streams on one AXI-Stream, 32 KiB each (slots up to 16 KiB), the same 4 MiB
-        "c2048_q256_w512_bus128" => attributes::deep_memories_in_block_ram(
-            sched::synthesis_attributes(
-                emit::verilog(
-                    &mut EngineBus::<512, 64, { data_depth(64) }, 11, 6, 12, 8, 32, Q256, 13, 16, 128, 7, 10, 9, 9>::new(config),
-                    module,
-                ),
-                true,
-            ),
-            8192,
-        ),
+        "c2048_q256_w512_bus128" => engine_bus_w512::<128, 7, 10, 9, 9>(config, module),
         // and the per-QP RAMs, 2048 words deep (as `tx_path` c2048_q2048_w512)
         "c2048_q2048_w512" => engine_w512::<11, Q2048, 14, { stream_buffer_bits(64) }, 8, 4096, 512>(config, module, 2048),
         "c64_q16_w64" => sched::synthesis_attributes(

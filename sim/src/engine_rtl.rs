@@ -27,7 +27,7 @@ use crate::faults::{FaultCounts, FaultInjector, Faults};
 use crate::models::responder::MemoryRegion;
 use crate::models::tx::{LocalMemory, Post, QpContext, SparseMemory};
 use crate::regs_rtl::{AxiLiteMaster, Request};
-use crate::stream_feed::StreamSources;
+use crate::stream_feed::{BusPackets, StreamSources};
 use crate::tx_path_rtl::{Memory, MemoryTiming};
 use crate::verilated::{Model, SimError};
 use rand::{Rng, SeedableRng};
@@ -256,7 +256,7 @@ impl EngineRtl {
             "s_stream",
             variant.config.streams as usize,
             bytes,
-            (BUS_PACKET_BYTES / bytes).max(1),
+            BusPackets::UpTo((BUS_PACKET_BYTES / bytes).max(1)),
             s.idle_pct,
         )
         .map_err(e)?;

@@ -23,7 +23,7 @@ use crate::bench::{CMAC_CLOCK_HZ, LINE_RATE, WIRE_OVERHEAD};
 use crate::contracts::regs::{Config, MAX_STREAM_BUFFER_BYTES};
 use crate::contracts::responder::{completion_kind, message_operation, CheckFailure, ReceiveStatus, ResponderCounter, DEFAULT_REGIONS};
 use crate::contracts::sched::pace_cost;
-use crate::contracts::stream::{bus_channel_base, bus_first_channel, StreamCommand, StreamSettings};
+use crate::contracts::stream::{StreamCommand, StreamSettings};
 use crate::contracts::tx::Pmtu;
 use crate::engine_rtl::{EngineHost, EnginePair, EngineVariant, HostCompletion, Side, Surroundings};
 use crate::faults::{FaultCounts, Faults};
@@ -31,6 +31,7 @@ use crate::loopback_bench::{b_context, LOSSY_TICK_CYCLES, LOSSY_TIMEOUT};
 use crate::models::stream::{ImmediateFormat, MessageEnd, StreamConfig, StreamCutter, StreamMessage};
 use crate::models::tx::LocalMemory;
 use crate::peers::{distinct_qps, random_psn, Peer, BUFFER_BASE};
+use crate::stream_feed::BusPackets;
 use crate::wire::{RoceFrame, Transport};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -69,6 +70,9 @@ pub struct StreamRunConfig {
     pub solicited_every: u32,
     /// TX channels of each stream (1, 2 or 4: messages in flight at once).
     pub channels: u32,
+    /// A bus build's packets: each of this many bytes (whole beats, a divisor of the slot), as
+    /// a source of fixed frames sends them; `None`: 1 to [`BUS_PACKET_BYTES`](crate::engine_rtl::BUS_PACKET_BYTES) at random.
+    pub bus_packet_bytes: Option<u32>,
     /// Each stream paced at this many payload bytes per second at [`CMAC_CLOCK_HZ`] (stream s
     /// posts on queue 1 + s, in the high table); `None`: not paced, the streams sharing queues.
     pub rate: Option<u64>,
@@ -98,12 +102,27 @@ impl StreamRunConfig {
                 "a slot of {} bytes: this engine build takes whole {beat}-byte beats up to {} KiB (half a stream's buffer{})",
                 self.slot_bytes,
                 buffer / 2048,
-                if buffer < MAX_STREAM_BUFFER_BYTES {
+                if self.engine.config.stream_bus && self.engine.config.streams > 128 {
+                    "; the bus build c2048_q256_w512_bus128 takes 16 KiB on 128 streams"
+                } else if buffer < MAX_STREAM_BUFFER_BYTES {
                     "; the engine build c2048_q256_w512_slot1m takes slots up to 1 MiB"
                 } else {
                     ""
                 }
             ));
+        }
+        if let Some(packet) = self.bus_packet_bytes {
+            if !self.engine.config.stream_bus {
+                return Err(
+                    "packets of a fixed length: the streams of a bus build (its streams are cut into packets; ports have none)".into(),
+                );
+            }
+            if packet == 0 || !packet.is_multiple_of(beat) || !self.slot_bytes.is_multiple_of(packet) {
+                return Err(format!(
+                    "packets of {packet} bytes: whole {beat}-byte beats that divide the {}-byte slot",
+                    self.slot_bytes
+                ));
+            }
         }
         if self.messages == 0 || self.slots == 0 {
             return Err("no message to send (messages and slots from 1)".into());
@@ -255,11 +274,7 @@ impl Stream {
 /// a stream port's are its place's (`channels × stream`), a bus stream's its own four
 /// (`bus_first_channel`).
 fn first_channel(config: &Config, stream: u32, channels: u32) -> u32 {
-    if config.stream_bus {
-        bus_first_channel(bus_channel_base(config.channels, config.streams), stream)
-    } else {
-        channels * stream
-    }
+    config.bus_stream_channel(stream).unwrap_or(channels * stream)
 }
 
 /// Runs `config`, its frames (both wires, as the engines sent them) written to the pcap file
@@ -269,6 +284,11 @@ pub fn run(config: &StreamRunConfig, pcap: Option<&Path>, mut progress: impl FnM
     let seed = config.surroundings.seed;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut pair = EnginePair::new(&config.engine, &config.surroundings)?;
+    if let Some(bytes) = config.bus_packet_bytes {
+        pair.a
+            .streams
+            .cut_packets(BusPackets::Exactly((bytes / (config.engine.config.data_width / 8)) as usize));
+    }
     if let Some(faults) = config.faults {
         pair.set_faults(Some(faults), Some(faults), seed);
         if config.transport == Transport::Rc {

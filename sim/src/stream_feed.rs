@@ -107,11 +107,30 @@ impl StreamFeed {
     }
 }
 
+/// How a bus source cuts each stream's bytes into packets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BusPackets {
+    /// Each of 1 to this many beats, drawn at random.
+    UpTo(usize),
+    /// Each of this many beats (fewer only where a stream's queued bytes end), as a source of
+    /// fixed frames sends them.
+    Exactly(usize),
+}
+
+impl BusPackets {
+    /// The beats of the next packet.
+    fn draw(self, rng: &mut ChaCha8Rng) -> usize {
+        match self {
+            BusPackets::UpTo(beats) => rng.gen_range(1..=beats),
+            BusPackets::Exactly(beats) => beats,
+        }
+    }
+}
+
 /// The source of a stream bus (`<prefix>_tvalid`, `tready`, `tdata`, `tkeep`, `tlast`,
-/// `tdest`): each stream's bytes in whole beats, cut into packets of 1 to `packet_beats`
-/// beats, the packets of the streams with bytes taken in random turns, a packet's beats in a
-/// row (`tdest` its stream, `tlast` on its last beat) under random idle, a beat held until
-/// taken.
+/// `tdest`): each stream's bytes in whole beats, cut into packets as `packets` says, the
+/// packets of the streams with bytes taken in random turns, a packet's beats in a row (`tdest`
+/// its stream, `tlast` on its last beat) under random idle, a beat held until taken.
 pub struct BusFeed {
     valid: usize,
     ready: usize,
@@ -119,7 +138,8 @@ pub struct BusFeed {
     last: usize,
     dest: usize,
     beat_bytes: usize,
-    packet_beats: usize,
+    /// How each stream's bytes are cut into packets.
+    pub packets: BusPackets,
     queues: Vec<VecDeque<u8>>,
     /// The packet being sent: its stream and beats left.
     packet: Option<(usize, usize)>,
@@ -137,7 +157,7 @@ impl BusFeed {
         prefix: &str,
         streams: usize,
         beat_bytes: usize,
-        packet_beats: usize,
+        packets: BusPackets,
         idle_pct: u32,
     ) -> Result<BusFeed, SimError> {
         let port = |name: &str| m.port(&format!("{prefix}_{name}"));
@@ -148,7 +168,7 @@ impl BusFeed {
             last: port("tlast")?,
             dest: port("tdest")?,
             beat_bytes,
-            packet_beats,
+            packets,
             queues: vec![VecDeque::new(); streams],
             packet: None,
             presenting: false,
@@ -180,7 +200,7 @@ impl BusFeed {
                 let waiting: Vec<usize> = (0..self.queues.len()).filter(|&s| !self.queues[s].is_empty()).collect();
                 if !waiting.is_empty() {
                     let stream = waiting[rng.gen_range(0..waiting.len())];
-                    let beats = (self.queues[stream].len() / self.beat_bytes).min(rng.gen_range(1..=self.packet_beats));
+                    let beats = (self.queues[stream].len() / self.beat_bytes).min(self.packets.draw(rng));
                     self.packet = Some((stream, beats));
                 }
             }
@@ -222,18 +242,18 @@ pub enum StreamSources {
 }
 
 impl StreamSources {
-    /// The sources on `<prefix>_t*` of `m`: a bus of `streams` streams in packets of 1 to
-    /// `packet_beats` beats if `m` has `<prefix>_tdest`, else its packed ports.
+    /// The sources on `<prefix>_t*` of `m`: a bus of `streams` streams in `packets` if `m` has
+    /// `<prefix>_tdest`, else its packed ports.
     pub fn new(
         m: &mut Model,
         prefix: &str,
         streams: usize,
         beat_bytes: usize,
-        packet_beats: usize,
+        packets: BusPackets,
         idle_pct: u32,
     ) -> Result<StreamSources, SimError> {
         Ok(if m.port(&format!("{prefix}_tdest")).is_ok() {
-            StreamSources::Bus(BusFeed::new(m, prefix, streams, beat_bytes, packet_beats, idle_pct)?)
+            StreamSources::Bus(BusFeed::new(m, prefix, streams, beat_bytes, packets, idle_pct)?)
         } else {
             StreamSources::Ports(StreamFeed::new(m, prefix, beat_bytes, idle_pct)?)
         })
@@ -248,6 +268,13 @@ impl StreamSources {
                 assert!(!last, "a bus's packets end where its source cuts them");
                 feed.push(stream, bytes)
             }
+        }
+    }
+
+    /// A bus's packets from now on cut as `packets` says (ports have no packets of their own).
+    pub fn cut_packets(&mut self, packets: BusPackets) {
+        if let StreamSources::Bus(feed) = self {
+            feed.packets = packets;
         }
     }
 

@@ -18,7 +18,7 @@ use crate::models::contracts::stream::{bus_first_channel, StreamCommand, StreamR
 use crate::models::contracts::tx::{PostError, POST};
 use crate::models::stream::{ImmediateFormat, MessageEnd, StreamConfig, StreamCutter, StreamMessage};
 use crate::regs_rtl::{AxiLiteMaster, Request};
-use crate::stream_feed::StreamSources;
+use crate::stream_feed::{BusPackets, StreamSources};
 use crate::verilated::{Model, SimError, Traffic};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -386,7 +386,15 @@ fn run_on(
     let (cpl_valid, cpl_channel, cpl_status) = (p("cpl_valid"), p("cpl_channel"), p("cpl_status"));
     let (read_valid, read_ready, read_addr, read_len) = (p("s_read_valid"), p("s_read_ready"), p("s_read_addr"), p("s_read_len"));
     let (pay_valid, pay_ready, pay_data, pay_last) = (p("m_pay_tvalid"), p("m_pay_tready"), p("m_pay_tdata"), p("m_pay_tlast"));
-    let mut feed = StreamSources::new(&mut b.m, "s_axis", streams, beat_bytes as usize, 8, traffic.idle_pct).map_err(e)?;
+    let mut feed = StreamSources::new(
+        &mut b.m,
+        "s_axis",
+        streams,
+        beat_bytes as usize,
+        BusPackets::UpTo(8),
+        traffic.idle_pct,
+    )
+    .map_err(e)?;
     for (s, stream) in set.iter().enumerate() {
         feed.push(s, &stream.bytes, false);
     }

@@ -13,7 +13,6 @@ mod common;
 use common::HostBus;
 use ferroce_ctl::stream::{StreamSettings, Streams};
 use ferroce_hdl::tops::stream_buffer_bits;
-use ferroce_sim::contracts::stream::{bus_channel_base, bus_first_channel};
 use ferroce_sim::contracts::tx::Pmtu;
 use ferroce_sim::engine_rtl::{
     built_engines, EngineHost, EnginePair, EngineVariant, HostCompletion, Side, Surroundings, ENGINE_W512, ENGINE_W512_SLOT1M,
@@ -193,6 +192,7 @@ fn every_stream_port_sends_megabytes_into_its_ring() {
             immediate: ImmediateFormat::SlotAndWrap,
             solicited_every: 3,
             channels: 2,
+            bus_packet_bytes: None,
             rate: None,
             faults: None,
             surroundings: Surroundings::stalling(11, 20),
@@ -215,6 +215,7 @@ fn every_stream_port_sends_megabytes_into_its_ring() {
             immediate: ImmediateFormat::Sequence,
             solicited_every: 0,
             channels: 2,
+            bus_packet_bytes: None,
             surroundings: Surroundings::stalling(12, 10),
             ..base
         });
@@ -243,6 +244,7 @@ fn paced_streams_leave_at_their_rate_a_packet_at_a_time() {
             immediate: ImmediateFormat::Sequence,
             solicited_every: 0,
             channels: 4,
+            bus_packet_bytes: None,
             rate: Some(rate),
             faults: None,
             surroundings: Surroundings {
@@ -297,6 +299,7 @@ fn a_lossy_wire_loses_whole_uc_messages_and_no_rc_message() {
             immediate: ImmediateFormat::Sequence,
             solicited_every: 0,
             channels: 2,
+            bus_packet_bytes: None,
             rate: None,
             faults: Some(Faults {
                 loss: 0.02,
@@ -388,6 +391,7 @@ fn megabyte_slots_land_whole_in_the_big_slot_build() {
         immediate: ImmediateFormat::Sequence,
         solicited_every: 2,
         channels: 2,
+        bus_packet_bytes: None,
         rate: None,
         faults: None,
         surroundings: Surroundings::stalling(21, 10),
@@ -435,7 +439,7 @@ fn megabyte_slots_land_whole_in_the_big_slot_build() {
 /// The bus build at 64 bits (`c64_q16_w64_bus8`): its 8 streams on one AXI-Stream, in packets
 /// of 1 to 128 beats of random streams in turn under random idle and backpressure, each past
 /// two of its 4 KiB regions of data in slots that are not a power of two, on UC; then three on
-/// RC on all four of their channels. Every message lands in its slot and completes in order. A
+/// RC on all four of their channels, in packets of 32 beats each. Every message lands in its slot and completes in order. A
 /// stream set up on another stream's channels is refused (`channels_not_the_streams`), and
 /// taken on its own.
 #[test]
@@ -457,6 +461,7 @@ fn streams_on_one_bus_land_in_their_slots() {
         immediate: ImmediateFormat::SlotAndWrap,
         solicited_every: 3,
         channels: 2,
+        bus_packet_bytes: None,
         rate: None,
         faults: None,
         surroundings: Surroundings::stalling(31, 20),
@@ -477,6 +482,7 @@ fn streams_on_one_bus_land_in_their_slots() {
         pmtu: Pmtu::B1024,
         immediate: ImmediateFormat::Sequence,
         channels: 4,
+        bus_packet_bytes: Some(32 * beat),
         surroundings: Surroundings::stalling(32, 10),
         ..uc
     });
@@ -484,7 +490,7 @@ fn streams_on_one_bus_land_in_their_slots() {
 
     // a stream's channels are its own four
     let mut pair = EnginePair::new(&engine, &Surroundings::stalling(33, 10)).unwrap();
-    let own = bus_first_channel(bus_channel_base(engine.config.channels, engine.config.streams), 5);
+    let own = engine.config.bus_stream_channel(5).expect("a bus build");
     let settings = StreamSettings {
         qp: 5,
         queue: 1,

@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 use ferroce_contracts::regs::{Device, Register};
 use ferroce_contracts::responder::{receive_state, Access, REGION_KEY_BITS};
 use ferroce_contracts::sched::queue as queue_field;
-use ferroce_contracts::stream::{bus_channel_base, bus_first_channel};
+use ferroce_contracts::stream::bus_channel_base;
 use ferroce_contracts::tx::{udp_source_port_hash, ChannelStatus, Pmtu, PostOp, QpState, POST, QP_CONTEXT};
 use ferroce_ctl::connect::ConnectError;
 use ferroce_ctl::stream::{refusal_text, StreamSettings};
@@ -1113,11 +1113,9 @@ fn stream(dev: &mut Ferroce, what: &StreamCmd, json_out: bool) -> Result<(), Err
         StreamCmd::Set(a) => {
             let config = dev.map().config;
             let own_channels = || {
-                if config.stream_bus {
-                    bus_first_channel(bus_channel_base(config.channels, config.streams), a.index)
-                } else {
-                    config.channels.saturating_sub(4 * (a.index + 1))
-                }
+                config
+                    .bus_stream_channel(a.index)
+                    .unwrap_or_else(|| config.channels.saturating_sub(4 * (a.index + 1)))
             };
             let settings = StreamSettings {
                 qp: a.qp,

@@ -16,6 +16,7 @@ use crate::responder::{receive_state, ResponderCounter, DEFAULT_REGIONS, MEMORY_
 use crate::rx::DropReason;
 use crate::sched;
 use crate::schema::{Schema, WORD_BITS};
+use crate::stream::{bus_channel_base, bus_first_channel};
 use crate::tx::{
     CompletionStatus, PostError, BLOCK_LOG2_DEFAULT, BLOCK_LOG2_MAX, BLOCK_LOG2_MIN, COMPLETION_STATUS_BITS, POST, QP_CONTEXT,
 };
@@ -491,6 +492,16 @@ impl Config {
     /// Poll registers (groups of [`POLL_CHANNELS`] channels).
     pub fn poll_groups(&self) -> u32 {
         self.channels / POLL_CHANNELS
+    }
+
+    /// The first of the channels that stream `stream` of a stream bus owns; `None` in a build
+    /// of stream ports, whose streams post on the channels their settings give.
+    pub const fn bus_stream_channel(&self, stream: u32) -> Option<u32> {
+        if self.stream_bus {
+            Some(bus_first_channel(bus_channel_base(self.channels, self.streams), stream))
+        } else {
+            None
+        }
     }
 }
 

@@ -265,11 +265,12 @@ enum Cmd {
     /// Rules: docs/stream.md.
     Stream {
         /// Streams (A's streams 0..N): at most the build's, 8 ports at 512 bits, 2 at 64; 256
-        /// on one AXI-Stream with `--engine c2048_q256_w512_bus256` (8 with c64_q16_w64_bus8).
+        /// on one AXI-Stream with `--engine c2048_q256_w512_bus256` (128 with
+        /// c2048_q256_w512_bus128, 8 with c64_q16_w64_bus8).
         #[arg(long, default_value_t = 1)]
         streams: usize,
-        /// Bytes of a slot: a multiple of the bus width, at most half a stream's buffer: 16 KiB,
-        /// 8 KiB in c2048_q256_w512_bus256, 1 MiB with `--engine c2048_q256_w512_slot1m` (K and
+        /// Bytes of a slot: a multiple of the bus width, at most half a stream's buffer: 16 KiB
+        /// (c2048_q256_w512_bus128 too), 8 KiB in c2048_q256_w512_bus256, 1 MiB with `--engine c2048_q256_w512_slot1m` (K and
         /// M suffixes: 4K = 4096).
         #[arg(long, default_value = "4K", value_parser = parse_transfer_size)]
         slot: u32,
@@ -305,10 +306,14 @@ enum Cmd {
         width: usize,
         /// The engine build instead of the default one at --width: an `engine` variant of
         /// gen-verilog (c2048_q256_w512_slot1m: two stream ports that take slots up to 1 MiB;
-        /// c2048_q256_w512_bus256 and c64_q16_w64_bus8: streams on one AXI-Stream, in packets
-        /// of up to 1 KiB of random streams in turn).
+        /// c2048_q256_w512_bus256, c2048_q256_w512_bus128 and c64_q16_w64_bus8: streams on one
+        /// AXI-Stream, in packets of up to 1 KiB of random streams in turn).
         #[arg(long, value_name = "VARIANT")]
         engine: Option<String>,
+        /// A bus build's packets all of BYTES (whole beats dividing the slot; K suffix: 1K =
+        /// 1024), as a source of fixed frames sends them, instead of 1 beat to 1 KiB at random.
+        #[arg(long, value_name = "BYTES", value_parser = parse_transfer_size)]
+        packet: Option<u32>,
         /// The probability that a RoCEv2 frame is lost, on both wires (UC: the messages it
         /// belonged to are lost; RC: sent again, its retry timer scaled down to a tick of 16
         /// cycles).
@@ -654,6 +659,7 @@ fn main() -> ExitCode {
             rate,
             width,
             engine,
+            packet,
             loss,
             burst,
             random,
@@ -707,6 +713,7 @@ fn main() -> ExitCode {
                 },
                 solicited_every: se_every,
                 channels,
+                bus_packet_bytes: packet,
                 rate,
                 faults: (loss > 0.0).then_some(ferroce_sim::faults::Faults {
                     loss,
