@@ -11,8 +11,8 @@
 //!  Between / Receiving / Dropping ─► buffer (block RAM: S regions of 2^(BB−SB) beats) ◄─ read
 //!       │ the message ends                   │ tlast
 //!       ▼                                     ▼
-//!  Closing ─► record FIFO ─► m_message  Storing: the context back ─► Idle (or the same stream's
-//!       └────────────► Storing                                      next packet at once)
+//!  Closing ─► record FIFO ─► m_message  Storing: the context back ─► Idle, or the next packet's
+//!       └────────────► Storing                        stream: the same at once, another Loading
 //!  release (stream, beats) ─► released position (LUT RAM)
 //! ```
 //!
@@ -24,8 +24,9 @@
 //!   `dropped_partial_beat`), and a stream without room and without `drop_on_overflow` holds
 //!   `tready` low for the whole bus.
 //! - **Cycles**: a beat a cycle within a packet; one cycle after each message (`Closing`) and
-//!   one after each packet (`Storing`); a packet of another stream than the last one waits five
-//!   more (`Idle`, `Loading`, three of `Waiting` while the stream's room is worked out).
+//!   one after each packet (`Storing`); a packet of another stream than the last one waits four
+//!   more (`Loading`, three of `Waiting` while the stream's room is worked out), and one more
+//!   (`Idle`) when it comes after the bus has gone idle or after a packet discarded.
 //! - **Regions**: stream s holds beats `s·2^(BB−SB)` to `(s+1)·2^(BB−SB) − 1` of the buffer, a
 //!   ring; a record's `buffer_beat` is the absolute beat of its first byte, and a message that
 //!   passes the region's end goes on at its start. A slot is at most half a region.
@@ -991,11 +992,15 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
                 if self.dropping.q.val() {
                     self.state.d.next = BusState::Dropping;
                 }
-                // after the packet's end the same stream's next packet goes on at once
+                // after the packet's end the same stream's next packet goes on at once, and
+                // another stream's loads (its context written back in this cycle)
                 if self.packet_ended.q.val() {
                     self.packet_ended.d.next = false;
-                    if !self.s_axis_tvalid.val() || self.s_axis_tdest.val() != self.current.q.val() {
+                    if !self.s_axis_tvalid.val() {
                         self.state.d.next = BusState::Idle;
+                    } else if self.s_axis_tdest.val() != self.current.q.val() {
+                        self.current.d.next = self.s_axis_tdest.val();
+                        self.state.d.next = BusState::Loading;
                     }
                 }
                 // the stream stops: here, or at its packet's end between messages (a stop asked
