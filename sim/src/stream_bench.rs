@@ -71,7 +71,8 @@ pub struct StreamRunConfig {
     /// TX channels of each stream (1, 2 or 4: messages in flight at once).
     pub channels: u32,
     /// A bus build's packets: each of this many bytes (whole beats, a divisor of the slot), as
-    /// a source of fixed frames sends them; `None`: 1 to [`BUS_PACKET_BYTES`](crate::engine_rtl::BUS_PACKET_BYTES) at random.
+    /// a source of fixed frames sends them; `None`: 1 beat to
+    /// [`BUS_PACKET_BYTES`](crate::engine_rtl::BUS_PACKET_BYTES) at random.
     pub bus_packet_bytes: Option<u32>,
     /// Each stream paced at this many payload bytes per second at [`CMAC_CLOCK_HZ`] (stream s
     /// posts on queue 1 + s, in the high table); `None`: not paced, the streams sharing queues.
@@ -113,9 +114,7 @@ impl StreamRunConfig {
         }
         if let Some(packet) = self.bus_packet_bytes {
             if !self.engine.config.stream_bus {
-                return Err(
-                    "packets of a fixed length: the streams of a bus build (its streams are cut into packets; ports have none)".into(),
-                );
+                return Err("packets of a fixed length need a bus build (a stream port's bytes come in no packets)".into());
             }
             if packet == 0 || !packet.is_multiple_of(beat) || !self.slot_bytes.is_multiple_of(packet) {
                 return Err(format!(
@@ -272,7 +271,7 @@ impl Stream {
 
 /// The first channel of stream `stream` of `channels` channels in an engine build of `config`:
 /// a stream port's are its place's (`channels × stream`), a bus stream's its own four
-/// (`bus_first_channel`).
+/// (`Config::bus_stream_channel`).
 fn first_channel(config: &Config, stream: u32, channels: u32) -> u32 {
     config.bus_stream_channel(stream).unwrap_or(channels * stream)
 }

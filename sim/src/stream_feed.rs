@@ -139,7 +139,7 @@ pub struct BusFeed {
     dest: usize,
     beat_bytes: usize,
     /// How each stream's bytes are cut into packets.
-    pub packets: BusPackets,
+    packets: BusPackets,
     queues: Vec<VecDeque<u8>>,
     /// The packet being sent: its stream and beats left.
     packet: Option<(usize, usize)>,

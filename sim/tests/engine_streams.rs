@@ -15,7 +15,7 @@ use ferroce_ctl::stream::{StreamSettings, Streams};
 use ferroce_hdl::tops::stream_buffer_bits;
 use ferroce_sim::contracts::tx::Pmtu;
 use ferroce_sim::engine_rtl::{
-    built_engines, EngineHost, EnginePair, EngineVariant, HostCompletion, Side, Surroundings, ENGINE_W512, ENGINE_W512_SLOT1M,
+    built_engines, EngineHost, EnginePair, EngineVariant, HostCompletion, Side, Surroundings, ENGINE_W512, ENGINE_W512_SLOT1M, ENGINE_W64,
     ENGINE_W64_BUS8,
 };
 use ferroce_sim::faults::Faults;
@@ -470,6 +470,18 @@ fn streams_on_one_bus_land_in_their_slots() {
         uc.messages as u64 * u64::from(uc.slot_bytes) > 2 * u64::from(engine.config.stream_buffer_bytes),
         "past two regions"
     );
+    // packets of a fixed length: whole beats that divide the slot, and only on a bus
+    for (packet, engine) in [(12 * beat, engine), (3 * beat + 1, engine), (beat, ENGINE_W64)] {
+        let refusal = StreamRunConfig {
+            engine,
+            streams: 1,
+            bus_packet_bytes: Some(packet),
+            ..uc
+        }
+        .check()
+        .expect_err("a packet length refused");
+        assert!(refusal.contains("packets of"), "{refusal}");
+    }
     let report = bench(uc);
     let bytes = (uc.streams * uc.messages) as u64 * u64::from(uc.slot_bytes);
     assert_eq!(report.payload_bytes(), bytes, "{report:?}");

@@ -270,8 +270,8 @@ enum Cmd {
         #[arg(long, default_value_t = 1)]
         streams: usize,
         /// Bytes of a slot: a multiple of the bus width, at most half a stream's buffer: 16 KiB
-        /// (c2048_q256_w512_bus128 too), 8 KiB in c2048_q256_w512_bus256, 1 MiB with `--engine c2048_q256_w512_slot1m` (K and
-        /// M suffixes: 4K = 4096).
+        /// (c2048_q256_w512_bus128 too), 8 KiB in c2048_q256_w512_bus256, 1 MiB with `--engine
+        /// c2048_q256_w512_slot1m` (K and M suffixes: 4K = 4096).
         #[arg(long, default_value = "4K", value_parser = parse_transfer_size)]
         slot: u32,
         /// Slots of each ring.
