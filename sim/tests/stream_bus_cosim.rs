@@ -358,7 +358,13 @@ fn figures(variant: BusVariant, streams: usize, slot_bytes: u32, packet_beats: u
 #[test]
 fn one_stream_and_122_streams_measured() {
     let s256 = VARIANTS[1];
-    for (streams, slot, packet_beats, packets) in [(1, 4096, 64, 24), (1, 8192, 16, 48), (122, 4096, 16, 4), (122, 8192, 64, 2)] {
+    for (streams, slot, packet_beats, packets) in [
+        (1, 4096, 64, 24),
+        (1, 8192, 16, 48),
+        (122, 4096, 16, 4),
+        (122, 8192, 64, 2),
+        (122, 4096, 4, 16),
+    ] {
         let (cycles, beats) = figures(s256, streams, slot, packet_beats, packets);
         let bytes_per_cycle = (beats * 64) as f64 / cycles as f64;
         println!(

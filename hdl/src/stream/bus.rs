@@ -12,7 +12,8 @@
 //!       │ the message ends                   │ tlast
 //!       ▼                                     ▼
 //!  Closing ─► record FIFO ─► m_message  Storing: the context back ─► Idle, or the next packet's
-//!       └────────────► Storing                        stream: the same at once, another Loading
+//!       └────────────► Storing                        stream: the same at once, another loaded
+//!                                                     as this one is stored ─► Waiting
 //!  release (stream, beats) ─► released position (LUT RAM)
 //! ```
 //!
@@ -24,9 +25,12 @@
 //!   `dropped_partial_beat`), and a stream without room and without `drop_on_overflow` holds
 //!   `tready` low for the whole bus.
 //! - **Cycles**: a beat a cycle within a packet; one cycle after each message (`Closing`) and
-//!   one after each packet (`Storing`); a packet of another stream than the last one waits four
-//!   more (`Loading`, three of `Waiting` while the stream's room is worked out), and one more
-//!   (`Idle`) when it comes after the bus has gone idle or after a packet discarded.
+//!   one after each packet (`Storing`, which also loads the next packet's stream when it is
+//!   another one). A packet of another stream than the last one then waits one cycle when its
+//!   stream is in the middle of a message (`Waiting`: its bits read at `tdest` a cycle ago
+//!   say it may go on), three when a message starts with it (`Waiting`, while the stream's room
+//!   is worked out); `Idle` and `Loading` come before them when the bus had gone idle or
+//!   discarded a packet.
 //! - **Regions**: stream s holds beats `s·2^(BB−SB)` to `(s+1)·2^(BB−SB) − 1` of the buffer, a
 //!   ring; a record's `buffer_beat` is the absolute beat of its first byte, and a message that
 //!   passes the region's end goes on at its start. A slot is at most half a region.
@@ -235,9 +239,11 @@ pub struct StreamBus<const W: usize, const K: usize, const BB: usize, const S: u
     stopping: DFF<Bit>,
     current_running: DFF<Bit>,
     current_stop_requested: DFF<Bit>,
-    current_fresh: DFF<Bit>,
+    /// The stream of the packet about to start (`s_axis_tdest`, a cycle ago): running,
+    /// configured since its last packet, its counters counting.
+    loading_running: DFF<Bit>,
     loading_fresh: DFF<Bit>,
-    current_counted: DFF<Bit>,
+    loading_counted: DFF<Bit>,
     released_current: DFF<Bits<PB>>,
     // ---- the stream's settings (loaded) ----
     slot_last_beat: DFF<Bits<BEAT_BITS>>,
@@ -324,6 +330,14 @@ pub struct StreamBus<const W: usize, const K: usize, const BB: usize, const S: u
     status_partial_out: DFF<Bits<32>>,
     // ---- combinational ----
     current_index: Signal<Local, Bits<SB>>,
+    /// The packet's stream, `s_axis_tdest`.
+    packet_index: Signal<Local, Bits<SB>>,
+    /// Where the stream's settings, context and released position are read: the current
+    /// stream, or the next packet's as a packet's context is stored.
+    load_index: Signal<Local, Bits<SB>>,
+    /// The next packet is another stream's: its settings and context load as the last
+    /// packet's context is stored.
+    load_while_storing: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
     beat_full: Signal<Local, Bit>,
     beat_empty: Signal<Local, Bit>,
@@ -436,9 +450,9 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             stopping: Default::default(),
             current_running: Default::default(),
             current_stop_requested: Default::default(),
-            current_fresh: Default::default(),
+            loading_running: Default::default(),
             loading_fresh: Default::default(),
-            current_counted: Default::default(),
+            loading_counted: Default::default(),
             released_current: Default::default(),
             slot_last_beat: Default::default(),
             room_limit: Default::default(),
@@ -514,6 +528,9 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             status_overflow_out: Default::default(),
             status_partial_out: Default::default(),
             current_index: Default::default(),
+            packet_index: Default::default(),
+            load_index: Default::default(),
+            load_while_storing: Default::default(),
             accept: Default::default(),
             beat_full: Default::default(),
             beat_empty: Default::default(),
@@ -590,9 +607,9 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             stopping,
             current_running,
             current_stop_requested,
-            current_fresh,
+            loading_running,
             loading_fresh,
-            current_counted,
+            loading_counted,
             released_current,
             slot_last_beat,
             room_limit,
@@ -683,15 +700,19 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
         self.current_running.d.next =
             self.running_streams.q.val().get_bit(self.current_index.val().index()) && (self.current.q.val() >> self.stream_bits.val()) == 0;
         self.current_stop_requested.d.next = self.stop_requested_streams.q.val().get_bit(self.current_index.val().index());
-        self.current_fresh.d.next = self.fresh_streams.q.val().get_bit(self.current_index.val().index());
-        // (for `Loading`: the stream of the packet about to start)
-        self.loading_fresh.d.next = self
-            .fresh_streams
-            .q
-            .val()
-            .get_bit(bit_cast::<SB, 8>(self.s_axis_tdest.val()).index());
-        self.current_counted.d.next = self.counted_streams.q.val().get_bit(self.current_index.val().index());
-        self.released_for_current.read_address.next = self.current_index.val();
+        // (for the first cycle of `Waiting`: the stream of the packet about to start)
+        self.packet_index.next = bit_cast::<SB, 8>(self.s_axis_tdest.val());
+        self.loading_running.d.next =
+            self.running_streams.q.val().get_bit(self.packet_index.val().index()) && (self.s_axis_tdest.val() >> self.stream_bits.val()) == 0;
+        self.loading_fresh.d.next = self.fresh_streams.q.val().get_bit(self.packet_index.val().index());
+        self.loading_counted.d.next = self.counted_streams.q.val().get_bit(self.packet_index.val().index());
+        // after a packet's end the next packet's stream is read (the same stream, or another
+        // that loads as the context is stored)
+        self.load_index.next = self.current_index.val();
+        if self.state.q.val() == BusState::Storing && self.packet_ended.q.val() {
+            self.load_index.next = self.packet_index.val();
+        }
+        self.released_for_current.read_address.next = self.load_index.val();
         self.released_current.d.next = self.released_for_current.read_data.val();
         self.held.d.next = self.write_position.q.val() - self.released_current.q.val();
         self.room_for_slot.d.next = self.held.q.val() <= self.room_limit.q.val();
@@ -964,6 +985,7 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             | (bit_cast::<STATUS_WORD_BITS, 16>(self.overflow_high.q.val()) << (self.status_word_at[4].val() + 16))
             | (bit_cast::<STATUS_WORD_BITS, 16>(self.partial_low.q.val()) << self.status_word_at[5].val())
             | (bit_cast::<STATUS_WORD_BITS, 16>(self.partial_high.q.val()) << (self.status_word_at[5].val() + 16));
+        self.load_while_storing.next = false;
         match self.state.q.val() {
             BusState::Idle => {
                 self.packet_ended.d.next = false;
@@ -1001,6 +1023,7 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
                     } else if self.s_axis_tdest.val() != self.current.q.val() {
                         self.current.d.next = self.s_axis_tdest.val();
                         self.state.d.next = BusState::Loading;
+                        self.load_while_storing.next = !self.stopping.q.val();
                     }
                 }
                 // the stream stops: here, or at its packet's end between messages (a stop asked
@@ -1030,11 +1053,11 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
         }
 
         // ---- loading: the stream's settings and context, then three cycles to settle ----
-        self.settings_ram.read_address.next = self.current_index.val();
-        self.context_ram.read_address.next = self.current_index.val();
+        self.settings_ram.read_address.next = self.load_index.val();
+        self.context_ram.read_address.next = self.load_index.val();
         self.settings_read.next = self.settings_ram.read_data.val();
         self.context_read.next = self.context_ram.read_data.val();
-        if self.state.q.val() == BusState::Loading {
+        if self.state.q.val() == BusState::Loading || self.load_while_storing.val() {
             self.slot_last_beat.d.next = self.settings_read.val().get_bits::<16>(self.settings_word_at[0].val().index());
             self.room_limit.d.next = self.settings_read.val().get_bits::<PB>(self.settings_word_at[1].val().index());
             self.exact_limit.d.next = self.settings_read.val().get_bits::<PB>(self.settings_word_at[2].val().index());
@@ -1054,11 +1077,6 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             self.beats_left.d.next = self.context_read.val().get_bits::<16>(self.context_word_at[3].val().index());
             self.write_position.d.next = self.context_read.val().get_bits::<PB>(self.context_word_at[4].val().index());
             self.message_start.d.next = self.context_read.val().get_bits::<PB>(self.context_word_at[5].val().index());
-            if self.loading_fresh.q.val() {
-                // configured since its last packet: nothing held
-                self.write_position.d.next = self.released_for_current.read_data.val();
-                self.message_start.d.next = self.released_for_current.read_data.val();
-            }
             self.sequence_low.d.next = self.context_read.val().get_bits::<16>(self.context_word_at[6].val().index());
             self.sequence_high.d.next = self.context_read.val().get_bits::<16>(self.context_word_at[7].val().index());
             self.slot.d.next = self.context_read.val().get_bits::<16>(self.context_word_at[8].val().index());
@@ -1076,9 +1094,11 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
         }
         if self.state.q.val() == BusState::Waiting {
             self.wait_count.d.next = self.wait_count.q.val() - 1;
-            if self.wait_count.q.val() == 2 && self.current_running.q.val() {
+            if self.wait_count.q.val() == 2 && self.loading_running.q.val() {
                 // configured since its last packet: message 0, slot 0, nothing held
-                if self.current_fresh.q.val() {
+                if self.loading_fresh.q.val() {
+                    self.write_position.d.next = self.released_current.q.val();
+                    self.message_start.d.next = self.released_current.q.val();
                     self.receiving.d.next = false;
                     self.dropping.d.next = false;
                     self.message_beats.d.next = 0.into();
@@ -1092,7 +1112,7 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
                     self.fresh_streams.d.next = self.fresh_streams.q.val().replace_bit(self.current_index.val().index(), false);
                 }
                 // first loaded since reset: its counters from 0
-                if !self.current_counted.q.val() {
+                if !self.loading_counted.q.val() {
                     self.messages_low.d.next = 0.into();
                     self.messages_high.d.next = 0.into();
                     self.overflow_low.d.next = 0.into();
@@ -1100,6 +1120,15 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
                     self.partial_low.d.next = 0.into();
                     self.partial_high.d.next = 0.into();
                     self.counted_streams.d.next = self.counted_streams.q.val().replace_bit(self.current_index.val().index(), true);
+                }
+                // a packet that goes on with a message in progress needs no room: it starts now
+                if !self.loading_fresh.q.val() {
+                    if self.receiving.q.val() {
+                        self.state.d.next = BusState::Receiving;
+                    }
+                    if self.dropping.q.val() {
+                        self.state.d.next = BusState::Dropping;
+                    }
                 }
             }
             if self.wait_count.q.val() == 0 {
