@@ -5,7 +5,7 @@
 //! word of LUT RAM rather than a port, and the buffer a region.
 //!
 //! ```text
-//!  s_axis (tdest) ─► Idle ─► Loading: the stream's settings and context (LUT RAM) ─► Waiting (3)
+//!  s_axis (tdest) ─► Idle ─► Loading: the stream's settings and context (LUT RAM) ─► Waiting (1 or 3)
 //!       ┌──────────────────────────────────────────────────────────────────────────────┘
 //!       ▼
 //!  Between / Receiving / Dropping ─► buffer (block RAM: S regions of 2^(BB−SB) beats) ◄─ read
@@ -332,9 +332,6 @@ pub struct StreamBus<const W: usize, const K: usize, const BB: usize, const S: u
     current_index: Signal<Local, Bits<SB>>,
     /// The packet's stream, `s_axis_tdest`.
     packet_index: Signal<Local, Bits<SB>>,
-    /// Where the stream's settings, context and released position are read: the current
-    /// stream, or the next packet's as a packet's context is stored.
-    load_index: Signal<Local, Bits<SB>>,
     /// The next packet is another stream's: its settings and context load as the last
     /// packet's context is stored.
     load_while_storing: Signal<Local, Bit>,
@@ -529,7 +526,6 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             status_partial_out: Default::default(),
             current_index: Default::default(),
             packet_index: Default::default(),
-            load_index: Default::default(),
             load_while_storing: Default::default(),
             accept: Default::default(),
             beat_full: Default::default(),
@@ -706,13 +702,7 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             self.running_streams.q.val().get_bit(self.packet_index.val().index()) && (self.s_axis_tdest.val() >> self.stream_bits.val()) == 0;
         self.loading_fresh.d.next = self.fresh_streams.q.val().get_bit(self.packet_index.val().index());
         self.loading_counted.d.next = self.counted_streams.q.val().get_bit(self.packet_index.val().index());
-        // after a packet's end the next packet's stream is read (the same stream, or another
-        // that loads as the context is stored)
-        self.load_index.next = self.current_index.val();
-        if self.state.q.val() == BusState::Storing && self.packet_ended.q.val() {
-            self.load_index.next = self.packet_index.val();
-        }
-        self.released_for_current.read_address.next = self.load_index.val();
+        self.released_for_current.read_address.next = self.current_index.val();
         self.released_current.d.next = self.released_for_current.read_data.val();
         self.held.d.next = self.write_position.q.val() - self.released_current.q.val();
         self.room_for_slot.d.next = self.held.q.val() <= self.room_limit.q.val();
@@ -1053,8 +1043,9 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
         }
 
         // ---- loading: the stream's settings and context, then three cycles to settle ----
-        self.settings_ram.read_address.next = self.load_index.val();
-        self.context_ram.read_address.next = self.load_index.val();
+        // (at the packet's stream: in `Loading` it is the current one)
+        self.settings_ram.read_address.next = self.packet_index.val();
+        self.context_ram.read_address.next = self.packet_index.val();
         self.settings_read.next = self.settings_ram.read_data.val();
         self.context_read.next = self.context_ram.read_data.val();
         if self.state.q.val() == BusState::Loading || self.load_while_storing.val() {
@@ -1097,8 +1088,8 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
             if self.wait_count.q.val() == 2 && self.loading_running.q.val() {
                 // configured since its last packet: message 0, slot 0, nothing held
                 if self.loading_fresh.q.val() {
-                    self.write_position.d.next = self.released_current.q.val();
-                    self.message_start.d.next = self.released_current.q.val();
+                    self.write_position.d.next = self.released_for_current.read_data.val();
+                    self.message_start.d.next = self.released_for_current.read_data.val();
                     self.receiving.d.next = false;
                     self.dropping.d.next = false;
                     self.message_beats.d.next = 0.into();
