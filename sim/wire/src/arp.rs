@@ -4,28 +4,15 @@
 
 use crate::ethernet::{MacAddr, ETHERTYPE_IPV4};
 use crate::field::{be16, put16};
+use crate::view::view;
 use crate::{Error, Result};
 use std::net::Ipv4Addr;
 
 pub use ferroce_contracts::arp::{field, HARDWARE_ETHERNET, IPV4_LEN, MAC_LEN, OPERATION_REPLY, OPERATION_REQUEST, PACKET_LEN};
 
-/// A checked view of an ARP packet (Ethernet, IPv4) over a byte buffer.
-#[derive(Debug, Clone)]
-pub struct Packet<T: AsRef<[u8]>> {
-    buffer: T,
-}
+view!("A checked view of an ARP packet (Ethernet, IPv4) over a byte buffer.");
 
 impl<T: AsRef<[u8]>> Packet<T> {
-    /// Wraps a buffer without checking it.
-    pub const fn new_unchecked(buffer: T) -> Packet<T> {
-        Packet { buffer }
-    }
-    /// Wraps a buffer and checks it with [`Packet::check_len`].
-    pub fn new_checked(buffer: T) -> Result<Packet<T>> {
-        let p = Packet::new_unchecked(buffer);
-        p.check_len()?;
-        Ok(p)
-    }
     /// Checks that the buffer holds the 28 bytes of an Ethernet/IPv4 ARP packet (extra bytes,
     /// e.g. MAC padding, are allowed). The address lengths are not read: [`Repr::parse`]
     /// checks them.
@@ -35,10 +22,6 @@ impl<T: AsRef<[u8]>> Packet<T> {
         } else {
             Ok(())
         }
-    }
-    /// Returns the underlying buffer.
-    pub fn into_inner(self) -> T {
-        self.buffer
     }
     fn b(&self) -> &[u8] {
         self.buffer.as_ref()

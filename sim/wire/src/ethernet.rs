@@ -4,6 +4,7 @@
 //! by PCP(3) DEI(1) VID(12)), then the ethertype. The frame carries no FCS.
 
 use crate::field::{be16, put16, shift, Field};
+use crate::view::view;
 use crate::{Error, Result};
 
 pub use ferroce_contracts::ethernet::{
@@ -75,26 +76,9 @@ impl VlanTag {
     }
 }
 
-/// A checked view of an Ethernet header (with its VLAN tags) over a byte buffer.
-#[derive(Debug, Clone)]
-pub struct Packet<T: AsRef<[u8]>> {
-    buffer: T,
-}
+view!("A checked view of an Ethernet header (with its VLAN tags) over a byte buffer.");
 
 impl<T: AsRef<[u8]>> Packet<T> {
-    /// Wraps a buffer without checking it.
-    pub const fn new_unchecked(buffer: T) -> Packet<T> {
-        Packet { buffer }
-    }
-
-    /// Wraps a buffer and checks that the whole header, VLAN tags included, is present and
-    /// that there are at most two tags.
-    pub fn new_checked(buffer: T) -> Result<Packet<T>> {
-        let p = Packet::new_unchecked(buffer);
-        p.check_len()?;
-        Ok(p)
-    }
-
     /// Checks the buffer length against the header length implied by the VLAN tags.
     pub fn check_len(&self) -> Result<()> {
         let b = self.buffer.as_ref();
@@ -112,11 +96,6 @@ impl<T: AsRef<[u8]>> Packet<T> {
                 return Err(Error::TooManyVlans);
             }
         }
-    }
-
-    /// Returns the underlying buffer.
-    pub fn into_inner(self) -> T {
-        self.buffer
     }
 
     /// Destination MAC address.

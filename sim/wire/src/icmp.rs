@@ -6,6 +6,7 @@
 
 use crate::field::{be16, put16};
 use crate::ipv4::checksum;
+use crate::view::view;
 use crate::{Error, Result};
 
 pub use ferroce_contracts::icmp::{field, ECHO_HEADER_LEN, ECHO_REPLY, ECHO_REQUEST};
@@ -30,23 +31,9 @@ pub fn update_checksum(checksum: u16, old: u16, new: u16) -> u16 {
     !ones_add(ones_add(!checksum, !old), new)
 }
 
-/// A checked view of an ICMP echo message over a byte buffer (the whole message).
-#[derive(Debug, Clone)]
-pub struct Packet<T: AsRef<[u8]>> {
-    buffer: T,
-}
+view!("A checked view of an ICMP echo message over a byte buffer (the whole message).");
 
 impl<T: AsRef<[u8]>> Packet<T> {
-    /// Wraps a buffer without checking it.
-    pub const fn new_unchecked(buffer: T) -> Packet<T> {
-        Packet { buffer }
-    }
-    /// Wraps a buffer and checks it with [`Packet::check_len`].
-    pub fn new_checked(buffer: T) -> Result<Packet<T>> {
-        let p = Packet::new_unchecked(buffer);
-        p.check_len()?;
-        Ok(p)
-    }
     /// Checks that the buffer holds the 8-byte echo header.
     pub fn check_len(&self) -> Result<()> {
         if self.buffer.as_ref().len() < ECHO_HEADER_LEN {
@@ -54,10 +41,6 @@ impl<T: AsRef<[u8]>> Packet<T> {
         } else {
             Ok(())
         }
-    }
-    /// Returns the underlying buffer.
-    pub fn into_inner(self) -> T {
-        self.buffer
     }
     fn b(&self) -> &[u8] {
         self.buffer.as_ref()

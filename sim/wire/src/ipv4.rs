@@ -2,6 +2,7 @@
 //! Linux rxe drops IPv4 packets with options), and reports any other IHL as [`Error::BadIhl`].
 
 use crate::field::{be16, put16};
+use crate::view::view;
 use crate::{Error, Result};
 use std::net::Ipv4Addr;
 
@@ -31,23 +32,9 @@ pub fn checksum(data: &[u8]) -> u16 {
     !(sum as u16)
 }
 
-/// A checked view of an IPv4 header (and the packet it heads) over a byte buffer.
-#[derive(Debug, Clone)]
-pub struct Packet<T: AsRef<[u8]>> {
-    buffer: T,
-}
+view!("A checked view of an IPv4 header (and the packet it heads) over a byte buffer.");
 
 impl<T: AsRef<[u8]>> Packet<T> {
-    /// Wraps a buffer without checking it.
-    pub const fn new_unchecked(buffer: T) -> Packet<T> {
-        Packet { buffer }
-    }
-    /// Wraps a buffer and checks it with [`Packet::check_len`].
-    pub fn new_checked(buffer: T) -> Result<Packet<T>> {
-        let p = Packet::new_unchecked(buffer);
-        p.check_len()?;
-        Ok(p)
-    }
     /// Checks that the buffer holds 20 bytes, that IHL >= 5, and that
     /// header length <= total length <= buffer length (extra bytes, e.g. MAC padding, are allowed).
     pub fn check_len(&self) -> Result<()> {
@@ -69,10 +56,6 @@ impl<T: AsRef<[u8]>> Packet<T> {
             return Err(Error::Truncated);
         }
         Ok(())
-    }
-    /// Returns the underlying buffer.
-    pub fn into_inner(self) -> T {
-        self.buffer
     }
     fn b(&self) -> &[u8] {
         self.buffer.as_ref()

@@ -1,6 +1,7 @@
 //! IPv6 fixed header (40 bytes; extension headers are not interpreted).
 
 use crate::field::{be16, be32, put16, put32};
+use crate::view::view;
 use crate::{Error, Result};
 use std::net::Ipv6Addr;
 
@@ -13,23 +14,9 @@ const CLASS_SHIFT: u32 = 20;
 /// Mask of the flow label (20 bits) in [`field::VERSION_CLASS_FLOW`].
 const FLOW_MASK: u32 = 0xF_FFFF;
 
-/// A checked view of an IPv6 header (and the packet it heads) over a byte buffer.
-#[derive(Debug, Clone)]
-pub struct Packet<T: AsRef<[u8]>> {
-    buffer: T,
-}
+view!("A checked view of an IPv6 header (and the packet it heads) over a byte buffer.");
 
 impl<T: AsRef<[u8]>> Packet<T> {
-    /// Wraps a buffer without checking it.
-    pub const fn new_unchecked(buffer: T) -> Packet<T> {
-        Packet { buffer }
-    }
-    /// Wraps a buffer and checks it with [`Packet::check_len`].
-    pub fn new_checked(buffer: T) -> Result<Packet<T>> {
-        let p = Packet::new_unchecked(buffer);
-        p.check_len()?;
-        Ok(p)
-    }
     /// Checks that the buffer holds the 40-byte header and the payload length it announces
     /// (extra bytes, e.g. MAC padding, are allowed).
     pub fn check_len(&self) -> Result<()> {
@@ -38,10 +25,6 @@ impl<T: AsRef<[u8]>> Packet<T> {
             return Err(Error::Truncated);
         }
         Ok(())
-    }
-    /// Returns the underlying buffer.
-    pub fn into_inner(self) -> T {
-        self.buffer
     }
     fn b(&self) -> &[u8] {
         self.buffer.as_ref()

@@ -2,27 +2,14 @@
 //! masked in the ICRC, so this crate neither computes nor verifies it.
 
 use crate::field::{be16, put16};
+use crate::view::view;
 use crate::{Error, Result};
 
 pub use ferroce_contracts::udp::{field, HEADER_LEN, ROCEV2_PORT};
 
-/// A checked view of a UDP header (and datagram) over a byte buffer.
-#[derive(Debug, Clone)]
-pub struct Packet<T: AsRef<[u8]>> {
-    buffer: T,
-}
+view!("A checked view of a UDP header (and datagram) over a byte buffer.");
 
 impl<T: AsRef<[u8]>> Packet<T> {
-    /// Wraps a buffer without checking it.
-    pub const fn new_unchecked(buffer: T) -> Packet<T> {
-        Packet { buffer }
-    }
-    /// Wraps a buffer and checks it with [`Packet::check_len`].
-    pub fn new_checked(buffer: T) -> Result<Packet<T>> {
-        let p = Packet::new_unchecked(buffer);
-        p.check_len()?;
-        Ok(p)
-    }
     /// Checks 8 <= length field <= buffer length.
     pub fn check_len(&self) -> Result<()> {
         let len = self.buffer.as_ref().len();
@@ -37,10 +24,6 @@ impl<T: AsRef<[u8]>> Packet<T> {
             return Err(Error::Truncated);
         }
         Ok(())
-    }
-    /// Returns the underlying buffer.
-    pub fn into_inner(self) -> T {
-        self.buffer
     }
     /// Source port.
     pub fn src_port(&self) -> u16 {
