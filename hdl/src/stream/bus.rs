@@ -698,8 +698,8 @@ impl<const W: usize, const K: usize, const BB: usize, const S: usize, const SB: 
         self.current_stop_requested.d.next = self.stop_requested_streams.q.val().get_bit(self.current_index.val().index());
         // (for the first cycle of `Waiting`: the stream of the packet about to start)
         self.packet_index.next = bit_cast::<SB, 8>(self.s_axis_tdest.val());
-        self.loading_running.d.next =
-            self.running_streams.q.val().get_bit(self.packet_index.val().index()) && (self.s_axis_tdest.val() >> self.stream_bits.val()) == 0;
+        self.loading_running.d.next = self.running_streams.q.val().get_bit(self.packet_index.val().index())
+            && (self.s_axis_tdest.val() >> self.stream_bits.val()) == 0;
         self.loading_fresh.d.next = self.fresh_streams.q.val().get_bit(self.packet_index.val().index());
         self.loading_counted.d.next = self.counted_streams.q.val().get_bit(self.packet_index.val().index());
         self.released_for_current.read_address.next = self.current_index.val();
